@@ -1,0 +1,5 @@
+import type { Store } from './types.js';
+
+export async function openStore(_configDir: string): Promise<Store> {
+  throw new Error('store: not implemented yet');
+}

@@ -1,0 +1,42 @@
+/** Shapes of the credential store and the session, shared by the auth commands and the service. */
+import type { SettingValues } from '../settings.js';
+
+export interface StoredSession {
+  accessToken: string;
+  /** Epoch milliseconds when the access token expires. */
+  expiresAt: number;
+  refreshToken?: string;
+  /** Epoch milliseconds when the refresh token expires (absent: unknown). */
+  refreshExpiresAt?: number;
+}
+
+export interface ProfileData {
+  settings: SettingValues;
+  session?: StoredSession;
+  /** Kept only with `prs login --save-password`. */
+  secrets?: { password?: string; clientSecret?: string };
+}
+
+export interface Store {
+  /** The config file's path (for messages and `prs config path`). */
+  readonly path: string;
+  profileNames(): string[];
+  get(profile: string): ProfileData | undefined;
+  /**
+   * Read-modify-write of one profile under a cross-process lock, written atomically (0600).
+   * Returning undefined deletes the profile.
+   */
+  update(
+    profile: string,
+    fn: (current: ProfileData | undefined) => ProfileData | undefined,
+  ): Promise<ProfileData | undefined>;
+}
+
+export interface Session {
+  /** A usable access token, per CLI.md "Session" steps 1–5; throws AuthError (exit 4) when none can be had. */
+  token(): Promise<string>;
+  /** After a 401 with `rejected`: one re-authentication (refresh, else password). Throws AuthError when impossible. */
+  renew(rejected: string): Promise<string>;
+  /** Who the limiter counts requests for: the user name (or a token digest with PRS_TOKEN). */
+  identity(): string;
+}

@@ -1,0 +1,153 @@
+/**
+ * createDeps(): everything a command may need, built lazily so that a command pays only for what it
+ * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
+ */
+import type { ProfileData, Session, Store } from './auth/types.js';
+import { type Clock, systemClock } from './clock.js';
+import { UsageError } from './errors.js';
+import type { IO } from './io.js';
+import type { Http } from './service/http.js';
+import type { Service } from './service/types.js';
+import {
+  type Env,
+  resolveDirs,
+  resolveProfileName,
+  resolveSettings,
+  type Settings,
+  type SettingValues,
+} from './settings.js';
+
+/** Global options of CLI.md, as commander hands them over. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  tenant?: string;
+  timeout?: string;
+  retries?: string;
+  rateLimit?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+}
+
+export interface Deps {
+  io: IO;
+  env: Env;
+  clock: Clock;
+  /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
+  signal: AbortSignal;
+  globals: GlobalOptions;
+  /** The profile name in force (flag > PRS_PROFILE > "default"). */
+  profileName(): string;
+  store(): Promise<Store>;
+  /** The stored profile (undefined when it does not exist). */
+  profile(): Promise<ProfileData | undefined>;
+  /**
+   * Flags (global + `extra`, e.g. login's) > env > profile > defaults. A named profile that does not
+   * exist is a UsageError listing the ones that do, unless `allowNewProfile` (login creates profiles).
+   */
+  settings(extra?: SettingValues, opts?: { allowNewProfile?: boolean }): Promise<Settings>;
+  http(): Promise<Http>;
+  session(): Promise<Session>;
+  service(): Promise<Service>;
+  /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  clock?: Clock;
+  /** Tests hand an undici MockAgent here. */
+  dispatcher?: import('undici').Dispatcher;
+}
+
+export function globalSettingValues(g: GlobalOptions): SettingValues {
+  const v: SettingValues = {};
+  if (g.baseUrl !== undefined) v['base-url'] = g.baseUrl;
+  if (g.tenant !== undefined) v.tenant = g.tenant;
+  if (g.timeout !== undefined) v.timeout = g.timeout;
+  if (g.retries !== undefined) v.retries = g.retries;
+  if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
+  return v;
+}
+
+export function createDeps(
+  io: IO,
+  env: Env,
+  globals: GlobalOptions,
+  signal: AbortSignal,
+  o: DepsOverrides = {},
+): Deps {
+  const clock = o.clock ?? systemClock;
+  const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
+    let p: Promise<T> | undefined;
+    return () => {
+      p ??= f();
+      return p;
+    };
+  };
+  const profileName = () => resolveProfileName(globals.profile, env);
+  const store = once(async () => (await import('./auth/store.js')).openStore(resolveDirs(env).configDir));
+  const profile = async () => (await store()).get(profileName());
+  const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
+    const stored = await profile();
+    const name = profileName();
+    // A named profile that was never created is a typo far more often than a wish for an empty one.
+    if (!stored && name !== 'default' && !so.allowNewProfile) {
+      const names = (await store()).profileNames();
+      throw new UsageError(`profile "${name}" does not exist`, {
+        hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
+      });
+    }
+    return resolveSettings(
+      { ...globalSettingValues(globals), ...extra, profile: globals.profile },
+      env,
+      stored?.settings ?? {},
+    );
+  };
+  let httpClient: Http | undefined;
+  const http = once(async () => {
+    const s = await settings();
+    const { createHttp } = await import('./service/http.js');
+    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
+    return httpClient;
+  });
+  const session = once(async () => {
+    const { createSession } = await import('./auth/session.js');
+    return createSession({
+      settings: await settings(),
+      store: await store(),
+      http: await http(),
+      clock,
+      io,
+      signal,
+    });
+  });
+  const service = once(async () => {
+    const { createService } = await import('./service/service.js');
+    return createService({
+      settings: await settings(),
+      session: await session(),
+      http: await http(),
+      clock,
+      io,
+      signal,
+    });
+  });
+  return {
+    io,
+    env,
+    clock,
+    signal,
+    globals,
+    profileName,
+    store,
+    profile,
+    settings,
+    http,
+    session,
+    service,
+    close: async () => {
+      await httpClient?.close();
+    },
+  };
+}

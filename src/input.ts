@@ -1,0 +1,159 @@
+/**
+ * Pure parsers for user input shared by `report` and `export`. Each throws UsageError with a one-line
+ * message, so bad input is rejected before any request is sent.
+ */
+import { UsageError } from './errors.js';
+
+export const REPORT_TYPES = [
+  'index',
+  'constituent.close',
+  'constituent.open',
+  'constituent.proforma',
+  'constituent.corporateactions',
+  'constituent.proformacorporateactions',
+] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export const EXPORT_FORMATS = ['json', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+
+/** The closest candidate, if it is plausibly what was meant (a prefix, a suffix, or a few edits away). */
+export function suggest(input: string, candidates: readonly string[]): string | undefined {
+  const lower = input.toLowerCase();
+  let best: string | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const score = c.startsWith(lower) || c.endsWith(`.${lower}`) ? 0 : editDistance(lower, c.toLowerCase());
+    if (score < bestScore) {
+      best = c;
+      bestScore = score;
+    }
+  }
+  return best !== undefined && bestScore <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+}
+
+function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const guess = suggest(value, allowed);
+  throw new UsageError(`unknown ${what} "${value}"${guess ? ` — did you mean "${guess}"?` : ''}`, {
+    hint: `valid ${what}s: ${allowed.join(', ')}`,
+  });
+}
+
+export const parseReportType = (v: string): ReportType => oneOf('report type', v, REPORT_TYPES);
+export const parseReportFormat = (v: string): ReportFormat => oneOf('format', v, REPORT_FORMATS);
+export const parseExportFormat = (v: string): ExportFormat => oneOf('format', v, EXPORT_FORMATS);
+
+/** A positive integer within 32 bits (the service's portfolioId). */
+export function parsePortfolioId(v: string): number {
+  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647) {
+    throw new UsageError(`invalid portfolio id "${v}": expected a whole number from 1 to 2147483647`);
+  }
+  return Number(v);
+}
+
+/** Several ids; duplicates are removed keeping the first occurrence. */
+export function parsePortfolioIds(values: readonly string[]): number[] {
+  if (values.length === 0) throw new UsageError('missing portfolio id');
+  return [...new Set(values.map(parsePortfolioId))];
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** A Date (UTC midnight) → YYYY-MM-DD. */
+export function formatDate(d: Date): string {
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/**
+ * YYYY-MM-DD (a real calendar date), `today` or `yesterday`. `now` is the clock's time; today is the
+ * local calendar day, since that is what a person at the terminal or a cron job means by it.
+ */
+export function parseDate(v: string, now: Date = new Date()): string {
+  const word = v.trim().toLowerCase();
+  if (word === 'today' || word === 'yesterday') {
+    const local = new Date(Date.UTC(now.getFullYear(), now.getMonth(), now.getDate()));
+    if (word === 'yesterday') local.setUTCDate(local.getUTCDate() - 1);
+    return formatDate(local);
+  }
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const date = new Date(Date.UTC(y, mo - 1, d));
+    if (y >= 1900 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) return v;
+  }
+  throw new UsageError(`invalid date "${v}": expected YYYY-MM-DD, "today" or "yesterday"`);
+}
+
+export const isWeekend = (iso: string): boolean => {
+  const day = new Date(`${iso}T00:00:00Z`).getUTCDay();
+  return day === 0 || day === 6;
+};
+
+/** Longest range accepted, to keep a typo (2024 vs 2042) from queueing thousands of requests. */
+export const MAX_RANGE_DAYS = 366;
+
+/** Inclusive list of dates from..to, weekdays only unless `weekends`. */
+export function dateRange(from: string, to: string, weekends = false): string[] {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const end = Date.parse(`${to}T00:00:00Z`);
+  if (end < start) throw new UsageError(`--from ${from} is after --to ${to}`);
+  if ((end - start) / 86_400_000 + 1 > MAX_RANGE_DAYS) {
+    throw new UsageError(`date range ${from}..${to} is longer than ${MAX_RANGE_DAYS} days`);
+  }
+  const out: string[] = [];
+  for (let t = start; t <= end; t += 86_400_000) {
+    const iso = formatDate(new Date(t));
+    if (weekends || !isWeekend(iso)) out.push(iso);
+  }
+  if (out.length === 0) {
+    throw new UsageError(`no weekdays between ${from} and ${to}`, {
+      hint: 'add --weekends to include Saturdays and Sundays',
+    });
+  }
+  return out;
+}
+
+/** The dates a command covers: --date, or --from/--to (both), never both kinds. */
+export function resolveDates(
+  o: { date?: string; from?: string; to?: string; weekends?: boolean },
+  now: Date = new Date(),
+): string[] {
+  if (o.date !== undefined && (o.from !== undefined || o.to !== undefined)) {
+    throw new UsageError('use either --date or --from/--to, not both');
+  }
+  if (o.from !== undefined || o.to !== undefined) {
+    if (o.from === undefined || o.to === undefined) throw new UsageError('--from and --to go together');
+    return dateRange(parseDate(o.from, now), parseDate(o.to, now), o.weekends);
+  }
+  if (o.date === undefined)
+    throw new UsageError('missing --date (or --from/--to)', {
+      hint: 'e.g. --date 2024-05-01, --date yesterday',
+    });
+  return [parseDate(o.date, now)];
+}
+
+/** "a,b.c, d" → ["a","b.c","d"]; empty names are an error. */
+export function parseFields(v: string): string[] {
+  const fields = v.split(',').map((f) => f.trim());
+  if (fields.some((f) => f === '')) throw new UsageError(`invalid --fields "${v}": empty field name`);
+  return fields;
+}

@@ -1,0 +1,219 @@
+/**
+ * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
+ * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
+ */
+import { Writable } from 'node:stream';
+
+export interface Progress {
+  /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
+  update(text: string): void;
+  /** Remove the progress line. */
+  stop(): void;
+}
+
+export interface IO {
+  /** Data for stdout (rows, paths, tokens). */
+  out(text: string | Uint8Array): void;
+  /** The stdout stream itself, for streaming raw bytes with backpressure (`export -o -`). */
+  readonly stdout: Writable;
+  /** A line on stderr, always (errors, confirmations that scripts may want to see). */
+  err(line: string): void;
+  /** A note or hint on stderr; silenced by -q. */
+  note(line: string): void;
+  /** One line per HTTP exchange on stderr; only with -v. Callers redact secrets first. */
+  debug(line: string): void;
+  readonly isStdoutTTY: boolean;
+  readonly isStderrTTY: boolean;
+  readonly isStdinTTY: boolean;
+  /** Prompting is allowed: stdin and stderr are terminals. */
+  readonly canPrompt: boolean;
+  readonly color: boolean;
+  /** Terminal width for tables (80 when unknown). */
+  readonly columns: number;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Ask on stderr, read a line from the terminal; `hidden` echoes nothing (passwords, secrets). */
+  prompt(question: string, opts?: { hidden?: boolean }): Promise<string>;
+  /** All of stdin as text (for --password-stdin). */
+  readStdin(): Promise<string>;
+  /** A progress line on stderr, shown only when stderr is a terminal and not quiet. */
+  progress(text: string): Progress;
+  /** Resolves when everything written to stdout/stderr has been flushed. */
+  flush(): Promise<void>;
+}
+
+export interface IOOptions {
+  quiet?: boolean;
+  verbose?: boolean;
+  color: boolean;
+}
+
+const noProgress: Progress = { update() {}, stop() {} };
+
+export function createIO(opts: IOOptions): IO {
+  const { stdout, stderr, stdin } = process;
+  const quiet = !!opts.quiet;
+  const isStderrTTY = !!stderr.isTTY;
+  const isStdinTTY = !!stdin.isTTY;
+  return {
+    out: (text) => {
+      stdout.write(text);
+    },
+    stdout,
+    err: (line) => {
+      stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+    },
+    note: (line) => {
+      if (!quiet) stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+    },
+    debug: (line) => {
+      if (opts.verbose) stderr.write(`${line}\n`);
+    },
+    isStdoutTTY: !!stdout.isTTY,
+    isStderrTTY,
+    isStdinTTY,
+    canPrompt: isStdinTTY && isStderrTTY,
+    color: opts.color,
+    columns: stdout.columns || stderr.columns || 80,
+    quiet,
+    verbose: !!opts.verbose,
+    prompt: (question, o) => promptTTY(question, !!o?.hidden),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    progress: (text) => (isStderrTTY && !quiet ? spinner(text, opts.color) : noProgress),
+    flush: () => Promise.all([drain(stdout), drain(stderr)]).then(() => undefined),
+  };
+}
+
+function drain(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('drain', resolve);
+    stream.once('error', resolve);
+  });
+}
+
+/** A spinner that loads ora only when first shown, so the start-up path never pays for it. */
+function spinner(text: string, color: boolean): Progress {
+  let stopped = false;
+  let current = text;
+  let instance: { text: string; stop(): void } | undefined;
+  void import('ora').then(({ default: ora }) => {
+    if (stopped) return;
+    instance = ora({
+      text: current,
+      stream: process.stderr,
+      color: color ? 'cyan' : false,
+      discardStdin: false,
+    }).start();
+  });
+  return {
+    update(t) {
+      current = t;
+      if (instance) instance.text = t;
+    },
+    stop() {
+      stopped = true;
+      instance?.stop();
+    },
+  };
+}
+
+async function promptTTY(question: string, hidden: boolean): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  if (hidden) {
+    // Echo nothing typed after the question: readline writes through _writeToOutput.
+    const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WriteStream };
+    let asked = false;
+    r._writeToOutput = (s: string) => {
+      if (!asked) {
+        asked = true;
+        r.output.write(s);
+      } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n');
+    };
+  }
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      rl.question(question, resolve);
+      rl.on('SIGINT', () => reject(Object.assign(new Error('interrupted'), { code: 'ABORT_ERR' })));
+    });
+  } finally {
+    rl.close();
+  }
+}
+
+export interface TestIO extends IO {
+  stdoutText(): string;
+  stdoutBytes(): Buffer;
+  stderrText(): string;
+}
+
+/** An IO over buffers for unit tests. `answers` feed prompts in order; `stdin` feeds readStdin. */
+export function createTestIO(
+  o: Partial<
+    Pick<IO, 'isStdoutTTY' | 'isStderrTTY' | 'isStdinTTY' | 'color' | 'columns' | 'quiet' | 'verbose'>
+  > & {
+    answers?: string[];
+    stdin?: string;
+  } = {},
+): TestIO {
+  const out: Buffer[] = [];
+  let err = '';
+  const answers = [...(o.answers ?? [])];
+  const stdout = new Writable({
+    write(chunk, _enc, cb) {
+      out.push(Buffer.from(chunk));
+      cb();
+    },
+  });
+  const isStdinTTY = o.isStdinTTY ?? false;
+  const isStderrTTY = o.isStderrTTY ?? false;
+  return {
+    out: (t) => {
+      out.push(Buffer.from(t));
+    },
+    stdout,
+    err: (l) => {
+      err += l.endsWith('\n') ? l : `${l}\n`;
+    },
+    note: (l) => {
+      if (!o.quiet) err += l.endsWith('\n') ? l : `${l}\n`;
+    },
+    debug: (l) => {
+      if (o.verbose) err += `${l}\n`;
+    },
+    isStdoutTTY: o.isStdoutTTY ?? false,
+    isStderrTTY,
+    isStdinTTY,
+    canPrompt: isStdinTTY && isStderrTTY,
+    color: o.color ?? false,
+    columns: o.columns ?? 120,
+    quiet: !!o.quiet,
+    verbose: !!o.verbose,
+    prompt: async (q) => {
+      err += q;
+      const a = answers.shift();
+      if (a === undefined) throw new Error(`unexpected prompt: ${q}`);
+      return a;
+    },
+    readStdin: async () => o.stdin ?? '',
+    progress: (text) => {
+      if (!isStderrTTY || o.quiet) return noProgress;
+      err += `[progress] ${text}\n`;
+      return {
+        update: (t) => {
+          err += `[progress] ${t}\n`;
+        },
+        stop() {},
+      };
+    },
+    flush: async () => {},
+    stdoutText: () => Buffer.concat(out).toString('utf8'),
+    stdoutBytes: () => Buffer.concat(out),
+    stderrText: () => err,
+  };
+}

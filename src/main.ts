@@ -1,0 +1,165 @@
+/**
+ * The entry point. The only try/catch that decides exit codes and the only process.exit: every error
+ * becomes one `prs: <message>` line (plus at most one hint) and the exit code of CLI.md.
+ */
+import { CommanderError } from 'commander';
+import { buildProgram, type CommandName, type Runner } from './cli.js';
+import type { Deps } from './deps.js';
+import {
+  AuthError,
+  ExitCode,
+  FileError,
+  ForbiddenError,
+  HttpError,
+  InterruptedError,
+  NetworkError,
+  NoDataError,
+  NotFoundError,
+  PrsError,
+  RateLimitError,
+  ServiceError,
+  UsageError,
+} from './errors.js';
+import type { IO } from './io.js';
+import { redactText } from './redact.js';
+import { type Env, resolveColor } from './settings.js';
+
+declare const __PRS_VERSION__: string;
+export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
+
+type CommandFn = (options: never, deps: Deps) => Promise<unknown>;
+
+/** Each command's module, loaded only when that command runs. */
+const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
+  login: () => import('./commands/login.js').then((m) => m.login as CommandFn),
+  logout: () => import('./commands/logout.js').then((m) => m.logout as CommandFn),
+  'auth.status': () => import('./commands/auth.js').then((m) => m.authStatus as CommandFn),
+  'auth.token': () => import('./commands/auth.js').then((m) => m.authToken as CommandFn),
+  config: () => import('./commands/config.js').then((m) => m.config as CommandFn),
+  report: () => import('./commands/report.js').then((m) => m.report as CommandFn),
+  export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
+  completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
+  sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
+  'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
+};
+
+/** The contract's exit code for any thrown value. The single place where this is decided. */
+export function exitCodeFor(err: unknown): number {
+  switch (true) {
+    case err instanceof CommanderError:
+      return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
+    case err instanceof UsageError:
+      return ExitCode.usage;
+    case err instanceof NoDataError:
+      return ExitCode.noData;
+    case err instanceof AuthError:
+      return ExitCode.auth;
+    case err instanceof ForbiddenError:
+      return ExitCode.forbidden;
+    case err instanceof NotFoundError:
+      return ExitCode.notFound;
+    case err instanceof RateLimitError:
+      return ExitCode.rateLimited;
+    case err instanceof HttpError:
+      // Any other status that reached here: 400 is the caller's input, the rest the service's fault.
+      return err.status === 400 ? ExitCode.usage : err.status === 401 ? ExitCode.auth : ExitCode.service;
+    case err instanceof ServiceError:
+      return ExitCode.service;
+    case err instanceof NetworkError:
+      return ExitCode.network;
+    case err instanceof FileError:
+      return ExitCode.file;
+    case err instanceof InterruptedError:
+      return ExitCode.interrupted;
+    default:
+      return ExitCode.internal;
+  }
+}
+
+/** The one or two stderr lines for an error. */
+export function errorLines(err: unknown, debug: boolean): string[] {
+  if (err instanceof CommanderError) {
+    const [first, ...rest] = err.message.replace(/^error: /, '').split('\n');
+    const hint = rest
+      .join(' ')
+      .replace(/^\((.*)\)$/, '$1')
+      .trim();
+    return [
+      `prs: ${first}`,
+      hint ? hint.replace(/^Did you mean/, 'did you mean') : 'run `prs --help` for usage',
+    ];
+  }
+  if (err instanceof PrsError) {
+    const lines = [`prs: ${redactText(err.message)}`];
+    if (err.hint) lines.push(`hint: ${err.hint}`);
+    if (debug && err.stack) lines.push(err.stack);
+    return lines;
+  }
+  const e = err as Error;
+  const lines = [`prs: internal error: ${redactText(e?.message ?? String(err))}`];
+  lines.push(debug && e?.stack ? e.stack : 'run again with PRS_DEBUG=1 for details, and please report it');
+  return lines;
+}
+
+export async function main(argv: string[], env: Env): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted); // second Ctrl-C: leave now
+    controller.abort();
+    // Commands clean up through their finally blocks; never hang on a stuck one.
+    setTimeout(() => process.exit(ExitCode.interrupted), 5000).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let io: IO | undefined;
+  let deps: Deps | undefined;
+  const debug = env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
+  const run: Runner = async (name, options, globals) => {
+    const { createIO } = await import('./io.js');
+    io = createIO({
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      color: resolveColor(globals.color, env, !!process.stderr.isTTY),
+    });
+    const { createDeps } = await import('./deps.js');
+    deps = createDeps(io, env, globals, controller.signal);
+    const command = await COMMANDS[name]();
+    await command(options as never, deps);
+  };
+
+  const program = buildProgram({ version: VERSION, run });
+  program.exitOverride();
+  program.configureOutput({
+    // Commander's own errors are re-printed below in the contract's format.
+    outputError: () => {},
+  });
+  for (const sub of program.commands) applyRecursively(sub);
+
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.ok;
+  } catch (err) {
+    const code = exitCodeFor(err);
+    if (code !== ExitCode.ok) {
+      const color = resolveColor(undefined, env, !!process.stderr.isTTY) && !argv.includes('--no-color');
+      const lines = errorLines(err, debug);
+      const quiet = argv.includes('-q') || argv.includes('--quiet');
+      process.stderr.write(`${color ? `\x1b[31m${lines[0]}\x1b[39m` : lines[0]}\n`);
+      for (const line of lines.slice(1))
+        if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
+    }
+    return code;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await deps?.close().catch(() => {});
+    await io?.flush();
+  }
+
+  function applyRecursively(cmd: typeof program): void {
+    cmd.exitOverride();
+    cmd.configureOutput({ outputError: () => {} });
+    for (const sub of cmd.commands) applyRecursively(sub);
+  }
+}

@@ -1,0 +1,42 @@
+/** Redaction for -v logs: nothing secret may reach stderr. */
+const SECRET_FIELDS = new Set(['password', 'client_secret', 'refresh_token', 'access_token', 'id_token']);
+const MASK = '***';
+
+/** Headers as "name: value" pairs with Authorization (and cookies) masked. */
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined) continue;
+    const value = Array.isArray(v) ? v.join(', ') : v;
+    const lower = k.toLowerCase();
+    if (lower === 'authorization' || lower === 'proxy-authorization') {
+      const scheme = value.split(' ')[0];
+      out[k] = value.includes(' ') ? `${scheme} ${MASK}` : MASK;
+    } else if (lower === 'cookie' || lower === 'set-cookie') out[k] = MASK;
+    else out[k] = value;
+  }
+  return out;
+}
+
+/** An x-www-form-urlencoded body with secret fields masked. */
+export function redactForm(body: string): string {
+  const params = new URLSearchParams(body);
+  for (const key of [...params.keys()]) if (SECRET_FIELDS.has(key)) params.set(key, MASK);
+  return params.toString().replaceAll(encodeURIComponent(MASK), MASK);
+}
+
+/** A JSON text (e.g. a token response) with secret fields masked; non-JSON text is returned masked entirely. */
+export function redactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), (k, v) => (SECRET_FIELDS.has(k) ? MASK : v));
+  } catch {
+    return text.length ? MASK : '';
+  }
+}
+
+/** Masks any JWT-looking or long opaque token that slipped into free text (error messages). */
+export function redactText(text: string): string {
+  return text.replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, MASK);
+}

@@ -1,0 +1,41 @@
+/** The service adapter's interface: the two endpoints of spec §4, behind retries, the limiter and re-auth. */
+import type { Readable } from 'node:stream';
+import type { ExportFormat, ReportType } from '../input.js';
+
+export interface ReportQuery {
+  portfolioId: number;
+  reportType: ReportType;
+  date: string;
+}
+
+/** A report row as parsed losslessly: numbers keep the exact digits the service sent (see src/render/lossless.ts). */
+export type Row = Record<string, unknown>;
+
+export interface ReportResponse {
+  /** The body exactly as received (for --raw). */
+  body: string;
+  /** The rows; [] for every no-data answer ({report: []}, [], empty body). */
+  rows: Row[];
+}
+
+export interface ExportResponse {
+  /** Raw Content-Disposition header, if any. */
+  contentDisposition?: string;
+  contentType?: string;
+  /** Declared length, when sent. */
+  contentLength?: number;
+  /** The body; empty (zero bytes) when there is no data. Must be consumed or destroyed. */
+  body: Readable;
+}
+
+export interface CallHooks {
+  /** Called before a pause: for the rate limit, a server Retry-After, or a retry backoff. */
+  onWait?(ms: number, reason: 'rate-limit' | 'retry-after' | 'backoff'): void;
+  signal?: AbortSignal;
+}
+
+export interface Service {
+  report(q: ReportQuery, hooks?: CallHooks): Promise<ReportResponse>;
+  exportReport(q: ReportQuery & { format: ExportFormat }, hooks?: CallHooks): Promise<ExportResponse>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,229 @@
+/**
+ * The one place that reads the environment. Everything else receives a `Settings` (or `Env`) value.
+ * Precedence everywhere: flag > environment > profile > built-in default.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from './errors.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Keys accepted by `prs config` and stored per profile. */
+export const SETTING_KEYS = [
+  'base-url',
+  'auth-url',
+  'realm',
+  'client-id',
+  'tenant',
+  'username',
+  'rate-limit',
+  'timeout',
+  'retries',
+] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+export type SettingValues = Partial<Record<SettingKey, string>>;
+
+/** The environment variable behind each setting key. */
+export const SETTING_ENV: Record<SettingKey, string> = {
+  'base-url': 'PRS_BASE_URL',
+  'auth-url': 'PRS_AUTH_URL',
+  realm: 'PRS_REALM',
+  'client-id': 'PRS_CLIENT_ID',
+  tenant: 'PRS_TENANT',
+  username: 'PRS_USERNAME',
+  'rate-limit': 'PRS_RATE_LIMIT',
+  timeout: 'PRS_TIMEOUT',
+  retries: 'PRS_RETRIES',
+};
+
+export const DEFAULTS = { timeout: '60', retries: '3', 'rate-limit': '4/60s', profile: 'default' } as const;
+
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+export interface Settings {
+  profile: string;
+  /** Where the credential store lives: PRS_CONFIG_DIR, else $XDG_CONFIG_HOME/prs, else ~/.config/prs. */
+  configDir: string;
+  /** Where shared limiter state lives: PRS_CACHE_DIR, else $XDG_CACHE_HOME/prs, else ~/.cache/prs. */
+  cacheDir: string;
+  baseUrl?: string;
+  authUrl?: string;
+  realm?: string;
+  clientId?: string;
+  tenant?: string;
+  username?: string;
+  timeoutMs: number;
+  retries: number;
+  rateLimit: RateLimit;
+  /** PRS_TOKEN: a ready access token, used as is. */
+  token?: string;
+  /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
+  password?: string;
+  clientSecret?: string;
+  /** PRS_DEBUG=1: print stack traces. */
+  debug: boolean;
+  /** Proxy settings from HTTPS_PROXY / HTTP_PROXY / NO_PROXY (either case). */
+  proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+  /** Running under CI (CI env set): error hints name environment variables instead of `prs login`. */
+  ci: boolean;
+  /** Which layer each setting came from, for `prs config list` and `auth status`. */
+  sources: Partial<Record<SettingKey, 'flag' | 'env' | 'profile' | 'default'>>;
+}
+
+/** Directories only, for code that must find the store before a profile can be read. */
+export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
+  const home = env.HOME || homedir();
+  const configDir = env.PRS_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'prs');
+  const cacheDir = env.PRS_CACHE_DIR || join(env.XDG_CACHE_HOME || join(home, '.cache'), 'prs');
+  return { configDir, cacheDir };
+}
+
+/** Profile name: flag > PRS_PROFILE > "default". */
+export function resolveProfileName(flag: string | undefined, env: Env): string {
+  const name = flag ?? env.PRS_PROFILE ?? DEFAULTS.profile;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+    throw new UsageError(`invalid profile name "${name}"`, {
+      hint: 'use letters, digits, ".", "_" or "-"',
+    });
+  }
+  return name;
+}
+
+/**
+ * Merges flags, environment, the stored profile and defaults into validated settings.
+ * Throws UsageError for malformed values, naming where the bad value came from.
+ */
+export function resolveSettings(
+  flags: SettingValues & { profile?: string },
+  env: Env,
+  profile: SettingValues = {},
+): Settings {
+  const sources: Settings['sources'] = {};
+  const pick = (key: SettingKey): string | undefined => {
+    const fromFlag = flags[key];
+    if (fromFlag !== undefined) {
+      sources[key] = 'flag';
+      return fromFlag;
+    }
+    const fromEnv = env[SETTING_ENV[key]];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      sources[key] = 'env';
+      return fromEnv;
+    }
+    if (profile[key] !== undefined) {
+      sources[key] = 'profile';
+      return profile[key];
+    }
+    if (key in DEFAULTS) {
+      sources[key] = 'default';
+      return DEFAULTS[key as keyof typeof DEFAULTS];
+    }
+    return undefined;
+  };
+  const where = (key: SettingKey) =>
+    sources[key] === 'env'
+      ? SETTING_ENV[key]
+      : sources[key] === 'profile'
+        ? `profile setting ${key}`
+        : `--${key}`;
+  const checked = <T>(key: SettingKey, parse: (v: string) => T): T => {
+    const raw = pick(key)!;
+    try {
+      return parse(raw);
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message} (from ${where(key)})`);
+    }
+  };
+  const url = (key: SettingKey): string | undefined => {
+    const raw = pick(key);
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      return parseUrl(raw);
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message} (from ${where(key)})`);
+    }
+  };
+
+  return {
+    profile: resolveProfileName(flags.profile, env),
+    ...resolveDirs(env),
+    baseUrl: url('base-url'),
+    authUrl: url('auth-url'),
+    realm: pick('realm') || undefined,
+    clientId: pick('client-id') || undefined,
+    tenant: pick('tenant') || undefined,
+    username: pick('username') || undefined,
+    timeoutMs: checked('timeout', parseTimeout),
+    retries: checked('retries', parseRetries),
+    rateLimit: checked('rate-limit', parseRateLimit),
+    token: env.PRS_TOKEN || undefined,
+    password: env.PRS_PASSWORD || undefined,
+    clientSecret: env.PRS_CLIENT_SECRET || undefined,
+    debug: env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true',
+    ci: isCI(env),
+    proxy: resolveProxy(env),
+    sources,
+  };
+}
+
+export function resolveProxy(env: Env): Settings['proxy'] {
+  const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
+  return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
+}
+
+export function isCI(env: Env): boolean {
+  return !!env.CI && env.CI !== 'false' && env.CI !== '0';
+}
+
+/** Colour: --no-color and NO_COLOR turn it off; FORCE_COLOR (not "0") turns it on; else follow the TTY. */
+export function resolveColor(flag: boolean | undefined, env: Env, isTTY: boolean): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}
+
+/** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */
+export function parseRateLimit(value: string): RateLimit {
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  if (!m) throw new Error(`invalid rate limit "${value}": expected <requests>/<window>, e.g. 4/60s`);
+  const limit = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[3] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const windowMs = Math.round(Number(m[2]) * unit);
+  if (limit < 1 || windowMs < 1)
+    throw new Error(`invalid rate limit "${value}": both numbers must be positive`);
+  return { limit, windowMs };
+}
+
+/** Seconds (may be fractional) → milliseconds; must be > 0. */
+export function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(n > 0)) {
+    throw new Error(`invalid timeout "${value}": expected a number of seconds greater than 0`);
+  }
+  return Math.round(n * 1000);
+}
+
+export function parseRetries(value: string): number {
+  if (!/^\s*\d{1,3}\s*$/.test(value) || Number(value) > 100) {
+    throw new Error(`invalid retries "${value}": expected a whole number from 0 to 100`);
+  }
+  return Number(value);
+}
+
+/** An http(s) URL without a trailing slash. */
+export function parseUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`invalid URL "${value}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`invalid URL "${value}": use http or https`);
+  if (u.username || u.password) throw new Error('URLs must not carry credentials');
+  return u.toString().replace(/\/+$/, '');
+}
