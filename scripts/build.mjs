@@ -1,13 +1,14 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
 // chunk: `prs --version` loads only the entry, never undici, conf, ora or cli-table3.
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
+const out = `dist.build-${process.pid}`;
 await build({
   entryPoints: { main: 'src/entry.ts', sandbox: 'src/sandbox/index.ts' },
-  outdir: 'dist',
+  outdir: out,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -23,3 +24,8 @@ await build({
     js: "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);",
   },
 });
+
+const old = `dist.old-${process.pid}`;
+if (existsSync('dist')) renameSync('dist', old);
+renameSync(out, 'dist');
+rmSync(old, { recursive: true, force: true });

@@ -1,0 +1,113 @@
+/**
+ * Files that are whole or absent. Data goes to a temporary file in the target directory (same file
+ * system, so the final rename is atomic), is flushed to disk, and only then renamed into place.
+ * Without `force` an existing target is never replaced: the final step is link(2), which fails if the
+ * target appeared meanwhile, instead of rename(2), which would silently clobber it.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { access, link, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { FileError, fileError } from '../errors.js';
+
+export interface AtomicFile {
+  /** The temporary file being written. */
+  readonly tempPath: string;
+  /** The final path. */
+  readonly path: string;
+  /** A stream into the temporary file. */
+  readonly stream: WriteStream;
+  /** Flush, fsync and move into place. Throws FileError (exists without force, disk full, ...). */
+  commit(): Promise<void>;
+  /** Remove the temporary file; safe to call more than once and after commit. */
+  abort(): Promise<void>;
+}
+
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** Fails early (before any download) when `path` exists and `force` is off. */
+export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
+  if (force) return;
+  try {
+    await access(path);
+  } catch {
+    return;
+  }
+  throw new FileError(`${path} already exists`, { hint: 'use --force to overwrite it' });
+}
+
+export async function createAtomicFile(
+  path: string,
+  o: { force: boolean; mode?: number },
+): Promise<AtomicFile> {
+  await assertWritableTarget(path, o.force);
+  const tempPath = tempPathFor(path);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(tempPath, 'wx', o.mode ?? 0o644);
+  } catch (err) {
+    throw fileError(err, path);
+  }
+  const stream = createWriteStream('', { fd: handle.fd, autoClose: false });
+  let done = false;
+  const closeHandle = async () => {
+    await handle.close().catch(() => {});
+  };
+  const abort = async () => {
+    if (done) return;
+    done = true;
+    stream.destroy();
+    await closeHandle();
+    await unlink(tempPath).catch(() => {});
+  };
+  return {
+    tempPath,
+    path,
+    stream,
+    async commit() {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          if (stream.errored) return reject(stream.errored);
+          stream.once('error', reject);
+          stream.end(() => resolve());
+        });
+        await handle.sync();
+        await closeHandle();
+        if (o.force) await rename(tempPath, path);
+        else {
+          await link(tempPath, path);
+          await unlink(tempPath);
+        }
+        done = true;
+      } catch (err) {
+        await abort();
+        if (err instanceof FileError) throw err;
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new FileError(`${path} already exists`, { hint: 'use --force to overwrite it' });
+        }
+        throw fileError(err, path);
+      }
+    },
+    abort,
+  };
+}
+
+/** Writes a whole file atomically. */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  o: { force: boolean; mode?: number },
+): Promise<void> {
+  const file = await createAtomicFile(path, o);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      file.stream.write(data, (err) => (err ? reject(err) : resolve()));
+    });
+  } catch (err) {
+    await file.abort();
+    throw fileError(err, path);
+  }
+  await file.commit();
+}
