@@ -1,0 +1,84 @@
+/** Hand-built Deps for unit tests of commands: every dependency is a fake the test controls. */
+import type { ProfileData, Session, Store } from '../../src/auth/types.js';
+import { FakeClock } from '../../src/clock.js';
+import type { Deps, GlobalOptions } from '../../src/deps.js';
+import { createTestIO, type TestIO } from '../../src/io.js';
+import type { Http } from '../../src/service/http.js';
+import type { Service } from '../../src/service/types.js';
+import { resolveSettings, type Settings, type SettingValues } from '../../src/settings.js';
+
+/** An in-memory Store. */
+export function memoryStore(
+  initial: Record<string, ProfileData> = {},
+  path = '/tmp/prs-test/config.json',
+): Store {
+  const data = new Map(Object.entries(structuredClone(initial)));
+  return {
+    path,
+    profileNames: () => [...data.keys()].sort(),
+    get: (p) => (data.has(p) ? structuredClone(data.get(p)) : undefined),
+    update: async (p, fn) => {
+      const next = fn(data.has(p) ? structuredClone(data.get(p)) : undefined);
+      if (next === undefined) data.delete(p);
+      else data.set(p, structuredClone(next));
+      return next;
+    },
+  };
+}
+
+export interface FakeDepsOptions {
+  io?: TestIO;
+  env?: Record<string, string>;
+  globals?: GlobalOptions;
+  profile?: SettingValues;
+  store?: Store;
+  clock?: FakeClock;
+  service?: Partial<Service>;
+  session?: Partial<Session>;
+  http?: Http;
+  signal?: AbortSignal;
+}
+
+export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: FakeClock } {
+  const io = o.io ?? createTestIO();
+  const clock = o.clock ?? new FakeClock();
+  const env = o.env ?? { PRS_CONFIG_DIR: '/tmp/prs-test', PRS_CACHE_DIR: '/tmp/prs-test/cache' };
+  const store = o.store ?? memoryStore(o.profile ? { default: { settings: o.profile } } : {});
+  const globals = o.globals ?? {};
+  const settings = async (extra: SettingValues = {}): Promise<Settings> =>
+    resolveSettings(
+      { ...extra, profile: globals.profile },
+      env,
+      store.get(globals.profile ?? 'default')?.settings ?? {},
+    );
+  const notFaked = (what: string) => () => {
+    throw new Error(`fakeDeps: ${what} was not faked in this test`);
+  };
+  return {
+    io,
+    env,
+    clock,
+    signal: o.signal ?? new AbortController().signal,
+    globals,
+    profileName: () => globals.profile ?? 'default',
+    store: async () => store,
+    profile: async () => store.get(globals.profile ?? 'default'),
+    settings,
+    http: async () => o.http ?? (notFaked('http')() as never),
+    session: async () =>
+      ({
+        token: notFaked('session.token'),
+        renew: notFaked('session.renew'),
+        identity: () => 'test-user',
+        ...o.session,
+      }) as Session,
+    service: async () =>
+      ({
+        report: notFaked('service.report'),
+        exportReport: notFaked('service.exportReport'),
+        close: async () => {},
+        ...o.service,
+      }) as Service,
+    close: async () => {},
+  };
+}
