@@ -5,8 +5,9 @@
  * target appeared meanwhile, instead of rename(2), which would silently clobber it.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { access, link, open, rename, unlink } from 'node:fs/promises';
+import { access, link, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FileError, fileError } from '../errors.js';
 
@@ -44,22 +45,21 @@ export async function createAtomicFile(
 ): Promise<AtomicFile> {
   await assertWritableTarget(path, o.force);
   const tempPath = tempPathFor(path);
-  let handle: Awaited<ReturnType<typeof open>>;
+  // `flush: true` fsyncs before the descriptor closes, so the rename never publishes unflushed data.
+  const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
   try {
-    handle = await open(tempPath, 'wx', o.mode ?? 0o644);
+    await once(stream, 'open');
   } catch (err) {
     throw fileError(err, path);
   }
-  const stream = createWriteStream('', { fd: handle.fd, autoClose: false });
   let done = false;
-  const closeHandle = async () => {
-    await handle.close().catch(() => {});
-  };
   const abort = async () => {
     if (done) return;
     done = true;
-    stream.destroy();
-    await closeHandle();
+    if (!stream.closed) {
+      stream.destroy();
+      await once(stream, 'close').catch(() => {});
+    }
     await unlink(tempPath).catch(() => {});
   };
   return {
@@ -68,13 +68,10 @@ export async function createAtomicFile(
     stream,
     async commit() {
       try {
-        await new Promise<void>((resolve, reject) => {
-          if (stream.errored) return reject(stream.errored);
-          stream.once('error', reject);
-          stream.end(() => resolve());
-        });
-        await handle.sync();
-        await closeHandle();
+        if (stream.errored) throw stream.errored;
+        stream.end();
+        await once(stream, 'close');
+        if (stream.errored) throw stream.errored;
         if (o.force) await rename(tempPath, path);
         else {
           await link(tempPath, path);

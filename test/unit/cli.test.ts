@@ -1,0 +1,190 @@
+// Parsing on its own (changesets-style): argv → the typed options a command receives, and bad input
+// rejected before any command module is loaded.
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram, type CommandName } from '../../src/cli.js';
+import { UsageError } from '../../src/errors.js';
+
+async function parse(argv: string[]): Promise<{ name: CommandName; options: object; globals: object }> {
+  let got: { name: CommandName; options: object; globals: object } | undefined;
+  const program = buildProgram({
+    version: '1.2.3',
+    now: () => new Date(2024, 4, 6, 9),
+    run: async (name, options, globals) => {
+      got = { name, options, globals };
+    },
+  });
+  program.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  for (const c of program.commands)
+    c.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  await program.parseAsync(['node', 'prs', ...argv]);
+  if (!got) throw new Error('no command ran');
+  return got;
+}
+
+describe('report argv', () => {
+  it.each([
+    [
+      'one date, json flag',
+      ['report', '42', '-t', 'index', '-d', '2024-05-01', '--json'],
+      { portfolioIds: [42], type: 'index', dates: ['2024-05-01'], format: 'json', raw: false, force: false },
+    ],
+    [
+      'range, several ids, fields',
+      [
+        'report',
+        '1',
+        '2',
+        '--type',
+        'constituent.close',
+        '--from',
+        '2024-05-03',
+        '--to',
+        '2024-05-06',
+        '--fields',
+        'isin,closingPrice',
+      ],
+      {
+        portfolioIds: [1, 2],
+        dates: ['2024-05-03', '2024-05-06'],
+        fields: ['isin', 'closingPrice'],
+        format: undefined,
+      },
+    ],
+    [
+      'yesterday',
+      ['report', '7', '-t', 'index', '-d', 'yesterday', '-f', 'csv'],
+      { dates: ['2024-05-05'], format: 'csv' },
+    ],
+    [
+      'output and force',
+      ['report', '7', '-t', 'index', '-d', 'today', '-o', 'x.json', '--force'],
+      { output: 'x.json', force: true },
+    ],
+  ])('%s', async (_name, argv, want) => {
+    const { name, options } = await parse(argv);
+    expect(name).toBe('report');
+    expect(options).toMatchObject(want);
+  });
+
+  it('global options after the command reach the globals', async () => {
+    const { globals } = await parse([
+      'report',
+      '42',
+      '-t',
+      'index',
+      '-d',
+      '2024-05-01',
+      '--base-url',
+      'http://x',
+      '--tenant',
+      't',
+      '-q',
+    ]);
+    expect(globals).toMatchObject({ baseUrl: 'http://x', tenant: 't', quiet: true });
+  });
+  it('global options before the command too', async () => {
+    const { globals } = await parse([
+      '--profile',
+      'prod',
+      '--retries',
+      '1',
+      'report',
+      '42',
+      '-t',
+      'index',
+      '-d',
+      '2024-05-01',
+    ]);
+    expect(globals).toMatchObject({ profile: 'prod', retries: '1' });
+  });
+
+  it.each([
+    ['bad id', ['report', 'abc', '-t', 'index', '-d', '2024-05-01'], /invalid portfolio id/],
+    ['missing type', ['report', '42', '-d', '2024-05-01'], /missing --type/],
+    ['unknown type', ['report', '42', '-t', 'indx', '-d', '2024-05-01'], /did you mean "index"/],
+    ['bad date', ['report', '42', '-t', 'index', '-d', '2024-02-30'], /invalid date/],
+    ['bad format', ['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'xml'], /unknown format "xml"/],
+    [
+      'json vs format',
+      ['report', '42', '-t', 'index', '-d', '2024-05-01', '--json', '-f', 'csv'],
+      /conflicts/,
+    ],
+    [
+      'raw with range',
+      ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-03', '--raw'],
+      /one portfolio and one date/,
+    ],
+    [
+      'raw with several ids',
+      ['report', '1', '2', '-t', 'index', '-d', '2024-05-01', '--raw'],
+      /one portfolio and one date/,
+    ],
+  ])('%s → UsageError', async (_name, argv, re) => {
+    const err = await parse(argv).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(String(err.message)).toMatch(re);
+  });
+});
+
+describe('export argv', () => {
+  it('defaults', async () => {
+    const { name, options } = await parse(['export', '42', '-t', 'constituent.close', '-d', '2024-05-01']);
+    expect(name).toBe('export');
+    expect(options).toEqual({
+      portfolioIds: [42],
+      type: 'constituent.close',
+      dates: ['2024-05-01'],
+      format: 'json',
+      dir: '.',
+      output: undefined,
+      name: undefined,
+      force: false,
+      extract: false,
+    });
+  });
+  it.each([
+    [
+      'extract needs csv',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--extract'],
+      /--extract goes with --format csv/,
+    ],
+    [
+      'output with a range',
+      ['export', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-02', '-o', 'x'],
+      /one portfolio and one date/,
+    ],
+    ['bad format', ['export', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'table'], /unknown format/],
+  ])('%s', async (_n, argv, re) => {
+    await expect(parse(argv)).rejects.toThrow(re);
+  });
+});
+
+describe('other commands', () => {
+  it.each([
+    [
+      ['login', '--username', 'u', '--password-stdin'],
+      'login',
+      { username: 'u', passwordStdin: true, savePassword: false },
+    ],
+    [['logout', '--all'], 'logout', { all: true }],
+    [['auth', 'status', '--json'], 'auth.status', { json: true }],
+    [['auth', 'token'], 'auth.token', {}],
+    [['config', 'set', 'tenant', 't1'], 'config', { action: 'set', key: 'tenant', value: 't1' }],
+    [['config', 'path'], 'config', { action: 'path' }],
+    [['completion', 'zsh'], 'completion', { shell: 'zsh' }],
+  ])('%j', async (argv, wantName, want) => {
+    const { name, options } = await parse(argv);
+    expect(name).toBe(wantName);
+    expect(options).toMatchObject(want);
+  });
+
+  it('unknown command suggests the closest', async () => {
+    const err = await parse(['reprot']).catch((e) => e);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect(err.message).toMatch(/Did you mean report\?/);
+  });
+  it('completion rejects an unknown shell', async () => {
+    await expect(parse(['completion', 'tcsh'])).rejects.toBeInstanceOf(CommanderError);
+  });
+});

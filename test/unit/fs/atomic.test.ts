@@ -1,0 +1,81 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileError } from '../../../src/errors.js';
+import { createAtomicFile, writeFileAtomic } from '../../../src/fs/atomic.js';
+import { withLock } from '../../../src/fs/lock.js';
+import { tempDir } from '../../helpers/run.js';
+
+let dir: { path: string; cleanup: () => void };
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => dir.cleanup());
+
+describe('atomic files', () => {
+  it('writes a whole file and leaves no temp behind', async () => {
+    const p = join(dir.path, 'a.json');
+    await writeFileAtomic(p, '[1]', { force: false });
+    expect(readFileSync(p, 'utf8')).toBe('[1]');
+    expect(readdirSync(dir.path)).toEqual(['a.json']);
+  });
+  it('never clobbers without force, and leaves the old file untouched', async () => {
+    const p = join(dir.path, 'a.json');
+    writeFileSync(p, 'old');
+    await expect(writeFileAtomic(p, 'new', { force: false })).rejects.toBeInstanceOf(FileError);
+    expect(readFileSync(p, 'utf8')).toBe('old');
+    expect(readdirSync(dir.path)).toEqual(['a.json']);
+  });
+  it('refuses at commit when the target appeared meanwhile', async () => {
+    const p = join(dir.path, 'race.json');
+    const f = await createAtomicFile(p, { force: false });
+    f.stream.write('mine');
+    writeFileSync(p, 'theirs');
+    await expect(f.commit()).rejects.toThrow(/already exists/);
+    expect(readFileSync(p, 'utf8')).toBe('theirs');
+    expect(readdirSync(dir.path)).toEqual(['race.json']);
+  });
+  it('overwrites with force', async () => {
+    const p = join(dir.path, 'a.json');
+    writeFileSync(p, 'old');
+    await writeFileAtomic(p, 'new', { force: true });
+    expect(readFileSync(p, 'utf8')).toBe('new');
+  });
+  it('abort removes the temp file', async () => {
+    const f = await createAtomicFile(join(dir.path, 'b.json'), { force: false });
+    f.stream.write('partial');
+    await f.abort();
+    expect(readdirSync(dir.path)).toEqual([]);
+  });
+  it('a missing directory is a FileError naming the path', async () => {
+    const p = join(dir.path, 'nope', 'a.json');
+    await expect(writeFileAtomic(p, 'x', { force: false })).rejects.toThrow(
+      new RegExp(`${p}: no such directory`),
+    );
+  });
+  it.skipIf(!existsSync('/dev/full'))('disk full is a FileError', async () => {
+    // /dev/full cannot hold a temp file beside it, so exercise the error mapping directly.
+    const { fileError } = await import('../../../src/errors.js');
+    expect(fileError(Object.assign(new Error('x'), { code: 'ENOSPC' }), '/dev/full').message).toBe(
+      'cannot write /dev/full: disk full',
+    );
+  });
+});
+
+describe('withLock', () => {
+  it('serialises critical sections in one process', async () => {
+    const file = join(dir.path, 'state.json');
+    const order: string[] = [];
+    await Promise.all(
+      ['a', 'b', 'c'].map((id) =>
+        withLock(file, async () => {
+          order.push(`${id}+`);
+          await new Promise((r) => setTimeout(r, 20));
+          order.push(`${id}-`);
+        }),
+      ),
+    );
+    for (let i = 0; i < order.length; i += 2) expect(order[i].slice(0, 1)).toBe(order[i + 1].slice(0, 1));
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import {
+  dateRange,
+  editDistance,
+  parseDate,
+  parseFields,
+  parsePortfolioId,
+  parsePortfolioIds,
+  parseReportType,
+  resolveDates,
+  suggest,
+} from '../../src/input.js';
+
+const now = new Date(2024, 4, 6, 9, 30); // Monday 2024-05-06, local time
+
+describe('parseDate', () => {
+  it.each([
+    ['2024-05-01', '2024-05-01'],
+    ['2024-02-29', '2024-02-29'],
+    ['today', '2024-05-06'],
+    ['TODAY', '2024-05-06'],
+    ['yesterday', '2024-05-05'],
+  ])('%s → %s', (input, want) => expect(parseDate(input, now)).toBe(want));
+
+  it.each([
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-5-1',
+    '24-05-01',
+    '',
+    'tomorrow',
+    '2024-05-01T00:00',
+    '1800-01-01',
+  ])('rejects %j', (input) => expect(() => parseDate(input, now)).toThrow(/invalid date/));
+
+  it('yesterday crosses a month boundary', () =>
+    expect(parseDate('yesterday', new Date(2024, 2, 1, 8))).toBe('2024-02-29'));
+});
+
+describe('dateRange', () => {
+  it('skips weekends by default', () =>
+    expect(dateRange('2024-05-03', '2024-05-07')).toEqual(['2024-05-03', '2024-05-06', '2024-05-07']));
+  it('keeps weekends with the flag', () =>
+    expect(dateRange('2024-05-04', '2024-05-05', true)).toEqual(['2024-05-04', '2024-05-05']));
+  it('one day', () => expect(dateRange('2024-05-01', '2024-05-01')).toEqual(['2024-05-01']));
+  it('rejects from after to', () => expect(() => dateRange('2024-05-02', '2024-05-01')).toThrow(/after/));
+  it('rejects a weekend-only range without --weekends', () =>
+    expect(() => dateRange('2024-05-04', '2024-05-05')).toThrow(/no weekdays/));
+  it('rejects ranges longer than a year', () =>
+    expect(() => dateRange('2020-01-01', '2024-01-01')).toThrow(/longer than/));
+  it('crosses a DST change without losing a day', () =>
+    expect(dateRange('2024-03-29', '2024-04-01')).toEqual(['2024-03-29', '2024-04-01']));
+});
+
+describe('resolveDates', () => {
+  it.each([
+    [{ date: '2024-05-01' }, ['2024-05-01']],
+    [{ from: '2024-05-01', to: '2024-05-02' }, ['2024-05-01', '2024-05-02']],
+  ])('%j', (o, want) => expect(resolveDates(o, now)).toEqual(want));
+  it.each([
+    [{}, /missing --date/],
+    [{ date: '2024-05-01', from: '2024-05-01', to: '2024-05-02' }, /either --date/],
+    [{ from: '2024-05-01' }, /go together/],
+  ])('%j rejected', (o, re) => expect(() => resolveDates(o, now)).toThrow(re));
+});
+
+describe('portfolio ids', () => {
+  it.each([
+    ['1', 1],
+    ['42', 42],
+    ['2147483647', 2147483647],
+  ])('%s ok', (v, want) => expect(parsePortfolioId(v)).toBe(want));
+  it.each(['0', '-1', '1.5', 'abc', '2147483648', '', ' 1', '1e3', '0x10', '99999999999'])(
+    '%j rejected',
+    (v) => expect(() => parsePortfolioId(v)).toThrow(/invalid portfolio id/),
+  );
+  it('dedupes, keeping order', () => expect(parsePortfolioIds(['3', '1', '3'])).toEqual([3, 1]));
+});
+
+describe('report type and suggestions', () => {
+  it('accepts every type', () => expect(parseReportType('constituent.close')).toBe('constituent.close'));
+  it.each([
+    ['indx', 'index'],
+    ['close', 'constituent.close'],
+    ['constituent.clsoe', 'constituent.close'],
+    ['corporateactions', 'constituent.corporateactions'],
+  ])('%s → did you mean %s', (input, guess) =>
+    expect(() => parseReportType(input)).toThrow(`did you mean "${guess}"`),
+  );
+  it('no suggestion for nonsense', () => expect(suggest('zzzzzzzz', ['index', 'report'])).toBeUndefined());
+  it.each([
+    ['', '', 0],
+    ['abc', 'abc', 0],
+    ['abc', 'abd', 1],
+    ['kitten', 'sitting', 3],
+  ])('editDistance(%j, %j) = %d', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+});
+
+describe('parseFields', () => {
+  it('splits and trims', () => expect(parseFields('a, b.c ,d')).toEqual(['a', 'b.c', 'd']));
+  it('rejects empty names', () => expect(() => parseFields('a,,b')).toThrow(/empty field/));
+});
