@@ -1,9 +1,20 @@
+/**
+ * The service adapter: the two endpoints of spec §4 behind one request loop that adds the headers,
+ * takes a slot from the shared rate limiter (JSON endpoint only), re-authenticates once on 401,
+ * retries per the policy in retry.ts and maps the final failure in errors-map.ts. The endpoints differ
+ * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
+ */
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
+import { NetworkError, PrsError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
+import { parseLossless } from '../json/lossless.js';
 import type { Settings } from '../settings.js';
-import type { Http } from './http.js';
-import type { Service } from './types.js';
+import { errorForStatus, malformedResponse } from './errors-map.js';
+import { type Http, type HttpResponse, transportError } from './http.js';
+import { createLimiter, type Limiter, limiterFile } from './limiter.js';
+import { nextDelay, type Outcome, retryPolicy } from './retry.js';
+import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
 export interface ServiceDeps {
   settings: Settings;
@@ -12,8 +23,224 @@ export interface ServiceDeps {
   clock: Clock;
   io: IO;
   signal: AbortSignal;
+  /** Jitter source; tests pass a fixed one. */
+  random?: () => number;
 }
 
-export function createService(_d: ServiceDeps): Service {
-  throw new Error('service: not implemented yet');
+export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
+
+/** Error bodies are read only this far: enough for a JSON message, never a whole page in memory. */
+const ERROR_BODY_MAX = 16 * 1024;
+
+interface Endpoint<T> {
+  /** '' for the JSON report, '/export' for the file. */
+  suffix: '' | '/export';
+  query: Record<string, string>;
+  accept: string;
+  /** Behind the shared client-side limiter (spec §8 gives a limit for the JSON endpoint only). */
+  limited: boolean;
+  /** Turns a 200 into the result. A NetworkError thrown here (body cut off) is retried like any other. */
+  onOk(res: HttpResponse): Promise<T>;
+}
+
+export function createService(d: ServiceDeps): Service {
+  let limiter: Limiter | undefined;
+  const random = d.random ?? Math.random;
+
+  async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
+    const { baseUrl, tenant } = target(d.settings);
+    const signal = hooks.signal ? AbortSignal.any([d.signal, hooks.signal]) : d.signal;
+    const url = `${baseUrl}${API_PATH}/${q.portfolioId}${ep.suffix}?${new URLSearchParams({
+      reportType: q.reportType,
+      date: q.date,
+      ...ep.query,
+    })}`;
+    const policy = retryPolicy(
+      d.settings.retries,
+      ep.limited ? { rateLimitWaitMs: d.settings.rateLimit.windowMs } : {},
+    );
+    // The token first: a slow refresh must not sit between taking a limiter slot and sending.
+    let token = await d.session.token();
+    let renewed = false;
+    for (let retries = 0; ; retries++) {
+      if (ep.limited) await getLimiter(baseUrl, tenant).acquire({ onWait: hooks.onWait, signal });
+      const req = {
+        method: 'GET' as const,
+        url,
+        headers: { authorization: `Bearer ${token}`, 'x-client-id': tenant, accept: ep.accept },
+        signal,
+      };
+      let outcome: Outcome;
+      let failure: PrsError;
+      try {
+        const res = await d.http.send(req);
+        if (res.status === 200) {
+          return await ep.onOk(res).catch((err) => {
+            throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
+          });
+        }
+        if (res.status === 401 && !renewed) {
+          await discard(res);
+          renewed = true;
+          token = await d.session.renew(token);
+          retries--; // the one re-authentication is not one of the --retries
+          continue;
+        }
+        const body = await readCapped(res, ERROR_BODY_MAX);
+        const contentType = header(res, 'content-type');
+        failure = errorForStatus(res.status, body, contentType, {
+          method: req.method,
+          url,
+          portfolioId: q.portfolioId,
+          tenant,
+          baseUrl,
+          retries,
+          ci: d.settings.ci,
+        });
+        outcome = { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') };
+      } catch (err) {
+        if (!(err instanceof NetworkError)) throw err;
+        failure = err;
+        outcome = { kind: 'network', code: networkCode(err) };
+      }
+      const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
+      if (next.action === 'give-up') throw failure;
+      // Tell every process sharing the limiter to hold back too, not just this one.
+      if (ep.limited && outcome.kind === 'status' && outcome.status === 429) {
+        await getLimiter(baseUrl, tenant).block(next.ms);
+      }
+      hooks.onWait?.(next.ms, next.reason);
+      await d.clock.sleep(next.ms, signal);
+    }
+  }
+
+  function getLimiter(baseUrl: string, tenant: string): Limiter {
+    limiter ??= createLimiter({
+      file: limiterFile(d.settings.cacheDir, baseUrl, tenant, d.session.identity()),
+      rate: d.settings.rateLimit,
+      clock: d.clock,
+      signal: d.signal,
+    });
+    return limiter;
+  }
+
+  return {
+    report(q, hooks = {}) {
+      return call(
+        q,
+        {
+          suffix: '',
+          query: {},
+          accept: 'application/json',
+          limited: true,
+          async onOk(res) {
+            const body = await res.body.text();
+            const rows = rowsOf(body);
+            if (typeof rows === 'string') {
+              throw malformedResponse(rows, header(res, 'content-type'), { baseUrl: d.settings.baseUrl! });
+            }
+            return { body, rows } satisfies ReportResponse;
+          },
+        },
+        hooks,
+      );
+    },
+    exportReport(q, hooks = {}) {
+      const { format, ...rest } = q;
+      return call(
+        rest,
+        {
+          suffix: '/export',
+          query: { format },
+          accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
+          limited: false,
+          async onOk(res) {
+            const length = Number(header(res, 'content-length'));
+            return {
+              contentDisposition: header(res, 'content-disposition'),
+              contentType: header(res, 'content-type'),
+              contentLength:
+                header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
+              body: res.body,
+            } satisfies ExportResponse;
+          },
+        },
+        hooks,
+      );
+    },
+    async close() {
+      // The HTTP client belongs to deps and is closed there; the limiter holds nothing open.
+    },
+  };
+}
+
+/** Base URL and tenant, or a usage error naming where to set them, before any request. */
+export function target(s: Pick<Settings, 'baseUrl' | 'tenant' | 'ci'>): { baseUrl: string; tenant: string } {
+  if (!s.baseUrl) {
+    throw new UsageError('no base URL for the report service', {
+      hint: s.ci ? 'set PRS_BASE_URL' : 'pass --base-url, set PRS_BASE_URL, or run `prs login`',
+    });
+  }
+  if (!s.tenant) {
+    throw new UsageError('no tenant (sent as X-CLIENT-ID)', {
+      hint: s.ci ? 'set PRS_TENANT' : 'pass --tenant, set PRS_TENANT, or run `prs login`',
+    });
+  }
+  return { baseUrl: s.baseUrl, tenant: s.tenant };
+}
+
+/**
+ * The rows of a JSON endpoint body, or why it is not a report. The no-data answer is unspecified, so
+ * an empty body, `[]` and `{report: []}` all mean no rows.
+ */
+export function rowsOf(body: string): Row[] | string {
+  if (body.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = parseLossless(body);
+  } catch {
+    return 'the body is not JSON';
+  }
+  const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
+  if (!Array.isArray(rows)) return 'expected an object with a "report" array';
+  if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
+  return rows;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function header(res: HttpResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function networkCode(err: NetworkError): string {
+  const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
+  return cause?.code ?? cause?.cause?.code ?? '';
+}
+
+async function discard(res: HttpResponse): Promise<void> {
+  await res.body.dump().catch(() => {});
+}
+
+/** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */
+async function readCapped(res: HttpResponse, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= max) break;
+    }
+  } catch {
+    // A body cut off while reading an error is still an error: the status says enough.
+  } finally {
+    res.body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }

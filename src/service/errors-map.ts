@@ -1,0 +1,167 @@
+/**
+ * The one place where an unusable HTTP answer of the report service becomes a typed error, with a
+ * message naming what failed and what to do. src/main.ts turns the type into the exit code
+ * (400 → 2, 401 → 4, 403 → 5, 404 → 6, 429 → 7, 5xx and anything else → 8).
+ * Messages carry at most a short text from the body (a JSON `message`/`error`), never an HTML page.
+ */
+import { STATUS_CODES } from 'node:http';
+import {
+  AuthError,
+  ForbiddenError,
+  HttpError,
+  NotFoundError,
+  type PrsError,
+  RateLimitError,
+  ServiceError,
+} from '../errors.js';
+
+export interface ErrorContext {
+  method: string;
+  url: string;
+  portfolioId: number;
+  tenant: string;
+  baseUrl: string;
+  /** Retries already made when giving up. */
+  retries: number;
+  /** Under CI hints name environment variables instead of `prs login`. */
+  ci: boolean;
+}
+
+/** The error for a final non-200 answer. `body` is (the start of) the response body. */
+export function errorForStatus(
+  status: number,
+  body: string,
+  contentType: string | undefined,
+  c: ErrorContext,
+): PrsError {
+  const said = shortMessage(body, contentType);
+  const reason = `${status} ${STATUS_CODES[status] ?? 'Unknown Status'}`;
+  const after = c.retries > 0 ? ` (after ${c.retries} ${c.retries === 1 ? 'retry' : 'retries'})` : '';
+  const excerpt = said ?? '';
+  switch (true) {
+    case status === 400:
+      return new HttpError(
+        `the service rejected the request: ${said ?? reason}`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        {
+          hint: 'check the report type and the date',
+        },
+      );
+    case status === 401:
+      return new AuthError(`the service refused the access token (${reason}) even after signing in again`, {
+        hint: c.ci
+          ? 'check PRS_TOKEN, or PRS_USERNAME / PRS_PASSWORD / PRS_CLIENT_SECRET'
+          : 'run `prs login`, or check that the token is meant for this service',
+      });
+    case status === 403:
+      return new ForbiddenError(
+        `forbidden — check the tenant (X-CLIENT-ID ${c.tenant}) and your account's permissions`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        { hint: said ? `the service said: ${said}` : undefined },
+      );
+    case status === 404:
+      return new NotFoundError(
+        `portfolio ${c.portfolioId} not found — check the id`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        {
+          hint: `if every id gives 404, check the base URL (${c.baseUrl})`,
+        },
+      );
+    case status === 429:
+      return new RateLimitError(
+        `rate limited by the service (${reason})${after}${said ? `: ${said}` : ''}`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        { hint: 'try again later; if other clients share this account, lower --rate-limit' },
+      );
+    case status >= 500:
+      return new HttpError(
+        `service error: ${reason}${said ? `: ${said}` : ''}${after}`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        {
+          hint: 'the service has a problem; try again later',
+        },
+      );
+    default:
+      return new HttpError(
+        `unexpected answer from the service: ${reason}${said ? `: ${said}` : ''}`,
+        status,
+        c.method,
+        c.url,
+        excerpt,
+        { hint: `check the base URL (${c.baseUrl})` },
+      );
+  }
+}
+
+/** A 200 whose body is not a report. */
+export function malformedResponse(
+  why: string,
+  contentType: string | undefined,
+  c: { baseUrl: string },
+): ServiceError {
+  return new ServiceError(
+    `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
+    {
+      hint: `check the base URL (${c.baseUrl}); it should point at the report service`,
+    },
+  );
+}
+
+const MAX_MESSAGE = 200;
+
+/**
+ * A short human text from an error body: a JSON `message` / `error_description` / `error` / `detail` /
+ * `title`, or the first line of a short plain-text body. undefined for HTML and anything else.
+ */
+export function shortMessage(body: string, contentType?: string): string | undefined {
+  const text = body.trim();
+  if (!text) return undefined;
+  if (/^[{[]/.test(text) || /json/i.test(contentType ?? '')) {
+    try {
+      return fromJson(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  }
+  if (/html|xml/i.test(contentType ?? '') || text.startsWith('<')) return undefined;
+  return clean(text.split('\n')[0]!);
+}
+
+function fromJson(v: unknown): string | undefined {
+  if (typeof v === 'string') return clean(v);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  for (const key of ['message', 'error_description', 'error', 'detail', 'title', 'errorMessage']) {
+    const value = o[key];
+    if (typeof value === 'string' && value.trim()) return clean(value);
+    if (value && typeof value === 'object') {
+      const inner = fromJson(value);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+function clean(s: string): string | undefined {
+  const one = s
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!one) return undefined;
+  return one.length > MAX_MESSAGE ? `${one.slice(0, MAX_MESSAGE - 1)}…` : one;
+}

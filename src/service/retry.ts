@@ -1,0 +1,108 @@
+/**
+ * The retry policy as data (in the manner of ky) and the one pure function that decides, after a
+ * failed attempt, whether to give up or how long to wait. Time and randomness come in as arguments,
+ * so the delays are tested as a table without ever sleeping.
+ */
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (`--retries`). A 401's one re-authentication is not counted. */
+  limit: number;
+  /** Statuses worth another attempt. 400/401/403/404 never are (401 goes through re-auth instead). */
+  statuses: readonly number[];
+  /** Transport failure codes worth another attempt: resets, refusals, timeouts. TLS and DNS are not. */
+  networkCodes: readonly string[];
+  /** The longest Retry-After honoured; a longer one is waited for this long, then retried. */
+  maxRetryAfterMs: number;
+  /** Backoff: base * 2^(attempt-1), at most maxBackoffMs, then jittered into [½, 1] of that. */
+  backoffBaseMs: number;
+  maxBackoffMs: number;
+  /**
+   * For a 429 without Retry-After on an endpoint behind the client limiter: the wait until the
+   * limiter's next slot (the limiter's window, since a 429 fills it). Absent → plain backoff.
+   */
+  rateLimitWaitMs?: number;
+}
+
+/** What a failed attempt looked like. */
+export type Outcome =
+  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'network'; code: string };
+
+export type Decision =
+  | { action: 'give-up' }
+  | { action: 'wait'; ms: number; reason: 'retry-after' | 'rate-limit' | 'backoff' };
+
+/** 120 s: longer than any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
+export const MAX_RETRY_AFTER_MS = 120_000;
+
+export const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
+
+export const RETRY_NETWORK_CODES = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+] as const;
+
+export function retryPolicy(limit: number, extra: Partial<RetryPolicy> = {}): RetryPolicy {
+  return {
+    limit,
+    statuses: RETRY_STATUSES,
+    networkCodes: RETRY_NETWORK_CODES,
+    maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    backoffBaseMs: 1000,
+    maxBackoffMs: 30_000,
+    ...extra,
+  };
+}
+
+/**
+ * `attempt` is the number of the retry being considered (1 for the first retry). `random` in [0, 1).
+ */
+export function nextDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  outcome: Outcome,
+  now: number,
+  random: () => number = Math.random,
+): Decision {
+  if (attempt > policy.limit) return { action: 'give-up' };
+  if (outcome.kind === 'network') {
+    if (!policy.networkCodes.includes(outcome.code)) return { action: 'give-up' };
+    return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
+  }
+  if (!policy.statuses.includes(outcome.status)) return { action: 'give-up' };
+  const after = outcome.retryAfter === undefined ? undefined : parseRetryAfter(outcome.retryAfter, now);
+  if (after !== undefined) {
+    return { action: 'wait', ms: Math.min(after, policy.maxRetryAfterMs), reason: 'retry-after' };
+  }
+  if (outcome.status === 429 && policy.rateLimitWaitMs !== undefined) {
+    return { action: 'wait', ms: policy.rateLimitWaitMs, reason: 'rate-limit' };
+  }
+  return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
+}
+
+/** Exponential backoff with "equal jitter": the growth stays visible, parallel clients spread out. */
+export function backoff(policy: RetryPolicy, attempt: number, random: () => number): number {
+  const ceiling = Math.min(policy.maxBackoffMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling * (0.5 + random() * 0.5));
+}
+
+/**
+ * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, as milliseconds from `now`
+ * (0 for a date in the past). undefined when the value is neither.
+ */
+export function parseRetryAfter(value: string, now: number): number | undefined {
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // Only date-looking text: Date.parse accepts odd things like "1.5" or "-1".
+  if (!/[a-z]{3}/i.test(v)) return undefined;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
