@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  backoff,
+  nextDelay,
+  type Outcome,
+  parseRetryAfter,
+  retryPolicy,
+} from '../../../src/service/retry.js';
+
+const NOW = Date.UTC(2024, 4, 1, 6, 0, 0);
+const policy = retryPolicy(3);
+const limited = retryPolicy(3, { rateLimitWaitMs: 60_000 });
+const status = (s: number, retryAfter?: string): Outcome => ({ kind: 'status', status: s, retryAfter });
+const net = (code: string): Outcome => ({ kind: 'network', code });
+const max = () => 0.999_999;
+const min = () => 0;
+
+describe('nextDelay', () => {
+  it.each([
+    [
+      '429 Retry-After seconds',
+      policy,
+      1,
+      status(429, '41'),
+      min,
+      { action: 'wait', ms: 41_000, reason: 'retry-after' },
+    ],
+    [
+      '503 Retry-After seconds',
+      policy,
+      1,
+      status(503, '2'),
+      min,
+      { action: 'wait', ms: 2000, reason: 'retry-after' },
+    ],
+    [
+      '429 Retry-After HTTP date',
+      policy,
+      1,
+      status(429, new Date(NOW + 30_000).toUTCString()),
+      min,
+      { action: 'wait', ms: 30_000, reason: 'retry-after' },
+    ],
+    [
+      'Retry-After date in the past → 0',
+      policy,
+      1,
+      status(429, new Date(NOW - 30_000).toUTCString()),
+      min,
+      { action: 'wait', ms: 0, reason: 'retry-after' },
+    ],
+    [
+      'Retry-After capped at 120 s',
+      policy,
+      1,
+      status(429, '3600'),
+      min,
+      { action: 'wait', ms: 120_000, reason: 'retry-after' },
+    ],
+    [
+      'garbage Retry-After → backoff',
+      policy,
+      1,
+      status(429, 'soon'),
+      min,
+      { action: 'wait', ms: 500, reason: 'backoff' },
+    ],
+    [
+      '429 without Retry-After, limited endpoint → next limiter slot',
+      limited,
+      1,
+      status(429),
+      min,
+      { action: 'wait', ms: 60_000, reason: 'rate-limit' },
+    ],
+    [
+      '429 without Retry-After, unlimited endpoint → backoff',
+      policy,
+      2,
+      status(429),
+      min,
+      { action: 'wait', ms: 1000, reason: 'backoff' },
+    ],
+    [
+      '500 attempt 1, lowest jitter',
+      policy,
+      1,
+      status(500),
+      min,
+      { action: 'wait', ms: 500, reason: 'backoff' },
+    ],
+    [
+      '500 attempt 1, highest jitter',
+      policy,
+      1,
+      status(500),
+      max,
+      { action: 'wait', ms: 1000, reason: 'backoff' },
+    ],
+    ['502 attempt 2', policy, 2, status(502), max, { action: 'wait', ms: 2000, reason: 'backoff' }],
+    ['504 attempt 3', policy, 3, status(504), max, { action: 'wait', ms: 4000, reason: 'backoff' }],
+    ['ECONNRESET', policy, 1, net('ECONNRESET'), max, { action: 'wait', ms: 1000, reason: 'backoff' }],
+    ['ECONNREFUSED', policy, 2, net('ECONNREFUSED'), min, { action: 'wait', ms: 1000, reason: 'backoff' }],
+    [
+      'headers timeout',
+      policy,
+      1,
+      net('UND_ERR_HEADERS_TIMEOUT'),
+      max,
+      { action: 'wait', ms: 1000, reason: 'backoff' },
+    ],
+    ['limit reached (5xx)', policy, 4, status(500), min, { action: 'give-up' }],
+    ['limit reached (429 with Retry-After)', policy, 4, status(429, '1'), min, { action: 'give-up' }],
+    ['limit reached (network)', policy, 4, net('ECONNRESET'), min, { action: 'give-up' }],
+    ['--retries 0', retryPolicy(0), 1, status(503), min, { action: 'give-up' }],
+    ['400 never', policy, 1, status(400), min, { action: 'give-up' }],
+    ['401 never (re-auth is separate)', policy, 1, status(401), min, { action: 'give-up' }],
+    ['403 never', policy, 1, status(403), min, { action: 'give-up' }],
+    ['404 never', policy, 1, status(404), min, { action: 'give-up' }],
+    ['404 even with Retry-After', policy, 1, status(404, '1'), min, { action: 'give-up' }],
+    ['501 not in the list', policy, 1, status(501), min, { action: 'give-up' }],
+    ['TLS failure is not retried', policy, 1, net('DEPTH_ZERO_SELF_SIGNED_CERT'), min, { action: 'give-up' }],
+    ['DNS failure is not retried', policy, 1, net('ENOTFOUND'), min, { action: 'give-up' }],
+  ])('%s', (_name, p, attempt, outcome, random, want) => {
+    expect(nextDelay(p, attempt, outcome, NOW, random)).toEqual(want);
+  });
+
+  it('backoff grows exponentially up to the ceiling', () => {
+    const ceilings = [1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoff(policy, a, max));
+    expect(ceilings).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it('jitter stays within [½, 1] of the ceiling', () => {
+    for (let i = 0; i < 50; i++) {
+      const ms = backoff(policy, 3, Math.random);
+      expect(ms).toBeGreaterThanOrEqual(2000);
+      expect(ms).toBeLessThanOrEqual(4000);
+    }
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['0', 0],
+    ['7', 7000],
+    [' 12 ', 12_000],
+    [new Date(NOW + 5000).toUTCString(), 5000],
+    ['-1', undefined],
+    ['1.5', undefined],
+    ['', undefined],
+    ['tomorrow', undefined],
+  ])('%j → %j', (value, want) => {
+    expect(parseRetryAfter(value, NOW)).toBe(want);
+  });
+});
