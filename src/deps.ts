@@ -106,7 +106,8 @@ export function createDeps(
   };
   let httpClient: Http | undefined;
   const http = once(async () => {
-    const s = await settings();
+    // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
+    const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
     return httpClient;

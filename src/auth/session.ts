@@ -1,8 +1,83 @@
+/**
+ * The token lifecycle of CLI.md "Session": PRS_TOKEN → stored access token → refresh_token grant →
+ * password grant (env or saved credentials) → AuthError. Renewals of one profile are serialised across
+ * processes by a lock beside the config file; inside it the stored session is read again, so a cron
+ * job that loses the race simply uses the token the winner just stored (and never spends a rotated
+ * refresh token twice).
+ */
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
+import { AuthError, FileError, UsageError } from '../errors.js';
+import { withLock } from '../fs/lock.js';
 import type { IO } from '../io.js';
 import type { Http } from '../service/http.js';
 import type { Settings } from '../settings.js';
-import type { Session, Store } from './types.js';
+import { hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
+import type { ProfileData, Session, Store, StoredSession } from './types.js';
+
+/** Renew an access token this long before it expires (CLI.md). */
+export const RENEW_MARGIN_MS = 30_000;
+
+/**
+ * The margin for one token: 30 s, but at most half its lifetime, so a token that lives less than a
+ * minute (a test realm, the sandbox with --token-ttl 2) is still used for the first half of its life.
+ */
+export function renewMargin(s: StoredSession): number {
+  if (s.obtainedAt === undefined) return RENEW_MARGIN_MS;
+  return Math.min(RENEW_MARGIN_MS, Math.max(0, (s.expiresAt - s.obtainedAt) / 2));
+}
+
+/** Step 2: the access token is valid for at least the margin. */
+export function accessUsable(s: StoredSession | undefined, now: number): s is StoredSession {
+  return !!s && s.accessToken !== '' && s.expiresAt - now >= renewMargin(s);
+}
+
+/** Step 3: a refresh token that has not expired (unknown expiry: usable until the server refuses it). */
+export function refreshUsable(s: StoredSession | undefined, now: number): boolean {
+  return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+  clientSecret: string;
+}
+
+/** Step 4's inputs: env (PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET) first, then what --save-password kept. */
+export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
+  const username = s.username;
+  const password = s.password ?? stored?.secrets?.password;
+  const clientSecret = s.clientSecret ?? stored?.secrets?.clientSecret;
+  return username && password && clientSecret ? { username, password, clientSecret } : undefined;
+}
+
+/** Step 5. In CI nobody can run `prs login`, so name the variables instead. */
+export function notLoggedIn(s: Pick<Settings, 'ci' | 'profile'>, hint?: string): AuthError {
+  const login = s.profile === 'default' ? '`prs login`' : `\`prs login --profile ${s.profile}\``;
+  return s.ci
+    ? new AuthError(
+        'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+        { hint },
+      )
+    : new AuthError(`not logged in or session expired — run ${login}`, { hint });
+}
+
+/** The token endpoint's coordinates; a missing one is a usage error naming its variable. */
+export function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoint {
+  const missing = (what: string, env: string, flag: string) =>
+    new UsageError(`missing ${what}: set ${env} or run \`prs login ${flag} <value>\``);
+  if (!s.authUrl) throw missing('auth URL', 'PRS_AUTH_URL', '--auth-url');
+  if (!s.realm) throw missing('realm', 'PRS_REALM', '--realm');
+  if (!s.clientId) throw missing('client id', 'PRS_CLIENT_ID', '--client-id');
+  return { authUrl: s.authUrl, realm: s.realm, clientId: s.clientId, clientSecret };
+}
+
+/** What the rate limiter counts requests for. A digest, never the token itself. */
+export function identityOf(s: Pick<Settings, 'token' | 'username' | 'profile'>): string {
+  if (s.token) return `token:${createHash('sha256').update(s.token).digest('hex').slice(0, 12)}`;
+  return s.username ?? `profile:${s.profile}`;
+}
 
 export interface SessionDeps {
   settings: Settings;
@@ -11,8 +86,154 @@ export interface SessionDeps {
   clock: Clock;
   io: IO;
   signal: AbortSignal;
+  /** Serialises renewals across processes; tests pass a pass-through. Default: a lock file beside the store. */
+  lock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-export function createSession(_d: SessionDeps): Session {
-  throw new Error('session: not implemented yet');
+export function createSession(d: SessionDeps): Session {
+  const s = d.settings;
+  const profile = s.profile;
+  const now = () => d.clock.now();
+  const crossProcess = d.lock ?? lockBeside(join(dirname(d.store.path), `session-${profile}`), d.io);
+  // Within one process, one renewal at a time too: parallel requests wait for it and reuse its token.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(() => crossProcess(fn));
+    chain = run.catch(() => {});
+    return run;
+  };
+  let memo: StoredSession | undefined;
+
+  const save = async (fn: (p: ProfileData | undefined) => ProfileData | undefined) => {
+    try {
+      await d.store.update(profile, fn);
+    } catch (err) {
+      // A read-only config directory must not break a run that already holds a good token.
+      if (!(err instanceof FileError)) throw err;
+      d.io.note(`prs: note: could not save the session: ${err.message}`);
+    }
+  };
+  const saveSession = (next: StoredSession | undefined) =>
+    save((p) => {
+      const base: ProfileData = p ?? { settings: {} };
+      if (next) return { ...base, session: next };
+      const { session: _dropped, ...rest } = base;
+      return p ? rest : undefined;
+    });
+
+  const obtain = (rejected: string | undefined): Promise<string> =>
+    serialised(async () => {
+      const stored = d.store.get(profile);
+      let cur = stored?.session;
+      if (rejected !== undefined && cur?.accessToken === rejected) {
+        // Never hand out a token the service has refused, in this run or the next.
+        cur = { ...cur, expiresAt: 0 };
+        await save((p) =>
+          p?.session?.accessToken === rejected ? { ...p, session: { ...p.session, expiresAt: 0 } } : p,
+        );
+      } else if (accessUsable(cur, now())) {
+        d.io.debug('auth: using the token another prs process renewed meanwhile');
+        memo = cur;
+        return cur.accessToken;
+      }
+
+      const creds = availableCredentials(s, stored);
+      const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
+      let refusal: TokenRefusedError | undefined;
+      if (cur && refreshUsable(cur, now())) {
+        try {
+          d.io.debug('auth: renewing the session (grant_type=refresh_token)');
+          const next = await requestToken(
+            d.http,
+            endpointOf(s, secret),
+            { type: 'refresh_token', refreshToken: cur.refreshToken! },
+            { now, signal: d.signal, previous: cur },
+          );
+          await saveSession(next);
+          memo = next;
+          return next.accessToken;
+        } catch (err) {
+          if (!(err instanceof TokenRefusedError)) throw err;
+          // invalid_grant (expired, revoked, already rotated) and friends: forget it, try the password.
+          refusal = err;
+          d.io.debug(`auth: refresh refused (${err.error})`);
+          await saveSession(undefined);
+        }
+      }
+
+      if (creds) {
+        d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
+        const next = await requestToken(
+          d.http,
+          endpointOf(s, creds.clientSecret),
+          { type: 'password', username: creds.username, password: creds.password },
+          { now, signal: d.signal },
+        );
+        await saveSession(next);
+        memo = next;
+        return next.accessToken;
+      }
+
+      let hint: string | undefined;
+      if (
+        refusal &&
+        (refusal.error === 'invalid_client' || refusal.error === 'unauthorized_client') &&
+        !secret
+      )
+        hint =
+          'renewing the session needs the client secret: set PRS_CLIENT_SECRET, or log in with --save-password';
+      else if (refusal) hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
+      else if (!s.ci && !stored?.session)
+        hint = 'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, or PRS_TOKEN';
+      throw notLoggedIn(s, hint);
+    });
+
+  return {
+    async token() {
+      if (s.token) return s.token;
+      if (accessUsable(memo, now())) return memo.accessToken;
+      const stored = d.store.get(profile)?.session;
+      if (accessUsable(stored, now())) {
+        memo = stored;
+        return stored.accessToken;
+      }
+      return obtain(undefined);
+    },
+    async renew(rejected) {
+      if (s.token) {
+        throw new AuthError('the service rejected the token in PRS_TOKEN (401)', {
+          hint: 'PRS_TOKEN is used as is: set a fresh one, or unset it to use the stored session',
+        });
+      }
+      if (memo?.accessToken === rejected) memo = undefined;
+      return obtain(rejected);
+    },
+    identity: () => identityOf(s),
+  };
+}
+
+/** Cross-process lock on `file`; when the directory is not writable at all, go on unlocked with a note. */
+function lockBeside(file: string, io: Pick<IO, 'note'>) {
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    let entered = false;
+    try {
+      return await withLock(file, () => {
+        entered = true;
+        return fn();
+      });
+    } catch (err) {
+      if (entered) throw err;
+      const code = (err as NodeJS.ErrnoException)?.code;
+      if (code === 'ELOCKED') {
+        throw new FileError(`another prs process holds ${file}.lock`, {
+          hint: 'if no other prs is running, remove that directory',
+        });
+      }
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        io.note(`prs: note: cannot lock ${file} (${code}); renewing without it`);
+        return fn();
+      }
+      throw err;
+    }
+  };
 }

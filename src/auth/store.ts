@@ -1,5 +1,174 @@
-import type { Store } from './types.js';
+/**
+ * The credential store: one JSON file (`config.json`) holding every profile, mode 0600 in a 0700
+ * directory. Written through conf (atomic temp-file + rename) under a cross-process lock; every read
+ * goes to the disk, so a long-running process sees what another one wrote meanwhile.
+ *
+ * A corrupt or hand-mangled file never crashes a command: reading it throws a UsageError (exit 2)
+ * naming the file and the repair, and `reset()` (used by `prs logout --all`) moves it aside.
+ */
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileError, UsageError } from '../errors.js';
+import { withLock } from '../fs/lock.js';
+import { SETTING_KEYS } from '../settings.js';
+import type { ProfileData, Store } from './types.js';
 
-export async function openStore(_configDir: string): Promise<Store> {
-  throw new Error('store: not implemented yet');
+export const CONFIG_FILE = 'config.json';
+
+/** What the file holds. `profiles` is keyed by profile name. */
+export interface StoreData {
+  profiles: Record<string, ProfileData>;
+}
+
+/** A syntactically or structurally broken config file: exit 2 with the way out. */
+export function corruptStoreError(path: string, reason: string): UsageError {
+  return new UsageError(`config file ${path} is unreadable: ${reason}`, {
+    hint: 'run `prs logout --all` to reset it (the old file is kept as config.json.corrupt), or fix or delete it',
+  });
+}
+
+/**
+ * Parses and checks the file's text. Returns the data or a one-line reason why it is unusable.
+ * Strict on shapes (a half-understood credential file is worse than an honest error), lenient on
+ * nothing else: unknown top-level keys are kept for forward compatibility.
+ */
+export function parseStoreText(text: string): { data: StoreData } | { error: string } {
+  if (text.trim() === '') return { data: { profiles: {} } };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { error: `invalid JSON (${(err as Error).message.split('\n')[0]})` };
+  }
+  if (!isObject(raw)) return { error: 'expected a JSON object' };
+  const profiles = raw.profiles ?? {};
+  if (!isObject(profiles)) return { error: '"profiles" must be an object' };
+  for (const [name, p] of Object.entries(profiles)) {
+    const problem = profileProblem(p);
+    if (problem) return { error: `profile "${name}": ${problem}` };
+  }
+  return { data: { ...raw, profiles: profiles as Record<string, ProfileData> } };
+}
+
+function profileProblem(p: unknown): string | undefined {
+  if (!isObject(p)) return 'expected an object';
+  const settings = p.settings ?? {};
+  if (!isObject(settings)) return '"settings" must be an object';
+  for (const [k, v] of Object.entries(settings)) {
+    if (!(SETTING_KEYS as readonly string[]).includes(k)) return `unknown setting "${k}"`;
+    if (typeof v !== 'string') return `setting "${k}" must be a string`;
+  }
+  if (p.session !== undefined) {
+    const s = p.session;
+    if (!isObject(s)) return '"session" must be an object';
+    if (typeof s.accessToken !== 'string') return 'session.accessToken must be a string';
+    if (typeof s.expiresAt !== 'number') return 'session.expiresAt must be a number';
+    if (s.refreshToken !== undefined && typeof s.refreshToken !== 'string')
+      return 'session.refreshToken must be a string';
+    if (s.refreshExpiresAt !== undefined && typeof s.refreshExpiresAt !== 'number')
+      return 'session.refreshExpiresAt must be a number';
+    if (s.obtainedAt !== undefined && typeof s.obtainedAt !== 'number')
+      return 'session.obtainedAt must be a number';
+  }
+  if (p.secrets !== undefined) {
+    if (!isObject(p.secrets)) return '"secrets" must be an object';
+    for (const k of ['password', 'clientSecret'] as const) {
+      if (p.secrets[k] !== undefined && typeof p.secrets[k] !== 'string')
+        return `secrets.${k} must be a string`;
+    }
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export async function openStore(configDir: string): Promise<Store> {
+  const { default: Conf } = await import('conf');
+  const path = join(configDir, CONFIG_FILE);
+  const ensureDir = () => {
+    try {
+      // conf would create it 0755; create it ourselves first, private.
+      mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw fileError(err, configDir, 'cannot create config directory');
+    }
+  };
+
+  const read = (): StoreData => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      if ((err as NodeJS.ErrnoException).code === 'EISDIR')
+        throw corruptStoreError(path, 'it is a directory');
+      throw fileError(err, path, 'cannot read');
+    }
+    const parsed = parseStoreText(text);
+    if ('error' in parsed) throw corruptStoreError(path, parsed.error);
+    return parsed.data;
+  };
+
+  // conf reads (and validates) the file in its constructor, so build it only once the file is known
+  // to be sound, i.e. inside update() after read() succeeded under the lock.
+  let conf: { store: Record<string, unknown> } | undefined;
+  const write = (data: StoreData) => {
+    ensureDir();
+    try {
+      conf ??= new Conf({
+        cwd: configDir,
+        configName: 'config',
+        projectName: 'prs',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      }) as unknown as { store: Record<string, unknown> };
+      conf.store = data as unknown as Record<string, unknown>;
+    } catch (err) {
+      throw fileError(err, path);
+    }
+  };
+
+  return {
+    path,
+    profileNames: () => Object.keys(read().profiles).sort(),
+    get: (profile) => {
+      const p = read().profiles[profile];
+      return p === undefined ? undefined : structuredClone(p);
+    },
+    update: (profile, fn) => {
+      ensureDir();
+      return withLock(path, () => {
+        const data = read();
+        const current = data.profiles[profile];
+        const next = fn(current === undefined ? undefined : structuredClone(current));
+        if (next === undefined) {
+          if (current === undefined) return undefined;
+          delete data.profiles[profile];
+        } else data.profiles[profile] = next;
+        write(data);
+        return next === undefined ? undefined : structuredClone(next);
+      });
+    },
+    reset: () => {
+      ensureDir();
+      return withLock(path, () => {
+        let moved: string | undefined;
+        try {
+          read();
+        } catch (err) {
+          if (!(err instanceof UsageError)) throw err;
+          moved = `${path}.corrupt`;
+          try {
+            renameSync(path, moved);
+          } catch (e) {
+            throw fileError(e, path, 'cannot move aside');
+          }
+        }
+        return { movedTo: moved };
+      });
+    },
+  };
 }

@@ -8,6 +8,8 @@ export interface StoredSession {
   refreshToken?: string;
   /** Epoch milliseconds when the refresh token expires (absent: unknown). */
   refreshExpiresAt?: number;
+  /** Epoch milliseconds when the access token was issued: short-lived tokens get a smaller renewal margin. */
+  obtainedAt?: number;
 }
 
 export interface ProfileData {
@@ -30,6 +32,11 @@ export interface Store {
     profile: string,
     fn: (current: ProfileData | undefined) => ProfileData | undefined,
   ): Promise<ProfileData | undefined>;
+  /**
+   * Makes an unreadable (corrupt) file usable again by moving it aside to `<path>.corrupt`; a sound
+   * file is left alone. Optional so in-memory test stores need not implement it.
+   */
+  reset?(): Promise<{ movedTo?: string }>;
 }
 
 export interface Session {

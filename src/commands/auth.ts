@@ -1,13 +1,179 @@
+/**
+ * `prs auth status` and `prs auth token`.
+ *
+ * Status is judged locally and never contacts the network: it must be cheap and safe to run from a
+ * health check. So "ready" means "by what is stored and set, a call would not need a prompt"; a
+ * refresh token the server revoked meanwhile still looks ready until the next real call.
+ */
+import { accessUsable, availableCredentials, notLoggedIn, refreshUsable } from '../auth/session.js';
+import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
+import type { Settings } from '../settings.js';
 
 export interface AuthStatusOptions {
   json: boolean;
 }
 
-export async function authStatus(_o: AuthStatusOptions, _deps: Deps): Promise<void> {
-  throw new Error('auth status: not implemented yet');
+export type ReadyVia =
+  | 'PRS_TOKEN'
+  | 'access token'
+  | 'refresh token'
+  | 'env credentials'
+  | 'saved credentials';
+
+export interface AuthStatus {
+  profile: string;
+  configPath: string;
+  baseUrl: string | null;
+  authUrl: string | null;
+  realm: string | null;
+  clientId: string | null;
+  username: string | null;
+  tenant: string | null;
+  /** ISO time the stored access token expires (null: none stored). */
+  accessTokenExpiresAt: string | null;
+  accessTokenValid: boolean;
+  refreshToken: boolean;
+  /** ISO time the refresh token expires; null when there is none or the server gave no expiry. */
+  refreshTokenExpiresAt: string | null;
+  refreshTokenValid: boolean;
+  savedCredentials: boolean;
+  envCredentials: string[];
+  envToken: boolean;
+  ready: boolean;
+  via: ReadyVia | null;
 }
 
-export async function authToken(_o: object, _deps: Deps): Promise<void> {
-  throw new Error('auth token: not implemented yet');
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** "4m 59s", "2h 3m", "12s". */
+export function duration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (h) return `${h}h ${m}m`;
+  if (m) return `${m}m ${sec}s`;
+  return `${sec}s`;
+}
+
+/** The status as data; pure. */
+export function assess(
+  s: Settings,
+  stored: ProfileData | undefined,
+  configPath: string,
+  now: number,
+): AuthStatus {
+  const session = stored?.session;
+  const accessValid = accessUsable(session, now);
+  const refreshValid = refreshUsable(session, now);
+  const canSignIn = !!(s.authUrl && s.realm && s.clientId);
+  const creds = canSignIn ? availableCredentials(s, stored) : undefined;
+  const envCredentials = [
+    s.sources.username === 'env' ? 'PRS_USERNAME' : '',
+    s.password ? 'PRS_PASSWORD' : '',
+    s.clientSecret ? 'PRS_CLIENT_SECRET' : '',
+  ].filter(Boolean);
+  const fromEnv = !!(creds && s.password && s.clientSecret);
+  const via: ReadyVia | null = s.token
+    ? 'PRS_TOKEN'
+    : accessValid
+      ? 'access token'
+      : refreshValid && canSignIn
+        ? 'refresh token'
+        : creds
+          ? fromEnv
+            ? 'env credentials'
+            : 'saved credentials'
+          : null;
+  return {
+    profile: s.profile,
+    configPath,
+    baseUrl: s.baseUrl ?? null,
+    authUrl: s.authUrl ?? null,
+    realm: s.realm ?? null,
+    clientId: s.clientId ?? null,
+    username: s.username ?? null,
+    tenant: s.tenant ?? null,
+    accessTokenExpiresAt: session && session.expiresAt > 0 ? iso(session.expiresAt) : null,
+    accessTokenValid: accessValid,
+    refreshToken: !!session?.refreshToken,
+    refreshTokenExpiresAt:
+      session?.refreshToken && session.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
+    refreshTokenValid: refreshValid,
+    savedCredentials: !!(stored?.secrets?.password && stored.secrets.clientSecret),
+    envCredentials,
+    envToken: !!s.token,
+    ready: via !== null,
+    via,
+  };
+}
+
+/** Aligned "key: value" lines. */
+export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
+  const session = stored?.session;
+  const unset = '(not set)';
+  const access = !session
+    ? 'none'
+    : st.accessTokenValid
+      ? `valid until ${iso(session.expiresAt)} (${duration(session.expiresAt - now)} left)`
+      : session.expiresAt > now
+        ? `expiring at ${iso(session.expiresAt)} (will be renewed)`
+        : session.expiresAt > 0
+          ? `expired at ${iso(session.expiresAt)}`
+          : 'rejected by the service';
+  const refresh = !session?.refreshToken
+    ? 'none'
+    : session.refreshExpiresAt === undefined
+      ? 'present, no expiry given'
+      : st.refreshTokenValid
+        ? `valid until ${iso(session.refreshExpiresAt)} (${duration(session.refreshExpiresAt - now)} left)`
+        : `expired at ${iso(session.refreshExpiresAt)}`;
+  const ready = st.via
+    ? `yes (${
+        {
+          PRS_TOKEN: 'uses PRS_TOKEN as is',
+          'access token': 'stored access token',
+          'refresh token': 'will renew with the refresh token',
+          'env credentials': 'will sign in with PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET',
+          'saved credentials': 'will sign in with the saved password',
+        }[st.via]
+      })`
+    : 'no';
+  const rows: [string, string][] = [
+    ['profile', st.profile],
+    ['base URL', st.baseUrl ?? unset],
+    ['auth URL', st.authUrl ?? unset],
+    ['realm', st.realm ?? unset],
+    ['client id', st.clientId ?? unset],
+    ['user', st.username ?? unset],
+    ['tenant', st.tenant ?? unset],
+    ['access token', st.envToken ? `from PRS_TOKEN (stored one: ${access})` : access],
+    ['refresh token', refresh],
+    ['saved password', st.savedCredentials ? 'yes' : 'no'],
+    ['env credentials', st.envCredentials.length ? st.envCredentials.join(', ') : 'none'],
+    ['ready', ready],
+    ['config file', st.configPath],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 1;
+  return rows.map(([k, v]) => `${`${k}:`.padEnd(width)} ${v}`);
+}
+
+export async function authStatus(o: AuthStatusOptions, deps: Deps): Promise<void> {
+  const s = await deps.settings();
+  const store = await deps.store();
+  const stored = store.get(s.profile);
+  const now = deps.clock.now();
+  const st = assess(s, stored, store.path, now);
+  if (o.json) deps.io.out(`${JSON.stringify(st, null, 2)}\n`);
+  else deps.io.out(`${statusLines(st, stored, now).join('\n')}\n`);
+  if (!st.ready) throw notLoggedIn(s);
+}
+
+export async function authToken(_o: object, deps: Deps): Promise<void> {
+  const session = await deps.session();
+  const token = await session.token();
+  deps.io.out(`${token}\n`);
 }

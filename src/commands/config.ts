@@ -1,4 +1,27 @@
+/**
+ * `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets).
+ *
+ * `list` and `get` show the effective value (flag > env > profile > default), like what a command
+ * would use; `get` of a key set nowhere prints nothing and exits 3 ("no data"), so scripts can tell it
+ * from a typo (exit 2). `set` creates the profile if needed (like login); the other actions demand
+ * an existing one (a mistyped --profile must not look empty).
+ */
 import type { Deps } from '../deps.js';
+import { globalSettingValues } from '../deps.js';
+import { NoDataError, UsageError } from '../errors.js';
+import { suggest } from '../input.js';
+import {
+  DEFAULTS,
+  type Env,
+  parseRateLimit,
+  parseRetries,
+  parseTimeout,
+  parseUrl,
+  SETTING_ENV,
+  SETTING_KEYS,
+  type SettingKey,
+  type SettingValues,
+} from '../settings.js';
 
 export interface ConfigOptions {
   action: 'list' | 'get' | 'set' | 'unset' | 'path';
@@ -7,6 +30,134 @@ export interface ConfigOptions {
   json?: boolean;
 }
 
-export async function config(_o: ConfigOptions, _deps: Deps): Promise<void> {
-  throw new Error('config: not implemented yet');
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+
+export interface EffectiveSetting {
+  key: SettingKey;
+  value: string | null;
+  source: Source | null;
+}
+
+export function parseKey(key: string): SettingKey {
+  if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;
+  const guess = suggest(key, SETTING_KEYS);
+  throw new UsageError(`unknown setting "${key}"${guess ? ` — did you mean "${guess}"?` : ''}`, {
+    hint: `settings: ${SETTING_KEYS.join(', ')}`,
+  });
+}
+
+/** Checks a value with the same parser the settings resolver uses; returns what to store. */
+export function checkValue(key: SettingKey, value: string): string {
+  const v = value.trim();
+  try {
+    switch (key) {
+      case 'base-url':
+      case 'auth-url':
+        return parseUrl(v);
+      case 'rate-limit':
+        parseRateLimit(v);
+        return v;
+      case 'timeout':
+        parseTimeout(v);
+        return v;
+      case 'retries':
+        parseRetries(v);
+        return v;
+      default:
+        if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}"`);
+        return v;
+    }
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** The effective value of every key and where it comes from; the same precedence as resolveSettings. */
+export function effectiveSettings(
+  flags: SettingValues,
+  env: Env,
+  profile: SettingValues,
+): EffectiveSetting[] {
+  return SETTING_KEYS.map((key): EffectiveSetting => {
+    const fromEnv = env[SETTING_ENV[key]];
+    if (flags[key] !== undefined) return { key, value: flags[key]!, source: 'flag' };
+    if (fromEnv !== undefined && fromEnv !== '') return { key, value: fromEnv, source: 'env' };
+    if (profile[key] !== undefined) return { key, value: profile[key]!, source: 'profile' };
+    if (key in DEFAULTS) return { key, value: DEFAULTS[key as keyof typeof DEFAULTS], source: 'default' };
+    return { key, value: null, source: null };
+  });
+}
+
+export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
+  const { io } = deps;
+  const store = await deps.store();
+  if (o.action === 'path') {
+    io.out(`${store.path}\n`);
+    return;
+  }
+  const name = deps.profileName();
+  const key = o.key === undefined ? undefined : parseKey(o.key);
+  const stored = store.get(name);
+  if (!stored && name !== 'default' && o.action !== 'set') {
+    const names = store.profileNames();
+    throw new UsageError(`profile "${name}" does not exist`, {
+      hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
+    });
+  }
+  const flags = globalSettingValues(deps.globals);
+
+  switch (o.action) {
+    case 'list': {
+      const all = effectiveSettings(flags, deps.env, stored?.settings ?? {});
+      if (o.json) {
+        io.out(`${JSON.stringify({ profile: name, path: store.path, settings: all }, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(...all.map((e) => e.key.length)) + 1;
+      const valueWidth = Math.max(...all.map((e) => (e.value ?? '').length));
+      for (const e of all) {
+        const where =
+          e.source === 'env'
+            ? `env ${SETTING_ENV[e.key]}`
+            : e.source === 'flag'
+              ? `flag --${e.key}`
+              : e.source;
+        io.out(
+          `${`${e.key}:`.padEnd(width)} ${e.value === null ? '' : e.value.padEnd(valueWidth)}${where ? `  (${where})` : ''}`.trimEnd() +
+            '\n',
+        );
+      }
+      return;
+    }
+    case 'get': {
+      const e = effectiveSettings(flags, deps.env, stored?.settings ?? {}).find((x) => x.key === key)!;
+      if (e.value === null) {
+        throw new NoDataError(`${key} is not set (profile ${name})`, {
+          hint: `set it with \`prs config set ${key} <value>\` or ${SETTING_ENV[key!]}`,
+        });
+      }
+      io.out(`${e.value}\n`);
+      return;
+    }
+    case 'set': {
+      if (o.value === undefined) throw new UsageError('missing value');
+      const value = checkValue(key!, o.value);
+      await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
+      io.note(`✓ ${key} = ${value} (profile ${name})`);
+      const env = deps.env[SETTING_ENV[key!]];
+      if (env !== undefined && env !== '')
+        io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);
+      return;
+    }
+    case 'unset': {
+      if (stored?.settings?.[key!] === undefined) return;
+      await store.update(name, (p) => {
+        if (!p) return p;
+        const { [key!]: _removed, ...rest } = p.settings ?? {};
+        return { ...p, settings: rest };
+      });
+      io.note(`✓ ${key} unset (profile ${name})`);
+      return;
+    }
+  }
 }

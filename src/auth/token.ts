@@ -1,0 +1,173 @@
+/**
+ * The token-endpoint client (spec §5): password and refresh_token grants against a Keycloak realm.
+ * Nothing here logs: the HTTP layer writes the -v lines with form secrets masked, and the response
+ * body (which holds the tokens) is never printed or put into an error message.
+ */
+import { AuthError, ServiceError } from '../errors.js';
+import type { Http } from '../service/http.js';
+import type { StoredSession } from './types.js';
+
+export interface TokenEndpoint {
+  authUrl: string;
+  realm: string;
+  clientId: string;
+  /** Confidential clients need it for every grant; public clients have none. */
+  clientSecret?: string;
+}
+
+export type Grant =
+  | { type: 'password'; username: string; password: string }
+  | { type: 'refresh_token'; refreshToken: string };
+
+/** The token endpoint refused the grant (an OAuth error answer). `error` is the OAuth error code. */
+export class TokenRefusedError extends AuthError {
+  override name = 'TokenRefusedError';
+  constructor(
+    message: string,
+    readonly error: string,
+    readonly status: number,
+    hint?: string,
+  ) {
+    super(message, { hint });
+  }
+}
+
+export function tokenUrl(authUrl: string, realm: string): string {
+  return `${authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
+}
+
+export function grantForm(ep: TokenEndpoint, grant: Grant): string {
+  const form = new URLSearchParams({ grant_type: grant.type, client_id: ep.clientId });
+  if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
+  if (grant.type === 'password') {
+    form.set('username', grant.username);
+    form.set('password', grant.password);
+  } else form.set('refresh_token', grant.refreshToken);
+  return form.toString();
+}
+
+/** Seconds from a token response field; numbers or numeric strings, else undefined. */
+function seconds(v: unknown): number | undefined {
+  const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** The `exp` claim of a JWT access token (epoch ms), if it is one. */
+export function jwtExpiry(token: string): number | undefined {
+  const part = token.split('.')[1];
+  if (!part) return undefined;
+  try {
+    const exp = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))?.exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Without any expiry information a token is trusted this long; a 401 still triggers a renewal. */
+const UNKNOWN_LIFETIME_MS = 60_000;
+
+/**
+ * A successful token response → the session to store. `previous` supplies the refresh token when a
+ * refresh answer does not rotate it. Throws ServiceError for a body that is not a token response.
+ */
+export function sessionFromResponse(body: unknown, now: number, previous?: StoredSession): StoredSession {
+  const b = body as Record<string, unknown> | null;
+  if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '') {
+    throw new ServiceError('the token endpoint answered without an access_token');
+  }
+  const accessToken = b.access_token;
+  const expiresIn = seconds(b.expires_in);
+  const expiresAt =
+    expiresIn !== undefined && expiresIn > 0
+      ? now + expiresIn * 1000
+      : (jwtExpiry(accessToken) ?? now + UNKNOWN_LIFETIME_MS);
+  const session: StoredSession = { accessToken, expiresAt, obtainedAt: now };
+  if (typeof b.refresh_token === 'string' && b.refresh_token !== '') {
+    session.refreshToken = b.refresh_token;
+    // 0 or absent: the server says nothing about it (Keycloak offline tokens): valid until refused.
+    const refreshIn = seconds(b.refresh_expires_in);
+    if (refreshIn !== undefined && refreshIn > 0) session.refreshExpiresAt = now + refreshIn * 1000;
+  } else if (previous?.refreshToken) {
+    session.refreshToken = previous.refreshToken;
+    if (previous.refreshExpiresAt !== undefined) session.refreshExpiresAt = previous.refreshExpiresAt;
+  }
+  return session;
+}
+
+/** POSTs one grant. Refusal → TokenRefusedError (exit 4); 5xx or a non-JSON answer → ServiceError (exit 8). */
+export async function requestToken(
+  http: Http,
+  ep: TokenEndpoint,
+  grant: Grant,
+  o: { now: () => number; signal?: AbortSignal; previous?: StoredSession },
+): Promise<StoredSession> {
+  const url = tokenUrl(ep.authUrl, ep.realm);
+  const host = hostOf(url);
+  const res = await http.send({ method: 'POST', url, form: grantForm(ep, grant), signal: o.signal });
+  let text: string;
+  try {
+    text = await res.body.text();
+  } catch (err) {
+    throw new ServiceError(`the token endpoint at ${host} broke off its answer`, { cause: err });
+  }
+  const type = String(res.headers['content-type'] ?? '');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (res.status >= 200 && res.status < 300) {
+    if (json === undefined) {
+      throw new ServiceError(
+        `the token endpoint at ${host} answered HTTP ${res.status} with ${type || 'a body'} that is not JSON`,
+        { hint: 'check --auth-url: it should be the Keycloak base URL, before /realms' },
+      );
+    }
+    return sessionFromResponse(json, o.now(), o.previous);
+  }
+  const oauth = json as { error?: unknown; error_description?: unknown } | undefined;
+  if (res.status >= 400 && res.status < 500 && typeof oauth?.error === 'string') {
+    const desc =
+      typeof oauth.error_description === 'string' && oauth.error_description
+        ? oauth.error_description
+        : oauth.error;
+    const what = grant.type === 'refresh_token' ? 'session renewal' : 'sign-in';
+    throw new TokenRefusedError(
+      `${what} refused by ${host}: ${oneLine(desc)}`,
+      oauth.error,
+      res.status,
+      refusalHint(oauth.error, res.status, grant.type),
+    );
+  }
+  if (res.status === 404) {
+    throw new ServiceError(`no token endpoint at ${url} (HTTP 404)`, {
+      hint: 'check --auth-url (the Keycloak base URL, before /realms) and --realm',
+    });
+  }
+  throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`, {
+    hint: res.status >= 500 ? 'the sign-in service is having trouble; try again later' : undefined,
+  });
+}
+
+function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {
+  if (error === 'invalid_client' || error === 'unauthorized_client')
+    return 'check the client id and the client secret (PRS_CLIENT_SECRET)';
+  if (error === 'invalid_grant' && grant === 'password') return 'check the user name and password';
+  if (status === 404) return 'check --auth-url and --realm';
+  return undefined;
+}
+
+function oneLine(s: string): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,428 @@
+import { describe, expect, it } from 'vitest';
+import {
+  accessUsable,
+  createSession,
+  identityOf,
+  notLoggedIn,
+  refreshUsable,
+  renewMargin,
+} from '../../../src/auth/session.js';
+import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
+import { FakeClock } from '../../../src/clock.js';
+import { AuthError, FileError, NetworkError, ServiceError, UsageError } from '../../../src/errors.js';
+import { createTestIO } from '../../../src/io.js';
+import { exitCodeFor } from '../../../src/main.js';
+import { resolveSettings } from '../../../src/settings.js';
+import { memoryStore } from '../../helpers/deps.js';
+import { fakeHttp, tokens } from './fake-http.js';
+
+const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);
+const TOKEN_URL = 'http://auth.test/realms/demo/protocol/openid-connect/token';
+const SETTINGS = { 'auth-url': 'http://auth.test', realm: 'demo', 'client-id': 'prs-cli', username: 'demo' };
+const ENV_CREDS = { PRS_PASSWORD: 'pw-env', PRS_CLIENT_SECRET: 'secret-env' };
+
+function session(accessIn: number, o: { refreshIn?: number | null; life?: number } = {}): StoredSession {
+  const s: StoredSession = { accessToken: 'stored-access', expiresAt: T0 + accessIn };
+  if (o.life !== undefined) s.obtainedAt = s.expiresAt - o.life;
+  if (o.refreshIn !== null) {
+    s.refreshToken = 'stored-refresh';
+    if (o.refreshIn !== undefined) s.refreshExpiresAt = T0 + o.refreshIn;
+  }
+  return s;
+}
+
+function setup(
+  o: { env?: Record<string, string>; profile?: ProfileData; profileName?: string; store?: Store } = {},
+) {
+  const clock = new FakeClock(T0);
+  const env = { PRS_CONFIG_DIR: '/tmp/prs-unit', ...o.env };
+  const name = o.profileName ?? 'default';
+  const store = o.store ?? memoryStore(o.profile ? { [name]: o.profile } : {});
+  const settings = resolveSettings(
+    { profile: o.profileName },
+    env,
+    o.profile?.settings ?? store.get(name)?.settings ?? {},
+  );
+  const http = fakeHttp();
+  const io = createTestIO({ verbose: true });
+  const s = createSession({
+    settings,
+    store,
+    http,
+    clock,
+    io,
+    signal: new AbortController().signal,
+    lock: (fn) => fn(),
+  });
+  return { s, http, store, clock, io, name };
+}
+
+describe('margins (pure)', () => {
+  it.each([
+    ['no issue time: 30 s', session(100_000), 30_000],
+    ['300 s token: 30 s', session(300_000, { life: 300_000 }), 30_000],
+    ['60 s token: 30 s', session(60_000, { life: 60_000 }), 30_000],
+    ['2 s token: half its life', session(2_000, { life: 2_000 }), 1_000],
+  ])('%s', (_n, s, want) => expect(renewMargin(s)).toBe(want));
+
+  it.each([
+    [30_000, true],
+    [29_999, false],
+    [0, false],
+    [-5, false],
+  ])('access token with %i ms left usable: %s', (left, want) =>
+    expect(accessUsable(session(left), T0)).toBe(want),
+  );
+
+  it.each([
+    ['unknown expiry', session(0), true],
+    ['future', session(0, { refreshIn: 1 }), true],
+    ['now', session(0, { refreshIn: 0 }), false],
+    ['none', session(0, { refreshIn: null }), false],
+  ])('refresh token %s usable: %s', (_n, s, want) => expect(refreshUsable(s, T0)).toBe(want));
+});
+
+describe('session.token()', () => {
+  it('1: PRS_TOKEN is used as is, without store or network', async () => {
+    const { s, http } = setup({ env: { PRS_TOKEN: 'given-token' }, profile: { settings: SETTINGS } });
+    expect(await s.token()).toBe('given-token');
+    expect(s.identity()).toMatch(/^token:[0-9a-f]{12}$/);
+    expect(s.identity()).not.toContain('given');
+    await expect(s.renew('given-token')).rejects.toThrow(/PRS_TOKEN/);
+    http.done();
+  });
+
+  it('2: a stored token valid for exactly 30 s more is used', async () => {
+    const { s, http } = setup({ profile: { settings: SETTINGS, session: session(30_000) } });
+    expect(await s.token()).toBe('stored-access');
+    expect(s.identity()).toBe('demo');
+    http.done();
+  });
+
+  it('2→3: 29.999 s left is renewed with the refresh token, and the new tokens are stored', async () => {
+    const { s, http, store } = setup({
+      env: { PRS_CLIENT_SECRET: 'secret-env' },
+      profile: { settings: SETTINGS, session: session(29_999) },
+    });
+    http.queue({
+      expect: (f, req) => {
+        expect(req.url).toBe(TOKEN_URL);
+        expect(Object.fromEntries(f)).toEqual({
+          grant_type: 'refresh_token',
+          client_id: 'prs-cli',
+          client_secret: 'secret-env',
+          refresh_token: 'stored-refresh',
+        });
+      },
+      body: tokens(1),
+    });
+    expect(await s.token()).toBe('access-1');
+    expect(store.get('default')?.session).toEqual({
+      accessToken: 'access-1',
+      expiresAt: T0 + 300_000,
+      obtainedAt: T0,
+      refreshToken: 'refresh-1',
+      refreshExpiresAt: T0 + 1_800_000,
+    });
+    // Cached afterwards: no second request.
+    expect(await s.token()).toBe('access-1');
+    http.done();
+  });
+
+  it('short-lived tokens are used for the first half of their life', async () => {
+    const { s, http, clock } = setup({
+      profile: { settings: SETTINGS, session: session(2_000, { life: 2_000 }) },
+    });
+    clock.advance(999);
+    expect(await s.token()).toBe('stored-access');
+    clock.advance(2);
+    http.queue({ expect: (f) => expect(f.get('grant_type')).toBe('refresh_token'), body: tokens(1) });
+    expect(await s.token()).toBe('access-1');
+    http.done();
+  });
+
+  it('3: a refresh answer without a new refresh token keeps the old one', async () => {
+    const { s, http, store } = setup({
+      profile: { settings: SETTINGS, session: session(0, { refreshIn: 60_000 }) },
+    });
+    http.queue({ body: tokens(1, { refresh: false }) });
+    await s.token();
+    expect(store.get('default')?.session).toMatchObject({
+      accessToken: 'access-1',
+      refreshToken: 'stored-refresh',
+      refreshExpiresAt: T0 + 60_000,
+    });
+    http.done();
+  });
+
+  it('3: refresh_expires_in 0 means no expiry information', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0) } });
+    http.queue({ body: tokens(1, { refreshExpiresIn: 0 }) });
+    await s.token();
+    const stored = store.get('default')?.session;
+    expect(stored?.refreshToken).toBe('refresh-1');
+    expect(stored?.refreshExpiresAt).toBeUndefined();
+    expect(refreshUsable(stored, T0 + 86_400_000)).toBe(true);
+    http.done();
+  });
+
+  it('3→4: an expired refresh token goes straight to the password grant from env', async () => {
+    const { s, http } = setup({
+      env: ENV_CREDS,
+      profile: { settings: SETTINGS, session: session(-1000, { refreshIn: -1 }) },
+    });
+    http.queue({
+      expect: (f) =>
+        expect(Object.fromEntries(f)).toEqual({
+          grant_type: 'password',
+          client_id: 'prs-cli',
+          client_secret: 'secret-env',
+          username: 'demo',
+          password: 'pw-env',
+        }),
+      body: tokens(2),
+    });
+    expect(await s.token()).toBe('access-2');
+    http.done();
+  });
+
+  it('3→4: a refresh refused with invalid_grant falls through to the password grant', async () => {
+    const { s, http, store, io } = setup({
+      env: ENV_CREDS,
+      profile: { settings: SETTINGS, session: session(0) },
+    });
+    http.queue(
+      {
+        expect: (f) => expect(f.get('grant_type')).toBe('refresh_token'),
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'Token is not active' },
+      },
+      { expect: (f) => expect(f.get('grant_type')).toBe('password'), body: tokens(3) },
+    );
+    expect(await s.token()).toBe('access-3');
+    expect(store.get('default')?.session?.refreshToken).toBe('refresh-3');
+    expect(io.stderrText()).not.toMatch(/pw-env|secret-env|stored-refresh|access-3|refresh-3/);
+    http.done();
+  });
+
+  it('4: saved credentials (--save-password) sign in again', async () => {
+    const { s, http } = setup({
+      profile: { settings: SETTINGS, secrets: { password: 'pw-saved', clientSecret: 'secret-saved' } },
+    });
+    http.queue({
+      expect: (f) => {
+        expect(f.get('password')).toBe('pw-saved');
+        expect(f.get('client_secret')).toBe('secret-saved');
+      },
+      body: tokens(4),
+    });
+    expect(await s.token()).toBe('access-4');
+    http.done();
+  });
+
+  it('4: env credentials without any stored profile create the session', async () => {
+    const { s, http, store } = setup({
+      env: {
+        ...ENV_CREDS,
+        PRS_USERNAME: 'demo',
+        PRS_AUTH_URL: 'http://auth.test',
+        PRS_REALM: 'demo',
+        PRS_CLIENT_ID: 'prs-cli',
+      },
+    });
+    http.queue({ body: tokens(5) });
+    expect(await s.token()).toBe('access-5');
+    expect(store.get('default')).toMatchObject({ settings: {}, session: { accessToken: 'access-5' } });
+    expect(store.get('default')?.secrets).toBeUndefined();
+    http.done();
+  });
+
+  it('4: a refused password grant is exit 4 with the server description', async () => {
+    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    http.queue({
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    });
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toBe('sign-in refused by auth.test: Invalid user credentials');
+    expect(exitCodeFor(err)).toBe(4);
+    http.done();
+  });
+
+  it('5: nothing at all → exit 4 telling to run prs login', async () => {
+    const { s, http } = setup({ profile: { settings: SETTINGS } });
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toBe('not logged in or session expired — run `prs login`');
+    expect(err.hint).toMatch(/PRS_USERNAME/);
+    http.done();
+  });
+
+  it('5: in CI the message names the environment variables', async () => {
+    const { s } = setup({ env: { CI: 'true' }, profile: { settings: SETTINGS } });
+    await expect(s.token()).rejects.toThrow(
+      'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+    );
+  });
+
+  it('5: a named profile is named in the login hint', () => {
+    expect(notLoggedIn({ ci: false, profile: 'prod' }).message).toContain('prs login --profile prod');
+  });
+
+  it('5: only a password but no client secret is not enough', async () => {
+    const { s } = setup({ env: { PRS_PASSWORD: 'pw' }, profile: { settings: SETTINGS } });
+    await expect(s.token()).rejects.toBeInstanceOf(AuthError);
+  });
+
+  it('3→5: a refused refresh without credentials is exit 4, and the dead session is forgotten', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0) } });
+    http.queue({ status: 400, body: { error: 'invalid_grant', error_description: 'Session not active' } });
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/run `prs login`/);
+    expect(err.hint).toMatch(/invalid_grant/);
+    expect(store.get('default')?.session).toBeUndefined();
+    expect(store.get('default')?.settings).toEqual(SETTINGS);
+    http.done();
+  });
+
+  it('3→5: refresh refused for want of the client secret says how to provide it', async () => {
+    const { s, http } = setup({ profile: { settings: SETTINGS, session: session(0) } });
+    http.queue({
+      status: 401,
+      body: { error: 'unauthorized_client', error_description: 'Invalid client secret' },
+    });
+    const err = await s.token().catch((e) => e);
+    expect(err.hint).toMatch(/PRS_CLIENT_SECRET.*--save-password/);
+    http.done();
+  });
+
+  it('a missing auth URL with credentials at hand is a usage error naming its variable', async () => {
+    const { s } = setup({ env: ENV_CREDS, profile: { settings: { username: 'demo' } } });
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toMatch(/missing auth URL: set PRS_AUTH_URL/);
+  });
+
+  it.each([
+    ['a 5xx', { status: 503, text: '<html>down</html>' }, ServiceError],
+    ['a non-JSON 200', { status: 200, text: '<html>login page</html>' }, ServiceError],
+    ['a 200 without access_token', { status: 200, body: { foo: 1 } }, ServiceError],
+    ['a 404 page', { status: 404, text: 'Not Found' }, ServiceError],
+  ])('%s from the token endpoint is a service error', async (_n, answer, type) => {
+    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    http.queue(answer);
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(type);
+    expect(exitCodeFor(err)).toBe(8);
+    expect(err.message).not.toMatch(/<html|login page|down/);
+  });
+
+  it('an unreachable token endpoint stays a network error (exit 9)', async () => {
+    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    http.queue({ error: new NetworkError('connection refused by auth.test') });
+    const err = await s.token().catch((e) => e);
+    expect(exitCodeFor(err)).toBe(9);
+  });
+
+  it('without expires_in the JWT exp claim is used, else one minute', async () => {
+    const exp = T0 / 1000 + 120;
+    const jwt = `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.`;
+    const a = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    a.http.queue({ body: { access_token: jwt } });
+    await a.s.token();
+    expect(a.store.get('default')?.session?.expiresAt).toBe(exp * 1000);
+    const b = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    b.http.queue({ body: { access_token: 'opaque' } });
+    await b.s.token();
+    expect(b.store.get('default')?.session?.expiresAt).toBe(T0 + 60_000);
+  });
+
+  it('the realm is URL-encoded into the token path', async () => {
+    const { s, http } = setup({
+      env: ENV_CREDS,
+      profile: { settings: { ...SETTINGS, realm: 'my realm/x' } },
+    });
+    http.queue({
+      expect: (_f, req) => expect(req.url).toContain('/realms/my%20realm%2Fx/protocol/'),
+      body: tokens(1),
+    });
+    await s.token();
+    http.done();
+  });
+
+  it('parallel calls in one process share one renewal', async () => {
+    const { s, http } = setup({ profile: { settings: SETTINGS, session: session(0) } });
+    http.queue({ body: tokens(1) });
+    const got = await Promise.all([s.token(), s.token(), s.token()]);
+    expect(got).toEqual(['access-1', 'access-1', 'access-1']);
+    http.done();
+  });
+
+  it('a store that cannot be written does not fail a run that got a token', async () => {
+    const base = memoryStore({ default: { settings: SETTINGS, session: session(0) } });
+    const store: Store = {
+      ...base,
+      update: async () => {
+        throw new FileError('cannot write /ro/config.json: read-only file system');
+      },
+    };
+    const { s, http, io } = setup({ store });
+    http.queue({ body: tokens(1) });
+    expect(await s.token()).toBe('access-1');
+    expect(io.stderrText()).toMatch(/could not save the session/);
+    http.done();
+  });
+});
+
+describe('session.renew() after a 401', () => {
+  it('discards the rejected token and refreshes once', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(200_000) } });
+    expect(await s.token()).toBe('stored-access');
+    http.queue({ expect: (f) => expect(f.get('grant_type')).toBe('refresh_token'), body: tokens(1) });
+    expect(await s.renew('stored-access')).toBe('access-1');
+    expect(store.get('default')?.session?.accessToken).toBe('access-1');
+    expect(await s.token()).toBe('access-1');
+    http.done();
+  });
+
+  it('uses the token another process stored meanwhile instead of renewing', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(200_000) } });
+    await s.token();
+    await store.update('default', (p) => ({
+      ...p!,
+      session: { ...session(250_000), accessToken: 'other-process' },
+    }));
+    expect(await s.renew('stored-access')).toBe('other-process');
+    http.done();
+  });
+
+  it('falls back to the password grant when the refresh fails', async () => {
+    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS, session: session(200_000) } });
+    http.queue(
+      { status: 400, body: { error: 'invalid_grant', error_description: 'Token is not active' } },
+      { expect: (f) => expect(f.get('grant_type')).toBe('password'), body: tokens(2) },
+    );
+    expect(await s.renew('stored-access')).toBe('access-2');
+    http.done();
+  });
+
+  it('without refresh token or credentials: exit 4, and the rejected token is not used again', async () => {
+    const { s, http, store } = setup({
+      profile: { settings: SETTINGS, session: session(200_000, { refreshIn: null }) },
+    });
+    await expect(s.renew('stored-access')).rejects.toBeInstanceOf(AuthError);
+    expect(store.get('default')?.session?.expiresAt).toBe(0);
+    await expect(s.token()).rejects.toBeInstanceOf(AuthError);
+    http.done();
+  });
+});
+
+describe('identity', () => {
+  it.each([
+    [{ token: 'abc', username: 'demo', profile: 'default' }, /^token:[0-9a-f]{12}$/],
+    [{ username: 'demo', profile: 'default' }, /^demo$/],
+    [{ profile: 'ci' }, /^profile:ci$/],
+  ])('%j → %s', (s, want) => expect(identityOf(s)).toMatch(want));
+});
