@@ -1,0 +1,190 @@
+/**
+ * The sandbox's Keycloak stand-in: the token endpoint (password and refresh_token grants) and bearer
+ * verification for the report endpoints. Tokens are HS256 JWTs signed with per-process random keys;
+ * `revoke()` rotates the access key, which makes every access token issued so far invalid.
+ */
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+export interface SandboxUser {
+  username: string;
+  password: string;
+  /** The tenant this user may ask for (X-CLIENT-ID). */
+  tenant: string;
+}
+
+export interface AccessClaims {
+  exp: number;
+  iat: number;
+  jti: string;
+  iss: string;
+  sub: string;
+  typ: string;
+  azp: string;
+  sid: string;
+  scope: string;
+  preferred_username: string;
+  tenant: string;
+  [k: string]: unknown;
+}
+
+export interface TokenAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
+
+export function signJwt(claims: object, key: Buffer): string {
+  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'prs-sandbox' }));
+  const body = b64url(JSON.stringify(claims));
+  const sig = createHmac('sha256', key).update(`${head}.${body}`).digest('base64url');
+  return `${head}.${body}.${sig}`;
+}
+
+/** The claims of a JWT signed with `key`, or undefined for anything malformed or forged. */
+export function verifyJwt(token: string, key: Buffer): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const want = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();
+  const got = Buffer.from(parts[2], 'base64url');
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
+  try {
+    const head = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
+    if (head?.alg !== 'HS256') return undefined;
+    const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    return claims && typeof claims === 'object' ? claims : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const oauthError = (status: number, error: string, description: string): TokenAnswer => ({
+  status,
+  body: { error, error_description: description },
+});
+
+export type BearerCheck =
+  | { ok: true; claims: AccessClaims }
+  | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
+
+export interface IssuerOptions {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  users: readonly SandboxUser[];
+  tokenTtl: number;
+  refreshTtl: number;
+  now: () => number;
+}
+
+export class TokenIssuer {
+  private accessKey = randomBytes(32);
+  private refreshKey = randomBytes(32);
+  constructor(private readonly o: IssuerOptions) {}
+
+  /** Invalidates every access token issued so far (and, with `refresh`, every refresh token). */
+  revoke(opts: { refresh?: boolean } = {}): void {
+    this.accessKey = randomBytes(32);
+    if (opts.refresh) this.refreshKey = randomBytes(32);
+  }
+
+  /** Answers a token request the way Keycloak does, checks in Keycloak's order. */
+  token(form: URLSearchParams): TokenAnswer {
+    const grant = form.get('grant_type');
+    if (!grant) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
+    if (grant !== 'password' && grant !== 'refresh_token')
+      return oauthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
+    const clientId = form.get('client_id');
+    if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
+    if (clientId !== this.o.clientId || form.get('client_secret') !== this.o.clientSecret)
+      return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+    return grant === 'password' ? this.passwordGrant(form) : this.refreshGrant(form);
+  }
+
+  private passwordGrant(form: URLSearchParams): TokenAnswer {
+    const username = form.get('username');
+    if (!username) return oauthError(400, 'invalid_request', 'Missing parameter: username');
+    const user = this.o.users.find((u) => u.username === username);
+    // Keycloak answers a missing password like a wrong one.
+    if (!user || form.get('password') !== user.password)
+      return oauthError(401, 'invalid_grant', 'Invalid user credentials');
+    return this.issue(user, randomUUID());
+  }
+
+  private refreshGrant(form: URLSearchParams): TokenAnswer {
+    const token = form.get('refresh_token');
+    if (!token) return oauthError(400, 'invalid_request', 'Missing parameter: refresh_token');
+    const claims = verifyJwt(token, this.refreshKey);
+    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer)
+      return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+    if (this.o.now() >= Number(claims.exp) * 1000)
+      return oauthError(400, 'invalid_grant', 'Token is not active');
+    if (claims.azp !== this.o.clientId)
+      return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
+    const user = this.o.users.find((u) => u.username === claims.preferred_username);
+    if (!user) return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+    return this.issue(user, String(claims.sid));
+  }
+
+  private issue(user: SandboxUser, sid: string): TokenAnswer {
+    const now = this.o.now();
+    const iat = Math.floor(now / 1000);
+    // Rounded up, so a token lives at least its advertised expires_in, never a fraction less.
+    const expiry = (ttl: number) => Math.ceil((now + ttl * 1000) / 1000);
+    const common = {
+      iat,
+      iss: this.o.issuer,
+      sub: subjectOf(user.username),
+      azp: this.o.clientId,
+      sid,
+      scope: 'profile email',
+      preferred_username: user.username,
+    };
+    const access = {
+      exp: expiry(this.o.tokenTtl),
+      jti: randomUUID(),
+      aud: 'account',
+      typ: 'Bearer',
+      ...common,
+      tenant: user.tenant,
+    };
+    const refresh = {
+      exp: expiry(this.o.refreshTtl),
+      jti: randomUUID(),
+      aud: this.o.issuer,
+      typ: 'Refresh',
+      ...common,
+    };
+    return {
+      status: 200,
+      body: {
+        access_token: signJwt(access, this.accessKey),
+        expires_in: this.o.tokenTtl,
+        refresh_expires_in: this.o.refreshTtl,
+        refresh_token: signJwt(refresh, this.refreshKey),
+        token_type: 'Bearer',
+        'not-before-policy': 0,
+        session_state: sid,
+        scope: 'profile email',
+      },
+    };
+  }
+
+  /** Checks an Authorization header value for the report endpoints. */
+  checkBearer(header: string | undefined): BearerCheck {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!m) return { ok: false, reason: 'missing', description: 'Full authentication is required' };
+    const claims = verifyJwt(m[1], this.accessKey);
+    if (claims?.typ !== 'Bearer' || claims.iss !== this.o.issuer)
+      return { ok: false, reason: 'invalid', description: 'Invalid token' };
+    if (this.o.now() >= Number(claims.exp) * 1000)
+      return { ok: false, reason: 'expired', description: 'Token expired' };
+    return { ok: true, claims: claims as AccessClaims };
+  }
+}
+
+/** A stable, UUID-shaped subject per user name. */
+function subjectOf(username: string): string {
+  const h = createHmac('sha256', 'prs-sandbox-subject').update(username).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
