@@ -14,12 +14,15 @@ import { FileError, fileError } from '../errors.js';
 export interface AtomicFile {
   /** The temporary file being written. */
   readonly tempPath: string;
-  /** The final path. */
+  /** The final path (the one given to commit, once committed). */
   readonly path: string;
   /** A stream into the temporary file. */
   readonly stream: WriteStream;
-  /** Flush, fsync and move into place. Throws FileError (exists without force, disk full, ...). */
-  commit(): Promise<void>;
+  /**
+   * Flush, fsync and move into place. Throws FileError (exists without force, disk full, ...).
+   * `finalPath` (same directory) renames to a name decided only after the data was written.
+   */
+  commit(finalPath?: string): Promise<void>;
   /** Remove the temporary file; safe to call more than once and after commit. */
   abort(): Promise<void>;
 }
@@ -64,13 +67,21 @@ export async function createAtomicFile(
   };
   return {
     tempPath,
-    path,
+    get path() {
+      return path;
+    },
     stream,
-    async commit() {
+    async commit(finalPath = path) {
+      if (dirname(finalPath) !== dirname(path)) throw new Error(`commit: ${finalPath} is not beside ${path}`);
+      path = finalPath;
       try {
         if (stream.errored) throw stream.errored;
-        stream.end();
-        await once(stream, 'close');
+        // A pipeline may have ended the stream already, and then it closed on its own.
+        if (!stream.closed) {
+          const closed = once(stream, 'close');
+          stream.end();
+          await closed;
+        }
         if (stream.errored) throw stream.errored;
         if (o.force) await rename(tempPath, path);
         else {

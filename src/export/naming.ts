@@ -1,0 +1,233 @@
+/**
+ * File names for exports. Pure functions: the server's Content-Disposition name reduced to a safe
+ * plain name, else the `<date>_<name>_index.<ext>` rule of CLI.md.
+ */
+import type { ExportFormat } from '../input.js';
+
+export type ExportKind = 'json' | 'zip';
+
+/**
+ * Longest name kept, in UTF-8 bytes. File systems allow 255; the temporary file beside the target
+ * adds a leading dot and `.<pid>.<8 hex>.tmp` (under 30 bytes), which must fit too.
+ */
+export const MAX_NAME_BYTES = 200;
+
+// C0/C1 controls, and the bidi overrides/isolates that make a name display as something it is not.
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+// Not separators on this system, but illegal on Windows or special to shells; a file copied there must work.
+const RESERVED_CHARS = /[<>:"|?*]/g;
+
+/**
+ * A server-suggested name → a plain file name that stays in the target directory: the last path
+ * segment only, no control or bidi characters, no `/` or `\`, no leading dot, no `..`, at most
+ * MAX_NAME_BYTES. Returns undefined when nothing usable is left. Idempotent.
+ */
+export function sanitizeFileName(raw: string): string | undefined {
+  const segments = raw.split(/[/\\]/);
+  let name = '';
+  // The last segment that still holds something once cleaned: `a/b/` means b, `../../x.json` means x.json.
+  for (let i = segments.length - 1; i >= 0 && name === ''; i--) name = cleanSegment(segments[i]);
+  if (name === '') return undefined;
+  name = trimEnds(truncateUtf8(name, MAX_NAME_BYTES));
+  return name === '' ? undefined : name;
+}
+
+function cleanSegment(segment: string): string {
+  return trimEnds(
+    segment
+      .replace(UNSAFE_CHARS, '')
+      .replace(RESERVED_CHARS, '_')
+      // After the removals, so that "e<ctrl>\u0301" is composed as a second pass would compose it.
+      .normalize('NFC')
+      .replace(/\.{2,}/g, '.'),
+  );
+}
+
+/** No leading dots or spaces (hidden files, `..`), no trailing ones (Windows drops them). */
+function trimEnds(s: string): string {
+  return s.replace(/^[\s.]+/u, '').replace(/[\s.]+$/u, '');
+}
+
+/** Cut to at most `max` UTF-8 bytes, keeping the extension when it is short, never splitting a character. */
+export function truncateUtf8(s: string, max: number): string {
+  if (Buffer.byteLength(s) <= max) return s;
+  const dot = s.lastIndexOf('.');
+  const ext = dot > 0 && s.length - dot <= 10 ? s.slice(dot) : '';
+  const budget = max - Buffer.byteLength(ext);
+  let out = '';
+  let used = 0;
+  for (const ch of s.slice(0, s.length - ext.length)) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > budget) break;
+    out += ch;
+    used += n;
+  }
+  return trimEnds(out) + ext;
+}
+
+/** The `filename` of a Content-Disposition header as `parse` reads it (`filename*` wins there). */
+export type DispositionParser = (header: string) => { parameters: Record<string, string> };
+
+/**
+ * The file name a Content-Disposition header suggests, unsanitised; undefined when there is none.
+ * `parse` is the content-disposition package's (RFC 6266; it decodes RFC 5987 `filename*` and prefers
+ * it). Headers it rejects (unquoted spaces, unknown charsets) get a lenient second reading, since a
+ * slightly malformed header from the real service should still name the file.
+ */
+export function dispositionFileName(
+  header: string | undefined,
+  parse: DispositionParser,
+): string | undefined {
+  if (!header?.trim()) return undefined;
+  try {
+    const name = parse(header).parameters.filename;
+    return name?.trim() ? name : undefined;
+  } catch {
+    return lenientDispositionFileName(header);
+  }
+}
+
+export function lenientDispositionFileName(header: string): string | undefined {
+  const ext = /filename\*\s*=\s*([\w!#$%&+^`{}~-]+)'[^']*'([^;\s]+)/i.exec(header);
+  if (ext) {
+    const charset = ext[1].toLowerCase();
+    try {
+      const bytes = Buffer.from(
+        ext[2].replace(/%([0-9a-f]{2})/gi, (_m, h) => String.fromCharCode(parseInt(h, 16))),
+        'latin1',
+      );
+      const name =
+        charset === 'utf-8' || charset === 'utf8' ? bytes.toString('utf8') : bytes.toString('latin1');
+      if (name.trim()) return name;
+    } catch {
+      // fall through to the plain parameter
+    }
+  }
+  const quoted = /(?:^|;)\s*filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header);
+  if (quoted) return quoted[1].replace(/\\(.)/g, '$1') || undefined;
+  const plain = /(?:^|;)\s*filename\s*=\s*([^;]+)/i.exec(header);
+  return plain?.[1].trim() || undefined;
+}
+
+/** Free text → words fit for a file name: letters, digits and `-` kept, everything else splits. */
+export function nameWords(text: string): string[] {
+  return text
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}-]+/u)
+    .map((w) => w.replace(/^-+|-+$/g, ''))
+    .filter((w) => w !== '');
+}
+
+/** The words all names start with: ["Example 600 OG EUR", "Example 600 OG JPY"] → Example 600 OG. */
+export function commonLeadingWords(names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  let common = nameWords(names[0]);
+  for (const n of names.slice(1)) {
+    const words = nameWords(n);
+    let i = 0;
+    while (i < common.length && i < words.length && common[i] === words[i]) i++;
+    common = common.slice(0, i);
+  }
+  return common;
+}
+
+/** A currency code as the service's index names end with one ("… OG EUR"). */
+export const isCurrencyWord = (w: string): boolean => /^[A-Z]{3}$/.test(w);
+
+/**
+ * The `<name>` words from the rows' indexName values: their common leading words, without a trailing
+ * currency code — the public example names "Example 600 OG JPY" rows `…_Example_600_OG_index.json`.
+ * The currency is dropped for several names too (their common part may end in one: "… EUR Net" and
+ * "… EUR Price"), but never when it is the only word left.
+ */
+export function nameFromIndexNames(names: readonly string[]): string[] {
+  return dropCurrency(commonLeadingWords(names));
+}
+
+export function dropCurrency(words: readonly string[]): string[] {
+  if (words.length > 1 && isCurrencyWord(words[words.length - 1])) return words.slice(0, -1);
+  return [...words];
+}
+
+/** The common leading words of names seen one at a time, in constant memory (for a streamed file). */
+export class CommonWords {
+  private common: string[] | undefined;
+  add(name: string): void {
+    const words = nameWords(name);
+    if (this.common === undefined) {
+      this.common = words;
+      return;
+    }
+    let i = 0;
+    while (i < this.common.length && i < words.length && this.common[i] === words[i]) i++;
+    if (i < this.common.length) this.common = this.common.slice(0, i);
+  }
+  /** undefined when no name was added. */
+  words(): string[] | undefined {
+    return this.common && [...this.common];
+  }
+}
+
+/** `.json` or `.zip`: the content type when it says so plainly, else the requested format. */
+export function exportKind(format: ExportFormat, contentType?: string): ExportKind {
+  const ct = (contentType ?? '').toLowerCase();
+  if (/\bzip\b/.test(ct)) return 'zip';
+  if (/\bjson\b/.test(ct)) return 'json';
+  return format === 'csv' ? 'zip' : 'json';
+}
+
+/** `<date>_<name words joined by _>_index.<ext>`. */
+export function ruleFileName(date: string, words: readonly string[], kind: ExportKind): string {
+  return `${date}_${words.join('_')}_index.${kind}`;
+}
+
+/**
+ * The name from the fallback rule: --name, else the rows' index names (JSON, read from the file),
+ * else `portfolio_<id>`.
+ */
+export function fallbackFileName(o: {
+  date: string;
+  portfolioId: number;
+  kind: ExportKind;
+  name?: string;
+  /** The common leading words of the rows' indexName values (CommonWords), if any. */
+  indexWords?: readonly string[];
+}): string {
+  let words = o.name === undefined ? [] : nameWords(o.name);
+  if (words.length === 0 && o.indexWords?.length) words = dropCurrency(o.indexWords);
+  if (words.length === 0) words = ['portfolio', String(o.portfolioId)];
+  return (
+    sanitizeFileName(ruleFileName(o.date, words, o.kind)) ??
+    `${o.date}_portfolio_${o.portfolioId}_index.${o.kind}`
+  );
+}
+
+/** A server name without an extension gets the one of its content, so it opens with the right tool. */
+export function withExtension(name: string, kind: ExportKind): string {
+  return /\.[A-Za-z0-9]{1,10}$/.test(name) ? name : (sanitizeFileName(`${name}.${kind}`) ?? name);
+}
+
+/**
+ * Two exports of one run that would get the same name (the server names two dates alike, or --name
+ * with several portfolios): the later one gets `_<portfolioId>_<date>` before its extension.
+ */
+export function disambiguate(name: string, portfolioId: number, date: string): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const tag = `_${portfolioId}_${date}`;
+  return (
+    sanitizeFileName(`${truncateUtf8(stem, MAX_NAME_BYTES - Buffer.byteLength(tag + ext))}${tag}${ext}`) ??
+    name
+  );
+}
+
+/** The resolved name of one export: from the server's header, or the rule (maybe needing the rows). */
+export function nameFromHeaders(o: {
+  contentDisposition?: string;
+  parse: DispositionParser;
+  kind: ExportKind;
+}): string | undefined {
+  const suggested = dispositionFileName(o.contentDisposition, o.parse);
+  const safe = suggested === undefined ? undefined : sanitizeFileName(suggested);
+  return safe === undefined ? undefined : withExtension(safe, o.kind);
+}
