@@ -1,0 +1,127 @@
+/** Helpers for the adapter's end-to-end tests: bundle the fixture runner once, spawn it as a real process. */
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { baseEnv, type RunResult } from '../helpers/run.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/service-run.ts', import.meta.url));
+
+/** Bundles the fixture runner into `dir`; returns the .mjs path. */
+export async function buildRunner(dir: string): Promise<string> {
+  const outfile = join(dir, 'service-run.mjs');
+  await build({
+    entryPoints: [FIXTURE],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    logLevel: 'error',
+    // CommonJS dependencies call require(); give the ESM bundle a real one (as scripts/build.mjs does).
+    banner: {
+      js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
+    },
+  });
+  return outfile;
+}
+
+export interface Runner {
+  /** Resolves with the result when the process exits. */
+  done: Promise<RunResult>;
+  /** Resolves when the runner printed `ready` (with --wait-go). */
+  ready: Promise<void>;
+  go(): void;
+}
+
+export function spawnRunner(script: string, args: string[], env: Record<string, string | undefined>): Runner {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: baseEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  child.stdout.on('data', (c: Buffer) => {
+    out.push(c);
+    if (Buffer.concat(out).toString().startsWith('ready\n')) markReady();
+  });
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({
+        code,
+        signal,
+        stdout: stdoutBytes.toString(),
+        stderr: Buffer.concat(err).toString(),
+        stdoutBytes,
+      });
+    });
+  });
+  if (!args.includes('--wait-go')) child.stdin.end();
+  return { done, ready, go: () => child.stdin.end('go\n') };
+}
+
+/** A report service stand-in that enforces a strict sliding window and records every arrival. */
+export interface CountingServer {
+  url: string;
+  arrivals: number[];
+  /** Answers that were 429. */
+  rejected: number;
+  /** Every request's URL and the headers the adapter must send. */
+  seen: { url: string; auth?: string; tenant?: string }[];
+  close(): Promise<void>;
+}
+
+export async function startCountingServer(
+  o: { limit?: number; windowMs?: number; server?: Server | HttpsServer } = {},
+): Promise<CountingServer> {
+  const limit = o.limit ?? Number.POSITIVE_INFINITY;
+  const windowMs = o.windowMs ?? 1000;
+  const state: CountingServer = {
+    url: '',
+    arrivals: [],
+    rejected: 0,
+    seen: [],
+    close: async () => {},
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const now = Date.now();
+    state.seen.push({
+      url: req.url ?? '',
+      auth: req.headers.authorization,
+      tenant: req.headers['x-client-id'] as string | undefined,
+    });
+    const inWindow = state.arrivals.filter((t) => t > now - windowMs).length;
+    if (inWindow >= limit) {
+      state.rejected++;
+      res.writeHead(429, { 'content-type': 'application/json' }).end('{"message":"Too Many Requests"}');
+      return;
+    }
+    state.arrivals.push(now);
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"report":[{"effectiveDate":"2024-05-02","indexValue":1302.917413}]}');
+  };
+  const server = o.server ?? createServer();
+  server.on('request', handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  state.url = `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    });
+  return state;
+}
