@@ -250,18 +250,27 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .description('run a local stand-in for the service and its token endpoint, until interrupted')
     .option('--port <n>', 'port (0 picks a free one)', '0')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--rate-limit <n/window>', "the sandbox's JSON endpoint limit per user", '4/60s')
+    .option('--rate-limit <n/window>', "the sandbox's JSON endpoint limit per user (default: 4/60s)")
     .option('--token-ttl <seconds>', 'access token lifetime', '300')
     .option('--refresh-ttl <seconds>', 'refresh token lifetime', '1800')
-    .action(
-      act('sandbox', (o: Record<string, string>) => ({
-        port: o.port,
-        host: o.host,
-        rateLimit: o.rateLimit,
-        tokenTtl: o.tokenTtl,
-        refreshTtl: o.refreshTtl,
-      })),
-    );
+    .option('--big-rows <n>', 'constituent rows of portfolio 900, streamed (default: 1000)')
+    .action(async (o: Record<string, string | undefined>, cmd: Command) => {
+      // The global --rate-limit has the same name, and commander gives it the value wherever it
+      // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
+      const globals = globalsOf(cmd);
+      await run(
+        'sandbox',
+        {
+          port: o.port,
+          host: o.host,
+          rateLimit: o.rateLimit ?? globals.rateLimit ?? '4/60s',
+          tokenTtl: o.tokenTtl,
+          refreshTtl: o.refreshTtl,
+          bigRows: o.bigRows,
+        },
+        globals,
+      );
+    });
 
   return program;
 

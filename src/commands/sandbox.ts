@@ -1,4 +1,11 @@
+/**
+ * `prs sandbox`: runs the local stand-in service until Ctrl-C. The base URL is the first stdout line
+ * (for scripts); how to log in, the portfolios and the request log go to stderr.
+ */
 import type { Deps } from '../deps.js';
+import { UsageError } from '../errors.js';
+import type { SandboxOptions } from '../sandbox/index.js';
+import { parseRateLimit } from '../settings.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -6,8 +13,104 @@ export interface SandboxCommandOptions {
   rateLimit: string;
   tokenTtl: string;
   refreshTtl: string;
+  /** Constituent rows of portfolio 900. */
+  bigRows?: string;
 }
 
-export async function sandbox(_o: SandboxCommandOptions, _deps: Deps): Promise<void> {
-  throw new Error('sandbox: not implemented yet');
+const MAX_TTL = 10 * 365 * 86_400;
+const MAX_BIG_ROWS = 100_000_000;
+
+function wholeNumber(flag: string, v: string, min: number, max: number): number {
+  if (!/^\s*\d{1,12}\s*$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new UsageError(`invalid ${flag} "${v}": expected a whole number from ${min} to ${max}`);
+  }
+  return Number(v);
+}
+
+/** Flags → startSandbox options; every bad value is a UsageError naming its flag. */
+export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
+  const host = o.host.trim();
+  if (host === '' || /\s|\/|:\/\//.test(host)) throw new UsageError(`invalid --host "${o.host}"`);
+  try {
+    parseRateLimit(o.rateLimit);
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message} (from --rate-limit)`);
+  }
+  return {
+    port: wholeNumber('--port', o.port, 0, 65535),
+    host,
+    rateLimit: o.rateLimit,
+    tokenTtl: wholeNumber('--token-ttl', o.tokenTtl, 1, MAX_TTL),
+    refreshTtl: wholeNumber('--refresh-ttl', o.refreshTtl, 1, MAX_TTL),
+    bigExportRows:
+      o.bigRows === undefined ? undefined : wholeNumber('--big-rows', o.bigRows, 0, MAX_BIG_ROWS),
+  };
+}
+
+/** The lines shown on start: how to log in and what to ask for. */
+export function startBanner(s: {
+  url: string;
+  authUrl: string;
+  realm: string;
+  clientId: string;
+  clientSecret: string;
+  users: readonly { username: string; password: string; tenant: string }[];
+  rateLimit: string;
+  tokenTtl: number;
+  bigRows: number;
+}): string[] {
+  const [demo, other] = s.users;
+  const lines = [
+    `prs sandbox: serving at ${s.url} (realm ${s.realm}; JSON endpoint limit ${s.rateLimit} per user; access tokens last ${s.tokenTtl} s)`,
+    `log in as ${demo.username} (tenant ${demo.tenant}):`,
+    `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs login --auth-url ${s.authUrl} --realm ${shellQuote(s.realm)} --client-id ${shellQuote(s.clientId)} --username ${shellQuote(demo.username)} --tenant ${shellQuote(demo.tenant)} --base-url ${s.url} --password-stdin`,
+    'then try:',
+    '  prs report 42 --type index --date 2023-06-29',
+    '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',
+    `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 101 no data · 500 always fails · 900 big export (${s.bigRows} rows)`,
+  ];
+  if (other) {
+    lines.push(
+      `second user for 403 tests: ${other.username} / ${other.password} (tenant ${other.tenant}). Ctrl-C stops the sandbox.`,
+    );
+  } else lines.push('Ctrl-C stops the sandbox.');
+  return lines;
+}
+
+const shellQuote = (s: string): string =>
+  /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
+
+export async function sandbox(o: SandboxCommandOptions, deps: Deps): Promise<void> {
+  const options = parseSandboxOptions(o);
+  const { startSandbox, SANDBOX_DEFAULTS } = await import('../sandbox/index.js');
+  if (deps.signal.aborted) return;
+  let sb: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sb = await startSandbox({ ...options, log: (line) => deps.io.note(`sandbox: ${line}`) });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`port ${options.port} is already in use`, { hint: 'use --port 0 for a free one' });
+    if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${options.port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new UsageError(`cannot listen on host "${options.host}"`);
+    throw err;
+  }
+  try {
+    deps.io.out(`${sb.url}\n`);
+    for (const line of startBanner({
+      ...sb,
+      rateLimit: options.rateLimit ?? SANDBOX_DEFAULTS.rateLimit,
+      tokenTtl: options.tokenTtl ?? SANDBOX_DEFAULTS.tokenTtl,
+      bigRows: options.bigExportRows ?? 1000,
+    }))
+      deps.io.note(line);
+    await new Promise<void>((resolve) => {
+      if (deps.signal.aborted) resolve();
+      else deps.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  } finally {
+    await sb.close();
+  }
+  deps.io.note('prs sandbox: stopped');
 }
