@@ -1,0 +1,453 @@
+import { describe, expect, it } from 'vitest';
+import type { ProfileData } from '../../../src/auth/types.js';
+import { FakeClock } from '../../../src/clock.js';
+import { assess, authStatus, authToken, duration } from '../../../src/commands/auth.js';
+import { checkValue, config, effectiveSettings, parseKey } from '../../../src/commands/config.js';
+import { login, passwordFromStdin } from '../../../src/commands/login.js';
+import { logout } from '../../../src/commands/logout.js';
+import { AuthError, NoDataError, UsageError } from '../../../src/errors.js';
+import { createTestIO } from '../../../src/io.js';
+import { exitCodeFor } from '../../../src/main.js';
+import { resolveSettings } from '../../../src/settings.js';
+import { fakeDeps, memoryStore } from '../../helpers/deps.js';
+import { fakeHttp, tokens } from './fake-http.js';
+
+const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);
+const LOGIN_ENV = {
+  PRS_CONFIG_DIR: '/tmp/prs-unit',
+  PRS_AUTH_URL: 'https://login.example.com/auth/',
+  PRS_REALM: 'acme',
+  PRS_CLIENT_ID: 'prs-cli',
+  PRS_USERNAME: 'demo',
+  PRS_TENANT: 'demo-tenant',
+  PRS_BASE_URL: 'https://api.example.com',
+  PRS_CLIENT_SECRET: 'secret-1',
+};
+const OPTS = { passwordStdin: false, savePassword: false };
+const SETTINGS = {
+  'auth-url': 'https://login.example.com/auth',
+  realm: 'acme',
+  'client-id': 'prs-cli',
+  username: 'demo',
+  tenant: 'demo-tenant',
+  'base-url': 'https://api.example.com',
+};
+
+const attempt = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e,
+  );
+
+describe('passwordFromStdin', () => {
+  it.each([
+    ['pw\n', 'pw'],
+    ['pw\r\n', 'pw'],
+    ['pw', 'pw'],
+    ['pw\n\n', 'pw\n'],
+    [' p w \n', ' p w '],
+  ])('%j → %j', (input, want) => expect(passwordFromStdin(input)).toBe(want));
+  it('empty stdin is a usage error', () => expect(() => passwordFromStdin('\n')).toThrow(UsageError));
+});
+
+describe('prs login', () => {
+  it('signs in from env + --password-stdin, stores settings and tokens but no secrets', async () => {
+    const http = fakeHttp();
+    http.queue({
+      expect: (f, req) => {
+        expect(req.url).toBe('https://login.example.com/auth/realms/acme/protocol/openid-connect/token');
+        expect(Object.fromEntries(f)).toEqual({
+          grant_type: 'password',
+          client_id: 'prs-cli',
+          client_secret: 'secret-1',
+          username: 'demo',
+          password: 'pw-stdin',
+        });
+      },
+      body: tokens(1),
+    });
+    const store = memoryStore();
+    const deps = fakeDeps({
+      env: LOGIN_ENV,
+      http,
+      store,
+      clock: new FakeClock(T0),
+      io: createTestIO({ stdin: 'pw-stdin\n' }),
+    });
+    await login({ ...OPTS, passwordStdin: true }, deps);
+    expect(store.get('default')).toEqual({
+      settings: SETTINGS,
+      session: {
+        accessToken: 'access-1',
+        expiresAt: T0 + 300_000,
+        obtainedAt: T0,
+        refreshToken: 'refresh-1',
+        refreshExpiresAt: T0 + 1_800_000,
+      },
+    });
+    expect(deps.io.stderrText()).toBe(
+      '✓ Logged in to login.example.com as demo (profile default, tenant demo-tenant)\n',
+    );
+    expect(deps.io.stdoutText()).toBe('');
+    http.done();
+  });
+
+  it('--save-password keeps password and client secret; a later plain login drops them', async () => {
+    const http = fakeHttp();
+    http.queue({ body: tokens(1) }, { body: tokens(2) });
+    const store = memoryStore();
+    const env = { ...LOGIN_ENV, PRS_PASSWORD: 'pw-env' };
+    await login({ ...OPTS, savePassword: true }, fakeDeps({ env, http, store }));
+    expect(store.get('default')?.secrets).toEqual({ password: 'pw-env', clientSecret: 'secret-1' });
+    await login(OPTS, fakeDeps({ env, http, store }));
+    expect(store.get('default')?.secrets).toBeUndefined();
+    expect(store.get('default')?.session?.accessToken).toBe('access-2');
+    http.done();
+  });
+
+  it('flags win over env, and keep other stored settings', async () => {
+    const http = fakeHttp();
+    http.queue({
+      expect: (f, req) => {
+        expect(req.url).toContain('https://other.example.com/realms/r2/');
+        expect(f.get('client_id')).toBe('c2');
+        expect(f.get('username')).toBe('u2');
+      },
+      body: tokens(1),
+    });
+    const store = memoryStore({ default: { settings: { timeout: '5' } } });
+    await login(
+      { ...OPTS, authUrl: 'https://other.example.com', realm: 'r2', clientId: 'c2', username: 'u2' },
+      fakeDeps({ env: { ...LOGIN_ENV, PRS_PASSWORD: 'pw' }, http, store }),
+    );
+    expect(store.get('default')?.settings).toMatchObject({
+      timeout: '5',
+      'auth-url': 'https://other.example.com',
+      realm: 'r2',
+      'client-id': 'c2',
+      username: 'u2',
+    });
+  });
+
+  it.each([
+    [
+      'everything',
+      { PRS_CONFIG_DIR: '/tmp/x' },
+      'missing auth URL: pass --auth-url or set PRS_AUTH_URL',
+      /also missing: realm \(PRS_REALM\), client id \(PRS_CLIENT_ID\), client secret \(PRS_CLIENT_SECRET\), username \(PRS_USERNAME\), password \(PRS_PASSWORD\), tenant \(PRS_TENANT\), base URL \(PRS_BASE_URL\)/,
+    ],
+    [
+      'the client secret',
+      { ...LOGIN_ENV, PRS_CLIENT_SECRET: '', PRS_PASSWORD: 'pw' },
+      'missing client secret: set PRS_CLIENT_SECRET',
+      /no terminal/,
+    ],
+    ['the password', LOGIN_ENV, 'missing password: use --password-stdin or set PRS_PASSWORD', /no terminal/],
+    [
+      'the tenant',
+      { ...LOGIN_ENV, PRS_TENANT: '', PRS_PASSWORD: 'pw' },
+      'missing tenant: pass --tenant or set PRS_TENANT',
+      /no terminal/,
+    ],
+  ])('without a terminal, missing %s is exit 2 before any request', async (_n, env, message, hint) => {
+    const http = fakeHttp();
+    const err = await attempt(login(OPTS, fakeDeps({ env, http })));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe(message);
+    expect((err as UsageError).hint).toMatch(hint);
+    expect(http.requests).toEqual([]);
+  });
+
+  it('on a terminal, prompts for what is missing, secrets hidden', async () => {
+    const io = createTestIO({
+      isStdinTTY: true,
+      isStderrTTY: true,
+      answers: [
+        'https://login.example.com',
+        'acme',
+        'prs-cli',
+        'secret-typed',
+        'demo',
+        'pw-typed',
+        't1',
+        'https://api.example.com/',
+      ],
+    });
+    const hidden: string[] = [];
+    const prompt = io.prompt;
+    io.prompt = (q, o) => {
+      if (o?.hidden) hidden.push(q);
+      return prompt(q, o);
+    };
+    const http = fakeHttp();
+    http.queue({
+      expect: (f) => {
+        expect(f.get('client_secret')).toBe('secret-typed');
+        expect(f.get('password')).toBe('pw-typed');
+      },
+      body: tokens(1),
+    });
+    const store = memoryStore();
+    await login(OPTS, fakeDeps({ env: { PRS_CONFIG_DIR: '/tmp/x' }, io, http, store }));
+    expect(hidden).toEqual(['Client secret: ', 'Password: ']);
+    expect(store.get('default')?.settings).toEqual({
+      'auth-url': 'https://login.example.com',
+      realm: 'acme',
+      'client-id': 'prs-cli',
+      username: 'demo',
+      tenant: 't1',
+      'base-url': 'https://api.example.com',
+    });
+    expect(io.stderrText()).not.toMatch(/secret-typed|pw-typed/);
+  });
+
+  it('a bad URL typed at the prompt is a usage error', async () => {
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: ['not a url'] });
+    const err = await attempt(login(OPTS, fakeDeps({ env: { PRS_CONFIG_DIR: '/tmp/x' }, io })));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/invalid URL "not a url" \(auth URL\)/);
+  });
+
+  it('a refusal is exit 4 with the server description, and nothing is stored', async () => {
+    const http = fakeHttp();
+    http.queue({
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    });
+    const store = memoryStore();
+    const err = await attempt(
+      login(OPTS, fakeDeps({ env: { ...LOGIN_ENV, PRS_PASSWORD: 'bad' }, http, store })),
+    );
+    expect(err).toBeInstanceOf(AuthError);
+    expect(exitCodeFor(err)).toBe(4);
+    expect((err as Error).message).toBe('sign-in refused by login.example.com: Invalid user credentials');
+    expect(store.profileNames()).toEqual([]);
+  });
+});
+
+describe('prs logout', () => {
+  const full: ProfileData = {
+    settings: { tenant: 't' },
+    session: { accessToken: 'a', expiresAt: 1, refreshToken: 'r' },
+    secrets: { password: 'p', clientSecret: 's' },
+  };
+
+  it('forgets tokens and secrets of the profile, keeps settings and other profiles', async () => {
+    const store = memoryStore({ default: full, prod: full });
+    const deps = fakeDeps({ store });
+    await logout({ all: false }, deps);
+    expect(store.get('default')).toEqual({ settings: { tenant: 't' } });
+    expect(store.get('prod')).toEqual(full);
+    expect(deps.io.stderrText()).toBe('✓ Logged out (profile default)\n');
+  });
+
+  it('--all forgets every profile', async () => {
+    const store = memoryStore({ default: full, prod: full, empty: { settings: {} } });
+    const deps = fakeDeps({ store });
+    await logout({ all: true }, deps);
+    for (const n of ['default', 'prod']) expect(store.get(n)).toEqual({ settings: { tenant: 't' } });
+    expect(deps.io.stderrText()).toBe('✓ Logged out of profiles default, prod\n');
+  });
+
+  it('exit 0 when nothing was stored', async () => {
+    const deps = fakeDeps({ store: memoryStore() });
+    await logout({ all: false }, deps);
+    await logout({ all: true }, deps);
+    expect(deps.io.stderrText()).toMatch(/nothing to forget[\s\S]*nothing to forget/);
+  });
+});
+
+describe('prs auth status', () => {
+  const base = (env: Record<string, string>, stored?: ProfileData) =>
+    resolveSettings({}, { PRS_CONFIG_DIR: '/x', ...env }, stored?.settings ?? {});
+  const sess = (accessIn: number, refreshIn?: number) => ({
+    accessToken: 'a',
+    expiresAt: T0 + accessIn,
+    ...(refreshIn === undefined ? {} : { refreshToken: 'r', refreshExpiresAt: T0 + refreshIn }),
+  });
+  const p = (o: Partial<ProfileData> = {}): ProfileData => ({ settings: SETTINGS, ...o });
+
+  it.each([
+    ['PRS_TOKEN', { PRS_TOKEN: 't' }, undefined, 'PRS_TOKEN'],
+    ['a valid access token', {}, p({ session: sess(60_000) }), 'access token'],
+    ['an expiring token with a refresh token', {}, p({ session: sess(10_000, 600_000) }), 'refresh token'],
+    ['env credentials', { PRS_PASSWORD: 'x', PRS_CLIENT_SECRET: 'y' }, p(), 'env credentials'],
+    ['saved credentials', {}, p({ secrets: { password: 'x', clientSecret: 'y' } }), 'saved credentials'],
+    ['an expired session', {}, p({ session: sess(-1, -1) }), null],
+    ['nothing', {}, undefined, null],
+    ['a password without a secret', { PRS_PASSWORD: 'x' }, p(), null],
+  ])('%s → ready via %s', (_n, env, stored, via) => {
+    const st = assess(base(env, stored), stored, '/x/config.json', T0);
+    expect(st.via).toBe(via);
+    expect(st.ready).toBe(via !== null);
+  });
+
+  it('prints aligned lines and exits 0 when ready; never prints tokens or secrets', async () => {
+    const store = memoryStore({
+      default: p({
+        session: { ...sess(120_000, 1_800_000), accessToken: 'SECRET-A' },
+        secrets: { password: 'SECRET-P', clientSecret: 'SECRET-S' },
+      }),
+    });
+    const deps = fakeDeps({ store, clock: new FakeClock(T0) });
+    await authStatus({ json: false }, deps);
+    const out = deps.io.stdoutText();
+    expect(out).not.toMatch(/SECRET/);
+    expect(out).toContain('access token:    valid until 2024-05-01T06:02:00Z (2m 0s left)');
+    expect(out).toContain('refresh token:   valid until 2024-05-01T06:30:00Z (30m 0s left)');
+    expect(out).toContain('saved password:  yes');
+    expect(out).toContain('ready:           yes (stored access token)');
+    expect(out).toContain('config file:     /tmp/prs-test/config.json');
+    // Every value starts in the same column.
+    const columns = out
+      .trimEnd()
+      .split('\n')
+      .map((l) => /^[a-zA-Z ]+:\s+/.exec(l)?.[0].length);
+    expect(columns.length).toBe(13);
+    expect(new Set(columns)).toEqual(new Set([17]));
+  });
+
+  it('--json; not ready → prints the status, then exit 4', async () => {
+    const deps = fakeDeps({ store: memoryStore({ default: p() }), clock: new FakeClock(T0) });
+    const err = await attempt(authStatus({ json: true }, deps));
+    expect(exitCodeFor(err)).toBe(4);
+    const st = JSON.parse(deps.io.stdoutText());
+    expect(st).toMatchObject({
+      profile: 'default',
+      ready: false,
+      via: null,
+      accessTokenExpiresAt: null,
+      tenant: 'demo-tenant',
+    });
+  });
+
+  it('duration', () => {
+    expect([duration(0), duration(59_400), duration(61_000), duration(7_380_000)]).toEqual([
+      '0s',
+      '59s',
+      '1m 1s',
+      '2h 3m',
+    ]);
+  });
+
+  it('auth token prints the session token, newline-terminated', async () => {
+    const deps = fakeDeps({ session: { token: async () => 'tok-123' } });
+    await authToken({}, deps);
+    expect(deps.io.stdoutText()).toBe('tok-123\n');
+  });
+});
+
+describe('prs config', () => {
+  it.each([
+    ['tenant', 'tenant'],
+    ['base-url', 'base-url'],
+  ])('parseKey(%s)', (k, want) => expect(parseKey(k)).toBe(want));
+
+  it('an unknown key suggests the nearest one', () => {
+    expect(() => parseKey('tennant')).toThrow('unknown setting "tennant" — did you mean "tenant"?');
+    expect(() => parseKey('zzzzzz')).toThrow(/^unknown setting "zzzzzz"$/);
+  });
+
+  it.each([
+    ['base-url', 'https://api.example.com/', 'https://api.example.com'],
+    ['auth-url', ' http://localhost:8080 ', 'http://localhost:8080'],
+    ['rate-limit', '4/2s', '4/2s'],
+    ['timeout', '2.5', '2.5'],
+    ['retries', '0', '0'],
+    ['tenant', 'demo-tenant', 'demo-tenant'],
+  ])('checkValue(%s, %j) → %j', (k, v, want) => expect(checkValue(parseKey(k), v)).toBe(want));
+
+  it.each([
+    ['base-url', 'ftp://x'],
+    ['auth-url', 'nope'],
+    ['rate-limit', '4 per minute'],
+    ['timeout', '0'],
+    ['retries', '-1'],
+    ['tenant', ''],
+    ['realm', 'a\nb'],
+  ])('checkValue(%s, %j) is a usage error', (k, v) =>
+    expect(() => checkValue(parseKey(k), v)).toThrow(UsageError),
+  );
+
+  it('effective values: flag > env > profile > default', () => {
+    const got = effectiveSettings(
+      { tenant: 'f' },
+      { PRS_TENANT: 'e', PRS_REALM: 'e', PRS_RETRIES: '' },
+      { tenant: 'p', realm: 'p', retries: '7', 'client-id': 'c' },
+    );
+    const by = Object.fromEntries(got.map((e) => [e.key, [e.value, e.source]]));
+    expect(by).toMatchObject({
+      tenant: ['f', 'flag'],
+      realm: ['e', 'env'],
+      retries: ['7', 'profile'],
+      'client-id': ['c', 'profile'],
+      timeout: ['60', 'default'],
+      'base-url': [null, null],
+    });
+  });
+
+  it('set / get / unset / list / path', async () => {
+    const store = memoryStore();
+    const deps = () => fakeDeps({ store });
+    await config({ action: 'set', key: 'tenant', value: 'demo-tenant' }, deps());
+    await config({ action: 'set', key: 'base-url', value: 'https://api.example.com/' }, deps());
+    expect(store.get('default')?.settings).toEqual({
+      tenant: 'demo-tenant',
+      'base-url': 'https://api.example.com',
+    });
+    let d = deps();
+    await config({ action: 'get', key: 'base-url' }, d);
+    expect(d.io.stdoutText()).toBe('https://api.example.com\n');
+    d = deps();
+    await config({ action: 'list' }, d);
+    expect(d.io.stdoutText()).toContain('tenant:     demo-tenant              (profile)');
+    expect(d.io.stdoutText()).toContain('timeout:    60                       (default)');
+    expect(d.io.stdoutText()).toMatch(/^realm:$/m);
+    d = deps();
+    await config({ action: 'list', json: true }, d);
+    expect(JSON.parse(d.io.stdoutText()).settings).toContainEqual({
+      key: 'tenant',
+      value: 'demo-tenant',
+      source: 'profile',
+    });
+    await config({ action: 'unset', key: 'tenant' }, deps());
+    expect(store.get('default')?.settings).toEqual({ 'base-url': 'https://api.example.com' });
+    d = deps();
+    const err = await attempt(config({ action: 'get', key: 'tenant' }, d));
+    expect(err).toBeInstanceOf(NoDataError);
+    expect(exitCodeFor(err)).toBe(3);
+    expect(d.io.stdoutText()).toBe('');
+    d = deps();
+    await config({ action: 'path' }, d);
+    expect(d.io.stdoutText()).toBe('/tmp/prs-test/config.json\n');
+  });
+
+  it('a bad value or key is rejected before anything is written', async () => {
+    const store = memoryStore();
+    await expect(
+      config({ action: 'set', key: 'timeout', value: 'soon' }, fakeDeps({ store })),
+    ).rejects.toThrow(/invalid timeout/);
+    await expect(config({ action: 'set', key: 'tennant', value: 'x' }, fakeDeps({ store }))).rejects.toThrow(
+      /did you mean "tenant"/,
+    );
+    expect(store.profileNames()).toEqual([]);
+  });
+
+  it('a missing named profile is exit 2 listing the existing ones (set creates it)', async () => {
+    const store = memoryStore({ default: { settings: {} }, prod: { settings: {} } });
+    const err = await attempt(config({ action: 'list' }, fakeDeps({ store, globals: { profile: 'prdo' } })));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).hint).toBe('profiles: default, prod');
+    await config(
+      { action: 'set', key: 'realm', value: 'r' },
+      fakeDeps({ store, globals: { profile: 'staging' } }),
+    );
+    expect(store.get('staging')).toEqual({ settings: { realm: 'r' } });
+  });
+
+  it('set notes when an env variable overrides the stored value', async () => {
+    const d = fakeDeps({ store: memoryStore(), env: { PRS_CONFIG_DIR: '/x', PRS_TENANT: 'env-t' } });
+    await config({ action: 'set', key: 'tenant', value: 't' }, d);
+    expect(d.io.stderrText()).toMatch(/PRS_TENANT is set and takes precedence/);
+  });
+});

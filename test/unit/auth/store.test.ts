@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, parseStoreText } from '../../../src/auth/store.js';
+import { UsageError } from '../../../src/errors.js';
+import { exitCodeFor } from '../../../src/main.js';
+import { tempDir } from '../../helpers/run.js';
+
+let dir: { path: string; cleanup: () => void };
+beforeEach(() => {
+  dir = tempDir('prs-store-');
+});
+afterEach(() => dir.cleanup());
+
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+describe('parseStoreText (pure)', () => {
+  it.each([
+    ['', true],
+    ['{}', true],
+    ['{"profiles":{}}', true],
+    ['{"profiles":{"a":{"settings":{"tenant":"t"}}}}', true],
+    ['{"profiles":{"a":{"settings":{},"session":{"accessToken":"x","expiresAt":1}}}}', true],
+    ['{"profiles":{"a":{"settings":{},"secrets":{"password":"p"}}},"future":1}', true],
+    ['{', false],
+    ['[]', false],
+    ['{"profiles":[]}', false],
+    ['{"profiles":{"a":1}}', false],
+    ['{"profiles":{"a":{"settings":{"tenant":5}}}}', false],
+    ['{"profiles":{"a":{"settings":{"tennant":"x"}}}}', false],
+    ['{"profiles":{"a":{"session":{"accessToken":"x"}}}}', false],
+    ['{"profiles":{"a":{"session":{"accessToken":"x","expiresAt":1,"refreshToken":2}}}}', false],
+    ['{"profiles":{"a":{"secrets":"pw"}}}', false],
+  ])('%s → ok %s', (text, ok) => expect('data' in parseStoreText(text)).toBe(ok));
+});
+
+describe('openStore', () => {
+  it('creates a 0700 directory and a 0600 file holding every profile', async () => {
+    const configDir = join(dir.path, 'nested', 'prs');
+    const store = await openStore(configDir);
+    expect(store.path).toBe(join(configDir, 'config.json'));
+    expect(store.profileNames()).toEqual([]);
+    await store.update('default', () => ({ settings: { tenant: 't1' } }));
+    await store.update('prod', () => ({ settings: { tenant: 't2' } }));
+    expect(mode(configDir)).toBe(0o700);
+    expect(mode(store.path)).toBe(0o600);
+    expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
+      profiles: { default: { settings: { tenant: 't1' } }, prod: { settings: { tenant: 't2' } } },
+    });
+    expect(store.profileNames()).toEqual(['default', 'prod']);
+  });
+
+  it('tightens a file someone made world-readable on the next write', async () => {
+    const store = await openStore(dir.path);
+    await store.update('default', () => ({ settings: {} }));
+    chmodSync(store.path, 0o644);
+    await store.update('default', (p) => ({ ...p!, settings: { tenant: 'x' } }));
+    expect(mode(store.path)).toBe(0o600);
+  });
+
+  it('always reads the disk: a second instance sees the first one’s writes', async () => {
+    const a = await openStore(dir.path);
+    const b = await openStore(dir.path);
+    expect(b.get('default')).toBeUndefined();
+    await a.update('default', () => ({ settings: { realm: 'r1' } }));
+    expect(b.get('default')?.settings.realm).toBe('r1');
+    await b.update('default', (p) => ({ ...p!, settings: { ...p!.settings, tenant: 't' } }));
+    expect(a.get('default')?.settings).toEqual({ realm: 'r1', tenant: 't' });
+  });
+
+  it('update() returning undefined deletes the profile; get() hands out copies', async () => {
+    const store = await openStore(dir.path);
+    await store.update('x', () => ({ settings: { tenant: 'a' } }));
+    const copy = store.get('x')!;
+    copy.settings.tenant = 'mutated';
+    expect(store.get('x')?.settings.tenant).toBe('a');
+    await store.update('x', () => undefined);
+    expect(store.profileNames()).toEqual([]);
+  });
+
+  it.each([
+    ['invalid JSON', '{"profiles": {', /invalid JSON/],
+    [
+      'a wrong shape',
+      '{"profiles": {"default": {"settings": {"timeout": 60}}}}',
+      /setting "timeout" must be a string/,
+    ],
+  ])('%s is a usage error (exit 2) naming the file and the repair', async (_n, text, reason) => {
+    const store = await openStore(dir.path);
+    writeFileSync(store.path, text);
+    for (const f of [() => store.get('default'), () => store.profileNames()]) {
+      let err: unknown;
+      try {
+        f();
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(UsageError);
+      expect(exitCodeFor(err)).toBe(2);
+      expect((err as Error).message).toContain(store.path);
+      expect((err as Error).message).toMatch(reason);
+      expect((err as UsageError).hint).toMatch(/prs logout --all/);
+    }
+    await expect(store.update('default', (p) => p)).rejects.toBeInstanceOf(UsageError);
+    // The file is left as it was for the user to inspect.
+    expect(readFileSync(store.path, 'utf8')).toBe(text);
+  });
+
+  it('reset() moves a corrupt file aside and leaves a sound one alone', async () => {
+    const store = await openStore(dir.path);
+    await store.update('default', () => ({ settings: { tenant: 't' } }));
+    expect(await store.reset!()).toEqual({ movedTo: undefined });
+    expect(store.get('default')?.settings.tenant).toBe('t');
+    writeFileSync(store.path, 'garbage');
+    expect(await store.reset!()).toEqual({ movedTo: `${store.path}.corrupt` });
+    expect(readFileSync(`${store.path}.corrupt`, 'utf8')).toBe('garbage');
+    expect(store.profileNames()).toEqual([]);
+    await store.update('default', () => ({ settings: {} }));
+    expect(mode(store.path)).toBe(0o600);
+  });
+
+  it('an unwritable directory is a file error, not a crash', async () => {
+    if (process.getuid?.() === 0) return; // root writes anywhere; nothing to prove here
+    const ro = join(dir.path, 'ro');
+    mkdirSync(ro, { mode: 0o500 });
+    const store = await openStore(join(ro, 'prs'));
+    await expect(store.update('default', () => ({ settings: {} }))).rejects.toThrow(/cannot/);
+  });
+
+  it('two processes updating at once lose no update and leave valid JSON', async () => {
+    // Bundle the store for plain node children (they cannot import TypeScript).
+    const script = join(dir.path, 'worker.mjs');
+    await build({
+      stdin: {
+        contents: `
+          import { openStore } from ${JSON.stringify(join(process.cwd(), 'src/auth/store.ts'))};
+          const [dirPath, id, n] = process.argv.slice(2);
+          const store = await openStore(dirPath);
+          for (let i = 0; i < Number(n); i++) {
+            await store.update('shared', (p) => ({
+              settings: { retries: String(Number(p?.settings.retries ?? 0) + 1) },
+              session: { accessToken: id + '-' + i, expiresAt: i },
+            }));
+            await store.update(id, () => ({ settings: { tenant: String(i) } }));
+          }
+        `,
+        resolveDir: process.cwd(),
+        loader: 'ts',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: script,
+      logLevel: 'silent',
+      banner: {
+        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+    });
+    const configDir = join(dir.path, 'cfg');
+    const N = 15;
+    const run = (id: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [script, configDir, id, String(N)], { stdio: 'inherit' });
+        child.on('close', resolve);
+      });
+    expect(await Promise.all([run('a'), run('b')])).toEqual([0, 0]);
+    const data = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(data.profiles.shared.settings.retries).toBe(String(2 * N));
+    expect(data.profiles.a.settings.tenant).toBe(String(N - 1));
+    expect(data.profiles.b.settings.tenant).toBe(String(N - 1));
+    expect(mode(join(configDir, 'config.json'))).toBe(0o600);
+  });
+});
