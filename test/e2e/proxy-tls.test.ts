@@ -1,0 +1,199 @@
+/**
+ * The adapter through a real HTTP proxy (npm `proxy`) and over HTTPS with a self-signed CA, as a real
+ * process (the bundled fixture runner), so HTTP(S)_PROXY / NO_PROXY and NODE_EXTRA_CA_CERTS are read
+ * exactly as in `prs`: by the settings resolver and by Node at start-up.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createProxy } from 'proxy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/run.js';
+import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let script: string;
+let plain: CountingServer;
+let secure: CountingServer;
+let proxy: Server;
+let proxyUrl: string;
+const proxied = { requests: [] as string[], connects: [] as string[] };
+let caFile: string;
+
+function openssl(args: string[]): void {
+  execFileSync('openssl', args, { cwd: tmp.path, stdio: 'pipe' });
+}
+
+/** A throw-away CA and a server certificate for 127.0.0.1 / localhost signed by it. */
+function makeCertificates(): { key: Buffer; cert: Buffer } {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=prs test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
+  writeFileSync(
+    join(tmp.path, 'ext.cnf'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+  );
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  ]);
+  caFile = join(tmp.path, 'ca.pem');
+  return {
+    key: readFileSync(join(tmp.path, 'server.key')),
+    cert: readFileSync(join(tmp.path, 'server.pem')),
+  };
+}
+
+beforeAll(async () => {
+  tmp = tempDir('prs-proxy-tls-');
+  script = await buildRunner(tmp.path);
+  const tls = makeCertificates();
+  plain = await startCountingServer();
+  secure = await startCountingServer({ server: createHttpsServer(tls) });
+  proxy = createProxy(createServer());
+  proxy.on('request', (req) => proxied.requests.push(req.url ?? ''));
+  proxy.on('connect', (req) => proxied.connects.push(req.url ?? ''));
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await plain?.close();
+  await secure?.close();
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => proxy?.close(resolve));
+  tmp?.cleanup();
+});
+
+const env = (baseUrl: string, extra: Record<string, string> = {}) => ({
+  PRS_BASE_URL: baseUrl,
+  PRS_TENANT: 'acme',
+  PRS_TOKEN: 'tok-e2e',
+  PRS_RETRIES: '0',
+  PRS_RATE_LIMIT: '100/1s',
+  PRS_CACHE_DIR: join(tmp.path, 'cache'),
+  ...extra,
+});
+
+function reset(): void {
+  proxied.requests.length = 0;
+  proxied.connects.length = 0;
+  plain.seen.length = 0;
+  secure.seen.length = 0;
+}
+
+describe('HTTP proxy', () => {
+  it('HTTP_PROXY is honoured: the request goes through the proxy with its headers', async () => {
+    reset();
+    const r = await spawnRunner(script, ['1'], env(plain.url, { HTTP_PROXY: proxyUrl })).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout).rows).toEqual([1]);
+    // undici's ProxyAgent tunnels plain HTTP too (CONNECT), so the proxy sees the origin, not the path.
+    expect(proxied.connects).toEqual([plain.url.replace('http://', '')]);
+    expect(plain.seen).toEqual([
+      {
+        url: '/api/v1/report-service/report/generate/portfolio/1?reportType=index&date=2024-05-02',
+        auth: 'Bearer tok-e2e',
+        tenant: 'acme',
+      },
+    ]);
+  });
+
+  it('lower-case http_proxy works too', async () => {
+    reset();
+    const r = await spawnRunner(script, ['1'], env(plain.url, { http_proxy: proxyUrl })).done;
+    expect(r.code).toBe(0);
+    expect(proxied.connects).toHaveLength(1);
+  });
+
+  it('NO_PROXY bypasses the proxy', async () => {
+    reset();
+    const r = await spawnRunner(
+      script,
+      ['1'],
+      env(plain.url, { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' }),
+    ).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(proxied.connects).toHaveLength(0);
+    expect(proxied.requests).toHaveLength(0);
+    expect(plain.seen).toHaveLength(1);
+  });
+
+  it('HTTPS_PROXY tunnels HTTPS (CONNECT) and the extra CA is trusted through the tunnel', async () => {
+    reset();
+    const r = await spawnRunner(
+      script,
+      ['1'],
+      env(secure.url, { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile }),
+    ).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(proxied.connects).toEqual([secure.url.replace('https://', '')]);
+    expect(secure.seen).toHaveLength(1);
+  });
+
+  it('a proxy that refuses connections → exit 9', async () => {
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise((resolve) => dead.close(resolve));
+    const r = await spawnRunner(script, ['1'], env(plain.url, { HTTP_PROXY: deadUrl })).done;
+    expect(r.code).toBe(9);
+    expect(r.stderr.split('\n')[0]).toMatch(/^prs: /);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('HTTPS with a self-signed CA', () => {
+  it('without trust: exit 9, one clear line and the NODE_EXTRA_CA_CERTS hint, no retry', async () => {
+    reset();
+    const r = await spawnRunner(script, ['1'], env(secure.url, { PRS_RETRIES: '3' })).done;
+    expect(r.code).toBe(9);
+    const [first, hint, ...rest] = r.stderr.trimEnd().split('\n');
+    expect(first).toMatch(/^prs: TLS certificate of 127\.0\.0\.1:\d+ not trusted \([A-Z_]+\)$/);
+    expect(hint).toBe(
+      'hint: if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS at its PEM file',
+    );
+    expect(rest).toEqual([]);
+    expect(secure.seen).toHaveLength(0);
+  });
+
+  it('with NODE_EXTRA_CA_CERTS pointing at the CA: works', async () => {
+    reset();
+    const r = await spawnRunner(script, ['2'], env(secure.url, { NODE_EXTRA_CA_CERTS: caFile })).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout).rows).toEqual([1, 1]);
+    expect(secure.seen).toHaveLength(2);
+  });
+});
