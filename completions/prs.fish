@@ -1,0 +1,180 @@
+# fish completion for prs.
+# Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
+# Install: prs completion fish > ~/.config/fish/completions/prs.fish
+
+# Prints the command path typed so far ("" at the top, "auth status", ...) and, on a second line,
+# how many positional arguments follow it.
+function __prs_state
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l cmd ''
+    set -l nargs 0
+    set -l skip 0
+    for tok in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $tok
+            case '--' '--*=*'
+                continue
+            case '-*'
+                switch "$cmd $tok"
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit'
+                        set skip 1
+                end
+                continue
+        end
+        switch "$cmd $tok"
+            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' completion' ' sandbox' ' help'
+                set cmd (string trim -- "$cmd $tok")
+                set nargs 0
+            case '*'
+                set nargs (math $nargs + 1)
+        end
+    end
+    printf "%s\n%s\n" $cmd $nargs
+end
+
+# Profile names from the config file, through the hidden helper command (nothing if prs is missing).
+function __prs_profiles
+    command -q prs; and command prs __complete profiles 2>/dev/null
+end
+
+# True when the command path is $argv[1] and, if given, exactly $argv[2] arguments follow it.
+function __prs_at
+    set -l state (__prs_state)
+    test "$state[1]" = "$argv[1]"; or return 1
+    test (count $argv) -lt 2; or test "$state[2]" = "$argv[2]"
+end
+
+# No file names unless an option asks for them.
+complete -c prs -f
+
+complete -c prs -l profile -x -a '(__prs_profiles)' -d 'named settings and session (env PRS_PROFILE; default "default")'
+complete -c prs -l base-url -x -d 'service base URL, the part before /api/v1 (env PRS_BASE_URL)'
+complete -c prs -l tenant -x -d 'tenant id, sent as X-CLIENT-ID (env PRS_TENANT)'
+complete -c prs -l timeout -x -d 'per-request timeout (env PRS_TIMEOUT; default 60)'
+complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)'
+complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)'
+complete -c prs -s q -l quiet -d 'no progress, notes or hints on stderr'
+complete -c prs -s v -l verbose -d 'one line per HTTP request/response on stderr, secrets redacted'
+complete -c prs -l no-color -d 'no colour (also NO_COLOR; FORCE_COLOR forces it)'
+
+# prs
+complete -c prs -n '__prs_at ""' -s V -l version -d 'print the version'
+complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
+complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
+complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
+complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
+complete -c prs -n '__prs_at "" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
+complete -c prs -n '__prs_at "" 0' -a 'help' -d 'help for a command (prs help auth status), or: prs help exit-codes'
+
+# prs login
+complete -c prs -n '__prs_at "login"' -l auth-url -x -d 'Keycloak base URL, before /realms (env PRS_AUTH_URL)'
+complete -c prs -n '__prs_at "login"' -l realm -x -d 'Keycloak realm (env PRS_REALM)'
+complete -c prs -n '__prs_at "login"' -l client-id -x -d 'OAuth client id (env PRS_CLIENT_ID)'
+complete -c prs -n '__prs_at "login"' -l username -x -d 'user name (env PRS_USERNAME)'
+complete -c prs -n '__prs_at "login"' -l password-stdin -d 'read the password from stdin'
+complete -c prs -n '__prs_at "login"' -l save-password -d 'keep password and client secret in the private config for unattended re-login'
+complete -c prs -n '__prs_at "login"' -s h -l help -d 'show help'
+
+# prs logout
+complete -c prs -n '__prs_at "logout"' -l all -d 'every profile'
+complete -c prs -n '__prs_at "logout"' -s h -l help -d 'show help'
+
+# prs auth
+complete -c prs -n '__prs_at "auth"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "auth" 0' -a 'status' -d 'show the session; exit 0 when an API call would succeed without a prompt'
+complete -c prs -n '__prs_at "auth" 0' -a 'token' -d 'print a valid access token on stdout (refreshing if needed)'
+complete -c prs -n '__prs_at "auth" 0' -a 'help' -d 'display help for command'
+
+# prs auth status
+complete -c prs -n '__prs_at "auth status"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "auth status"' -s h -l help -d 'show help'
+
+# prs auth token
+complete -c prs -n '__prs_at "auth token"' -s h -l help -d 'show help'
+
+# prs auth help
+complete -c prs -n '__prs_at "auth help" 0' -x -a 'status token'
+
+# prs config
+complete -c prs -n '__prs_at "config"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "config" 0' -a 'list' -d 'all settings of the profile, with where each comes from'
+complete -c prs -n '__prs_at "config" 0' -a 'get' -d 'print one setting'
+complete -c prs -n '__prs_at "config" 0' -a 'set' -d 'store one setting in the profile'
+complete -c prs -n '__prs_at "config" 0' -a 'unset' -d 'remove one setting from the profile'
+complete -c prs -n '__prs_at "config" 0' -a 'path' -d 'print the config file path'
+complete -c prs -n '__prs_at "config" 0' -a 'help' -d 'display help for command'
+
+# prs config list
+complete -c prs -n '__prs_at "config list"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
+
+# prs config get
+complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+
+# prs config set
+complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+
+# prs config unset
+complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+
+# prs config path
+complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
+
+# prs config help
+complete -c prs -n '__prs_at "config help" 0' -x -a 'list get set unset path'
+
+# prs report
+complete -c prs -n '__prs_at "report"' -s t -l type -x -a 'index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' -d 'report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions'
+complete -c prs -n '__prs_at "report"' -s d -l date -x -a 'today yesterday' -d 'YYYY-MM-DD, today or yesterday'
+complete -c prs -n '__prs_at "report"' -l from -x -a 'today yesterday' -d 'first date of an inclusive range'
+complete -c prs -n '__prs_at "report"' -l to -x -a 'today yesterday' -d 'last date of an inclusive range'
+complete -c prs -n '__prs_at "report"' -l weekends -d 'include Saturdays and Sundays in a range'
+complete -c prs -n '__prs_at "report"' -s f -l format -x -a 'table json ndjson csv tsv' -d 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)'
+complete -c prs -n '__prs_at "report"' -l json -d 'same as -f json'
+complete -c prs -n '__prs_at "report"' -l fields -x -d 'columns to keep, in this order; dotted paths for nested values'
+complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file (atomically)'
+complete -c prs -n '__prs_at "report"' -l force -d 'overwrite an existing --output file'
+complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactly as received (one portfolio, one date)'
+complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
+
+# prs export
+complete -c prs -n '__prs_at "export"' -s t -l type -x -a 'index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' -d 'report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions'
+complete -c prs -n '__prs_at "export"' -s d -l date -x -a 'today yesterday' -d 'YYYY-MM-DD, today or yesterday'
+complete -c prs -n '__prs_at "export"' -l from -x -a 'today yesterday' -d 'first date of an inclusive range'
+complete -c prs -n '__prs_at "export"' -l to -x -a 'today yesterday' -d 'last date of an inclusive range'
+complete -c prs -n '__prs_at "export"' -l weekends -d 'include Saturdays and Sundays in a range'
+complete -c prs -n '__prs_at "export"' -s f -l format -x -a 'json csv' -d 'json | csv (csv arrives as a zip)'
+complete -c prs -n '__prs_at "export"' -l dir -x -a '(__fish_complete_directories (commandline -ct) "")' -d 'directory for the files'
+complete -c prs -n '__prs_at "export"' -s o -l output -r -F -d 'file path, or - for the raw bytes on stdout (one portfolio, one date)'
+complete -c prs -n '__prs_at "export"' -l name -x -d 'the <name> part of <date>_<name>_index.<ext> when the server sends no file name'
+complete -c prs -n '__prs_at "export"' -l force -d 'overwrite existing files'
+complete -c prs -n '__prs_at "export"' -l extract -d 'csv: also write the CSV file(s) inside the zip'
+complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
+
+# prs completion
+complete -c prs -n '__prs_at "completion"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "completion" 0' -x -a 'bash zsh fish'
+
+# prs sandbox
+complete -c prs -n '__prs_at "sandbox"' -l port -x -d 'port (0 picks a free one)'
+complete -c prs -n '__prs_at "sandbox"' -l host -x -d 'address to listen on'
+complete -c prs -n '__prs_at "sandbox"' -l rate-limit -x -d 'the sandbox\'s JSON endpoint limit per user (default: 4/60s)'
+complete -c prs -n '__prs_at "sandbox"' -l token-ttl -x -d 'access token lifetime'
+complete -c prs -n '__prs_at "sandbox"' -l refresh-ttl -x -d 'refresh token lifetime'
+complete -c prs -n '__prs_at "sandbox"' -l big-rows -x -d 'constituent rows of portfolio 900, streamed (default: 1000)'
+complete -c prs -n '__prs_at "sandbox"' -s h -l help -d 'show help'
+
+# prs help
+complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "help"' -x -a 'login logout auth config report export completion sandbox exit-codes'

@@ -1,0 +1,338 @@
+#compdef prs
+# zsh completion for prs.
+# Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
+# Install: save as _prs in a directory on $fpath, before compinit runs, e.g.
+#   mkdir -p ~/.zfunc && prs completion zsh > ~/.zfunc/_prs
+#   and in ~/.zshrc, before compinit:  fpath=(~/.zfunc $fpath)
+# Or load in a running shell (after compinit):  source <(prs completion zsh)
+
+_prs_profiles() {
+  local -a profiles
+  profiles=(${(f)"$(_call_program profiles prs __complete profiles 2>/dev/null)"})
+  _wanted profiles expl 'profile' compadd -a profiles
+}
+
+# Global options, accepted before or after any command; sets the caller's "globals".
+_prs_globals() {
+  globals=(
+    '--profile=[named settings and session (env PRS_PROFILE; default "default")]:name:_prs_profiles'
+    '--base-url=[service base URL, the part before /api/v1 (env PRS_BASE_URL)]:url: '
+    '--tenant=[tenant id, sent as X-CLIENT-ID (env PRS_TENANT)]:id: '
+    '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
+    '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
+    '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
+    '(-q --quiet)-q[no progress, notes or hints on stderr]'
+    '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
+    '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
+    '(-v --verbose)--verbose[one line per HTTP request/response on stderr, secrets redacted]'
+    '--no-color[no colour (also NO_COLOR; FORCE_COLOR forces it)]'
+  )
+}
+
+_prs() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-V[print the version]' \
+    '(- *)--version[print the version]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'login:sign in and store the session in the profile'
+        'logout:forget the profile'\''s tokens and any saved password or secret'
+        'auth:session status and tokens'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+        'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
+        'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'completion:print the shell completion script'
+        'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
+        'help:help for a command (prs help auth status), or: prs help exit-codes'
+      )
+      _describe -t commands 'prs command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-$words[1]:
+      case $words[1] in
+        login) _prs_cmd_login && ret=0 ;;
+        logout) _prs_cmd_logout && ret=0 ;;
+        auth) _prs_cmd_auth && ret=0 ;;
+        config) _prs_cmd_config && ret=0 ;;
+        report) _prs_cmd_report && ret=0 ;;
+        export) _prs_cmd_export && ret=0 ;;
+        completion) _prs_cmd_completion && ret=0 ;;
+        sandbox) _prs_cmd_sandbox && ret=0 ;;
+        help) _prs_cmd_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_login() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--auth-url=[Keycloak base URL, before /realms (env PRS_AUTH_URL)]:url: ' \
+    '--realm=[Keycloak realm (env PRS_REALM)]:realm: ' \
+    '--client-id=[OAuth client id (env PRS_CLIENT_ID)]:id: ' \
+    '--username=[user name (env PRS_USERNAME)]:user: ' \
+    '--password-stdin[read the password from stdin]' \
+    '--save-password[keep password and client secret in the private config for unattended re-login]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_logout() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--all[every profile]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_auth() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'status:show the session; exit 0 when an API call would succeed without a prompt'
+        'token:print a valid access token on stdout (refreshing if needed)'
+        'help:display help for command'
+      )
+      _describe -t commands 'prs auth command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-auth-$words[1]:
+      case $words[1] in
+        status) _prs_cmd_auth_status && ret=0 ;;
+        token) _prs_cmd_auth_token && ret=0 ;;
+        help) _prs_cmd_auth_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_auth_status() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_auth_token() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_auth_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '1:command:(status token)'
+}
+
+_prs_cmd_config() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'list:all settings of the profile, with where each comes from'
+        'get:print one setting'
+        'set:store one setting in the profile'
+        'unset:remove one setting from the profile'
+        'path:print the config file path'
+        'help:display help for command'
+      )
+      _describe -t commands 'prs config command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-config-$words[1]:
+      case $words[1] in
+        list) _prs_cmd_config_list && ret=0 ;;
+        get) _prs_cmd_config_get && ret=0 ;;
+        set) _prs_cmd_config_set && ret=0 ;;
+        unset) _prs_cmd_config_unset && ret=0 ;;
+        path) _prs_cmd_config_path && ret=0 ;;
+        help) _prs_cmd_config_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_config_list() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_config_get() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)'
+}
+
+_prs_cmd_config_set() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)' \
+    '2:value: '
+}
+
+_prs_cmd_config_unset() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)'
+}
+
+_prs_cmd_config_path() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_config_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '1:command:(list get set unset path)'
+}
+
+_prs_cmd_report() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
+    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
+    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
+    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
+    '--from=[first date of an inclusive range]:date:(today yesterday)' \
+    '--to=[last date of an inclusive range]:date:(today yesterday)' \
+    '--weekends[include Saturdays and Sundays in a range]' \
+    '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:(table json ndjson csv tsv)' \
+    '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:(table json ndjson csv tsv)' \
+    '--json[same as -f json]' \
+    '--fields=[columns to keep, in this order; dotted paths for nested values]:a,b,...: ' \
+    '(-o --output)-o+[write to a file (atomically)]:file:_files' \
+    '(-o --output)--output=[write to a file (atomically)]:file:_files' \
+    '--force[overwrite an existing --output file]' \
+    '--raw[print the response body exactly as received (one portfolio, one date)]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '*:portfolioId: '
+}
+
+_prs_cmd_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
+    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
+    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
+    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
+    '--from=[first date of an inclusive range]:date:(today yesterday)' \
+    '--to=[last date of an inclusive range]:date:(today yesterday)' \
+    '--weekends[include Saturdays and Sundays in a range]' \
+    '(-f --format)-f+[json | csv (csv arrives as a zip)]:fmt:(json csv)' \
+    '(-f --format)--format=[json | csv (csv arrives as a zip)]:fmt:(json csv)' \
+    '--dir=[directory for the files]:dir:_files -/' \
+    '(-o --output)-o+[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \
+    '(-o --output)--output=[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \
+    '--name=[the <name> part of <date>_<name>_index.<ext> when the server sends no file name]:words: ' \
+    '--force[overwrite existing files]' \
+    '--extract[csv: also write the CSV file(s) inside the zip]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '*:portfolioId: '
+}
+
+_prs_cmd_completion() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1:shell:(bash zsh fish)'
+}
+
+_prs_cmd_sandbox() {
+  local -a globals=(
+    '--profile=[named settings and session (env PRS_PROFILE; default "default")]:name:_prs_profiles'
+    '--base-url=[service base URL, the part before /api/v1 (env PRS_BASE_URL)]:url: '
+    '--tenant=[tenant id, sent as X-CLIENT-ID (env PRS_TENANT)]:id: '
+    '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
+    '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
+    '(-q --quiet)-q[no progress, notes or hints on stderr]'
+    '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
+    '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
+    '(-v --verbose)--verbose[one line per HTTP request/response on stderr, secrets redacted]'
+    '--no-color[no colour (also NO_COLOR; FORCE_COLOR forces it)]'
+  )
+  _arguments -s -S : $globals \
+    '--port=[port (0 picks a free one)]:n: ' \
+    '--host=[address to listen on]:host: ' \
+    '--rate-limit=[the sandbox'\''s JSON endpoint limit per user (default: 4/60s)]:n/window: ' \
+    '--token-ttl=[access token lifetime]:seconds: ' \
+    '--refresh-ttl=[refresh token lifetime]:seconds: ' \
+    '--big-rows=[constituent rows of portfolio 900, streamed (default: 1000)]:n: ' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '*:topic:(login logout auth config report export completion sandbox exit-codes)'
+}
+
+if [[ $funcstack[1] == _prs ]]; then
+  _prs "$@"
+else
+  compdef _prs prs
+fi

@@ -1,0 +1,143 @@
+/**
+ * Fish completions from a CompletionSpec: `complete` lines guarded by one helper that works out the
+ * command path and the number of positional arguments typed so far.
+ */
+import {
+  allCommands,
+  COMPLETE_COMMAND,
+  type CommandSpec,
+  type CompletionSpec,
+  type OptionSpec,
+  type ValueSpec,
+} from './model.js';
+
+/** A fish single-quoted word. */
+export const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+const key = (cmd: CommandSpec) => cmd.path.join(' ');
+
+function valueArgs(v: ValueSpec | undefined, name: string): string {
+  switch (v?.kind) {
+    case 'choices':
+      return `-x -a ${fishQuote(v.values.join(' '))}`;
+    case 'file':
+      return '-r -F';
+    case 'dir':
+      return `-x -a ${fishQuote('(__fish_complete_directories (commandline -ct) "")')}`;
+    case 'profiles':
+      return `-x -a ${fishQuote(`(__${name}_profiles)`)}`;
+    default:
+      return '-x';
+  }
+}
+
+function optionLine(name: string, cond: string, o: OptionSpec): string {
+  const parts = [`complete -c ${name} -n ${fishQuote(cond)}`];
+  if (o.short) parts.push(`-s ${o.short.slice(1)}`);
+  if (o.long) parts.push(`-l ${o.long.slice(2)}`);
+  if (o.takesValue) parts.push(valueArgs(o.value, name));
+  parts.push(`-d ${fishQuote(o.description)}`);
+  return parts.join(' ');
+}
+
+export function renderFish(spec: CompletionSpec, header: string): string {
+  const name = spec.name;
+  const fn = `__${name}`;
+  const commands = allCommands(spec.root);
+  const out: string[] = [...header.split('\n').map((l) => `# ${l}`.trimEnd()), ''];
+  const emit = (...l: string[]) => out.push(...l);
+
+  const valueFlags: string[] = [];
+  for (const cmd of commands) {
+    if (cmd.path.length === 0) continue;
+    for (const o of cmd.options.filter((x) => x.takesValue))
+      for (const f of [o.short, o.long]) if (f) valueFlags.push(fishQuote(`${key(cmd)} ${f}`));
+  }
+  for (const o of spec.globalOptions.filter((x) => x.takesValue))
+    for (const f of [o.short, o.long]) if (f) valueFlags.push(fishQuote(`* ${f}`));
+
+  emit(
+    `# Prints the command path typed so far ("" at the top, "auth status", ...) and, on a second line,`,
+    '# how many positional arguments follow it.',
+    `function ${fn}_state`,
+    '    set -l tokens (commandline -opc)',
+    '    set -e tokens[1]',
+    "    set -l cmd ''",
+    '    set -l nargs 0',
+    '    set -l skip 0',
+    '    for tok in $tokens',
+    '        if test $skip = 1',
+    '            set skip 0',
+    '            continue',
+    '        end',
+    '        switch $tok',
+    "            case '--' '--*=*'",
+    '                continue',
+    "            case '-*'",
+    '                switch "$cmd $tok"',
+    `                    case ${valueFlags.join(' ')}`,
+    '                        set skip 1',
+    '                end',
+    '                continue',
+    '        end',
+    '        switch "$cmd $tok"',
+    `            case ${commands
+      .filter((c) => c.path.length > 0)
+      .map((c) => fishQuote(`${c.path.slice(0, -1).join(' ')} ${c.name}`))
+      .join(' ')}`,
+    '                set cmd (string trim -- "$cmd $tok")',
+    '                set nargs 0',
+    "            case '*'",
+    '                set nargs (math $nargs + 1)',
+    '        end',
+    '    end',
+    '    printf "%s\\n%s\\n" $cmd $nargs',
+    'end',
+    '',
+    '# Profile names from the config file, through the hidden helper command (nothing if prs is missing).',
+    `function ${fn}_profiles`,
+    `    command -q ${name}; and command ${name} ${COMPLETE_COMMAND} profiles 2>/dev/null`,
+    'end',
+    '',
+    '# True when the command path is $argv[1] and, if given, exactly $argv[2] arguments follow it.',
+    `function ${fn}_at`,
+    `    set -l state (${fn}_state)`,
+    '    test "$state[1]" = "$argv[1]"; or return 1',
+    '    test (count $argv) -lt 2; or test "$state[2]" = "$argv[2]"',
+    'end',
+    '',
+    `# No file names unless an option asks for them.`,
+    `complete -c ${name} -f`,
+    '',
+  );
+
+  // Global options everywhere, except under a command with its own option of the same name.
+  for (const g of spec.globalOptions) {
+    const shadows = commands.filter(
+      (c) => c.path.length > 0 && c.options.some((o) => o.long && o.long === g.long),
+    );
+    const cond = shadows.length ? shadows.map((c) => `not ${fn}_at "${key(c)}"`).join('; and ') : '';
+    const line = optionLine(name, cond, g);
+    emit(cond ? line : line.replace(` -n ${fishQuote('')}`, ''));
+  }
+
+  for (const cmd of commands) {
+    // Command names are plain words (checked in specFromProgram), safe inside double quotes.
+    const here = `${fn}_at "${key(cmd)}"`;
+    emit('', `# ${[name, ...cmd.path].join(' ')}`);
+    for (const o of cmd.options) emit(optionLine(name, here, o));
+    if (cmd.commands.length > 0) {
+      for (const c of cmd.commands)
+        emit(
+          `complete -c ${name} -n ${fishQuote(`${here} 0`)} -a ${fishQuote(c.name)} -d ${fishQuote(c.description)}`,
+        );
+      continue;
+    }
+    cmd.args.forEach((a, i) => {
+      if (a.value.kind === 'none') return;
+      const cond = a.variadic ? here : `${here} ${i}`;
+      emit(`complete -c ${name} -n ${fishQuote(cond)} ${valueArgs(a.value, name)}`);
+    });
+  }
+  return `${out.join('\n')}\n`;
+}
