@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signJwt, TokenIssuer, verifyJwt } from '../../../src/sandbox/auth.js';
+
+const ISS = 'http://127.0.0.1:1/realms/r';
+function issuer(start = Date.UTC(2024, 4, 1, 6, 0, 0)) {
+  let t = start;
+  const i = new TokenIssuer({
+    issuer: ISS,
+    clientId: 'prs-cli',
+    clientSecret: 's3cret',
+    users: [
+      { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
+      { username: 'other', password: 'other', tenant: 'other-tenant' },
+    ],
+    tokenTtl: 300,
+    refreshTtl: 1800,
+    now: () => t,
+  });
+  return { i, advance: (ms: number) => (t += ms) };
+}
+const form = (o: Record<string, string>) => new URLSearchParams(o);
+const good = {
+  grant_type: 'password',
+  client_id: 'prs-cli',
+  client_secret: 's3cret',
+  username: 'demo',
+  password: 'demo',
+};
+
+describe('jwt', () => {
+  it('verifies its own signature and rejects anything else', () => {
+    const key = randomBytes(32);
+    const t = signJwt({ a: 1 }, key);
+    expect(verifyJwt(t, key)).toEqual({ a: 1 });
+    expect(verifyJwt(t, randomBytes(32))).toBeUndefined();
+    expect(verifyJwt(`${t}x`, key)).toBeUndefined();
+    expect(verifyJwt('garbage', key)).toBeUndefined();
+  });
+});
+
+describe('token endpoint', () => {
+  it.each([
+    [{}, 400, 'invalid_request', 'Missing form parameter: grant_type'],
+    [{ ...good, grant_type: 'client_credentials' }, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
+    [{ ...good, client_id: '' }, 400, 'invalid_request', 'Missing parameter: client_id'],
+    [
+      { ...good, client_id: 'nope' },
+      401,
+      'unauthorized_client',
+      'Invalid client or Invalid client credentials',
+    ],
+    [
+      { ...good, client_secret: 'wrong' },
+      401,
+      'unauthorized_client',
+      'Invalid client or Invalid client credentials',
+    ],
+    [{ ...good, username: '' }, 400, 'invalid_request', 'Missing parameter: username'],
+    [{ ...good, password: 'wrong' }, 401, 'invalid_grant', 'Invalid user credentials'],
+    [{ ...good, username: 'ghost' }, 401, 'invalid_grant', 'Invalid user credentials'],
+    [
+      { grant_type: 'refresh_token', client_id: 'prs-cli', client_secret: 's3cret' },
+      400,
+      'invalid_request',
+      'Missing parameter: refresh_token',
+    ],
+    [
+      { grant_type: 'refresh_token', client_id: 'prs-cli', client_secret: 's3cret', refresh_token: 'x.y.z' },
+      400,
+      'invalid_grant',
+      'Invalid refresh token',
+    ],
+  ])('%j → %i %s', (f, status, error, description) => {
+    const a = issuer().i.token(form(f as Record<string, string>));
+    expect(a).toEqual({ status, body: { error, error_description: description } });
+  });
+
+  it('issues Keycloak-shaped tokens with the claims clients rely on', () => {
+    const a = issuer().i.token(form(good));
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({
+      expires_in: 300,
+      refresh_expires_in: 1800,
+      token_type: 'Bearer',
+      scope: 'profile email',
+    });
+    const claims = JSON.parse(Buffer.from(String(a.body.access_token).split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({
+      preferred_username: 'demo',
+      tenant: 'demo-tenant',
+      azp: 'prs-cli',
+      iss: ISS,
+      typ: 'Bearer',
+      iat: Date.UTC(2024, 4, 1, 6, 0, 0) / 1000,
+      exp: Date.UTC(2024, 4, 1, 6, 5, 0) / 1000,
+    });
+  });
+
+  it('refreshes until the refresh token expires, then says "Token is not active"', () => {
+    const { i, advance } = issuer();
+    const first = i.token(form(good)).body;
+    const refresh = (rt: unknown) =>
+      i.token(
+        form({
+          grant_type: 'refresh_token',
+          client_id: 'prs-cli',
+          client_secret: 's3cret',
+          refresh_token: String(rt),
+        }),
+      );
+    advance(1799_000);
+    const second = refresh(first.refresh_token);
+    expect(second.status).toBe(200);
+    expect(second.body.session_state).toBe(first.session_state);
+    advance(1000);
+    expect(refresh(first.refresh_token)).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Token is not active' },
+    });
+    expect(refresh(second.body.refresh_token).status).toBe(200); // the new one has its own lifetime
+    // An access token is not a refresh token.
+    expect(refresh(second.body.access_token).body.error_description).toBe('Invalid refresh token');
+  });
+});
+
+describe('bearer check', () => {
+  it('accepts a fresh token, rejects missing, forged, expired and revoked ones', () => {
+    const { i, advance } = issuer();
+    const body = i.token(form(good)).body;
+    const h = `Bearer ${body.access_token}`;
+    expect(i.checkBearer(h)).toMatchObject({ ok: true, claims: { preferred_username: 'demo' } });
+    expect(i.checkBearer(undefined)).toMatchObject({ ok: false, reason: 'missing' });
+    expect(i.checkBearer('Basic abc')).toMatchObject({ ok: false, reason: 'missing' });
+    expect(i.checkBearer('Bearer abc.def.ghi')).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(i.checkBearer(`Bearer ${body.refresh_token}`)).toMatchObject({ ok: false, reason: 'invalid' });
+    advance(299_999);
+    expect(i.checkBearer(h).ok).toBe(true);
+    advance(1);
+    expect(i.checkBearer(h)).toMatchObject({ ok: false, reason: 'expired' });
+    const fresh = `Bearer ${i.token(form(good)).body.access_token}`;
+    i.revoke();
+    expect(i.checkBearer(fresh)).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+
+  it('never gives a token less than its advertised lifetime', () => {
+    // Issued at .999 of a second: exp rounds up, not down.
+    const { i, advance } = issuer(Date.UTC(2024, 4, 1, 6, 0, 0) + 999);
+    const h = `Bearer ${i.token(form(good)).body.access_token}`;
+    advance(300_000 - 1);
+    expect(i.checkBearer(h).ok).toBe(true);
+  });
+});
