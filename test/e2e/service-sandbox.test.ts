@@ -1,0 +1,165 @@
+/**
+ * The adapter as a real process (the bundled fixture runner) against the sandbox: the shared limiter
+ * across two processes with zero 429s, recovery from a server 429 via Retry-After, retries of 5xx and
+ * cut-off bodies, and every error status → its exit code and message.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BROKEN_PORTFOLIO_ID,
+  EMPTY_PORTFOLIO_ID,
+  EXAMPLE_PORTFOLIO_ID,
+  type Sandbox,
+  startSandbox,
+} from '../../src/sandbox/index.js';
+import { tempDir } from '../helpers/run.js';
+import { buildRunner, spawnRunner } from './service-helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let script: string;
+let sandbox: Sandbox;
+let token: string;
+
+async function passwordToken(s: Sandbox, user = s.users[0]!): Promise<string> {
+  const res = await fetch(`${s.authUrl}/realms/${s.realm}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'password',
+      client_id: s.clientId,
+      client_secret: s.clientSecret,
+      username: user.username,
+      password: user.password,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+beforeAll(async () => {
+  tmp = tempDir('prs-service-sandbox-');
+  script = await buildRunner(tmp.path);
+  sandbox = await startSandbox({ port: 0, rateLimit: '4/2s', tokenTtl: 60 });
+  token = await passwordToken(sandbox);
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+beforeEach(() => {
+  sandbox.stats.reset();
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  PRS_BASE_URL: sandbox.url,
+  PRS_TENANT: sandbox.users[0]!.tenant,
+  PRS_TOKEN: token,
+  PRS_RATE_LIMIT: '4/2s',
+  PRS_RETRIES: '3',
+  // One limiter state for the whole file, as on a real machine: it tracks the sandbox's window across tests.
+  PRS_CACHE_DIR: `${tmp.path}/cache`,
+  FIXTURE_PORTFOLIO: String(EXAMPLE_PORTFOLIO_ID),
+  ...extra,
+});
+
+const waitOutWindow = () => new Promise((r) => setTimeout(r, 2100));
+
+describe('the shared limiter against the sandbox', () => {
+  it('two processes, 12 requests under 4/2s: zero 429s', async () => {
+    const e = env({ PRS_RETRIES: '0' });
+    const a = spawnRunner(script, ['6', '--wait-go'], e);
+    const b = spawnRunner(script, ['6', '--wait-go'], e);
+    await Promise.all([a.ready, b.ready]);
+    a.go();
+    b.go();
+    const [ra, rb] = await Promise.all([a.done, b.done]);
+    expect([ra.code, ra.stderr, rb.code, rb.stderr]).toEqual([0, '', 0, '']);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(12);
+    await waitOutWindow();
+  });
+
+  it('a 429 from the server (another client used the window) is recovered via Retry-After', async () => {
+    // Another client of the same user, not sharing our limiter state, takes the whole window.
+    const other = await spawnRunner(script, ['4'], env({ PRS_CACHE_DIR: `${tmp.path}/elsewhere` })).done;
+    expect(other.code).toBe(0);
+    const r = await spawnRunner(script, ['1'], env()).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const out = JSON.parse(r.stdout) as { rows: number[]; waits: [number, string][] };
+    expect(out.rows[0]).toBeGreaterThan(0);
+    expect(out.waits).toHaveLength(1);
+    expect(out.waits[0]![1]).toBe('retry-after');
+    expect(out.waits[0]![0]).toBeGreaterThan(0);
+    expect(out.waits[0]![0]).toBeLessThanOrEqual(2000);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(1);
+    await waitOutWindow();
+  });
+});
+
+describe('retries against the sandbox', () => {
+  it('a 503 once, then OK', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 503 });
+    const r = await spawnRunner(script, ['1'], env()).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout).waits.map((w: [number, string]) => w[1])).toEqual(['backoff']);
+  });
+
+  it('a body cut off mid-stream is retried', async () => {
+    sandbox.injectFault({ endpoint: 'report', truncate: true });
+    const r = await spawnRunner(script, ['1'], env()).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout).waits).toHaveLength(1);
+  });
+
+  it('5xx persisting after --retries 1 → exit 8, one line, no HTML, no stack', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 502, count: 2 });
+    const r = await spawnRunner(script, ['1'], env({ PRS_RETRIES: '1' })).done;
+    expect(r.code).toBe(8);
+    expect(r.stderr.split('\n')[0]).toMatch(/^prs: service error: 502 Bad Gateway.*\(after 1 retry\)$/);
+    expect(r.stderr).not.toMatch(/<|\n\s+at /);
+  });
+
+  it('no answer within --timeout → exit 9', async () => {
+    sandbox.injectFault({ endpoint: 'report', delayMs: 1500 });
+    const r = await spawnRunner(script, ['1'], env({ PRS_RETRIES: '0', PRS_TIMEOUT: '0.3' })).done;
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain('sent no response within 0.3 s');
+  });
+});
+
+describe('error statuses → exit codes', () => {
+  it.each([
+    [
+      '404 unknown portfolio',
+      { FIXTURE_PORTFOLIO: '999999' },
+      6,
+      'prs: portfolio 999999 not found — check the id',
+    ],
+    [
+      '403 wrong tenant',
+      { PRS_TENANT: 'not-my-tenant' },
+      5,
+      "prs: forbidden — check the tenant (X-CLIENT-ID not-my-tenant) and your account's permissions",
+    ],
+    ['400 bad date', { FIXTURE_DATE: '2024-02-30' }, 2, 'prs: the service rejected the request: '],
+    ['401 bad token (re-auth impossible)', { PRS_TOKEN: 'garbage' }, 4, 'prs: '],
+    [
+      '500 broken portfolio after retries',
+      { FIXTURE_PORTFOLIO: String(BROKEN_PORTFOLIO_ID), PRS_RETRIES: '0' },
+      8,
+      'prs: service error: 500',
+    ],
+  ])('%s', async (_name, extra, code, message) => {
+    const r = await spawnRunner(script, ['1'], env(extra)).done;
+    expect(r.code).toBe(code);
+    expect(r.stderr.startsWith(message)).toBe(true);
+    expect(r.stderr).not.toMatch(/<|\n\s+at /);
+  });
+
+  it('no data → rows []', async () => {
+    const r = await spawnRunner(script, ['1'], env({ FIXTURE_PORTFOLIO: String(EMPTY_PORTFOLIO_ID) })).done;
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).rows).toEqual([0]);
+  });
+});
