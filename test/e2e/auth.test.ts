@@ -1,0 +1,380 @@
+/**
+ * Sign-in end to end: the BUILT binary (run `npm run build` first) against the in-process sandbox,
+ * with short token lifetimes. Every run gets its own PRS_CONFIG_DIR.
+ */
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredSession } from '../../src/auth/types.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+
+const PASSWORD = 'pw-Quartz-4711';
+const SECRET = 'cs-Basalt-0815';
+const USERS = [{ username: 'demo', password: PASSWORD, tenant: 'demo-tenant' }];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Ctx {
+  sandbox: Sandbox;
+  dir: string;
+  env: Record<string, string>;
+  prs(args: string[], o?: RunOptions): ReturnType<typeof runPrs>;
+  login(extra?: string[], env?: Record<string, string>): ReturnType<typeof runPrs>;
+  file(): string;
+  stored(): {
+    profiles: Record<string, { settings: Record<string, string>; session: StoredSession; secrets?: unknown }>;
+  };
+}
+
+const sandboxes: Sandbox[] = [];
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.close()));
+  for (const d of dirs) d.cleanup();
+});
+
+async function context(o: { tokenTtl?: number; refreshTtl?: number } = {}): Promise<Ctx> {
+  const sandbox = await startSandbox({ port: 0, users: USERS, clientSecret: SECRET, ...o });
+  sandboxes.push(sandbox);
+  const tmp = tempDir('prs-auth-e2e-');
+  dirs.push(tmp);
+  const dir = join(tmp.path, 'config');
+  const env = { PRS_CONFIG_DIR: dir, PRS_CACHE_DIR: join(tmp.path, 'cache'), HOME: tmp.path };
+  const prs: Ctx['prs'] = (args, ro = {}) => runPrs(args, { ...ro, env: { ...env, ...ro.env } });
+  return {
+    sandbox,
+    dir,
+    env,
+    prs,
+    login: (extra = [], e = {}) =>
+      prs(
+        [
+          'login',
+          '--auth-url',
+          sandbox.authUrl,
+          '--realm',
+          sandbox.realm,
+          '--client-id',
+          sandbox.clientId,
+          '--username',
+          'demo',
+          '--tenant',
+          'demo-tenant',
+          '--base-url',
+          sandbox.url,
+          '--password-stdin',
+          ...extra,
+        ],
+        { input: `${PASSWORD}\n`, env: { PRS_CLIENT_SECRET: SECRET, ...e } },
+      ),
+    file: () => join(dir, 'config.json'),
+    stored: () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')),
+  };
+}
+
+describe('login, status, token, logout (300 s tokens)', () => {
+  let c: Ctx;
+  beforeAll(async () => {
+    c = await context();
+  });
+
+  it('logs in non-interactively and stores a private config without secrets', async () => {
+    const r = await c.login();
+    expect(r.stderr).toBe(
+      `✓ Logged in to ${new URL(c.sandbox.authUrl).host} as demo (profile default, tenant demo-tenant)\n`,
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(statSync(c.file()).mode & 0o777).toBe(0o600);
+    expect(statSync(c.dir).mode & 0o777).toBe(0o700);
+    const text = readFileSync(c.file(), 'utf8');
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain(SECRET);
+    const p = c.stored().profiles.default;
+    expect(p.settings).toEqual({
+      'auth-url': c.sandbox.authUrl,
+      realm: c.sandbox.realm,
+      'client-id': c.sandbox.clientId,
+      username: 'demo',
+      tenant: 'demo-tenant',
+      'base-url': c.sandbox.url,
+    });
+    expect(p.secrets).toBeUndefined();
+    expect(p.session.accessToken).toMatch(/^eyJ/);
+  });
+
+  it('auth status: exit 0, aligned lines; --json', async () => {
+    const r = await c.prs(['auth', 'status']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^profile: {9}default$/m);
+    expect(r.stdout).toMatch(/^user: {12}demo$/m);
+    expect(r.stdout).toMatch(/^access token: {4}valid until \S+Z \([45]m \d+s left\)$/m);
+    expect(r.stdout).toMatch(/^ready: {11}yes \(stored access token\)$/m);
+    expect(r.stdout).toContain(`config file:     ${c.file()}`);
+    const j = await c.prs(['auth', 'status', '--json']);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ready: true, via: 'access token', tenant: 'demo-tenant' });
+  });
+
+  it('auth token prints the stored token without contacting the token endpoint', async () => {
+    const before = c.sandbox.stats.count({ endpoint: 'token' });
+    const r = await c.prs(['auth', 'token']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
+    expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(before);
+  });
+
+  it('config get/set/list/path', async () => {
+    expect((await c.prs(['config', 'get', 'tenant'])).stdout).toBe('demo-tenant\n');
+    expect((await c.prs(['config', 'set', 'timeout', '5'])).code).toBe(0);
+    const list = await c.prs(['config', 'list']);
+    expect(list.stdout).toMatch(/^timeout: +5 +\(profile\)$/m);
+    expect(list.stdout).toMatch(/^retries: +3 +\(default\)$/m);
+    const bad = await c.prs(['config', 'set', 'timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^prs: invalid timeout "soon"/);
+    const typo = await c.prs(['config', 'get', 'tennant']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('did you mean "tenant"?');
+    const unset = await c.prs(['config', 'get', 'rate-limit'], { env: { PRS_RATE_LIMIT: '4/2s' } });
+    expect(unset.stdout).toBe('4/2s\n');
+    expect((await c.prs(['config', 'path'])).stdout).toBe(`${c.file()}\n`);
+  });
+
+  it('a profile that does not exist is exit 2 listing the ones that do', async () => {
+    for (const args of [
+      ['auth', 'status'],
+      ['auth', 'token'],
+      ['config', 'list'],
+    ]) {
+      const r = await c.prs(['--profile', 'prdo', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('prs: profile "prdo" does not exist\nhint: profiles: default\n');
+    }
+  });
+
+  it('PRS_TOKEN is used as is', async () => {
+    const r = await c.prs(['auth', 'token'], { env: { PRS_TOKEN: 'given.token.value' } });
+    expect(r.stdout).toBe('given.token.value\n');
+    const s = await c.prs(['auth', 'status', '--json'], { env: { PRS_TOKEN: 'given.token.value' } });
+    expect(JSON.parse(s.stdout)).toMatchObject({ ready: true, via: 'PRS_TOKEN' });
+  });
+
+  it('logout forgets the session (exit 0, also when repeated); then status and token are exit 4', async () => {
+    const r = await c.prs(['logout']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('✓ Logged out (profile default)\n');
+    expect(c.stored().profiles.default.session).toBeUndefined();
+    expect(c.stored().profiles.default.settings.tenant).toBe('demo-tenant');
+    expect((await c.prs(['logout'])).code).toBe(0);
+    const st = await c.prs(['auth', 'status']);
+    expect(st.code).toBe(4);
+    expect(st.stdout).toMatch(/^ready: +no$/m);
+    expect(st.stderr).toBe('prs: not logged in or session expired — run `prs login`\n');
+    const tok = await c.prs(['auth', 'token']);
+    expect(tok.code).toBe(4);
+    expect(tok.stdout).toBe('');
+    expect(tok.stderr).toMatch(
+      /^prs: not logged in or session expired — run `prs login`\nhint: .*PRS_USERNAME/,
+    );
+    const ci = await c.prs(['auth', 'token'], { env: { CI: 'true' } });
+    expect(ci.code).toBe(4);
+    expect(ci.stderr).toContain('set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)');
+  });
+
+  it('a wrong password is exit 4 with the server description', async () => {
+    const r = await c.prs(
+      [
+        'login',
+        '--auth-url',
+        c.sandbox.authUrl,
+        '--realm',
+        c.sandbox.realm,
+        '--client-id',
+        c.sandbox.clientId,
+        '--username',
+        'demo',
+        '--tenant',
+        't',
+        '--base-url',
+        c.sandbox.url,
+        '--password-stdin',
+      ],
+      { input: 'wrong\n', env: { PRS_CLIENT_SECRET: SECRET } },
+    );
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^prs: sign-in refused by 127\.0\.0\.1:\d+: Invalid user credentials\n/);
+  });
+});
+
+describe('expiry', () => {
+  it('an access token near expiry is renewed with the refresh token (2 s tokens)', async () => {
+    const c = await context({ tokenTtl: 2, refreshTtl: 60 });
+    expect((await c.login()).code).toBe(0);
+    const first = c.stored().profiles.default.session;
+    // A 2 s token is used for its first half; after that it is renewed.
+    await sleep(1100);
+    const st = await c.prs(['auth', 'status', '--json']);
+    expect(JSON.parse(st.stdout)).toMatchObject({ ready: true, via: 'refresh token' });
+    const before = c.sandbox.stats.count({ endpoint: 'token' });
+    // No password anywhere: only the refresh grant can produce a token. Confidential client: secret from env.
+    const r = await c.prs(['auth', 'token'], { env: { PRS_CLIENT_SECRET: SECRET } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const second = c.stored().profiles.default.session;
+    expect(r.stdout).toBe(`${second.accessToken}\n`);
+    expect(second.accessToken).not.toBe(first.accessToken);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(before + 1);
+  });
+
+  it('renewal needs the client secret: without it exit 4 says how; --save-password makes it unattended', async () => {
+    const c = await context({ tokenTtl: 2, refreshTtl: 60 });
+    expect((await c.login()).code).toBe(0);
+    await sleep(1100);
+    const r = await c.prs(['auth', 'token']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('run `prs login`');
+    expect(r.stderr).toMatch(/hint: .*PRS_CLIENT_SECRET, or log in with --save-password/);
+
+    expect((await c.login(['--save-password'])).code).toBe(0);
+    expect(statSync(c.file()).mode & 0o777).toBe(0o600);
+    await sleep(1100);
+    const again = await c.prs(['auth', 'token']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
+  });
+
+  it('an expired refresh token → signs in again from PRS_PASSWORD/PRS_CLIENT_SECRET', async () => {
+    const c = await context({ tokenTtl: 1, refreshTtl: 2 });
+    expect((await c.login()).code).toBe(0);
+    await sleep(2100);
+    const st = await c.prs(['auth', 'status']);
+    expect(st.code).toBe(4);
+    expect(st.stdout).toMatch(/^refresh token: +expired at /m);
+    const r = await c.prs(['auth', 'token'], { env: { PRS_PASSWORD: PASSWORD, PRS_CLIENT_SECRET: SECRET } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
+  });
+
+  it('two processes renewing at the same moment both succeed, with one refresh and a valid store', async () => {
+    const c = await context({ tokenTtl: 120, refreshTtl: 600 });
+    expect((await c.login()).code).toBe(0);
+    // Make the stored access token look expired (the refresh token stays valid).
+    const data = c.stored();
+    data.profiles.default.session.expiresAt = Date.now() - 1000;
+    writeFileSync(c.file(), JSON.stringify(data), { mode: 0o600 });
+    const before = c.sandbox.stats.count({ endpoint: 'token' });
+    const env = { PRS_CLIENT_SECRET: SECRET };
+    const [a, b] = await Promise.all([c.prs(['auth', 'token'], { env }), c.prs(['auth', 'token'], { env })]);
+    expect([a.code, b.code, a.stderr, b.stderr]).toEqual([0, 0, '', '']);
+    const token = c.stored().profiles.default.session.accessToken;
+    expect(a.stdout).toBe(`${token}\n`);
+    expect(b.stdout).toBe(`${token}\n`);
+    // The loser of the race re-read the store inside the lock and used the winner's token.
+    expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(before + 1);
+  });
+});
+
+describe('failures', () => {
+  let c: Ctx;
+  beforeAll(async () => {
+    c = await context();
+  });
+  beforeEach(async () => {
+    await c.prs(['logout', '--all']);
+  });
+
+  it('without a terminal, a missing value is exit 2 naming its variable — never a hang', async () => {
+    const r = await c.prs(['login'], { env: { PRS_AUTH_URL: c.sandbox.authUrl } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^prs: missing realm: pass --realm or set PRS_REALM\nhint: also missing: client id \(PRS_CLIENT_ID\)/,
+    );
+    const noSecret = await c.login([], { PRS_CLIENT_SECRET: '' });
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toMatch(/^prs: missing client secret: set PRS_CLIENT_SECRET\n/);
+    expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(0);
+  });
+
+  it('an unreachable auth server is exit 9', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = await c.prs(
+      [
+        'login',
+        '--auth-url',
+        `http://127.0.0.1:${port}`,
+        '--realm',
+        'r',
+        '--client-id',
+        'c',
+        '--username',
+        'u',
+        '--tenant',
+        't',
+        '--base-url',
+        'http://127.0.0.1:1',
+        '--password-stdin',
+      ],
+      {
+        input: 'pw\n',
+        env: { PRS_CLIENT_SECRET: SECRET },
+      },
+    );
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(/^prs: connection refused by 127\.0\.0\.1:\d+\n/);
+  });
+
+  it('a corrupt config file is exit 2 naming it; `prs logout --all` repairs it', async () => {
+    mkdirSync(c.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(c.file(), '{"profiles": {"default": ', { mode: 0o600 });
+    const r = await c.prs(['auth', 'status']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `prs: config file ${c.file()} is unreadable: invalid JSON (Unexpected end of JSON input)\n` +
+        'hint: run `prs logout --all` to reset it (the old file is kept as config.json.corrupt), or fix or delete it\n',
+    );
+    const fix = await c.prs(['logout', '--all']);
+    expect(fix.code).toBe(0);
+    expect(fix.stderr).toContain(`moved to ${c.file()}.corrupt`);
+    expect(readFileSync(`${c.file()}.corrupt`, 'utf8')).toBe('{"profiles": {"default": ');
+    expect((await c.prs(['auth', 'status'])).code).toBe(4);
+    expect((await c.login()).code).toBe(0);
+  });
+
+  it('-v shows the token calls but none of the secrets or tokens', async () => {
+    const login = await c.login(['-v', '--save-password']);
+    expect(login.code).toBe(0);
+    const first = c.stored().profiles.default.session;
+    // Force a renewal so the refresh token travels too.
+    const data = c.stored();
+    data.profiles.default.session.expiresAt = 0;
+    writeFileSync(c.file(), JSON.stringify(data), { mode: 0o600 });
+    const tok = await c.prs(['-v', 'auth', 'token']);
+    expect(tok.code).toBe(0);
+    const second = c.stored().profiles.default.session;
+    const stderr = login.stderr + tok.stderr;
+    expect(stderr).toMatch(/> POST http:\/\/127\.0\.0\.1:\d+\/realms\/.*\/token .*grant_type=password/);
+    expect(stderr).toMatch(/grant_type=refresh_token/);
+    expect(stderr).toMatch(/< 200 POST/);
+    for (const secret of [
+      PASSWORD,
+      SECRET,
+      first.accessToken,
+      first.refreshToken,
+      second.accessToken,
+      second.refreshToken,
+    ]) {
+      expect(stderr).not.toContain(secret);
+    }
+    expect(stderr).not.toMatch(/eyJ/);
+  });
+});
