@@ -1,0 +1,257 @@
+/**
+ * One export response → whole files in the target directory, or nothing at all. The body streams
+ * into a temporary file beside the target (never into memory), is checked, and only then renamed
+ * into place; every failure, interruption or corrupt body removes the temporary files.
+ */
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileError, InterruptedError, NetworkError, PrsError, ServiceError } from '../errors.js';
+import { type AtomicFile, assertWritableTarget, createAtomicFile } from '../fs/atomic.js';
+import type { ExportFormat } from '../input.js';
+import type { ExportResponse } from '../service/types.js';
+import { JsonArrayScanner, JsonScanError } from './json-scan.js';
+import {
+  type DispositionParser,
+  disambiguate,
+  type ExportKind,
+  exportKind,
+  fallbackFileName,
+  nameFromHeaders,
+} from './naming.js';
+import { isCsvEntry, memberFileName, readZipEntries, readZipEntry, ZipError } from './zip.js';
+
+export interface SaveContext {
+  portfolioId: number;
+  date: string;
+  format: ExportFormat;
+  /** Target directory (ignored with `output`). */
+  dir: string;
+  /** `-o FILE`: this exact path, whatever the server suggests. */
+  output?: string;
+  /** --name: the <name> words of the fallback rule. */
+  name?: string;
+  force: boolean;
+  /** Also write the zip's CSV members beside it. */
+  extract: boolean;
+  signal: AbortSignal;
+  /** Paths this run has written: never replaced by a later export of the same run. */
+  written: Set<string>;
+  parseDisposition: DispositionParser;
+  /** Bytes received so far, for a progress line. */
+  onBytes?(bytes: number): void;
+  /** Seam for tests (disk full, permission denied). */
+  openFile?: typeof createAtomicFile;
+}
+
+export type SaveResult = { kind: 'written'; paths: string[] } | { kind: 'empty' };
+
+const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
+
+/** File-system calls whose failure is the local disk's, not the network's. */
+const FS_SYSCALLS = new Set(['open', 'write', 'writev', 'close', 'fsync', 'fdatasync', 'link', 'rename']);
+
+/**
+ * Why streaming the body failed, as one of the contract's errors. A body that breaks off midway is
+ * a corrupt response (exit 8) — the file would be incomplete — except a stall past the timeout,
+ * which is the network's (exit 9).
+ */
+export function classifyStreamError(
+  err: unknown,
+  c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal'>,
+  path: string,
+  bytes: number,
+): Error {
+  if (c.signal.aborted) return new InterruptedError();
+  if (err instanceof PrsError) return err;
+  if (err instanceof JsonScanError) return corrupt(c, err.message);
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  if (e?.syscall && FS_SYSCALLS.has(e.syscall)) return fileError(err, path);
+  const code = e?.code ?? e?.cause?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' || code === 'EROFS')
+    return fileError(err, path);
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return new NetworkError(`the download of ${label(c)} stalled after ${bytes} bytes`, { cause: err });
+  }
+  if (e?.name === 'AbortError') return new InterruptedError();
+  return new ServiceError(`the download of ${label(c)} broke off after ${bytes} bytes`, {
+    hint: 'nothing was saved; try again',
+    cause: err,
+  });
+}
+
+function corrupt(c: Pick<SaveContext, 'portfolioId' | 'date'>, why: string): ServiceError {
+  return new ServiceError(`the export of ${label(c)} is corrupt: ${why}`, { hint: 'nothing was saved' });
+}
+
+/** Writes one export response. The body is always consumed or destroyed. */
+export async function saveExport(res: ExportResponse, c: SaveContext): Promise<SaveResult> {
+  const openFile = c.openFile ?? createAtomicFile;
+  const kind = exportKind(c.format, res.contentType);
+  const dir = c.output === undefined ? c.dir : dirname(c.output);
+  const files: AtomicFile[] = [];
+  const abortAll = () => Promise.all(files.map((f) => f.abort()));
+  try {
+    // The name, when the headers already decide it: then an existing file fails before the download.
+    // (openFile checks it; a name known only later is checked again before and at the commit.)
+    let path = c.output ?? knownPath(res, c, kind, dir);
+    const file = await openFile(path ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
+      force: c.force,
+    });
+    files.push(file);
+
+    const scanner = kind === 'json' ? new JsonArrayScanner() : undefined;
+    let bytes = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        try {
+          scanner?.push(chunk);
+        } catch (err) {
+          // Stop the download at the first bad byte: a corrupt 200 MB body fails fast.
+          return done(err as Error);
+        }
+        c.onBytes?.(bytes);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(res.body, meter, file.stream, { signal: c.signal });
+    } catch (err) {
+      throw classifyStreamError(err, c, path ?? file.path, bytes);
+    }
+    if (bytes === 0) {
+      await abortAll();
+      return { kind: 'empty' };
+    }
+    if (res.contentLength !== undefined && bytes !== res.contentLength) {
+      throw corrupt(c, `received ${bytes} of ${res.contentLength} bytes`);
+    }
+
+    let members: { entry: Awaited<ReturnType<typeof readZipEntries>>[number]; path: string }[] = [];
+    if (scanner) {
+      let result: ReturnType<JsonArrayScanner['end']>;
+      try {
+        result = scanner.end();
+      } catch (err) {
+        throw err instanceof JsonScanError ? corrupt(c, err.message) : err;
+      }
+      // `[]` carries no data either: an empty file helps no one, and `report` treats it the same way.
+      if (result.rows === 0) {
+        await abortAll();
+        return { kind: 'empty' };
+      }
+      path ??= unique(join(dir, fallbackFileName({ ...c, kind, indexWords: result.indexWords })), c);
+    } else {
+      path ??= file.path;
+      members = await verifyZipFile(file.tempPath, c, dir);
+    }
+    if (c.output === undefined) await assertWritableTarget(path, c.force);
+
+    // Members first into their own temporary files, so that a failure leaves no zip without its CSV.
+    for (const m of members) {
+      await assertWritableTarget(m.path, c.force);
+      const out = await openFile(m.path, { force: c.force });
+      files.push(out);
+      try {
+        await readZipEntry(file.tempPath, m.entry, (d) => write(out.stream, d), c.signal);
+        out.stream.end();
+      } catch (err) {
+        if (err instanceof ZipError) throw corrupt(c, err.message);
+        throw classifyStreamError(err, c, m.path, 0);
+      }
+    }
+    const paths = [path, ...members.map((m) => m.path)];
+    // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
+    await file.commit(path);
+    c.written.add(path);
+    for (const [i, m] of members.entries()) {
+      await files[i + 1].commit();
+      c.written.add(m.path);
+    }
+    return { kind: 'written', paths };
+  } catch (err) {
+    await abortAll();
+    res.body.destroy();
+    if (c.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError();
+    throw err;
+  }
+}
+
+/** The target path when the response headers (or --name, or a zip's fallback) decide it. */
+function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: string): string | undefined {
+  const fromServer = nameFromHeaders({
+    contentDisposition: res.contentDisposition,
+    parse: c.parseDisposition,
+    kind,
+  });
+  if (fromServer !== undefined) return unique(join(dir, fromServer), c);
+  // A JSON export without --name takes its name from the rows, known only once the file is read.
+  if (kind === 'json' && c.name === undefined) return undefined;
+  return unique(join(dir, fallbackFileName({ ...c, kind })), c);
+}
+
+/** A path this run already wrote gets a distinguishing suffix rather than replacing the earlier file. */
+function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | 'date'>): string {
+  if (!c.written.has(path)) return path;
+  return join(dirname(path), disambiguate(path.slice(dirname(path).length + 1), c.portfolioId, c.date));
+}
+
+/** Checks every entry's CRC; with --extract, returns the CSV members and where each goes. */
+async function verifyZipFile(tempPath: string, c: SaveContext, dir: string) {
+  try {
+    const entries = await readZipEntries(tempPath);
+    for (const e of entries) await readZipEntry(tempPath, e, undefined, c.signal);
+    if (!c.extract) return [];
+    const members = [];
+    const seen = new Set<string>();
+    for (const entry of entries.filter(isCsvEntry)) {
+      const path = unique(join(dir, memberFileName(entry.name)), c);
+      if (seen.has(path)) throw new ZipError(`two entries would both be written to ${path}`);
+      seen.add(path);
+      members.push({ entry, path });
+    }
+    return members;
+  } catch (err) {
+    if (err instanceof ZipError) throw corrupt(c, err.message);
+    throw err;
+  }
+}
+
+/** One chunk, waiting for the stream to drain when its buffer is full. */
+async function write(stream: Writable, chunk: Uint8Array): Promise<void> {
+  if (!stream.write(chunk)) await once(stream, 'drain');
+}
+
+/**
+ * `-o -`: the raw bytes to stdout, with backpressure. Nothing can be checked before it is written;
+ * a body that breaks off (short of Content-Length, or an error) still ends in a non-zero exit.
+ * Returns the byte count (0 = no data).
+ */
+export async function streamExport(
+  res: ExportResponse,
+  out: Writable,
+  c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
+): Promise<number> {
+  let bytes = 0;
+  const body: Readable = addAbortSignal(c.signal, res.body);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      c.onBytes?.(bytes);
+      if (!out.write(chunk)) await once(out, 'drain', { signal: c.signal });
+    }
+  } catch (err) {
+    res.body.destroy();
+    // The reader went away (`prs export -o - | head`): what it wanted, it got.
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return bytes;
+    throw classifyStreamError(err, c, '-', bytes);
+  }
+  if (res.contentLength !== undefined && bytes !== res.contentLength) {
+    throw new ServiceError(
+      `the download of ${label(c)} broke off after ${bytes} of ${res.contentLength} bytes`,
+    );
+  }
+  return bytes;
+}

@@ -1,0 +1,128 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { strToU8, Zip, ZipDeflate, ZipPassThrough, zipSync } from 'fflate';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  isCsvEntry,
+  memberFileName,
+  readZipEntries,
+  readZipEntry,
+  verifyZip,
+  ZipError,
+} from '../../../src/export/zip.js';
+import { tempDir } from '../../helpers/run.js';
+
+const tmp = tempDir('prs-zip-');
+afterAll(() => tmp.cleanup());
+let n = 0;
+const file = (data: Uint8Array) => {
+  const p = join(tmp.path, `z${n++}.zip`);
+  writeFileSync(p, data);
+  return p;
+};
+
+const csv = 'Effective Date,ISIN\n2024-05-01,CH0102878927\n'.repeat(200);
+const good = zipSync({ '2024-05-01_Example_index.csv': strToU8(csv), 'notes.txt': strToU8('hi') });
+const stored = zipSync({ 'a.csv': [strToU8(csv), { level: 0 }] });
+
+/** A zip written by fflate's streaming Zip: sizes and CRCs in data descriptors after the data. */
+function streamedZip(): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    parts.push(chunk);
+  });
+  const a = new ZipDeflate('s.csv', { level: 6 });
+  zip.add(a);
+  a.push(strToU8(csv), true);
+  const b = new ZipPassThrough('t.csv');
+  zip.add(b);
+  b.push(strToU8('x,y\n'), true);
+  zip.end();
+  return Buffer.concat(parts);
+}
+
+async function contentOf(path: string, name: string) {
+  const entry = (await readZipEntries(path)).find((e) => e.name === name)!;
+  const chunks: Uint8Array[] = [];
+  await readZipEntry(path, entry, (d) => {
+    chunks.push(d);
+  });
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+describe('zip check', () => {
+  it.each([
+    ['deflated', good],
+    ['stored', stored],
+    ['streamed with data descriptors', streamedZip()],
+    ['empty archive', zipSync({})],
+  ])('accepts a good zip (%s)', async (_what, data) => {
+    await expect(verifyZip(file(data))).resolves.toBeInstanceOf(Array);
+  });
+
+  it('reads entries back byte for byte', async () => {
+    const p = file(good);
+    expect(await contentOf(p, '2024-05-01_Example_index.csv')).toBe(csv);
+    expect(await contentOf(file(streamedZip()), 's.csv')).toBe(csv);
+    expect((await readZipEntries(p)).filter(isCsvEntry).map((e) => e.name)).toEqual([
+      '2024-05-01_Example_index.csv',
+    ]);
+  });
+
+  const flip = (data: Uint8Array, at: number) => {
+    const copy = Buffer.from(data);
+    copy[at] ^= 0xff;
+    return copy;
+  };
+  const cdCrcOffset = (data: Uint8Array) =>
+    Buffer.from(data).lastIndexOf(Buffer.from([0x50, 0x4b, 1, 2])) + 16;
+
+  it.each([
+    ['empty file', new Uint8Array(0), /not a zip/],
+    ['JSON instead', strToU8('[{"a":1}]'.repeat(10)), /not a whole zip/],
+    ['truncated to half', good.subarray(0, good.length >> 1), /not a whole zip/],
+    ['last byte missing', good.subarray(0, good.length - 1), /not a whole zip/],
+    ['a CRC that does not match', flip(good, cdCrcOffset(good)), /CRC/],
+    ['a damaged stored byte', flip(stored, 40), /CRC/],
+    ['damaged deflate data', flip(good, 60), /corrupt|CRC|longer|shorter/],
+  ])('rejects %s', async (_what, data, message) => {
+    const p = file(data);
+    await expect(verifyZip(p)).rejects.toThrow(ZipError);
+    await expect(verifyZip(p)).rejects.toThrow(message);
+  });
+
+  it('rejects encrypted entries and unknown methods', async () => {
+    const data = Buffer.from(stored);
+    const cd = data.lastIndexOf(Buffer.from([0x50, 0x4b, 1, 2]));
+    data.writeUInt16LE(1, cd + 8);
+    await expect(verifyZip(file(data))).rejects.toThrow(/encrypted/);
+    data.writeUInt16LE(0, cd + 8);
+    data.writeUInt16LE(12, cd + 10);
+    await expect(verifyZip(file(data))).rejects.toThrow(/compression method/);
+  });
+});
+
+describe('memberFileName', () => {
+  it.each([
+    ['2024-05-01_x.csv', '2024-05-01_x.csv'],
+    ['reports/2024/x.csv', 'x.csv'],
+    ['reports\\x.csv', 'x.csv'],
+    ['.hidden.csv', 'hidden.csv'],
+  ])('%j → %j', (name, want) => {
+    expect(memberFileName(name)).toBe(want);
+  });
+
+  it.each([
+    '../escape.csv',
+    'a/../../escape.csv',
+    '..\\escape.csv',
+    '/etc/x.csv',
+    '\\x.csv',
+    'C:x.csv',
+    'a\u0000.csv',
+    '..',
+  ])('refuses %j', (name) => {
+    expect(() => memberFileName(name)).toThrow(ZipError);
+  });
+});
