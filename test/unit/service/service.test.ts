@@ -136,6 +136,18 @@ describe('report(): success and no-data shapes', () => {
     expect(r.body).toBe(body);
   });
 
+  it('numbers keep the digits the service sent', async () => {
+    const body = '{"report":[{"big":12345678901234567890,"precise":1234567.123456789012,"exp":1.0E-7}]}';
+    expect1(200, body);
+    const r = await service().report(Q);
+    expect(r.body).toBe(body);
+    expect(Object.values(r.rows[0]!).map(String)).toEqual([
+      '12345678901234567890',
+      '1234567.123456789012',
+      '1.0E-7',
+    ]);
+  });
+
   it('a bare array of rows is accepted too', async () => {
     expect1(200, '[{"a":1},{"a":2}]');
     expect((await service().report(Q)).rows).toHaveLength(2);
