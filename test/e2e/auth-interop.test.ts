@@ -1,0 +1,120 @@
+/**
+ * Interoperability: `prs login` and `prs auth token` (the BUILT binary) against an independent OAuth2
+ * server, oauth2-mock-server v8, with its token endpoint moved to Keycloak's path — so the token
+ * client is not only tested against our own sandbox. (An authenticated report call against it belongs
+ * with the report command's tests.)
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OAuth2Server } from 'oauth2-mock-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPrs, tempDir } from '../helpers/run.js';
+
+const REALM = 'acme-realm';
+const PASSWORD = 'pw-Interop-31';
+const SECRET = 'cs-Interop-42';
+
+let server: OAuth2Server;
+let tmp: ReturnType<typeof tempDir>;
+let authUrl: string;
+const seen: Record<string, string>[] = [];
+
+beforeAll(async () => {
+  server = new OAuth2Server(undefined, undefined, {
+    endpoints: { token: `/realms/${REALM}/protocol/openid-connect/token` },
+  });
+  await server.issuer.keys.generate('RS256');
+  await server.start(0, '127.0.0.1');
+  // The issuer says localhost; connect to the address it listens on, whatever localhost resolves to.
+  authUrl = `http://127.0.0.1:${new URL(server.issuer.url!).port}`;
+  server.service.on('beforeResponse', (_res, req) => {
+    seen.push({ ...(req.body as Record<string, string>) });
+  });
+  tmp = tempDir('prs-interop-');
+});
+
+afterAll(async () => {
+  await server?.stop();
+  tmp?.cleanup();
+});
+
+const env = () => ({ PRS_CONFIG_DIR: join(tmp.path, 'config'), PRS_CLIENT_SECRET: SECRET, HOME: tmp.path });
+const configFile = () => join(tmp.path, 'config', 'config.json');
+const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+const loginArgs = () => [
+  'login',
+  '--auth-url',
+  authUrl,
+  '--realm',
+  REALM,
+  '--client-id',
+  'prs-cli',
+  '--username',
+  'demo',
+  '--tenant',
+  'demo-tenant',
+  '--base-url',
+  'http://127.0.0.1:9',
+  '--password-stdin',
+];
+
+describe('against oauth2-mock-server', () => {
+  it('login sends a standard password grant and stores the issued RS256 token', async () => {
+    seen.length = 0;
+    const r = await runPrs(loginArgs(), { input: `${PASSWORD}\n`, env: env() });
+    expect(r.stderr).toBe(
+      `✓ Logged in to ${new URL(authUrl).host} as demo (profile default, tenant demo-tenant)\n`,
+    );
+    expect(r.code).toBe(0);
+    expect(seen).toEqual([
+      {
+        grant_type: 'password',
+        client_id: 'prs-cli',
+        client_secret: SECRET,
+        username: 'demo',
+        password: PASSWORD,
+      },
+    ]);
+    const session = JSON.parse(readFileSync(configFile(), 'utf8')).profiles.default.session;
+    expect(claims(session.accessToken)).toMatchObject({ iss: server.issuer.url, sub: 'demo' });
+    // expires_in 3600, no refresh_expires_in: the refresh token's expiry is unknown.
+    expect(session.expiresAt - session.obtainedAt).toBe(3_600_000);
+    expect(session.refreshToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect(session.refreshExpiresAt).toBeUndefined();
+  });
+
+  it('auth token prints the stored token; after expiry it renews with the refresh token', async () => {
+    seen.length = 0;
+    const stored = JSON.parse(readFileSync(configFile(), 'utf8'));
+    const r = await runPrs(['auth', 'token'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${stored.profiles.default.session.accessToken}\n`);
+    expect(seen).toEqual([]);
+
+    const oldRefresh = stored.profiles.default.session.refreshToken;
+    stored.profiles.default.session.expiresAt = 0;
+    writeFileSync(configFile(), JSON.stringify(stored), { mode: 0o600 });
+    const renewed = await runPrs(['auth', 'token'], { env: env() });
+    expect(renewed.stderr).toBe('');
+    expect(renewed.code).toBe(0);
+    expect(seen).toEqual([
+      { grant_type: 'refresh_token', client_id: 'prs-cli', client_secret: SECRET, refresh_token: oldRefresh },
+    ]);
+    const now = JSON.parse(readFileSync(configFile(), 'utf8')).profiles.default.session;
+    expect(renewed.stdout).toBe(`${now.accessToken}\n`);
+    expect(now.refreshToken).not.toBe(oldRefresh);
+    expect(claims(now.accessToken).iss).toBe(server.issuer.url);
+  });
+
+  it('a refusal is exit 4 with the server description', async () => {
+    server.service.once('beforeResponse', (res) => {
+      res.statusCode = 401;
+      res.body = { error: 'invalid_grant', error_description: 'Invalid user credentials' };
+    });
+    const r = await runPrs(loginArgs(), { input: 'wrong\n', env: env() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(
+      new RegExp(`^prs: sign-in refused by ${new URL(authUrl).host}: Invalid user credentials\n`),
+    );
+  });
+});
