@@ -3,7 +3,7 @@
  * generated, serialised into ~64 KiB chunks and (for csv) deflated into a streaming zip one chunk at a
  * time, while the server writes each chunk with backpressure.
  */
-import { Zip, ZipDeflate } from 'fflate';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { ReportType } from '../input.js';
 import { csvHeader, csvLine } from './csv.js';
 import { type Fields, toJson } from './values.js';
@@ -55,11 +55,11 @@ export interface ZipOptions {
   member: string;
   /** The effective date: the member's modification time (noon, local), so the bytes never vary. */
   date: string;
-  /** Deflate level; 1 is several times faster than 6 for big exports. */
-  level?: 0 | 1 | 6 | 9;
+  /** Store the member uncompressed (fast, for big exports) instead of deflating it. */
+  store?: boolean;
 }
 
-/** A zip archive with one deflated member holding `text`, emitted while `text` is consumed. */
+/** A zip archive with one member holding `text` (deflated unless `store`), emitted while `text` is consumed. */
 export function* zipChunks(text: Iterable<string>, o: ZipOptions): Generator<Uint8Array> {
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
@@ -67,7 +67,7 @@ export function* zipChunks(text: Iterable<string>, o: ZipOptions): Generator<Uin
     if (err) failure = err;
     else out.push(data);
   });
-  const file = new ZipDeflate(o.member, { level: o.level ?? 6 });
+  const file = o.store ? new ZipPassThrough(o.member) : new ZipDeflate(o.member, { level: 6 });
   const [y, m, d] = o.date.split('-').map(Number);
   // fflate writes DOS time from local components: a local noon gives the same bytes in every time zone.
   file.mtime = new Date(y, m - 1, d, 12, 0, 0);

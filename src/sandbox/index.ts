@@ -396,7 +396,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         ? zipChunks(csvChunks(q.reportType, rows), {
             member: exportFileName(eff, p.name, 'csv'),
             date: eff,
-            level: p.id === BIG_PORTFOLIO_ID ? 1 : 6,
+            store: p.id === BIG_PORTFOLIO_ID,
           })
         : jsonChunks(rows, '[', ']');
     return stream(res, ctx, headers, chunks, truncate);

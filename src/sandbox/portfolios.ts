@@ -84,7 +84,9 @@ function universe(o: UniverseOptions): Portfolio {
           yield corporateActionRow(o.id, sec, k, eff, proforma, variants);
         }
       } else {
-        for (let i = 0; i < o.size; i++) yield constituentRow(o.id, security(o.id, i), i, type, eff, style);
+        const day = dayNumber(eff);
+        for (let i = 0; i < o.size; i++)
+          yield constituentRow(o.id, security(o.id, i), i, type, eff, style, day);
       }
     },
   };

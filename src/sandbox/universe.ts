@@ -79,14 +79,28 @@ const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** ISIN check digit (ISO 6166: letters to numbers, then Luhn). */
 export function isinCheckDigit(body11: string): number {
-  const digits = [...body11].map((c) => String(ALNUM.indexOf(c))).join('');
+  // Digits of the body with letters expanded (A=10 … Z=35), summed Luhn-style from the right.
+  let digits = '';
+  for (let i = 0; i < body11.length; i++) digits += ALNUM.indexOf(body11[i]);
   let sum = 0;
   for (let i = digits.length - 1, double = true; i >= 0; i--, double = !double) {
-    let d = Number(digits[i]) * (double ? 2 : 1);
+    let d = (digits.charCodeAt(i) - 48) * (double ? 2 : 1);
     if (d > 9) d -= 9;
     sum += d;
   }
   return (10 - (sum % 10)) % 10;
+}
+
+/** `n` characters of `alphabet` drawn from hashes of `parts` (one hash gives six characters). */
+function chars(alphabet: string, n: number, ...parts: number[]): string {
+  let s = '';
+  let h = 0;
+  for (let k = 0; k < n; k++) {
+    if (k % 6 === 0) h = mix(...parts, k);
+    s += alphabet[h % alphabet.length];
+    h = Math.floor(h / alphabet.length);
+  }
+  return s;
 }
 
 /** A deterministic UUID-shaped id. */
@@ -127,16 +141,12 @@ export interface Security {
 export function security(pid: number, i: number): Security {
   const h = mix(pid, i);
   const m = MARKETS[h % MARKETS.length];
-  let body = m.country;
-  for (let k = 0; k < 9; k++) body += ALNUM[mix(pid, i, k, 7) % 36];
+  const body = m.country + chars(ALNUM, 9, pid, i, 7);
   const isin = body + isinCheckDigit(body);
   const t = mix(pid, i, 11);
-  const tickerLen = 3 + (t % 2);
-  let ticker = '';
-  for (let k = 0; k < tickerLen; k++) ticker += LETTERS[mix(pid, i, k, 13) % 26];
+  const ticker = chars(LETTERS, 3 + (t % 2), pid, i, 13);
   const hasSedol = t % 5 !== 0;
-  let sedol = '';
-  for (let k = 0; k < 7; k++) sedol += ALNUM[mix(pid, i, k, 17) % 36];
+  const sedol = chars(ALNUM, 7, pid, i, 17);
   return {
     isin,
     name: `${FIRST[mix(pid, i, 1) % FIRST.length]} ${SECOND[mix(pid, i, 2) % SECOND.length]} ${m.legal}`,
@@ -182,8 +192,8 @@ export function constituentRow(
   type: ReportType,
   eff: string,
   style: RowStyle,
+  day = dayNumber(eff),
 ): Fields {
-  const day = dayNumber(eff);
   const salt = TYPE_SALT[type] ?? 1;
   const price = scale(sec.priceUnits, jitter(3000, pid, i, day, salt));
   const fx = sec.fxMicro === 1_000_000 ? 1_000_000 : scale(sec.fxMicro, jitter(800, day, sec.fxMicro));

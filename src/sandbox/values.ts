@@ -18,18 +18,22 @@ export const isNum = (v: Val): v is Num => typeof v === 'object' && v !== null &
 /** JSON text of a value, compact like Jackson's default output. */
 export function toJson(v: Val): string {
   if (v === null) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'string') return quote(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Array.isArray(v)) {
     let s = '{';
     for (let i = 0; i < v.length; i++) {
       if (i > 0) s += ',';
-      s += `${JSON.stringify(v[i][0])}:${toJson(v[i][1])}`;
+      s += `${quote(v[i][0])}:${toJson(v[i][1])}`;
     }
     return `${s}}`;
   }
   return (v as Num).num;
 }
+
+// Most strings need no escaping; skipping JSON.stringify for them makes big exports much faster.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+const quote = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`);
 
 /** The value at a key, or undefined. */
 export function get(row: Fields, key: string): Val | undefined {
@@ -42,12 +46,13 @@ export function get(row: Fields, key: string): Val | undefined {
  * Built from integers so no floating-point formatting ever changes the digits.
  */
 export function decimal(units: bigint | number, decimals: number): string {
-  let n = BigInt(units);
-  const neg = n < 0n;
-  if (neg) n = -n;
-  const s = n.toString().padStart(decimals + 1, '0');
+  const neg = units < 0;
+  const abs = neg ? -units : units;
+  const s = abs.toString().padStart(decimals + 1, '0');
   const int = s.slice(0, s.length - decimals);
-  const frac = decimals > 0 ? s.slice(s.length - decimals).replace(/0+$/, '') : '';
+  let end = s.length;
+  while (end > s.length - decimals && s.charCodeAt(end - 1) === 48) end--;
+  const frac = s.slice(s.length - decimals, end);
   return `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`;
 }
 
