@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileError, UsageError } from '../errors.js';
+import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS } from '../settings.js';
 import type { ProfileData, Store } from './types.js';
@@ -131,6 +131,24 @@ export async function openStore(configDir: string): Promise<Store> {
     }
   };
 
+  // A lock that cannot be created (read-only or foreign directory) is a file problem, not a crash.
+  const locked = async <T>(fn: () => T): Promise<T> => {
+    let entered = false;
+    try {
+      return await withLock(path, () => {
+        entered = true;
+        return fn();
+      });
+    } catch (err) {
+      if (entered || err instanceof PrsError) throw err;
+      if ((err as NodeJS.ErrnoException)?.code === 'ELOCKED')
+        throw new FileError(`${path} is locked by another prs process`, {
+          hint: `if no other prs is running, remove ${path}.lock`,
+        });
+      throw fileError(err, `${path}.lock`, 'cannot lock');
+    }
+  };
+
   return {
     path,
     profileNames: () => Object.keys(read().profiles).sort(),
@@ -138,9 +156,9 @@ export async function openStore(configDir: string): Promise<Store> {
       const p = read().profiles[profile];
       return p === undefined ? undefined : structuredClone(p);
     },
-    update: (profile, fn) => {
+    update: async (profile, fn) => {
       ensureDir();
-      return withLock(path, () => {
+      return locked(() => {
         const data = read();
         const current = data.profiles[profile];
         const next = fn(current === undefined ? undefined : structuredClone(current));
@@ -152,9 +170,9 @@ export async function openStore(configDir: string): Promise<Store> {
         return next === undefined ? undefined : structuredClone(next);
       });
     },
-    reset: () => {
+    reset: async () => {
       ensureDir();
-      return withLock(path, () => {
+      return locked(() => {
         let moved: string | undefined;
         try {
           read();

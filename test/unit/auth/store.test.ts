@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -121,12 +121,14 @@ describe('openStore', () => {
     expect(mode(store.path)).toBe(0o600);
   });
 
-  it('an unwritable directory is a file error, not a crash', async () => {
-    if (process.getuid?.() === 0) return; // root writes anywhere; nothing to prove here
-    const ro = join(dir.path, 'ro');
-    mkdirSync(ro, { mode: 0o500 });
-    const store = await openStore(join(ro, 'prs'));
-    await expect(store.update('default', () => ({ settings: {} }))).rejects.toThrow(/cannot/);
+  it('a config directory that cannot be created is a file error (exit 10), not a crash', async () => {
+    const blocker = join(dir.path, 'not-a-dir');
+    writeFileSync(blocker, '');
+    const store = await openStore(join(blocker, 'prs'));
+    expect(() => store.get('default')).toThrow(/^cannot read .*: not a directory$/);
+    const err = await store.update('default', () => ({ settings: {} })).catch((e) => e);
+    expect(exitCodeFor(err)).toBe(10);
+    expect(err.message).toMatch(/^cannot create config directory .*not-a-dir\/prs: not a directory$/);
   });
 
   it('two processes updating at once lose no update and leave valid JSON', async () => {
