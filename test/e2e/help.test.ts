@@ -1,0 +1,90 @@
+// Help that teaches, through the built binary: examples under --help, `prs help <topic>`, the exit
+// code table, and "did you mean" for typos (npm run build first).
+import { describe, expect, it } from 'vitest';
+import { runPrs } from '../helpers/run.js';
+
+const COMMANDS = [
+  'login',
+  'logout',
+  'auth',
+  'auth status',
+  'auth token',
+  'config',
+  'config list',
+  'config get',
+  'config set',
+  'config unset',
+  'config path',
+  'report',
+  'export',
+  'completion',
+  'sandbox',
+  'help',
+];
+
+describe('did you mean', () => {
+  it.each([
+    [['reprot'], "prs: unknown command 'reprot'\ndid you mean report?\n"],
+    [['exprot', '1'], "prs: unknown command 'exprot'\ndid you mean export?\n"],
+    [['report', '1', '--fromat', 'csv'], "prs: unknown option '--fromat'\ndid you mean --format?\n"],
+    [['auth', 'stauts'], "prs: unknown command 'stauts'\ndid you mean status?\n"],
+    [['--verbos', 'report'], "prs: unknown option '--verbos'\ndid you mean --verbose?\n"],
+  ])('prs %j', async (args, stderr) => {
+    const r = await runPrs(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(stderr);
+  });
+});
+
+describe('prs help', () => {
+  it('exit-codes lists every exit code of the contract, one line each', async () => {
+    const r = await runPrs(['help', 'exit-codes']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const codes = r.stdout
+      .split('\n')
+      .map((l) => /^\s+(\d+) {2}\S/.exec(l)?.[1])
+      .filter(Boolean)
+      .map(Number);
+    expect(codes).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130]);
+    expect(r.stdout).toMatch(/^\s+5 {2}forbidden \(403\) — check the tenant$/m);
+  });
+
+  it.each([
+    [['help', 'report'], 'Usage: prs report [options] <portfolioId...>'],
+    [['help', 'auth', 'status'], 'Usage: prs auth status [options]'],
+    [['help'], 'Usage: prs [options] [command]'],
+    [['report', '--help'], 'Usage: prs report [options] <portfolioId...>'],
+  ])('prs %j shows that help on stdout, exit 0', async (args, usage) => {
+    const r = await runPrs(args);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.startsWith(`${usage}\n`)).toBe(true);
+  });
+
+  it('an unknown topic suggests the closest', async () => {
+    const r = await runPrs(['help', 'exit-cods']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('prs: unknown help topic "exit-cods" — did you mean "exit-codes"?');
+    expect(r.stderr.split('\n')[1]).toMatch(/^hint: topics: login, .*, exit-codes$/);
+  });
+
+  it('the root --help ends with examples, the exit codes and where completions are', async () => {
+    const r = await runPrs(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('\nExamples:\n  # ');
+    expect(r.stdout).toMatch(/Exit codes: 0 ok, 1 internal error, 2 usage, .*\n.* 130 interrupted/);
+    expect(r.stdout).toContain('prs help exit-codes');
+    expect(r.stdout).toContain('prs completion --help');
+    expect(r.stdout).toContain('  help [topic...]');
+    expect(r.stdout).not.toContain('__complete');
+  });
+
+  it.each(COMMANDS)('prs %s --help has examples', async (command) => {
+    const r = await runPrs([...command.split(' '), '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: prs ${command} `));
+    expect(r.stdout).toMatch(/\nExamples:\n( {2}# .+\n {2}\$ prs.+\n| {2}# .+\n {2}\$ .*prs .+\n)+/);
+  });
+});
