@@ -85,7 +85,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 export async function openStore(configDir: string): Promise<Store> {
-  const { default: Conf } = await import('conf');
   const path = join(configDir, CONFIG_FILE);
   const ensureDir = () => {
     try {
@@ -111,10 +110,17 @@ export async function openStore(configDir: string): Promise<Store> {
     return parsed.data;
   };
 
-  // conf reads (and validates) the file in its constructor, so build it only once the file is known
-  // to be sound, i.e. inside update() after read() succeeded under the lock.
+  // conf (with ajv) costs ~0.2 s to load: readers never need it, so only writers pay, once. It reads
+  // the file in its constructor, so build it only once the file is known to be sound, i.e. inside
+  // update() after read() succeeded under the lock.
+  let Conf: typeof import('conf').default | undefined;
+  const loadConf = async () => {
+    Conf ??= (await import('conf')).default;
+    return Conf;
+  };
   let conf: { store: Record<string, unknown> } | undefined;
   const write = (data: StoreData) => {
+    if (!Conf) throw new Error('store: conf not loaded before writing');
     ensureDir();
     try {
       conf ??= new Conf({
@@ -158,6 +164,7 @@ export async function openStore(configDir: string): Promise<Store> {
     },
     update: async (profile, fn) => {
       ensureDir();
+      await loadConf();
       return locked(() => {
         const data = read();
         const current = data.profiles[profile];
