@@ -97,6 +97,34 @@ describe('the shared limiter against the sandbox', () => {
   });
 });
 
+describe('re-authentication through the real session', () => {
+  it('a revoked access token → 401 → one refresh → retry succeeds', async () => {
+    const user = sandbox.users[0]!;
+    const e = env({
+      FIXTURE_REAL_SESSION: '1',
+      PRS_TOKEN: '',
+      PRS_CONFIG_DIR: `${tmp.path}/config`,
+      PRS_AUTH_URL: sandbox.authUrl,
+      PRS_REALM: sandbox.realm,
+      PRS_CLIENT_ID: sandbox.clientId,
+      PRS_USERNAME: user.username,
+      PRS_PASSWORD: user.password,
+      PRS_CLIENT_SECRET: sandbox.clientSecret,
+    });
+    const first = await spawnRunner(script, ['1'], e).done; // signs in (password grant) and stores the tokens
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    sandbox.revokeTokens();
+    sandbox.stats.reset();
+    const second = await spawnRunner(script, ['1'], e).done;
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(1);
+    expect(sandbox.stats.count({ endpoint: 'token', status: 200 })).toBe(1);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(1);
+    token = await passwordToken(sandbox); // the other tests' token was revoked too
+    await waitOutWindow();
+  });
+});
+
 describe('retries against the sandbox', () => {
   it('a 503 once, then OK', async () => {
     sandbox.injectFault({ endpoint: 'report', status: 503 });
