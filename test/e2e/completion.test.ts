@@ -1,7 +1,11 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell source in plain strings
 // `prs completion <shell>` and `prs __complete` through the built binary (npm run build first).
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { baseEnv, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
 
 let config: ReturnType<typeof tempDir>;
 beforeAll(() => {
@@ -37,6 +41,71 @@ describe('prs __complete profiles', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('');
+  });
+
+  it('lists the profiles of the config file, sorted', async () => {
+    const dir = tempDir('prs-completion-profiles-');
+    try {
+      writeFileSync(
+        join(dir.path, 'config.json'),
+        JSON.stringify({ profiles: { work: { settings: { tenant: 'T1' } }, default: { settings: {} } } }),
+      );
+      const r = await runPrs(['__complete', 'profiles'], { env: { PRS_CONFIG_DIR: dir.path } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('default\nwork\n');
+      expect(r.stderr).toBe('');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('prints nothing, and no error, when the config file is corrupt', async () => {
+    const dir = tempDir('prs-completion-corrupt-');
+    try {
+      writeFileSync(join(dir.path, 'config.json'), '{ not json');
+      const r = await runPrs(['__complete', 'profiles'], { env: { PRS_CONFIG_DIR: dir.path } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('bash completes --profile from the real config through the real binary', () => {
+    const dir = tempDir('prs-completion-bash-');
+    try {
+      const bin = join(dir.path, 'bin');
+      mkdirSync(bin);
+      writeFileSync(join(bin, 'prs'), `#!/bin/sh\nexec "${process.execPath}" "${PRS_BIN}" "$@"\n`);
+      chmodSync(join(bin, 'prs'), 0o755);
+      writeFileSync(
+        join(dir.path, 'config.json'),
+        JSON.stringify({
+          profiles: { prod: { settings: {} }, 'prod-eu': { settings: {} }, test: { settings: {} } },
+        }),
+      );
+      const script = fileURLToPath(new URL('../../completions/prs.bash', import.meta.url));
+      const r = spawnSync(
+        'bash',
+        [
+          '--norc',
+          '--noprofile',
+          '-c',
+          'source "$0"; COMP_WORDS=(prs report --profile pr); COMP_CWORD=3; _prs; printf "%s\\n" "${COMPREPLY[@]}"',
+          script,
+        ],
+        {
+          env: baseEnv({ PRS_CONFIG_DIR: dir.path, PATH: `${bin}:${process.env.PATH}` }),
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['prod', 'prod-eu']);
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('an unknown list is a usage error', async () => {
