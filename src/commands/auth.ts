@@ -38,6 +38,8 @@ export interface AuthStatus {
   refreshTokenExpiresAt: string | null;
   refreshTokenValid: boolean;
   savedCredentials: boolean;
+  /** A client secret is at hand (env or saved): without it the refresh token cannot be used. */
+  clientSecret: boolean;
   envCredentials: string[];
   envToken: boolean;
   ready: boolean;
@@ -70,6 +72,8 @@ export function assess(
   const accessValid = accessUsable(session, now);
   const refreshValid = refreshUsable(session, now);
   const canSignIn = !!(s.authUrl && s.realm && s.clientId);
+  // The service's clients are confidential (spec §5): renewing needs the secret as much as signing in.
+  const secret = !!(s.clientSecret ?? stored?.secrets?.clientSecret);
   const creds = canSignIn ? availableCredentials(s, stored) : undefined;
   const envCredentials = [
     s.sources.username === 'env' ? 'PRS_USERNAME' : '',
@@ -81,7 +85,7 @@ export function assess(
     ? 'PRS_TOKEN'
     : accessValid
       ? 'access token'
-      : refreshValid && canSignIn
+      : refreshValid && canSignIn && secret
         ? 'refresh token'
         : creds
           ? fromEnv
@@ -104,6 +108,7 @@ export function assess(
       session?.refreshToken && session.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
     refreshTokenValid: refreshValid,
     savedCredentials: !!(stored?.secrets?.password && stored.secrets.clientSecret),
+    clientSecret: secret,
     envCredentials,
     envToken: !!s.token,
     ready: via !== null,
@@ -131,6 +136,10 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
       : st.refreshTokenValid
         ? `valid until ${iso(session.refreshExpiresAt)} (${duration(session.refreshExpiresAt - now)} left)`
         : `expired at ${iso(session.refreshExpiresAt)}`;
+  const refreshNote =
+    session?.refreshToken && st.refreshTokenValid && !st.clientSecret
+      ? ' — renewing needs PRS_CLIENT_SECRET (or login --save-password)'
+      : '';
   const ready = st.via
     ? `yes (${
         {
@@ -151,7 +160,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     ['user', st.username ?? unset],
     ['tenant', st.tenant ?? unset],
     ['access token', st.envToken ? `from PRS_TOKEN (stored one: ${access})` : access],
-    ['refresh token', refresh],
+    ['refresh token', refresh + refreshNote],
     ['saved password', st.savedCredentials ? 'yes' : 'no'],
     ['env credentials', st.envCredentials.length ? st.envCredentials.join(', ') : 'none'],
     ['ready', ready],

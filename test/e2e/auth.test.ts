@@ -216,7 +216,7 @@ describe('expiry', () => {
     const first = c.stored().profiles.default.session;
     // A 2 s token is used for its first half; after that it is renewed.
     await sleep(1100);
-    const st = await c.prs(['auth', 'status', '--json']);
+    const st = await c.prs(['auth', 'status', '--json'], { env: { PRS_CLIENT_SECRET: SECRET } });
     expect(JSON.parse(st.stdout)).toMatchObject({ ready: true, via: 'refresh token' });
     const before = c.sandbox.stats.count({ endpoint: 'token' });
     // No password anywhere: only the refresh grant can produce a token. Confidential client: secret from env.
@@ -234,6 +234,9 @@ describe('expiry', () => {
     const c = await context({ tokenTtl: 2, refreshTtl: 60 });
     expect((await c.login()).code).toBe(0);
     await sleep(1100);
+    const st = await c.prs(['auth', 'status']);
+    expect(st.code).toBe(4);
+    expect(st.stdout).toMatch(/^refresh token: +valid until .* — renewing needs PRS_CLIENT_SECRET/m);
     const r = await c.prs(['auth', 'token']);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('run `prs login`');

@@ -270,7 +270,13 @@ describe('prs auth status', () => {
   it.each([
     ['PRS_TOKEN', { PRS_TOKEN: 't' }, undefined, 'PRS_TOKEN'],
     ['a valid access token', {}, p({ session: sess(60_000) }), 'access token'],
-    ['an expiring token with a refresh token', {}, p({ session: sess(10_000, 600_000) }), 'refresh token'],
+    [
+      'an expiring token with a refresh token and the secret',
+      { PRS_CLIENT_SECRET: 's' },
+      p({ session: sess(10_000, 600_000) }),
+      'refresh token',
+    ],
+    ['an expiring token with a refresh token but no secret', {}, p({ session: sess(10_000, 600_000) }), null],
     ['env credentials', { PRS_PASSWORD: 'x', PRS_CLIENT_SECRET: 'y' }, p(), 'env credentials'],
     ['saved credentials', {}, p({ secrets: { password: 'x', clientSecret: 'y' } }), 'saved credentials'],
     ['an expired session', {}, p({ session: sess(-1, -1) }), null],
