@@ -1,0 +1,220 @@
+/**
+ * Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`), the spec's fields
+ * per report type give the table its order, and `--fields` picks and orders columns.
+ */
+import { UsageError } from '../errors.js';
+import type { ReportType } from '../input.js';
+import { JsonNumber, numberText, stringifyLossless } from '../json/lossless.js';
+import type { Row } from '../service/types.js';
+
+/** A column: its dotted name and the keys leading to its value. */
+export interface Column {
+  name: string;
+  path: string[];
+}
+
+const CONSTITUENT = [
+  'effectiveDate',
+  'isin',
+  'securityName',
+  'securityTicker',
+  'closingPrice',
+  'currency',
+  'closingFx',
+  'indexShares',
+  'indexWeighting',
+];
+
+const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
+const PRICE_TOTAL_NET = (k: string) => [`${k}.Price`, `${k}.Total`, `${k}.Net`];
+
+const CORPORATE_ACTIONS = [
+  ...NET_PRICE_TOTAL('indexId'),
+  ...NET_PRICE_TOTAL('indexName'),
+  'isin',
+  'sedol',
+  'securityTicker',
+  'securityRic',
+  'currency',
+  'eventId',
+  'eventType',
+  'eventSubType',
+  'mandVol',
+  'status',
+  'announceDate',
+  'exDate',
+  'recordDate',
+  'payDate',
+  'effectiveDate',
+  'rebalanceDate',
+  ...PRICE_TOTAL_NET('oldShares'),
+  ...PRICE_TOTAL_NET('newShares'),
+  'oldPrice',
+  'newPrice',
+  'paf',
+  'saf',
+  'cashFlowPerShare',
+  'cashFlowPerShareCurrency',
+];
+
+/** Spec §2: the fields of each report type, in order, nested objects flattened (in the spec's key order). */
+export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
+  index: [
+    'effectiveDate',
+    'indexId',
+    'indexName',
+    'indexValue',
+    'currency',
+    'closeMarketValue',
+    'openMarketValue',
+    'closeDivisor',
+    'openDivisor',
+  ],
+  'constituent.close': CONSTITUENT,
+  'constituent.open': CONSTITUENT,
+  'constituent.proforma': CONSTITUENT,
+  'constituent.corporateactions': CORPORATE_ACTIONS,
+  'constituent.proformacorporateactions': CORPORATE_ACTIONS,
+};
+
+/** The column several portfolios put first. */
+export const PORTFOLIO_COLUMN = 'portfolioId';
+
+/** A nested object that flattens into dotted columns (not an array, not a lossless number). */
+export function isNested(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
+}
+
+/** One row as flat `dotted.name → value` pairs, in the row's own key order. Empty objects stay a value. */
+export function flatten(row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      if (isNested(v) && Object.keys(v).length > 0) walk(v, `${prefix}${k}.`);
+      else out[prefix + k] = v;
+    }
+  };
+  walk(row, '');
+  return out;
+}
+
+/** The union of the rows' flattened columns, in first-seen order. */
+export function seenColumns(rows: readonly Row[]): Column[] {
+  const byName = new Map<string, Column>();
+  const walk = (o: Record<string, unknown>, path: string[], prefix: string) => {
+    for (const k in o) {
+      const v = o[k];
+      if (isNested(v)) {
+        let empty = true;
+        for (const _ in v) {
+          empty = false;
+          break;
+        }
+        if (!empty) {
+          walk(v, [...path, k], `${prefix}${k}.`);
+          continue;
+        }
+      }
+      const name = prefix + k;
+      if (!byName.has(name)) byName.set(name, { name, path: [...path, k] });
+    }
+  };
+  for (const row of rows) walk(row, [], '');
+  return [...byName.values()];
+}
+
+/** A column from a dotted name (the spec's names contain no dots of their own). */
+export const columnOf = (name: string): Column => ({ name, path: name.split('.') });
+
+/**
+ * The columns to show for `type`:
+ * - `seen`: the rows' own key order, union across rows in first-seen order (csv, tsv);
+ * - `spec`: the spec's columns in spec order (those present in the rows), then extra ones as seen (table).
+ * No rows: the spec's columns. `portfolioId` always leads when present (or, without rows, when `multi`).
+ */
+export function columnsFor(
+  type: ReportType,
+  rows: readonly Row[],
+  order: 'spec' | 'seen',
+  multi = false,
+): Column[] {
+  if (rows.length === 0) {
+    return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
+  }
+  const seen = seenColumns(rows);
+  const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);
+  const rest = seen.filter((c) => c.name !== PORTFOLIO_COLUMN);
+  if (order === 'seen') return [...lead, ...rest];
+  const byName = new Map(rest.map((c) => [c.name, c]));
+  const spec = SPEC_COLUMNS[type].filter((n) => byName.has(n)).map((n) => byName.get(n)!);
+  const specNames = new Set(spec.map((c) => c.name));
+  return [...lead, ...spec, ...rest.filter((c) => !specNames.has(c.name))];
+}
+
+/**
+ * `--fields`: the named columns in the given order. A name may be a column (`indexId.Net`) or a prefix
+ * of nested columns (`indexId` → `indexId.Net`, `indexId.Price`, ...). A name that matches nothing in
+ * the data is kept as an empty column when the spec lists it for this type (an optional field absent
+ * today), and is otherwise a UsageError listing the available columns.
+ */
+export function selectFields(
+  columns: readonly Column[],
+  fields: readonly string[],
+  type: ReportType,
+): Column[] {
+  const out: Column[] = [];
+  const unknown: string[] = [];
+  const spec = new Set([PORTFOLIO_COLUMN, ...SPEC_COLUMNS[type]]);
+  for (const f of fields) {
+    const exact = columns.find((c) => c.name === f);
+    if (exact) {
+      out.push(exact);
+      continue;
+    }
+    const under = columns.filter((c) => c.name.startsWith(`${f}.`));
+    if (under.length > 0) out.push(...under);
+    else if (spec.has(f)) out.push(columnOf(f));
+    else {
+      const specUnder = [...spec].filter((n) => n.startsWith(`${f}.`));
+      if (specUnder.length > 0) out.push(...specUnder.map(columnOf));
+      else unknown.push(f);
+    }
+  }
+  if (unknown.length > 0) {
+    const available = columns.length > 0 ? columns.map((c) => c.name) : [...spec];
+    throw new UsageError(
+      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')} for ${type}`,
+      { hint: `available: ${available.join(', ')}` },
+    );
+  }
+  return out;
+}
+
+/** The value at a column's path (undefined when absent). */
+export function valueAt(row: Row, path: readonly string[]): unknown {
+  let v: unknown = row[path[0]];
+  for (let i = 1; i < path.length; i++) {
+    if (!isNested(v)) return undefined;
+    v = v[path[i]];
+  }
+  return v;
+}
+
+/** A value as cell text: null and absent → '', numbers with their exact digits, arrays and objects as JSON. */
+export function cellText(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+      return String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object':
+      if (v === null) return '';
+      if (v instanceof JsonNumber) return numberText(v);
+      return stringifyLossless(v);
+    default:
+      return '';
+  }
+}

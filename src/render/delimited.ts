@@ -1,0 +1,63 @@
+/**
+ * CSV and TSV. One big string built from array joins; cells are checked with a char-code scan, so the
+ * common cell (no special character) costs no regex and no copy.
+ *
+ * CSV: RFC 4180 quoting: a cell holding `,`, `"`, CR or LF is quoted, its quotes doubled. Records end
+ * with LF (as jq's @csv and most Unix tools write; RFC 4180 parsers accept it), so the only CR in the
+ * output is inside a quoted cell.
+ * TSV: there is no quoting in TSV, so a cell escapes backslash, tab, LF and CR as `\\`, `\t`, `\n`, `\r`
+ * — the convention of jq's @tsv and PostgreSQL's text format: lossless, and `cut -f` still works.
+ */
+
+import type { Row } from '../service/types.js';
+import { type Column, cellText, valueAt } from './columns.js';
+
+/** One CSV cell, quoted only when needed. */
+export function csvCell(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 44 || c === 34 || c === 10 || c === 13) {
+      return `"${s.includes('"') ? s.replaceAll('"', '""') : s}"`;
+    }
+  }
+  return s;
+}
+
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** One TSV cell, with backslash, tab, LF and CR escaped. */
+export function tsvCell(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 92 || c === 9 || c === 10 || c === 13) return s.replace(/[\\\t\n\r]/g, (m) => TSV_ESCAPES[m]);
+  }
+  return s;
+}
+
+/** A header line, then one line per row; absent and null values are empty cells. Ends with a newline. */
+export function renderDelimited(
+  rows: readonly Row[],
+  columns: readonly Column[],
+  kind: 'csv' | 'tsv',
+): string {
+  const cell = kind === 'csv' ? csvCell : tsvCell;
+  const sep = kind === 'csv' ? ',' : '\t';
+  const lines = new Array<string>(rows.length + 1);
+  lines[0] = columns.map((c) => cell(c.name)).join(sep);
+  const n = columns.length;
+  const flat = columns.every((c) => c.path.length === 1);
+  const keys = columns.map((c) => c.path[0]);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    let line = '';
+    for (let i = 0; i < n; i++) {
+      const v = flat ? row[keys[i]] : valueAt(row, columns[i].path);
+      // Numbers never need quoting or escaping; skip the scan for them.
+      const text = typeof v === 'number' ? String(v) : cell(cellText(v));
+      line = i === 0 ? text : line + sep + text;
+    }
+    // A lone empty cell would be a blank line, which CSV readers skip: quote it.
+    lines[r + 1] = line === '' && n === 1 && kind === 'csv' ? '""' : line;
+  }
+  return `${lines.join('\n')}\n`;
+}
