@@ -1,0 +1,382 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  defaultFormat,
+  describeEmpty,
+  type ReportOptions,
+  report,
+  waitText,
+} from '../../../src/commands/report.js';
+import { FileError, NoDataError, NotFoundError, UsageError } from '../../../src/errors.js';
+import { createTestIO } from '../../../src/io.js';
+import { parseLossless } from '../../../src/json/lossless.js';
+import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
+import { fakeDeps } from '../../helpers/deps.js';
+import { tempDir } from '../../helpers/run.js';
+
+/** A body the service might send, and its rows parsed losslessly. */
+const answer = (body: string): ReportResponse => {
+  const v = body === '' ? [] : parseLossless(body);
+  return { body, rows: (Array.isArray(v) ? v : (v as { report: [] }).report) as ReportResponse['rows'] };
+};
+
+const IDX = (date: string, value = '1234567.123456789012') =>
+  `{"report":[{"effectiveDate":"${date}","indexId":"u-1","indexName":"Example 600","indexValue":${value},"currency":"EUR"}]}`;
+
+type Stub = string | Error | ((hooks: CallHooks) => string);
+
+/** A fake service answering `${portfolioId} ${date}` from `stubs`; records the queries. */
+function fakeService(stubs: Record<string, Stub>) {
+  const calls: ReportQuery[] = [];
+  return {
+    calls,
+    report: async (q: ReportQuery, hooks: CallHooks = {}) => {
+      calls.push(q);
+      const s = stubs[`${q.portfolioId} ${q.date}`];
+      if (s === undefined) throw new Error(`unexpected request ${q.portfolioId} ${q.date}`);
+      if (s instanceof Error) throw s;
+      return answer(typeof s === 'function' ? s(hooks) : s);
+    },
+  };
+}
+
+const opts = (o: Partial<ReportOptions> = {}): ReportOptions => ({
+  portfolioIds: [42],
+  type: 'index',
+  dates: ['2024-05-03'],
+  force: false,
+  raw: false,
+  ...o,
+});
+
+interface Case {
+  name: string;
+  tty?: boolean;
+  stderrTTY?: boolean;
+  quiet?: boolean;
+  options?: Partial<ReportOptions>;
+  stubs: Record<string, Stub>;
+  wantStdout: string | RegExp;
+  wantStderr?: string | RegExp;
+  wantError?: { type: new (...a: never[]) => Error; message?: string | RegExp };
+  wantCalls?: number;
+}
+
+const cases: Case[] = [
+  {
+    name: 'piped: JSON, numbers exact',
+    stubs: { '42 2024-05-03': IDX('2024-05-03') },
+    wantStdout:
+      '[{"effectiveDate":"2024-05-03","indexId":"u-1","indexName":"Example 600","indexValue":1234567.123456789012,"currency":"EUR"}]\n',
+    wantStderr: '',
+  },
+  {
+    name: 'terminal: a table in spec order',
+    tty: true,
+    stubs: { '42 2024-05-03': IDX('2024-05-03', '12345678901234567890') },
+    wantStdout: [
+      '┌───────────────┬─────────┬─────────────┬──────────────────────┬──────────┐',
+      '│ effectiveDate │ indexId │ indexName   │           indexValue │ currency │',
+      '├───────────────┼─────────┼─────────────┼──────────────────────┼──────────┤',
+      '│ 2024-05-03    │ u-1     │ Example 600 │ 12345678901234567890 │ EUR      │',
+      '└───────────────┴─────────┴─────────────┴──────────────────────┴──────────┘',
+      '',
+    ].join('\n'),
+  },
+  {
+    name: 'csv',
+    options: { format: 'csv' },
+    stubs: { '42 2024-05-03': IDX('2024-05-03') },
+    wantStdout:
+      'effectiveDate,indexId,indexName,indexValue,currency\n2024-05-03,u-1,Example 600,1234567.123456789012,EUR\n',
+  },
+  {
+    name: 'a range: rows of all dates in date order; empty dates noted',
+    options: {
+      format: 'ndjson',
+      fields: ['effectiveDate', 'indexValue'],
+      dates: ['2024-05-02', '2024-05-03', '2024-05-06'],
+    },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02', '1.10'),
+      '42 2024-05-03': '{"report":[]}',
+      '42 2024-05-06': IDX('2024-05-06', '2'),
+    },
+    wantStdout:
+      '{"effectiveDate":"2024-05-02","indexValue":1.10}\n{"effectiveDate":"2024-05-06","indexValue":2}\n',
+    wantStderr: 'no data for portfolio 42 on 2024-05-03\n',
+  },
+  {
+    name: 'several portfolios: portfolioId first, portfolio then date order',
+    options: {
+      format: 'csv',
+      fields: ['portfolioId', 'effectiveDate'],
+      portfolioIds: [7, 42],
+      dates: ['2024-05-02', '2024-05-03'],
+    },
+    stubs: {
+      '7 2024-05-02': IDX('2024-05-02'),
+      '7 2024-05-03': IDX('2024-05-03'),
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': '',
+    },
+    wantStdout: 'portfolioId,effectiveDate\n7,2024-05-02\n7,2024-05-03\n42,2024-05-02\n',
+    wantStderr: 'no data for portfolio 42 on 2024-05-03\n',
+  },
+  {
+    name: 'several portfolios, json: each row starts with portfolioId',
+    options: { portfolioIds: [7, 8] },
+    stubs: { '7 2024-05-03': '{"report":[{"a":1}]}', '8 2024-05-03': '[{"a":2.50}]' },
+    wantStdout: '[{"portfolioId":7,"a":1},{"portfolioId":8,"a":2.50}]\n',
+  },
+  {
+    name: 'progress on a terminal stderr: per request and while waiting',
+    stderrTTY: true,
+    options: { format: 'json', dates: ['2024-05-02', '2024-05-03'] },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': (h) => {
+        h.onWait?.(40_200, 'rate-limit');
+        h.onWait?.(2_000, 'backoff');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /^\[\{"effectiveDate":"2024-05-02".*"2024-05-03".*\]\n$/,
+    wantStderr:
+      '[progress] 1/2 · 2024-05-02 · portfolio 42\n' +
+      '[progress] 2/2 · 2024-05-03 · portfolio 42\n' +
+      '[progress] 2/2 · waiting 41 s for the rate limit\n' +
+      '[progress] 2/2 · retrying in 2 s\n',
+  },
+  {
+    name: 'one request: no counter, but a wait is shown',
+    stderrTTY: true,
+    stubs: {
+      '42 2024-05-03': (h) => {
+        h.onWait?.(3_000, 'retry-after');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /indexValue":1234567.123456789012/,
+    wantStderr: '[progress] waiting 3 s: the service asked to retry later\n',
+  },
+  {
+    name: '-q silences progress and notes',
+    stderrTTY: true,
+    quiet: true,
+    options: { dates: ['2024-05-02', '2024-05-03'] },
+    stubs: { '42 2024-05-02': IDX('2024-05-02'), '42 2024-05-03': '[]' },
+    wantStdout: /2024-05-02/,
+    wantStderr: '',
+  },
+  {
+    name: 'no data at all, json: [] and NoDataError',
+    stubs: { '42 2024-05-03': '{"report":[]}' },
+    wantStdout: '[]\n',
+    wantError: { type: NoDataError, message: 'no data for portfolio 42 on 2024-05-03' },
+  },
+  {
+    name: 'no data at all, ndjson: nothing',
+    options: { format: 'ndjson' },
+    stubs: { '42 2024-05-03': '' },
+    wantStdout: '',
+    wantError: { type: NoDataError },
+  },
+  {
+    name: 'no data at all, csv: the header of the spec columns',
+    options: { format: 'csv', type: 'constituent.close' },
+    stubs: { '42 2024-05-03': '[]' },
+    wantStdout:
+      'effectiveDate,isin,securityName,securityTicker,closingPrice,currency,closingFx,indexShares,indexWeighting\n',
+    wantError: { type: NoDataError },
+  },
+  {
+    name: 'no data at all, table: nothing on stdout',
+    tty: true,
+    stubs: { '42 2024-05-03': '[]' },
+    wantStdout: '',
+    wantError: { type: NoDataError },
+  },
+  {
+    name: 'no data over a range names the dates',
+    options: { dates: ['2024-05-02', '2024-05-03'] },
+    stubs: { '42 2024-05-02': '[]', '42 2024-05-03': '[]' },
+    wantStdout: '[]\n',
+    wantError: { type: NoDataError, message: 'no data for portfolio 42 on 2024-05-02, 2024-05-03' },
+  },
+  {
+    name: '--raw: the body exactly as received',
+    options: { raw: true },
+    stubs: { '42 2024-05-03': '{ "report" : [ {"v": 1.000} ] }\n' },
+    wantStdout: '{ "report" : [ {"v": 1.000} ] }\n',
+  },
+  {
+    name: '--raw with no data: the body, and NoDataError',
+    options: { raw: true },
+    stubs: { '42 2024-05-03': '{"report":[]}' },
+    wantStdout: '{"report":[]}',
+    wantError: { type: NoDataError },
+  },
+  {
+    name: 'a service error propagates, nothing printed, later requests not sent',
+    options: { dates: ['2024-05-02', '2024-05-03'] },
+    stubs: { '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', 404, 'GET', 'u') },
+    wantStdout: '',
+    wantError: { type: NotFoundError, message: /portfolio 42 not found/ },
+    wantCalls: 1,
+  },
+  {
+    name: 'an unknown --fields name is a UsageError after the data, nothing printed',
+    options: { format: 'csv', fields: ['indexValue', 'nope'] },
+    stubs: { '42 2024-05-03': IDX('2024-05-03') },
+    wantStdout: '',
+    wantError: { type: UsageError, message: 'unknown field "nope" for index' },
+  },
+];
+
+describe('report', () => {
+  it.each(cases)('$name', async (c) => {
+    const io = createTestIO({
+      isStdoutTTY: !!c.tty,
+      isStderrTTY: !!c.stderrTTY,
+      quiet: c.quiet,
+      columns: 200,
+    });
+    const service = fakeService(c.stubs);
+    const deps = fakeDeps({ io, service });
+    const run = report(opts(c.options), deps);
+    if (c.wantError) {
+      await expect(run).rejects.toBeInstanceOf(c.wantError.type);
+      if (c.wantError.message) await expect(run).rejects.toThrow(c.wantError.message);
+    } else await run;
+    if (typeof c.wantStdout === 'string') expect(io.stdoutText()).toBe(c.wantStdout);
+    else expect(io.stdoutText()).toMatch(c.wantStdout);
+    if (typeof c.wantStderr === 'string') expect(io.stderrText()).toBe(c.wantStderr);
+    else if (c.wantStderr) expect(io.stderrText()).toMatch(c.wantStderr);
+    expect(service.calls).toHaveLength(c.wantCalls ?? Object.keys(c.stubs).length);
+  });
+
+  it('asks for the right type and dates, and passes the run signal down', async () => {
+    const controller = new AbortController();
+    const seen: { q: ReportQuery; signal?: AbortSignal }[] = [];
+    const deps = fakeDeps({
+      signal: controller.signal,
+      service: {
+        report: async (q, hooks) => {
+          seen.push({ q, signal: hooks?.signal });
+          return answer('[{"a":1}]');
+        },
+      },
+    });
+    await report(opts({ type: 'constituent.proforma', dates: ['2024-05-02'] }), deps);
+    expect(seen).toEqual([
+      {
+        q: { portfolioId: 42, reportType: 'constituent.proforma', date: '2024-05-02' },
+        signal: controller.signal,
+      },
+    ]);
+  });
+
+  it('stops between requests when interrupted', async () => {
+    const controller = new AbortController();
+    const service = fakeService({
+      '42 2024-05-02': () => {
+        controller.abort();
+        return IDX('2024-05-02');
+      },
+      '42 2024-05-03': IDX('2024-05-03'),
+    });
+    const deps = fakeDeps({ signal: controller.signal, service });
+    await expect(report(opts({ dates: ['2024-05-02', '2024-05-03'] }), deps)).rejects.toThrow('interrupted');
+    expect(service.calls).toHaveLength(1);
+    expect(deps.io.stdoutText()).toBe('');
+  });
+});
+
+describe('report -o', () => {
+  let dir: { path: string; cleanup: () => void } | undefined;
+  afterEach(() => dir?.cleanup());
+
+  it('writes the file atomically, picks the format from the extension, prints nothing on stdout', async () => {
+    dir = tempDir();
+    const file = join(dir.path, 'out.csv');
+    const deps = fakeDeps({
+      io: createTestIO({ isStdoutTTY: true }),
+      service: fakeService({ '42 2024-05-03': IDX('2024-05-03') }),
+    });
+    await report(opts({ output: file }), deps);
+    expect(readFileSync(file, 'utf8')).toBe(
+      'effectiveDate,indexId,indexName,indexValue,currency\n2024-05-03,u-1,Example 600,1234567.123456789012,EUR\n',
+    );
+    expect(deps.io.stdoutText()).toBe('');
+    expect(deps.io.stderrText()).toBe(`wrote 1 row to ${file}\n`);
+  });
+
+  it('refuses an existing file before any request (FileError), and overwrites it with --force', async () => {
+    dir = tempDir();
+    const file = join(dir.path, 'out.json');
+    writeFileSync(file, 'old');
+    const service = fakeService({ '42 2024-05-03': IDX('2024-05-03') });
+    await expect(report(opts({ output: file }), fakeDeps({ service }))).rejects.toBeInstanceOf(FileError);
+    expect(service.calls).toHaveLength(0);
+    expect(readFileSync(file, 'utf8')).toBe('old');
+    await report(opts({ output: file, force: true }), fakeDeps({ service }));
+    expect(readFileSync(file, 'utf8')).toMatch(/^\[\{"effectiveDate":"2024-05-03".*1234567\.123456789012/);
+  });
+
+  it('no data: the empty form is written ([]), then NoDataError; a table writes no file', async () => {
+    dir = tempDir();
+    const json = join(dir.path, 'empty.json');
+    const table = join(dir.path, 'empty.txt');
+    const service = fakeService({ '42 2024-05-03': '[]' });
+    await expect(report(opts({ output: json }), fakeDeps({ service }))).rejects.toBeInstanceOf(NoDataError);
+    expect(readFileSync(json, 'utf8')).toBe('[]\n');
+    await expect(
+      report(opts({ output: table, format: 'table' }), fakeDeps({ service })),
+    ).rejects.toBeInstanceOf(NoDataError);
+    expect(existsSync(table)).toBe(false);
+  });
+});
+
+describe('report helpers', () => {
+  it.each([
+    [undefined, true, 'table'],
+    [undefined, false, 'json'],
+    ['x.csv', true, 'csv'],
+    ['X.TSV', false, 'tsv'],
+    ['x.jsonl', false, 'ndjson'],
+    ['x.ndjson', false, 'ndjson'],
+    ['x.json', true, 'json'],
+    ['report', true, 'json'],
+  ] as const)('defaultFormat(%j, tty=%s) = %s', (output, tty, want) => {
+    expect(defaultFormat(output, tty)).toBe(want);
+  });
+
+  it.each([
+    ['3/20', 41_000, 'rate-limit', '3/20 · waiting 41 s for the rate limit'],
+    ['3/20', 40_001, 'rate-limit', '3/20 · waiting 41 s for the rate limit'],
+    ['', 10, 'backoff', 'retrying in 1 s'],
+    ['1/2', 5_000, 'retry-after', '1/2 · waiting 5 s: the service asked to retry later'],
+  ] as const)('waitText(%j, %i, %s)', (prefix, ms, reason, want) => {
+    expect(waitText(prefix, ms, reason)).toBe(want);
+  });
+
+  it.each([
+    [[{ portfolioId: 1, date: 'd1' }], 'portfolio 1 on d1'],
+    [
+      [
+        { portfolioId: 1, date: 'd1' },
+        { portfolioId: 2, date: 'd1' },
+        { portfolioId: 1, date: 'd2' },
+      ],
+      'portfolio 1 on d1, d2; portfolio 2 on d1',
+    ],
+    [
+      Array.from({ length: 10 }, (_, i) => ({ portfolioId: 1, date: `d${i}` })),
+      'portfolio 1 on d0, d1, d2, d3, d4, d5, d6, d7 and 2 more',
+    ],
+  ])('describeEmpty %#', (empty, want) => {
+    expect(describeEmpty(empty)).toBe(want);
+  });
+});
