@@ -411,6 +411,15 @@ export function stringifyLossless(value: unknown, indent?: number): string {
   return out === undefined ? (undefined as unknown as string) : out;
 }
 
+/** JSON.stringify(s), without the native call for the common string that needs no escape. */
+function quote(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
 function write(value: unknown, key: string, gap: string, indent: string): string | undefined {
   if (value instanceof JsonNumber) return value.raw;
   if (
@@ -422,7 +431,7 @@ function write(value: unknown, key: string, gap: string, indent: string): string
   }
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quote(value);
     case 'number':
       return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
@@ -445,7 +454,7 @@ function write(value: unknown, key: string, gap: string, indent: string): string
       const sep = gap ? ': ' : ':';
       for (const k of Object.keys(value)) {
         const v = write((value as Record<string, unknown>)[k], k, gap, inner);
-        if (v !== undefined) parts.push(JSON.stringify(k) + sep + v);
+        if (v !== undefined) parts.push(quote(k) + sep + v);
       }
       if (parts.length === 0) return '{}';
       return gap ? `{\n${inner}${parts.join(`,\n${inner}`)}\n${indent}}` : `{${parts.join(',')}}`;
