@@ -72,6 +72,8 @@ export interface RequestRecord {
   user?: string;
   /** The X-CLIENT-ID header as received. */
   clientIdHeader?: string;
+  /** Body bytes written so far (grows while a big body streams; tests use it to see backpressure). */
+  bytes: number;
 }
 
 export interface SandboxStats {
@@ -211,7 +213,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   /** Writes the status line and headers, and records the request (before any byte leaves). */
-  function head(res: ServerResponse, ctx: Ctx, status: number, headers: Record<string, string | number>) {
+  function head(
+    res: ServerResponse,
+    ctx: Ctx,
+    status: number,
+    headers: Record<string, string | number>,
+  ): RequestRecord {
     const clientIdHeader = ctx.req.headers['x-client-id'];
     const record: RequestRecord = {
       endpoint: ctx.endpoint,
@@ -220,10 +227,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       status,
       user: ctx.user,
       clientIdHeader: typeof clientIdHeader === 'string' ? clientIdHeader : undefined,
+      bytes: 0,
     };
     stats.record(record);
     o.log?.(`${record.method} ${record.path} ${status}${ctx.user ? ` (${ctx.user})` : ''}`);
     res.writeHead(status, headers);
+    return record;
   }
 
   function sendJson(
@@ -234,11 +243,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     extra: Record<string, string | number> = {},
   ) {
     const text = JSON.stringify(body);
-    head(res, ctx, status, {
+    const record = head(res, ctx, status, {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
       ...extra,
     });
+    record.bytes = Buffer.byteLength(text);
     res.end(text);
   }
 
@@ -425,30 +435,34 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (next.done) {
       const body = Buffer.concat(first);
-      head(res, ctx, 200, { ...headers, 'Content-Length': body.length });
+      const record = head(res, ctx, 200, { ...headers, 'Content-Length': body.length });
       if (truncate) {
-        res.write(body.subarray(0, Math.floor(body.length / 2)));
+        record.bytes = Math.floor(body.length / 2);
+        res.write(body.subarray(0, record.bytes));
         await new Promise((r) => setImmediate(r));
         res.destroy();
         return;
       }
+      record.bytes = body.length;
       res.end(body);
       return;
     }
-    head(res, ctx, 200, headers);
+    const record = head(res, ctx, 200, headers);
     let closed = false;
     res.on('close', () => {
       closed = true;
     });
-    for (const b of first) if (!res.write(b)) await drained(res);
+    const send = async (chunk: string | Uint8Array) => {
+      record.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (!res.write(chunk)) await drained(res);
+    };
+    for (const b of first) await send(b);
     if (truncate) {
       await new Promise((r) => setImmediate(r));
       res.destroy();
       return;
     }
-    for (; !next.done && !closed; next = it.next()) {
-      if (!res.write(next.value)) await drained(res);
-    }
+    for (; !next.done && !closed; next = it.next()) await send(next.value);
     if (!closed) res.end();
   }
 
