@@ -281,7 +281,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const realmMatch = /^\/realms\/([^/]+)(\/.*)?$/.exec(path);
     if (realmMatch) {
       const ctx: Ctx = { endpoint: 'token', req };
-      if (decodeURIComponent(realmMatch[1]) !== o.realm) {
+      if (safeDecode(realmMatch[1]) !== o.realm) {
         return sendJson(res, ctx, 404, { error: 'Realm does not exist' });
       }
       if (realmMatch[2] !== '/protocol/openid-connect/token') {

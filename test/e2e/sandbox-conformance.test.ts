@@ -290,6 +290,8 @@ describe('token endpoint (Keycloak)', () => {
     expect(await res.text()).toBe('{"error":"Realm does not exist"}');
     const get = await fetch(`${sb.authUrl}/realms/${sb.realm}/protocol/openid-connect/token`);
     expect(get.status).toBe(405);
+    const malformed = await tokenRequest(sb, passwordGrant(sb), '%E0%A4%A');
+    expect(malformed.status).toBe(404);
   });
 
   it('refresh grant: new working tokens; expired after refresh-ttl: 400 "Token is not active"; garbage: "Invalid refresh token"', async () => {
