@@ -173,10 +173,16 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     return { kind: 'written', paths };
   } catch (err) {
     await abortAll();
-    res.body.destroy();
+    discard(res.body);
     if (c.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError();
     throw err;
   }
+}
+
+/** Stops a body not (fully) read; undici's emits an error when destroyed, which nobody needs. */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 /** The target path when the response headers (or --name, or a zip's fallback) decide it. */
@@ -243,7 +249,7 @@ export async function streamExport(
       if (!out.write(chunk)) await once(out, 'drain', { signal: c.signal });
     }
   } catch (err) {
-    res.body.destroy();
+    discard(res.body);
     // The reader went away (`prs export -o - | head`): what it wanted, it got.
     if ((err as NodeJS.ErrnoException).code === 'EPIPE') return bytes;
     throw classifyStreamError(err, c, '-', bytes);

@@ -65,6 +65,10 @@ function setup(replies: Reply[] | ((q: Query) => Reply), o: { signal?: AbortSign
           r.body instanceof Readable
             ? r.body
             : Readable.from(r.body === undefined || r.body === '' ? [] : [Buffer.from(r.body)]);
+        // Like undici's body: destroyed before its end, it emits an error.
+        const destroy = body._destroy.bind(body);
+        body._destroy = (err, cb) =>
+          destroy(err ?? (body.readableEnded ? null : new Error('Request aborted')), cb);
         return { ...r, body };
       },
     },

@@ -1,0 +1,152 @@
+/**
+ * A misbehaving HTTP server for fault tests: each request gets the next scripted answer — a status,
+ * headers, a body that may be cut off, stalled or reset, or an endless generated stream. It serves any
+ * path (point PRS_BASE_URL at `url`) and records every request, so tests can assert what was sent.
+ *
+ *   const server = await startFaultServer();
+ *   server.respond({ body: '[1,2', headers: { 'content-type': 'application/json' } });
+ *   // ... run prs against server.url ...
+ *   expect(server.requests).toHaveLength(1);
+ *   await server.close();
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface FaultReply {
+  /** Default 200. */
+  status?: number;
+  headers?: Record<string, string | number>;
+  /** The body: bytes, text, or chunks produced on demand (any size; written with backpressure). */
+  body?: string | Uint8Array | (() => Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>);
+  /**
+   * Content-Length to declare. Default: the body's length for bytes/text, none (chunked) for a
+   * generated body. A number larger than what is sent makes a truncated response.
+   */
+  contentLength?: number | 'none';
+  /** Send only the first N bytes of the body, then destroy the socket (a body cut mid-stream). */
+  cutAfter?: number;
+  /** After N bytes of the body, send nothing more and keep the connection open (a stalled server). */
+  stallAfter?: number;
+  /** Destroy the connection before any response. */
+  reset?: boolean;
+  /** Wait this long before sending the headers. */
+  delayMs?: number;
+}
+
+export interface FaultRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface FaultServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  requests: FaultRequest[];
+  /**
+   * Scripts the answers: one per request, in order; the last one repeats. A function decides per
+   * request instead.
+   */
+  respond(...replies: (FaultReply | ((req: FaultRequest, n: number) => FaultReply))[]): void;
+  close(): Promise<void>;
+}
+
+export async function startFaultServer(): Promise<FaultServer> {
+  let script: (FaultReply | ((req: FaultRequest, n: number) => FaultReply))[] = [{ status: 404 }];
+  const requests: FaultRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const r: FaultRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+    requests.push(r);
+    const n = requests.length - 1;
+    const step = script[Math.min(n, script.length - 1)];
+    const reply = typeof step === 'function' ? step(r, n) : step;
+    req.resume();
+    answer(res, reply).catch(() => res.destroy());
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    respond(...replies) {
+      script = replies.length ? replies : [{ status: 404 }];
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function answer(res: ServerResponse, r: FaultReply): Promise<void> {
+  if (r.delayMs) await new Promise((resolve) => setTimeout(resolve, r.delayMs));
+  if (r.reset) {
+    res.socket?.destroy();
+    return;
+  }
+  const fixed = typeof r.body === 'function' ? undefined : Buffer.from(r.body ?? '');
+  const headers: Record<string, string | number> = { ...r.headers };
+  const length = r.contentLength ?? (fixed ? fixed.length : 'none');
+  if (length !== 'none') headers['content-length'] = length;
+  res.writeHead(r.status ?? 200, headers);
+  let sent = 0;
+  const limit = r.cutAfter ?? r.stallAfter;
+  const chunks: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string> =
+    fixed !== undefined ? [fixed] : (r.body as () => Iterable<Uint8Array>)();
+  for await (const c of chunks) {
+    let chunk = Buffer.from(c);
+    if (limit !== undefined && sent + chunk.length > limit) chunk = chunk.subarray(0, limit - sent);
+    sent += chunk.length;
+    if (chunk.length && !res.write(chunk)) await once(res, 'drain');
+    if (res.destroyed) return;
+    if (limit !== undefined && sent >= limit) break;
+  }
+  if (r.cutAfter !== undefined) {
+    // Let the bytes leave before the connection drops, so the client sees a body cut mid-stream.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    res.socket?.destroy();
+    return;
+  }
+  if (r.stallAfter !== undefined) return; // never ends; close() destroys the socket
+  res.end();
+}
+
+/**
+ * A valid JSON array of about `bytes` bytes, generated in ~64 KB chunks: for memory tests of big
+ * exports. Rows look like the service's index rows.
+ */
+export function* jsonArrayOfSize(bytes: number, indexName = 'Example 600 OG EUR'): Generator<string> {
+  const row = (i: number) =>
+    JSON.stringify({
+      effectiveDate: '2024-05-01',
+      indexId: `a3f1c2d4-5b6e-4f70-8a91-${String(i).padStart(12, '0')}`,
+      indexName,
+      indexValue: 1302.917413 + i,
+      currency: 'EUR',
+      closeMarketValue: 13029174,
+      openMarketValue: 13029174,
+    });
+  let sent = 1;
+  let i = 0;
+  yield '[';
+  while (sent < bytes) {
+    const parts: string[] = [];
+    let size = 0;
+    while (size < 64 * 1024 && sent + size < bytes) {
+      const r = (i === 0 ? '' : ',') + row(i++);
+      parts.push(r);
+      size += r.length;
+    }
+    sent += size;
+    yield parts.join('');
+  }
+  yield ']';
+}
