@@ -1,0 +1,114 @@
+// `npm run demo`: a guided tour against the built-in sandbox. Starts the sandbox on a free port, signs in
+// with a throwaway config dir, prints an index report, exports a CSV zip, lists it, then cleans up.
+// Everything runs on loopback; nothing is left running or written outside a temporary folder.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'prs.js');
+if (!existsSync(join(root, 'dist', 'main.js'))) {
+  console.error('demo: dist/ is missing — run `npm ci` (or `npm run build`) first');
+  process.exit(1);
+}
+const { startSandbox } = await import(join(root, 'dist', 'sandbox.js'));
+
+const work = mkdtempSync(join(tmpdir(), 'prs-demo-'));
+const exportsDir = join(work, 'exports');
+mkdirSync(exportsDir);
+const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[22m` : s);
+const sandbox = await startSandbox({ port: 0 });
+const user = sandbox.users[0];
+const env = {
+  ...process.env,
+  PRS_CONFIG_DIR: join(work, 'config'),
+  PRS_CACHE_DIR: join(work, 'cache'),
+  PRS_CLIENT_SECRET: sandbox.clientSecret,
+  PRS_PROFILE: undefined,
+  PRS_TOKEN: undefined,
+};
+
+/** Runs prs like a user at a terminal would, echoing the command first. */
+function prs(args, { input, show = args } = {}) {
+  console.log(`\n${bold(`$ prs ${show.join(' ')}`)}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env,
+      stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'],
+    });
+    if (input) child.stdin.end(input);
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`prs ${args[0]} exited with ${code}`)),
+    );
+  });
+}
+
+let failed = false;
+try {
+  console.log(
+    `Sandbox running at ${sandbox.url} (realm ${sandbox.realm}, user ${user.username}, tenant ${user.tenant})`,
+  );
+  console.log(`Config and exports go to ${work} (removed at the end).`);
+  const login = [
+    'login',
+    '--auth-url',
+    sandbox.authUrl,
+    '--realm',
+    sandbox.realm,
+    '--client-id',
+    sandbox.clientId,
+    '--username',
+    user.username,
+    '--tenant',
+    user.tenant,
+    '--base-url',
+    sandbox.url,
+    '--password-stdin',
+  ];
+  await prs(login, {
+    input: user.password,
+    show: [...login.slice(0, -1), '--password-stdin   # password piped in, secret from PRS_CLIENT_SECRET'],
+  });
+  await prs(['auth', 'status']);
+  await prs(['report', '42', '--type', 'index', '--date', '2023-06-29', '--format', 'table']);
+  await prs([
+    'report',
+    '42',
+    '--type',
+    'constituent.close',
+    '--date',
+    '2023-06-29',
+    '--format',
+    'csv',
+    '--fields',
+    'isin,securityName,closingPrice,indexWeighting',
+  ]);
+  await prs([
+    'export',
+    '42',
+    '--type',
+    'constituent.close',
+    '--date',
+    '2023-06-30',
+    '--format',
+    'csv',
+    '--extract',
+    '--dir',
+    exportsDir,
+  ]);
+  console.log(`\n${bold(`$ ls -l ${exportsDir}`)}`);
+  for (const name of readdirSync(exportsDir).sort()) {
+    console.log(`${String(statSync(join(exportsDir, name)).size).padStart(8)}  ${name}`);
+  }
+  console.log('\nDone. Try `prs --help`, `prs help exit-codes`, or `prs sandbox` to keep a sandbox running.');
+} catch (err) {
+  failed = true;
+  console.error(`demo failed: ${err.message}`);
+} finally {
+  await sandbox.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,32 @@
+// `npm run demo` is the README's first command: it must finish on its own, exit 0 and show real output.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { baseEnv } from '../helpers/run.js';
+
+const script = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url));
+
+it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () => {
+  const child = spawn(process.execPath, [script], {
+    env: baseEnv({ CI: 'true' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+  });
+  child.stderr.on('data', (c) => {
+    out += c;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(out).not.toMatch(/demo failed|prs: /);
+  expect(code).toBe(0);
+  expect(out).toMatch(/Logged in to 127\.0\.0\.1:\d+ as demo/);
+  expect(out).toMatch(/│ 2023-06-29 +│ .* │ Example 600 OG EUR +│ +1302\.917413 │/);
+  expect(out).toMatch(/exports\/2023-06-30_Example_600_OG_index\.zip\n/);
+  expect(out).toMatch(/2023-06-30_Example_600_OG_index\.csv/);
+  const work = /Config and exports go to (\S+) /.exec(out)?.[1];
+  expect(work).toBeTruthy();
+  expect(existsSync(work!)).toBe(false);
+});
