@@ -1,0 +1,295 @@
+// `npm run bench`: prs against what users would run instead (node -e 0, curl | jq, curl -o), on loopback
+// against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
+// median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
+// Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv]
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10' },
+    'big-rows': { type: 'string', default: '800000' },
+    only: { type: 'string' },
+    out: { type: 'string', default: join(root, '.bench', 'results.json') },
+  },
+});
+const RUNS = Number(args.runs);
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const want = (name) => !only || only.has(name);
+
+const { startSandbox } = await import(join(root, 'dist', 'sandbox.js'));
+const work = mkdtempSync(join(tmpdir(), 'prs-bench-'));
+const probe = join(work, 'rss-probe.mjs');
+// Loaded with --import into prs runs whose memory we measure: records the process's own peak RSS.
+writeFileSync(
+  probe,
+  "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.BENCH_RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+);
+
+const bin = join(root, 'bin', 'prs.js');
+const sandbox = await startSandbox({
+  port: 0,
+  rateLimit: '1000000/1s',
+  bigExportRows: Number(args['big-rows']),
+});
+const user = sandbox.users[0];
+const env = {
+  ...process.env,
+  PRS_CONFIG_DIR: join(work, 'config'),
+  PRS_CACHE_DIR: join(work, 'cache'),
+  PRS_RATE_LIMIT: '1000000/1s',
+  PRS_CLIENT_SECRET: sandbox.clientSecret,
+  PRS_PASSWORD: user.password,
+  PRS_PROFILE: undefined,
+  PRS_TOKEN: undefined,
+  NO_COLOR: '1',
+};
+
+/** Runs a command (argv array, or a shell string) to completion; returns wall ms and exit code. */
+function time(cmd, extraEnv = {}) {
+  return new Promise((resolve, reject) => {
+    const [file, argv] = typeof cmd === 'string' ? ['/bin/sh', ['-c', cmd]] : [cmd[0], cmd.slice(1)];
+    const started = process.hrtime.bigint();
+    const child = spawn(file, argv, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0)
+        reject(new Error(`${typeof cmd === 'string' ? cmd : cmd.join(' ')} exited ${code}: ${err.trim()}`));
+      else resolve(ms);
+    });
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** A and B alternately, one warm-up each, RUNS counted pairs. */
+async function compare(name, a, b, { runs = RUNS, target, note } = {}) {
+  await time(a);
+  await time(b);
+  const as = [];
+  const bs = [];
+  const ratios = [];
+  for (let i = 0; i < runs; i++) {
+    const ta = await time(a);
+    const tb = await time(b);
+    as.push(ta);
+    bs.push(tb);
+    ratios.push(ta / tb);
+  }
+  const row = {
+    name,
+    a: label(a),
+    b: label(b),
+    medianA: median(as),
+    medianB: median(bs),
+    ratio: median(ratios),
+    target,
+    note,
+  };
+  results.push(row);
+  const verdict =
+    target === undefined ? '' : row.ratio <= target ? `  ✓ target ≤ ${target}×` : `  ✗ target ≤ ${target}×`;
+  console.log(
+    `${name.padEnd(28)} ${fmt(row.medianA).padStart(9)} vs ${fmt(row.medianB).padStart(9)}   ratio ${row.ratio.toFixed(2)}×${verdict}`,
+  );
+  return row;
+}
+
+const label = (c) =>
+  typeof c === 'string'
+    ? c
+    : c.map((x) => (x === process.execPath ? 'node' : x === bin ? 'prs' : x)).join(' ');
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+const results = [];
+const node = process.execPath;
+const prs = (...a) => [node, bin, ...a];
+const q = (s) => `'${s.replaceAll("'", "'\\''")}'`;
+
+async function peakRss(cmd) {
+  const out = join(work, `rss-${results.length}-${Math.random().toString(36).slice(2)}`);
+  await time([node, '--import', probe, ...cmd.slice(1)], { BENCH_RSS_OUT: out });
+  const { readFileSync } = await import('node:fs');
+  return Number(readFileSync(out, 'utf8')) / 1024; // KiB → MiB
+}
+
+try {
+  const login = prs(
+    'login',
+    '--auth-url',
+    sandbox.authUrl,
+    '--realm',
+    sandbox.realm,
+    '--client-id',
+    sandbox.clientId,
+    '--username',
+    user.username,
+    '--tenant',
+    user.tenant,
+    '--base-url',
+    sandbox.url,
+    '--password-stdin',
+    '--save-password',
+  );
+  await time(`printf %s ${q(user.password)} | ${login.map(q).join(' ')}`);
+  const token = await new Promise((resolve, reject) => {
+    const c = spawn(node, [bin, 'auth', 'token'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let s = '';
+    c.stdout.on('data', (d) => {
+      s += d;
+    });
+    c.on('close', (code) => (code === 0 ? resolve(s.trim()) : reject(new Error('auth token failed'))));
+  });
+  const api = `${sandbox.url}/api/v1/report-service/report/generate/portfolio`;
+  const curl = (path) =>
+    `curl -sf -H ${q(`Authorization: Bearer ${token}`)} -H ${q(`X-CLIENT-ID: ${user.tenant}`)} ${q(`${api}/${path}`)}`;
+  const baseline = [node, '-e', '0'];
+  const day = '2024-05-02';
+
+  console.log(`prs benchmark · ${RUNS} interleaved pairs per row · Node ${process.version} · medians\n`);
+  if (want('startup')) {
+    await compare('start-up: --version', prs('--version'), baseline, { target: 1.5 });
+    await compare('start-up: --help', prs('--help'), baseline, { target: 1.5 });
+  }
+  if (want('small')) {
+    const small = prs('report', '42', '-t', 'index', '-d', day, '-f', 'json');
+    await compare('small report vs node -e 0', small, baseline, { target: 2 });
+    await compare(
+      'small report vs curl|jq',
+      small,
+      `${curl(`42?reportType=index&date=${day}`)} | jq .report`,
+    );
+  }
+  if (want('csv')) {
+    const url = `7?reportType=constituent.close&date=${day}`;
+    const jqCsv = `(.report[0] | keys_unsorted) as $k | .report[] | [.[$k[]]] | @csv`;
+    await compare(
+      '20k rows → CSV vs curl|jq',
+      prs('report', '7', '-t', 'constituent.close', '-d', day, '-f', 'csv'),
+      `${curl(url)} | jq -r ${q(jqCsv)}`,
+      {
+        target: 0.5,
+      },
+    );
+    await compare(
+      '20k rows → JSON vs curl|jq',
+      prs('report', '7', '-t', 'constituent.close', '-d', day, '-f', 'json'),
+      `${curl(url)} | jq .report`,
+    );
+    await compare(
+      '20k rows → table vs CSV',
+      prs('report', '7', '-t', 'constituent.close', '-d', day, '-f', 'table'),
+      prs('report', '7', '-t', 'constituent.close', '-d', day, '-f', 'csv'),
+    );
+  }
+  if (want('export')) {
+    const dir = join(work, 'exports');
+    mkdirSync(dir, { recursive: true });
+    const url = `900/export?reportType=constituent.close&date=${day}&format=json`;
+    const big = prs(
+      'export',
+      '900',
+      '-t',
+      'constituent.close',
+      '-d',
+      day,
+      '-f',
+      'json',
+      '--dir',
+      dir,
+      '--force',
+    );
+    await compare(
+      `export ${args['big-rows']} rows vs curl -o`,
+      big,
+      `${curl(url)} -o ${q(join(dir, 'curl.json'))}`,
+      { runs: Math.min(RUNS, 5), target: 1.5 },
+    );
+    const { statSync, readdirSync } = await import('node:fs');
+    const file = readdirSync(dir).find((f) => f !== 'curl.json');
+    const mb = statSync(join(dir, file)).size / 1e6;
+    const rssBig = await peakRss(big);
+    const small = prs(
+      'export',
+      '42',
+      '-t',
+      'constituent.close',
+      '-d',
+      day,
+      '-f',
+      'json',
+      '--dir',
+      dir,
+      '--force',
+    );
+    const rssSmall = await peakRss(small);
+    const row = {
+      name: 'export peak RSS',
+      fileMB: mb,
+      peakRssMiB: rssBig,
+      smallExportPeakRssMiB: rssSmall,
+      target: 'under 100 MiB',
+    };
+    results.push(row);
+    console.log(
+      `export peak RSS               ${rssBig.toFixed(1)} MiB for a ${mb.toFixed(0)} MB file (${rssSmall.toFixed(1)} MiB for a tiny one)  ${rssBig < 100 ? '✓' : '✗'} target < 100 MiB`,
+    );
+  }
+  if (want('limiter')) {
+    const limited = await startSandbox({ port: 0, rateLimit: '4/1s' });
+    try {
+      const lenv = {
+        ...env,
+        PRS_CONFIG_DIR: join(work, 'config-limiter'),
+        PRS_CACHE_DIR: join(work, 'cache-limiter'),
+        PRS_RATE_LIMIT: '4/1s',
+      };
+      await time(
+        `printf %s ${q(user.password)} | ${prs('login', '--auth-url', limited.authUrl, '--realm', limited.realm, '--client-id', limited.clientId, '--username', user.username, '--tenant', user.tenant, '--base-url', limited.url, '--password-stdin').map(q).join(' ')}`,
+        lenv,
+      );
+      // 12 weekdays: 2024-05-01 .. 2024-05-16. Under 4/1s the first 4 go at once, the last 4 one window later twice.
+      const ms = await time(
+        prs('report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-16', '-f', 'json', '-q'),
+        lenv,
+      );
+      const theoretical = 2000;
+      const r429 = limited.stats.count({ status: 429 });
+      const row = {
+        name: 'limiter: 12 requests at 4/1s',
+        ms,
+        theoreticalMs: theoretical,
+        overhead: ms / theoretical - 1,
+        count429: r429,
+        target: '≤ 5% over, zero 429s',
+      };
+      results.push(row);
+      console.log(
+        `limiter: 12 req at 4/1s        ${fmt(ms)} vs ${fmt(theoretical)} minimum (+${(row.overhead * 100).toFixed(1)}%), ${r429} × 429  ${row.overhead <= 0.05 && r429 === 0 ? '✓' : '✗'} target ≤ 5%, zero 429s`,
+      );
+    } finally {
+      await limited.close();
+    }
+  }
+  mkdirSync(join(args.out, '..'), { recursive: true });
+  writeFileSync(
+    args.out,
+    `${JSON.stringify({ node: process.version, runs: RUNS, date: new Date().toISOString(), results }, null, 2)}\n`,
+  );
+  console.log(`\nfigures written to ${args.out}`);
+} finally {
+  await sandbox.close();
+  rmSync(work, { recursive: true, force: true });
+}
