@@ -120,10 +120,11 @@ async function answer(res: ServerResponse, r: FaultReply): Promise<void> {
 }
 
 /**
- * A valid JSON array of about `bytes` bytes, generated in ~64 KB chunks: for memory tests of big
- * exports. Rows look like the service's index rows.
+ * A valid JSON array of about `bytes` bytes (at least 2), produced in ~64 KB chunks so that any size
+ * streams in flat memory: for tests of big exports. Rows look like the service's index rows; one block
+ * of rows is built once and repeated, so even 200 MB costs little CPU.
  */
-export function* jsonArrayOfSize(bytes: number, indexName = 'Example 600 OG EUR'): Generator<string> {
+export function* jsonArrayOfSize(bytes: number, indexName = 'Example 600 OG EUR'): Generator<Buffer> {
   const row = (i: number) =>
     JSON.stringify({
       effectiveDate: '2024-05-01',
@@ -134,19 +135,19 @@ export function* jsonArrayOfSize(bytes: number, indexName = 'Example 600 OG EUR'
       closeMarketValue: 13029174,
       openMarketValue: 13029174,
     });
-  let sent = 1;
-  let i = 0;
-  yield '[';
-  while (sent < bytes) {
-    const parts: string[] = [];
-    let size = 0;
-    while (size < 64 * 1024 && sent + size < bytes) {
-      const r = (i === 0 ? '' : ',') + row(i++);
-      parts.push(r);
-      size += r.length;
-    }
-    sent += size;
-    yield parts.join('');
+  const first = Buffer.from(`[${row(0)}`);
+  const parts: string[] = [];
+  for (let i = 1, size = 0; size < 64 * 1024; i++) {
+    const r = `,${row(i)}`;
+    parts.push(r);
+    size += r.length;
   }
-  yield ']';
+  const block = Buffer.from(parts.join(''));
+  yield first;
+  let sent = first.length + 1;
+  while (sent + block.length <= bytes) {
+    yield block;
+    sent += block.length;
+  }
+  yield Buffer.from(']');
 }

@@ -10,8 +10,10 @@ import {
   NoDataError,
   NotFoundError,
   ServiceError,
+  UsageError,
 } from '../../../src/errors.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
+import { createTestIO } from '../../../src/io.js';
 import type { ExportResponse, ReportQuery } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -422,5 +424,22 @@ describe('prs export (unit)', () => {
     expect(err).toBeInstanceOf(FileError);
     expect(err.message).toBe(`cannot write ${join(dir.path, '2024-05-01_X_index.json')}: disk full`);
     expect(listing()).toEqual([]);
+  });
+});
+
+describe('prs export -o - on a terminal', () => {
+  it('refuses to send a zip to the terminal, before any request', async () => {
+    const calls: unknown[] = [];
+    const deps = fakeDeps({
+      io: createTestIO({ isStdoutTTY: true }),
+      service: {
+        exportReport: async (q) => {
+          calls.push(q);
+          throw new Error('no request expected');
+        },
+      },
+    });
+    await expect(exportCommand(options({ format: 'csv', output: '-' }), deps)).rejects.toThrow(UsageError);
+    expect(calls).toEqual([]);
   });
 });

@@ -1,0 +1,96 @@
+/**
+ * Peak memory of `prs export` stays flat as the export grows: the BUILT binary (run `npm run build`
+ * first) downloads a 20 MB and a 200 MB JSON array from the fault server, and we read the child's
+ * VmHWM (its resident high-water mark) from /proc while it works.
+ *
+ * A fixed cost hides in every networked run: V8 compiles undici's llhttp WebAssembly parser with
+ * TurboFan in the background, a transient ~35 MB whatever the body size — even a 9-byte export
+ * peaks near 100 MB. So flatness is measured as-is (20 MB vs 200 MB), and the absolute bound
+ * (< 100 MB for 200 MB) with `node --liftoff-only`, which skips that compile and leaves what the
+ * export itself costs. Linux only (/proc); ~8 s; PRS_SKIP_MEMORY_TEST=1 leaves it out.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultServer, jsonArrayOfSize, startFaultServer } from '../helpers/fault-server.js';
+import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
+
+const MB = 1024 * 1024;
+
+let server: FaultServer;
+let home: ReturnType<typeof tempDir>;
+beforeAll(async () => {
+  server = await startFaultServer();
+  home = tempDir('prs-export-memory-');
+});
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+/** One export of `size` bytes: exit code, peak RSS (MB) while exporting, and the file's size. */
+async function exportOf(size: number, nodeFlags: string[] = []) {
+  server.respond({ headers: { 'content-type': 'application/json' }, body: () => jsonArrayOfSize(size) });
+  const args = ['export', '42', '-t', 'index', '-d', '2024-05-01', '--dir', home.path, '--name', `m ${size}`];
+  const child = spawn(process.execPath, [...nodeFlags, PRS_BIN, ...args], {
+    env: baseEnv({
+      PRS_BASE_URL: server.url,
+      PRS_TENANT: 't',
+      PRS_TOKEN: 'ready-token',
+      PRS_CONFIG_DIR: join(home.path, 'config'),
+      PRS_CACHE_DIR: join(home.path, 'cache'),
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let peakKb = 0;
+  let done = false;
+  const sample = () => {
+    if (done) return;
+    try {
+      const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {}
+  };
+  const poll = setInterval(sample, 10);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => {
+    sample(); // the last reading of the working process, before it exits
+    done = true;
+    stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(poll);
+  const path = stdout.trim();
+  const bytes = path && existsSync(path) ? statSync(path).size : 0;
+  if (path) rmSync(path, { force: true });
+  return { code, peakMb: peakKb / 1024, bytes, stderr };
+}
+
+describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || !existsSync('/proc/self/status'))(
+  'export memory',
+  () => {
+    it('peak RSS stays flat from 20 MB to 200 MB, and under 100 MB', { timeout: 60_000 }, async () => {
+      const small = await exportOf(20 * MB);
+      const big = await exportOf(200 * MB);
+      const lean = await exportOf(200 * MB, ['--liftoff-only']);
+      for (const r of [small, big, lean]) expect(r.code, r.stderr).toBe(0);
+      expect(small.bytes).toBeGreaterThan(19 * MB);
+      expect(big.bytes).toBeGreaterThan(199 * MB);
+      expect(lean.bytes).toBe(big.bytes);
+      console.log(
+        `peak RSS while exporting: 20 MB → ${small.peakMb.toFixed(1)} MB, 200 MB → ${big.peakMb.toFixed(1)} MB, ` +
+          `200 MB without the llhttp TurboFan compile → ${lean.peakMb.toFixed(1)} MB`,
+      );
+      expect(small.peakMb).toBeGreaterThan(20);
+      // Ten times the data, (almost) the same memory.
+      expect(big.peakMb - small.peakMb).toBeLessThan(15);
+      expect(lean.peakMb).toBeLessThan(100);
+      expect(readdirSync(home.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    });
+  },
+);
