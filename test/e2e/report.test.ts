@@ -1,0 +1,366 @@
+/**
+ * `prs report` end to end: the BUILT binary (run `npm run build` first) against the in-process sandbox
+ * (spec-faithful, 100/1s so nothing waits), with its own config and cache dirs and a real login.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_TYPES } from '../../src/input.js';
+import { parseLossless, stringifyLossless } from '../../src/json/lossless.js';
+import { flatten } from '../../src/render/columns.js';
+import {
+  EMPTY_PORTFOLIO_ID,
+  EXAMPLE_PORTFOLIO_ID,
+  PRECISION_PORTFOLIO_ID,
+  type Sandbox,
+  startSandbox,
+} from '../../src/sandbox/index.js';
+import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+
+const DATE = '2024-05-03'; // a Friday
+let sandbox: Sandbox;
+let tmp: ReturnType<typeof tempDir>;
+let env: Record<string, string>;
+const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
+const reportRequests = () => sandbox.stats.count({ endpoint: 'report' });
+
+/** The rows of the body the sandbox sends, fetched directly with prs's token. */
+async function serviceBody(id: number, type: string, date = DATE): Promise<string> {
+  const token = (await prs(['auth', 'token'])).stdout.trim();
+  const url = `${sandbox.url}/api/v1/report-service/report/generate/portfolio/${id}?reportType=${type}&date=${date}`;
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${token}`, 'x-client-id': 'demo-tenant' },
+  });
+  return res.text();
+}
+const rowsOf = (body: string) => (parseLossless(body) as { report: Record<string, unknown>[] }).report;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
+  tmp = tempDir('prs-report-e2e-');
+  env = {
+    PRS_CONFIG_DIR: join(tmp.path, 'config'),
+    PRS_CACHE_DIR: join(tmp.path, 'cache'),
+    HOME: tmp.path,
+    PRS_RATE_LIMIT: '100/1s',
+  };
+  const user = sandbox.users[0];
+  const login = await prs(
+    [
+      'login',
+      '--auth-url',
+      sandbox.authUrl,
+      '--realm',
+      sandbox.realm,
+      '--client-id',
+      sandbox.clientId,
+      '--username',
+      user.username,
+      '--tenant',
+      user.tenant,
+      '--base-url',
+      sandbox.url,
+      '--password-stdin',
+    ],
+    { input: user.password, env: { PRS_CLIENT_SECRET: sandbox.clientSecret } },
+  );
+  expect(login.code, login.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+describe('every type × format', () => {
+  describe.each(REPORT_TYPES)('%s', (type) => {
+    let expected: Record<string, unknown>[];
+    beforeAll(async () => {
+      expected = rowsOf(await serviceBody(EXAMPLE_PORTFOLIO_ID, type));
+      expect(expected.length).toBeGreaterThan(0);
+    });
+    const run = async (format: string) => {
+      const r = await prs(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', type, '-d', DATE, '-f', format]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      return r.stdout;
+    };
+
+    it('json: the rows as sent, every digit kept', async () => {
+      expect(await run('json')).toBe(`${stringifyLossless(expected)}\n`);
+    });
+
+    it('ndjson: one row per line', async () => {
+      expect(await run('ndjson')).toBe(expected.map((r) => `${stringifyLossless(r)}\n`).join(''));
+    });
+
+    it.each(['csv', 'tsv'])('%s: a header of flattened columns, then the rows', async (format) => {
+      const out = await run(format);
+      const records: string[][] =
+        format === 'csv'
+          ? parseCsv(out)
+          : out
+              .trimEnd()
+              .split('\n')
+              .map((l) => l.split('\t'));
+      const flat = expected.map(flatten);
+      const header = records[0];
+      expect(header).toEqual(Object.keys(flat[0]));
+      expect(records).toHaveLength(expected.length + 1);
+      records.slice(1).forEach((rec, i) => {
+        const want = header.map((h) => {
+          const v = flat[i][h];
+          return v === null || v === undefined ? '' : String(v);
+        });
+        expect(rec).toEqual(want);
+      });
+      if (type.includes('corporateactions')) expect(header).toContain('indexId.Net');
+    });
+
+    it('table: the spec columns first, one line per row', async () => {
+      const out = await run('table');
+      const lines = out.trimEnd().split('\n');
+      expect(lines).toHaveLength(expected.length + 4);
+      const first =
+        type === 'index' ? 'effectiveDate' : type.includes('corporate') ? 'indexId.Net' : 'effectiveDate';
+      expect(lines[1]).toMatch(new RegExp(`^│ ${first.replace('.', '\\.')} +│`));
+    });
+  });
+});
+
+describe('number fidelity (portfolio 13)', () => {
+  const literals = [
+    '1234567.123456789012',
+    '12345678901234567890',
+    '98765432109876543210',
+    '0.000000000000000001',
+    '6.02214076E+23',
+    '-0.0001234567890123456789',
+  ];
+  it.each(['json', 'ndjson', 'csv', 'tsv', 'table'])(
+    '%s prints the digits the service sent',
+    async (format) => {
+      const r = await prs([
+        'report',
+        String(PRECISION_PORTFOLIO_ID),
+        '-t',
+        'index',
+        '-d',
+        DATE,
+        '-f',
+        format,
+      ]);
+      expect(r.code).toBe(0);
+      for (const l of literals) expect(r.stdout).toContain(l);
+    },
+  );
+
+  it('constituents: quoting traps and odd literals survive CSV', async () => {
+    const r = await prs(['report', '13', '-t', 'constituent.close', '-d', DATE, '-f', 'csv']);
+    expect(r.code).toBe(0);
+    const [header, ...rows] = parseCsv(r.stdout) as string[][];
+    const col = (name: string) => rows.map((row) => row[header.indexOf(name)]);
+    expect(col('securityName')).toEqual([
+      'Société Générale, "A" Shares',
+      'トヨタ自動車 (Toyota Motor)',
+      'Zero & Tiny; "Quoted" Co',
+    ]);
+    expect(col('closingPrice')).toEqual(['1234567.123456789012', '9007199254740993', '0.00000001']);
+    expect(col('closingFx')).toEqual(['1.0', '0.006212345678901234567', '1.163412000000000000001']);
+    expect(col('indexShares')).toEqual(['12345678901234567890', '0.1', '1E-7']);
+    expect(col('comment')).toEqual(['line one\nline two', '', '']);
+    expect(col('flags.esg')).toEqual(['true', '', '']);
+  });
+
+  it('json equals the service body re-serialised, also for corporate actions', async () => {
+    for (const type of ['constituent.close', 'constituent.corporateactions'] as const) {
+      const body = await serviceBody(PRECISION_PORTFOLIO_ID, type);
+      const r = await prs(['report', '13', '-t', type, '-d', DATE, '--json']);
+      expect(r.stdout).toBe(`${stringifyLossless(rowsOf(body))}\n`);
+    }
+  });
+});
+
+describe('ranges and several portfolios', () => {
+  it('a range: the weekdays in date order, one request each', async () => {
+    const before = reportRequests();
+    const r = await prs([
+      'report',
+      '42',
+      '-t',
+      'index',
+      '--from',
+      '2024-05-02',
+      '--to',
+      '2024-05-07',
+      '-f',
+      'csv',
+      '--fields',
+      'effectiveDate,currency',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'effectiveDate,currency\n' +
+        ['2024-05-02', '2024-05-03', '2024-05-06', '2024-05-07'].map((d) => `${d},EUR\n${d},JPY\n`).join(''),
+    );
+    expect(reportRequests() - before).toBe(4);
+  });
+
+  it('with --weekends the empty days are noted and the run succeeds', async () => {
+    const r = await prs([
+      'report',
+      '42',
+      '-t',
+      'index',
+      '--from',
+      '2024-05-03',
+      '--to',
+      '2024-05-06',
+      '--weekends',
+      '--fields',
+      'effectiveDate',
+      '-f',
+      'ndjson',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(4);
+    expect(r.stderr).toBe('no data for portfolio 42 on 2024-05-04, 2024-05-05\n');
+  });
+
+  it('several portfolios: each row starts with portfolioId', async () => {
+    const r = await prs(['report', '42', '13', '-t', 'index', '-d', DATE, '-f', 'csv']);
+    expect(r.code).toBe(0);
+    const [header, ...rows] = parseCsv(r.stdout) as string[][];
+    expect(header[0]).toBe('portfolioId');
+    expect(rows.map((row) => row[0])).toEqual(['42', '42', '13']);
+    const json = JSON.parse((await prs(['report', '42', '13', '-t', 'index', '-d', DATE])).stdout);
+    expect(Object.keys(json[0])[0]).toBe('portfolioId');
+  });
+});
+
+describe('no data', () => {
+  it.each([
+    ['json', '[]\n'],
+    ['ndjson', ''],
+    [
+      'csv',
+      'effectiveDate,indexId,indexName,indexValue,currency,closeMarketValue,openMarketValue,closeDivisor,openDivisor\n',
+    ],
+    ['table', ''],
+  ])('%s → exit 3', async (format, stdout) => {
+    const r = await prs(['report', String(EMPTY_PORTFOLIO_ID), '-t', 'index', '-d', DATE, '-f', format]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe(stdout);
+    expect(r.stderr).toMatch(/^prs: no data for portfolio 101 on 2024-05-03\n/);
+  });
+
+  it('piped without a format: [] so the pipe stays valid JSON', async () => {
+    const r = await prs(['report', '42', '-t', 'index', '-d', '2024-05-04']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('[]\n');
+  });
+});
+
+describe('bad input: exit 2, one line, no request', () => {
+  it.each([
+    [['report', '42', '-t', 'indx', '-d', DATE], /^prs: unknown report type "indx" — did you mean "index"\?/],
+    [['report', '42', '-t', 'index', '-d', '2024-02-30'], /^prs: invalid date "2024-02-30"/],
+    [['report', '0', '-t', 'index', '-d', DATE], /^prs: invalid portfolio id "0"/],
+    [['report', '4294967296', '-t', 'index', '-d', DATE], /^prs: invalid portfolio id/],
+    [
+      ['report', '42', '13', '-t', 'index', '-d', DATE, '--raw'],
+      /^prs: --raw takes one portfolio and one date/,
+    ],
+    [['report', '42', '-t', 'index', '-d', DATE, '-f', 'xml'], /^prs: unknown format "xml"/],
+    [['report', '42', '-t', 'index', '--from', DATE], /^prs: --from and --to go together/],
+    [['report', '42', '-d', DATE], /^prs: missing --type/],
+    [['report', '42', '-t', 'index', '-d', DATE, '--fields', 'a,,b'], /^prs: invalid --fields/],
+  ])('%j', async (args, message) => {
+    const before = reportRequests();
+    const r = await prs(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(reportRequests()).toBe(before);
+  });
+
+  it('an unknown --fields name fails once the data shows it is unknown, listing what there is', async () => {
+    const r = await prs([
+      'report',
+      '42',
+      '-t',
+      'index',
+      '-d',
+      DATE,
+      '-f',
+      'csv',
+      '--fields',
+      'indexValue,nope',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^prs: unknown field "nope" for index\nhint: available: effectiveDate, indexId/);
+  });
+
+  it('a portfolio the service does not know: exit 6', async () => {
+    const r = await prs(['report', '999', '-t', 'index', '-d', DATE]);
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('--raw and -o', () => {
+  it('--raw prints the body byte for byte', async () => {
+    const body = await serviceBody(PRECISION_PORTFOLIO_ID, 'index');
+    const r = await prs(['report', '13', '-t', 'index', '-d', DATE, '--raw']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(body);
+  });
+
+  it('-o writes atomically, refuses to overwrite before any request, --force replaces', async () => {
+    const dir = join(tmp.path, 'out');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'report.csv');
+    const first = await prs(['report', '13', '-t', 'index', '-d', DATE, '-o', file]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toMatch(
+      /^effectiveDate,indexId,.*\n2024-05-03,.*,1234567\.123456789012,/s,
+    );
+
+    writeFileSync(file, 'precious');
+    const before = reportRequests();
+    const again = await prs(['report', '13', '-t', 'index', '-d', DATE, '-o', file]);
+    expect(again.code).toBe(10);
+    expect(again.stderr).toMatch(/^prs: .*report\.csv already exists\nhint: use --force/);
+    expect(reportRequests()).toBe(before);
+    expect(readFileSync(file, 'utf8')).toBe('precious');
+
+    const forced = await prs([
+      'report',
+      '13',
+      '-t',
+      'index',
+      '-d',
+      DATE,
+      '-o',
+      file,
+      '--force',
+      '-f',
+      'json',
+    ]);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual(['report.csv']); // no temporary file left behind
+  });
+
+  it('-o into a missing directory: exit 10, nothing written', async () => {
+    const file = join(tmp.path, 'missing', 'r.json');
+    const r = await prs(['report', '13', '-t', 'index', '-d', DATE, '-o', file]);
+    expect(r.code).toBe(10);
+    expect(existsSync(file)).toBe(false);
+  });
+});
