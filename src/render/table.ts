@@ -27,13 +27,18 @@ export interface TableResult {
 /** Longest text cell shown on a terminal; longer text ends in "…". */
 export const MAX_TEXT_WIDTH = 40;
 
-/** A cell's text cut to `max` characters with "…" (numbers are never cut: they are passed whole). */
+/** A cell's text cut to `max` terminal cells with "…" (numbers are never cut: they are passed whole). */
 export function truncate(s: string, max: number): string {
-  return displayWidth(s) <= max
-    ? s
-    : `${Array.from(s)
-        .slice(0, Math.max(0, max - 1))
-        .join('')}…`;
+  if (displayWidth(s) <= max) return s;
+  let out = '';
+  let width = 0;
+  for (const ch of s) {
+    const w = isWide(ch.codePointAt(0)!) ? 2 : 1;
+    if (width + w > max - 1) break;
+    out += ch;
+    width += w;
+  }
+  return `${out}…`;
 }
 
 /** A column is numeric when every value present is a number. */
@@ -127,12 +132,38 @@ export function printable(s: string): string {
   return s;
 }
 
-/** Characters on screen: code points, so a surrogate pair counts once. */
+/** True for code points a terminal draws two cells wide (CJK, Hangul, full-width forms, most emoji). */
+export function isWide(cp: number): boolean {
+  return (
+    cp >= 0x1100 &&
+    (cp <= 0x115f ||
+      (cp >= 0x2e80 && cp <= 0x303e) ||
+      (cp >= 0x3041 && cp <= 0x33ff) ||
+      (cp >= 0x3400 && cp <= 0x4dbf) ||
+      (cp >= 0x4e00 && cp <= 0x9fff) ||
+      (cp >= 0xa000 && cp <= 0xa4cf) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xf900 && cp <= 0xfaff) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6) ||
+      (cp >= 0x1f300 && cp <= 0x1f64f) ||
+      (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+      (cp >= 0x20000 && cp <= 0x3fffd))
+  );
+}
+
+/** Terminal cells a text takes: one per code point, two for wide ones (an approximation of wcwidth). */
 export function displayWidth(s: string): number {
-  let n = s.length;
+  let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) n--;
+    if (c < 0x1100) n++;
+    else {
+      const cp = s.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      n += isWide(cp) ? 2 : 1;
+    }
   }
   return n;
 }

@@ -15,7 +15,8 @@ describe('table helpers', () => {
     ['short', 10, 'short'],
     ['exactly10!', 10, 'exactly10!'],
     ['longer than ten', 10, 'longer th…'],
-    ['😀😀😀', 2, '😀…'],
+    ['😀😀😀', 3, '😀…'],
+    ['トヨタ自動車', 6, 'トヨ…'],
   ])('truncate(%j, %i) = %j', (s, max, want) => {
     expect(truncate(s, max)).toBe(want);
   });
@@ -48,8 +49,10 @@ describe('table helpers', () => {
 
   it.each([
     ['abc', 3],
-    ['😀', 1],
+    ['😀', 2],
     ['', 0],
+    ['トヨタ (Toyota)', 15],
+    ['Société', 7],
   ])('displayWidth(%j) = %i', (s, want) => {
     expect(displayWidth(s)).toBe(want);
   });
@@ -91,6 +94,11 @@ describe('renderTable', () => {
     expect(out.text).toContain(`${'N'.repeat(39)}…`);
     expect(out.text).toContain('1'.repeat(50));
     expect(renderTable([long], [columnOf('name')], { color: false }).text).toContain('N'.repeat(60));
+  });
+
+  it('aligns wide characters', () => {
+    const out = renderTable([{ n: 'トヨタ' }, { n: 'abcdefg' }], [columnOf('n')], { color: false }).text;
+    expect(out.split('\n').slice(3, 5)).toEqual(['│ トヨタ  │', '│ abcdefg │']);
   });
 
   it('makes the header bold only with colour', () => {
