@@ -128,7 +128,8 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       rows,
       fields: o.fields,
       multi,
-      color: io.color,
+      // Colour is for a person at the terminal: never in a file or a pipe.
+      color: io.color && toTerminal,
       terminal: toTerminal,
       width: io.columns,
     });

@@ -294,6 +294,21 @@ describe('report', () => {
   });
 });
 
+describe('report colour', () => {
+  it.each([
+    [true, true, true],
+    [true, false, false],
+    [false, true, false],
+  ])('stdout terminal %s, io.color %s → bold header %s', async (tty, color, bold) => {
+    const io = createTestIO({ isStdoutTTY: tty, color });
+    await report(
+      opts({ format: 'table' }),
+      fakeDeps({ io, service: fakeService({ '42 2024-05-03': IDX('2024-05-03') }) }),
+    );
+    expect(io.stdoutText().includes('\x1b[1m')).toBe(bold);
+  });
+});
+
 describe('report -o', () => {
   let dir: { path: string; cleanup: () => void } | undefined;
   afterEach(() => dir?.cleanup());
