@@ -52,8 +52,8 @@ export function renderDelimited(
     let line = '';
     for (let i = 0; i < n; i++) {
       const v = flat ? row[keys[i]] : valueAt(row, columns[i].path);
-      // Numbers never need quoting or escaping; skip the scan for them.
-      const text = typeof v === 'number' ? String(v) : cell(cellText(v));
+      // Strings and numbers first, without the general cellText; numbers never need quoting.
+      const text = typeof v === 'string' ? cell(v) : typeof v === 'number' ? String(v) : cell(cellText(v));
       line = i === 0 ? text : line + sep + text;
     }
     // A lone empty cell would be a blank line, which CSV readers skip: quote it.
