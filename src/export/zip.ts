@@ -30,8 +30,15 @@ const CENTRAL_SIG = 0x02014b50;
 const LOCAL_SIG = 0x04034b50;
 const EOCD_MIN = 22;
 const MAX_COMMENT = 0xffff;
-/** Compressed bytes fed to Inflate at a time: bounds the memory one push may inflate into. */
-const READ_CHUNK = 16 * 1024;
+const READ_CHUNK = 64 * 1024;
+/**
+ * Compressed bytes fed to Inflate per push, adapted to the compression ratio so that one push
+ * inflates to about OUT_TARGET bytes: deflate reaches ~1000:1, and 64 KB of a highly repetitive CSV
+ * would otherwise inflate to 64 MB at once.
+ */
+const PIECE_MIN = 256;
+const PIECE_MAX = 64 * 1024;
+const OUT_TARGET = 256 * 1024;
 
 type Handle = Awaited<ReturnType<typeof open>>;
 
@@ -202,10 +209,22 @@ export async function readZipEntry(
         highWaterMark: READ_CHUNK,
         signal,
       });
+      let piece = 1024;
       for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (inflate) inflate.push(chunk);
-        else take(chunk);
-        await flush();
+        if (!inflate) {
+          take(chunk);
+          await flush();
+          continue;
+        }
+        for (let at = 0; at < chunk.length; ) {
+          const before = size;
+          inflate.push(chunk.subarray(at, at + piece));
+          at += piece;
+          const out = size - before;
+          if (out > OUT_TARGET) piece = Math.max(PIECE_MIN, piece >> 1);
+          else if (out < OUT_TARGET / 4) piece = Math.min(PIECE_MAX, piece << 1);
+          await flush();
+        }
       }
     }
     inflate?.push(new Uint8Array(0), true);

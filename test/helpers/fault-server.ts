@@ -151,3 +151,37 @@ export function* jsonArrayOfSize(bytes: number, indexName = 'Example 600 OG EUR'
   }
   yield Buffer.from(']');
 }
+
+/**
+ * A valid zip holding one CSV member of about `bytes` bytes, deflated as it streams (fflate's
+ * streaming Zip: sizes and CRC in a data descriptor), in flat memory: for tests of big CSV exports.
+ */
+export async function* zipOfSize(
+  bytes: number,
+  member = 'export.csv',
+  level: 0 | 1 | 6 = 1,
+): AsyncGenerator<Uint8Array> {
+  const { Zip, ZipDeflate, ZipPassThrough } = await import('fflate');
+  const out: Uint8Array[] = [];
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    out.push(chunk);
+  });
+  const entry = level === 0 ? new ZipPassThrough(member) : new ZipDeflate(member, { level });
+  zip.add(entry);
+  const lines: string[] = [
+    'Effective Date,ISIN,Security Name,Security Ticker,Exchange Code,Closing Price,Currency,Closing Fx,Index Shares,Index Weighting\n',
+  ];
+  for (let i = 0; lines.join('').length < 64 * 1024; i++) {
+    lines.push(
+      `2024-05-01,CH${String(102878927 + i).padStart(10, '0')},STOXX EXAMPLE ${i} OIL & GAS GROSS EUR,SXEGR${i} Index,,${(242.76633 + i).toFixed(5)},EUR,1,${13417.402222 + i},0.25\n`,
+    );
+  }
+  const block = Buffer.from(lines.join(''));
+  for (let sent = 0; sent < bytes; sent += block.length) {
+    entry.push(block, sent + block.length >= bytes);
+    yield* out.splice(0);
+  }
+  zip.end();
+  yield* out.splice(0);
+}

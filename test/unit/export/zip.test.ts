@@ -70,6 +70,19 @@ describe('zip check', () => {
     ]);
   });
 
+  it('reads big entries back exactly, whatever the compression ratio (inflated piece by piece)', async () => {
+    const repetitive = Buffer.alloc(8 * 1024 * 1024, 'a,b,c\n');
+    const mixed = Buffer.concat(
+      Array.from({ length: 2000 }, (_, i) =>
+        Buffer.from(`${i},${(i * 7919) % 10007},${'x'.repeat(i % 300)}\n`),
+      ),
+    );
+    const p = file(zipSync({ 'r.csv': repetitive, 'm.csv': [mixed, { level: 9 }] }));
+    await verifyZip(p);
+    expect((await contentOf(p, 'r.csv')) === repetitive.toString()).toBe(true);
+    expect(await contentOf(p, 'm.csv')).toBe(mixed.toString());
+  });
+
   const flip = (data: Uint8Array, at: number) => {
     const copy = Buffer.from(data);
     copy[at] ^= 0xff;
