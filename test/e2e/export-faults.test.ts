@@ -3,7 +3,7 @@
  * test/helpers/fault-server.ts. Every fault ends with the contract's exit code and a directory exactly
  * as it was: no partial file, no temporary file.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -152,6 +152,20 @@ describe('prs export against a faulty server', () => {
     expect(r.stderr).toContain(join(out, 'nope'));
     expect(server.requests).toHaveLength(0);
   });
+
+  // Root writes anywhere, so this one needs an ordinary user.
+  it.skipIf(process.getuid?.() === 0)(
+    'an unwritable directory is exit 10 naming it, before any request',
+    async () => {
+      chmodSync(out, 0o555);
+      server.requests.length = 0;
+      const r = await prs([]);
+      chmodSync(out, 0o755);
+      expect(r.code).toBe(10);
+      expect(r.stderr).toContain(`${out}: permission denied`);
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
   it('Ctrl-C during a stalled download: exit 130 and no temporary file', async () => {
     server.respond({ headers: json, body: rows + ' '.repeat(100_000), stallAfter: 50_000 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
   FileError,
+  fileError,
   InterruptedError,
   NoDataError,
   NotFoundError,
@@ -406,6 +407,17 @@ describe('prs export (unit)', () => {
     expect(listing().some((f) => f.endsWith('.tmp'))).toBe(true);
     controller.abort();
     expect(await run).toBeInstanceOf(InterruptedError);
+    expect(listing()).toEqual([]);
+  });
+
+  it('a directory that cannot be written is exit 10 naming the path', async () => {
+    const { deps } = setup([{ body: '[1]' }]);
+    const openFile: typeof createAtomicFile = async (path) => {
+      throw fileError(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }), path);
+    };
+    const err = await exportCommand(options({ name: 'X' }), deps, { openFile }).catch((e) => e);
+    expect(err).toBeInstanceOf(FileError);
+    expect(err.message).toBe(`cannot write ${join(dir.path, '2024-05-01_X_index.json')}: permission denied`);
     expect(listing()).toEqual([]);
   });
 
