@@ -119,7 +119,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     try {
       await pipeline(res.body, meter, file.stream, { signal: c.signal });
     } catch (err) {
-      throw classifyStreamError(err, c, path ?? file.path, bytes);
+      // Before the name is known, the directory is what the user can act on.
+      throw classifyStreamError(err, c, path ?? dir, bytes);
     }
     if (bytes === 0) {
       await abortAll();
