@@ -6,9 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { access, link, rename, unlink } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { access, link, rename, stat, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { FileError, fileError } from '../errors.js';
 
 export interface AtomicFile {
@@ -31,6 +33,19 @@ export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/**
+ * A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe): it holds no data to clobber, and
+ * renaming over it would replace the device node itself (as root, `-o /dev/null --force` would).
+ */
+export async function isSpecialFile(path: string): Promise<boolean> {
+  try {
+    const s = await stat(path);
+    return !s.isFile() && !s.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Fails early (before any download) when `path` exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   if (force) return;
@@ -39,6 +54,7 @@ export async function assertWritableTarget(path: string, force: boolean): Promis
   } catch {
     return;
   }
+  if (await isSpecialFile(path)) return;
   throw new FileError(`${path} already exists`, { hint: 'use --force to overwrite it' });
 }
 
@@ -47,7 +63,10 @@ export async function createAtomicFile(
   o: { force: boolean; mode?: number },
 ): Promise<AtomicFile> {
   await assertWritableTarget(path, o.force);
-  const tempPath = tempPathFor(path);
+  // A special file is written in place at commit, from a temporary file elsewhere (its directory,
+  // e.g. /dev, is no place for one).
+  const special = await isSpecialFile(path);
+  const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
   // `flush: true` fsyncs before the descriptor closes, so the rename never publishes unflushed data.
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
   try {
@@ -83,7 +102,10 @@ export async function createAtomicFile(
           await closed;
         }
         if (stream.errored) throw stream.errored;
-        if (o.force) await rename(tempPath, path);
+        if (special) {
+          await pipeline(createReadStream(tempPath), createWriteStream(path, { flags: 'w' }));
+          await unlink(tempPath);
+        } else if (o.force) await rename(tempPath, path);
         else {
           await link(tempPath, path);
           await unlink(tempPath);
