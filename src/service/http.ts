@@ -5,7 +5,10 @@
  * Corporate CAs need nothing here: Node adds NODE_EXTRA_CA_CERTS to the default trust store.
  */
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import request from 'undici/lib/api/api-request.js';
+// Deep imports: undici's index also loads fetch, WebSocket, caches and mocks, ~40 ms of every start.
+import Agent from 'undici/lib/dispatcher/agent.js';
 import { InterruptedError, NetworkError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
@@ -42,35 +45,44 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
 }
 
-export function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Dispatcher {
+export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
   const agentOpts = { connectTimeout: timeoutMs, keepAliveTimeout: 10_000 };
   if (proxy.httpProxy || proxy.httpsProxy) {
+    // The whole index: the proxy agent relies on the dispatcher methods it installs (connect).
+    const { EnvHttpProxyAgent } = await import('undici');
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxy });
   }
   return new Agent(agentOpts);
 }
 
 export function createHttp(o: HttpOptions): Http {
-  const dispatcher = o.dispatcher ?? createDispatcher(o.proxy, o.timeoutMs);
+  let dispatcher: Promise<Dispatcher> | undefined;
+  const getDispatcher = () => {
+    dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
+    return dispatcher;
+  };
   return {
     async send(req) {
-      const started = performance.now();
+      // Date.now, not performance.now: the latter loads perf_hooks at start-up for a debug line.
+      const started = Date.now();
       const headers: Record<string, string> = { 'user-agent': 'prs', ...(req.headers ?? {}) };
       if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
       o.io.debug(
         `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
       );
       try {
-        const res = await request(req.url, {
+        const u = new URL(req.url);
+        const res = await request.call(await getDispatcher(), {
+          origin: u.origin,
+          path: `${u.pathname}${u.search}`,
           method: req.method,
           headers,
           body: req.form,
-          dispatcher,
           signal: req.signal,
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         });
-        const ms = Math.round(performance.now() - started);
+        const ms = Date.now() - started;
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
         );
@@ -86,7 +98,7 @@ export function createHttp(o: HttpOptions): Http {
       }
     },
     async close() {
-      if (!o.dispatcher) await dispatcher.close();
+      if (!o.dispatcher && dispatcher) await (await dispatcher).close();
     },
   };
 }
