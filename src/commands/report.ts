@@ -80,7 +80,8 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const format = o.format ?? defaultFormat(o.output, io.isStdoutTTY);
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {
-    const { assertWritableTarget } = await import('../fs/atomic.js');
+    const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
+    await assertWritableDir(o.output);
     await assertWritableTarget(o.output, o.force);
   }
   const service = await deps.service();

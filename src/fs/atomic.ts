@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { constants, createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { access, link, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -43,6 +43,23 @@ export async function isSpecialFile(path: string): Promise<boolean> {
     return !s.isFile() && !s.isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * Fails early (before any request) when `path` could not be written at all: its directory is
+ * missing, is not a directory, or is not writable (root passes the last check regardless).
+ */
+export async function assertWritableDir(path: string): Promise<void> {
+  if (await isSpecialFile(path)) return; // /dev/stdout: written in place, its directory never is
+  const dir = dirname(path);
+  let s: Awaited<ReturnType<typeof stat>>;
+  try {
+    s = await stat(dir);
+    if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw fileError(err, dir, 'cannot write to');
   }
 }
 

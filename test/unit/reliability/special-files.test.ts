@@ -4,12 +4,17 @@
  * here are made with mknod in a temporary directory when allowed, so the real /dev is never at risk.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { assertWritableTarget, isSpecialFile, writeFileAtomic } from '../../../src/fs/atomic.js';
+import {
+  assertWritableDir,
+  assertWritableTarget,
+  isSpecialFile,
+  writeFileAtomic,
+} from '../../../src/fs/atomic.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -66,5 +71,21 @@ describe('special files as targets', () => {
     expect(await isSpecialFile(dir.path)).toBe(false);
     expect(await isSpecialFile(join(dir.path, 'nope'))).toBe(false);
     expect(await isSpecialFile('/dev/null')).toBe(true);
+  });
+});
+
+describe('assertWritableDir (report -o checks this before any request)', () => {
+  it('passes for a file in an existing directory, and for a special file anywhere', async () => {
+    await expect(assertWritableDir(join(dir.path, 'r.json'))).resolves.toBeUndefined();
+    await expect(assertWritableDir('/dev/null')).resolves.toBeUndefined();
+  });
+  it.each([
+    ['a missing directory', 'missing/r.json', /^cannot write to .*missing: no such directory$/],
+    ['a regular file as the directory', 'afile/r.json', /^cannot write to .*afile: not a directory$/],
+  ])('%s is a FileError naming the directory', async (_what, rel, message) => {
+    writeFileSync(join(dir.path, 'afile'), '');
+    const err = await assertWritableDir(join(dir.path, rel)).catch((e) => e);
+    expect(err).toBeInstanceOf(FileError);
+    expect((err as Error).message).toMatch(message);
   });
 });
