@@ -2,11 +2,13 @@
  * The client-side rate limiter of the JSON endpoint: a sliding window shared by every prs process on
  * the machine for the same base URL, tenant and user, so parallel cron jobs never cause a 429.
  *
- * State is a small JSON file in the cache dir, `{ v: 1, stamps: [epoch ms...], until?: epoch ms }`,
- * read-modified-written under a cross-process lock and replaced atomically. `stamps` are the send
- * times of recent requests; `until` is set when a 429 arrived anyway (another client, a server with a
- * different window): nobody sharing the state sends before it. A missing or corrupt file counts as
- * empty and is rewritten on the next request.
+ * State is a small JSON file in the cache dir, `{ v: 1, stamps: [epoch ms...], open?: [...], until?: epoch ms }`,
+ * read-modified-written under a cross-process lock and replaced atomically. A request takes a slot in
+ * `open` (stamped with its send time) and, once its response arrives, moves to `stamps` with the
+ * completion time: the server received it somewhere between the two, so counting the window from the
+ * completion is always safe, for any latency, with no margin. `until` is set when a 429 arrived anyway
+ * (another client, a server with a different window): nobody sharing the state sends before it.
+ * A missing or corrupt file counts as empty and is rewritten on the next request.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -19,47 +21,60 @@ import type { RateLimit } from '../settings.js';
 import type { CallHooks } from './types.js';
 
 export interface LimiterState {
+  /** Completion times of recent requests. */
   stamps: number[];
+  /** Send times of requests still in flight. */
+  open?: number[];
   until?: number;
 }
 
 export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; waitMs: number };
 
 /**
- * The pure core. Drops stamps older than the window; with room left, records `now` and returns the
- * new state; else the wait until the oldest stamp leaves the window (or until `until`).
+ * Stamps further ahead than this come from a clock that jumped back or a damaged file; open slots
+ * older than this belong to a process that died mid-request.
+ */
+const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
+
+/**
+ * The pure core. Drops stamps older than the window (and open slots older than spanOf: their
+ * process died); with room left, opens a slot stamped `now`; else the wait until enough completed
+ * requests leave the window (or until `until`). An open slot leaves no earlier than a window from
+ * now, since it completes later.
  */
 export function decide(state: LimiterState, now: number, rate: RateLimit): LimiterDecision {
-  // Stamps or blocks far in the future come from a clock that jumped back or a damaged file: ignore them.
-  const horizon = now + Math.max(rate.windowMs, 2 * 60_000);
+  const horizon = now + spanOf(rate);
   const until =
     state.until !== undefined && state.until > now && state.until <= horizon ? state.until : undefined;
   if (until !== undefined) return { ok: false, waitMs: until - now };
   const stamps = state.stamps.filter((t) => t > now - rate.windowMs && t <= horizon).sort((a, b) => a - b);
-  if (stamps.length < rate.limit) return { ok: true, state: { stamps: [...stamps, now] } };
-  const oldest = stamps[stamps.length - rate.limit]!;
-  return { ok: false, waitMs: Math.max(1, oldest + rate.windowMs - now) };
+  const open = (state.open ?? []).filter((t) => t > now - spanOf(rate) && t <= horizon);
+  const excess = stamps.length + open.length - rate.limit;
+  if (excess < 0) return { ok: true, state: { stamps, open: [...open, now] } };
+  const leaves = excess < stamps.length ? stamps[excess]! + rate.windowMs : now + rate.windowMs;
+  return { ok: false, waitMs: Math.max(1, leaves - now) };
+}
+
+/** The slot opened at `sent` completed at `now`: it counts from `now` on. */
+export function settle(state: LimiterState, sent: number, now: number): LimiterState {
+  const open = [...(state.open ?? [])];
+  const i = open.indexOf(sent);
+  if (i >= 0) open.splice(i, 1);
+  return { ...state, stamps: [...state.stamps, now], open };
 }
 
 /** Parses the state file's text; anything unexpected is an empty state. */
 export function parseState(text: string): LimiterState {
+  const numbers = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is number => Number.isFinite(t)) : []);
   try {
-    const v = JSON.parse(text) as { stamps?: unknown; until?: unknown };
-    const stamps = Array.isArray(v?.stamps) ? v.stamps.filter((t): t is number => Number.isFinite(t)) : [];
-    const until = Number.isFinite(v?.until) ? (v.until as number) : undefined;
-    return until === undefined ? { stamps } : { stamps, until };
+    const v = JSON.parse(text) as { stamps?: unknown; open?: unknown; until?: unknown };
+    const state: LimiterState = { stamps: numbers(v?.stamps) };
+    if (Array.isArray(v?.open)) state.open = numbers(v.open);
+    if (Number.isFinite(v?.until)) state.until = v.until as number;
+    return state;
   } catch {
     return { stamps: [] };
   }
-}
-
-/**
- * Sending is not instant after a slot is taken (lock release, connection set-up), and a later request
- * may reach the server faster than an earlier one did. Counting a little more than the window keeps
- * the server's own window from ever seeing limit+1: 2% of the window, at least 100 ms, at most 1 s.
- */
-export function safetyMarginMs(windowMs: number): number {
-  return Math.min(1000, Math.max(100, Math.round(windowMs * 0.02)));
 }
 
 /** The state file for one base URL + tenant + user: `limiter-<first 16 hex of sha256>.json`. */
@@ -69,8 +84,13 @@ export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, i
 }
 
 export interface Limiter {
-  /** Waits (through clock.sleep, reporting onWait 'rate-limit') until a slot is free, and takes it. */
-  acquire(hooks?: CallHooks): Promise<void>;
+  /**
+   * Waits (through clock.sleep, reporting onWait 'rate-limit') until a slot is free, and takes it.
+   * Returns the slot's send stamp, for `settle`.
+   */
+  acquire(hooks?: CallHooks): Promise<number>;
+  /** The request sent in slot `sent` got its answer (or failed): the slot counts from now on. */
+  settle(sent: number): Promise<void>;
   /** A 429 arrived anyway: no process sharing this state sends during the next `ms`. */
   block(ms: number): Promise<void>;
 }
@@ -83,7 +103,7 @@ export interface LimiterOptions {
 }
 
 export function createLimiter(o: LimiterOptions): Limiter {
-  const rate = { limit: o.rate.limit, windowMs: o.rate.windowMs + safetyMarginMs(o.rate.windowMs) };
+  const rate = o.rate;
   const update = <T>(fn: (state: LimiterState, now: number) => { write?: LimiterState; result: T }) =>
     guarded(o.file, () =>
       withLock(o.file, async () => {
@@ -101,19 +121,24 @@ export function createLimiter(o: LimiterOptions): Limiter {
     async acquire(hooks = {}) {
       const signal = hooks.signal ?? o.signal;
       for (;;) {
-        const waitMs = await update((state, now) => {
+        const { sent, waitMs } = await update((state, now) => {
           const d = decide(state, now, rate);
-          return d.ok ? { write: d.state, result: 0 } : { result: d.waitMs };
+          return d.ok
+            ? { write: d.state, result: { sent: now, waitMs: 0 } }
+            : { result: { sent: 0, waitMs: d.waitMs } };
         });
-        if (waitMs === 0) return;
+        if (waitMs === 0) return sent;
         // The lock is released while waiting, so other processes can see the same full window.
         hooks.onWait?.(waitMs, 'rate-limit');
         await o.clock.sleep(waitMs, signal);
       }
     },
+    async settle(sent) {
+      await update((state, now) => ({ write: settle(state, sent, now), result: undefined }));
+    },
     async block(ms) {
       await update((state, now) => ({
-        write: { stamps: state.stamps, until: Math.max(state.until ?? 0, now + ms) },
+        write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
         result: undefined,
       }));
     },

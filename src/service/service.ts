@@ -63,7 +63,9 @@ export function createService(d: ServiceDeps): Service {
     let token = await d.session.token();
     let renewed = false;
     for (let retries = 0; ; retries++) {
-      if (ep.limited) await getLimiter(baseUrl, tenant).acquire({ onWait: hooks.onWait, signal });
+      const sent = ep.limited
+        ? await getLimiter(baseUrl, tenant).acquire({ onWait: hooks.onWait, signal })
+        : undefined;
       const req = {
         method: 'GET' as const,
         url,
@@ -73,7 +75,10 @@ export function createService(d: ServiceDeps): Service {
       let outcome: Outcome;
       let failure: PrsError;
       try {
-        const res = await d.http.send(req);
+        // The server has seen the request once an answer (or a failure) is back: the slot counts from then.
+        const res = await d.http.send(req).finally(() => {
+          if (sent !== undefined) return getLimiter(baseUrl, tenant).settle(sent);
+        });
         if (res.status === 200) {
           return await ep.onOk(res).catch((err) => {
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);

@@ -1,7 +1,7 @@
 /**
  * The shared rate limiter across REAL processes: two runners (the real adapter, bundled) share a 4/2s
  * window against a server that enforces a strict 4/2s sliding window. Zero 429s, and the budget is
- * spent fully: 12 requests need exactly two waits of one window (+ the limiter's 100 ms margin).
+ * spent fully: 12 requests need exactly two waits of one window (counted from each completion).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('two processes share one 4/2s window', () => {
-  it('12 requests from 2 processes: no 429, three bursts of four, ≈ 4.2 s', async () => {
+  it('12 requests from 2 processes: no 429, three bursts of four, ≈ 4 s', async () => {
     const env = {
       PRS_BASE_URL: server.url,
       PRS_TENANT: 'acme',
@@ -46,10 +46,10 @@ describe('two processes share one 4/2s window', () => {
     // Never more than 4 in any 2 s window (the server checked too).
     for (let i = 4; i < arrivals.length; i++)
       expect(arrivals[i]! - arrivals[i - 4]!).toBeGreaterThanOrEqual(2000);
-    // Spends the budget: bursts at 0, ≈2.1 s and ≈4.2 s, not later.
+    // Spends the budget: bursts at 0, ≈2 s and ≈4 s (plus round trips), not later.
     const span = arrivals[11]! - arrivals[0]!;
     expect(span).toBeGreaterThanOrEqual(4000);
-    expect(span).toBeLessThan(4200 + 600);
+    expect(span).toBeLessThan(4000 + 600);
     // Both processes had to wait for the shared window (each did 6 > 4 requests, yet only 12 in total fit in 3 bursts).
     const waits = [JSON.parse(ra.stdout.split('\n')[1]!), JSON.parse(rb.stdout.split('\n')[1]!)].flatMap(
       (r: { waits: [number, string][] }) => r.waits,

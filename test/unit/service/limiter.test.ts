@@ -7,9 +7,10 @@ import { FileError } from '../../../src/errors.js';
 import {
   createLimiter,
   decide,
+  type LimiterState,
   limiterFile,
   parseState,
-  safetyMarginMs,
+  settle,
 } from '../../../src/service/limiter.js';
 
 const T = 1_000_000;
@@ -17,12 +18,12 @@ const rate = { limit: 4, windowMs: 1000 };
 
 describe('decide', () => {
   it.each([
-    ['empty: ok, records now', { stamps: [] }, T, { ok: true, state: { stamps: [T] } }],
+    ['empty: ok, opens a slot at now', { stamps: [] }, T, { ok: true, state: { stamps: [], open: [T] } }],
     [
       'room left',
       { stamps: [T - 900, T - 500, T - 10] },
       T,
-      { ok: true, state: { stamps: [T - 900, T - 500, T - 10, T] } },
+      { ok: true, state: { stamps: [T - 900, T - 500, T - 10], open: [T] } },
     ],
     [
       'full: wait for the oldest to leave',
@@ -35,7 +36,7 @@ describe('decide', () => {
       'old stamps dropped',
       { stamps: [T - 5000, T - 1000, T - 999] },
       T,
-      { ok: true, state: { stamps: [T - 999, T] } },
+      { ok: true, state: { stamps: [T - 999], open: [T] } },
     ],
     [
       'more stamps than the limit (limit lowered): wait for enough to leave',
@@ -43,32 +44,83 @@ describe('decide', () => {
       T,
       { ok: false, waitMs: 300 },
     ],
+    [
+      'open slots count; the completed ones leave first',
+      { stamps: [T - 900, T - 800], open: [T - 2000, T - 10] },
+      T,
+      { ok: false, waitMs: 100 },
+    ],
+    [
+      'all slots in flight: they leave a window after completing, so at least a window from now',
+      { stamps: [], open: [T - 30, T - 20, T - 10, T - 5] },
+      T,
+      { ok: false, waitMs: 1000 },
+    ],
+    [
+      'an open slot of a process that died (older than 2 min) is dropped',
+      { stamps: [T - 900, T - 800, T - 700], open: [T - 120_001] },
+      T,
+      { ok: true, state: { stamps: [T - 900, T - 800, T - 700], open: [T] } },
+    ],
     ['blocked by a 429', { stamps: [], until: T + 2500 }, T, { ok: false, waitMs: 2500 }],
-    ['block over', { stamps: [], until: T }, T, { ok: true, state: { stamps: [T] } }],
-    ['absurd block ignored', { stamps: [], until: T + 10 * 60_000 }, T, { ok: true, state: { stamps: [T] } }],
+    ['block over', { stamps: [], until: T }, T, { ok: true, state: { stamps: [], open: [T] } }],
+    [
+      'absurd block ignored',
+      { stamps: [], until: T + 10 * 60_000 },
+      T,
+      { ok: true, state: { stamps: [], open: [T] } },
+    ],
     [
       'future stamps beyond the horizon ignored',
       { stamps: [T + 10 * 60_000] },
       T,
-      { ok: true, state: { stamps: [T] } },
+      { ok: true, state: { stamps: [], open: [T] } },
     ],
   ])('%s', (_name, state, now, want) => {
     expect(decide(state, now, rate)).toEqual(want);
   });
 
-  it('N requests take no longer than the limit forces (fake clock)', () => {
-    let state = { stamps: [] as number[] };
+  it.each([
+    [
+      'moves the slot to its completion time',
+      { stamps: [T - 5], open: [T, T + 1] },
+      T,
+      T + 40,
+      { stamps: [T - 5, T + 40], open: [T + 1] },
+    ],
+    [
+      'equal send stamps: one of them',
+      { stamps: [], open: [T, T] },
+      T,
+      T + 3,
+      { stamps: [T + 3], open: [T] },
+    ],
+    [
+      'slot gone (file reset): still counted',
+      { stamps: [], until: T + 9 },
+      T,
+      T + 3,
+      { stamps: [T + 3], open: [], until: T + 9 },
+    ],
+  ])('settle: %s', (_name, state, sent, now, want) => {
+    expect(settle(state, sent, now)).toEqual(want);
+  });
+
+  it('N requests take as long as the limit forces, counted from each completion (fake clock)', () => {
+    let state: LimiterState = { stamps: [] };
     let now = T;
     const sent: number[] = [];
+    const latency = 7;
     while (sent.length < 12) {
       const d = decide(state, now, rate);
       if (d.ok) {
-        state = d.state;
         sent.push(now);
+        now += latency;
+        state = settle(d.state, sent.at(-1)!, now);
       } else now += d.waitMs;
     }
-    // 4 at once, 4 a window later, 4 two windows later: 12 under 4/1s take 2 s, not more.
-    expect(sent.map((t) => t - T)).toEqual([0, 0, 0, 0, 1000, 1000, 1000, 1000, 2000, 2000, 2000, 2000]);
+    // 4 back to back, 4 a window after the first completions, 4 two windows after: about 2 s, not more.
+    expect(sent.map((t) => t - T)).toEqual([0, 7, 14, 21, 1007, 1014, 1021, 1028, 2014, 2021, 2028, 2035]);
   });
 });
 
@@ -76,6 +128,7 @@ describe('parseState', () => {
   it.each([
     ['{"v":1,"stamps":[1,2]}', { stamps: [1, 2] }],
     ['{"v":1,"stamps":[1,"x",null],"until":5}', { stamps: [1], until: 5 }],
+    ['{"v":1,"stamps":[1],"open":[2,"y"]}', { stamps: [1], open: [2] }],
     ['not json', { stamps: [] }],
     ['', { stamps: [] }],
     ['null', { stamps: [] }],
@@ -85,7 +138,7 @@ describe('parseState', () => {
   });
 });
 
-describe('limiterFile / safetyMarginMs', () => {
+describe('limiterFile', () => {
   it('one file per base URL + tenant + user', () => {
     const a = limiterFile('/c', 'https://x', 't1', 'alice');
     expect(a).toMatch(/^\/c\/limiter-[0-9a-f]{16}\.json$/);
@@ -93,15 +146,6 @@ describe('limiterFile / safetyMarginMs', () => {
     expect(limiterFile('/c', 'https://x', 't2', 'alice')).not.toBe(a);
     expect(limiterFile('/c', 'https://x', 't1', 'bob')).not.toBe(a);
     expect(limiterFile('/c', 'https://y', 't1', 'alice')).not.toBe(a);
-  });
-  it.each([
-    [1000, 100],
-    [2000, 100],
-    [10_000, 200],
-    [60_000, 1000],
-    [3_600_000, 1000],
-  ])('margin for %i ms is %i ms', (w, m) => {
-    expect(safetyMarginMs(w)).toBe(m);
   });
 });
 
@@ -118,21 +162,44 @@ describe('createLimiter (state file, fake clock)', () => {
     return { file, clock, waits, limiter, onWait };
   };
 
-  it('spends the window, then waits for the oldest slot (window + margin) and records in the file', async () => {
+  it('spends the window, then waits until the first completed request leaves it; records in the file', async () => {
     const { file, clock, waits, limiter, onWait } = setup();
-    for (let i = 0; i < 5; i++) await limiter.acquire({ onWait });
-    expect(waits).toEqual([[1100, 'rate-limit']]);
-    expect(clock.now()).toBe(T + 1100);
+    for (let i = 0; i < 5; i++) {
+      const sent = await limiter.acquire({ onWait });
+      clock.advance(10); // the round trip
+      await limiter.settle(sent);
+    }
+    // Completions at +10, +20, +30, +40: the fifth may go when the first leaves the window, at +1010.
+    expect(waits).toEqual([[970, 'rate-limit']]);
+    expect(clock.now()).toBe(T + 1020);
     const saved = JSON.parse(readFileSync(file, 'utf8'));
-    // The first four left the (margin-widened) window exactly then, so only the new stamp remains.
-    expect(saved.stamps).toEqual([T + 1100]);
+    expect(saved).toEqual({ v: 1, stamps: [T + 20, T + 30, T + 40, T + 1020], open: [] });
+  });
+
+  it('an open slot (request in flight) is saved and counts for another limiter on the same file', async () => {
+    const { file, clock, waits, limiter, onWait } = setup();
+    for (let i = 0; i < 4; i++) await limiter.acquire({ onWait });
+    expect(JSON.parse(readFileSync(file, 'utf8')).open).toEqual([T, T, T, T]);
+    const other = createLimiter({ file, rate, clock });
+    const ac = new AbortController();
+    const stop = (ms: number, reason: string) => {
+      onWait(ms, reason);
+      ac.abort();
+    };
+    await expect(other.acquire({ onWait: stop, signal: ac.signal })).rejects.toMatchObject({
+      name: 'InterruptedError',
+    });
+    expect(waits).toEqual([[1000, 'rate-limit']]);
+    // Never settled (their process died): the slots are given up after two minutes.
+    await other.acquire();
+    expect(clock.now()).toBe(T + 120_000);
   });
 
   it('a corrupt state file counts as empty and is rewritten', async () => {
     const { file, waits, limiter, onWait } = setup();
     await limiter.acquire({ onWait }); // creates the directory
     writeFileSync(file, '{"stamps": [tru');
-    for (let i = 0; i < 4; i++) await limiter.acquire({ onWait });
+    for (let i = 0; i < 4; i++) await limiter.settle(await limiter.acquire({ onWait }));
     expect(waits).toEqual([]);
     expect(JSON.parse(readFileSync(file, 'utf8')).stamps).toHaveLength(4);
   });
