@@ -1,0 +1,173 @@
+/**
+ * Shared pieces of the reliability suite (test/e2e/reliability-*.test.ts, test/e2e/fuzz-*.test.ts):
+ * a sandbox login into a private config dir, the contract's "clean failure" check, a spawned prs for
+ * Ctrl-C tests, and a throw-away CA for TLS tests.
+ */
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
+
+/** The exit codes of CLI.md. */
+export const CONTRACT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130] as const;
+
+/** A stack frame, an `Error:` dump or a Node warning: never on prs's stderr. */
+export const STACK = /^\s+at |\n\s+at |^\w*Error: |\n\w*Error: |\(node:\d+\)|file:\/\/|node:internal/m;
+
+/**
+ * A failure as the contract wants it: the exit code, `prs: <message>` as the first line, at most one
+ * `hint:` line after it, no stack trace, no HTML, nothing on stdout.
+ */
+export function expectCleanFailure(r: RunResult, code: number, message?: RegExp): void {
+  const lines = r.stderr.replace(/\n$/, '').split('\n');
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: expect.stringMatching(/^prs: /) });
+  expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
+  if (lines[1] !== undefined) expect(lines[1]).toMatch(/^hint: /);
+  expect(r.stderr).not.toMatch(STACK);
+  expect(r.stderr).not.toMatch(/<\/?[a-z][^>]*>/i);
+  if (message) expect(lines[0]).toMatch(message);
+}
+
+/** Files a run may have left behind in `dir`: prs's temporary files (`.<name>.<pid>.<hex>.tmp`). */
+export const tempFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.tmp'));
+
+/** Parses a JSON file, failing the test with the file's name when it is not valid JSON. */
+export function readJson(path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${path} is not valid JSON: ${(err as Error).message}\n${text.slice(0, 200)}`);
+  }
+}
+
+/** Environment for a private config and cache dir under `root`. */
+export const dirsEnv = (root: string) => ({
+  PRS_CONFIG_DIR: join(root, 'config'),
+  PRS_CACHE_DIR: join(root, 'cache'),
+  HOME: root,
+});
+
+/** `prs login` against the sandbox as its first user; returns the env that reaches the session. */
+export async function loginSandbox(
+  sandbox: Sandbox,
+  root: string,
+  extraArgs: string[] = [],
+): Promise<Record<string, string>> {
+  const env = dirsEnv(root);
+  const user = sandbox.users[0]!;
+  const r = await runPrs(
+    [
+      'login',
+      '--auth-url',
+      sandbox.authUrl,
+      '--realm',
+      sandbox.realm,
+      '--client-id',
+      sandbox.clientId,
+      '--username',
+      user.username,
+      '--tenant',
+      user.tenant,
+      '--base-url',
+      sandbox.url,
+      '--password-stdin',
+      ...extraArgs,
+    ],
+    { input: user.password, env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret } },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  return env;
+}
+
+/** A prs process to interrupt: collects its output, resolves `done` with the result. */
+export interface Spawned {
+  child: ChildProcessWithoutNullStreams;
+  stderr(): string;
+  done: Promise<RunResult>;
+}
+
+export function spawnPrs(args: string[], env: Record<string, string>, cwd?: string): Spawned {
+  const child = spawn(process.execPath, [PRS_BIN, ...args], { env: baseEnv(env), cwd });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (c) => out.push(c));
+  child.stderr.on('data', (c) => err.push(c));
+  child.stdin.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const done = new Promise<RunResult>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({
+        code,
+        signal,
+        stdout: stdoutBytes.toString(),
+        stderr: Buffer.concat(err).toString(),
+        stdoutBytes,
+      });
+    }),
+  );
+  return { child, stderr: () => Buffer.concat(err).toString(), done };
+}
+
+/** Polls `cond` every 20 ms for up to `ms`; true once it held. */
+export async function waitFor(cond: () => boolean, ms = 10_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}
+
+/** A throw-away CA and a server certificate for 127.0.0.1 / localhost signed by it (openssl). */
+export function makeCertificates(dir: string): { key: Buffer; cert: Buffer; caFile: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=prs reliability CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
+  writeFileSync(
+    join(dir, 'ext.cnf'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+  );
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  ]);
+  return {
+    key: readFileSync(join(dir, 'server.key')),
+    cert: readFileSync(join(dir, 'server.pem')),
+    caFile: join(dir, 'ca.pem'),
+  };
+}
