@@ -74,6 +74,8 @@ export interface RequestRecord {
   clientIdHeader?: string;
   /** Body bytes written so far (grows while a big body streams; tests use it to see backpressure). */
   bytes: number;
+  /** When the request arrived (the sandbox clock, ms since the epoch). */
+  at: number;
 }
 
 export interface SandboxStats {
@@ -186,6 +188,37 @@ function createStats(): SandboxStats & { record(r: RequestRecord): void } {
   };
 }
 
+/**
+ * The last `entries` JSON report bodies of at most `maxChars` each (bounded memory: a bigger body is
+ * generated and streamed every time, never kept). A body is kept only once it was generated in full.
+ */
+function createBodyCache(entries: number, maxChars: number) {
+  const map = new Map<string, Buffer>();
+  return {
+    get(key: string): Buffer | undefined {
+      const body = map.get(key);
+      if (body) {
+        map.delete(key);
+        map.set(key, body);
+      }
+      return body;
+    },
+    *remember(key: string, chunks: Iterable<string>): Generator<string> {
+      let kept: string[] | undefined = [];
+      let size = 0;
+      for (const chunk of chunks) {
+        size += chunk.length;
+        if (size > maxChars) kept = undefined;
+        kept?.push(chunk);
+        yield chunk;
+      }
+      if (!kept) return;
+      map.set(key, Buffer.from(kept.join('')));
+      if (map.size > entries) map.delete(map.keys().next().value!);
+    },
+  };
+}
+
 const urlHost = (host: string) =>
   host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
 
@@ -194,11 +227,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const catalog = createCatalog({ bigExportRows: o.bigExportRows });
   const limiter = new SlidingWindow(o.rateLimit.limit, o.rateLimit.windowMs);
   const stats = createStats();
+  const bodies = createBodyCache(4, 16 * 1024 * 1024);
   const faults: Fault[] = [];
   // The issuer (iss claim) needs the URL, known only once listening; tokens are checked against it.
   let issuer: TokenIssuer | undefined;
 
   const server = createServer((req, res) => {
+    arrivals.set(req, o.now());
     handle(req, res).catch((err) => {
       o.log?.(`sandbox: internal error: ${(err as Error)?.message ?? err}`);
       if (!res.headersSent) sendError(res, { endpoint: 'other', req }, 500, 'Internal error in the sandbox');
@@ -211,6 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     req: IncomingMessage;
     user?: string;
   }
+  const arrivals = new WeakMap<IncomingMessage, number>();
 
   /** Writes the status line and headers, and records the request (before any byte leaves). */
   function head(
@@ -228,6 +264,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       user: ctx.user,
       clientIdHeader: typeof clientIdHeader === 'string' ? clientIdHeader : undefined,
       bytes: 0,
+      at: arrivals.get(ctx.req) ?? o.now(),
     };
     stats.record(record);
     o.log?.(`${record.method} ${record.path} ${status}${ctx.user ? ` (${ctx.user})` : ''}`);
@@ -388,7 +425,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const eff = effectiveDateFor(q.date);
     const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
     if (ctx.endpoint === 'report') {
-      const chunks = rows ? jsonChunks(rows, '{"report":[', ']}') : ['{"report":[]}'];
+      // The same request gives the same bytes: keep recent bodies, so clients are measured, not the generator.
+      const key = `${p.id}|${q.reportType}|${eff}`;
+      const cached = bodies.get(key);
+      const chunks = cached
+        ? [cached]
+        : bodies.remember(key, rows ? jsonChunks(rows, '{"report":[', ']}') : ['{"report":[]}']);
       return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, truncate);
     }
     if (!rows || !eff) {

@@ -891,6 +891,19 @@ describe('big streaming export (portfolio 900)', () => {
 });
 
 describe('test hooks', () => {
+  it('stats record when each request arrived, by the sandbox clock', async () => {
+    let now = Date.UTC(2024, 4, 2, 9);
+    const s = await startSandbox({ clock: () => now });
+    try {
+      const t = (await login(s)).access_token;
+      now += 1234;
+      await call(s, q(42, 'index', '2024-05-02'), { token: t });
+      expect(s.stats.requests.map((r) => r.at - Date.UTC(2024, 4, 2, 9))).toEqual([0, 1234]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('stats count requests by endpoint and status, and record the X-CLIENT-ID sent', async () => {
     const s = await startSandbox();
     try {
