@@ -265,19 +265,26 @@ try {
         prs('report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-16', '-f', 'json', '-q'),
         lenv,
       );
+      // The limit concerns request spacing: the theoretical minimum is the span from the first to the
+      // last request as the server received them; the whole process (start-up, login check) is beside it.
+      const got = limited.stats.requests.filter((r) => r.endpoint === 'report');
+      const span = got.length ? Math.max(...got.map((r) => r.at)) - Math.min(...got.map((r) => r.at)) : NaN;
       const theoretical = 2000;
       const r429 = limited.stats.count({ status: 429 });
       const row = {
         name: 'limiter: 12 requests at 4/1s',
-        ms,
+        requests: got.length,
+        spanMs: span,
+        processMs: ms,
         theoreticalMs: theoretical,
-        overhead: ms / theoretical - 1,
+        overhead: span / theoretical - 1,
         count429: r429,
         target: '≤ 5% over, zero 429s',
       };
       results.push(row);
+      const ok = row.overhead <= 0.05 && r429 === 0 && got.length === 12;
       console.log(
-        `limiter: 12 req at 4/1s        ${fmt(ms)} vs ${fmt(theoretical)} minimum (+${(row.overhead * 100).toFixed(1)}%), ${r429} × 429  ${row.overhead <= 0.05 && r429 === 0 ? '✓' : '✗'} target ≤ 5%, zero 429s`,
+        `limiter: 12 req at 4/1s        first→last request ${fmt(span)} vs ${fmt(theoretical)} minimum (+${(row.overhead * 100).toFixed(1)}%), whole process ${fmt(ms)}, ${r429} × 429  ${ok ? '✓' : '✗'} target ≤ 5%, zero 429s`,
       );
     } finally {
       await limited.close();
