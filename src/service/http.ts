@@ -45,12 +45,21 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
 }
 
+/**
+ * Certificates are always verified: explicit `rejectUnauthorized: true` on every TLS connection (to
+ * the origin, through a proxy tunnel, to an HTTPS proxy), so NODE_TLS_REJECT_UNAUTHORIZED=0 in the
+ * environment cannot silently switch verification off. Trust a private CA with NODE_EXTRA_CA_CERTS.
+ */
+const VERIFY = { rejectUnauthorized: true } as const;
+
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  const agentOpts = { connectTimeout: timeoutMs, keepAliveTimeout: 10_000 };
+  const agentOpts = { connectTimeout: timeoutMs, keepAliveTimeout: 10_000, connect: VERIFY };
   if (proxy.httpProxy || proxy.httpsProxy) {
     // The whole index: the proxy agent relies on the dispatcher methods it installs (connect).
-    const { EnvHttpProxyAgent } = await import('undici');
-    return new EnvHttpProxyAgent({ ...agentOpts, ...proxy });
+    // Bundled, undici is a CommonJS chunk whose exports sit on `default`.
+    const undici = await import('undici');
+    const { EnvHttpProxyAgent } = (undici as unknown as { default?: typeof undici }).default ?? undici;
+    return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, requestTls: VERIFY, proxyTls: VERIFY });
   }
   return new Agent(agentOpts);
 }
