@@ -1,0 +1,211 @@
+/**
+ * Security, against the BUILT binary (`npm run build` first): secrets never in -v logs, a private
+ * config whatever the umask, TLS verification that cannot be switched off, proxies from the
+ * environment. (The adapter-level proxy/TLS tests are in test/e2e/proxy-tls.test.ts; these run `prs`.)
+ * Row ids in [brackets] are listed in docs/reliability.md (checked by test/unit/reliability/doc.test.ts).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createProxy } from 'proxy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
+import {
+  dirsEnv,
+  expectCleanFailure,
+  loginSandbox,
+  makeCertificates,
+  readJson,
+} from './reliability-helpers.js';
+import { type CountingServer, startCountingServer } from './service-helpers.js';
+
+const DATE = '2024-05-03';
+let tmp: ReturnType<typeof tempDir>;
+let sandbox: Sandbox;
+let plain: CountingServer;
+let secure: CountingServer;
+let caFile: string;
+let proxy: Server;
+let proxyUrl: string;
+const proxied = { connects: [] as string[], requests: [] as string[] };
+
+beforeAll(async () => {
+  tmp = tempDir('prs-reliability-security-');
+  // Secrets that appear nowhere else (the default demo/demo would match the user name).
+  sandbox = await startSandbox({
+    port: 0,
+    rateLimit: '100/1s',
+    users: [{ username: 'demo', password: 'pw-Quartz-4711', tenant: 'demo-tenant' }],
+    clientSecret: 'cs-Basalt-0815',
+  });
+  const tls = makeCertificates(tmp.path);
+  caFile = tls.caFile;
+  plain = await startCountingServer();
+  secure = await startCountingServer({ server: createHttpsServer({ key: tls.key, cert: tls.cert }) });
+  proxy = createProxy(createServer());
+  proxy.on('connect', (req) => proxied.connects.push(req.url ?? ''));
+  proxy.on('request', (req) => proxied.requests.push(req.url ?? ''));
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await plain?.close();
+  await secure?.close();
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => proxy?.close(resolve));
+  tmp?.cleanup();
+});
+
+function reset(): void {
+  proxied.connects.length = 0;
+  proxied.requests.length = 0;
+  plain.seen.length = 0;
+  secure.seen.length = 0;
+}
+
+/** `prs report` with a ready token against one of the counting servers. */
+const reportAt = (baseUrl: string, env: Record<string, string> = {}) =>
+  runPrs(['report', '1', '-t', 'index', '-d', DATE, '--json'], {
+    env: {
+      ...dirsEnv(join(tmp.path, 'token-runs')),
+      PRS_BASE_URL: baseUrl,
+      PRS_TENANT: 'acme',
+      PRS_TOKEN: 'tok-reliability',
+      PRS_RETRIES: '0',
+      PRS_RATE_LIMIT: '100/1s',
+      ...env,
+    },
+  });
+const okRows = [{ effectiveDate: '2024-05-02', indexValue: 1302.917413 }];
+
+describe('secrets', () => {
+  it('[R-S02] -v on report and export: Authorization masked, no token anywhere on stderr', async () => {
+    const root = join(tmp.path, 'verbose');
+    const env = await loginSandbox(sandbox, root);
+    const stored = readJson(join(env.PRS_CONFIG_DIR!, 'config.json')) as {
+      profiles: { default: { session: { accessToken: string; refreshToken: string } } };
+    };
+    const { accessToken, refreshToken } = stored.profiles.default.session;
+    const rep = await runPrs(['-v', 'report', '42', '-t', 'index', '-d', DATE, '--json'], { env });
+    const exp = await runPrs(['-v', 'export', '42', '-t', 'index', '-d', DATE, '--dir', root], { env });
+    expect([rep.code, exp.code], rep.stderr + exp.stderr).toEqual([0, 0]);
+    const stderr = rep.stderr + exp.stderr;
+    expect(stderr.match(/"authorization":"Bearer \*\*\*"/g)).toHaveLength(2);
+    expect(stderr).toMatch(/< 200 GET .*\/portfolio\/42\/export\?/);
+    for (const s of [accessToken, refreshToken, sandbox.clientSecret, sandbox.users[0]!.password])
+      expect(stderr).not.toContain(s);
+    expect(stderr).not.toMatch(/eyJ/);
+  });
+
+  it('[R-S03] whatever the umask, the config is 0600 in a 0700 directory; secrets only with --save-password', async () => {
+    const run = (root: string, extra: string[]) =>
+      new Promise<RunResult>((resolve) => {
+        const user = sandbox.users[0]!;
+        const args = [
+          PRS_BIN,
+          'login',
+          '--auth-url',
+          sandbox.authUrl,
+          '--realm',
+          sandbox.realm,
+          '--client-id',
+          sandbox.clientId,
+          '--username',
+          user.username,
+          '--tenant',
+          user.tenant,
+          '--base-url',
+          sandbox.url,
+          '--password-stdin',
+          ...extra,
+        ];
+        // `umask 000` first: a careless mkdir/writeFile would then make world-readable files.
+        const child = spawn('sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, ...args], {
+          env: baseEnv({ ...dirsEnv(root), PRS_CLIENT_SECRET: sandbox.clientSecret }),
+        });
+        let stderr = '';
+        child.stderr.on('data', (c) => {
+          stderr += c;
+        });
+        child.stdin.end(user.password);
+        child.on('close', (code, signal) =>
+          resolve({ code, signal, stdout: '', stderr, stdoutBytes: Buffer.alloc(0) }),
+        );
+      });
+    for (const [name, extra, secretsKept] of [
+      ['plain', [], false],
+      ['saved', ['--save-password'], true],
+    ] as const) {
+      const root = join(tmp.path, `umask-${name}`);
+      const r = await run(root, [...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      const dir = join(root, 'config');
+      expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+      for (const f of readdirSync(dir)) expect((statSync(join(dir, f)).mode & 0o077).toString(8)).toBe('0');
+      const text = readFileSync(join(dir, 'config.json'), 'utf8');
+      expect(text.includes(sandbox.users[0]!.password)).toBe(secretsKept);
+      expect(text.includes(sandbox.clientSecret)).toBe(secretsKept);
+    }
+  });
+});
+
+describe('TLS', () => {
+  it('[R-S04] a self-signed certificate: exit 9, one clear line and the NODE_EXTRA_CA_CERTS hint, nothing sent', async () => {
+    reset();
+    const r = await reportAt(secure.url, { PRS_RETRIES: '2' });
+    expectCleanFailure(r, 9, /^prs: TLS certificate of 127\.0\.0\.1:\d+ not trusted \([A-Z_]+\)$/);
+    expect(r.stderr).toContain('hint: if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS');
+    expect(secure.seen).toHaveLength(0);
+  });
+
+  it('[R-S05] with NODE_EXTRA_CA_CERTS pointing at the CA: works', async () => {
+    reset();
+    const r = await reportAt(secure.url, { NODE_EXTRA_CA_CERTS: caFile });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toEqual(okRows);
+    expect(secure.seen).toHaveLength(1);
+  });
+
+  it('[R-S06] NODE_TLS_REJECT_UNAUTHORIZED=0 does not turn verification off: still exit 9', async () => {
+    reset();
+    const r = await reportAt(secure.url, { NODE_TLS_REJECT_UNAUTHORIZED: '0' });
+    // Node itself warns about the variable (two lines, its wording); prs's own lines follow as usual.
+    const nodeWarning =
+      /^\(node:\d+\) Warning: Setting the NODE_TLS_REJECT_UNAUTHORIZED .*\n\(Use `node --trace-warnings .*\n/;
+    expect(r.stderr).toMatch(nodeWarning);
+    expectCleanFailure(
+      { ...r, stderr: r.stderr.replace(nodeWarning, '') },
+      9,
+      /^prs: TLS certificate of 127\.0\.0\.1:\d+ not trusted \([A-Z_]+\)$/,
+    );
+    expect(secure.seen).toHaveLength(0);
+  });
+});
+
+describe('proxies (the real binary)', () => {
+  it('[R-S07] HTTPS_PROXY: HTTPS tunnelled through the proxy (CONNECT), the extra CA trusted through it', async () => {
+    reset();
+    const r = await reportAt(secure.url, { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toEqual(okRows);
+    expect(proxied.connects).toEqual([secure.url.replace('https://', '')]);
+    expect(secure.seen).toHaveLength(1);
+  });
+
+  it('[R-S08] NO_PROXY bypasses the proxy; without it HTTP_PROXY is used', async () => {
+    reset();
+    const bypass = await reportAt(plain.url, { HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' });
+    expect([bypass.code, bypass.stderr]).toEqual([0, '']);
+    expect(proxied.connects.length + proxied.requests.length).toBe(0);
+    expect(plain.seen).toHaveLength(1);
+    const through = await reportAt(plain.url, { HTTP_PROXY: proxyUrl });
+    expect([through.code, through.stderr]).toEqual([0, '']);
+    expect(proxied.connects.length + proxied.requests.length).toBe(1);
+    expect(plain.seen).toHaveLength(2);
+  });
+});
