@@ -129,12 +129,19 @@ export function resolveSettings(
       : sources[key] === 'profile'
         ? `profile setting ${key}`
         : `--${key}`;
+  // A hand-edited bad value in the config file: say how to repair it with prs itself.
+  const repair = (key: SettingKey) => {
+    if (sources[key] !== 'profile') return {};
+    const name = resolveProfileName(flags.profile, env);
+    const prs = name === DEFAULTS.profile ? 'prs' : `prs --profile ${name}`;
+    return { hint: `fix it with \`${prs} config set ${key} <value>\` or \`${prs} config unset ${key}\`` };
+  };
   const checked = <T>(key: SettingKey, parse: (v: string) => T): T => {
     const raw = pick(key)!;
     try {
       return parse(raw);
     } catch (err) {
-      throw new UsageError(`${(err as Error).message} (from ${where(key)})`);
+      throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
   const url = (key: SettingKey): string | undefined => {
@@ -143,7 +150,7 @@ export function resolveSettings(
     try {
       return parseUrl(raw);
     } catch (err) {
-      throw new UsageError(`${(err as Error).message} (from ${where(key)})`);
+      throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
 
