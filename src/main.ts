@@ -76,27 +76,41 @@ export function exitCodeFor(err: unknown): number {
   }
 }
 
+const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Control and bidi characters (from argv or a server: a newline, a terminal escape sequence) shown
+ * escaped, never obeyed: an error stays one line and cannot rewrite the user's terminal.
+ */
+export function printable(s: string): string {
+  return s.replace(
+    /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => CONTROL_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** The one or two stderr lines for an error. */
 export function errorLines(err: unknown, debug: boolean): string[] {
   if (err instanceof CommanderError) {
-    const [first, ...rest] = err.message.replace(/^error: /, '').split('\n');
-    const hint = rest
-      .join(' ')
-      .replace(/^\((.*)\)$/, '$1')
-      .trim();
+    // Commander puts its suggestion on a line of its own; any other newline came from the user.
+    const text = err.message.replace(/^error: /, '');
+    const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(text);
+    const first = suggestion ? text.slice(0, suggestion.index) : text;
     return [
-      `prs: ${first}`,
-      hint ? hint.replace(/^Did you mean/, 'did you mean') : 'run `prs --help` for usage',
+      `prs: ${printable(first)}`,
+      suggestion
+        ? printable(suggestion[1]!.replace(/^Did you mean/, 'did you mean'))
+        : 'run `prs --help` for usage',
     ];
   }
   if (err instanceof PrsError) {
-    const lines = [`prs: ${redactText(err.message)}`];
-    if (err.hint) lines.push(`hint: ${err.hint}`);
+    const lines = [`prs: ${printable(redactText(err.message))}`];
+    if (err.hint) lines.push(`hint: ${printable(err.hint)}`);
     if (debug && err.stack) lines.push(err.stack);
     return lines;
   }
   const e = err as Error;
-  const lines = [`prs: internal error: ${redactText(e?.message ?? String(err))}`];
+  const lines = [`prs: internal error: ${printable(redactText(e?.message ?? String(err)))}`];
   lines.push(debug && e?.stack ? e.stack : 'run again with PRS_DEBUG=1 for details, and please report it');
   return lines;
 }
