@@ -95,7 +95,9 @@ export function errorLines(err: unknown, debug: boolean): string[] {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
     const text = err.message.replace(/^error: /, '');
     const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(text);
-    const first = suggestion ? text.slice(0, suggestion.index) : text;
+    let first = suggestion ? text.slice(0, suggestion.index) : text;
+    // `--password=hunter2` is not an option; say so without echoing the value into logs.
+    if (err.code === 'commander.unknownOption') first = first.replace(/'(--?[^=']+)=[^']*'/, "'$1=…'");
     return [
       `prs: ${printable(first)}`,
       suggestion

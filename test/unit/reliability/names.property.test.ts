@@ -1,0 +1,97 @@
+/**
+ * Hostile names from the server can never leave the target directory: any Content-Disposition header
+ * (through the real content-disposition parser and the lenient fallback) and any zip member name
+ * become a plain file name inside the directory, or nothing / a ZipError — never a crash.
+ * (test/unit/export/naming.test.ts has the tables and sanitizeFileName's own properties.)
+ */
+import { join, resolve, sep } from 'node:path';
+import contentDisposition from 'content-disposition';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_NAME_BYTES, nameFromHeaders } from '../../../src/export/naming.js';
+import { memberFileName, ZipError } from '../../../src/export/zip.js';
+
+const DIR = resolve('/srv/reports/out');
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff/\\]/;
+
+/** Pieces attackers use: traversal, separators, NULs, bidi overrides, Windows devices and drives. */
+const piece = fc.constantFrom(
+  '..',
+  '../',
+  '..\\',
+  '/',
+  '\\',
+  '/etc/passwd',
+  'C:',
+  'C:\\Windows\\',
+  '\u0000',
+  '\n',
+  '\u202e',
+  '%2e%2e%2f',
+  '%00',
+  '.',
+  ' ',
+  '"',
+  ';',
+  '*',
+  'CON',
+  'x.json',
+  '.bashrc',
+  'ü',
+  '東京',
+  '😀',
+);
+const hostileName = fc
+  .array(fc.oneof(piece, fc.string({ maxLength: 4 })), { maxLength: 12 })
+  .map((a) => a.join(''));
+const header = fc.oneof(
+  fc.string(),
+  hostileName.map((n) => `attachment; filename="${n.replace(/["\\]/g, '\\$&')}"`),
+  hostileName.map((n) => `attachment; filename*=UTF-8''${encodeURIComponent(n)}`),
+  hostileName.map((n) => `attachment; filename=${n}`),
+  hostileName.map((n) => `attachment; filename*=UTF-8''${n}; filename="${n}"`),
+  fc.tuple(hostileName, fc.nat(300)).map(([n, k]) => `attachment; filename="${'a'.repeat(k)}${n}.json"`),
+);
+
+/** The name is a plain file name and joining it to the directory stays directly inside it. */
+function expectContained(name: string): void {
+  expect(name).not.toMatch(UNSAFE);
+  expect(name).not.toMatch(/^[.\s]/);
+  expect(name === '.' || name === '..').toBe(false);
+  expect(Buffer.byteLength(name)).toBeLessThanOrEqual(MAX_NAME_BYTES + 5); // + the extension added
+  const full = resolve(join(DIR, name));
+  expect(full.startsWith(DIR + sep)).toBe(true);
+  expect(full.slice(DIR.length + 1)).toBe(name);
+}
+
+describe('server-given names', () => {
+  it('[R-P03] any Content-Disposition → undefined or a plain name inside the target directory (property)', () => {
+    fc.assert(
+      fc.property(header, fc.constantFrom('json', 'zip') as fc.Arbitrary<'json' | 'zip'>, (h, kind) => {
+        const name = nameFromHeaders({ contentDisposition: h, parse: contentDisposition.parse, kind });
+        if (name === undefined) return;
+        expectContained(name);
+        expect(name).toMatch(/\.[A-Za-z0-9]{1,10}$/); // the server's extension, else the content's
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('[R-P04] any zip member name → a plain name inside the target directory, or a ZipError (property)', () => {
+    fc.assert(
+      fc.property(hostileName, (raw) => {
+        let name: string;
+        try {
+          name = memberFileName(raw);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ZipError);
+          return;
+        }
+        expectContained(name);
+        // A name that climbs out is refused, not quietly flattened.
+        expect(/(^|[/\\])\.\.([/\\]|$)/.test(raw)).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
