@@ -122,23 +122,40 @@ function spinner(text: string, color: boolean): Progress {
   };
 }
 
+/**
+ * Lines that arrived after a prompt's answer (a paste of several answers comes in one read): they
+ * answer the next prompts instead of being lost.
+ */
+const typedAhead: string[] = [];
+
 async function promptTTY(question: string, hidden: boolean): Promise<string> {
+  const early = typedAhead.shift();
+  if (early !== undefined) {
+    process.stderr.write(`${question}${hidden ? '' : early}\n`);
+    return early;
+  }
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  if (hidden) {
-    // Echo nothing typed after the question: readline writes through _writeToOutput.
-    const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WriteStream };
-    let asked = false;
-    r._writeToOutput = (s: string) => {
-      if (!asked) {
-        asked = true;
-        r.output.write(s);
-      } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n');
-    };
-  }
+  // readline writes through _writeToOutput. Hidden: nothing typed after the question shows but the
+  // newline. Once answered: nothing at all, as the keys that follow may be the next prompt's secret.
+  const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WriteStream };
+  let asked = false;
+  let answered = false;
+  r._writeToOutput = (s: string) => {
+    if (answered) return;
+    if (!hidden || !asked) {
+      asked = true;
+      r.output.write(s);
+    } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n');
+  };
+  // 'line' fires only for lines no question is waiting for.
+  rl.on('line', (line) => typedAhead.push(line));
   try {
     return await new Promise<string>((resolve, reject) => {
-      rl.question(question, resolve);
+      rl.question(question, (answer) => {
+        answered = true;
+        resolve(answer);
+      });
       rl.on('SIGINT', () => reject(Object.assign(new Error('interrupted'), { code: 'ABORT_ERR' })));
     });
   } finally {

@@ -1,0 +1,242 @@
+/**
+ * prs in a real terminal (tmux): the login prompts with hidden secrets, a report table on screen, and
+ * the progress line of a range. The BUILT binary (`npm run build` first) against the in-process
+ * sandbox; skipped when tmux is not installed.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { runPrs, tempDir } from '../helpers/run.js';
+import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
+
+// Distinctive secrets, so "never on the screen" cannot be confused with any other text.
+const PASSWORD = 'Pw-hidden-7q2';
+const CLIENT_SECRET = 'Cs-hidden-9x4';
+const USER = { username: 'tess', password: PASSWORD, tenant: 'tess-tenant' };
+
+/** Lines of the drawn table (box characters at both ends). */
+const tableLines = (screen: string) => screen.split('\n').filter((l) => /^[┌│├└]/.test(l));
+/** Screen columns of the cell separators in a table line (the text is ASCII and box characters). */
+const separators = (line: string) => [...line].flatMap((ch, i) => (/[│┼┬┴├┤┌┐└┘]/.test(ch) ? [i] : []));
+const lastLine = (screen: string) => screen.split('\n').at(-1) ?? '';
+
+describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
+  let sandbox: Sandbox;
+  let tmp: ReturnType<typeof tempDir>;
+  let term: Terminal | undefined;
+  /** Config and cache of a profile logged in non-interactively (the table and progress tests). */
+  let env: Record<string, string>;
+  const open = async (o: TerminalOptions) => {
+    term = await Terminal.open(o);
+    return term;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ rateLimit: '2/3s', clientSecret: CLIENT_SECRET, users: [USER] });
+    tmp = tempDir('prs-terminal-e2e-');
+    env = {
+      PRS_CONFIG_DIR: join(tmp.path, 'config'),
+      PRS_CACHE_DIR: join(tmp.path, 'cache'),
+      PRS_RATE_LIMIT: '2/3s',
+    };
+    const login = await runPrs(
+      ['login', '--auth-url', sandbox.authUrl, '--realm', sandbox.realm, '--client-id', sandbox.clientId]
+        .concat(['--username', USER.username, '--tenant', USER.tenant, '--base-url', sandbox.url])
+        .concat(['--password-stdin']),
+      { input: PASSWORD, env: { ...env, HOME: tmp.path, PRS_CLIENT_SECRET: CLIENT_SECRET } },
+    );
+    expect(login.code, login.stderr).toBe(0);
+  });
+
+  afterEach(() => {
+    term?.close();
+    term = undefined;
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    tmp?.cleanup();
+  });
+
+  /** The prompts of `prs login` with nothing preset, in order (src/commands/login.ts), and the answers. */
+  const loginAnswers = (): [prompt: string, answer: string, hidden?: true][] => [
+    ['Auth URL:', sandbox.authUrl],
+    ['Realm:', sandbox.realm],
+    ['Client id:', sandbox.clientId],
+    ['Client secret:', CLIENT_SECRET, true],
+    ['Username:', USER.username],
+    ['Password:', PASSWORD, true],
+    ['Tenant:', USER.tenant],
+    ['Base URL:', sandbox.url],
+  ];
+
+  it('login asks for every missing value, echoes neither secret, and signs in', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'fresh-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'fresh-cache'),
+    };
+    const t = await open({ args: ['login'], env: dirs });
+    for (const [prompt, answer, hidden] of loginAnswers()) {
+      await t.waitFor((s) => lastLine(s) === prompt);
+      if (hidden) {
+        // Key by key with a look at the screen after each: the typed part must never show.
+        for (const ch of answer) {
+          await t.type(ch);
+          expect(lastLine(await t.screen())).toBe(prompt);
+        }
+      } else {
+        await t.type(answer);
+        // A visible answer echoes: proof that the prompt reads the keys typed into this terminal.
+        await t.waitFor((s) => lastLine(s) === `${prompt} ${answer}`);
+      }
+      await t.press('Enter');
+    }
+    const done = await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+
+    const port = new URL(sandbox.authUrl).host;
+    expect(done).toContain(`✓ Logged in to ${port} as tess (profile default, tenant tess-tenant)`);
+    // After Enter the secret lines stay bare; the next prompt followed, so every echo would be on screen.
+    const lines = done.split('\n');
+    expect(lines).toContain('Client secret:');
+    expect(lines).toContain('Password:');
+    expect(lines).toContain(`Username: ${USER.username}`);
+    for (const s of t.screens) {
+      expect(s).not.toContain(PASSWORD);
+      expect(s).not.toContain(CLIENT_SECRET);
+    }
+    // Not stored either (no --save-password).
+    for (const f of readdirSync(dirs.PRS_CONFIG_DIR, { recursive: true, withFileTypes: true })) {
+      if (!f.isFile()) continue;
+      const text = readFileSync(join(f.parentPath, f.name), 'utf8');
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(CLIENT_SECRET);
+    }
+
+    const status = await runPrs(['auth', 'status'], { env: { ...dirs, HOME: tmp.path } });
+    expect(status.code, status.stderr).toBe(0);
+  });
+
+  it('login keeps answers pasted ahead of their prompts, and shows the visible ones, never a secret', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'paste-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'paste-cache'),
+    };
+    const t = await open({ args: ['login'], env: dirs });
+    await t.waitFor((s) => lastLine(s) === 'Auth URL:');
+    // All eight answers in one paste: they reach prs in one read, while the first prompt is open.
+    await t.type(
+      loginAnswers()
+        .map(([, answer]) => `${answer}\r`)
+        .join(''),
+    );
+    const done = await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+    expect(done.split('\n').slice(0, 8)).toEqual(
+      loginAnswers().map(([prompt, answer, hidden]) => (hidden ? prompt : `${prompt} ${answer}`)),
+    );
+    for (const s of t.screens) {
+      expect(s).not.toContain(PASSWORD);
+      expect(s).not.toContain(CLIENT_SECRET);
+    }
+  });
+
+  it('report draws a table that fits 160 columns, numbers right-aligned', async () => {
+    const t = await open({ args: ['report', '1', '--type', 'index', '--date', '2024-05-02'], env });
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    const table = tableLines(screen);
+    // Top rule, header, header rule, the two index rows (EUR, USD), bottom rule.
+    expect(table.map((l) => l[0])).toEqual(['┌', '│', '├', '│', '│', '└']);
+    const [top, header, rule, row1, row2, bottom] = table;
+    expect(header).toMatch(/│ effectiveDate +│ indexId +│ indexName +│ +indexValue │/);
+    expect(row1).toContain('Sandbox Europe 50 EUR');
+    expect(row2).toContain('Sandbox Europe 50 USD');
+    for (const l of table) {
+      expect(l.length).toBeLessThanOrEqual(160);
+      expect(l.length).toBe(top.length);
+      expect(separators(l)).toEqual(separators(top));
+    }
+    expect(bottom.endsWith('┘')).toBe(true);
+    expect(rule.endsWith('┤')).toBe(true);
+
+    // Cell spans of one column, from the separators: [start, end) of the text between "│ " and " │".
+    const span = (line: string, name: string) => {
+      const seps = separators(header);
+      const i = seps.findIndex((p, k) => k + 1 < seps.length && header.slice(p, seps[k + 1]).includes(name));
+      return line.slice(seps[i] + 2, seps[i + 1] - 1);
+    };
+    // indexValue is numeric: every cell's text ends at the column's right edge, the shorter header too.
+    for (const l of [header, row1, row2]) expect(span(l, 'indexValue')).toMatch(/[0-9a-z]$/);
+    expect(span(header, 'indexValue')).toMatch(/^ +indexValue$/);
+    expect(span(row1, 'indexValue')).toMatch(/^ *\d+\.\d+$/);
+    expect(span(row2, 'indexValue')).toMatch(/^ *\d+\.\d+$/);
+    // indexName is text: left-aligned, padded on the right.
+    expect(span(header, 'indexName')).toMatch(/^indexName +$/);
+    expect(span(row1, 'indexName')).toMatch(/^Sandbox Europe 50 EUR *$/);
+  });
+
+  it('a narrow terminal gets a trimmed table and a note, never wrapped rows', async () => {
+    const t = await open({
+      args: ['report', '1', '--type', 'index', '--date', '2024-05-02'],
+      env,
+      width: 60,
+    });
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    expect(screen).toMatch(/\d+ of \d+ columns did not fit the terminal: .* — pick columns with --fields/);
+    const table = tableLines(screen);
+    expect(table).toHaveLength(6);
+    // Wrapped lines are joined in the capture (-J): a row wider than the pane would show up as longer.
+    for (const l of table) expect(l.length).toBeLessThanOrEqual(60);
+    for (const l of screen.split('\n')) if (l.includes('│')) expect(table).toContain(l);
+    expect(table[1]).toMatch(/^│ effectiveDate +│/);
+  });
+
+  it('a range shows "n/N · waiting … for the rate limit" while it runs, and clears it at the end', async () => {
+    const out = join(tmp.path, 'range.json');
+    const t = await open({
+      args: ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-07'].concat([
+        '--rate-limit',
+        '2/3s',
+        '-f',
+        'json',
+        '-o',
+        out,
+      ]),
+      env,
+    });
+    // Five weekdays at 2 per 3 s: the third request has to wait.
+    const waiting = await t.waitFor(/[345]\/5 · waiting \d+ s for the rate limit/, { timeoutMs: 15_000 });
+    expect(lastLine(waiting)).toMatch(/^\S [345]\/5 · waiting \d+ s for the rate limit$/);
+    expect(await t.exitCode({ timeoutMs: 20_000 })).toBe(0);
+    // Only the note remains: no spinner frame, no half-erased progress text.
+    expect(await t.screen()).toBe(`wrote 10 rows to ${out}`);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(10);
+  });
+
+  it('with -q a range shows no progress at all', async () => {
+    const out = join(tmp.path, 'quiet.json');
+    const started = Date.now();
+    const t = await open({
+      args: ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-03'].concat([
+        '--rate-limit',
+        '2/3s',
+        '-f',
+        'json',
+        '-o',
+        out,
+        '-q',
+      ]),
+      env,
+    });
+    // exitCode samples the screen every 50 ms while prs runs: a progress line would be caught.
+    expect(await t.exitCode({ timeoutMs: 20_000 })).toBe(0);
+    // Three requests at 2 per 3 s: at least one wait of seconds, so the samples covered a waiting range.
+    expect(Date.now() - started).toBeGreaterThan(2000);
+    for (const s of t.screens) expect(s).toBe('');
+    expect(await t.screen()).toBe('');
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(6);
+  });
+});
