@@ -10,12 +10,10 @@
  * (another client, a server with a different window): nobody sharing the state sends before it.
  * A missing or corrupt file counts as empty and is rewritten on the next request.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks } from './types.js';
@@ -77,10 +75,16 @@ export function parseState(text: string): LimiterState {
   }
 }
 
-/** The state file for one base URL + tenant + user: `limiter-<first 16 hex of sha256>.json`. */
+/**
+ * The state file for one base URL + tenant + user: `limiter-<16 hex>.json`, the key's 64-bit FNV-1a
+ * (nothing secret goes in, so no need to load node:crypto at every start).
+ */
 export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, identity: string): string {
-  const key = createHash('sha256').update(`${baseUrl}|${tenant}|${identity}`).digest('hex').slice(0, 16);
-  return join(cacheDir, `limiter-${key}.json`);
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(`${baseUrl}|${tenant}|${identity}`)) {
+    h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return join(cacheDir, `limiter-${h.toString(16).padStart(16, '0')}.json`);
 }
 
 export interface Limiter {
@@ -109,11 +113,7 @@ export function createLimiter(o: LimiterOptions): Limiter {
       withLock(o.file, async () => {
         const state = await readState(o.file);
         const { write, result } = fn(state, o.clock.now());
-        if (write)
-          await writeFileAtomic(o.file, `${JSON.stringify({ v: 1, ...write })}\n`, {
-            force: true,
-            mode: 0o600,
-          });
+        if (write) await writeState(o.file, write);
         return result;
       }),
     );
@@ -154,6 +154,21 @@ async function readState(file: string): Promise<LimiterState> {
     throw err;
   }
   return parseState(text);
+}
+
+/**
+ * Replaces the state file via a rename, so a reader never sees half of it. Under the lock, so the
+ * temp name needs no randomness; no fsync: after a power cut an empty window is as good as any.
+ */
+async function writeState(file: string, state: LimiterState): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify({ v: 1, ...state })}\n`, { mode: 0o600 });
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
 }
 
 async function guarded<T>(file: string, fn: () => Promise<T>): Promise<T> {

@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withLock } from '../../../src/fs/lock.js';
+import { tempDir } from '../../helpers/run.js';
+
+let dir: { path: string; cleanup: () => void };
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => dir.cleanup());
+
+describe('withLock (a <file>.lock directory)', () => {
+  it('creates the directory of the file, holds <file>.lock while fn runs, returns its result', async () => {
+    const file = join(dir.path, 'sub', 'state.json');
+    const result = await withLock(file, () => {
+      expect(existsSync(`${file}.lock`)).toBe(true);
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('releases the lock when fn throws', async () => {
+    const file = join(dir.path, 'state.json');
+    await expect(withLock(file, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a lock held by another process (fresh) → ELOCKED once waitMs is over', async () => {
+    const file = join(dir.path, 'state.json');
+    mkdirSync(`${file}.lock`);
+    let ran = false;
+    const err = await withLock(
+      file,
+      () => {
+        ran = true;
+      },
+      { waitMs: 100 },
+    ).catch((e) => e);
+    expect(err.code).toBe('ELOCKED');
+    expect(ran).toBe(false);
+    expect(existsSync(`${file}.lock`)).toBe(true); // not ours to remove
+  });
+
+  it('a stale lock (not refreshed for staleMs) is taken over', async () => {
+    const file = join(dir.path, 'state.json');
+    mkdirSync(`${file}.lock`);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${file}.lock`, old, old);
+    expect(await withLock(file, () => 'took over', { waitMs: 1000, staleMs: 10_000 })).toBe('took over');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a directory that cannot be created is the fs error (not ELOCKED)', async () => {
+    const file = join(dir.path, 'missing', 'state.json');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir.path, 'missing'), '');
+    const err = await withLock(file, () => 1).catch((e) => e);
+    // mkdir -p reports a file in the way as EEXIST (ENOTDIR on some systems): either way not ELOCKED.
+    expect(err.code).toMatch(/^E(EXIST|NOTDIR)$/);
+  });
+});
