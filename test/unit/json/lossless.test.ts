@@ -200,6 +200,35 @@ describe('parseLossless and parseLosslessByHand', () => {
     expect(parseLossless(text)).toEqual(parseLosslessByHand(text));
   });
 
+  const outcome = (parse: (t: string) => unknown, text: string) => {
+    try {
+      return { value: parse(text) };
+    } catch (err) {
+      return { error: (err as Error).name };
+    }
+  };
+  it.each([
+    ...[
+      '0',
+      '-0',
+      '0.0',
+      '-0.0',
+      '7',
+      '-7',
+      '100',
+      '123456789012345',
+      '1234567890123456',
+      '-123456789012345',
+    ],
+    ...['1234567.12345678', '1234567.12345670', '12345678.1', '1.123456789', '0.123456789', '0.1234567891'],
+    ...['0.000001', '0.0000010', '0.0000001', '0.00000123456789', '-0.000001', '-0.0000001', '1.5e3'],
+    ...['01', '1.', '-', '--1', '1.2.3', '1-2', '2024-05-02', '1e', '0x1'],
+  ])('agree at the edges of the fast path: %s', (lit) => {
+    for (const text of [lit, `[${lit}]`, `{"a":${lit},"b":"${lit}"}`, `"x\\"${lit}`]) {
+      expect(outcome(parseLossless, text)).toEqual(outcome(parseLosslessByHand, text));
+    }
+  });
+
   it('give the same result', () => {
     fc.assert(
       fc.property(jsonText, (text) => {
