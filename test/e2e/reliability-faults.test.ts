@@ -10,15 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import {
-  dirsEnv,
-  expectCleanFailure,
-  loginSandbox,
-  readJson,
-  spawnPrs,
-  tempFiles,
-  waitFor,
-} from './reliability-helpers.js';
+import { dirsEnv, expectCleanFailure, loginSandbox, readJson } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 let sandbox: Sandbox;
@@ -198,6 +190,19 @@ describe('server faults on the JSON endpoint', () => {
     expect(r.stderr).toMatch(/grant_type=refresh_token/);
     for (const s of secrets) expect(r.stderr).not.toContain(s);
     expect(r.stderr).not.toMatch(/eyJ/);
+  });
+  it('[R-F16] a 500 whose body never ends: exit 8 within seconds, only the start of the body read', async () => {
+    server.respond({
+      status: 500,
+      headers: { 'content-type': 'text/html' },
+      body: function* () {
+        for (;;) yield Buffer.alloc(64 * 1024, '<p>error</p>');
+      },
+    });
+    const started = Date.now();
+    const r = await faulty([...report, '--retries', '0']);
+    expectCleanFailure(r, 8, /^prs: service error: 500 Internal Server Error$/);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
 import {
   dirsEnv,
@@ -207,5 +208,23 @@ describe('proxies (the real binary)', () => {
     expect([through.code, through.stderr]).toEqual([0, '']);
     expect(proxied.connects.length + proxied.requests.length).toBe(1);
     expect(plain.seen).toHaveLength(2);
+  });
+});
+
+describe('redirects', () => {
+  it('[R-S09] a redirect to another host is not followed: the token never leaves for it, exit 8', async () => {
+    reset();
+    const elsewhere = await startCountingServer();
+    const redirector = await startFaultServer();
+    try {
+      redirector.respond({ status: 302, headers: { location: `${elsewhere.url}/steal` } });
+      const r = await reportAt(redirector.url);
+      expectCleanFailure(r, 8, /^prs: unexpected answer from the service: 302 Found$/);
+      expect(redirector.requests).toHaveLength(1);
+      expect(elsewhere.seen).toEqual([]);
+    } finally {
+      await elsewhere.close();
+      await redirector.close();
+    }
   });
 });
