@@ -6,7 +6,7 @@
  */
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
-import { NetworkError, PrsError, UsageError } from '../errors.js';
+import { NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { parseLossless } from '../json/lossless.js';
 import type { Settings } from '../settings.js';
@@ -74,6 +74,9 @@ export function createService(d: ServiceDeps): Service {
       };
       let outcome: Outcome;
       let failure: PrsError;
+      // A 200 whose body broke off: retried like a network failure, but in the end it is a corrupt
+      // response (exit 8), as for export. A body that stalls past --timeout stays a network timeout.
+      let cutOff = false;
       try {
         // The server has seen the request once an answer (or a failure) is back: the slot counts from then.
         const res = await d.http.send(req).finally(() => {
@@ -81,6 +84,7 @@ export function createService(d: ServiceDeps): Service {
         });
         if (res.status === 200) {
           return await ep.onOk(res).catch((err) => {
+            cutOff = !(err instanceof PrsError) || err instanceof NetworkError;
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
           });
         }
@@ -109,7 +113,21 @@ export function createService(d: ServiceDeps): Service {
         outcome = { kind: 'network', code: networkCode(err) };
       }
       const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
-      if (next.action === 'give-up') throw failure;
+      if (next.action === 'give-up') {
+        if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
+          throw new ServiceError(
+            `the response from ${new URL(url).host} broke off before its end (${failure.message})`,
+            {
+              cause: failure,
+              hint:
+                retries > 0
+                  ? `the same happened on ${retries} ${retries === 1 ? 'retry' : 'retries'}`
+                  : undefined,
+            },
+          );
+        }
+        throw failure;
+      }
       // Tell every process sharing the limiter to hold back too, not just this one.
       if (ep.limited && outcome.kind === 'status' && outcome.status === 429) {
         await getLimiter(baseUrl, tenant).block(next.ms);

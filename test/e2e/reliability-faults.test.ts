@@ -113,10 +113,14 @@ describe('server faults on the JSON endpoint', () => {
     expect(count({ endpoint: 'report', status: 200 })).toBe(2);
   });
 
-  it('[R-F07] a body cut mid-stream, persisting: exit 9, one line, nothing on stdout', async () => {
+  it('[R-F07] a body cut mid-stream, persisting: exit 8 (corrupt response, as for export), one line, nothing on stdout', async () => {
     server.respond({ headers: json, body: `${okBody.slice(0, -2)}${' '.repeat(5000)}]}`, cutAfter: 40 });
     const r = await faulty([...report, '--retries', '0']);
-    expectCleanFailure(r, 9, /^prs: connection to 127\.0\.0\.1:\d+ closed unexpectedly$/);
+    expectCleanFailure(
+      r,
+      8,
+      /^prs: the response from 127\.0\.0\.1:\d+ broke off before its end \(connection to 127\.0\.0\.1:\d+ closed unexpectedly\)$/,
+    );
   });
 
   it.each([
