@@ -46,21 +46,21 @@ export async function isSpecialFile(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Fails early (before any request) when `path` could not be written at all: its directory is
- * missing, is not a directory, or is not writable (root passes the last check regardless).
- */
-export async function assertWritableDir(path: string): Promise<void> {
-  if (await isSpecialFile(path)) return; // /dev/stdout: written in place, its directory never is
-  const dir = dirname(path);
-  let s: Awaited<ReturnType<typeof stat>>;
+/** Fails early (before any request) unless `dir` is an existing, writable directory (root always passes the last). */
+export async function assertDirectory(dir: string): Promise<void> {
   try {
-    s = await stat(dir);
+    const s = await stat(dir);
     if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     await access(dir, constants.W_OK);
   } catch (err) {
     throw fileError(err, dir, 'cannot write to');
   }
+}
+
+/** Fails early (before any request) when the file `path` could not be written at all. */
+export async function assertWritableDir(path: string): Promise<void> {
+  if (await isSpecialFile(path)) return; // /dev/stdout: written in place, its directory never is
+  await assertDirectory(dirname(path));
 }
 
 /** Fails early (before any download) when `path` exists and `force` is off. */
