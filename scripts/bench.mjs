@@ -22,7 +22,7 @@ const RUNS = Number(args.runs);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const want = (name) => !only || only.has(name);
 
-const { startSandbox } = await import(join(root, 'dist', 'sandbox.js'));
+const { startSandbox, loginArgs } = await import(join(root, 'dist', 'sandbox.js'));
 const work = mkdtempSync(join(tmpdir(), 'prs-bench-'));
 const probe = join(work, 'rss-probe.mjs');
 // Loaded with --import into prs runs whose memory we measure: records the process's own peak RSS.
@@ -126,23 +126,7 @@ async function peakRss(cmd) {
 }
 
 try {
-  const login = prs(
-    'login',
-    '--auth-url',
-    sandbox.authUrl,
-    '--realm',
-    sandbox.realm,
-    '--client-id',
-    sandbox.clientId,
-    '--username',
-    user.username,
-    '--tenant',
-    user.tenant,
-    '--base-url',
-    sandbox.url,
-    '--password-stdin',
-    '--save-password',
-  );
+  const login = prs(...loginArgs(sandbox, user), '--save-password');
   await time(`printf %s ${q(user.password)} | ${login.map(q).join(' ')}`);
   const token = await new Promise((resolve, reject) => {
     const c = spawn(node, [bin, 'auth', 'token'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -257,7 +241,9 @@ try {
         PRS_RATE_LIMIT: '4/1s',
       };
       await time(
-        `printf %s ${q(user.password)} | ${prs('login', '--auth-url', limited.authUrl, '--realm', limited.realm, '--client-id', limited.clientId, '--username', user.username, '--tenant', user.tenant, '--base-url', limited.url, '--password-stdin').map(q).join(' ')}`,
+        `printf %s ${q(user.password)} | ${prs(...loginArgs(limited, user))
+          .map(q)
+          .join(' ')}`,
         lenv,
       );
       // 12 weekdays: 2024-05-01 .. 2024-05-16. Under 4/1s the first 4 go at once, the last 4 one window later twice.

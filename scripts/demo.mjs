@@ -13,7 +13,7 @@ if (!existsSync(join(root, 'dist', 'main.js'))) {
   console.error('demo: dist/ is missing — run `npm ci` (or `npm run build`) first');
   process.exit(1);
 }
-const { startSandbox } = await import(join(root, 'dist', 'sandbox.js'));
+const { startSandbox, loginArgs } = await import(join(root, 'dist', 'sandbox.js'));
 
 const work = mkdtempSync(join(tmpdir(), 'prs-demo-'));
 const exportsDir = join(work, 'exports');
@@ -52,22 +52,7 @@ try {
     `Sandbox running at ${sandbox.url} (realm ${sandbox.realm}, user ${user.username}, tenant ${user.tenant})`,
   );
   console.log(`Config and exports go to ${work} (removed at the end).`);
-  const login = [
-    'login',
-    '--auth-url',
-    sandbox.authUrl,
-    '--realm',
-    sandbox.realm,
-    '--client-id',
-    sandbox.clientId,
-    '--username',
-    user.username,
-    '--tenant',
-    user.tenant,
-    '--base-url',
-    sandbox.url,
-    '--password-stdin',
-  ];
+  const login = loginArgs(sandbox, user);
   await prs(login, {
     input: user.password,
     show: [...login.slice(0, -1), '--password-stdin   # password piped in, secret from PRS_CLIENT_SECRET'],

@@ -4,7 +4,7 @@
  */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import type { SandboxOptions } from '../sandbox/index.js';
+import { loginArgs, type SandboxOptions } from '../sandbox/index.js';
 import { parseRateLimit } from '../settings.js';
 
 export interface SandboxCommandOptions {
@@ -63,7 +63,7 @@ export function startBanner(s: {
   const lines = [
     `prs sandbox: serving at ${s.url} (realm ${s.realm}; JSON endpoint limit ${s.rateLimit} per user; access tokens last ${s.tokenTtl} s)`,
     `log in as ${demo.username} (tenant ${demo.tenant}):`,
-    `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs login --auth-url ${s.authUrl} --realm ${shellQuote(s.realm)} --client-id ${shellQuote(s.clientId)} --username ${shellQuote(demo.username)} --tenant ${shellQuote(demo.tenant)} --base-url ${s.url} --password-stdin`,
+    `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs ${loginArgs(s, demo).map(shellQuote).join(' ')}`,
     'then try:',
     '  prs report 42 --type index --date 2023-06-29',
     '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',

@@ -25,6 +25,33 @@ export {
   PRECISION_PORTFOLIO_ID,
 } from './portfolios.js';
 
+/**
+ * The `prs login` arguments that sign `user` in to a sandbox: the password goes on stdin and the
+ * client secret in PRS_CLIENT_SECRET, never on argv. The banner, the demo, the benchmark and the
+ * tests all use this one list.
+ */
+export function loginArgs(
+  s: { url: string; authUrl: string; realm: string; clientId: string },
+  user: { username: string; tenant: string },
+): string[] {
+  return [
+    'login',
+    '--auth-url',
+    s.authUrl,
+    '--realm',
+    s.realm,
+    '--client-id',
+    s.clientId,
+    '--username',
+    user.username,
+    '--tenant',
+    user.tenant,
+    '--base-url',
+    s.url,
+    '--password-stdin',
+  ];
+}
+
 export const SANDBOX_DEFAULTS = {
   host: '127.0.0.1',
   realm: 'prs-sandbox',

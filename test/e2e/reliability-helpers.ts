@@ -7,7 +7,7 @@ import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:c
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 
 /** The exit codes of CLI.md. */
@@ -58,26 +58,10 @@ export async function loginSandbox(
 ): Promise<Record<string, string>> {
   const env = dirsEnv(root);
   const user = sandbox.users[0]!;
-  const r = await runPrs(
-    [
-      'login',
-      '--auth-url',
-      sandbox.authUrl,
-      '--realm',
-      sandbox.realm,
-      '--client-id',
-      sandbox.clientId,
-      '--username',
-      user.username,
-      '--tenant',
-      user.tenant,
-      '--base-url',
-      sandbox.url,
-      '--password-stdin',
-      ...extraArgs,
-    ],
-    { input: user.password, env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret } },
-  );
+  const r = await runPrs([...loginArgs(sandbox, user), ...extraArgs], {
+    input: user.password,
+    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
   expect(r.code, r.stderr).toBe(0);
   return env;
 }

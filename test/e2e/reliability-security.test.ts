@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
 import {
@@ -107,24 +107,7 @@ describe('secrets', () => {
     const run = (root: string, extra: string[]) =>
       new Promise<RunResult>((resolve) => {
         const user = sandbox.users[0]!;
-        const args = [
-          PRS_BIN,
-          'login',
-          '--auth-url',
-          sandbox.authUrl,
-          '--realm',
-          sandbox.realm,
-          '--client-id',
-          sandbox.clientId,
-          '--username',
-          user.username,
-          '--tenant',
-          user.tenant,
-          '--base-url',
-          sandbox.url,
-          '--password-stdin',
-          ...extra,
-        ];
+        const args = [PRS_BIN, ...loginArgs(sandbox, user), ...extra];
         // `umask 000` first: a careless mkdir/writeFile would then make world-readable files.
         const child = spawn('sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, ...args], {
           env: baseEnv({ ...dirsEnv(root), PRS_CLIENT_SECRET: sandbox.clientSecret }),

@@ -12,6 +12,7 @@ import { flatten } from '../../src/render/columns.js';
 import {
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
+  loginArgs,
   PRECISION_PORTFOLIO_ID,
   type Sandbox,
   startSandbox,
@@ -46,25 +47,10 @@ beforeAll(async () => {
     PRS_RATE_LIMIT: '100/1s',
   };
   const user = sandbox.users[0];
-  const login = await prs(
-    [
-      'login',
-      '--auth-url',
-      sandbox.authUrl,
-      '--realm',
-      sandbox.realm,
-      '--client-id',
-      sandbox.clientId,
-      '--username',
-      user.username,
-      '--tenant',
-      user.tenant,
-      '--base-url',
-      sandbox.url,
-      '--password-stdin',
-    ],
-    { input: user.password, env: { PRS_CLIENT_SECRET: sandbox.clientSecret } },
-  );
+  const login = await prs(loginArgs(sandbox, user), {
+    input: user.password,
+    env: { PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
   expect(login.code, login.stderr).toBe(0);
 });
 
