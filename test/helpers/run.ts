@@ -22,11 +22,11 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** A clean environment: no PRS_* or proxy variables from the developer's shell leak into tests. */
+/** A clean environment: no PRS_*, proxy, colour or CI variables from the shell (or from CI itself) leak into tests. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^PRS_|_PROXY$|^NO_PROXY$|_proxy$|^FORCE_COLOR$|^NO_COLOR$/i.test(k)) continue;
+    if (v === undefined || /^PRS_|_PROXY$|^NO_PROXY$|_proxy$|^FORCE_COLOR$|^NO_COLOR$|^CI$/i.test(k)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {
