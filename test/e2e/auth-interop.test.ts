@@ -1,10 +1,12 @@
 /**
  * Interoperability: `prs login` and `prs auth token` (the BUILT binary) against an independent OAuth2
  * server, oauth2-mock-server v8, with its token endpoint moved to Keycloak's path — so the token
- * client is not only tested against our own sandbox. (An authenticated report call against it belongs
- * with the report command's tests.)
+ * client is not only tested against our own sandbox; and an authenticated `prs report` against a small
+ * resource server that verifies the mock server's RS256 signature through its JWKS.
  */
+import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +106,57 @@ describe('against oauth2-mock-server', () => {
     expect(renewed.stdout).toBe(`${now.accessToken}\n`);
     expect(now.refreshToken).not.toBe(oldRefresh);
     expect(claims(now.accessToken).iss).toBe(server.issuer.url);
+  });
+
+  it('an authenticated report: the bearer token verifies against the issuer JWKS, rows come back exact', async () => {
+    const jwks = (await (await fetch(`${authUrl}/jwks`)).json()) as {
+      keys: (JsonWebKey & { kid: string })[];
+    };
+    const seenAuth: string[] = [];
+    const api: Server = createServer((req, res) => {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+      const [h, p, sig] = token.split('.');
+      const jwk = jwks.keys.find(
+        (k) => k.kid === JSON.parse(Buffer.from(h ?? '', 'base64url').toString() || '{}').kid,
+      );
+      const ok =
+        !!jwk &&
+        verify(
+          'sha256',
+          Buffer.from(`${h}.${p}`),
+          createPublicKey({ key: jwk, format: 'jwk' }),
+          Buffer.from(sig, 'base64url'),
+        );
+      seenAuth.push(`${ok} ${req.headers['x-client-id']} ${req.url}`);
+      if (!ok) {
+        res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        '{"report":[{"effectiveDate":"2023-06-29","indexName":"Example 600 OG EUR","indexValue":1302.917413000000000001}]}',
+      );
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(api.address() as { port: number }).port}`;
+      const r = await runPrs(
+        ['report', '42', '-t', 'index', '-d', '2023-06-29', '--base-url', base, '-f', 'csv'],
+        {
+          env: { ...env(), PRS_CACHE_DIR: join(tmp.path, 'cache') },
+        },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        'effectiveDate,indexName,indexValue\n2023-06-29,Example 600 OG EUR,1302.917413000000000001\n',
+      );
+      expect(seenAuth).toEqual([
+        'true demo-tenant /api/v1/report-service/report/generate/portfolio/42?reportType=index&date=2023-06-29',
+      ]);
+    } finally {
+      await new Promise((r) => api.close(r));
+    }
   });
 
   it('a refusal is exit 4 with the server description', async () => {
