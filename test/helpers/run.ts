@@ -26,7 +26,8 @@ export interface RunOptions {
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^PRS_|_PROXY$|^NO_PROXY$|_proxy$|^FORCE_COLOR$|^NO_COLOR$|^CI$/i.test(k)) continue;
+    if (v === undefined || /^PRS_|_PROXY$|^NO_PROXY$|_proxy$|^FORCE_COLOR$|^NO_COLOR$|^CI$/i.test(k))
+      continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {
