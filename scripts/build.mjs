@@ -5,12 +5,29 @@ import { build } from 'esbuild';
 
 /**
  * Requires that dependencies make at load time but prs rarely or never needs, deferred to first use:
- * commander's child_process (only for executable subcommands) and undici's HTTP/2 client (which loads
- * node:http2 and tls; prs speaks HTTP/1.1 unless a server offers h2 over TLS). Several ms per start.
+ * commander's child_process (only for executable subcommands), undici's HTTP/2 client (node:http2 and
+ * tls; prs speaks HTTP/1.1 unless a server offers h2 over TLS) and undici's node:http (a default header
+ * size and a class check when destroying a stream; node:http and its agent cost ~15 ms per start).
+ * Each entry is an exact [text, replacement] pair; when a dependency upgrade changes the text, the build
+ * warns and that module simply loads eagerly again.
  */
+const LAZY = "__prsLazy(() => require('node:http'))";
 const LAZY_REQUIRES = {
-  'node_modules/commander/lib/command.js': "require('node:child_process')",
-  'node_modules/undici/lib/dispatcher/client.js': "require('./client-h2.js')",
+  'node_modules/commander/lib/command.js': [
+    ["require('node:child_process')", "__prsLazy(() => require('node:child_process'))"],
+  ],
+  'node_modules/undici/lib/dispatcher/client.js': [
+    ["require('./client-h2.js')", "__prsLazy(() => require('./client-h2.js'))"],
+    ["const http = require('node:http')", `const http = ${LAZY}`],
+    [
+      "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
+      'const getDefaultNodeMaxHeaderSize = () => http.maxHeaderSize',
+    ],
+  ],
+  'node_modules/undici/lib/core/util.js': [
+    ["const { IncomingMessage } = require('node:http')", `const __prsHttp = ${LAZY}`],
+    ['.constructor === IncomingMessage)', '.constructor === __prsHttp.IncomingMessage)'],
+  ],
 };
 const LAZY_HELPER =
   'function __prsLazy(load) { let m; const get = () => (m ??= load()); return new Proxy(function () {}, ' +
@@ -21,13 +38,16 @@ const lazyRequires = {
     const filter = new RegExp(`(${Object.keys(LAZY_REQUIRES).join('|').replaceAll('.', '\\.')})$`);
     b.onLoad({ filter }, (args) => {
       const key = Object.keys(LAZY_REQUIRES).find((k) => args.path.endsWith(k));
-      const call = LAZY_REQUIRES[key];
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(call)) {
-        console.warn(`build: ${key} no longer contains ${call}; it now loads eagerly`);
-        return undefined;
+      let text = readFileSync(args.path, 'utf8');
+      const original = text;
+      for (const [from, to] of LAZY_REQUIRES[key]) {
+        if (!text.includes(from)) {
+          console.warn(`build: ${key} no longer contains ${from.split('\n')[0]}; it now loads eagerly`);
+          return { contents: original, loader: 'js' };
+        }
+        text = text.replace(from, to);
       }
-      return { contents: LAZY_HELPER + text.replace(call, `__prsLazy(() => ${call})`), loader: 'js' };
+      return { contents: LAZY_HELPER + text, loader: 'js' };
     });
   },
 };

@@ -4,7 +4,6 @@
  * (400 → 2, 401 → 4, 403 → 5, 404 → 6, 429 → 7, 5xx and anything else → 8).
  * Messages carry at most a short text from the body (a JSON `message`/`error`), never an HTML page.
  */
-import { STATUS_CODES } from 'node:http';
 import {
   AuthError,
   ForbiddenError,
@@ -14,6 +13,77 @@ import {
   RateLimitError,
   ServiceError,
 } from '../errors.js';
+
+/**
+ * HTTP reason phrases, exactly node:http's STATUS_CODES table.
+ * Kept here because importing node:http from ESM builds its export facade, which on Node 24 loads
+ * Node's internal undici: ~60 ms of every request's start-up for a table of strings.
+ */
+export const REASONS: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  101: 'Switching Protocols',
+  102: 'Processing',
+  103: 'Early Hints',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  203: 'Non-Authoritative Information',
+  204: 'No Content',
+  205: 'Reset Content',
+  206: 'Partial Content',
+  207: 'Multi-Status',
+  208: 'Already Reported',
+  226: 'IM Used',
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  305: 'Use Proxy',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  407: 'Proxy Authentication Required',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  417: 'Expectation Failed',
+  418: "I'm a Teapot",
+  421: 'Misdirected Request',
+  422: 'Unprocessable Entity',
+  423: 'Locked',
+  424: 'Failed Dependency',
+  425: 'Too Early',
+  426: 'Upgrade Required',
+  428: 'Precondition Required',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+  505: 'HTTP Version Not Supported',
+  506: 'Variant Also Negotiates',
+  507: 'Insufficient Storage',
+  508: 'Loop Detected',
+  509: 'Bandwidth Limit Exceeded',
+  510: 'Not Extended',
+  511: 'Network Authentication Required',
+};
 
 export interface ErrorContext {
   method: string;
@@ -35,7 +105,7 @@ export function errorForStatus(
   c: ErrorContext,
 ): PrsError {
   const said = shortMessage(body, contentType);
-  const reason = `${status} ${STATUS_CODES[status] ?? 'Unknown Status'}`;
+  const reason = `${status} ${REASONS[status] ?? 'Unknown Status'}`;
   const after = c.retries > 0 ? ` (after ${c.retries} ${c.retries === 1 ? 'retry' : 'retries'})` : '';
   const excerpt = said ?? '';
   switch (true) {

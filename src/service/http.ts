@@ -53,7 +53,17 @@ export interface HttpOptions {
 const VERIFY = { rejectUnauthorized: true } as const;
 
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  const agentOpts = { connectTimeout: timeoutMs, keepAliveTimeout: 10_000, connect: VERIFY };
+  // undici parses HTTP with a WebAssembly build of llhttp; V8's optimising tier would compile it in the
+  // background for ~35 MB of peak memory and no gain in a short-lived CLI. Liftoff alone keeps
+  // `prs export` under 100 MB whatever the file size. Set here, the first thing before any wasm.
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  // maxHeaderSize given (Node's default, 16 KiB) so undici never loads node:http just to read it.
+  const agentOpts = {
+    connectTimeout: timeoutMs,
+    keepAliveTimeout: 10_000,
+    maxHeaderSize: 16 * 1024,
+    connect: VERIFY,
+  };
   if (proxy.httpProxy || proxy.httpsProxy) {
     // The whole index: the proxy agent relies on the dispatcher methods it installs (connect).
     // Bundled, undici is a CommonJS chunk whose exports sit on `default`.

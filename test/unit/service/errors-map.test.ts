@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../src/errors.js';
 import { exitCodeFor } from '../../../src/main.js';
-import { type ErrorContext, errorForStatus, shortMessage } from '../../../src/service/errors-map.js';
+import { type ErrorContext, errorForStatus, REASONS, shortMessage } from '../../../src/service/errors-map.js';
 
 describe('shortMessage', () => {
   it.each([
@@ -66,5 +66,12 @@ describe('errorForStatus → exit code', () => {
     expect(errorForStatus(503, '<html>down</html>', 'text/html', { ...c, retries: 3 }).message).toBe(
       'service error: 503 Service Unavailable (after 3 retries)',
     );
+  });
+});
+
+describe('reason phrases', () => {
+  it("are node:http's", async () => {
+    const { STATUS_CODES } = await import('node:http');
+    expect(REASONS).toEqual(STATUS_CODES);
   });
 });
