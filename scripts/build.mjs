@@ -1,5 +1,5 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
-// chunk: `prs --version` loads only the entry, never undici, conf, ora or cli-table3.
+// chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate.
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
