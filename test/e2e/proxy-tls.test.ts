@@ -3,14 +3,13 @@
  * process (the bundled fixture runner), so HTTP(S)_PROXY / NO_PROXY and NODE_EXTRA_CA_CERTS are read
  * exactly as in `prs`: by the settings resolver and by Node at start-up.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificates } from '../helpers/certs.js';
 import { tempDir } from '../helpers/run.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
 
@@ -23,63 +22,11 @@ let proxyUrl: string;
 const proxied = { requests: [] as string[], connects: [] as string[] };
 let caFile: string;
 
-function openssl(args: string[]): void {
-  execFileSync('openssl', args, { cwd: tmp.path, stdio: 'pipe' });
-}
-
-/** A throw-away CA and a server certificate for 127.0.0.1 / localhost signed by it. */
-function makeCertificates(): { key: Buffer; cert: Buffer } {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl([
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=prs test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-  openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
-  writeFileSync(
-    join(tmp.path, 'ext.cnf'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
-  );
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'ext.cnf',
-  ]);
-  caFile = join(tmp.path, 'ca.pem');
-  return {
-    key: readFileSync(join(tmp.path, 'server.key')),
-    cert: readFileSync(join(tmp.path, 'server.pem')),
-  };
-}
-
 beforeAll(async () => {
   tmp = tempDir('prs-proxy-tls-');
   script = await buildRunner(tmp.path);
-  const tls = makeCertificates();
+  const tls = makeCertificates(tmp.path);
+  caFile = tls.caFile;
   plain = await startCountingServer();
   secure = await startCountingServer({ server: createHttpsServer(tls) });
   proxy = createProxy(createServer());

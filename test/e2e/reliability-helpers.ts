@@ -1,10 +1,10 @@
 /**
  * Shared pieces of the reliability suite (test/e2e/reliability-*.test.ts, test/e2e/fuzz-*.test.ts):
  * a sandbox login into a private config dir, the contract's "clean failure" check, a spawned prs for
- * Ctrl-C tests, and a throw-away CA for TLS tests.
+ * Ctrl-C tests.
  */
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
@@ -104,54 +104,4 @@ export async function waitFor(cond: () => boolean, ms = 10_000): Promise<boolean
     await new Promise((r) => setTimeout(r, 20));
   }
   return cond();
-}
-
-/** A throw-away CA and a server certificate for 127.0.0.1 / localhost signed by it (openssl). */
-export function makeCertificates(dir: string): { key: Buffer; cert: Buffer; caFile: string } {
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl([
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=prs reliability CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-  openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
-  writeFileSync(
-    join(dir, 'ext.cnf'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
-  );
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'ext.cnf',
-  ]);
-  return {
-    key: readFileSync(join(dir, 'server.key')),
-    cert: readFileSync(join(dir, 'server.pem')),
-    caFile: join(dir, 'ca.pem'),
-  };
 }

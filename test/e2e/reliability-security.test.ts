@@ -13,15 +13,10 @@ import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
-import {
-  dirsEnv,
-  expectCleanFailure,
-  loginSandbox,
-  makeCertificates,
-  readJson,
-} from './reliability-helpers.js';
+import { dirsEnv, expectCleanFailure, loginSandbox, readJson } from './reliability-helpers.js';
 import { type CountingServer, startCountingServer } from './service-helpers.js';
 
 const DATE = '2024-05-03';
