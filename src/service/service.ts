@@ -25,12 +25,20 @@ export interface ServiceDeps {
   signal: AbortSignal;
   /** Jitter source; tests pass a fixed one. */
   random?: () => number;
+  /** Largest JSON-endpoint body accepted (bytes); tests pass a small one. */
+  maxReportBytes?: number;
 }
 
 export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
 /** Error bodies are read only this far: enough for a JSON message, never a whole page in memory. */
 const ERROR_BODY_MAX = 16 * 1024;
+
+/**
+ * A JSON report is held in memory to be parsed, so a runaway body must end somewhere before V8's
+ * string limit (~512 MiB): 20,000 rows are ~6 MB. Large files are what `prs export` streams to disk.
+ */
+const REPORT_BODY_MAX = 256 * 1024 * 1024;
 
 interface Endpoint<T> {
   /** '' for the JSON report, '/export' for the file. */
@@ -157,7 +165,7 @@ export function createService(d: ServiceDeps): Service {
           accept: 'application/json',
           limited: true,
           async onOk(res) {
-            const body = await res.body.text();
+            const body = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
             const rows = rowsOf(body);
             if (typeof rows === 'string') {
               throw malformedResponse(rows, header(res, 'content-type'), { baseUrl: d.settings.baseUrl! });
@@ -251,6 +259,26 @@ async function discard(res: HttpResponse): Promise<void> {
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */
+/** The whole body as text, or a ServiceError once it passes `max` bytes. Read errors propagate. */
+async function readWhole(res: HttpResponse, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      res.body.destroy();
+      throw new ServiceError(
+        `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
+        {
+          hint: 'use `prs export`, which streams large reports to a file',
+        },
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
 async function readCapped(res: HttpResponse, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

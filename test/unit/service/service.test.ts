@@ -51,7 +51,7 @@ afterEach(async () => {
 
 function service(
   values: SettingValues = {},
-  o: { session?: Partial<Session>; env?: Record<string, string> } = {},
+  o: { session?: Partial<Session>; env?: Record<string, string>; maxReportBytes?: number } = {},
 ) {
   const settings = resolveSettings(
     { 'base-url': ORIGIN, tenant: 'acme', ...values },
@@ -76,6 +76,7 @@ function service(
     io,
     signal: new AbortController().signal,
     random: () => 0.5,
+    maxReportBytes: o.maxReportBytes,
   });
 }
 
@@ -170,6 +171,22 @@ describe('report(): malformed 200 bodies → ServiceError (exit 8)', () => {
     expect(err.message).toContain('malformed response');
     expect(err.message).toContain(why);
     expect(err.message).not.toContain('<');
+  });
+});
+
+describe('report(): size cap', () => {
+  const body = `{"report":[${'{"a":1},'.repeat(100)}{"a":2}]}`;
+  it('a body at the cap is read whole', async () => {
+    expect1(200, body);
+    expect((await service({}, { maxReportBytes: body.length }).report(Q)).rows).toHaveLength(101);
+  });
+  it('one byte over → ServiceError (exit 8) pointing to prs export', async () => {
+    expect1(200, body);
+    const err = await failure(service({}, { maxReportBytes: body.length - 1 }).report(Q));
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(exitCodeFor(err)).toBe(8);
+    expect(err.message).toMatch(/^the report from .* is larger than/);
+    expect(err.hint).toContain('prs export');
   });
 });
 
