@@ -81,9 +81,9 @@ export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
   return { configDir, cacheDir };
 }
 
-/** Profile name: flag > PRS_PROFILE > "default". */
+/** Profile name: flag > PRS_PROFILE > "default". An empty PRS_PROFILE is unset, as for every PRS_* setting. */
 export function resolveProfileName(flag: string | undefined, env: Env): string {
-  const name = flag ?? env.PRS_PROFILE ?? DEFAULTS.profile;
+  const name = flag ?? (env.PRS_PROFILE || undefined) ?? DEFAULTS.profile;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
     throw new UsageError(`invalid profile name "${name}"`, {
       hint: 'use letters, digits, ".", "_" or "-"',

@@ -70,6 +70,7 @@ describe('profile names', () => {
     [undefined, {}, 'default'],
     [undefined, { PRS_PROFILE: 'prod' }, 'prod'],
     ['dev', { PRS_PROFILE: 'prod' }, 'dev'],
+    [undefined, { PRS_PROFILE: '' }, 'default'],
   ])('flag %j env %j → %s', (flag, env, want) => expect(resolveProfileName(flag, env)).toBe(want));
   it.each(['../x', '', 'a b', '.hidden'])('rejects %j', (name) =>
     expect(() => resolveProfileName(name, {})).toThrow(/invalid profile/),
