@@ -89,6 +89,18 @@ export function printable(s: string): string {
   );
 }
 
+/**
+ * `-q` / `--quiet` in an argv that commander may have refused: also inside a group of short flags
+ * (`-qv`, `-vq`), where every letter before the q is a flag without a value (`-oq` is `-o q`).
+ */
+export function quietInArgv(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === '--quiet' || /^-[vhV]*q/.test(arg)) return true;
+  }
+  return false;
+}
+
 /** The one or two stderr lines for an error. */
 export function errorLines(err: unknown, debug: boolean): string[] {
   if (err instanceof CommanderError) {
@@ -160,7 +172,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
     if (code !== ExitCode.ok) {
       const color = resolveColor(undefined, env, !!process.stderr.isTTY) && !argv.includes('--no-color');
       const lines = errorLines(err, debug);
-      const quiet = argv.includes('-q') || argv.includes('--quiet');
+      // The parsed flag once a command ran; before that (a parse or usage error) read it from argv.
+      const quiet = io ? io.quiet : quietInArgv(argv);
       process.stderr.write(`${color ? `\x1b[31m${lines[0]}\x1b[39m` : lines[0]}\n`);
       for (const line of lines.slice(1))
         if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);

@@ -1,7 +1,7 @@
 // Help that teaches, through the built binary: examples under --help, `prs help <topic>`, the exit
 // code table, and "did you mean" for typos (npm run build first).
 import { describe, expect, it } from 'vitest';
-import { runPrs } from '../helpers/run.js';
+import { runPrs, tempDir } from '../helpers/run.js';
 
 const COMMANDS = [
   'login',
@@ -34,6 +34,32 @@ describe('did you mean', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(stderr);
+  });
+});
+
+describe('-q drops the hint line, also in a group of short flags', () => {
+  it.each([[['-q', 'reprot']], [['-qv', 'reprot']], [['reprot', '-vq']]])(
+    'prs %j: the error line only',
+    async (args) => {
+      const r = await runPrs(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe("prs: unknown command 'reprot'\n");
+    },
+  );
+
+  it('after a command ran (the parsed flag decides)', async () => {
+    const tmp = tempDir();
+    try {
+      const env = { PRS_CONFIG_DIR: tmp.path, PRS_CACHE_DIR: tmp.path };
+      const loud = await runPrs(['config', 'get', 'realm', '-v'], { env });
+      expect(loud.code).toBe(3);
+      expect(loud.stderr).toMatch(/^prs: realm is not set .*\nhint: /);
+      const quiet = await runPrs(['config', 'get', 'realm', '-qv'], { env });
+      expect(quiet.code).toBe(3);
+      expect(quiet.stderr).toBe('prs: realm is not set (profile default)\n');
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 

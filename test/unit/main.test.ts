@@ -13,7 +13,7 @@ import {
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
-import { errorLines, exitCodeFor } from '../../src/main.js';
+import { errorLines, exitCodeFor, quietInArgv } from '../../src/main.js';
 
 describe('exitCodeFor: the contract table', () => {
   const http = (C: typeof HttpError, status: number) => new C('x', status, 'GET', 'http://h/p');
@@ -63,4 +63,18 @@ describe('errorLines', () => {
     expect(errorLines(new AuthError('bad token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln'), false)[0]).toBe(
       'prs: bad token ***',
     ));
+});
+
+describe('quietInArgv (before commander has parsed the flags)', () => {
+  it.each([
+    [['-q', 'report'], true],
+    [['--quiet'], true],
+    [['-qv', 'reprot'], true],
+    [['reprot', '-vq'], true],
+    [['-qf', 'csv'], true],
+    [['-v', 'report'], false],
+    [['-oq'], false],
+    [['--', '-q'], false],
+    [['--quietly'], false],
+  ])('%j → %s', (argv, want) => expect(quietInArgv(argv)).toBe(want));
 });
