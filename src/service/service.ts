@@ -67,13 +67,17 @@ export function createService(d: ServiceDeps): Service {
       d.settings.retries,
       ep.limited ? { rateLimitWaitMs: d.settings.rateLimit.windowMs } : {},
     );
-    // The token first: a slow refresh must not sit between taking a limiter slot and sending.
+    // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
     let renewed = false;
     for (let retries = 0; ; retries++) {
       const sent = ep.limited
         ? await getLimiter(baseUrl, tenant).acquire({ onWait: hooks.onWait, signal })
         : undefined;
+      // A limiter wait can outlast the token's margin (up to a window: 60 s against 30 s): check it
+      // again, so a token that ran out while waiting is renewed now rather than spent on a 401.
+      // (Cheap: the session keeps the token in memory. The slot is re-dated at the response anyway.)
+      if (sent !== undefined) token = await d.session.token();
       const req = {
         method: 'GET' as const,
         url,

@@ -97,6 +97,8 @@ it('two prs processes at once share the 4/2s window: 12 requests, zero 429s', as
   const [a, b] = await Promise.all([run(), run()]);
   for (const r of [a, b]) expect([r.code, r.stderr]).toEqual([0, '']);
   expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+  // The 2 s tokens run out during limiter waits: renewed before sending, never spent on a 401.
+  expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(0);
   const sent = sandbox.stats.requests.filter((q) => q.endpoint === 'report');
   expect(sent).toHaveLength(12);
   // Shared, the 12 requests need three windows: the last comes at least two windows after the first.

@@ -58,11 +58,14 @@ function service(
     { PRS_CACHE_DIR: cacheDir, ...o.env },
   );
   const io = createTestIO();
+  // Like the real session: after a renewal, token() hands out the renewed token.
+  let current = 'tok-1';
   const session: Session = {
-    token: async () => 'tok-1',
+    token: async () => current,
     renew: async (rejected) => {
       renewed.push(rejected);
-      return 'tok-2';
+      current = 'tok-2';
+      return current;
     },
     identity: () => 'alice',
     ...o.session,
@@ -381,6 +384,20 @@ describe('report(): the client-side limiter', () => {
     const svc = service();
     for (let i = 0; i < 5; i++) await svc.report(Q, hooks);
     expect(waits).toEqual([[60_000, 'rate-limit']]);
+  });
+
+  it('a token that runs out during the limiter wait is renewed before sending, not spent on a 401', async () => {
+    expect1(200, ROWS, { times: 4 });
+    expect1(200, ROWS, { token: 'tok-late' });
+    const start = clock.now();
+    // Valid for 30 s from the start: fine for the first four, stale after the fifth's 60 s wait.
+    const svc = service(
+      {},
+      { session: { token: async () => (clock.now() - start < 30_000 ? 'tok-1' : 'tok-late') } },
+    );
+    for (let i = 0; i < 5; i++) await svc.report(Q, hooks);
+    expect(waits).toEqual([[60_000, 'rate-limit']]);
+    expect(renewed).toEqual([]);
   });
 
   it('missing base URL or tenant → UsageError before any request', async () => {
