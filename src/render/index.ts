@@ -4,7 +4,7 @@
  */
 import type { ReportFormat, ReportType } from '../input.js';
 import type { Row } from '../service/types.js';
-import { type Column, columnOf, columnsFor, selectFields } from './columns.js';
+import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } from './columns.js';
 import { renderDelimited } from './delimited.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
@@ -38,7 +38,11 @@ export function columnsOf(
   const all = columnsFor(r.type, r.rows, order, r.multi);
   if (!r.fields) return all;
   // Without rows there is nothing to check the names against: keep them as asked.
-  return r.rows.length === 0 ? r.fields.map(columnOf) : selectFields(all, r.fields, r.type);
+  const picked = r.rows.length === 0 ? r.fields.map(columnOf) : selectFields(all, r.fields, r.type);
+  // With several portfolios every row starts with portfolioId (CLI.md), unless --fields places it.
+  return r.multi && !picked.some((c) => c.name === PORTFOLIO_COLUMN)
+    ? [columnOf(PORTFOLIO_COLUMN), ...picked]
+    : picked;
 }
 
 export function render(r: RenderRequest): Rendered {

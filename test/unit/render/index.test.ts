@@ -33,6 +33,16 @@ describe('render', () => {
     ],
     ['ndjson', { format: 'ndjson', rows: [{ a: 1 }, { a: 2 }] }, '{"a":1}\n{"a":2}\n'],
     [
+      'several portfolios with --fields: portfolioId still leads',
+      { format: 'csv', multi: true, rows: [{ portfolioId: 7, ...ca }], fields: ['isin'] },
+      'portfolioId,isin\n7,DE0001\n',
+    ],
+    [
+      'several portfolios, --fields placing portfolioId itself',
+      { format: 'csv', multi: true, rows: [{ portfolioId: 7, ...ca }], fields: ['isin', 'portfolioId'] },
+      'isin,portfolioId\nDE0001,7\n',
+    ],
+    [
       'csv flattens nested objects',
       { format: 'csv', rows: [ca] },
       'indexId.Net,indexId.Price,indexId.Total,isin,sedol,oldShares.Price,oldShares.Total,oldShares.Net\nN1,P1,T1,DE0001,,12345678901234567890,2,3\n',
