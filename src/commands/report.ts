@@ -7,6 +7,7 @@ import { InterruptedError, NoDataError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
 import type { Progress } from '../io.js';
 import type { CallHooks, Row } from '../service/types.js';
+import { resolveColor } from '../settings.js';
 
 export interface ReportOptions {
   portfolioIds: number[];
@@ -129,8 +130,8 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       rows,
       fields: o.fields,
       multi,
-      // Colour is for a person at the terminal: never in a file or a pipe.
-      color: io.color && toTerminal,
+      // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
+      color: o.output === undefined && resolveColor(deps.globals.color, deps.env, io.isStdoutTTY),
       terminal: toTerminal,
       width: io.columns,
     });

@@ -244,7 +244,8 @@ describe('report', () => {
       columns: 200,
     });
     const service = fakeService(c.stubs);
-    const deps = fakeDeps({ io, service });
+    // Plain text to compare against; colour has its own cases below.
+    const deps = fakeDeps({ io, service, env: { NO_COLOR: '1' } });
     const run = report(opts(c.options), deps);
     if (c.wantError) {
       await expect(run).rejects.toBeInstanceOf(c.wantError.type);
@@ -295,15 +296,22 @@ describe('report', () => {
 });
 
 describe('report colour', () => {
-  it.each([
-    [true, true, true],
-    [true, false, false],
-    [false, true, false],
-  ])('stdout terminal %s, io.color %s → bold header %s', async (tty, color, bold) => {
-    const io = createTestIO({ isStdoutTTY: tty, color });
+  it.each<[string, boolean, Record<string, string>, boolean | undefined, boolean]>([
+    ['terminal', true, {}, undefined, true],
+    ['terminal, NO_COLOR', true, { NO_COLOR: '1' }, undefined, false],
+    ['terminal, --no-color', true, {}, false, false],
+    ['pipe', false, {}, undefined, false],
+    ['pipe, FORCE_COLOR', false, { FORCE_COLOR: '1' }, undefined, true],
+  ])('%s → bold header %s', async (_name, tty, env, colorFlag, bold) => {
+    const io = createTestIO({ isStdoutTTY: tty });
     await report(
       opts({ format: 'table' }),
-      fakeDeps({ io, service: fakeService({ '42 2024-05-03': IDX('2024-05-03') }) }),
+      fakeDeps({
+        io,
+        env,
+        globals: { color: colorFlag },
+        service: fakeService({ '42 2024-05-03': IDX('2024-05-03') }),
+      }),
     );
     expect(io.stdoutText().includes('\x1b[1m')).toBe(bold);
   });
