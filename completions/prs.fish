@@ -143,7 +143,7 @@ complete -c prs -n '__prs_at "report"' -l weekends -d 'include Saturdays and Sun
 complete -c prs -n '__prs_at "report"' -s f -l format -x -a 'table json ndjson csv tsv' -d 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)'
 complete -c prs -n '__prs_at "report"' -l json -d 'same as -f json'
 complete -c prs -n '__prs_at "report"' -l fields -x -d 'columns to keep, in this order; dotted paths for nested values'
-complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file (atomically)'
+complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file (atomically); - for stdout'
 complete -c prs -n '__prs_at "report"' -l force -d 'overwrite an existing --output file'
 complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactly as received (one portfolio, one date)'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'

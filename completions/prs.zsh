@@ -256,8 +256,8 @@ _prs_cmd_report() {
     '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:(table json ndjson csv tsv)' \
     '--json[same as -f json]' \
     '--fields=[columns to keep, in this order; dotted paths for nested values]:a,b,...: ' \
-    '(-o --output)-o+[write to a file (atomically)]:file:_files' \
-    '(-o --output)--output=[write to a file (atomically)]:file:_files' \
+    '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
+    '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
     '--force[overwrite an existing --output file]' \
     '--raw[print the response body exactly as received (one portfolio, one date)]' \
     '(- *)-h[show help]' \

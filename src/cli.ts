@@ -157,7 +157,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     )
     .option('--json', 'same as -f json')
     .option('--fields <a,b,...>', 'columns to keep, in this order; dotted paths for nested values')
-    .option('-o, --output <file>', 'write to a file (atomically)')
+    .option('-o, --output <file>', 'write to a file (atomically); - for stdout')
     .option('--force', 'overwrite an existing --output file')
     .option('--raw', 'print the response body exactly as received (one portfolio, one date)')
     .action(
@@ -187,7 +187,8 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           dates,
           format,
           fields: o.fields === undefined ? undefined : parseFields(String(o.fields)),
-          output: o.output === undefined ? undefined : String(o.output),
+          // `-o -` is stdout, as for export (and most tools), not a file named "-".
+          output: o.output === undefined || o.output === '-' ? undefined : String(o.output),
           force: !!o.force,
           raw: !!o.raw,
         };

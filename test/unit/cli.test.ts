@@ -61,6 +61,7 @@ describe('report argv', () => {
       ['report', '7', '-t', 'index', '-d', 'today', '-o', 'x.json', '--force'],
       { output: 'x.json', force: true },
     ],
+    ['-o - is stdout', ['report', '7', '-t', 'index', '-d', 'today', '-o', '-'], { output: undefined }],
   ])('%s', async (_name, argv, want) => {
     const { name, options } = await parse(argv);
     expect(name).toBe('report');
