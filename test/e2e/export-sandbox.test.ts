@@ -27,23 +27,21 @@ beforeEach(() => {
   mkdirSync(out);
 });
 
-const prs = (args: string[]) =>
-  runPrs(['export', ...args], {
-    cwd: out,
-    env: {
-      PRS_BASE_URL: sandbox.url,
-      PRS_AUTH_URL: sandbox.authUrl,
-      PRS_REALM: sandbox.realm,
-      PRS_CLIENT_ID: sandbox.clientId,
-      PRS_CLIENT_SECRET: sandbox.clientSecret,
-      PRS_USERNAME: 'demo',
-      PRS_PASSWORD: 'demo',
-      PRS_TENANT: 'demo-tenant',
-      PRS_CONFIG_DIR: join(home.path, 'config'),
-      PRS_CACHE_DIR: join(home.path, 'cache'),
-      HOME: home.path,
-    },
-  });
+/** Unattended sign-in from the environment, as a cron job would have it. */
+const sandboxEnv = () => ({
+  PRS_BASE_URL: sandbox.url,
+  PRS_AUTH_URL: sandbox.authUrl,
+  PRS_REALM: sandbox.realm,
+  PRS_CLIENT_ID: sandbox.clientId,
+  PRS_CLIENT_SECRET: sandbox.clientSecret,
+  PRS_USERNAME: 'demo',
+  PRS_PASSWORD: 'demo',
+  PRS_TENANT: 'demo-tenant',
+  PRS_CONFIG_DIR: join(home.path, 'config'),
+  PRS_CACHE_DIR: join(home.path, 'cache'),
+  HOME: home.path,
+});
+const prs = (args: string[]) => runPrs(['export', ...args], { cwd: out, env: sandboxEnv() });
 const listing = () => readdirSync(out).sort();
 const lines = (s: string) => s.split('\n').filter(Boolean);
 
@@ -211,20 +209,5 @@ describe('prs export against the sandbox', () => {
 
 /** Without retries, so server faults end at once. */
 function runPrsQuick(args: string[]) {
-  return runPrs(['--retries', '0', 'export', ...args], {
-    cwd: out,
-    env: {
-      PRS_BASE_URL: sandbox.url,
-      PRS_AUTH_URL: sandbox.authUrl,
-      PRS_REALM: sandbox.realm,
-      PRS_CLIENT_ID: sandbox.clientId,
-      PRS_CLIENT_SECRET: sandbox.clientSecret,
-      PRS_USERNAME: 'demo',
-      PRS_PASSWORD: 'demo',
-      PRS_TENANT: 'demo-tenant',
-      PRS_CONFIG_DIR: join(home.path, 'config'),
-      PRS_CACHE_DIR: join(home.path, 'cache'),
-      HOME: home.path,
-    },
-  });
+  return runPrs(['--retries', '0', 'export', ...args], { cwd: out, env: sandboxEnv() });
 }
