@@ -182,19 +182,9 @@ try {
     const dir = join(work, 'exports');
     mkdirSync(dir, { recursive: true });
     const url = `900/export?reportType=constituent.close&date=${day}&format=json`;
-    const big = prs(
-      'export',
-      '900',
-      '-t',
-      'constituent.close',
-      '-d',
-      day,
-      '-f',
-      'json',
-      '--dir',
-      dir,
-      '--force',
-    );
+    const exportOf = (id) =>
+      prs('export', id, '-t', 'constituent.close', '-d', day, '-f', 'json', '--dir', dir, '--force');
+    const big = exportOf('900');
     await compare(
       `export ${args['big-rows']} rows vs curl -o`,
       big,
@@ -205,19 +195,7 @@ try {
     const file = readdirSync(dir).find((f) => f !== 'curl.json');
     const mb = statSync(join(dir, file)).size / 1e6;
     const rssBig = await peakRss(big);
-    const small = prs(
-      'export',
-      '42',
-      '-t',
-      'constituent.close',
-      '-d',
-      day,
-      '-f',
-      'json',
-      '--dir',
-      dir,
-      '--force',
-    );
+    const small = exportOf('42');
     const rssSmall = await peakRss(small);
     const row = {
       name: 'export peak RSS',
