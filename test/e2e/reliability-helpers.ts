@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
-import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
+import { baseEnv, collect, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 
 /** The exit codes of CLI.md. */
 export const CONTRACT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130] as const;
@@ -75,26 +75,9 @@ export interface Spawned {
 
 export function spawnPrs(args: string[], env: Record<string, string>, cwd?: string): Spawned {
   const child = spawn(process.execPath, [PRS_BIN, ...args], { env: baseEnv(env), cwd });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on('data', (c) => out.push(c));
-  child.stderr.on('data', (c) => err.push(c));
+  const { done, stderr } = collect(child);
   child.stdin.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const done = new Promise<RunResult>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const stdoutBytes = Buffer.concat(out);
-      resolve({
-        code,
-        signal,
-        stdout: stdoutBytes.toString(),
-        stderr: Buffer.concat(err).toString(),
-        stdoutBytes,
-      });
-    }),
-  );
-  return { child, stderr: () => Buffer.concat(err).toString(), done };
+  return { child, stderr, done };
 }
 
 /** Polls `cond` every 20 ms for up to `ms`; true once it held. */

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { baseEnv, type RunResult } from '../helpers/run.js';
+import { baseEnv, collect, type RunResult } from '../helpers/run.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/service-run.ts', import.meta.url));
 
@@ -42,31 +42,12 @@ export function spawnRunner(script: string, args: string[], env: Record<string, 
     env: baseEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
-  child.stdout.on('data', (c: Buffer) => {
-    out.push(c);
+  const { done } = collect(child, 25_000, (out) => {
     if (Buffer.concat(out).toString().startsWith('ready\n')) markReady();
-  });
-  child.stderr.on('data', (c: Buffer) => err.push(c));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  const done = new Promise<RunResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const stdoutBytes = Buffer.concat(out);
-      resolve({
-        code,
-        signal,
-        stdout: stdoutBytes.toString(),
-        stderr: Buffer.concat(err).toString(),
-        stdoutBytes,
-      });
-    });
   });
   if (!args.includes('--wait-go')) child.stdin.end();
   return { done, ready, go: () => child.stdin.end('go\n') };

@@ -1,5 +1,5 @@
 /** Runs the built `prs` binary as a user would: a child process with its own env and config dir. */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,18 +37,24 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
   return env;
 }
 
-export function runPrs(args: string[], o: RunOptions = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PRS_BIN, ...args], {
-      env: baseEnv(o.env),
-      cwd: o.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => err.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+/**
+ * Collects a child's output; resolves when it exits (killed after `timeoutMs`). `onStdout` sees the
+ * output so far, for callers that wait for a line before going on.
+ */
+export function collect(
+  child: ChildProcessWithoutNullStreams,
+  timeoutMs = 20_000,
+  onStdout?: (soFar: Buffer[]) => void,
+): { done: Promise<RunResult>; stderr: () => string } {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => {
+    out.push(c);
+    onStdout?.(out);
+  });
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const done = new Promise<RunResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -61,8 +67,19 @@ export function runPrs(args: string[], o: RunOptions = {}): Promise<RunResult> {
         stdoutBytes,
       });
     });
-    child.stdin.end(o.input ?? '');
   });
+  return { done, stderr: () => Buffer.concat(err).toString('utf8') };
+}
+
+export function runPrs(args: string[], o: RunOptions = {}): Promise<RunResult> {
+  const child = spawn(process.execPath, [PRS_BIN, ...args], {
+    env: baseEnv(o.env),
+    cwd: o.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const { done } = collect(child, o.timeoutMs);
+  child.stdin.end(o.input ?? '');
+  return done;
 }
 
 /** A temporary directory removed by the returned cleanup. */
