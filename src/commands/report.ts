@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import { InterruptedError, NoDataError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
 import type { Progress } from '../io.js';
-import type { CallHooks, Row } from '../service/types.js';
+import type { CallHooks, ReportResponse, Row } from '../service/types.js';
 import { resolveColor } from '../settings.js';
 
 export interface ReportOptions {
@@ -21,9 +21,9 @@ export interface ReportOptions {
   raw: boolean;
 }
 
-/** What a run produced: rows in output order, and the requests that came back empty. */
+/** What a run produced: how many rows, and the requests that came back empty. */
 export interface ReportResult {
-  rows: Row[];
+  count: number;
   empty: { portfolioId: number; date: string }[];
 }
 
@@ -88,9 +88,17 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const service = await deps.service();
   const multi = o.portfolioIds.length > 1;
   const total = o.portfolioIds.length * o.dates.length;
+  // One answer to CSV/TSV is rendered straight from its bytes, never parsed into rows (render/direct.ts).
+  const direct = total === 1 && !o.raw && (format === 'csv' || format === 'tsv');
   const rows: Row[] = [];
   const empty: ReportResult['empty'] = [];
-  let body = '';
+  const collect = (res: ReportResponse, portfolioId: number, date: string) => {
+    const got = res.rows();
+    if (got.length === 0) empty.push({ portfolioId, date });
+    else if (multi) for (const row of got) rows.push({ portfolioId, ...row });
+    else for (const row of got) rows.push(row);
+  };
+  let last: ReportResponse | undefined;
   let progress: Progress | undefined;
   const show = (text: string) => {
     if (progress) progress.update(text);
@@ -104,47 +112,58 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         n++;
         const prefix = total > 1 ? `${n}/${total}` : '';
         if (total > 1) show(`${prefix} · ${date} · portfolio ${portfolioId}`);
-        const res = await service.report(
+        last = await service.report(
           { portfolioId, reportType: o.type, date },
           { signal: deps.signal, onWait: (ms, reason) => show(waitText(prefix, ms, reason)) },
         );
-        body = res.body;
-        if (res.rows.length === 0) empty.push({ portfolioId, date });
-        else if (multi) for (const row of res.rows) rows.push({ portfolioId, ...row });
-        else for (const row of res.rows) rows.push(row);
+        if (!direct) collect(last, portfolioId, date);
       }
     }
   } finally {
     progress?.stop();
   }
 
-  const noData = rows.length === 0;
-  let text: string;
-  if (o.raw) text = body;
-  else {
-    const { render } = await import('../render/index.js');
-    const toTerminal = io.isStdoutTTY && o.output === undefined;
-    const out = render({
-      type: o.type,
-      format,
-      rows,
-      fields: o.fields,
-      multi,
-      // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
-      color: o.output === undefined && resolveColor(deps.globals.color, deps.env, io.isStdoutTTY),
-      terminal: toTerminal,
-      width: io.columns,
-    });
-    text = out.text;
-    for (const note of out.notes) io.note(note);
+  let text: string | Uint8Array;
+  let count: number;
+  if (o.raw) {
+    text = last!.bytes;
+    count = rows.length;
+  } else {
+    const { render, renderDirect } = await import('../render/index.js');
+    const fast = direct
+      ? renderDirect(last!.bytes, { type: o.type, fields: o.fields, format: format as 'csv' | 'tsv' })
+      : undefined;
+    if (fast) {
+      text = fast.bytes;
+      count = fast.rows;
+    } else {
+      // Outside the direct path's shape (or no rows): parse, with the malformed-response check.
+      if (direct) collect(last!, o.portfolioIds[0]!, o.dates[0]!);
+      const toTerminal = io.isStdoutTTY && o.output === undefined;
+      const out = render({
+        type: o.type,
+        format,
+        rows,
+        fields: o.fields,
+        multi,
+        // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
+        color: o.output === undefined && resolveColor(deps.globals.color, deps.env, io.isStdoutTTY),
+        terminal: toTerminal,
+        width: io.columns,
+      });
+      text = out.text;
+      count = rows.length;
+      for (const note of out.notes) io.note(note);
+    }
   }
 
+  const noData = count === 0;
   // An empty table has no file form; every other format has one ([] / nothing / a header).
   if (o.output !== undefined && !(noData && format === 'table' && !o.raw)) {
     const { writeFileAtomic } = await import('../fs/atomic.js');
     await writeFileAtomic(o.output, text, { force: o.force });
-    if (!noData) io.note(`wrote ${rows.length} row${rows.length === 1 ? '' : 's'} to ${o.output}`);
-  } else if (o.output === undefined && text !== '') io.out(text);
+    if (!noData) io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+  } else if (o.output === undefined && text.length > 0) io.out(text);
 
   if (noData) {
     throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
@@ -152,5 +171,5 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     });
   }
   if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
-  return { rows, empty };
+  return { count, empty };
 }

@@ -142,7 +142,11 @@ export function columnsFor(
   if (rows.length === 0) {
     return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
   }
-  const seen = seenColumns(rows);
+  return orderColumns(type, seenColumns(rows), order);
+}
+
+/** The rows' columns (as seenColumns gives them) in the order of columnsFor. */
+export function orderColumns(type: ReportType, seen: readonly Column[], order: 'spec' | 'seen'): Column[] {
   const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);
   const rest = seen.filter((c) => c.name !== PORTFOLIO_COLUMN);
   if (order === 'seen') return [...lead, ...rest];
@@ -193,12 +197,20 @@ export function selectFields(
 
 /** The value at a column's path (undefined when absent). */
 export function valueAt(row: Row, path: readonly string[]): unknown {
-  let v: unknown = row[path[0]];
+  let v: unknown = own(row, path[0]);
   for (let i = 1; i < path.length; i++) {
     if (!isNested(v)) return undefined;
-    v = v[path[i]];
+    v = own(v, path[i]);
   }
   return v;
+}
+
+/**
+ * `o[k]`, but only an own property: a row without a `__proto__` key must not print Object.prototype
+ * (JSON.parse makes `"__proto__"` an ordinary own key, so rows may have one).
+ */
+export function own(o: Record<string, unknown>, k: string): unknown {
+  return k === '__proto__' && !Object.hasOwn(o, k) ? undefined : o[k];
 }
 
 /** A value as cell text: null and absent → '', numbers with their exact digits, arrays and objects as JSON. */

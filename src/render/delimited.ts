@@ -11,7 +11,7 @@
  */
 
 import type { Row } from '../service/types.js';
-import { type Column, cellText, valueAt } from './columns.js';
+import { type Column, cellText, own, valueAt } from './columns.js';
 
 const CSV_SPECIAL = /[",\n\r]/;
 
@@ -46,7 +46,7 @@ export function renderDelimited(
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     for (let i = 0; i < n; i++) {
-      const v = flat ? row[keys[i]] : valueAt(row, columns[i].path);
+      const v = flat ? own(row, keys[i]) : valueAt(row, columns[i].path);
       // Strings and numbers first, without the general cellText; numbers never need quoting.
       cells[i] = typeof v === 'string' ? cell(v) : typeof v === 'number' ? String(v) : cell(cellText(v));
     }

@@ -4,8 +4,16 @@
  */
 import type { ReportFormat, ReportType } from '../input.js';
 import type { Row } from '../service/types.js';
-import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } from './columns.js';
-import { renderDelimited } from './delimited.js';
+import {
+  type Column,
+  columnOf,
+  columnsFor,
+  orderColumns,
+  PORTFOLIO_COLUMN,
+  selectFields,
+} from './columns.js';
+import { csvCell, renderDelimited, tsvCell } from './delimited.js';
+import { emitDelimited, scanReport } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 
@@ -63,4 +71,24 @@ export function render(r: RenderRequest): Rendered {
       });
     }
   }
+}
+
+/**
+ * CSV or TSV straight from the body of one report answer, without parsing it into rows (direct.ts):
+ * the same bytes render() would give for its rows. Undefined when the body is outside the direct
+ * path's shape (or has no rows); the caller then parses it and calls render().
+ */
+export function renderDirect(
+  body: Buffer,
+  r: Pick<RenderRequest, 'type' | 'fields'> & { format: 'csv' | 'tsv' },
+): { bytes: Buffer; rows: number } | undefined {
+  const scan = scanReport(body);
+  if (!scan) return undefined;
+  const all = orderColumns(r.type, scan.columns.map(columnOf), 'seen');
+  const columns = r.fields ? selectFields(all, r.fields, r.type) : all;
+  const index = new Map(scan.columns.map((name, i) => [name, i]));
+  const pick = Int32Array.from(columns, (c) => index.get(c.name) ?? -1);
+  const csv = r.format === 'csv';
+  const header = columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
+  return { bytes: emitDelimited(scan, pick, header, r.format), rows: scan.rows };
 }

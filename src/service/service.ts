@@ -169,12 +169,21 @@ export function createService(d: ServiceDeps): Service {
           accept: 'application/json',
           limited: true,
           async onOk(res) {
-            const body = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
-            const rows = rowsOf(body);
-            if (typeof rows === 'string') {
-              throw malformedResponse(rows, header(res, 'content-type'), { baseUrl: d.settings.baseUrl! });
-            }
-            return { body, rows } satisfies ReportResponse;
+            const bytes = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
+            const contentType = header(res, 'content-type');
+            let rows: Row[] | undefined;
+            return {
+              bytes,
+              rows() {
+                if (rows) return rows;
+                const parsed = rowsOf(bytes.toString('utf8'));
+                if (typeof parsed === 'string') {
+                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! });
+                }
+                rows = parsed;
+                return rows;
+              },
+            } satisfies ReportResponse;
           },
         },
         hooks,
@@ -262,9 +271,8 @@ async function discard(res: HttpResponse): Promise<void> {
   await res.body.dump().catch(() => {});
 }
 
-/** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */
-/** The whole body as text, or a ServiceError once it passes `max` bytes. Read errors propagate. */
-async function readWhole(res: HttpResponse, max: number): Promise<string> {
+/** The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. */
+async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body) {
@@ -280,9 +288,10 @@ async function readWhole(res: HttpResponse, max: number): Promise<string> {
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
+/** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */
 async function readCapped(res: HttpResponse, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -12,10 +12,14 @@ export interface ReportQuery {
 export type Row = Record<string, unknown>;
 
 export interface ReportResponse {
-  /** The body exactly as received (for --raw). */
-  body: string;
-  /** The rows; [] for every no-data answer ({report: []}, [], empty body). */
-  rows: Row[];
+  /** The body exactly as received (for --raw, and for CSV/TSV rendered straight from it). */
+  bytes: Buffer;
+  /**
+   * The rows, parsed on first call (a large body is parsed only when something needs its rows);
+   * [] for every no-data answer ({report: []}, [], empty body). A body that is not a report throws
+   * the malformed-response ServiceError (exit 8).
+   */
+  rows(): Row[];
 }
 
 export interface ExportResponse {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/input.js';
 import { parseLossless, stringifyLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
+import { render } from '../../src/render/index.js';
 import {
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
@@ -164,6 +165,23 @@ describe('number fidelity (portfolio 13)', () => {
       const body = await serviceBody(PRECISION_PORTFOLIO_ID, type);
       const r = await prs(['report', '13', '-t', type, '-d', DATE, '--json']);
       expect(r.stdout).toBe(`${stringifyLossless(rowsOf(body))}\n`);
+    }
+  });
+});
+
+describe('csv and tsv straight from the body (one request) equal the general renderer', () => {
+  // One request in CSV/TSV is rendered from the body's bytes (src/render/direct.ts); the general path
+  // (parse, then render) is the reference, over every sandbox data set and report type.
+  const cases = [EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID, 1, 7].flatMap((id) =>
+    (id === 7 ? (['constituent.close'] as const) : REPORT_TYPES).map((type) => [id, type] as const),
+  );
+  it.each(cases)('portfolio %i, %s', async (id, type) => {
+    const rows = rowsOf(await serviceBody(id, type));
+    for (const format of ['csv', 'tsv'] as const) {
+      const r = await prs(['report', String(id), '-t', type, '-d', DATE, '-f', format]);
+      expect(r.code).toBe(0);
+      const want = render({ type, format, rows, multi: false, color: false, terminal: false, width: 80 });
+      expect(r.stdout).toBe(want.text);
     }
   });
 });

@@ -11,14 +11,15 @@ import {
 import { FileError, NoDataError, NotFoundError, UsageError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
-import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
+import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
 
 /** A body the service might send, and its rows parsed losslessly. */
 const answer = (body: string): ReportResponse => {
   const v = body === '' ? [] : parseLossless(body);
-  return { body, rows: (Array.isArray(v) ? v : (v as { report: [] }).report) as ReportResponse['rows'] };
+  const rows = (Array.isArray(v) ? v : (v as { report: [] }).report) as Row[];
+  return { bytes: Buffer.from(body), rows: () => rows };
 };
 
 const IDX = (date: string, value = '1234567.123456789012') =>

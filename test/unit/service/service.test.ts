@@ -122,9 +122,9 @@ describe('report(): success and no-data shapes', () => {
   it('sends the headers and query, returns the exact body and the rows', async () => {
     expect1(200, ROWS, { headers: { 'content-type': 'application/json' } });
     const r = await service().report(Q, hooks);
-    expect(r.body).toBe(ROWS);
-    expect(r.rows).toHaveLength(1);
-    expect(String(r.rows[0]!.indexValue)).toBe('1302.917413');
+    expect(r.bytes.toString()).toBe(ROWS);
+    expect(r.rows()).toHaveLength(1);
+    expect(String(r.rows()[0]!.indexValue)).toBe('1302.917413');
     expect(waits).toEqual([]);
   });
 
@@ -136,16 +136,16 @@ describe('report(): success and no-data shapes', () => {
   ])('%s → no rows', async (_n, body) => {
     expect1(200, body);
     const r = await service().report(Q);
-    expect(r.rows).toEqual([]);
-    expect(r.body).toBe(body);
+    expect(r.rows()).toEqual([]);
+    expect(r.bytes.toString()).toBe(body);
   });
 
   it('numbers keep the digits the service sent', async () => {
     const body = '{"report":[{"big":12345678901234567890,"precise":1234567.123456789012,"exp":1.0E-7}]}';
     expect1(200, body);
     const r = await service().report(Q);
-    expect(r.body).toBe(body);
-    expect(Object.values(r.rows[0]!).map(String)).toEqual([
+    expect(r.bytes.toString()).toBe(body);
+    expect(Object.values(r.rows()[0]!).map(String)).toEqual([
       '12345678901234567890',
       '1234567.123456789012',
       '1.0E-7',
@@ -154,11 +154,11 @@ describe('report(): success and no-data shapes', () => {
 
   it('a bare array of rows is accepted too', async () => {
     expect1(200, '[{"a":1},{"a":2}]');
-    expect((await service().report(Q)).rows).toHaveLength(2);
+    expect((await service().report(Q)).rows()).toHaveLength(2);
   });
 });
 
-describe('report(): malformed 200 bodies → ServiceError (exit 8)', () => {
+describe('report(): malformed 200 bodies → ServiceError (exit 8) when the rows are asked for', () => {
   it.each([
     ['not JSON', 'hello', 'not JSON'],
     ['HTML page', '<html><body><h1>Login</h1></body></html>', 'not JSON'],
@@ -168,7 +168,9 @@ describe('report(): malformed 200 bodies → ServiceError (exit 8)', () => {
     ['truncated JSON', '{"report":[{"a":1}', 'not JSON'],
   ])('%s', async (_n, body, why) => {
     expect1(200, body, { headers: { 'content-type': 'text/html' } });
-    const err = await failure(service().report(Q));
+    const r = await service().report(Q);
+    expect(r.bytes.toString()).toBe(body);
+    const err = await failure(Promise.resolve().then(() => r.rows()));
     expect(err).toBeInstanceOf(ServiceError);
     expect(exitCodeFor(err)).toBe(8);
     expect(err.message).toContain('malformed response');
@@ -181,7 +183,7 @@ describe('report(): size cap', () => {
   const body = `{"report":[${'{"a":1},'.repeat(100)}{"a":2}]}`;
   it('a body at the cap is read whole', async () => {
     expect1(200, body);
-    expect((await service({}, { maxReportBytes: body.length }).report(Q)).rows).toHaveLength(101);
+    expect((await service({}, { maxReportBytes: body.length }).report(Q)).rows()).toHaveLength(101);
   });
   it('one byte over → ServiceError (exit 8) pointing to prs export', async () => {
     expect1(200, body);
@@ -279,7 +281,7 @@ describe('report(): retries that recover', () => {
     expect1(500, 'boom');
     expect1(200, ROWS);
     const r = await service().report(Q, hooks);
-    expect(r.rows).toHaveLength(1);
+    expect(r.rows()).toHaveLength(1);
     expect(waits).toEqual([[750, 'backoff']]);
   });
 
@@ -328,7 +330,7 @@ describe('report(): 401 and re-authentication', () => {
     expect1(401, '');
     expect1(200, ROWS, { token: 'tok-2' });
     const r = await service({ retries: '0' }).report(Q, hooks);
-    expect(r.rows).toHaveLength(1);
+    expect(r.rows()).toHaveLength(1);
     expect(renewed).toEqual(['tok-1']);
     expect(waits).toEqual([]);
   });

@@ -1,0 +1,519 @@
+/**
+ * The direct path from a report body to CSV or TSV bytes, for the shape a service answer has in
+ * practice: `{"report":[...]}` (or a bare `[...]`) of rows whose values are strings, numbers, true,
+ * false, null or nested objects of those. It builds no row objects and no string per value, which is
+ * most of what the general path (lossless parse, then render) spends on 20,000 rows:
+ *
+ * 1. `scanReport` makes one pass over the body's bytes. It checks the JSON strictly and records, per
+ *    value, its column, its byte range and its kind (a "tape"). Columns are the dotted key paths in
+ *    first-seen order, as `seenColumns` gives them. A row's keys are first compared with the previous
+ *    row's, byte by byte, so the usual row (same keys, same order) costs no string and no map lookup.
+ * 2. `emitDelimited` copies the ranges into one output buffer in the chosen column order. A number is
+ *    copied as the digits the service sent, which is exactly what the general path prints too (the
+ *    lossless parser makes a JS number only when String() gives back the same text). A string with an
+ *    escape is the only value decoded, with JSON.parse, then quoted like any other cell.
+ *
+ * Anything outside that shape makes `scanReport` return undefined and the caller takes the general
+ * path: invalid JSON or UTF-8, no rows, an array as a value, escapes in keys, keys that look like
+ * integers (JS objects list those first) or hold a dot (two paths could share a column name),
+ * duplicate keys (JSON.parse keeps the last), and a key that holds an object in one row and a value in
+ * another. So the output is byte for byte the general path's; a property test holds the two together.
+ */
+import { isUtf8 } from 'node:buffer';
+import { csvCell, tsvCell } from './delimited.js';
+
+// Value kinds on the tape.
+const STR = 0; // a string without escapes or commas: copied as is
+const STR_COMMA = 1; // without escapes, with a comma: quoted in CSV
+const STR_ESC = 2; // with an escape: decoded by JSON.parse, then made a cell
+const NUM = 3;
+const TRUE = 4;
+const FALSE = 5;
+const NULL = 6;
+const EMPTY_OBJECT = 7; // `{}`: a value of its own, printed `{}` as cellText does
+
+/** The scanned body: per value its column, byte range and kind; per row where its values end. */
+export interface Scan {
+  buf: Buffer;
+  /** Dotted column names in first-seen order. */
+  columns: string[];
+  rows: number;
+  /** Values on the tape. */
+  count: number;
+  col: Int32Array;
+  start: Int32Array;
+  end: Int32Array;
+  kind: Uint8Array;
+  /** For each row, the tape index just past its last value. */
+  rowEnd: Int32Array;
+  /** Sum of the values' byte lengths, for sizing the output. */
+  valueBytes: number;
+}
+
+/** Nested objects deeper than this are left to the general path. */
+const MAX_DEPTH = 32;
+
+const REPORT_KEY = Buffer.from('report');
+
+/**
+ * Scans a JSON report body; undefined when it is outside the direct path (see the module comment).
+ * Every `return undefined` is "not this path", never an error.
+ */
+export function scanReport(b: Buffer): Scan | undefined {
+  const n = b.length;
+  if (n === 0 || !isUtf8(b)) return undefined;
+  let p = skipWs(b, 0, n);
+  const wrapped = b[p] === 123;
+  if (wrapped) {
+    p = skipWs(b, p + 1, n);
+    if (b[p] !== 34) return undefined;
+    const ke = keyEnd(b, p + 1, n);
+    if (ke - p - 1 !== REPORT_KEY.length || !sameBytes(REPORT_KEY, b, p + 1, REPORT_KEY.length))
+      return undefined;
+    p = skipWs(b, ke + 1, n);
+    if (b[p] !== 58) return undefined;
+    p = skipWs(b, p + 1, n);
+  }
+  if (b[p] !== 91) return undefined;
+  p = skipWs(b, p + 1, n);
+  // No rows: the general path has the no-data rules.
+  if (b[p] === 93) return undefined;
+  const t = new Tape(b);
+  for (;;) {
+    p = scanRow(t, p);
+    if (p < 0) return undefined;
+    p = skipWs(b, p, n);
+    const d = b[p];
+    if (d === 44) p = skipWs(b, p + 1, n);
+    else if (d === 93) break;
+    else return undefined;
+  }
+  p = skipWs(b, p + 1, n);
+  if (wrapped) {
+    if (b[p] !== 125) return undefined;
+    p = skipWs(b, p + 1, n);
+  }
+  if (p !== n) return undefined;
+  return {
+    buf: b,
+    columns: t.tree.columns,
+    rows: t.rows,
+    count: t.count,
+    col: t.col,
+    start: t.start,
+    end: t.end,
+    kind: t.kinds,
+    rowEnd: t.rowEnd,
+    valueBytes: t.valueBytes,
+  };
+}
+
+/** The scanner's state between rows. */
+class Tape {
+  readonly b: Buffer;
+  readonly n: number;
+  readonly tree = new KeyTree();
+  // The tape and rowEnd start small on purpose: they grow in the first rows, while V8 still collects
+  // type feedback. Growing first after the code is optimised would deoptimise it (~10 ms, cold).
+  cap = 16;
+  col = new Int32Array(16);
+  start = new Int32Array(16);
+  end = new Int32Array(16);
+  kinds = new Uint8Array(16);
+  count = 0;
+  valueBytes = 0;
+  rowEnd = new Int32Array(1);
+  rows = 0;
+  /** The parents of the nested objects being read. */
+  readonly stack = new Int32Array(MAX_DEPTH);
+  /** The previous row's key nodes in order, and this row's: the guess for each next key. */
+  prev = new Int32Array(1);
+  prevLen = 0;
+  cur = new Int32Array(1);
+
+  constructor(b: Buffer) {
+    this.b = b;
+    this.n = b.length;
+  }
+
+  grow(): void {
+    const cap = this.cap * 2;
+    this.cap = cap;
+    this.col = grow32(this.col, cap);
+    this.start = grow32(this.start, cap);
+    this.end = grow32(this.end, cap);
+    const k = new Uint8Array(cap);
+    k.set(this.kinds);
+    this.kinds = k;
+  }
+}
+
+/**
+ * One row from its `{`; returns the index just past its `}`, or -1 when the row is outside the direct
+ * path. Called once per row rather than looping over all rows in one call: V8 optimises a function
+ * that is called often much sooner than one long loop (which waits for on-stack replacement), and a
+ * CLI runs this once, cold.
+ */
+function scanRow(t: Tape, p: number): number {
+  const b = t.b;
+  const n = t.n;
+  const { parent, names, stamp, column, isObject } = t.tree;
+  const prev = t.prev;
+  const prevLen = t.prevLen;
+  let cur = t.cur;
+  let curLen = 0;
+  const r = t.rows;
+  if (b[p] !== 123) return -1;
+  p = skipWs(b, p + 1, n);
+  let under = 0; // the node whose keys are being read: 0 is the row
+  let depth = 0;
+  if (b[p] === 125) p++;
+  else {
+    members: for (;;) {
+      if (b[p] !== 34) return -1;
+      const ks = p + 1;
+      // The guess holds when its bytes are here, then a quote: a known key, checked when first seen.
+      let node = -1;
+      let ke = -1;
+      if (curLen < prevLen) {
+        const guess = prev[curLen];
+        const name = names[guess];
+        const len = name.length;
+        if (parent[guess] === under && b[ks + len] === 34 && sameBytes(name, b, ks, len)) {
+          node = guess;
+          ke = ks + len;
+        }
+      }
+      if (node < 0) {
+        ke = keyEnd(b, ks, n);
+        if (ke < 0) return -1;
+        node = t.tree.lookup(under, b, ks, ke);
+      }
+      if (curLen === cur.length) cur = grow32(cur);
+      cur[curLen++] = node;
+      // The same key twice in one object: JSON.parse keeps the last, at the first one's place.
+      if (stamp[node] === r) return -1;
+      stamp[node] = r;
+      p = skipWs(b, ke + 1, n);
+      if (b[p] !== 58) return -1;
+      p = skipWs(b, p + 1, n);
+
+      const c = b[p];
+      let kind = NULL;
+      let vs = p;
+      let ve = p;
+      if (c === 34) {
+        const x = stringEnd(b, p + 1, n);
+        if (x < 0) return -1;
+        kind = x & 3;
+        vs = p + 1;
+        ve = x >>> 2;
+        p = ve + 1;
+      } else if (c === 45 || (c >= 48 && c <= 57)) {
+        ve = numberEnd(b, p);
+        if (ve < 0) return -1;
+        kind = NUM;
+        p = ve;
+      } else if (c === 116) {
+        if (b[p + 1] !== 114 || b[p + 2] !== 117 || b[p + 3] !== 101) return -1;
+        kind = TRUE;
+        p += 4;
+      } else if (c === 102) {
+        if (b[p + 1] !== 97 || b[p + 2] !== 108 || b[p + 3] !== 115 || b[p + 4] !== 101) return -1;
+        kind = FALSE;
+        p += 5;
+      } else if (c === 110) {
+        if (b[p + 1] !== 117 || b[p + 2] !== 108 || b[p + 3] !== 108) return -1;
+        p += 4;
+      } else if (c === 123) {
+        const q = skipWs(b, p + 1, n);
+        if (b[q] === 125) {
+          kind = EMPTY_OBJECT;
+          p = q + 1;
+        } else {
+          // A key that held a value before would need its objects printed as JSON: the general path's job.
+          if (column[node] !== -1 || depth === MAX_DEPTH) return -1;
+          isObject[node] = 1;
+          t.stack[depth++] = under;
+          under = node;
+          p = q;
+          continue;
+        }
+      } else return -1;
+
+      if (isObject[node] === 1) return -1;
+      let ci = column[node];
+      if (ci === -1) ci = t.tree.addColumn(node);
+      const i = t.count;
+      if (i === t.cap) t.grow();
+      t.col[i] = ci;
+      t.start[i] = vs;
+      t.end[i] = ve;
+      t.kinds[i] = kind;
+      t.count = i + 1;
+      t.valueBytes += ve - vs;
+
+      // After a value: the next key, or the end of this object (and maybe of the objects around it).
+      for (;;) {
+        p = skipWs(b, p, n);
+        const d = b[p];
+        if (d === 44) {
+          p = skipWs(b, p + 1, n);
+          continue members;
+        }
+        if (d !== 125) return -1;
+        p++;
+        if (depth === 0) break members;
+        under = t.stack[--depth];
+      }
+    }
+  }
+  if (r === t.rowEnd.length) t.rowEnd = grow32(t.rowEnd);
+  t.rowEnd[r] = t.count;
+  t.rows = r + 1;
+  t.prev = cur;
+  t.prevLen = curLen;
+  t.cur = prev;
+  return p;
+}
+
+/** The key tree: node 0 is the row; every other node is a key under a parent node. */
+class KeyTree {
+  readonly names: Buffer[] = [Buffer.alloc(0)];
+  readonly parent: number[] = [-1];
+  /** The node's column once it has held a value, else -1. */
+  readonly column: number[] = [-1];
+  /** 1 once the node has held a non-empty object. */
+  readonly isObject: number[] = [1];
+  /** The last row the node was seen in. */
+  readonly stamp: number[] = [-1];
+  readonly dotted: string[] = [''];
+  readonly byKey = new Map<string, number>();
+  /** Dotted column names in first-seen order. */
+  readonly columns: string[] = [];
+
+  lookup(under: number, b: Buffer, ks: number, ke: number): number {
+    const name = b.toString('utf8', ks, ke);
+    const key = `${under}:${name}`;
+    let node = this.byKey.get(key);
+    if (node === undefined) {
+      node = this.names.length;
+      this.names.push(b.subarray(ks, ke));
+      this.parent.push(under);
+      this.column.push(-1);
+      this.isObject.push(0);
+      this.stamp.push(-1);
+      this.dotted.push(under === 0 ? name : `${this.dotted[under]}.${name}`);
+      this.byKey.set(key, node);
+    }
+    return node;
+  }
+
+  addColumn(node: number): number {
+    const c = this.columns.length;
+    this.column[node] = c;
+    this.columns.push(this.dotted[node]);
+    return c;
+  }
+}
+
+function grow32(a: Int32Array, size = a.length * 2): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(size);
+  b.set(a);
+  return b;
+}
+
+function skipWs(b: Buffer, p: number, n: number): number {
+  while (p < n) {
+    const c = b[p];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    p++;
+  }
+  return p;
+}
+
+/** The `len` bytes of `name` are at `b[ks..]`. */
+function sameBytes(name: Buffer, b: Buffer, ks: number, len: number): boolean {
+  for (let j = 0; j < len; j++) if (name[j] !== b[ks + j]) return false;
+  return true;
+}
+
+/**
+ * The closing quote of a key that starts at `ks`, or -1 for a key the direct path leaves alone: an
+ * escape, a control character, a dot, or a digit first (integer-like keys come first in JS objects).
+ */
+function keyEnd(b: Buffer, ks: number, n: number): number {
+  const first = b[ks];
+  if (first >= 48 && first <= 57) return -1;
+  for (let p = ks; p < n; p++) {
+    const c = b[p];
+    if (c === 34) return p;
+    if (c === 92 || c === 46 || c < 32) return -1;
+  }
+  return -1;
+}
+
+/** From just after a string's opening quote: its closing quote's index × 4 + its kind, or -1 if invalid. */
+function stringEnd(b: Buffer, p: number, n: number): number {
+  let kind = STR;
+  while (p < n) {
+    const c = b[p];
+    if (c === 34) return p * 4 + kind;
+    if (c === 92) {
+      kind = STR_ESC;
+      const e = b[p + 1];
+      if (e === 117) {
+        for (let i = p + 2; i < p + 6; i++) {
+          const h = b[i];
+          if (!((h >= 48 && h <= 57) || ((h | 32) >= 97 && (h | 32) <= 102))) return -1;
+        }
+        p += 6;
+      } else if (
+        e === 34 ||
+        e === 92 ||
+        e === 47 ||
+        e === 98 ||
+        e === 102 ||
+        e === 110 ||
+        e === 114 ||
+        e === 116
+      ) {
+        p += 2;
+      } else return -1;
+    } else {
+      if (c < 32) return -1;
+      if (c === 44 && kind === STR) kind = STR_COMMA;
+      p++;
+    }
+  }
+  return -1;
+}
+
+/** Just past a JSON number that starts at `p`, or -1 when the grammar does not hold. */
+function numberEnd(b: Buffer, p: number): number {
+  if (b[p] === 45) p++;
+  if (b[p] === 48) p++;
+  else if (isDigit(b[p])) p = digitsEnd(b, p);
+  else return -1;
+  if (b[p] === 46) {
+    if (!isDigit(b[p + 1])) return -1;
+    p = digitsEnd(b, p + 1);
+  }
+  const c = b[p];
+  if (c === 101 || c === 69) {
+    p++;
+    if (b[p] === 43 || b[p] === 45) p++;
+    if (!isDigit(b[p])) return -1;
+    p = digitsEnd(b, p);
+  }
+  return p;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Just past the run of digits at `p`. */
+function digitsEnd(b: Buffer, p: number): number {
+  while (isDigit(b[p])) p++;
+  return p;
+}
+
+/**
+ * The CSV or TSV bytes of a scan: `header` (already made cells), then one line per row with the tape
+ * columns `pick` (-1: a column the data lacks, always empty). Same rules as renderDelimited.
+ */
+export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: 'csv' | 'tsv'): Buffer {
+  const csv = kind === 'csv';
+  const n = pick.length;
+  // The most any column is printed per row (--fields may name one twice), to bound the output.
+  const times = new Int32Array(s.columns.length);
+  let most = 1;
+  for (const c of pick) if (c >= 0) most = Math.max(most, ++times[c]);
+  // A cell is at most its value's bytes plus two quotes (an escape never decodes longer than itself;
+  // `\"` → `""`), plus a separator or newline each; `{}`/true/false are at most 5 bytes.
+  const size =
+    Buffer.byteLength(header) +
+    1 +
+    s.rows * (n + 1) +
+    most * (s.valueBytes + 7 * s.count) +
+    (n === 1 && csv ? 2 * s.rows : 0);
+  const out = Buffer.allocUnsafe(size);
+  let o = out.write(header, 0, 'utf8');
+  out[o++] = 10;
+  const em: Emit = {
+    s,
+    out,
+    o,
+    pick,
+    csv,
+    slot: new Int32Array(s.columns.length),
+    seen: new Int32Array(s.columns.length).fill(-1),
+    e: 0,
+  };
+  for (let r = 0; r < s.rows; r++) emitRow(em, r);
+  return out.subarray(0, em.o);
+}
+
+/** The output being written, between rows. */
+interface Emit {
+  s: Scan;
+  out: Buffer;
+  o: number;
+  pick: Int32Array;
+  csv: boolean;
+  /** Per tape column, the tape index of its value in the current row... */
+  slot: Int32Array;
+  /** ...valid when `seen` holds the current row. */
+  seen: Int32Array;
+  /** The tape index of the current row's first value. */
+  e: number;
+}
+
+/** One line. Called once per row, so V8 optimises it early (see scanRow). */
+function emitRow(em: Emit, r: number): void {
+  const { s, out, pick, slot, seen, csv } = em;
+  const { buf, col, start, end } = s;
+  const kinds = s.kind;
+  const last = s.rowEnd[r];
+  for (let e = em.e; e < last; e++) {
+    slot[col[e]] = e;
+    seen[col[e]] = r;
+  }
+  em.e = last;
+  const n = pick.length;
+  let o = em.o;
+  const lineStart = o;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) out[o++] = csv ? 44 : 9;
+    const c = pick[i];
+    if (c < 0 || seen[c] !== r) continue;
+    const x = slot[c];
+    const k = kinds[x];
+    if (k === STR || k === NUM || (k === STR_COMMA && !csv)) o = copy(out, o, buf, start[x], end[x]);
+    else if (k === STR_COMMA) {
+      out[o] = 34;
+      o = copy(out, o + 1, buf, start[x], end[x]);
+      out[o++] = 34;
+    } else if (k === STR_ESC) {
+      const text = JSON.parse(buf.toString('utf8', start[x] - 1, end[x] + 1)) as string;
+      o += out.write(csv ? csvCell(text) : tsvCell(text), o, 'utf8');
+    } else if (k === TRUE) o += out.write('true', o, 'latin1');
+    else if (k === FALSE) o += out.write('false', o, 'latin1');
+    else if (k === EMPTY_OBJECT) o += out.write('{}', o, 'latin1');
+    // NULL: an empty cell
+  }
+  // A lone empty cell would be a blank line, which CSV readers skip: quote it.
+  if (o === lineStart && n === 1 && csv) {
+    out[o++] = 34;
+    out[o++] = 34;
+  }
+  out[o++] = 10;
+  em.o = o;
+}
+
+/** Copies buf[s, e) to out at `o`; returns the index after. */
+function copy(out: Buffer, o: number, buf: Buffer, s: number, e: number): number {
+  for (let j = s; j < e; j++) out[o++] = buf[j];
+  return o;
+}

@@ -1,0 +1,291 @@
+/**
+ * The direct CSV/TSV path (src/render/direct.ts) against the general one (lossless parse → rowsOf →
+ * render): wherever the direct path answers, its bytes must be the general path's, and wherever the
+ * body is not a report the general path accepts, it must step aside (undefined).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReportType } from '../../../src/input.js';
+import { render, renderDirect } from '../../../src/render/index.js';
+import { rowsOf } from '../../../src/service/service.js';
+
+type Format = 'csv' | 'tsv';
+
+/** The general path's text, or undefined when the body is not a report with rows. */
+function general(body: Buffer, format: Format, fields?: string[], type: ReportType = 'index') {
+  const rows = rowsOf(body.toString('utf8'));
+  if (typeof rows === 'string' || rows.length === 0) return undefined;
+  return render({ type, format, rows, fields, multi: false, color: false, terminal: false, width: 80 }).text;
+}
+
+function direct(body: Buffer, format: Format, fields?: string[], type: ReportType = 'index') {
+  return renderDirect(body, { type, format, fields })?.bytes.toString('utf8');
+}
+
+const report = (...rows: string[]) => `{"report":[${rows.join(',')}]}`;
+
+describe('renderDirect: the same bytes as the general path', () => {
+  const cases: [string, string, string][] = [
+    [
+      'flat rows, every value kind',
+      report(
+        '{"a":"x","n":1302.917413,"t":true,"f":false,"z":null,"e":{}}',
+        '{"a":"y","n":-0.5,"t":false,"f":true,"z":null,"e":{}}',
+      ),
+      'a,n,t,f,z,e\nx,1302.917413,true,false,,{}\ny,-0.5,false,true,,{}\n',
+    ],
+    [
+      'numbers keep the digits sent, including those a double cannot hold',
+      report('{"v":1.10,"w":-0,"x":1e5,"y":12345678901234567890,"z":1234567.123456789012}'),
+      'v,w,x,y,z\n1.10,-0,1e5,12345678901234567890,1234567.123456789012\n',
+    ],
+    [
+      'commas, quotes and newlines are quoted; escapes decoded',
+      report('{"s":"a,b","q":"say \\"hi\\"","nl":"l1\\nl2","u":"caf\\u00e9 \\ud83d\\ude00","p":"\\/\\\\"}'),
+      's,q,nl,u,p\n"a,b","say ""hi""","l1\nl2",café 😀,/\\\n',
+    ],
+    [
+      'raw UTF-8 is copied as is',
+      report('{"name":"Société Générale","city":"Zürich"}'),
+      'name,city\nSociété Générale,Zürich\n',
+    ],
+    [
+      'nested objects flatten to dotted columns',
+      report(
+        '{"indexId":{"Net":"n1","Price":"p1"},"isin":"X1"}',
+        '{"indexId":{"Net":"n2","Price":"p2"},"isin":"X2"}',
+      ),
+      'indexId.Net,indexId.Price,isin\nn1,p1,X1\nn2,p2,X2\n',
+    ],
+    [
+      'keys missing in some rows, new keys later, another order',
+      report('{"a":1,"b":2}', '{"b":3}', '{"c":4,"a":5}', '{"b":6,"a":7}'),
+      'a,b,c\n1,2,\n,3,\n5,,4\n7,6,\n',
+    ],
+    ['a bare array of rows', '[{"a":1},{"a":2}]', 'a\n1\n2\n'],
+    [
+      'whitespace anywhere JSON allows it',
+      ' \n{ "report" : [ { "a" : 1 , "b" : { "c" : "d" } } ,\r\n\t{"a":2,"b":{"c":"e"}} ] } \n',
+      'a,b.c\n1,d\n2,e\n',
+    ],
+    ['a lone empty cell is quoted so the line is not blank', report('{"a":null}', '{"a":"x"}'), 'a\n""\nx\n'],
+    ['an empty row is a line of empty cells', report('{"a":1,"b":2}', '{}'), 'a,b\n1,2\n,\n'],
+    ['portfolioId leads when the data has it', report('{"a":1,"portfolioId":42}'), 'portfolioId,a\n42,1\n'],
+    ['__proto__ is a key like any other', report('{"__proto__":1,"b":2}'), '__proto__,b\n1,2\n'],
+    // (The general path printed Object.prototype as `{}` here before render used own properties only.)
+    [
+      'a row without __proto__ has an empty cell there',
+      report('{}', '{"__proto__":1}'),
+      '__proto__\n""\n1\n',
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, body, want) => {
+    const b = Buffer.from(body);
+    expect(direct(b, 'csv')).toBe(want);
+    expect(direct(b, 'csv')).toBe(general(b, 'csv'));
+    expect(direct(b, 'tsv')).toBe(general(b, 'tsv'));
+  });
+
+  it('TSV escapes backslash, tab and newline; commas stay as they are', () => {
+    const b = Buffer.from(report('{"s":"a,b","t":"x\\ty","n":"1\\n2","b":"c:\\\\d"}'));
+    expect(direct(b, 'tsv')).toBe('s\tt\tn\tb\na,b\tx\\ty\t1\\n2\tc:\\\\d\n');
+    expect(direct(b, 'tsv')).toBe(general(b, 'tsv'));
+  });
+
+  it('a lone surrogate escape prints as U+FFFD, as writing the general path’s string does', () => {
+    const b = Buffer.from(report('{"s":"a\\ud800b"}'));
+    expect(direct(b, 'csv')).toBe('s\na\uFFFDb\n');
+    expect(Buffer.from(general(b, 'csv')!).toString()).toBe('s\na\uFFFDb\n');
+  });
+
+  it.each([
+    [['isin'], 'isin\nX1\n'],
+    [['isin', 'indexId'], 'isin,indexId.Net,indexId.Price\nX1,n1,p1\n'],
+    [['indexId.Price', 'isin', 'indexId.Price'], 'indexId.Price,isin,indexId.Price\np1,X1,p1\n'],
+    [['isin', 'currency'], 'isin,currency\nX1,\n'],
+  ])('--fields %j', (fields, want) => {
+    const b = Buffer.from(report('{"indexId":{"Net":"n1","Price":"p1"},"isin":"X1"}'));
+    expect(direct(b, 'csv', fields)).toBe(want);
+    expect(direct(b, 'csv', fields)).toBe(general(b, 'csv', fields));
+  });
+
+  it('an unknown --fields name is the same usage error', () => {
+    const b = Buffer.from(report('{"isin":"X1"}'));
+    expect(() => direct(b, 'csv', ['nope'])).toThrow(/unknown field "nope" for index/);
+    expect(() => general(b, 'csv', ['nope'])).toThrow(/unknown field "nope" for index/);
+  });
+});
+
+describe('renderDirect: steps aside for anything outside its shape', () => {
+  it.each([
+    ['empty body', ''],
+    ['no rows', '{"report":[]}'],
+    ['no rows, bare', '[]'],
+    ['not JSON', 'hello'],
+    ['truncated', '{"report":[{"a":1}'],
+    ['trailing garbage', '{"report":[{"a":1}]}x'],
+    ['a second top-level key', '{"report":[{"a":1}],"more":1}'],
+    ['another top-level key first', '{"meta":1,"report":[{"a":1}]}'],
+    ['report is not an array', '{"report":{"a":1}}'],
+    ['a row that is not an object', '{"report":[{"a":1},2]}'],
+    ['an array as a value', '{"report":[{"a":[1,2]}]}'],
+    ['an integer-like key (JS lists those first)', '{"report":[{"b":1,"2":3}]}'],
+    ['a key with a dot', '{"report":[{"a.b":1}]}'],
+    ['an escape in a key', '{"report":[{"a\\u0062":1}]}'],
+    ['a duplicate key', '{"report":[{"a":1,"a":2}]}'],
+    ['a duplicate nested key', '{"report":[{"o":{"x":1,"x":2}}]}'],
+    ['a value in one row, an object in another', '{"report":[{"a":1},{"a":{"b":2}}]}'],
+    ['an object in one row, a value in another', '{"report":[{"a":{"b":2}},{"a":1}]}'],
+    ['an empty object and a nested one under one key', '{"report":[{"a":{}},{"a":{"b":2}}]}'],
+    ['a raw control character in a string', '{"report":[{"a":"x\ty"}]}'],
+    ['a bad escape', '{"report":[{"a":"\\x"}]}'],
+    ['a short unicode escape', '{"report":[{"a":"\\u12"}]}'],
+    ['a leading zero', '{"report":[{"a":01}]}'],
+    ['a bare minus', '{"report":[{"a":-}]}'],
+    ['a dot without digits', '{"report":[{"a":1.}]}'],
+    ['an exponent without digits', '{"report":[{"a":1e}]}'],
+    ['a misspelt literal', '{"report":[{"a":nul}]}'],
+    ['a trailing comma', '{"report":[{"a":1,}]}'],
+    ['a byte order mark', '\uFEFF{"report":[{"a":1}]}'],
+  ])('%s', (_name, body) => {
+    expect(renderDirect(Buffer.from(body), { type: 'index', format: 'csv' })).toBeUndefined();
+  });
+
+  it('invalid UTF-8', () => {
+    const b = Buffer.concat([
+      Buffer.from('{"report":[{"a":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}]}'),
+    ]);
+    expect(renderDirect(b, { type: 'index', format: 'csv' })).toBeUndefined();
+  });
+
+  it('nesting deeper than 32 levels', () => {
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+    expect(renderDirect(Buffer.from(report(deep)), { type: 'index', format: 'csv' })).toBeUndefined();
+  });
+});
+
+describe('renderDirect: properties', () => {
+  /** Number literals, many that a double cannot hold. */
+  const literal = fc.oneof(
+    fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9][0-9]{0,22}$/)),
+        fc.option(fc.stringMatching(/^[0-9]{1,20}$/), { nil: undefined }),
+        fc.option(
+          fc.tuple(
+            fc.constantFrom('e', 'E'),
+            fc.constantFrom('', '+', '-'),
+            fc.stringMatching(/^[0-9]{1,3}$/),
+          ),
+          {
+            nil: undefined,
+          },
+        ),
+      )
+      .map(([s, i, f, e]) => `${s}${i}${f === undefined ? '' : `.${f}`}${e ? e.join('') : ''}`),
+    fc.constantFrom('1302.917413', '0.0000910979', '-0', '1E400', '9007199254740993', '1.10'),
+  );
+  /** Keys: mostly plain (shared between rows, so rows line up), sometimes ones the path steps aside for. */
+  const key = fc.oneof(
+    { weight: 30, arbitrary: fc.constantFrom('a', 'b', 'isin', 'name', 'closingPrice', 'portfolioId') },
+    { weight: 1, arbitrary: fc.constantFrom('0', '7', 'a.b', 'é', '__proto__', '', 'x"y') },
+  );
+  const str = fc.oneof(
+    fc.string({ maxLength: 10 }),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+    fc.constantFrom('a,b', 'say "hi"', 'x\ny', 'tab\there', 'back\\slash', '\ud800'),
+  );
+  const leaf = fc.oneof(
+    { weight: 8, arbitrary: literal },
+    { weight: 8, arbitrary: str.map((s) => JSON.stringify(s)) },
+    // The same string written with every character escaped.
+    {
+      weight: 1,
+      arbitrary: str.map(
+        (s) => `"${[...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`,
+      ),
+    },
+    { weight: 2, arbitrary: fc.constantFrom('null', 'true', 'false', '{}') },
+    { weight: 1, arbitrary: fc.constantFrom('[]', '[1]') },
+  );
+  const ws = fc.constantFrom('', '', '', ' ', '\n', '\t', ' \r\n ');
+  const object = (value: fc.Arbitrary<string>) =>
+    fc
+      .uniqueArray(fc.tuple(key, value, ws, ws), { maxLength: 6, selector: ([k]) => k })
+      .map(
+        (kv) => `{${kv.map(([k, v, w1, w2]) => `${w1}${JSON.stringify(k)}${w2}:${w1}${v}${w2}`).join(',')}}`,
+      );
+  const row = object(fc.oneof({ weight: 8, arbitrary: leaf }, { weight: 1, arbitrary: object(leaf) }));
+  const body = fc
+    .tuple(fc.array(row, { minLength: 1, maxLength: 6 }), fc.boolean(), ws)
+    .map(([rows, bare, w]) =>
+      bare ? `${w}[${rows.join(`,${w}`)}]${w}` : `{"report":${w}[${rows.join(',')}]}${w}`,
+    );
+  const fields = fc.option(
+    fc.uniqueArray(fc.constantFrom('a', 'b', 'isin', 'name', 'indexValue', 'currency'), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    { nil: undefined },
+  );
+
+  it('where it answers, it answers what the general path does (CSV and TSV, with and without --fields)', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(body, fc.constantFrom<Format>('csv', 'tsv'), fields, (text, format, f) => {
+        const b = Buffer.from(text);
+        let want: string | undefined;
+        let wantErr: unknown;
+        try {
+          want = general(b, format, f);
+        } catch (err) {
+          wantErr = err;
+        }
+        let got: string | undefined;
+        try {
+          got = direct(b, format, f);
+        } catch (err) {
+          // Only the --fields usage error may come out, and only when the general path raises it too.
+          expect(String(err)).toBe(String(wantErr));
+          return;
+        }
+        if (got !== undefined) {
+          answered++;
+          expect(Buffer.from(got)).toEqual(Buffer.from(want!));
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    // The generator mostly makes bodies the direct path takes: the property is not vacuous.
+    expect(answered).toBeGreaterThan(250);
+  });
+
+  it('a damaged body is never rendered differently (one byte changed, dropped or cut off)', () => {
+    const good = report(
+      '{"isin":"X1","name":"Société, \\"Générale\\"","closingPrice":1302.917413,"o":{"p":1.10,"q":null}}',
+      '{"isin":"X2","name":"B","closingPrice":-0,"o":{"p":true,"q":"\\u00e9"}}',
+    );
+    fc.assert(
+      fc.property(
+        fc.nat(good.length - 1),
+        fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constant(-1), fc.constant(-2)),
+        (at, byte) => {
+          const src = Buffer.from(good);
+          const b =
+            byte === -1
+              ? Buffer.concat([src.subarray(0, at), src.subarray(at + 1)])
+              : byte === -2
+                ? src.subarray(0, at)
+                : Buffer.concat([src.subarray(0, at), Buffer.from([byte]), src.subarray(at + 1)]);
+          const got = direct(b, 'csv');
+          if (got !== undefined) expect(got).toBe(general(b, 'csv'));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
