@@ -5,8 +5,7 @@ import { build } from 'esbuild';
 
 /**
  * Requires that dependencies make at load time but prs rarely or never needs, deferred to first use:
- * commander's child_process (only for executable subcommands), undici's HTTP/2 client (node:http2 and
- * tls; prs speaks HTTP/1.1 unless a server offers h2 over TLS) and undici's node:http (a default header
+ * commander's child_process (only for executable subcommands) and undici's node:http (a default header
  * size and a class check when destroying a stream; node:http and its agent cost ~15 ms per start).
  * Each entry is an exact [text, replacement] pair; when a dependency upgrade changes the text, the build
  * warns and that module simply loads eagerly again.
@@ -17,7 +16,6 @@ const LAZY_REQUIRES = {
     ["require('node:child_process')", "__prsLazy(() => require('node:child_process'))"],
   ],
   'node_modules/undici/lib/dispatcher/client.js': [
-    ["require('./client-h2.js')", "__prsLazy(() => require('./client-h2.js'))"],
     ["const http = require('node:http')", `const http = ${LAZY}`],
     [
       "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
@@ -52,6 +50,32 @@ const lazyRequires = {
   },
 };
 
+/**
+ * Modules of undici that prs cannot reach, replaced by a stub that throws: the HTTP/2 client (used
+ * only with `allowH2`, which prs never sets: it speaks HTTP/1.1) and the fetch body extractor that
+ * the HTTP/1.1 client requires for FormData request bodies (prs sends strings). With them go ~150 KB
+ * of fetch/WebIDL code that V8 would otherwise parse on every request path. Keyed by the importing
+ * file and the exact specifier; the full index (loaded only for proxies) keeps the real modules.
+ */
+const STUBS = {
+  'node_modules/undici/lib/dispatcher/client.js': { './client-h2.js': 'HTTP/2 (allowH2)' },
+  'node_modules/undici/lib/dispatcher/client-h1.js': { '../web/fetch/body.js': 'FormData request bodies' },
+};
+const stubs = {
+  name: 'undici-stubs',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const key = Object.keys(STUBS).find((k) => args.importer.endsWith(k));
+      const what = key && STUBS[key][args.path];
+      return what ? { path: what, namespace: 'prs-stub' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, (args) => ({
+      contents: `const no = () => { throw new Error('prs is built without undici support for ${args.path}'); };\nmodule.exports = Object.assign(no, { extractBody: no });\n`,
+      loader: 'js',
+    }));
+  },
+};
+
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
 const out = `dist.build-${process.pid}`;
@@ -68,7 +92,7 @@ await build({
   logLevel: 'warning',
   define: { __PRS_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [lazyRequires],
+  plugins: [lazyRequires, stubs],
   // Some dependencies are CommonJS and call require(); give ESM chunks a real one.
   banner: {
     js: "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);",

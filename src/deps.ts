@@ -123,9 +123,10 @@ export function createDeps(
       signal,
     });
   });
+  let serviceInstance: Service | undefined;
   const service = once(async () => {
     const { createService } = await import('./service/service.js');
-    return createService({
+    serviceInstance = createService({
       settings: await settings(),
       session: await session(),
       http: await http(),
@@ -133,6 +134,7 @@ export function createDeps(
       io,
       signal,
     });
+    return serviceInstance;
   });
   return {
     io,
@@ -148,6 +150,7 @@ export function createDeps(
     session,
     service,
     close: async () => {
+      await serviceInstance?.close();
       await httpClient?.close();
     },
   };

@@ -93,8 +93,14 @@ export interface Limiter {
    * Returns the slot's send stamp, for `settle`.
    */
   acquire(hooks?: CallHooks): Promise<number>;
-  /** The request sent in slot `sent` got its answer (or failed): the slot counts from now on. */
-  settle(sent: number): Promise<void>;
+  /**
+   * The request sent in slot `sent` got its answer (or failed): the slot counts from now on. Written
+   * in the background, so the answer is not held up; the next acquire() waits for it (and throws its
+   * error), and idle() waits for every write.
+   */
+  settle(sent: number): void;
+  /** Resolves once background writes are done (a failed one only leaves its slot open until it expires). */
+  idle(): Promise<void>;
   /** A 429 arrived anyway: no process sharing this state sends during the next `ms`. */
   block(ms: number): Promise<void>;
 }
@@ -117,9 +123,14 @@ export function createLimiter(o: LimiterOptions): Limiter {
         return result;
       }),
     );
+  let pending: Promise<void> | undefined;
   return {
     async acquire(hooks = {}) {
       const signal = hooks.signal ?? o.signal;
+      // A settle still being written must land first: its slot counts from the later time.
+      if (pending) await pending.finally(() => {
+        pending = undefined;
+      });
       for (;;) {
         const { sent, waitMs } = await update((state, now) => {
           const d = decide(state, now, rate);
@@ -133,8 +144,15 @@ export function createLimiter(o: LimiterOptions): Limiter {
         await o.clock.sleep(waitMs, signal);
       }
     },
-    async settle(sent) {
-      await update((state, now) => ({ write: settle(state, sent, now), result: undefined }));
+    settle(sent) {
+      const now = o.clock.now();
+      const write = update((state) => ({ write: settle(state, sent, now), result: undefined }));
+      pending = (pending ?? Promise.resolve()).then(() => write);
+      // Seen by the next acquire() or idle(); never an unhandled rejection in between.
+      pending.catch(() => {});
+    },
+    async idle() {
+      await pending?.catch(() => {});
     },
     async block(ms) {
       await update((state, now) => ({

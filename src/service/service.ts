@@ -92,7 +92,7 @@ export function createService(d: ServiceDeps): Service {
       try {
         // The server has seen the request once an answer (or a failure) is back: the slot counts from then.
         const res = await d.http.send(req).finally(() => {
-          if (sent !== undefined) return getLimiter(baseUrl, tenant).settle(sent);
+          if (sent !== undefined) getLimiter(baseUrl, tenant).settle(sent);
         });
         if (res.status === 200) {
           return await ep.onOk(res).catch((err) => {
@@ -213,7 +213,8 @@ export function createService(d: ServiceDeps): Service {
       );
     },
     async close() {
-      // The HTTP client belongs to deps and is closed there; the limiter holds nothing open.
+      // The HTTP client belongs to deps and is closed there; the limiter may still be writing.
+      await limiter?.idle();
     },
   };
 }

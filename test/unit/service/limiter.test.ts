@@ -167,8 +167,9 @@ describe('createLimiter (state file, fake clock)', () => {
     for (let i = 0; i < 5; i++) {
       const sent = await limiter.acquire({ onWait });
       clock.advance(10); // the round trip
-      await limiter.settle(sent);
+      limiter.settle(sent);
     }
+    await limiter.idle();
     // Completions at +10, +20, +30, +40: the fifth may go when the first leaves the window, at +1010.
     expect(waits).toEqual([[970, 'rate-limit']]);
     expect(clock.now()).toBe(T + 1020);
@@ -199,9 +200,33 @@ describe('createLimiter (state file, fake clock)', () => {
     const { file, waits, limiter, onWait } = setup();
     await limiter.acquire({ onWait }); // creates the directory
     writeFileSync(file, '{"stamps": [tru');
-    for (let i = 0; i < 4; i++) await limiter.settle(await limiter.acquire({ onWait }));
+    for (let i = 0; i < 4; i++) limiter.settle(await limiter.acquire({ onWait }));
+    await limiter.idle();
     expect(waits).toEqual([]);
     expect(JSON.parse(readFileSync(file, 'utf8')).stamps).toHaveLength(4);
+  });
+
+  it('settle() writes in the background, dated when it was called; the next acquire() and idle() wait for it', async () => {
+    const { file, clock, limiter } = setup();
+    const sent = await limiter.acquire();
+    clock.advance(25); // the answer arrives
+    limiter.settle(sent);
+    clock.advance(100); // rendering meanwhile: the slot still counts from the answer
+    await limiter.idle();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ v: 1, stamps: [T + 25], open: [] });
+    limiter.settle(await limiter.acquire());
+    await limiter.acquire(); // waits for the write before reading the state
+    expect(JSON.parse(readFileSync(file, 'utf8')).stamps).toEqual([T + 25, T + 125]);
+  });
+
+  it('a background write that fails is the next acquire()’s error; idle() does not throw', async () => {
+    const { file, limiter } = setup();
+    const sent = await limiter.acquire();
+    rmSync(join(file, '..'), { recursive: true, force: true });
+    writeFileSync(join(file, '..'), 'a file where the cache dir was');
+    limiter.settle(sent);
+    await expect(limiter.idle()).resolves.toBeUndefined();
+    await expect(limiter.acquire()).rejects.toMatchObject({ name: 'FileError' });
   });
 
   it('block() makes the next acquire wait, also for another limiter on the same file', async () => {
