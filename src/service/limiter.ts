@@ -128,9 +128,9 @@ export function createLimiter(o: LimiterOptions): Limiter {
     async acquire(hooks = {}) {
       const signal = hooks.signal ?? o.signal;
       // A settle still being written must land first: its slot counts from the later time.
-      if (pending) await pending.finally(() => {
-        pending = undefined;
-      });
+      const writing = pending;
+      pending = undefined;
+      await writing;
       for (;;) {
         const { sent, waitMs } = await update((state, now) => {
           const d = decide(state, now, rate);
