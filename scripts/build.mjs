@@ -1,6 +1,7 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
 // chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate.
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -53,7 +54,7 @@ const lazyRequires = {
 /**
  * Modules of undici that prs cannot reach, replaced by a stub that throws: the HTTP/2 client (used
  * only with `allowH2`, which prs never sets: it speaks HTTP/1.1) and the fetch body extractor that
- * the HTTP/1.1 client requires for FormData request bodies (prs sends strings). With them go ~150 KB
+ * the HTTP/1.1 client requires for FormData request bodies (prs sends strings). With them go ~125 KB
  * of fetch/WebIDL code that V8 would otherwise parse on every request path. Keyed by the importing
  * file and the exact specifier; the full index (loaded only for proxies) keeps the real modules.
  */
@@ -61,8 +62,19 @@ const STUBS = {
   'node_modules/undici/lib/dispatcher/client.js': { './client-h2.js': 'HTTP/2 (allowH2)' },
   'node_modules/undici/lib/dispatcher/client-h1.js': { '../web/fetch/body.js': 'FormData request bodies' },
 };
-const stubs = {
-  name: 'undici-stubs',
+/**
+ * undici calls node:assert only as `assert(condition)`, for its own invariants; loading node:assert
+ * (and its error formatting) costs ~2 ms per start. Its modules get this function instead: a broken
+ * invariant still throws, with the same code.
+ */
+const ASSERT_SHIM = `module.exports = function assert(value, message) {
+  if (value) return;
+  if (message instanceof Error) throw message;
+  throw Object.assign(new Error(message === undefined ? 'assertion failed in undici' : String(message)), { code: 'ERR_ASSERTION' });
+};
+`;
+const undiciTrims = {
+  name: 'undici-trims',
   setup(b) {
     b.onResolve({ filter: /^\.\.?\// }, (args) => {
       const key = Object.keys(STUBS).find((k) => args.importer.endsWith(k));
@@ -73,8 +85,17 @@ const stubs = {
       contents: `const no = () => { throw new Error('prs is built without undici support for ${args.path}'); };\nmodule.exports = Object.assign(no, { extractBody: no });\n`,
       loader: 'js',
     }));
+    b.onResolve({ filter: /^node:assert$/ }, (args) =>
+      args.importer.includes('/node_modules/undici/')
+        ? { path: 'assert', namespace: 'prs-assert' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'prs-assert' }, () => ({ contents: ASSERT_SHIM, loader: 'js' }));
   },
 };
+
+const REQUIRE_BANNER =
+  "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);";
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
@@ -92,12 +113,20 @@ await build({
   logLevel: 'warning',
   define: { __PRS_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [lazyRequires, stubs],
-  // Some dependencies are CommonJS and call require(); give ESM chunks a real one.
-  banner: {
-    js: "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);",
-  },
+  plugins: [lazyRequires, undiciTrims],
+  // Some dependencies are CommonJS and call require(); give ESM chunks a real one (see below).
+  banner: { js: REQUIRE_BANNER },
 });
+
+// Only the chunks that use `require` keep the banner: esbuild routes every CommonJS require through
+// one shared helper chunk, and each createRequire() costs a module object and a path resolution at
+// start-up (~0.1 ms × every chunk loaded).
+for (const file of readdirSync(out, { recursive: true })) {
+  if (!file.endsWith('.js')) continue;
+  const path = join(out, file);
+  const body = readFileSync(path, 'utf8').slice(REQUIRE_BANNER.length + 1);
+  if (!/(?<![\w$.])require(?![\w$])/.test(body)) writeFileSync(path, body);
+}
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { buildProgram, type CommandName, type Runner } from './cli.js';
-import type { Deps } from './deps.js';
+import { createDeps, type Deps } from './deps.js';
 import {
   AuthError,
   ExitCode,
@@ -20,7 +20,7 @@ import {
   ServiceError,
   UsageError,
 } from './errors.js';
-import type { IO } from './io.js';
+import { createIO, type IO } from './io.js';
 import { redactText } from './redact.js';
 import { type Env, resolveColor } from './settings.js';
 
@@ -29,6 +29,25 @@ export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '
 
 type CommandFn = (options: never, deps: Deps) => Promise<unknown>;
 
+/**
+ * Starts loading modules that a command is about to import, alongside the command itself. Each
+ * import() is a trip through Node's ESM loader (~2 ms on Node 20); one after another, as the command
+ * reaches them, those trips add up, while started together they overlap. A failure surfaces where
+ * the module is really imported.
+ */
+function preload(...loading: Promise<unknown>[]): void {
+  for (const p of loading) p.catch(() => {});
+}
+
+/** What every command that calls the service needs: the store, the session and the HTTP client. */
+const preloadService = () =>
+  preload(
+    import('./service/service.js'),
+    import('./auth/store.js'),
+    import('./auth/session.js'),
+    import('./service/http.js'),
+  );
+
 /** Each command's module, loaded only when that command runs. */
 const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   login: () => import('./commands/login.js').then((m) => m.login as CommandFn),
@@ -36,8 +55,16 @@ const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   'auth.status': () => import('./commands/auth.js').then((m) => m.authStatus as CommandFn),
   'auth.token': () => import('./commands/auth.js').then((m) => m.authToken as CommandFn),
   config: () => import('./commands/config.js').then((m) => m.config as CommandFn),
-  report: () => import('./commands/report.js').then((m) => m.report as CommandFn),
-  export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
+  report: () => {
+    preloadService();
+    preload(import('./render/index.js'));
+    return import('./commands/report.js').then((m) => m.report as CommandFn);
+  },
+  export: () => {
+    preloadService();
+    preload(import('./export/save.js'));
+    return import('./commands/export.js').then((m) => m.exportCommand as CommandFn);
+  },
   completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
   sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
   'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
@@ -144,16 +171,14 @@ export async function main(argv: string[], env: Env): Promise<number> {
   let deps: Deps | undefined;
   const debug = env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
   const run: Runner = async (name, options, globals) => {
-    const { createIO } = await import('./io.js');
+    const command = COMMANDS[name]();
     io = createIO({
       quiet: globals.quiet,
       verbose: globals.verbose,
       color: resolveColor(globals.color, env, !!process.stderr.isTTY),
     });
-    const { createDeps } = await import('./deps.js');
     deps = createDeps(io, env, globals, controller.signal);
-    const command = await COMMANDS[name]();
-    await command(options as never, deps);
+    await (await command)(options as never, deps);
   };
 
   const program = buildProgram({ version: VERSION, run });
