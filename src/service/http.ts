@@ -34,6 +34,7 @@ export interface HttpResponse {
 
 export interface Http {
   send(req: HttpRequest): Promise<HttpResponse>;
+  /** Drops the connections; for the end of a run (anything still in flight is aborted). */
   close(): Promise<void>;
 }
 
@@ -117,7 +118,9 @@ export function createHttp(o: HttpOptions): Http {
       }
     },
     async close() {
-      if (!o.dispatcher && dispatcher) await (await dispatcher).close();
+      // At the end of a run nothing is in flight: destroy() drops the keep-alive sockets at once,
+      // where close() would wait for them to wind down (~1 ms of every run).
+      if (!o.dispatcher && dispatcher) await (await dispatcher).destroy();
     },
   };
 }

@@ -10,11 +10,11 @@
  * (another client, a server with a different window): nobody sharing the state sends before it.
  * A missing or corrupt file counts as empty and is rewritten on the next request.
  */
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
-import { withLock } from '../fs/lock.js';
+import { withLockSync } from '../fs/lock.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks } from './types.js';
 
@@ -95,8 +95,8 @@ export interface Limiter {
   acquire(hooks?: CallHooks): Promise<number>;
   /**
    * The request sent in slot `sent` got its answer (or failed): the slot counts from now on. Written
-   * in the background, so the answer is not held up; the next acquire() waits for it (and throws its
-   * error), and idle() waits for every write.
+   * at once when the lock is free, else in the background so the answer is not held up; the next
+   * acquire() waits for it (and throws its error), and idle() waits for every write.
    */
   settle(sent: number): void;
   /** Resolves once background writes are done (a failed one only leaves its slot open until it expires). */
@@ -116,10 +116,11 @@ export function createLimiter(o: LimiterOptions): Limiter {
   const rate = o.rate;
   const update = <T>(fn: (state: LimiterState, now: number) => { write?: LimiterState; result: T }) =>
     guarded(o.file, () =>
-      withLock(o.file, async () => {
-        const state = await readState(o.file);
+      // Synchronous under the lock: a few small file operations, done before anything else runs.
+      withLockSync(o.file, () => {
+        const state = readState(o.file);
         const { write, result } = fn(state, o.clock.now());
-        if (write) await writeState(o.file, write);
+        if (write) writeState(o.file, write);
         return result;
       }),
     );
@@ -163,10 +164,10 @@ export function createLimiter(o: LimiterOptions): Limiter {
   };
 }
 
-async function readState(file: string): Promise<LimiterState> {
+function readState(file: string): LimiterState {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { stamps: [] };
     throw err;
@@ -178,13 +179,17 @@ async function readState(file: string): Promise<LimiterState> {
  * Replaces the state file via a rename, so a reader never sees half of it. Under the lock, so the
  * temp name needs no randomness; no fsync: after a power cut an empty window is as good as any.
  */
-async function writeState(file: string, state: LimiterState): Promise<void> {
+function writeState(file: string, state: LimiterState): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    await writeFile(temp, `${JSON.stringify({ v: 1, ...state })}\n`, { mode: 0o600 });
-    await rename(temp, file);
+    writeFileSync(temp, `${JSON.stringify({ v: 1, ...state })}\n`, { mode: 0o600 });
+    renameSync(temp, file);
   } catch (err) {
-    await unlink(temp).catch(() => {});
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never written.
+    }
     throw err;
   }
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withLock } from '../../../src/fs/lock.js';
+import { withLock, withLockSync } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };
@@ -10,7 +10,11 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
-describe('withLock (a <file>.lock directory)', () => {
+// The same protocol with an async critical section (withLock) and a synchronous one (withLockSync).
+describe.each([
+  ['withLock', withLock],
+  ['withLockSync', withLockSync as typeof withLock],
+])('%s (a <file>.lock directory)', (_name, withLock) => {
   it('creates the directory of the file, holds <file>.lock while fn runs, returns its result', async () => {
     const file = join(dir.path, 'sub', 'state.json');
     const result = await withLock(file, () => {
@@ -23,7 +27,11 @@ describe('withLock (a <file>.lock directory)', () => {
 
   it('releases the lock when fn throws', async () => {
     const file = join(dir.path, 'state.json');
-    await expect(withLock(file, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withLock(file, () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
@@ -59,5 +67,31 @@ describe('withLock (a <file>.lock directory)', () => {
     const err = await withLock(file, () => 1).catch((e) => e);
     // mkdir -p reports a file in the way as EEXIST (ENOTDIR on some systems): either way not ELOCKED.
     expect(err.code).toMatch(/^E(EXIST|NOTDIR)$/);
+  });
+});
+
+describe('withLockSync', () => {
+  it('with the lock free, runs and releases before returning (no trip through the event loop)', () => {
+    const file = join(dir.path, 'state.json');
+    let ran = false;
+    const done = withLockSync(file, () => {
+      ran = true;
+    });
+    expect(ran).toBe(true);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    return done;
+  });
+
+  it('with the lock held, waits (asynchronously) for its release', async () => {
+    const file = join(dir.path, 'state.json');
+    mkdirSync(`${file}.lock`);
+    let ran = false;
+    const done = withLockSync(file, () => {
+      ran = true;
+    });
+    expect(ran).toBe(false);
+    setTimeout(() => rmdirSync(`${file}.lock`), 50);
+    await done;
+    expect(ran).toBe(true);
   });
 });
