@@ -1,5 +1,6 @@
 // Help that teaches, through the built binary: examples under --help, `prs help <topic>`, the exit
 // code table, and "did you mean" for typos (npm run build first).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runPrs, tempDir } from '../helpers/run.js';
 
@@ -21,6 +22,18 @@ const COMMANDS = [
   'sandbox',
   'help',
 ];
+
+describe('--version', () => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  // On its own it is answered before the CLI loads (bin/prs.js); with anything else commander answers.
+  it.each([['--version'], ['-V'], ['--version', '-q'], ['-q', '-V'], ['--no-color', '--version']])(
+    '%j prints the package version and nothing else',
+    async (...argv) => {
+      const r = await runPrs(argv);
+      expect(r).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    },
+  );
+});
 
 describe('did you mean', () => {
   it.each([
