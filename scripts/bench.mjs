@@ -192,7 +192,9 @@ try {
   };
   await startRows('', {});
   if (process.env.NODE_EXTRA_CA_CERTS && (want('startup') || want('small') || want('csv'))) {
-    console.log('\nthe same, NODE_EXTRA_CA_CERTS unset on both sides (Node 20 reads it at every start):');
+    console.log(
+      '\nthe same, NODE_EXTRA_CA_CERTS unset on both sides (Node 20 reads that bundle at every start, Node 24 does not):',
+    );
     await startRows(' (no CA env)', { NODE_EXTRA_CA_CERTS: undefined });
     console.log('');
   }
