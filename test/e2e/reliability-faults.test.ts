@@ -106,6 +106,16 @@ describe('server faults on the JSON endpoint', () => {
     expectCleanFailure(r, 9, /^prs: connection (reset by|to) 127\.0\.0\.1:\d+/);
   });
 
+  it('[R-F17] a host name that does not resolve: exit 9, one line naming the host', async () => {
+    // `.invalid` never resolves (RFC 2606); a resolver that cannot be reached at all says EAI_AGAIN.
+    const r = await faulty([...report, '--retries', '0'], { PRS_BASE_URL: 'http://no-such-host.invalid' });
+    expectCleanFailure(
+      r,
+      9,
+      /^prs: cannot resolve host no-such-host\.invalid( \(DNS temporarily unavailable\))?$/,
+    );
+  });
+
   it('[R-F06] a body cut mid-stream is retried, then OK', async () => {
     sandbox.injectFault({ endpoint: 'report', truncate: true });
     const r = await prs([...report, '--retries', '1']);

@@ -72,43 +72,49 @@ function expectStateIntact(env: Record<string, string>, configBefore: unknown): 
   }
 }
 
-describe('Ctrl-C', () => {
-  it('[R-I01] SIGINT during a range report waiting on --rate-limit 1/30s: exit 130, nothing written, store and limiter intact', async () => {
-    const env = await loginSandbox(sandbox, root);
-    const configBefore = readJson(join(env.PRS_CONFIG_DIR!, 'config.json'));
-    const file = join(out, 'r.json');
-    const run = spawnPrs(
-      [
-        'report',
-        '42',
-        '-t',
-        'index',
-        '--from',
-        '2024-05-01',
-        '--to',
-        DATE,
-        '--rate-limit',
-        '1/30s',
-        '-o',
-        file,
-      ],
-      env,
-    );
-    expect(await waitFor(() => sandbox.stats.count({ endpoint: 'report', status: 200 }) === 1)).toBe(true);
-    await new Promise((r) => setTimeout(r, 300)); // into the 30 s wait for the second slot
-    const sent = Date.now();
-    run.child.kill('SIGINT');
-    const r = await run.done;
-    expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
-      code: 130,
-      stderr: 'prs: interrupted\n',
-      stdout: '',
-    });
-    expect(Date.now() - sent).toBeLessThan(3000);
-    expect(sandbox.stats.count({ endpoint: 'report' })).toBe(1); // the wait was cut short, nothing more sent
-    expect(readdirSync(out)).toEqual([]);
-    expectStateIntact(env, configBefore);
-  });
+describe('Ctrl-C and SIGTERM', () => {
+  it.each([
+    ['[R-I01] SIGINT', 'SIGINT' as const],
+    ['[R-I03] SIGTERM', 'SIGTERM' as const],
+  ])(
+    '%s during a range report waiting on --rate-limit 1/30s: exit 130, nothing written, store and limiter intact',
+    async (_name, signal) => {
+      const env = await loginSandbox(sandbox, root);
+      const configBefore = readJson(join(env.PRS_CONFIG_DIR!, 'config.json'));
+      const file = join(out, 'r.json');
+      const run = spawnPrs(
+        [
+          'report',
+          '42',
+          '-t',
+          'index',
+          '--from',
+          '2024-05-01',
+          '--to',
+          DATE,
+          '--rate-limit',
+          '1/30s',
+          '-o',
+          file,
+        ],
+        env,
+      );
+      expect(await waitFor(() => sandbox.stats.count({ endpoint: 'report', status: 200 }) === 1)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300)); // into the 30 s wait for the second slot
+      const sent = Date.now();
+      run.child.kill(signal);
+      const r = await run.done;
+      expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
+        code: 130,
+        stderr: 'prs: interrupted\n',
+        stdout: '',
+      });
+      expect(Date.now() - sent).toBeLessThan(3000);
+      expect(sandbox.stats.count({ endpoint: 'report' })).toBe(1); // the wait was cut short, nothing more sent
+      expect(readdirSync(out)).toEqual([]);
+      expectStateIntact(env, configBefore);
+    },
+  );
 
   it('[R-I02] SIGINT during a slow export: exit 130, no temporary file, store and limiter intact', async () => {
     const env = await loginSandbox(sandbox, root);
