@@ -83,20 +83,7 @@ describe('Ctrl-C and SIGTERM', () => {
       const configBefore = readJson(join(env.PRS_CONFIG_DIR!, 'config.json'));
       const file = join(out, 'r.json');
       const run = spawnPrs(
-        [
-          'report',
-          '42',
-          '-t',
-          'index',
-          '--from',
-          '2024-05-01',
-          '--to',
-          DATE,
-          '--rate-limit',
-          '1/30s',
-          '-o',
-          file,
-        ],
+        [...'report 42 -t index --from 2024-05-01 --rate-limit 1/30s'.split(' '), '--to', DATE, '-o', file],
         env,
       );
       expect(await waitFor(() => sandbox.stats.count({ endpoint: 'report', status: 200 }) === 1)).toBe(true);
