@@ -150,9 +150,8 @@ class Tape {
 
 /**
  * One row from its `{`; returns the index just past its `}`, or -1 when the row is outside the direct
- * path. Called once per row rather than looping over all rows in one call: V8 optimises a function
- * that is called often much sooner than one long loop (which waits for on-stack replacement), and a
- * CLI runs this once, cold.
+ * path. The row's state lives in locals; what outlives the row is on the Tape. A CLI runs this cold:
+ * the first thousand rows or so run in V8's interpreter (~10 µs a row), the rest optimised (<1 µs).
  */
 function scanRow(t: Tape, p: number): number {
   const b = t.b;
@@ -470,7 +469,7 @@ interface Emit {
   e: number;
 }
 
-/** One line. Called once per row, so V8 optimises it early (see scanRow). */
+/** One row's line, its cells in `pick` order. */
 function emitRow(em: Emit, r: number): void {
   const { s, out, pick, slot, seen, csv } = em;
   const { buf, col, start, end } = s;
