@@ -51,10 +51,15 @@ export interface IOOptions {
 const noProgress: Progress = { update() {}, stop() {} };
 
 export function createIO(opts: IOOptions): IO {
-  const { stdout, stderr, stdin } = process;
+  const { stdout, stderr } = process;
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
-  const isStdinTTY = !!stdin.isTTY;
+  // process.stdin is created on first use (~1.5 ms): only login's prompt and --password-stdin read it.
+  let stdinTTY: boolean | undefined;
+  const isStdinTTY = () => {
+    stdinTTY ??= !!process.stdin.isTTY;
+    return stdinTTY;
+  };
   return {
     out: (text) => {
       stdout.write(text);
@@ -71,8 +76,12 @@ export function createIO(opts: IOOptions): IO {
     },
     isStdoutTTY: !!stdout.isTTY,
     isStderrTTY,
-    isStdinTTY,
-    canPrompt: isStdinTTY && isStderrTTY,
+    get isStdinTTY() {
+      return isStdinTTY();
+    },
+    get canPrompt() {
+      return isStdinTTY() && isStderrTTY;
+    },
     color: opts.color,
     columns: stdout.columns || stderr.columns || 80,
     quiet,
@@ -80,7 +89,7 @@ export function createIO(opts: IOOptions): IO {
     prompt: (question, o) => promptTTY(question, !!o?.hidden),
     readStdin: async () => {
       const chunks: Buffer[] = [];
-      for await (const chunk of stdin) chunks.push(chunk as Buffer);
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
     progress: (text) => (isStderrTTY && !quiet ? spinner(text, opts.color) : noProgress),

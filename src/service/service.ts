@@ -274,11 +274,16 @@ async function discard(res: HttpResponse): Promise<void> {
 
 /** The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. */
 async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
+  // With a Content-Length, each chunk is copied into place as it arrives (between arrivals) rather
+  // than all at the end; the length is only a size hint: the bytes received decide.
+  const length = Number(header(res, 'content-length'));
+  let whole =
+    Number.isSafeInteger(length) && length > 0 && length <= max ? Buffer.allocUnsafe(length) : undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
+    const c = chunk as Buffer;
+    if (size + c.length > max) {
       res.body.destroy();
       throw new ServiceError(
         `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
@@ -287,9 +292,15 @@ async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
         },
       );
     }
-    chunks.push(chunk as Buffer);
+    if (whole && size + c.length > whole.length) {
+      chunks.push(whole.subarray(0, size));
+      whole = undefined;
+    }
+    if (whole) whole.set(c, size);
+    else chunks.push(c);
+    size += c.length;
   }
-  return Buffer.concat(chunks, size);
+  return whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */

@@ -185,6 +185,15 @@ describe('report(): size cap', () => {
     expect1(200, body);
     expect((await service({}, { maxReportBytes: body.length }).report(Q)).rows()).toHaveLength(101);
   });
+  it.each([
+    ['without a Content-Length', undefined],
+    ['with the right Content-Length', String(body.length)],
+    ['with a Content-Length too small', '10'],
+    ['with a Content-Length too large', String(body.length + 100)],
+  ])('%s the body is exactly the bytes received', async (_name, length) => {
+    expect1(200, body, length === undefined ? {} : { headers: { 'content-length': length } });
+    expect((await service().report(Q)).bytes.toString()).toBe(body);
+  });
   it('one byte over → ServiceError (exit 8) pointing to prs export', async () => {
     expect1(200, body);
     const err = await failure(service({}, { maxReportBytes: body.length - 1 }).report(Q));
