@@ -48,6 +48,8 @@ export interface Scan {
   rowEnd: Int32Array;
   /** Sum of the values' byte lengths, for sizing the output. */
   valueBytes: number;
+  /** Every row has every column, in column order (the usual answer): its values are the cells in order. */
+  uniform: boolean;
 }
 
 /** Nested objects deeper than this are left to the general path. */
@@ -105,6 +107,7 @@ export function scanReport(b: Buffer): Scan | undefined {
     kind: t.kinds,
     rowEnd: t.rowEnd,
     valueBytes: t.valueBytes,
+    uniform: t.uniform,
   };
 }
 
@@ -124,6 +127,9 @@ class Tape {
   valueBytes = 0;
   rowEnd = new Int32Array(1);
   rows = 0;
+  /** See Scan.uniform; `inOrder` is for the row being read. */
+  uniform = true;
+  inOrder = true;
   /** The parents of the nested objects being read. */
   readonly stack = new Int32Array(MAX_DEPTH);
   /** The previous row's key nodes in order, and this row's: the guess for each next key. */
@@ -162,6 +168,8 @@ function scanRow(t: Tape, p: number): number {
   let cur = t.cur;
   let curLen = 0;
   const r = t.rows;
+  const first = t.count;
+  t.inOrder = true;
   if (b[p] !== 123) return -1;
   p = skipWs(b, p + 1, n);
   let under = 0; // the node whose keys are being read: 0 is the row
@@ -244,6 +252,7 @@ function scanRow(t: Tape, p: number): number {
       let ci = column[node];
       if (ci === -1) ci = t.tree.addColumn(node);
       const i = t.count;
+      if (ci !== i - first) t.inOrder = false;
       if (i === t.cap) t.grow();
       t.col[i] = ci;
       t.start[i] = vs;
@@ -267,6 +276,9 @@ function scanRow(t: Tape, p: number): number {
       }
     }
   }
+  // Uniform so far: in order and complete, with no column that the rows before lacked.
+  const columns = t.tree.columns.length;
+  if (!t.inOrder || t.count - first !== columns || (r > 0 && columns !== t.rowEnd[0])) t.uniform = false;
   if (r === t.rowEnd.length) t.rowEnd = grow32(t.rowEnd);
   t.rowEnd[r] = t.count;
   t.rows = r + 1;
@@ -440,6 +452,9 @@ export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: '
   const out = Buffer.allocUnsafe(size);
   let o = out.write(header, 0, 'utf8');
   out[o++] = 10;
+  if (s.uniform && n > 1 && n === s.columns.length && pick.every((c, i) => c === i)) {
+    return out.subarray(0, emitUniform(s, out, o, csv, n));
+  }
   const em: Emit = {
     s,
     out,
@@ -452,6 +467,22 @@ export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: '
   };
   for (let r = 0; r < s.rows; r++) emitRow(em, r);
   return out.subarray(0, em.o);
+}
+
+/** All rows of a uniform scan in their own order: the tape's values are the cells, one after another. */
+function emitUniform(s: Scan, out: Buffer, o: number, csv: boolean, n: number): number {
+  const { buf, start, end, count } = s;
+  const kinds = s.kind;
+  const sep = csv ? 44 : 9;
+  let cell = 0;
+  for (let x = 0; x < count; x++) {
+    o = writeCell(out, o, buf, start[x], end[x], kinds[x], csv);
+    if (++cell === n) {
+      out[o++] = 10;
+      cell = 0;
+    } else out[o++] = sep;
+  }
+  return o;
 }
 
 /** The output being written, between rows. */
@@ -488,19 +519,7 @@ function emitRow(em: Emit, r: number): void {
     const c = pick[i];
     if (c < 0 || seen[c] !== r) continue;
     const x = slot[c];
-    const k = kinds[x];
-    if (k === STR || k === NUM || (k === STR_COMMA && !csv)) o = copy(out, o, buf, start[x], end[x]);
-    else if (k === STR_COMMA) {
-      out[o] = 34;
-      o = copy(out, o + 1, buf, start[x], end[x]);
-      out[o++] = 34;
-    } else if (k === STR_ESC) {
-      const text = JSON.parse(buf.toString('utf8', start[x] - 1, end[x] + 1)) as string;
-      o += out.write(csv ? csvCell(text) : tsvCell(text), o, 'utf8');
-    } else if (k === TRUE) o += out.write('true', o, 'latin1');
-    else if (k === FALSE) o += out.write('false', o, 'latin1');
-    else if (k === EMPTY_OBJECT) o += out.write('{}', o, 'latin1');
-    // NULL: an empty cell
+    o = writeCell(out, o, buf, start[x], end[x], kinds[x], csv);
   }
   // A lone empty cell would be a blank line, which CSV readers skip: quote it.
   if (o === lineStart && n === 1 && csv) {
@@ -509,6 +528,33 @@ function emitRow(em: Emit, r: number): void {
   }
   out[o++] = 10;
   em.o = o;
+}
+
+/** One value's cell at `o` (the value is buf[s, e), of kind `k`); returns the index after it. */
+function writeCell(
+  out: Buffer,
+  o: number,
+  buf: Buffer,
+  s: number,
+  e: number,
+  k: number,
+  csv: boolean,
+): number {
+  if (k === STR || k === NUM || (k === STR_COMMA && !csv)) return copy(out, o, buf, s, e);
+  if (k === STR_COMMA) {
+    out[o] = 34;
+    o = copy(out, o + 1, buf, s, e);
+    out[o] = 34;
+    return o + 1;
+  }
+  if (k === STR_ESC) {
+    const text = JSON.parse(buf.toString('utf8', s - 1, e + 1)) as string;
+    return o + out.write(csv ? csvCell(text) : tsvCell(text), o, 'utf8');
+  }
+  if (k === TRUE) return o + out.write('true', o, 'latin1');
+  if (k === FALSE) return o + out.write('false', o, 'latin1');
+  if (k === EMPTY_OBJECT) return o + out.write('{}', o, 'latin1');
+  return o; // NULL: an empty cell
 }
 
 /** Copies buf[s, e) to out at `o`; returns the index after. */
