@@ -6,8 +6,10 @@
  *
  * 1. `scanReport` makes one pass over the body's bytes. It checks the JSON strictly and records, per
  *    value, its column, its byte range and its kind (a "tape"). Columns are the dotted key paths in
- *    first-seen order, as `seenColumns` gives them. A row's keys are first compared with the previous
- *    row's, byte by byte, so the usual row (same keys, same order) costs no string and no map lookup.
+ *    first-seen order, as `seenColumns` gives them. Row 0 is read key by key; a row laid out like it
+ *    (the very same bytes between the values: keys, colons, commas, braces) is then read against
+ *    those bytes, checking only its values. Any other row is read key by key, each key compared with
+ *    the previous row's first, so it too costs no string and no map lookup in the usual case.
  * 2. `emitDelimited` copies the ranges into one output buffer in the chosen column order. A number is
  *    copied as the digits the service sent, which is exactly what the general path prints too (the
  *    lossless parser makes a JS number only when String() gives back the same text). A string with an
@@ -82,8 +84,14 @@ export function scanReport(b: Buffer): Scan | undefined {
   if (b[p] === 93) return undefined;
   const t = new Tape(b);
   for (;;) {
-    p = scanRow(t, p);
-    if (p < 0) return undefined;
+    // The usual row has row 0's keys and layout: read against those bytes, else key by key.
+    let q = t.template ? templateRow(t, p) : -1;
+    if (q < 0) {
+      q = scanRow(t, p);
+      if (q < 0) return undefined;
+      if (t.rows === 1) t.template = templateOf(t, p, q);
+    }
+    p = q;
     p = skipWs(b, p, n);
     const d = b[p];
     if (d === 44) p = skipWs(b, p + 1, n);
@@ -130,6 +138,8 @@ class Tape {
   /** See Scan.uniform; `inOrder` is for the row being read. */
   uniform = true;
   inOrder = true;
+  /** Row 0's layout, for templateRow. */
+  template: Template | undefined;
   /** The parents of the nested objects being read. */
   readonly stack = new Int32Array(MAX_DEPTH);
   /** The previous row's key nodes in order, and this row's: the guess for each next key. */
@@ -205,48 +215,22 @@ function scanRow(t: Tape, p: number): number {
       if (b[p] !== 58) return -1;
       p = skipWs(b, p + 1, n);
 
-      const c = b[p];
-      let kind = NULL;
-      let vs = p;
-      let ve = p;
-      if (c === 34) {
-        const x = stringEnd(b, p + 1, n);
-        if (x < 0) return -1;
-        kind = x & 3;
-        vs = p + 1;
-        ve = x >>> 2;
-        p = ve + 1;
-      } else if (c === 45 || (c >= 48 && c <= 57)) {
-        ve = numberEnd(b, p);
-        if (ve < 0) return -1;
-        kind = NUM;
-        p = ve;
-      } else if (c === 116) {
-        if (b[p + 1] !== 114 || b[p + 2] !== 117 || b[p + 3] !== 101) return -1;
-        kind = TRUE;
-        p += 4;
-      } else if (c === 102) {
-        if (b[p + 1] !== 97 || b[p + 2] !== 108 || b[p + 3] !== 115 || b[p + 4] !== 101) return -1;
-        kind = FALSE;
-        p += 5;
-      } else if (c === 110) {
-        if (b[p + 1] !== 117 || b[p + 2] !== 108 || b[p + 3] !== 108) return -1;
-        p += 4;
-      } else if (c === 123) {
-        const q = skipWs(b, p + 1, n);
-        if (b[q] === 125) {
-          kind = EMPTY_OBJECT;
-          p = q + 1;
-        } else {
-          // A key that held a value before would need its objects printed as JSON: the general path's job.
-          if (column[node] !== -1 || depth === MAX_DEPTH) return -1;
-          isObject[node] = 1;
-          t.stack[depth++] = under;
-          under = node;
-          p = q;
-          continue;
-        }
-      } else return -1;
+      const q = scanValue(b, p, n);
+      if (q === OBJECT) {
+        // A key that held a value before would need its objects printed as JSON: the general path's job.
+        if (column[node] !== -1 || depth === MAX_DEPTH) return -1;
+        isObject[node] = 1;
+        t.stack[depth++] = under;
+        under = node;
+        p = skipWs(b, p + 1, n);
+        continue;
+      }
+      if (q < 0) return -1;
+      const kind = valueKind;
+      // A string's range is inside its quotes; other values' ranges are their whole token.
+      const vs = kind <= STR_ESC ? p + 1 : p;
+      const ve = kind <= STR_ESC ? q - 1 : q;
+      p = q;
 
       if (isObject[node] === 1) return -1;
       let ci = column[node];
@@ -286,6 +270,118 @@ function scanRow(t: Tape, p: number): number {
   t.prevLen = curLen;
   t.cur = prev;
   return p;
+}
+
+/** scanValue's answer for a non-empty object, which only scanRow can take (it knows the key). */
+const OBJECT = -2;
+/** The kind of the value scanValue read last (a second return value, without an allocation). */
+let valueKind = NULL;
+
+/**
+ * The scalar value (or `{}`) that starts at `p`: returns the index just past it, with its kind in
+ * valueKind; OBJECT when a non-empty object starts there; -1 when no valid value does.
+ */
+function scanValue(b: Buffer, p: number, n: number): number {
+  const c = b[p];
+  if (c === 34) {
+    const x = stringEnd(b, p + 1, n);
+    if (x < 0) return -1;
+    valueKind = x & 3;
+    return (x >>> 2) + 1;
+  }
+  if (c === 45 || (c >= 48 && c <= 57)) {
+    valueKind = NUM;
+    return numberEnd(b, p);
+  }
+  if (c === 116) {
+    if (b[p + 1] !== 114 || b[p + 2] !== 117 || b[p + 3] !== 101) return -1;
+    valueKind = TRUE;
+    return p + 4;
+  }
+  if (c === 102) {
+    if (b[p + 1] !== 97 || b[p + 2] !== 108 || b[p + 3] !== 115 || b[p + 4] !== 101) return -1;
+    valueKind = FALSE;
+    return p + 5;
+  }
+  if (c === 110) {
+    if (b[p + 1] !== 117 || b[p + 2] !== 108 || b[p + 3] !== 108) return -1;
+    valueKind = NULL;
+    return p + 4;
+  }
+  if (c === 123) {
+    const q = skipWs(b, p + 1, n);
+    if (b[q] !== 125) return b[q] === 34 ? OBJECT : -1;
+    valueKind = EMPTY_OBJECT;
+    return q + 1;
+  }
+  return -1;
+}
+
+/**
+ * A row's layout: the bytes around its values (before the first, between each two, after the last:
+ * keys, colons, commas, braces and whitespace) and each value's column. Taken from row 0, which was
+ * read key by key and checked (no duplicate keys, a column per key path).
+ */
+interface Template {
+  around: Buffer[];
+  columns: Int32Array;
+}
+
+function templateOf(t: Tape, rowStart: number, rowEnd: number): Template | undefined {
+  const m = t.count;
+  if (m === 0) return undefined;
+  const around: Buffer[] = [];
+  let from = rowStart;
+  for (let e = 0; e < m; e++) {
+    const str = t.kinds[e] <= STR_ESC;
+    around.push(t.b.subarray(from, str ? t.start[e] - 1 : t.start[e]));
+    from = str ? t.end[e] + 1 : t.end[e];
+  }
+  around.push(t.b.subarray(from, rowEnd));
+  return { around, columns: t.col.slice(0, m) };
+}
+
+/**
+ * A row read against row 0's layout: the same bytes around the values, any values between them. The
+ * bytes vouch for the keys and the structure, so only the values are checked. Returns the index just
+ * past the row, or -1 (the row then is read key by key).
+ */
+function templateRow(t: Tape, p: number): number {
+  const b = t.b;
+  const n = t.n;
+  const { around, columns } = t.template!;
+  const m = columns.length;
+  const first = t.count;
+  const valueBytes = t.valueBytes;
+  for (let j = 0; j <= m; j++) {
+    const bytes = around[j];
+    const len = bytes.length;
+    if (!sameBytes(bytes, b, p, len)) break;
+    p += len;
+    if (j === m) {
+      if (t.count - first !== t.tree.columns.length) t.uniform = false; // a later column than row 0's
+      const r = t.rows;
+      if (r === t.rowEnd.length) t.rowEnd = grow32(t.rowEnd);
+      t.rowEnd[r] = t.count;
+      t.rows = r + 1;
+      return p;
+    }
+    const q = scanValue(b, p, n);
+    if (q < 0) break;
+    const kind = valueKind;
+    const i = t.count;
+    if (i === t.cap) t.grow();
+    t.col[i] = columns[j];
+    t.start[i] = kind <= STR_ESC ? p + 1 : p;
+    t.end[i] = kind <= STR_ESC ? q - 1 : q;
+    t.kinds[i] = kind;
+    t.count = i + 1;
+    t.valueBytes += q - p;
+    p = q;
+  }
+  t.count = first;
+  t.valueBytes = valueBytes;
+  return -1;
 }
 
 /** The key tree: node 0 is the row; every other node is a key under a parent node. */
