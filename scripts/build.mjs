@@ -56,7 +56,8 @@ const lazyRequires = {
  * only with `allowH2`, which prs never sets: it speaks HTTP/1.1) and the fetch body extractor that
  * the HTTP/1.1 client requires for FormData request bodies (prs sends strings). With them go ~125 KB
  * of fetch/WebIDL code that V8 would otherwise parse on every request path. Keyed by the importing
- * file and the exact specifier; the full index (loaded only for proxies) keeps the real modules.
+ * file and the exact specifier: other importers (the full index, loaded only for proxies, has fetch
+ * of its own) get the real modules, and a file renamed by an upgrade is simply bundled again.
  */
 const STUBS = {
   'node_modules/undici/lib/dispatcher/client.js': { './client-h2.js': 'HTTP/2 (allowH2)' },
@@ -65,7 +66,8 @@ const STUBS = {
 /**
  * undici calls node:assert only as `assert(condition)`, for its own invariants; loading node:assert
  * (and its error formatting) costs ~2 ms per start. Its modules get this function instead: a broken
- * invariant still throws, with the same code.
+ * invariant still throws, with the same code. Checked at build time: should an upgrade call any other
+ * function of node:assert, the build warns and keeps the real module.
  */
 const ASSERT_SHIM = `module.exports = function assert(value, message) {
   if (value) return;
@@ -73,9 +75,23 @@ const ASSERT_SHIM = `module.exports = function assert(value, message) {
   throw Object.assign(new Error(message === undefined ? 'assertion failed in undici' : String(message)), { code: 'ERR_ASSERTION' });
 };
 `;
+function undiciUsesOnlyAssertCall() {
+  const lib = 'node_modules/undici/lib';
+  for (const file of readdirSync(lib, { recursive: true })) {
+    if (!file.endsWith('.js')) continue;
+    const used = /\bassert\.(\w+)\(/.exec(readFileSync(join(lib, file), 'utf8'));
+    if (used) {
+      console.warn(`build: ${join(lib, file)} calls assert.${used[1]}(); undici keeps node:assert`);
+      return false;
+    }
+  }
+  return true;
+}
+
 const undiciTrims = {
   name: 'undici-trims',
   setup(b) {
+    const shimAssert = undiciUsesOnlyAssertCall();
     b.onResolve({ filter: /^\.\.?\// }, (args) => {
       const key = Object.keys(STUBS).find((k) => args.importer.endsWith(k));
       const what = key && STUBS[key][args.path];
@@ -86,7 +102,7 @@ const undiciTrims = {
       loader: 'js',
     }));
     b.onResolve({ filter: /^node:assert$/ }, (args) =>
-      args.importer.includes('/node_modules/undici/')
+      shimAssert && args.importer.includes('/node_modules/undici/')
         ? { path: 'assert', namespace: 'prs-assert' }
         : undefined,
     );

@@ -59,11 +59,14 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   // `prs export` under 100 MB whatever the file size. Set here, the first thing before any wasm.
   (await import('node:v8')).setFlagsFromString('--liftoff-only');
   // maxHeaderSize given (Node's default, 16 KiB) so undici never loads node:http just to read it.
+  // allowH2 pinned off: the build leaves undici's HTTP/2 client out (scripts/build.mjs), whatever a
+  // future undici's default.
   const agentOpts = {
     connectTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
     maxHeaderSize: 16 * 1024,
     connect: VERIFY,
+    allowH2: false,
   };
   if (proxy.httpProxy || proxy.httpsProxy) {
     // The whole index: the proxy agent relies on the dispatcher methods it installs (connect).
