@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_TYPES } from '../../src/input.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { CONTRACT_CODES, dirsEnv, STACK } from './reliability-helpers.js';
@@ -34,14 +35,7 @@ type Rng = ReturnType<typeof prng>;
 
 const IDS_OK = ['42', '13', '1', '101', '500', '999999', '900'];
 const IDS_BAD = ['0', '-1', 'abc', '1.5', '2147483648', '', ' 42', '４２', '1e3', '0x2a', '42;rm -rf /'];
-const TYPES_OK = [
-  'index',
-  'constituent.close',
-  'constituent.open',
-  'constituent.proforma',
-  'constituent.corporateactions',
-  'constituent.proformacorporateactions',
-];
+const TYPES_OK = [...REPORT_TYPES];
 const TYPES_BAD = ['idx', 'INDEX', 'constituent', '', 'index\n', 'constituent.closed', '--date'];
 const DATES_OK = ['2024-05-03', '2024-05-01', '2024-05-02', '2024-05-06', '2024-05-04', 'today', 'yesterday'];
 const DATES_BAD = [

@@ -3,23 +3,28 @@
  * process (the bundled fixture runner), so HTTP(S)_PROXY / NO_PROXY and NODE_EXTRA_CA_CERTS are read
  * exactly as in `prs`: by the settings resolver and by Node at start-up.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates } from '../helpers/certs.js';
 import { tempDir } from '../helpers/run.js';
-import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
+import {
+  buildRunner,
+  type CountingServer,
+  type RecordingProxy,
+  spawnRunner,
+  startCountingServer,
+  startRecordingProxy,
+} from './service-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let script: string;
 let plain: CountingServer;
 let secure: CountingServer;
-let proxy: Server;
+let proxied: RecordingProxy;
 let proxyUrl: string;
-const proxied = { requests: [] as string[], connects: [] as string[] };
 let caFile: string;
 
 beforeAll(async () => {
@@ -29,18 +34,14 @@ beforeAll(async () => {
   caFile = tls.caFile;
   plain = await startCountingServer();
   secure = await startCountingServer({ server: createHttpsServer(tls) });
-  proxy = createProxy(createServer());
-  proxy.on('request', (req) => proxied.requests.push(req.url ?? ''));
-  proxy.on('connect', (req) => proxied.connects.push(req.url ?? ''));
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxied = await startRecordingProxy();
+  proxyUrl = proxied.url;
 });
 
 afterAll(async () => {
   await plain?.close();
   await secure?.close();
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
+  await proxied?.close();
   tmp?.cleanup();
 });
 
@@ -55,8 +56,7 @@ const env = (baseUrl: string, extra: Record<string, string> = {}) => ({
 });
 
 function reset(): void {
-  proxied.requests.length = 0;
-  proxied.connects.length = 0;
+  proxied.clear();
   plain.seen.length = 0;
   secure.seen.length = 0;
 }

@@ -6,18 +6,20 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createProxy } from 'proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
 import { dirsEnv, expectCleanFailure, loginSandbox, readJson } from './reliability-helpers.js';
-import { type CountingServer, startCountingServer } from './service-helpers.js';
+import {
+  type CountingServer,
+  type RecordingProxy,
+  startCountingServer,
+  startRecordingProxy,
+} from './service-helpers.js';
 
 const DATE = '2024-05-03';
 let tmp: ReturnType<typeof tempDir>;
@@ -25,9 +27,8 @@ let sandbox: Sandbox;
 let plain: CountingServer;
 let secure: CountingServer;
 let caFile: string;
-let proxy: Server;
+let proxied: RecordingProxy;
 let proxyUrl: string;
-const proxied = { connects: [] as string[], requests: [] as string[] };
 
 beforeAll(async () => {
   tmp = tempDir('prs-reliability-security-');
@@ -42,24 +43,19 @@ beforeAll(async () => {
   caFile = tls.caFile;
   plain = await startCountingServer();
   secure = await startCountingServer({ server: createHttpsServer({ key: tls.key, cert: tls.cert }) });
-  proxy = createProxy(createServer());
-  proxy.on('connect', (req) => proxied.connects.push(req.url ?? ''));
-  proxy.on('request', (req) => proxied.requests.push(req.url ?? ''));
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxied = await startRecordingProxy();
+  proxyUrl = proxied.url;
 });
 afterAll(async () => {
   await sandbox?.close();
   await plain?.close();
   await secure?.close();
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
+  await proxied?.close();
   tmp?.cleanup();
 });
 
 function reset(): void {
-  proxied.connects.length = 0;
-  proxied.requests.length = 0;
+  proxied.clear();
   plain.seen.length = 0;
   secure.seen.length = 0;
 }

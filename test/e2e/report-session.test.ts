@@ -36,21 +36,11 @@ it('a 2 s token expiring mid-range is renewed ahead of time: no 401, every date 
   sandbox.stats.reset();
   // 8 weekdays at 2 requests per second: about 3 s, so the 2 s token must be renewed at least once.
   const r = await runPrs(
-    [
-      'report',
-      '42',
-      '-t',
-      'index',
-      '--from',
-      '2024-05-01',
-      '--to',
-      '2024-05-10',
-      '--rate-limit',
-      '2/1s',
-      '-f',
-      'ndjson',
-    ],
-    { env, timeoutMs: 30_000 },
+    'report 42 -t index --from 2024-05-01 --to 2024-05-10 --rate-limit 2/1s -f ndjson'.split(' '),
+    {
+      env,
+      timeoutMs: 30_000,
+    },
   );
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
@@ -75,25 +65,10 @@ it('two prs processes at once share the 4/2s window: 12 requests, zero 429s', as
   expect(login.code, login.stderr).toBe(0);
   sandbox.stats.reset();
   const run = () =>
-    runPrs(
-      [
-        'report',
-        '42',
-        '-t',
-        'index',
-        '--from',
-        '2024-05-01',
-        '--to',
-        '2024-05-08',
-        '--rate-limit',
-        '4/2s',
-        '-q',
-      ],
-      {
-        env: otherEnv,
-        timeoutMs: 30_000,
-      },
-    );
+    runPrs('report 42 -t index --from 2024-05-01 --to 2024-05-08 --rate-limit 4/2s -q'.split(' '), {
+      env: otherEnv,
+      timeoutMs: 30_000,
+    });
   const [a, b] = await Promise.all([run(), run()]);
   for (const r of [a, b]) expect([r.code, r.stderr]).toEqual([0, '']);
   expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);

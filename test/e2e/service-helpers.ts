@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { createProxy } from 'proxy';
 import { baseEnv, collect, type RunResult } from '../helpers/run.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/service-run.ts', import.meta.url));
@@ -105,4 +106,37 @@ export async function startCountingServer(
       server.close(() => resolve());
     });
   return state;
+}
+
+/** A real HTTP proxy (npm `proxy`) on loopback that records what went through it. */
+export interface RecordingProxy {
+  url: string;
+  /** Targets of CONNECT tunnels (`host:port`). */
+  connects: string[];
+  /** URLs of plain proxied requests. */
+  requests: string[];
+  clear(): void;
+  close(): Promise<void>;
+}
+
+export async function startRecordingProxy(): Promise<RecordingProxy> {
+  const server = createProxy(createServer());
+  const connects: string[] = [];
+  const requests: string[] = [];
+  server.on('connect', (req) => connects.push(req.url ?? ''));
+  server.on('request', (req) => requests.push(req.url ?? ''));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connects,
+    requests,
+    clear() {
+      connects.length = 0;
+      requests.length = 0;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }

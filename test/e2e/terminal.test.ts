@@ -197,14 +197,10 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
   it('a range shows "n/N · waiting … for the rate limit" while it runs, and clears it at the end', async () => {
     const out = join(tmp.path, 'range.json');
     const t = await open({
-      args: ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-07'].concat([
-        '--rate-limit',
-        '2/3s',
-        '-f',
-        'json',
-        '-o',
+      args: [
+        ...'report 42 -t index --from 2024-05-01 --to 2024-05-07 --rate-limit 2/3s -f json -o'.split(' '),
         out,
-      ]),
+      ],
       env,
     });
     // Five weekdays at 2 per 3 s: the third request has to wait.
@@ -220,15 +216,11 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     const out = join(tmp.path, 'quiet.json');
     const started = Date.now();
     const t = await open({
-      args: ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-03'].concat([
-        '--rate-limit',
-        '2/3s',
-        '-f',
-        'json',
-        '-o',
+      args: [
+        ...'report 42 -t index --from 2024-05-01 --to 2024-05-03 --rate-limit 2/3s -f json -o'.split(' '),
         out,
         '-q',
-      ]),
+      ],
       env,
     });
     // exitCode samples the screen every 50 ms while prs runs: a progress line would be caught.
