@@ -1,3 +1,27 @@
+/**
+ * `prs export`: report files written whole or not at all, named from the server's Content-Disposition
+ * or the `<date>_<name>_index.<ext>` rule, never replacing an existing file without --force.
+ * The per-response work lives in src/export/save.ts; this file loops over portfolios and dates.
+ *
+ * Decisions where the contract is silent:
+ * - The rule's <date> is the requested date, not the rows' effectiveDate: a cron job can predict the
+ *   name, it is known before the download (so -o/--name clobber checks need no request), and dates of
+ *   a range never collide. The server's own name (which may carry the effective date) still wins.
+ * - Two exports of one run that get the same name (a server naming two holiday dates alike, --name
+ *   with several portfolios) never overwrite each other: the later gets `_<id>_<date>` before its
+ *   extension. A file that existed before the run is refused (exit 10) unless --force.
+ * - `[]` is no data, like an empty body: no file. A range stops at the first failure; files already
+ *   written stay (each is whole) and were printed.
+ * - A body that breaks off midway is a corrupt response (exit 8); only a stall past --timeout is
+ *   the network's (exit 9). Not retried here.
+ * - JSON is checked by a streaming grammar scan (src/export/json-scan.ts), in constant memory; zips
+ *   through their central directory, every entry inflated and CRC-checked (src/export/zip.ts).
+ * - --extract writes only `.csv` members, by their base name (`out/a.csv` → `a.csv`); a member that
+ *   tries to leave the directory (`../x.csv`, `/x.csv`, `C:x.csv`) makes the whole export fail
+ *   (exit 8) with nothing written, zip included.
+ * - `-o -` cannot verify before writing: bytes go out as they arrive; a short or broken body still
+ *   exits 8 after the fact. A zip is never sent to a terminal.
+ */
 import type { Deps } from '../deps.js';
 import { InterruptedError, NoDataError, UsageError } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
@@ -108,7 +132,7 @@ export async function exportCommand(
   return paths;
 }
 
-/** The target directory exists, is one, and may be written to (root passes the last check regardless). */
+/** A byte count for the progress line: B, kB, MB. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} kB`;
