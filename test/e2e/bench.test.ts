@@ -1,6 +1,7 @@
 // `npm run bench` reports and never fails CI on its figures; this only keeps the script itself
-// working (options, sandbox, login, JSON output) with one quick pass of its node-only rows.
-import { spawn } from 'node:child_process';
+// working (options, sandbox, login, JSON output) with one quick pass of its rows (the curl | jq ones
+// when both tools are installed); the export rows are left out, they take a minute.
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,4 +50,29 @@ describe('npm run bench', () => {
     // The spacing is the limiter's (tested exactly elsewhere); here only that it was measured.
     expect(limiter.spanMs).toBeGreaterThanOrEqual(2000);
   }, 90_000);
+
+  const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!has('curl') || !has('jq'))(
+    'runs its curl | jq rows: the small report and 20,000 rows to CSV and JSON',
+    async () => {
+      const out = join(tmp.path, 'results-jq.json');
+      const child = spawn(process.execPath, [BENCH, '--runs', '1', '--only', 'small,csv', '--out', out], {
+        env: baseEnv({ NODE_EXTRA_CA_CERTS: undefined }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      child.stdin.end();
+      const r = await collect(child, 60_000).done;
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      const { results } = JSON.parse(readFileSync(out, 'utf8')) as { results: Row[] };
+      expect(results.map((row) => row.name)).toEqual([
+        'small report vs node -e 0',
+        'small report vs curl|jq',
+        '20k rows → CSV vs curl|jq',
+        '20k rows → JSON vs curl|jq',
+        '20k rows → table vs CSV',
+      ]);
+      for (const row of results) expect(row.ratio).toBeGreaterThan(0);
+    },
+    90_000,
+  );
 });
