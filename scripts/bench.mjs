@@ -76,7 +76,7 @@ const median = (xs) => {
 };
 
 /** A and B alternately, one warm-up each, RUNS counted pairs; `env` is added to both sides' environment. */
-async function compare(name, a, b, { runs = RUNS, target, note, env: extra = {} } = {}) {
+async function compare(name, a, b, { runs = RUNS, target, env: extra = {} } = {}) {
   await time(a, extra);
   await time(b, extra);
   const as = [];
@@ -98,7 +98,6 @@ async function compare(name, a, b, { runs = RUNS, target, note, env: extra = {} 
     medianB: median(bs),
     ratio: median(ratios),
     target,
-    note,
   };
   results.push(row);
   const verdict =
