@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// CommonJS (see bin/package.json): Node starts a CommonJS entry a few ms sooner than an ES module one,
-// and this file only dispatches; the CLI itself is the ES module bundle in dist/.
+// CommonJS (see bin/package.json), like the bundle in dist/ it loads: Node starts and loads CommonJS
+// sooner than ES modules. This file only dispatches; the CLI itself is dist/main.js.
 'use strict';
 
 const args = process.argv.slice(2);
@@ -11,10 +11,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else {
   // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
   require('node:module').enableCompileCache?.();
-  import('../dist/main.js').catch((err) => {
-    process.stderr.write(
-      `prs: internal error: cannot load the CLI (${err.message}); run \`npm run build\`\n`,
-    );
+  try {
+    require('../dist/main.js');
+  } catch (err) {
+    // One line, no stack: Node's message for a missing module goes on with the require stack.
+    const reason = String(err?.message).split('\n')[0];
+    process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
     process.exit(1);
-  });
+  }
 }

@@ -1,8 +1,9 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
-// chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate.
+// chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate. The chunks are then
+// turned into CommonJS (see the end of this file).
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 /**
  * Requires that dependencies make at load time but prs rarely or never needs, deferred to first use:
@@ -110,9 +111,6 @@ const undiciTrims = {
   },
 };
 
-const REQUIRE_BANNER =
-  "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);";
-
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
 const out = `dist.build-${process.pid}`;
@@ -130,19 +128,35 @@ await build({
   define: { __PRS_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
   plugins: [lazyRequires, undiciTrims],
-  // Some dependencies are CommonJS and call require(); give ESM chunks a real one (see below).
-  banner: { js: REQUIRE_BANNER },
 });
 
-// Only the chunks that use `require` keep the banner: esbuild routes every CommonJS require through
-// one shared helper chunk, and each createRequire() costs a module object and a path resolution at
-// start-up (~0.1 ms × every chunk loaded).
+/**
+ * esbuild splits code only in ES module output, but on Node 20 loading ES modules costs more than
+ * CommonJS: the first import sets up the ESM loader (~3 ms), and each chunk is resolved, read and
+ * linked through it (URL conversions, an async job per module). So each split chunk is transformed
+ * into CommonJS: static imports become require() calls, lazy import() becomes a require() in a
+ * promise, and dist/package.json says "commonjs". The chunks are also minified (whitespace and
+ * syntax; names are kept, so stack traces under PRS_DEBUG=1 still name functions): V8 scans less
+ * source at every start. Measured: a small report and `prs --help` ~8% faster on Node 20.
+ * "use strict" keeps the semantics the code was bundled with (ES modules are strict).
+ */
 for (const file of readdirSync(out, { recursive: true })) {
   if (!file.endsWith('.js')) continue;
   const path = join(out, file);
-  const body = readFileSync(path, 'utf8').slice(REQUIRE_BANNER.length + 1);
-  if (!/(?<![\w$.])require(?![\w$])/.test(body)) writeFileSync(path, body);
+  const result = await transform(readFileSync(path, 'utf8'), {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    supported: { 'dynamic-import': false },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: "'use strict';",
+    sourcefile: file,
+    logLevel: 'warning',
+  });
+  writeFileSync(path, result.code);
 }
+writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

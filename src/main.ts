@@ -29,25 +29,6 @@ export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '
 
 type CommandFn = (options: never, deps: Deps) => Promise<unknown>;
 
-/**
- * Starts loading modules that a command is about to import, alongside the command itself. Each
- * import() is a trip through Node's ESM loader (~2 ms on Node 20); one after another, as the command
- * reaches them, those trips add up, while started together they overlap. A failure surfaces where
- * the module is really imported.
- */
-function preload(...loading: Promise<unknown>[]): void {
-  for (const p of loading) p.catch(() => {});
-}
-
-/** What every command that calls the service needs: the store, the session and the HTTP client. */
-const preloadService = () =>
-  preload(
-    import('./service/service.js'),
-    import('./auth/store.js'),
-    import('./auth/session.js'),
-    import('./service/http.js'),
-  );
-
 /** Each command's module, loaded only when that command runs. */
 const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   login: () => import('./commands/login.js').then((m) => m.login as CommandFn),
@@ -55,16 +36,8 @@ const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   'auth.status': () => import('./commands/auth.js').then((m) => m.authStatus as CommandFn),
   'auth.token': () => import('./commands/auth.js').then((m) => m.authToken as CommandFn),
   config: () => import('./commands/config.js').then((m) => m.config as CommandFn),
-  report: () => {
-    preloadService();
-    preload(import('./render/index.js'));
-    return import('./commands/report.js').then((m) => m.report as CommandFn);
-  },
-  export: () => {
-    preloadService();
-    preload(import('./export/save.js'));
-    return import('./commands/export.js').then((m) => m.exportCommand as CommandFn);
-  },
+  report: () => import('./commands/report.js').then((m) => m.report as CommandFn),
+  export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
   completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
   sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
   'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
@@ -156,6 +129,15 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   return lines;
 }
 
+/**
+ * A reader that went away (`prs --help | head -3`, `prs report … | head`) got what it wanted: the
+ * rest of the output is dropped and the command ends as it would have, as `export -o -` does, instead
+ * of Node's EPIPE crash. Any other write error on stdout still surfaces.
+ */
+function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'EPIPE') throw err;
+}
+
 export async function main(argv: string[], env: Env): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => {
@@ -166,6 +148,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.stdout.on('error', ignoreBrokenPipe);
 
   let io: IO | undefined;
   let deps: Deps | undefined;

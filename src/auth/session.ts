@@ -5,7 +5,6 @@
  * job that loses the race simply uses the token the winner just stored (and never spends a rotated
  * refresh token twice).
  */
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';
@@ -77,7 +76,7 @@ export function endpointOf(s: Settings, clientSecret: string | undefined): Token
 export function identityOf(s: Pick<Settings, 'token' | 'username' | 'profile'>): string {
   if (s.token) {
     // node:crypto loaded only here: a static import costs every start a few ms.
-    const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+    const { createHash } = process.getBuiltinModule('node:crypto');
     return `token:${createHash('sha256').update(s.token).digest('hex').slice(0, 12)}`;
   }
   return s.username ?? `profile:${s.profile}`;

@@ -2,7 +2,7 @@
 // code table, and "did you mean" for typos (npm run build first).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
 
 const COMMANDS = [
   'login',
@@ -107,6 +107,13 @@ describe('prs help', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe('prs: unknown help topic "exit-cods" — did you mean "exit-codes"?');
     expect(r.stderr.split('\n')[1]).toMatch(/^hint: topics: login, .*, exit-codes$/);
+  });
+
+  it('help into a pipe its reader has closed (`prs --help | head -3`) ends quietly with 0', async () => {
+    for (const args of [['--help'], ['report', '--help'], ['help', 'exit-codes']]) {
+      const r = await runPrsIntoClosedPipe(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
   });
 
   it('the root --help ends with examples, the exit codes and where completions are', async () => {

@@ -18,7 +18,7 @@ import {
   type Sandbox,
   startSandbox,
 } from '../../src/sandbox/index.js';
-import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+import { type RunOptions, runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
 
 const DATE = '2024-05-03'; // a Friday
 let sandbox: Sandbox;
@@ -183,6 +183,18 @@ describe('csv and tsv straight from the body (one request) equal the general ren
       const want = render({ type, format, rows, multi: false, color: false, terminal: false, width: 80 });
       expect(r.stdout).toBe(want.text);
     }
+  });
+});
+
+describe('a reader that has gone (`prs report … | head`)', () => {
+  it('ends quietly with 0 for every format, the state left sound for the next run', async () => {
+    for (const format of ['csv', 'json', 'ndjson', 'table']) {
+      const args = ['report', '7', '-t', 'constituent.close', '-d', DATE, '-f', format];
+      const r = await runPrsIntoClosedPipe(args, { env });
+      expect({ format, code: r.code, stderr: r.stderr }).toEqual({ format, code: 0, stderr: '' });
+    }
+    const next = await prs(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', 'index', '-d', DATE, '-f', 'csv']);
+    expect(next.code, next.stderr).toBe(0);
   });
 });
 

@@ -82,6 +82,21 @@ export function runPrs(args: string[], o: RunOptions = {}): Promise<RunResult> {
   return done;
 }
 
+/**
+ * Runs prs with its stdout already closed by the reader (as after `| head` has exited): every write
+ * to stdout fails with EPIPE, whatever the timing.
+ */
+export function runPrsIntoClosedPipe(args: string[], o: RunOptions = {}): Promise<RunResult> {
+  const child = spawn(process.execPath, [PRS_BIN, ...args], {
+    env: baseEnv(o.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdout.destroy();
+  const { done } = collect(child, o.timeoutMs);
+  child.stdin.end(o.input ?? '');
+  return done;
+}
+
 /** A temporary directory removed by the returned cleanup. */
 export function tempDir(prefix = 'prs-test-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
