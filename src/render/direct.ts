@@ -14,6 +14,10 @@
  *    copied as the digits the service sent, which is exactly what the general path prints too (the
  *    lossless parser makes a JS number only when String() gives back the same text). A string with an
  *    escape is the only value decoded, with JSON.parse, then quoted like any other cell.
+ * 3. The usual answer takes one pass instead of these two: when every row after row 0 has row 0's
+ *    layout and the columns print in row 0's order (no --fields), `emitRows` writes each row's line as
+ *    it reads the row, with no tape (~25% less time than the two passes on 20,000 rows). At the first
+ *    row that does not fit, it gives up and the two passes run from the start.
  *
  * Anything outside that shape makes `scanReport` return undefined and the caller takes the general
  * path: invalid JSON or UTF-8, no rows, an array as a value, escapes in keys, keys that look like
@@ -64,24 +68,8 @@ const REPORT_KEY = Buffer.from('report');
  * Every `return undefined` is "not this path", never an error.
  */
 export function scanReport(b: Buffer): Scan | undefined {
-  const n = b.length;
-  if (n === 0 || !isUtf8(b)) return undefined;
-  let p = skipWs(b, 0, n);
-  const wrapped = b[p] === 123;
-  if (wrapped) {
-    p = skipWs(b, p + 1, n);
-    if (b[p] !== 34) return undefined;
-    const ke = keyEnd(b, p + 1, n);
-    if (ke - p - 1 !== REPORT_KEY.length || !sameBytes(REPORT_KEY, b, p + 1, REPORT_KEY.length))
-      return undefined;
-    p = skipWs(b, ke + 1, n);
-    if (b[p] !== 58) return undefined;
-    p = skipWs(b, p + 1, n);
-  }
-  if (b[p] !== 91) return undefined;
-  p = skipWs(b, p + 1, n);
-  // No rows: the general path has the no-data rules.
-  if (b[p] === 93) return undefined;
+  let p = rowsStart(b);
+  if (p < 0) return undefined;
   const t = new Tape(b);
   for (;;) {
     // The usual row has row 0's keys and layout: read against those bytes, else key by key.
@@ -91,19 +79,10 @@ export function scanReport(b: Buffer): Scan | undefined {
       if (q < 0) return undefined;
       if (t.rows === 1) t.template = templateOf(t, p, q);
     }
-    p = q;
-    p = skipWs(b, p, n);
-    const d = b[p];
-    if (d === 44) p = skipWs(b, p + 1, n);
-    else if (d === 93) break;
-    else return undefined;
+    p = afterRow(b, q);
+    if (p === END) break;
+    if (p < 0) return undefined;
   }
-  p = skipWs(b, p + 1, n);
-  if (wrapped) {
-    if (b[p] !== 125) return undefined;
-    p = skipWs(b, p + 1, n);
-  }
-  if (p !== n) return undefined;
   return {
     buf: b,
     columns: t.tree.columns,
@@ -117,6 +96,150 @@ export function scanReport(b: Buffer): Scan | undefined {
     valueBytes: t.valueBytes,
     uniform: t.uniform,
   };
+}
+
+/** The body is `{"report":[...]}` rather than a bare array (set by rowsStart, read by afterRow). */
+let wrappedBody = false;
+
+/** The index of the first row's `{`, or -1 when the body is outside the direct path or has no rows. */
+function rowsStart(b: Buffer): number {
+  const n = b.length;
+  if (n === 0 || !isUtf8(b)) return -1;
+  let p = skipWs(b, 0, n);
+  wrappedBody = b[p] === 123;
+  if (wrappedBody) {
+    p = skipWs(b, p + 1, n);
+    if (b[p] !== 34) return -1;
+    const ke = keyEnd(b, p + 1, n);
+    if (ke - p - 1 !== REPORT_KEY.length || !sameBytes(REPORT_KEY, b, p + 1, REPORT_KEY.length)) return -1;
+    p = skipWs(b, ke + 1, n);
+    if (b[p] !== 58) return -1;
+    p = skipWs(b, p + 1, n);
+  }
+  if (b[p] !== 91) return -1;
+  p = skipWs(b, p + 1, n);
+  // No rows: the general path has the no-data rules.
+  return b[p] === 93 ? -1 : p;
+}
+
+/** afterRow's answer when the rows, and then the body, ended as they should. */
+const END = -3;
+
+/** After a row that ends at `p`: where the next row starts, END, or -1 (not this path). */
+function afterRow(b: Buffer, p: number): number {
+  const n = b.length;
+  p = skipWs(b, p, n);
+  const d = b[p];
+  if (d === 44) return skipWs(b, p + 1, n);
+  if (d !== 93) return -1;
+  p = skipWs(b, p + 1, n);
+  if (wrappedBody) {
+    if (b[p] !== 125) return -1;
+    p = skipWs(b, p + 1, n);
+  }
+  return p === n ? END : -1;
+}
+
+/**
+ * The usual answer in one pass: when every row after row 0 has row 0's layout (so every row has every
+ * column, in row 0's order) and the output lists the columns in that order, each row is written out
+ * as it is read, with no tape between. `header` gets row 0's columns and returns the header line, or
+ * undefined when the output's column order is another (--fields, a portfolioId key after others).
+ * Undefined whenever the one pass does not fit; the caller then takes scanReport + emitDelimited,
+ * which read the body again from the start.
+ */
+export function emitRows(
+  b: Buffer,
+  kind: 'csv' | 'tsv',
+  header: (columns: string[]) => string | undefined,
+): { bytes: Buffer; rows: number } | undefined {
+  let p = rowsStart(b);
+  if (p < 0) return undefined;
+  const t = new Tape(b);
+  const q = scanRow(t, p);
+  if (q < 0) return undefined;
+  const template = templateOf(t, p, q);
+  const m = t.count;
+  if (!template || m < 2 || m !== t.tree.columns.length) return undefined;
+  const head = header(t.tree.columns);
+  if (head === undefined) return undefined;
+  const csv = kind === 'csv';
+  // A cell is never longer than its value's JSON, and every value comes after a key at least as long
+  // as the separator after the cell (see emitDelimited), so the body's length bounds the output.
+  const out = Buffer.allocUnsafe(Buffer.byteLength(head) + 1 + b.length);
+  let o = out.write(head, 0, 'utf8');
+  out[o++] = 10;
+  for (let x = 0; x < m; x++) {
+    o = writeCell(out, o, b, t.start[x], t.end[x], t.kinds[x], csv);
+    out[o++] = x === m - 1 ? 10 : csv ? 44 : 9;
+  }
+  let rows = 1;
+  p = afterRow(b, q);
+  while (p >= 0) {
+    p = emitTemplateRow(b, p, template.around, out, o, csv);
+    if (p < 0) return undefined;
+    o = emitted;
+    rows++;
+    p = afterRow(b, p);
+  }
+  return p === END ? { bytes: out.subarray(0, o), rows } : undefined;
+}
+
+/** Where emitTemplateRow's output ends (a second return value, without an allocation). */
+let emitted = 0;
+
+/**
+ * A row read against row 0's layout (`around`, see templateRow) and written to `out` at `o` as one
+ * line as it is read. Returns the index just past the row, or -1 when it does not fit (then the whole
+ * one-pass attempt is dropped).
+ */
+function emitTemplateRow(
+  b: Buffer,
+  p: number,
+  around: Buffer[],
+  out: Buffer,
+  o: number,
+  csv: boolean,
+): number {
+  const n = b.length;
+  const m = around.length - 1;
+  const sep = csv ? 44 : 9;
+  for (let j = 0; ; j++) {
+    const bytes = around[j];
+    const len = bytes.length;
+    for (let k = 0; k < len; k++) if (bytes[k] !== b[p + k]) return -1;
+    p += len;
+    if (j === m) break;
+    if (j > 0) out[o++] = sep;
+    if (b[p] === 34) {
+      // The usual string (no escape) is copied as it is read, quoted in CSV when it holds a comma.
+      let x = p + 1;
+      let comma = false;
+      while (x < n) {
+        const c = b[x];
+        if (c === 34 || c === 92 || c < 32) break;
+        if (c === 44) comma = true;
+        x++;
+      }
+      if (b[x] === 34) {
+        if (comma && csv) {
+          out[o++] = 34;
+          o = copy(out, o, b, p + 1, x);
+          out[o++] = 34;
+        } else o = copy(out, o, b, p + 1, x);
+        p = x + 1;
+        continue;
+      }
+    }
+    const q = scanValue(b, p, n);
+    if (q < 0) return -1;
+    const k = valueKind;
+    o = k <= STR_ESC ? writeCell(out, o, b, p + 1, q - 1, k, csv) : writeCell(out, o, b, p, q, k, csv);
+    p = q;
+  }
+  out[o++] = 10;
+  emitted = o;
+  return p;
 }
 
 /** The scanner's state between rows. */

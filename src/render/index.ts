@@ -13,7 +13,7 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, scanReport } from './direct.js';
+import { emitDelimited, emitRows, scanReport } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 
@@ -82,13 +82,22 @@ export function renderDirect(
   body: Buffer,
   r: Pick<RenderRequest, 'type' | 'fields'> & { format: 'csv' | 'tsv' },
 ): { bytes: Buffer; rows: number } | undefined {
+  const csv = r.format === 'csv';
+  const headerOf = (columns: Column[]) =>
+    columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
+  if (!r.fields) {
+    // The usual answer, in one pass, when the columns print in the order the rows have them.
+    const one = emitRows(body, r.format, (names) => {
+      const columns = orderColumns(r.type, names.map(columnOf), 'seen');
+      return columns.every((c, i) => c.name === names[i]) ? headerOf(columns) : undefined;
+    });
+    if (one) return one;
+  }
   const scan = scanReport(body);
   if (!scan) return undefined;
   const all = orderColumns(r.type, scan.columns.map(columnOf), 'seen');
   const columns = r.fields ? selectFields(all, r.fields, r.type) : all;
   const index = new Map(scan.columns.map((name, i) => [name, i]));
   const pick = Int32Array.from(columns, (c) => index.get(c.name) ?? -1);
-  const csv = r.format === 'csv';
-  const header = columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
-  return { bytes: emitDelimited(scan, pick, header, r.format), rows: scan.rows };
+  return { bytes: emitDelimited(scan, pick, headerOf(columns), r.format), rows: scan.rows };
 }

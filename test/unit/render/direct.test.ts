@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportType } from '../../../src/input.js';
+import { emitDelimited, emitRows, scanReport } from '../../../src/render/direct.js';
 import { render, renderDirect } from '../../../src/render/index.js';
 import { rowsOf } from '../../../src/service/service.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
@@ -268,6 +269,58 @@ describe('renderDirect: properties', () => {
         expect(got).toBeDefined();
         // As bytes: a lone surrogate escape is U+FFFD once written, whichever path wrote it.
         expect(Buffer.from(got!)).toEqual(Buffer.from(general(b, format)!));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  // emitRows (one pass, rows written as they are read) must be the two-pass scanReport + emitDelimited
+  // wherever it answers, and must answer for the usual body, or the usual answer pays for two passes.
+  const names = (columns: string[]) => columns.join('|');
+  const twoPass = (b: Buffer, kind: Format) => {
+    const s = scanReport(b);
+    return (
+      s &&
+      emitDelimited(
+        s,
+        Int32Array.from(s.columns, (_, i) => i),
+        names(s.columns),
+        kind,
+      )
+    );
+  };
+
+  it('emitRows, where it answers, writes what scanReport + emitDelimited do', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(body, fc.constantFrom<Format>('csv', 'tsv'), (text, kind) => {
+        const b = Buffer.from(text);
+        const got = emitRows(b, kind, names);
+        if (got === undefined) return;
+        answered++;
+        expect(got.bytes).toEqual(twoPass(b, kind));
+        expect(got.rows).toBe(scanReport(b)!.rows);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(answered).toBeGreaterThan(100);
+  });
+
+  it('emitRows takes every body whose rows share row 0’s layout, and no body with a column order of its own', () => {
+    const keys = ['isin', 'name', 'closingPrice', 'a'];
+    const value = leaf.filter((v) => !v.startsWith('['));
+    const sameLayout = fc
+      .tuple(fc.array(fc.tuple(...keys.map(() => value)), { minLength: 1, maxLength: 8 }), ws)
+      .map(([rows, w]) =>
+        report(...rows.map((cells) => `{${keys.map((k, i) => `"${k}":${w}${cells[i]}`).join(',')}}`)),
+      );
+    fc.assert(
+      fc.property(sameLayout, fc.constantFrom<Format>('csv', 'tsv'), (text, kind) => {
+        const b = Buffer.from(text);
+        const got = emitRows(b, kind, names);
+        expect(got).toBeDefined();
+        expect(got!.bytes).toEqual(twoPass(b, kind));
+        expect(emitRows(b, kind, () => undefined)).toBeUndefined();
       }),
       { numRuns: 500 },
     );
