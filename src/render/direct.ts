@@ -211,25 +211,36 @@ function emitTemplateRow(
     p += len;
     if (j === m) break;
     if (j > 0) out[o++] = sep;
-    if (b[p] === 34) {
-      // The usual string (no escape) is copied as it is read, quoted in CSV when it holds a comma.
+    const c0 = b[p];
+    if (c0 === 34) {
+      // The usual string (no escape) is copied as it is read, then quoted in CSV if it holds a comma.
       let x = p + 1;
+      let w = o;
       let comma = false;
       while (x < n) {
         const c = b[x];
         if (c === 34 || c === 92 || c < 32) break;
         if (c === 44) comma = true;
+        out[w++] = c;
         x++;
       }
       if (b[x] === 34) {
         if (comma && csv) {
-          out[o++] = 34;
-          o = copy(out, o, b, p + 1, x);
-          out[o++] = 34;
-        } else o = copy(out, o, b, p + 1, x);
+          out.copyWithin(o + 1, o, w);
+          out[o] = 34;
+          out[w + 1] = 34;
+          w += 2;
+        }
+        o = w;
         p = x + 1;
         continue;
       }
+    } else if (c0 === 45 || (c0 >= 48 && c0 <= 57)) {
+      // A number is copied as sent.
+      const q = numberEnd(b, p);
+      if (q < 0) return -1;
+      while (p < q) out[o++] = b[p++];
+      continue;
     }
     const q = scanValue(b, p, n);
     if (q < 0) return -1;
