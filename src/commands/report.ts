@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { InterruptedError, NoDataError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
 import type { Progress } from '../io.js';
+import type { DirectFormat } from '../render/index.js';
 import type { CallHooks, ReportResponse, Row } from '../service/types.js';
 import { resolveColor } from '../settings.js';
 
@@ -88,8 +89,13 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const service = await deps.service();
   const multi = o.portfolioIds.length > 1;
   const total = o.portfolioIds.length * o.dates.length;
-  // One answer to CSV/TSV is rendered straight from its bytes, never parsed into rows (render/direct.ts).
-  const direct = total === 1 && !o.raw && (format === 'csv' || format === 'tsv');
+  const toTerminal = io.isStdoutTTY && o.output === undefined;
+  // One answer to CSV, TSV, NDJSON or compact JSON is rendered straight from its bytes, never parsed
+  // into rows (render/direct.ts). JSON to a terminal is indented: the general path.
+  const direct =
+    total === 1 &&
+    !o.raw &&
+    (format === 'csv' || format === 'tsv' || format === 'ndjson' || (format === 'json' && !toTerminal));
   const rows: Row[] = [];
   const empty: ReportResult['empty'] = [];
   const collect = (res: ReportResponse, portfolioId: number, date: string) => {
@@ -131,7 +137,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   } else {
     const { render, renderDirect } = await import('../render/index.js');
     const fast = direct
-      ? renderDirect(last!.bytes, { type: o.type, fields: o.fields, format: format as 'csv' | 'tsv' })
+      ? renderDirect(last!.bytes, { type: o.type, fields: o.fields, format: format as DirectFormat })
       : undefined;
     if (fast) {
       text = fast.bytes;
@@ -139,7 +145,6 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     } else {
       // Outside the direct path's shape (or no rows): parse, with the malformed-response check.
       if (direct) collect(last!, o.portfolioIds[0]!, o.dates[0]!);
-      const toTerminal = io.isStdoutTTY && o.output === undefined;
       const out = render({
         type: o.type,
         format,

@@ -26,6 +26,7 @@
  * another. So the output is byte for byte the general path's; a property test holds the two together.
  */
 import { isUtf8 } from 'node:buffer';
+import { parseLossless, stringifyLossless } from '../json/lossless.js';
 import { csvCell, tsvCell } from './delimited.js';
 
 // Value kinds on the tape.
@@ -251,6 +252,66 @@ function emitTemplateRow(
   out[o++] = 10;
   emitted = o;
   return p;
+}
+
+/**
+ * The rows of a compact report body as JSON (`[...]`) or NDJSON, when the body's array already is
+ * what the general path writes for its rows (stringifyLossless of the parse): then the answer is
+ * those very bytes (NDJSON: one row per line). That holds when row 0 is written back as it came (no
+ * whitespace, the key order and escapes JSON.stringify gives), every later row has row 0's layout
+ * (see templateRow), and every value in them is written back as it came: numbers always are (the
+ * digits as sent), plain strings, literals and `{}` too, an escaped string only when JSON.stringify
+ * escapes it the same way (checked). Undefined otherwise; the caller then takes the general path.
+ */
+export function jsonRows(b: Buffer, ndjson: boolean): { bytes: Buffer; rows: number } | undefined {
+  const first = rowsStart(b);
+  if (first < 0 || b[first - 1] !== 91) return undefined;
+  const t = new Tape(b);
+  let p = scanRow(t, first);
+  if (p < 0) return undefined;
+  const template = templateOf(t, first, p);
+  const row0 = b.toString('utf8', first, p);
+  if (!template || stringifyLossless(parseLossless(row0)) !== row0) return undefined;
+  const commas: number[] = [];
+  while (b[p] === 44) {
+    commas.push(p);
+    p = checkTemplateRow(b, p + 1, template.around);
+    if (p < 0) return undefined;
+  }
+  if (b[p] !== 93 || afterRow(b, p) !== END) return undefined;
+  const rows = commas.length + 1;
+  if (!ndjson) {
+    const bytes = Buffer.allocUnsafe(p + 2 - (first - 1));
+    b.copy(bytes, 0, first - 1, p + 1);
+    bytes[bytes.length - 1] = 10;
+    return { bytes, rows };
+  }
+  // The rows without the brackets, each comma between two rows a newline.
+  const bytes = Buffer.allocUnsafe(p - first + 1);
+  b.copy(bytes, 0, first, p);
+  for (const c of commas) bytes[c - first] = 10;
+  bytes[bytes.length - 1] = 10;
+  return { bytes, rows };
+}
+
+/** A row with row 0's layout whose values are all written back as they came; else -1. */
+function checkTemplateRow(b: Buffer, p: number, around: Buffer[]): number {
+  const n = b.length;
+  const m = around.length - 1;
+  for (let j = 0; ; j++) {
+    const bytes = around[j];
+    const len = bytes.length;
+    for (let k = 0; k < len; k++) if (bytes[k] !== b[p + k]) return -1;
+    p += len;
+    if (j === m) return p;
+    const q = scanValue(b, p, n);
+    if (q < 0) return -1;
+    if (valueKind === STR_ESC) {
+      const token = b.toString('utf8', p, q);
+      if (JSON.stringify(JSON.parse(token)) !== token) return -1;
+    } else if (valueKind === EMPTY_OBJECT && q - p !== 2) return -1; // `{ }` is written `{}`
+    p = q;
+  }
 }
 
 /** The scanner's state between rows. */

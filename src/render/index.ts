@@ -13,7 +13,7 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, emitRows, scanReport } from './direct.js';
+import { emitDelimited, emitRows, jsonRows, scanReport } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 
@@ -73,15 +73,22 @@ export function render(r: RenderRequest): Rendered {
   }
 }
 
+/** The formats renderDirect may answer: JSON only where it is compact (not to a terminal). */
+export type DirectFormat = 'csv' | 'tsv' | 'json' | 'ndjson';
+
 /**
- * CSV or TSV straight from the body of one report answer, without parsing it into rows (direct.ts):
- * the same bytes render() would give for its rows. Undefined when the body is outside the direct
- * path's shape (or has no rows); the caller then parses it and calls render().
+ * CSV, TSV, compact JSON or NDJSON straight from the body of one report answer, without parsing it
+ * into rows (direct.ts): the same bytes render() would give for its rows. Undefined when the body is
+ * outside the direct path's shape (or has no rows); the caller then parses it and calls render().
  */
 export function renderDirect(
   body: Buffer,
-  r: Pick<RenderRequest, 'type' | 'fields'> & { format: 'csv' | 'tsv' },
+  r: Pick<RenderRequest, 'type' | 'fields'> & { format: DirectFormat },
 ): { bytes: Buffer; rows: number } | undefined {
+  if (r.format === 'json' || r.format === 'ndjson') {
+    // --fields reshapes every row (project): the general path.
+    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson');
+  }
   const csv = r.format === 'csv';
   const headerOf = (columns: Column[]) =>
     columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');

@@ -169,15 +169,15 @@ describe('number fidelity (portfolio 13)', () => {
   });
 });
 
-describe('csv and tsv straight from the body (one request) equal the general renderer', () => {
-  // One request in CSV/TSV is rendered from the body's bytes (src/render/direct.ts); the general path
-  // (parse, then render) is the reference, over every sandbox data set and report type.
+describe('csv, tsv, ndjson and piped json straight from the body (one request) equal the general renderer', () => {
+  // One request in these formats is rendered from the body's bytes (src/render/direct.ts); the
+  // general path (parse, then render) is the reference, over every sandbox data set and report type.
   const cases = [EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID, 1, 7].flatMap((id) =>
     (id === 7 ? (['constituent.close'] as const) : REPORT_TYPES).map((type) => [id, type] as const),
   );
   it.each(cases)('portfolio %i, %s', async (id, type) => {
     const rows = rowsOf(await serviceBody(id, type));
-    for (const format of ['csv', 'tsv'] as const) {
+    for (const format of ['csv', 'tsv', 'ndjson', 'json'] as const) {
       const r = await prs(['report', String(id), '-t', type, '-d', DATE, '-f', format]);
       expect(r.code).toBe(0);
       const want = render({ type, format, rows, multi: false, color: false, terminal: false, width: 80 });

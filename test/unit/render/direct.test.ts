@@ -12,15 +12,16 @@ import { rowsOf } from '../../../src/service/service.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
 
 type Format = 'csv' | 'tsv';
+type AnyFormat = Format | 'json' | 'ndjson';
 
-/** The general path's text, or undefined when the body is not a report with rows. */
-function general(body: Buffer, format: Format, fields?: string[], type: ReportType = 'index') {
+/** The general path's text (JSON compact, as when piped), or undefined when the body is not a report with rows. */
+function general(body: Buffer, format: AnyFormat, fields?: string[], type: ReportType = 'index') {
   const rows = rowsOf(body.toString('utf8'));
   if (typeof rows === 'string' || rows.length === 0) return undefined;
   return render({ type, format, rows, fields, multi: false, color: false, terminal: false, width: 80 }).text;
 }
 
-function direct(body: Buffer, format: Format, fields?: string[], type: ReportType = 'index') {
+function direct(body: Buffer, format: AnyFormat, fields?: string[], type: ReportType = 'index') {
   return renderDirect(body, { type, format, fields })?.bytes.toString('utf8');
 }
 
@@ -119,6 +120,66 @@ describe('renderDirect: the same bytes as the general path', () => {
   });
 });
 
+describe('renderDirect: JSON and NDJSON are the body’s own bytes when they already are the output', () => {
+  it.each([
+    [
+      'every value kind',
+      report(
+        '{"a":"x","n":1302.917413,"t":true,"f":false,"z":null,"e":{}}',
+        '{"a":"y","n":-0.5,"t":false,"f":true,"z":null,"e":{}}',
+      ),
+    ],
+    [
+      'numbers as sent',
+      report('{"v":1.10,"w":-0,"x":1e5,"y":12345678901234567890}', '{"v":2,"w":0,"x":1E-7,"y":1}'),
+    ],
+    [
+      'nested objects',
+      report(
+        '{"indexId":{"Net":"n1","Price":"p1"},"isin":"X1"}',
+        '{"indexId":{"Net":"n2","Price":"p2"},"isin":"X2"}',
+      ),
+    ],
+    [
+      'escapes JSON.stringify writes the same way',
+      report('{"s":"q\\"x\\\\y\\n\\u0001\\ud800"}', '{"s":"\\t\\""}'),
+    ],
+    ['a bare array', '[{"a":1,"b":"x"},{"a":2,"b":"y"}]'],
+    ['raw UTF-8, a comma in a string', report('{"name":"Société, Générale","city":"Zürich"}')],
+  ])('%s', (_name, body) => {
+    const b = Buffer.from(body);
+    const array = body.slice(body.indexOf('['), body.lastIndexOf(']') + 1);
+    expect(direct(b, 'json')).toBe(`${array}\n`);
+    expect(direct(b, 'json')).toBe(general(b, 'json'));
+    expect(direct(b, 'ndjson')).toBeDefined();
+    expect(direct(b, 'ndjson')).toBe(general(b, 'ndjson'));
+  });
+
+  it.each([
+    ['whitespace between tokens', '{"report":[ {"a":1}]}'],
+    ['whitespace inside a row', report('{"a": 1}')],
+    ['whitespace between rows', report('{"a":1}', ' {"a":2}')],
+    ['an escape JSON.stringify writes otherwise (row 0)', report('{"s":"\\/"}')],
+    ['an escape JSON.stringify writes otherwise (a later row)', report('{"s":"a"}', '{"s":"\\u0041"}')],
+    ['upper-case hex', report('{"s":"a"}', '{"s":"\\u001F"}')],
+    ['`{ }`', report('{"e":{}}', '{"e":{ }}')],
+    ['rows with other keys', report('{"a":1}', '{"b":1}')],
+    ['a nested object where row 0 had a value', report('{"a":1,"b":2}', '{"a":{"c":1},"b":2}')],
+  ])('steps aside for %s, and the general path answers', (_name, body) => {
+    const b = Buffer.from(body);
+    for (const format of ['json', 'ndjson'] as const) {
+      expect(direct(b, format)).toBeUndefined();
+      expect(general(b, format)).toBeDefined();
+    }
+  });
+
+  it('--fields reshapes the rows: the general path', () => {
+    const b = Buffer.from(report('{"isin":"X1","n":1}'));
+    expect(direct(b, 'json', ['isin'])).toBeUndefined();
+    expect(general(b, 'json', ['isin'])).toBe('[{"isin":"X1"}]\n');
+  });
+});
+
 describe('renderDirect: steps aside for anything outside its shape', () => {
   it.each([
     ['empty body', ''],
@@ -170,6 +231,18 @@ describe('renderDirect: steps aside for anything outside its shape', () => {
 });
 
 describe('renderDirect: properties', () => {
+  /** Every body of `bodies`, in each of `formats`: the direct path answers, with the general path's bytes. */
+  const alwaysAnswers = (bodies: fc.Arbitrary<string>, formats: AnyFormat[]) =>
+    fc.assert(
+      fc.property(bodies, fc.constantFrom(...formats), (text, format) => {
+        const b = Buffer.from(text);
+        const got = direct(b, format);
+        expect(got).toBeDefined();
+        // As bytes: a lone surrogate escape is U+FFFD once written, whichever path wrote it.
+        expect(Buffer.from(got!)).toEqual(Buffer.from(general(b, format)!));
+      }),
+      { numRuns: 500 },
+    );
   /** Number literals, many that a double cannot hold. */
   const literal = numberLiteral(['0.0000910979', '1.10']);
   /** Keys: mostly plain (shared between rows, so rows line up), sometimes ones the path steps aside for. */
@@ -262,16 +335,7 @@ describe('renderDirect: properties', () => {
           }),
         ),
       );
-    fc.assert(
-      fc.property(uniformBody, fc.constantFrom<Format>('csv', 'tsv'), (text, format) => {
-        const b = Buffer.from(text);
-        const got = direct(b, format);
-        expect(got).toBeDefined();
-        // As bytes: a lone surrogate escape is U+FFFD once written, whichever path wrote it.
-        expect(Buffer.from(got!)).toEqual(Buffer.from(general(b, format)!));
-      }),
-      { numRuns: 500 },
-    );
+    alwaysAnswers(uniformBody, ['csv', 'tsv']);
   });
 
   // emitRows (one pass, rows written as they are read) must be the two-pass scanReport + emitDelimited
@@ -326,6 +390,34 @@ describe('renderDirect: properties', () => {
     );
   });
 
+  it('JSON and NDJSON, where answered, are what the general path writes; compact bodies are answered', () => {
+    // Compact rows of one layout (a nested object included) with values as JSON.stringify writes
+    // them: the output already.
+    const scalar = fc.oneof(
+      literal,
+      str.map((v) => JSON.stringify(v)),
+      fc.constantFrom('null', 'true', 'false', '{}'),
+    );
+    const compact = fc
+      .array(fc.tuple(scalar, scalar, scalar, scalar), { minLength: 1, maxLength: 8 })
+      .map((rows) =>
+        report(...rows.map(([a, b, c, d]) => `{"isin":${a},"name":${b},"o":{"p":${c}},"closingPrice":${d}}`)),
+      );
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.oneof(body, compact), fc.constantFrom<AnyFormat>('json', 'ndjson'), (text, format) => {
+        const b = Buffer.from(text);
+        const got = direct(b, format);
+        if (got === undefined) return;
+        answered++;
+        expect(Buffer.from(got)).toEqual(Buffer.from(general(b, format)!));
+      }),
+      { numRuns: 1500 },
+    );
+    expect(answered).toBeGreaterThan(300);
+    alwaysAnswers(compact, ['json', 'ndjson']);
+  });
+
   it('a damaged body is never rendered differently (one byte changed, dropped or cut off)', () => {
     const good = report(
       '{"isin":"X1","name":"Société, \\"Générale\\"","closingPrice":1302.917413,"o":{"p":1.10,"q":null}}',
@@ -343,8 +435,10 @@ describe('renderDirect: properties', () => {
               : byte === -2
                 ? src.subarray(0, at)
                 : Buffer.concat([src.subarray(0, at), Buffer.from([byte]), src.subarray(at + 1)]);
-          const got = direct(b, 'csv');
-          if (got !== undefined) expect(got).toBe(general(b, 'csv'));
+          for (const format of ['csv', 'json', 'ndjson'] as const) {
+            const got = direct(b, format);
+            if (got !== undefined) expect(got).toBe(general(b, format));
+          }
         },
       ),
       { numRuns: 3000 },
