@@ -6,6 +6,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { sanitizeFileName } from './naming.js';
 
@@ -39,6 +41,32 @@ const READ_CHUNK = 64 * 1024;
 const PIECE_MIN = 256;
 const PIECE_MAX = 64 * 1024;
 const OUT_TARGET = 256 * 1024;
+
+/**
+ * Inflated bytes between two young-generation collections. fflate's streaming Inflate allocates about
+ * four bytes of short-lived typed arrays per byte it puts out (its window and output buffer are copied
+ * and grown on every push). Their memory lives outside V8's heap, and V8 collects it only once tens of
+ * MB of it have piled up: an --extract run peaked at ~95 MB RSS on Node 20 and ~165 MB on Node 24.
+ * A young-generation collection every MB put out (~0.5 ms each, no slower overall: V8 collects that
+ * garbage anyway) brings those to ~75 and ~100 MB, whatever the entry's size.
+ */
+const COLLECT_EVERY = 1024 * 1024;
+
+let youngGc: ((options: { type: 'minor' }) => void) | null | undefined;
+
+/** A young-generation collection, or nothing where V8 does not offer one. */
+function collectYoung(): void {
+  if (youngGc === undefined) {
+    try {
+      // gc() is exposed to contexts created after the flag is set: a fresh one, not ours.
+      setFlagsFromString('--expose-gc');
+      youngGc = (runInNewContext('gc') as typeof youngGc) ?? null;
+    } catch {
+      youngGc = null;
+    }
+  }
+  youngGc?.({ type: 'minor' });
+}
 
 type Handle = Awaited<ReturnType<typeof open>>;
 
@@ -187,6 +215,7 @@ export async function readZipEntry(
   let crc = 0;
   let size = 0;
   let pending: Uint8Array[] = [];
+  let collectedAt = 0;
   const take = (d: Uint8Array) => {
     if (d.length === 0) return;
     crc = crc32(d, crc);
@@ -224,6 +253,10 @@ export async function readZipEntry(
           if (out > OUT_TARGET) piece = Math.max(PIECE_MIN, piece >> 1);
           else if (out < OUT_TARGET / 4) piece = Math.min(PIECE_MAX, piece << 1);
           await flush();
+          if (size - collectedAt >= COLLECT_EVERY) {
+            collectedAt = size;
+            collectYoung();
+          }
         }
       }
     }

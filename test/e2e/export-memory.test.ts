@@ -111,9 +111,10 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || !existsSync('/proc/s
         `peak RSS for csv --extract: 20 MB → ${small.peakMb.toFixed(1)} MB, 120 MB → ${big.peakMb.toFixed(1)} MB`,
       );
       expect(big.peakMb - small.peakMb).toBeLessThan(15);
-      // Higher than JSON's: inflating allocates a new buffer per output chunk, and V8 lets up to
-      // ~64 MB of dead ArrayBuffers pile up before it collects them. A constant, not a function of size.
-      expect(big.peakMb).toBeLessThan(150);
+      // Under the 100 MB target with room, and tight enough to notice the inflater's garbage piling
+      // up again: ~75 MB here with a young-generation collection every MB inflated (src/export/zip.ts),
+      // ~96–99 MB without (V8 lets tens of MB of dead typed arrays wait outside its heap).
+      expect(big.peakMb).toBeLessThan(90);
       expect(readdirSync(home.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
   },
