@@ -154,6 +154,12 @@ for (const file of readdirSync(out, { recursive: true })) {
     sourcefile: file,
     logLevel: 'warning',
   });
+  // A warning here means code that CommonJS cannot carry as written (`import.meta` becomes `{}`):
+  // a build that would break at run time fails now instead. (Top-level await is already an error.)
+  if (result.warnings.length > 0) {
+    rmSync(out, { recursive: true, force: true });
+    throw new Error(`build: ${file} does not convert to CommonJS cleanly`);
+  }
   writeFileSync(path, result.code);
 }
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
