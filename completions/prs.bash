@@ -81,7 +81,7 @@ _prs() {
         ;;
       *)
         case "$cmd $word" in
-          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' completion'|' sandbox'|' help')
+          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' completion'|' sandbox'|' help'|'help login'|'help logout'|'help auth'|'help auth status'|'help auth token'|'help config'|'help config list'|'help config get'|'help config set'|'help config unset'|'help config path'|'help report'|'help export'|'help completion'|'help sandbox'|'help exit-codes')
             cmd=${cmd:+$cmd }$word
             nargs=0
             ;;
@@ -125,6 +125,22 @@ _prs() {
       'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
       'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows -h --help --profile --base-url --tenant --timeout --retries -q --quiet -v --verbose --no-color' ;;
       'help') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help login') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help logout') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help auth') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help auth status') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help auth token') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config list') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config get') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config set') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config unset') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help config path') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help report') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help export') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help completion') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help sandbox') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
+      'help exit-codes') words='--profile --base-url --tenant --timeout --retries --rate-limit -q --quiet -v --verbose --no-color' ;;
     esac
   else
     case $cmd in
@@ -137,7 +153,9 @@ _prs() {
       'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries'; _prs_complete_value; return 0; } ;;
       'config help') ((nargs == 0)) && { _prs_v='w:list get set unset path'; _prs_complete_value; return 0; } ;;
       'completion') ((nargs == 0)) && { _prs_v='w:bash zsh fish'; _prs_complete_value; return 0; } ;;
-      'help') ((nargs >= 0)) && { _prs_v='w:login logout auth config report export completion sandbox exit-codes'; _prs_complete_value; return 0; } ;;
+      'help') words='login logout auth config report export completion sandbox exit-codes' ;;
+      'help auth') words='status token' ;;
+      'help config') words='list get set unset path' ;;
     esac
   fi
   [[ -n $words ]] && _prs_reply < <(compgen -W "$words" -- "$cur")

@@ -26,7 +26,7 @@ function __prs_state
                 continue
         end
         switch "$cmd $tok"
-            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' completion' ' sandbox' ' help'
+            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help completion' 'help sandbox' 'help exit-codes'
                 set cmd (string trim -- "$cmd $tok")
                 set nargs 0
             case '*'
@@ -177,4 +177,51 @@ complete -c prs -n '__prs_at "sandbox"' -s h -l help -d 'show help'
 
 # prs help
 complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "help"' -x -a 'login logout auth config report export completion sandbox exit-codes'
+complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
+complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
+complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
+complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'
+complete -c prs -n '__prs_at "help" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
+complete -c prs -n '__prs_at "help" 0' -a 'exit-codes' -d 'every exit code and what it means'
+
+# prs help login
+
+# prs help logout
+
+# prs help auth
+complete -c prs -n '__prs_at "help auth" 0' -a 'status' -d 'show the session; exit 0 when an API call would succeed without a prompt'
+complete -c prs -n '__prs_at "help auth" 0' -a 'token' -d 'print a valid access token on stdout (refreshing if needed)'
+
+# prs help auth status
+
+# prs help auth token
+
+# prs help config
+complete -c prs -n '__prs_at "help config" 0' -a 'list' -d 'all settings of the profile, with where each comes from'
+complete -c prs -n '__prs_at "help config" 0' -a 'get' -d 'print one setting'
+complete -c prs -n '__prs_at "help config" 0' -a 'set' -d 'store one setting in the profile'
+complete -c prs -n '__prs_at "help config" 0' -a 'unset' -d 'remove one setting from the profile'
+complete -c prs -n '__prs_at "help config" 0' -a 'path' -d 'print the config file path'
+
+# prs help config list
+
+# prs help config get
+
+# prs help config set
+
+# prs help config unset
+
+# prs help config path
+
+# prs help report
+
+# prs help export
+
+# prs help completion
+
+# prs help sandbox
+
+# prs help exit-codes

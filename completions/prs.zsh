@@ -323,12 +323,190 @@ _prs_cmd_sandbox() {
 }
 
 _prs_cmd_help() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
   local -a globals
   _prs_globals
-  _arguments -s -S : $globals \
+  _arguments -C -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '*:topic:(login logout auth config report export completion sandbox exit-codes)'
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'login:sign in and store the session in the profile'
+        'logout:forget the profile'\''s tokens and any saved password or secret'
+        'auth:session status and tokens'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+        'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
+        'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'completion:print the shell completion script'
+        'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
+        'exit-codes:every exit code and what it means'
+      )
+      _describe -t commands 'prs help command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-$words[1]:
+      case $words[1] in
+        login) _prs_cmd_help_login && ret=0 ;;
+        logout) _prs_cmd_help_logout && ret=0 ;;
+        auth) _prs_cmd_help_auth && ret=0 ;;
+        config) _prs_cmd_help_config && ret=0 ;;
+        report) _prs_cmd_help_report && ret=0 ;;
+        export) _prs_cmd_help_export && ret=0 ;;
+        completion) _prs_cmd_help_completion && ret=0 ;;
+        sandbox) _prs_cmd_help_sandbox && ret=0 ;;
+        exit-codes) _prs_cmd_help_exit_codes && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_login() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_logout() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_auth() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'status:show the session; exit 0 when an API call would succeed without a prompt'
+        'token:print a valid access token on stdout (refreshing if needed)'
+      )
+      _describe -t commands 'prs help auth command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-auth-$words[1]:
+      case $words[1] in
+        status) _prs_cmd_help_auth_status && ret=0 ;;
+        token) _prs_cmd_help_auth_token && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_auth_status() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_auth_token() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_config() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'list:all settings of the profile, with where each comes from'
+        'get:print one setting'
+        'set:store one setting in the profile'
+        'unset:remove one setting from the profile'
+        'path:print the config file path'
+      )
+      _describe -t commands 'prs help config command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-config-$words[1]:
+      case $words[1] in
+        list) _prs_cmd_help_config_list && ret=0 ;;
+        get) _prs_cmd_help_config_get && ret=0 ;;
+        set) _prs_cmd_help_config_set && ret=0 ;;
+        unset) _prs_cmd_help_config_unset && ret=0 ;;
+        path) _prs_cmd_help_config_path && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_config_list() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_config_get() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_config_set() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_config_unset() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_config_path() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_report() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_completion() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_sandbox() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_exit_codes() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
 }
 
 if [[ $funcstack[1] == _prs ]]; then

@@ -88,6 +88,11 @@ export const ARGUMENT_VALUES: Record<string, ValueSpec> = {
   'config unset key': choices(SETTING_KEYS),
 };
 
+/** What the help topics that are not commands are about (shown by zsh and fish beside the name). */
+const TOPIC_DESCRIPTIONS: Record<(typeof HELP_TOPICS)[number], string> = {
+  'exit-codes': 'every exit code and what it means',
+};
+
 /** Walks a commander program into a CompletionSpec. Deterministic: follows definition order. */
 export function specFromProgram(program: Command): CompletionSpec {
   const help = program.createHelp();
@@ -122,13 +127,37 @@ export function specFromProgram(program: Command): CompletionSpec {
     };
   };
   const root = walk(program, []);
-  // `help <topic>` (ours at the top, commander's implicit one under auth and config): the sibling
-  // commands, and at the top the topics that are not commands.
+  // `prs help <topic...>` reads a path of commands (`prs help auth status`): its completions are the
+  // command tree itself, names only, plus the topics that are not commands (exit-codes). Each level
+  // offers what the previous word leads to, as `prs <TAB>` and `prs auth <TAB>` do.
+  const topHelp = root.commands.find((c) => c.name === 'help');
+  if (topHelp) {
+    const mirror = (cmd: CommandSpec, path: string[]): CommandSpec => ({
+      path,
+      name: cmd.name,
+      description: cmd.description,
+      options: [],
+      commands: cmd.commands.filter((c) => c.name !== 'help').map((c) => mirror(c, [...path, c.name])),
+      args: [],
+    });
+    topHelp.commands = [
+      ...root.commands.filter((c) => c !== topHelp).map((c) => mirror(c, ['help', c.name])),
+      ...HELP_TOPICS.map((t) => ({
+        path: ['help', t],
+        name: t,
+        description: TOPIC_DESCRIPTIONS[t],
+        options: [],
+        commands: [],
+        args: [],
+      })),
+    ];
+    topHelp.args = [];
+  }
+  // Commander's implicit `help [command]` under auth and config: the sibling commands.
   for (const cmd of allCommands(root)) {
     const helpCmd = cmd.commands.find((c) => c.name === 'help');
     if (!helpCmd || helpCmd.args.length === 0 || helpCmd.args[0].value.kind !== 'none') continue;
     const topics = cmd.commands.filter((c) => c !== helpCmd).map((c) => c.name);
-    if (cmd === root) topics.push(...HELP_TOPICS);
     helpCmd.args[0] = { ...helpCmd.args[0], value: choices(topics) };
   }
   return { name: program.name(), globalOptions, root };

@@ -125,6 +125,15 @@ describe('bash', () => {
       ['exit-codes', 'export'],
     ],
     [
+      ['prs', 'help', ''],
+      ['auth', 'completion', 'config', 'exit-codes', 'export', 'login', 'logout', 'report', 'sandbox'],
+    ],
+    [
+      ['prs', 'help', 'auth', ''],
+      ['status', 'token'],
+    ],
+    [['prs', 'help', 'report', ''], []],
+    [
       ['prs', 'sandbox', '--rate-limit', '4/2s', '--r'],
       ['--rate-limit', '--refresh-ttl', '--retries'],
     ],
@@ -179,6 +188,9 @@ describe.skipIf(!has('fish'))('fish', () => {
     ['prs completion ', ['bash', 'fish', 'zsh']],
     ['prs completion fish ', []],
     ['prs help ex', ['exit-codes', 'export']],
+    ['prs help auth ', ['status', 'token']],
+    ['prs help config l', ['list']],
+    ['prs help report ', []],
     ['prs report 1 -o out/a', ['out/a.csv', 'out/ab.json']],
     ['prs export 1 --dir d', ['data/', 'docs/']],
     ['prs report 1 ', []],
@@ -276,6 +288,8 @@ describe.skipIf(!has('zsh'))('zsh', () => {
     ['prs report 1 --fo', ['--force', '--format']],
     ['prs completion ', ['bash', 'fish', 'zsh']],
     ['prs help ex', ['exit-codes', 'export']],
+    ['prs help auth ', ['status', 'token']],
+    ['prs help config l', ['list']],
     ['prs sandbox --rate', ['--rate-limit']],
     ['prs export 1 --dir d', ['data', 'docs']],
   ])('%j', (line, want) => {

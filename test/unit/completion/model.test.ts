@@ -101,13 +101,24 @@ describe('specFromProgram', () => {
     ['config set', [...SETTING_KEYS]],
     ['config unset', [...SETTING_KEYS]],
     ['completion', ['bash', 'zsh', 'fish']],
+    ['auth help', ['status', 'token']],
+  ])('the first argument of %s completes to %j', (path, values) => {
+    expect(find(path).args[0].value).toEqual({ kind: 'choices', values });
+  });
+
+  it.each([
     [
       'help',
       ['login', 'logout', 'auth', 'config', 'report', 'export', 'completion', 'sandbox', 'exit-codes'],
     ],
-    ['auth help', ['status', 'token']],
-  ])('the first argument of %s completes to %j', (path, values) => {
-    expect(find(path).args[0].value).toEqual({ kind: 'choices', values });
+    ['help auth', ['status', 'token']],
+    ['help config', ['list', 'get', 'set', 'unset', 'path']],
+    ['help report', []],
+  ])('`prs %s` is followed by the topics under it: %j', (path, names) => {
+    const help = find(path);
+    expect(help.commands.map((c) => c.name)).toEqual(names);
+    // Names only: no options or arguments of the commands they are about.
+    for (const c of help.commands.flatMap(allCommands)) expect([c.options, c.args]).toEqual([[], []]);
   });
 
   it('portfolio ids complete to nothing', () => {
