@@ -35,20 +35,29 @@ export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; w
 const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
 /**
- * The pure core. Drops stamps older than the window (and open slots older than spanOf: their
- * process died); with room left, opens a slot stamped `now`; else the wait until enough completed
- * requests leave the window (or until `until`). An open slot leaves no earlier than a window from
- * now, since it completes later.
+ * Completed requests kept beyond the window, so that a run with a longer window (the same account
+ * under another --rate-limit, e.g. 4/1s in a test, then the service's 4/60s) still counts them: the
+ * most recent this many within spanOf.
+ */
+const KEPT = 32;
+
+/**
+ * The pure core. Counts the stamps inside the window and keeps the recent ones beyond it (KEPT),
+ * drops open slots older than spanOf (their process died); with room left, opens a slot stamped
+ * `now`; else the wait until enough completed requests leave the window (or until `until`). An open
+ * slot leaves no earlier than a window from now, since it completes later.
  */
 export function decide(state: LimiterState, now: number, rate: RateLimit): LimiterDecision {
   const horizon = now + spanOf(rate);
   const until =
     state.until !== undefined && state.until > now && state.until <= horizon ? state.until : undefined;
   if (until !== undefined) return { ok: false, waitMs: until - now };
-  const stamps = state.stamps.filter((t) => t > now - rate.windowMs && t <= horizon).sort((a, b) => a - b);
+  const recent = state.stamps.filter((t) => t > now - spanOf(rate) && t <= horizon).sort((a, b) => a - b);
+  const kept = recent.slice(-Math.max(KEPT, rate.limit));
+  const stamps = kept.filter((t) => t > now - rate.windowMs);
   const open = (state.open ?? []).filter((t) => t > now - spanOf(rate) && t <= horizon);
   const excess = stamps.length + open.length - rate.limit;
-  if (excess < 0) return { ok: true, state: { stamps, open: [...open, now] } };
+  if (excess < 0) return { ok: true, state: { stamps: kept, open: [...open, now] } };
   const leaves = excess < stamps.length ? stamps[excess]! + rate.windowMs : now + rate.windowMs;
   return { ok: false, waitMs: Math.max(1, leaves - now) };
 }

@@ -33,10 +33,22 @@ describe('decide', () => {
     ],
     ['unsorted full window', { stamps: [T - 5, T - 10, T - 900, T - 500] }, T, { ok: false, waitMs: 100 }],
     [
-      'old stamps dropped',
-      { stamps: [T - 5000, T - 1000, T - 999] },
+      'stamps out of the window do not count, but are kept for a longer window later',
+      { stamps: [T - 5000, T - 1000, T - 999, T - 998, T - 997] },
+      T,
+      { ok: true, state: { stamps: [T - 5000, T - 1000, T - 999, T - 998, T - 997], open: [T] } },
+    ],
+    [
+      'stamps older than 2 minutes dropped',
+      { stamps: [T - 120_001, T - 999] },
       T,
       { ok: true, state: { stamps: [T - 999], open: [T] } },
+    ],
+    [
+      'at most the 32 most recent kept',
+      { stamps: Array.from({ length: 40 }, (_, i) => T - 100_000 + i) },
+      T,
+      { ok: true, state: { stamps: Array.from({ length: 32 }, (_, i) => T - 100_000 + 8 + i), open: [T] } },
     ],
     [
       'more stamps than the limit (limit lowered): wait for enough to leave',
@@ -78,6 +90,25 @@ describe('decide', () => {
     ],
   ])('%s', (_name, state, now, want) => {
     expect(decide(state, now, rate)).toEqual(want);
+  });
+
+  it('a longer window later (4/1s, then 4/60s for the same account) counts the earlier requests', () => {
+    let state: LimiterState = { stamps: [] };
+    for (const at of [T, T + 1, T + 2, T + 3]) {
+      const d = decide(state, at, rate);
+      if (!d.ok) throw new Error('the first four fit');
+      state = settle(d.state, at, at + 5);
+    }
+    // 30 s later under 4/1s: all room again, and the four are still on file.
+    const later = decide(state, T + 30_000, rate);
+    expect(later.ok).toBe(true);
+    if (!later.ok) return;
+    state = settle(later.state, T + 30_000, T + 30_005);
+    // Under 4/60s the last four completions are in the window: wait for the oldest to leave.
+    expect(decide(state, T + 30_010, { limit: 4, windowMs: 60_000 })).toEqual({
+      ok: false,
+      waitMs: T + 6 + 60_000 - (T + 30_010),
+    });
   });
 
   it.each([
@@ -174,7 +205,8 @@ describe('createLimiter (state file, fake clock)', () => {
     expect(waits).toEqual([[970, 'rate-limit']]);
     expect(clock.now()).toBe(T + 1020);
     const saved = JSON.parse(readFileSync(file, 'utf8'));
-    expect(saved).toEqual({ v: 1, stamps: [T + 20, T + 30, T + 40, T + 1020], open: [] });
+    // The first stamp has left the window but is kept: a longer window would still count it.
+    expect(saved).toEqual({ v: 1, stamps: [T + 10, T + 20, T + 30, T + 40, T + 1020], open: [] });
   });
 
   it('an open slot (request in flight) is saved and counts for another limiter on the same file', async () => {
