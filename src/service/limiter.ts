@@ -157,8 +157,9 @@ export function createLimiter(o: LimiterOptions): Limiter {
     settle(sent) {
       const now = o.clock.now();
       const write = update((state) => ({ write: settle(state, sent, now), result: undefined }));
-      pending = (pending ?? Promise.resolve()).then(() => write);
-      // Seen by the next acquire() or idle(); never an unhandled rejection in between.
+      // Every write is waited on (not chained after a failed one, which would leave its own failure
+      // unhandled); the first failure is the next acquire()'s error, never an unhandled rejection.
+      pending = Promise.all([pending, write]).then(() => undefined);
       pending.catch(() => {});
     },
     async idle() {

@@ -261,6 +261,18 @@ describe('createLimiter (state file, fake clock)', () => {
     await expect(limiter.acquire()).rejects.toMatchObject({ name: 'FileError' });
   });
 
+  it('two background writes that fail (two answers before the next acquire): one error, none unhandled', async () => {
+    const { file, limiter } = setup();
+    const first = await limiter.acquire();
+    const second = await limiter.acquire();
+    rmSync(join(file, '..'), { recursive: true, force: true });
+    writeFileSync(join(file, '..'), 'a file where the cache dir was');
+    limiter.settle(first);
+    limiter.settle(second);
+    await expect(limiter.idle()).resolves.toBeUndefined();
+    await expect(limiter.acquire()).rejects.toMatchObject({ name: 'FileError' });
+  });
+
   it('block() makes the next acquire wait, also for another limiter on the same file', async () => {
     const { file, clock, waits, limiter, onWait } = setup();
     await limiter.acquire({ onWait });
