@@ -1,6 +1,6 @@
 // `npm run bench` reports and never fails CI on its figures; this only keeps the script itself
 // working (options, sandbox, login, JSON output) with one quick pass of its rows (the curl | jq ones
-// when both tools are installed); the export rows are left out, they take a minute.
+// when both tools are installed; the export rows on a 2,000-row file instead of 800,000).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ afterAll(() => tmp.cleanup());
 
 interface Row {
   name: string;
+  peakRssMiB?: number;
   caBundle?: string;
   ratio?: number;
   medianA?: number;
@@ -22,15 +23,20 @@ interface Row {
   count429?: number;
 }
 
+/** One pass of the `--only` rows; the run, and the file it wrote its figures to. */
+async function runBench(only: string, file: string, ...extra: string[]) {
+  const out = join(tmp.path, file);
+  const child = spawn(process.execPath, [BENCH, '--runs', '1', '--only', only, '--out', out, ...extra], {
+    env: baseEnv({ NODE_EXTRA_CA_CERTS: undefined }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end();
+  return { r: await collect(child, 60_000).done, out };
+}
+
 describe('npm run bench', () => {
   it('runs its start-up and limiter rows and writes the figures as JSON', async () => {
-    const out = join(tmp.path, 'results.json');
-    const child = spawn(process.execPath, [BENCH, '--runs', '1', '--only', 'startup,limiter', '--out', out], {
-      env: baseEnv({ NODE_EXTRA_CA_CERTS: undefined }),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end();
-    const r = await collect(child, 60_000).done;
+    const { r, out } = await runBench('startup,limiter', 'results.json');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^start-up: --version +[\d.]+ ms vs +[\d.]+ ms +ratio [\d.]+×/m);
@@ -52,16 +58,23 @@ describe('npm run bench', () => {
   }, 90_000);
 
   const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!has('curl'))(
+    'runs its export rows (time against curl -o, peak RSS)',
+    async () => {
+      const { r, out } = await runBench('export', 'results-export.json', '--big-rows', '2000');
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      const { results } = JSON.parse(readFileSync(out, 'utf8')) as { results: Row[] };
+      expect(results.map((row) => row.name)).toEqual(['export 2000 rows vs curl -o', 'export peak RSS']);
+      expect(results[0]!.ratio).toBeGreaterThan(0);
+      expect(results[1]!.peakRssMiB).toBeGreaterThan(0);
+    },
+    90_000,
+  );
+
   it.skipIf(!has('curl') || !has('jq'))(
     'runs its curl | jq rows: the small report and 20,000 rows to CSV and JSON',
     async () => {
-      const out = join(tmp.path, 'results-jq.json');
-      const child = spawn(process.execPath, [BENCH, '--runs', '1', '--only', 'small,csv', '--out', out], {
-        env: baseEnv({ NODE_EXTRA_CA_CERTS: undefined }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      child.stdin.end();
-      const r = await collect(child, 60_000).done;
+      const { r, out } = await runBench('small,csv', 'results-jq.json');
       expect([r.code, r.stderr]).toEqual([0, '']);
       const { results } = JSON.parse(readFileSync(out, 'utf8')) as { results: Row[] };
       expect(results.map((row) => row.name)).toEqual([
