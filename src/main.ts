@@ -132,7 +132,8 @@ export function errorLines(err: unknown, debug: boolean): string[] {
 /**
  * A reader that went away (`prs --help | head -3`, `prs report … | head`) got what it wanted: the
  * rest of the output is dropped and the command ends as it would have, as `export -o -` does, instead
- * of Node's EPIPE crash. Any other write error on stdout still surfaces.
+ * of Node's EPIPE crash. Any other write error on stdout still surfaces. Left on until the process
+ * exits (unlike the signal handlers): the EPIPE can arrive while the last output drains.
  */
 function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;

@@ -208,6 +208,7 @@ function emitTemplateRow(
   for (let j = 0; ; j++) {
     const bytes = around[j];
     const len = bytes.length;
+    // sameBytes, inline: ~5% of this pass, run cold.
     for (let k = 0; k < len; k++) if (bytes[k] !== b[p + k]) return -1;
     p += len;
     if (j === m) break;

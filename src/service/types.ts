@@ -12,7 +12,7 @@ export interface ReportQuery {
 export type Row = Record<string, unknown>;
 
 export interface ReportResponse {
-  /** The body exactly as received (for --raw, and for CSV/TSV rendered straight from it). */
+  /** The body exactly as received (for --raw, and for the formats rendered straight from it: render/direct.ts). */
   bytes: Buffer;
   /**
    * The rows, parsed on first call (a large body is parsed only when something needs its rows);
