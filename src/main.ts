@@ -22,7 +22,7 @@ import {
 } from './errors.js';
 import { createIO, type IO } from './io.js';
 import { redactText } from './redact.js';
-import { type Env, resolveColor } from './settings.js';
+import { type Env, isDebug, resolveColor } from './settings.js';
 
 declare const __PRS_VERSION__: string;
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
@@ -153,7 +153,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
 
   let io: IO | undefined;
   let deps: Deps | undefined;
-  const debug = env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
+  const debug = isDebug(env);
   const run: Runner = async (name, options, globals) => {
     const command = COMMANDS[name]();
     io = createIO({

@@ -169,7 +169,7 @@ export function resolveSettings(
     token: env.PRS_TOKEN || undefined,
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
-    debug: env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true',
+    debug: isDebug(env),
     ci: isCI(env),
     proxy: resolveProxy(env),
     sources,
@@ -179,6 +179,11 @@ export function resolveSettings(
 export function resolveProxy(env: Env): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
+}
+
+/** PRS_DEBUG=1 (or true): stack traces with errors. bin/prs.js reads it the same way before the bundle loads. */
+export function isDebug(env: Env): boolean {
+  return env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
 }
 
 export function isCI(env: Env): boolean {
