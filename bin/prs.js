@@ -11,9 +11,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else {
   // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
   require('node:module').enableCompileCache?.();
-  // PRS_DEBUG=1 prints stack traces (the same test as isDebug in src/settings.ts): map them from the
-  // minified bundle to src/*.ts lines. Set before the bundle loads: Node reads a map as it compiles.
-  if (process.env.PRS_DEBUG === '1' || process.env.PRS_DEBUG === 'true') process.setSourceMapsEnabled(true);
   try {
     require('../dist/main.js');
   } catch (err) {

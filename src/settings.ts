@@ -181,7 +181,7 @@ export function resolveProxy(env: Env): Settings['proxy'] {
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
 }
 
-/** PRS_DEBUG=1 (or true): stack traces with errors. bin/prs.js reads it the same way before the bundle loads. */
+/** PRS_DEBUG=1 (or true): stack traces with errors, mapped to src/*.ts lines (src/entry.ts). */
 export function isDebug(env: Env): boolean {
   return env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
 }
