@@ -165,7 +165,7 @@ for (const file of readdirSync(out, { recursive: true })) {
     rmSync(out, { recursive: true, force: true });
     throw new Error(`build: ${file} does not convert to CommonJS cleanly`);
   }
-  // Node reads the map only when source maps are enabled (bin/prs.js does so under PRS_DEBUG=1, for
+  // Node reads the map only when source maps are enabled (src/entry.ts does so under PRS_DEBUG=1, for
   // stack traces that name src/*.ts lines); otherwise the comment costs nothing.
   writeFileSync(path, `${result.code}//# sourceMappingURL=${basename(path)}.map\n`);
   writeFileSync(`${path}.map`, result.map);
