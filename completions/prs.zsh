@@ -245,15 +245,15 @@ _prs_cmd_report() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals \
-    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
-    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
-    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
-    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
-    '--from=[first date of an inclusive range]:date:(today yesterday)' \
-    '--to=[last date of an inclusive range]:date:(today yesterday)' \
+    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '--from=[first date of an inclusive range]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '--to=[last date of an inclusive range]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
     '--weekends[include Saturdays and Sundays in a range]' \
-    '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:(table json ndjson csv tsv)' \
-    '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:(table json ndjson csv tsv)' \
+    '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
+    '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
     '--json[same as -f json]' \
     '--fields=[columns to keep, in this order; dotted paths for nested values]:a,b,...: ' \
     '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
@@ -269,15 +269,15 @@ _prs_cmd_export() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals \
-    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
-    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:(index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions)' \
-    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
-    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:(today yesterday)' \
-    '--from=[first date of an inclusive range]:date:(today yesterday)' \
-    '--to=[last date of an inclusive range]:date:(today yesterday)' \
+    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '(-d --date)-d+[YYYY-MM-DD, today or yesterday]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '(-d --date)--date=[YYYY-MM-DD, today or yesterday]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '--from=[first date of an inclusive range]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
+    '--to=[last date of an inclusive range]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)"))' \
     '--weekends[include Saturdays and Sundays in a range]' \
-    '(-f --format)-f+[json | csv (csv arrives as a zip)]:fmt:(json csv)' \
-    '(-f --format)--format=[json | csv (csv arrives as a zip)]:fmt:(json csv)' \
+    '(-f --format)-f+[json | csv (csv arrives as a zip)]:fmt:((json\:"the rows as one JSON file (the default)" csv\:"a zip of CSV files (--extract writes them out too)"))' \
+    '(-f --format)--format=[json | csv (csv arrives as a zip)]:fmt:((json\:"the rows as one JSON file (the default)" csv\:"a zip of CSV files (--extract writes them out too)"))' \
     '--dir=[directory for the files]:dir:_files -/' \
     '(-o --output)-o+[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \
     '(-o --output)--output=[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \

@@ -18,8 +18,11 @@ const key = (cmd: CommandSpec) => cmd.path.join(' ');
 
 function valueArgs(v: ValueSpec | undefined, name: string): string {
   switch (v?.kind) {
-    case 'choices':
-      return `-x -a ${fishQuote(v.values.join(' '))}`;
+    case 'choices': {
+      // `value\t'description'`: fish shows each value's own text instead of the option's.
+      const words = v.values.map((x) => (v.descriptions?.[x] ? `${x}\\t${fishQuote(v.descriptions[x])}` : x));
+      return `-x -a ${fishQuote(words.join(' '))}`;
+    }
     case 'file':
       return '-r -F';
     case 'dir':

@@ -4,12 +4,20 @@
  */
 import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../cli.js';
-import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../input.js';
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  REPORT_FORMATS,
+  REPORT_TYPES,
+  type ReportFormat,
+  type ReportType,
+} from '../input.js';
 import { SETTING_KEYS } from '../settings.js';
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueSpec =
-  | { kind: 'choices'; values: string[] }
+  /** Fixed values; zsh and fish show each one's description, when given, beside it. */
+  | { kind: 'choices'; values: string[]; descriptions?: Record<string, string> }
   | { kind: 'file' }
   | { kind: 'dir' }
   /** Profile names, read at completion time with `prs __complete profiles`. */
@@ -60,9 +68,36 @@ export interface CompletionSpec {
 export const COMPLETE_COMMAND = '__complete';
 export const DYNAMIC_LISTS = ['profiles'] as const;
 
-const choices = (values: readonly string[]): ValueSpec => ({ kind: 'choices', values: [...values] });
+const choices = (values: readonly string[], descriptions?: Record<string, string>): ValueSpec =>
+  descriptions
+    ? { kind: 'choices', values: [...values], descriptions }
+    : { kind: 'choices', values: [...values] };
 const none: ValueSpec = { kind: 'none' };
-const DATE_WORDS = choices(['today', 'yesterday']);
+const DATE_WORDS = choices(['today', 'yesterday'], {
+  today: "today's date (local time)",
+  yesterday: "yesterday's date (local time)",
+});
+
+/** What each value means, beside it in zsh and fish (the option's own text lists them all). */
+const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
+  index: 'index values and market values',
+  'constituent.close': 'constituents at the close',
+  'constituent.open': 'constituents at the open',
+  'constituent.proforma': 'pro-forma constituents',
+  'constituent.corporateactions': 'corporate actions of the constituents',
+  'constituent.proformacorporateactions': 'pro-forma corporate actions',
+};
+const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
+  table: 'aligned columns (the default on a terminal)',
+  json: 'an array of rows (the default in a pipe)',
+  ndjson: 'one JSON row per line',
+  csv: 'comma-separated, a header line first',
+  tsv: 'tab-separated, a header line first',
+};
+const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
+  json: 'the rows as one JSON file (the default)',
+  csv: 'a zip of CSV files (--extract writes them out too)',
+};
 
 /**
  * Value completions the commander definition cannot express (some options are validated in the
@@ -70,9 +105,9 @@ const DATE_WORDS = choices(['today', 'yesterday']);
  * first, then by the long flag alone; a unit test checks every key names a real option.
  */
 export const OPTION_VALUES: Record<string, ValueSpec> = {
-  '--type': choices(REPORT_TYPES),
-  'report --format': choices(REPORT_FORMATS),
-  'export --format': choices(EXPORT_FORMATS),
+  '--type': choices(REPORT_TYPES, REPORT_TYPE_DESCRIPTIONS),
+  'report --format': choices(REPORT_FORMATS, REPORT_FORMAT_DESCRIPTIONS),
+  'export --format': choices(EXPORT_FORMATS, EXPORT_FORMAT_DESCRIPTIONS),
   '--date': DATE_WORDS,
   '--from': DATE_WORDS,
   '--to': DATE_WORDS,

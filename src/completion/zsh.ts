@@ -21,8 +21,14 @@ const message = (s: string) => s.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
 
 function action(v: ValueSpec | undefined, fn: string): string {
   switch (v?.kind) {
-    case 'choices':
-      return `(${v.values.map((x) => x.replace(/([\\\s()'"])/g, '\\$1')).join(' ')})`;
+    case 'choices': {
+      const word = (x: string) => x.replace(/([\\\s()'"])/g, '\\$1');
+      if (!v.descriptions) return `(${v.values.map(word).join(' ')})`;
+      // ((value\:"description" ...)): zsh lists each value with its own text. A colon in the text is
+      // escaped for _arguments, the rest for the double quotes.
+      const text = (d: string) => `"${d.replace(/([\\"$`])/g, '\\$1').replace(/:/g, '\\:')}"`;
+      return `((${v.values.map((x) => (v.descriptions?.[x] ? `${word(x)}\\:${text(v.descriptions[x])}` : word(x))).join(' ')}))`;
+    }
     case 'file':
       return '_files';
     case 'dir':

@@ -198,6 +198,15 @@ describe.skipIf(!has('fish'))('fish', () => {
     expect(sorted(words(line))).toEqual(sorted(want));
   });
 
+  it("shows each value's own description, not the option's list of them all", () => {
+    const types = complete('prs report 1 -t ');
+    expect(types).toContainEqual(['index', 'index values and market values']);
+    expect(types).toContainEqual(['constituent.close', 'constituents at the close']);
+    expect(complete('prs export 1 -f ')).toContainEqual(['csv', expect.stringMatching(/zip/)]);
+    expect(complete('prs report 1 --from ')).toContainEqual(['today', expect.stringMatching(/today/)]);
+    for (const [, d] of types) expect(d).not.toMatch(/report type/);
+  });
+
   it('shows descriptions, and one --rate-limit under sandbox (its own)', () => {
     expect(complete('prs rep')).toEqual([['report', expect.stringMatching(/^fetch report rows/)]]);
     const limits = complete('prs sandbox --rate');

@@ -70,6 +70,20 @@ describe('quoting', () => {
       ["'(-t --type)-t+[type]:a\\:b:(x.y a\\ b)'", "'(-t --type)--type=[type]:a\\:b:(x.y a\\ b)'"],
     ],
     [
+      {
+        long: '--format',
+        description: 'format',
+        takesValue: true,
+        valueName: 'fmt',
+        value: {
+          kind: 'choices' as const,
+          values: ['csv', 'raw'],
+          descriptions: { csv: 'a "plain": $HOME `x` \\ y', raw: "it's raw" },
+        },
+      },
+      [`'--format=[format]:fmt:((csv\\:"a \\"plain\\"\\: \\$HOME \\\`x\\\` \\\\ y" raw\\:"it'\\''s raw"))'`],
+    ],
+    [
       { short: '-h', long: '--help', description: 'help', takesValue: false, exclusive: true },
       ["'(- *)-h[help]'", "'(- *)--help[help]'"],
     ],

@@ -22,6 +22,13 @@ const find = (path: string): CommandSpec => {
 const option = (s: CompletionSpec, path: string, flag: string) =>
   optionsFor(s, find(path)).find((o) => o.long === flag || o.short === flag);
 
+/** Fixed values, with each one's description (its text is tested below). */
+const choicesOf = (values: readonly string[]) => ({
+  kind: 'choices',
+  values: [...values],
+  descriptions: expect.any(Object),
+});
+
 describe('specFromProgram', () => {
   it('lists the commands and subcommands in definition order, without hidden ones', () => {
     expect(spec.root.commands.map((c) => c.name)).toEqual([
@@ -65,11 +72,11 @@ describe('specFromProgram', () => {
   });
 
   it.each([
-    ['report', '--type', { kind: 'choices', values: [...REPORT_TYPES] }],
-    ['export', '-t', { kind: 'choices', values: [...REPORT_TYPES] }],
-    ['report', '--format', { kind: 'choices', values: [...REPORT_FORMATS] }],
-    ['export', '-f', { kind: 'choices', values: [...EXPORT_FORMATS] }],
-    ['report', '--date', { kind: 'choices', values: ['today', 'yesterday'] }],
+    ['report', '--type', choicesOf(REPORT_TYPES)],
+    ['export', '-t', choicesOf(REPORT_TYPES)],
+    ['report', '--format', choicesOf(REPORT_FORMATS)],
+    ['export', '-f', choicesOf(EXPORT_FORMATS)],
+    ['report', '--date', choicesOf(['today', 'yesterday'])],
     ['report', '-o', { kind: 'file' }],
     ['export', '--output', { kind: 'file' }],
     ['export', '--dir', { kind: 'dir' }],
@@ -81,6 +88,18 @@ describe('specFromProgram', () => {
     const o = option(spec, path, flag);
     expect(o?.takesValue).toBe(true);
     expect(o?.value).toEqual(value);
+  });
+
+  it.each([
+    ['report', '--type'],
+    ['report', '--format'],
+    ['export', '--format'],
+    ['export', '--from'],
+  ])('%s %s: every value has a description of its own, one line, no colon', (path, flag) => {
+    const v = option(spec, path, flag)?.value;
+    if (v?.kind !== 'choices') throw new Error('not choices');
+    for (const x of v.values) expect(v.descriptions?.[x], x).toMatch(/^[^:\n]{5,60}$/);
+    expect(Object.keys(v.descriptions ?? {}).sort()).toEqual([...v.values].sort());
   });
 
   it('flags take no value', () => {
