@@ -42,6 +42,68 @@ function streamedZip(): Uint8Array {
   return Buffer.concat(parts);
 }
 
+/**
+ * The same archive as zip64 writers lay it out (APPNOTE 4.3.14, 4.5.3): each central directory entry
+ * with its sizes and local header offset set to 0xFFFFFFFF and the real values, in that order, in a
+ * zip64 extra field (id 1); a zip64 end record and its locator before an end record whose count, size
+ * and offset say 0xFFFF / 0xFFFFFFFF. `damage` breaks one part, for the rejection tests.
+ */
+function asZip64(zip: Uint8Array, damage?: 'no-locator' | 'short-extra' | 'no-extra'): Buffer {
+  const src = Buffer.from(zip);
+  const eocd = src.length - 22;
+  const count = src.readUInt16LE(eocd + 10);
+  const cdOffset = src.readUInt32LE(eocd + 16);
+  const entries: Buffer[] = [];
+  for (let p = cdOffset, n = 0; n < count; n++) {
+    const nameLength = src.readUInt16LE(p + 28);
+    const extraLength = src.readUInt16LE(p + 30);
+    const commentLength = src.readUInt16LE(p + 32);
+    const head = Buffer.from(src.subarray(p, p + 46));
+    const name = src.subarray(p + 46, p + 46 + nameLength);
+    const extra = Buffer.alloc(4 + 24);
+    extra.writeUInt16LE(1, 0);
+    extra.writeUInt16LE(24, 2);
+    extra.writeBigUInt64LE(BigInt(head.readUInt32LE(24)), 4); // size
+    extra.writeBigUInt64LE(BigInt(head.readUInt32LE(20)), 12); // compressed size
+    extra.writeBigUInt64LE(BigInt(head.readUInt32LE(42)), 20); // local header offset
+    for (const at of [20, 24, 42]) head.writeUInt32LE(0xffffffff, at);
+    const z64 =
+      damage === 'no-extra' ? Buffer.alloc(0) : damage === 'short-extra' ? extra.subarray(0, 20) : extra;
+    if (damage === 'short-extra') z64.writeUInt16LE(16, 2);
+    head.writeUInt16LE(z64.length + extraLength, 30);
+    const rest = src.subarray(p + 46 + nameLength, p + 46 + nameLength + extraLength + commentLength);
+    entries.push(head, name, z64, rest);
+    p += 46 + nameLength + extraLength + commentLength;
+  }
+  const cd = Buffer.concat(entries);
+  const end64At = cdOffset + cd.length;
+  const end64 = Buffer.alloc(56);
+  end64.writeUInt32LE(0x06064b50, 0);
+  end64.writeBigUInt64LE(44n, 4);
+  end64.writeUInt16LE(45, 12);
+  end64.writeBigUInt64LE(BigInt(count), 24);
+  end64.writeBigUInt64LE(BigInt(count), 32);
+  end64.writeBigUInt64LE(BigInt(cd.length), 40);
+  end64.writeBigUInt64LE(BigInt(cdOffset), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  locator.writeBigUInt64LE(BigInt(end64At), 8);
+  locator.writeUInt32LE(1, 16);
+  const end = Buffer.from(src.subarray(eocd));
+  end.writeUInt16LE(0xffff, 8);
+  end.writeUInt16LE(0xffff, 10);
+  end.writeUInt32LE(0xffffffff, 12);
+  end.writeUInt32LE(0xffffffff, 16);
+  const parts = [
+    src.subarray(0, cdOffset),
+    cd,
+    end64,
+    damage === 'no-locator' ? Buffer.alloc(0) : locator,
+    end,
+  ];
+  return Buffer.concat(parts);
+}
+
 async function contentOf(path: string, name: string) {
   const entry = (await readZipEntries(path)).find((e) => e.name === name)!;
   const chunks: Uint8Array[] = [];
@@ -101,6 +163,30 @@ describe('zip check', () => {
     ['damaged deflate data', flip(good, 60), /corrupt|CRC|longer|shorter/],
   ])('rejects %s', async (_what, data, message) => {
     const p = file(data);
+    await expect(verifyZip(p)).rejects.toThrow(ZipError);
+    await expect(verifyZip(p)).rejects.toThrow(message);
+  });
+
+  it('reads a zip64 archive (sizes and offsets in the zip64 fields) exactly as its plain twin', async () => {
+    const plain = zipSync({ 'a.csv': strToU8(csv), 'sub/b.csv': [strToU8('x,y\n1,2\n'), { level: 0 }] });
+    const p64 = file(asZip64(plain));
+    const want = await readZipEntries(file(plain));
+    expect(want).toHaveLength(2);
+    expect(await readZipEntries(p64)).toEqual(want);
+    await verifyZip(p64);
+    expect(await contentOf(p64, 'a.csv')).toBe(csv);
+    expect(await contentOf(p64, 'sub/b.csv')).toBe('x,y\n1,2\n');
+    // Data descriptors (a streaming writer) and zip64 together.
+    const streamed64 = file(asZip64(streamedZip()));
+    expect(await contentOf(streamed64, 's.csv')).toBe(csv);
+  });
+
+  it.each([
+    ['no-locator', /zip64 end locator missing/],
+    ['short-extra', /zip64 extra field is corrupt/],
+    ['no-extra', /zip64 extra field missing/],
+  ] as const)('rejects a zip64 archive with %s', async (damage, message) => {
+    const p = file(asZip64(good, damage));
     await expect(verifyZip(p)).rejects.toThrow(ZipError);
     await expect(verifyZip(p)).rejects.toThrow(message);
   });
