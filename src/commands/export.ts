@@ -18,7 +18,8 @@
  *   through their central directory, every entry inflated and CRC-checked (src/export/zip.ts).
  * - --extract writes only `.csv` members, by their base name (`out/a.csv` → `a.csv`); a member that
  *   tries to leave the directory (`../x.csv`, `/x.csv`, `C:x.csv`) makes the whole export fail
- *   (exit 8) with nothing written, zip included.
+ *   (exit 8) with nothing written, zip included. The zip and its CSVs are committed together: a name
+ *   taken by a rival between the check and the commit takes back the files already committed (exit 10).
  * - `-o -` cannot verify before writing: bytes go out as they arrive; a short or broken body still
  *   exits 8 after the fact. A zip is never sent to a terminal.
  */

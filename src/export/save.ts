@@ -4,6 +4,7 @@
  * into place; every failure, interruption or corrupt body removes the temporary files.
  */
 import { once } from 'node:events';
+import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -165,12 +166,22 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     }
     const paths = [path, ...members.map((m) => m.path)];
     // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
-    await file.commit(path);
-    c.written.add(path);
-    for (const [i, m] of members.entries()) {
-      await files[i + 1].commit();
-      c.written.add(m.path);
+    const committed: string[] = [];
+    try {
+      await file.commit(path);
+      committed.push(path);
+      for (const [i, m] of members.entries()) {
+        await files[i + 1].commit();
+        committed.push(m.path);
+      }
+    } catch (err) {
+      // Whole or nothing: a CSV that cannot be committed takes back the zip and CSVs committed before
+      // it. Without --force each was a new name (link(2) refuses existing ones), so removing it leaves
+      // the directory as it was; with --force a replaced file cannot come back and stays replaced.
+      if (!c.force) for (const p of committed) await unlink(p).catch(() => {});
+      throw err;
     }
+    for (const p of committed) c.written.add(p);
     return { kind: 'written', paths };
   } catch (err) {
     await abortAll();

@@ -421,6 +421,29 @@ describe('prs export (unit)', () => {
     expect(listing()).toEqual([]);
   });
 
+  it('--extract is whole or nothing: a CSV whose name is taken at the commit takes back the zip and the CSVs before it', async () => {
+    const zip = zipOf({ 'a.csv': csv, 'b.csv': csv });
+    const { deps } = setup([{ body: zip, contentDisposition: cd('z.zip') }]);
+    // A rival writes b.csv after prs checked the name, just before prs commits it.
+    const openFile: typeof createAtomicFile = async (path, o) => {
+      const file = await createAtomicFile(path, o);
+      if (!path.endsWith('b.csv')) return file;
+      const commit = file.commit.bind(file);
+      file.commit = async (p) => {
+        writeFileSync(path, 'rival');
+        await commit(p);
+      };
+      return file;
+    };
+    const opts = options({ format: 'csv', extract: true });
+    const err = await exportCommand(opts, deps, { openFile }).catch((e) => e);
+    expect(err).toBeInstanceOf(FileError);
+    expect(err.message).toMatch(/b.csv already exists/);
+    expect(listing()).toEqual(['b.csv']);
+    expect(read('b.csv')).toBe('rival');
+    expect(deps.io.stdoutText()).toBe('');
+  });
+
   it('a full disk is exit 10 naming the path, with the temporary file removed', async () => {
     const { deps } = setup([{ body: '[1]' }]);
     const openFile: typeof createAtomicFile = async (path, o) => {
