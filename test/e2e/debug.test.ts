@@ -1,13 +1,14 @@
 /**
  * PRS_DEBUG=1 against the BUILT binary (`npm run build` first): the stack trace it adds names the
  * TypeScript sources (src/*.ts lines, through the source maps the build writes beside every chunk),
- * not the minified bundle; without it, no stack at all.
+ * not the minified bundle; without it, no stack at all. And a bundle missing a chunk says so in one line.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { baseEnv, collect, runPrs, tempDir } from '../helpers/run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dist = join(root, 'dist');
@@ -60,5 +61,28 @@ describe('PRS_DEBUG', () => {
         expect(existsSync(resolve(dirname(join(dist, f)), s)), `${f}: ${s}`).toBe(true);
       }
     }
+  });
+});
+
+describe('a partial install', () => {
+  it('a chunk missing from dist/: one line naming it and the fix, exit 1, no stack', async () => {
+    // A copy of the package (bin, dist, package.json, node_modules linked) without the CLI's main chunk.
+    const copy = join(tmp.path, 'package');
+    for (const part of ['bin', 'dist', 'package.json'])
+      cpSync(join(root, part), join(copy, part), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+    const main = readdirSync(join(copy, 'dist', 'chunks')).find((f) => /^main-.*\.js$/.test(f));
+    expect(main).toBeDefined();
+    rmSync(join(copy, 'dist', 'chunks', main!));
+    const child = spawn(process.execPath, [join(copy, 'bin', 'prs.js'), 'report', '42'], {
+      env: baseEnv({ PRS_CONFIG_DIR: join(tmp.path, 'config') }),
+    });
+    child.stdin.end();
+    const r = await collect(child).done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `prs: internal error: cannot load the CLI (Cannot find module './chunks/${main}'); run \`npm run build\`\n`,
+    );
+    expect(r.stdout).toBe('');
   });
 });
