@@ -71,6 +71,7 @@ const REPORT_KEY = Buffer.from('report');
 export function scanReport(b: Buffer): Scan | undefined {
   let p = rowsStart(b);
   if (p < 0) return undefined;
+  const wrapped = isWrapped(b);
   const t = new Tape(b);
   for (;;) {
     // The usual row has row 0's keys and layout: read against those bytes, else key by key.
@@ -80,7 +81,7 @@ export function scanReport(b: Buffer): Scan | undefined {
       if (q < 0) return undefined;
       if (t.rows === 1) t.template = templateOf(t, p, q);
     }
-    p = afterRow(b, q);
+    p = afterRow(b, q, wrapped);
     if (p === END) break;
     if (p < 0) return undefined;
   }
@@ -99,16 +100,15 @@ export function scanReport(b: Buffer): Scan | undefined {
   };
 }
 
-/** The body is `{"report":[...]}` rather than a bare array (set by rowsStart, read by afterRow). */
-let wrappedBody = false;
+/** The body is `{"report":[...]}` rather than a bare array. */
+const isWrapped = (b: Buffer) => b[skipWs(b, 0, b.length)] === 123;
 
 /** The index of the first row's `{`, or -1 when the body is outside the direct path or has no rows. */
 function rowsStart(b: Buffer): number {
   const n = b.length;
   if (n === 0 || !isUtf8(b)) return -1;
   let p = skipWs(b, 0, n);
-  wrappedBody = b[p] === 123;
-  if (wrappedBody) {
+  if (b[p] === 123) {
     p = skipWs(b, p + 1, n);
     if (b[p] !== 34) return -1;
     const ke = keyEnd(b, p + 1, n);
@@ -127,14 +127,14 @@ function rowsStart(b: Buffer): number {
 const END = -3;
 
 /** After a row that ends at `p`: where the next row starts, END, or -1 (not this path). */
-function afterRow(b: Buffer, p: number): number {
+function afterRow(b: Buffer, p: number, wrapped: boolean): number {
   const n = b.length;
   p = skipWs(b, p, n);
   const d = b[p];
   if (d === 44) return skipWs(b, p + 1, n);
   if (d !== 93) return -1;
   p = skipWs(b, p + 1, n);
-  if (wrappedBody) {
+  if (wrapped) {
     if (b[p] !== 125) return -1;
     p = skipWs(b, p + 1, n);
   }
@@ -156,6 +156,7 @@ export function emitRows(
 ): { bytes: Buffer; rows: number } | undefined {
   let p = rowsStart(b);
   if (p < 0) return undefined;
+  const wrapped = isWrapped(b);
   const t = new Tape(b);
   const q = scanRow(t, p);
   if (q < 0) return undefined;
@@ -175,13 +176,13 @@ export function emitRows(
     out[o++] = x === m - 1 ? 10 : csv ? 44 : 9;
   }
   let rows = 1;
-  p = afterRow(b, q);
+  p = afterRow(b, q, wrapped);
   while (p >= 0) {
     p = emitTemplateRow(b, p, template.around, out, o, csv);
     if (p < 0) return undefined;
     o = emitted;
     rows++;
-    p = afterRow(b, p);
+    p = afterRow(b, p, wrapped);
   }
   return p === END ? { bytes: out.subarray(0, o), rows } : undefined;
 }
@@ -279,7 +280,7 @@ export function jsonRows(b: Buffer, ndjson: boolean): { bytes: Buffer; rows: num
     p = checkTemplateRow(b, p + 1, template.around);
     if (p < 0) return undefined;
   }
-  if (b[p] !== 93 || afterRow(b, p) !== END) return undefined;
+  if (b[p] !== 93 || afterRow(b, p, isWrapped(b)) !== END) return undefined;
   const rows = commas.length + 1;
   if (!ndjson) {
     const bytes = Buffer.allocUnsafe(p + 2 - (first - 1));
