@@ -3,12 +3,11 @@
  * TypeScript sources (src/*.ts lines, through the source maps the build writes beside every chunk),
  * not the minified bundle; without it, no stack at all. And a bundle missing a chunk says so in one line.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnv, collect, runPrs, tempDir } from '../helpers/run.js';
+import { runPrs, tempDir } from '../helpers/run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dist = join(root, 'dist');
@@ -74,11 +73,10 @@ describe('a partial install', () => {
     const main = readdirSync(join(copy, 'dist', 'chunks')).find((f) => /^main-.*\.js$/.test(f));
     expect(main).toBeDefined();
     rmSync(join(copy, 'dist', 'chunks', main!));
-    const child = spawn(process.execPath, [join(copy, 'bin', 'prs.js'), 'report', '42'], {
-      env: baseEnv({ PRS_CONFIG_DIR: join(tmp.path, 'config') }),
+    const r = await runPrs(['report', '42'], {
+      bin: join(copy, 'bin', 'prs.js'),
+      env: { PRS_CONFIG_DIR: join(tmp.path, 'config') },
     });
-    child.stdin.end();
-    const r = await collect(child).done;
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `prs: internal error: cannot load the CLI (Cannot find module './chunks/${main}'); run \`npm run build\`\n`,

@@ -20,6 +20,8 @@ export interface RunOptions {
   input?: string | Buffer;
   cwd?: string;
   timeoutMs?: number;
+  /** Another copy of bin/prs.js (a package laid out differently); default the repository's. */
+  bin?: string;
 }
 
 /** A clean environment: no PRS_*, proxy, colour or CI variables from the shell (or from CI itself) leak into tests. */
@@ -72,7 +74,7 @@ export function collect(
 }
 
 export function runPrs(args: string[], o: RunOptions = {}): Promise<RunResult> {
-  const child = spawn(process.execPath, [PRS_BIN, ...args], {
+  const child = spawn(process.execPath, [o.bin ?? PRS_BIN, ...args], {
     env: baseEnv(o.env),
     cwd: o.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
