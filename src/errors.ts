@@ -75,6 +75,28 @@ export class FileError extends PrsError {
   override name = 'FileError';
 }
 
+/** Exit 10 too: the target file exists (no --force). In a run of many items, a failure of that item only. */
+export class FileExistsError extends FileError {
+  override name = 'FileExistsError';
+  constructor(path: string, hint = 'use --force to overwrite it') {
+    super(`${path} already exists`, { hint });
+  }
+}
+
+/**
+ * A run of many items in which some items failed (CLI.md "Runs of many items"): the message is the
+ * run's summary line, the exit code that of the first failed item.
+ */
+export class ItemsFailedError extends PrsError {
+  override name = 'ItemsFailedError';
+  constructor(
+    summary: string,
+    readonly first: unknown,
+  ) {
+    super(summary);
+  }
+}
+
 /** Exit 130: Ctrl-C. Thrown when the run's AbortSignal fires, after temp files are removed. */
 export class InterruptedError extends PrsError {
   override name = 'InterruptedError';

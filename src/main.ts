@@ -12,6 +12,7 @@ import {
   ForbiddenError,
   HttpError,
   InterruptedError,
+  ItemsFailedError,
   NetworkError,
   NoDataError,
   NotFoundError,
@@ -46,6 +47,8 @@ const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
 /** The contract's exit code for any thrown value. The single place where this is decided. */
 export function exitCodeFor(err: unknown): number {
   switch (true) {
+    case err instanceof ItemsFailedError:
+      return exitCodeFor(err.first);
     case err instanceof CommanderError:
       return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
     case err instanceof UsageError:

@@ -11,7 +11,7 @@ import { access, link, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { FileError, fileError } from '../errors.js';
+import { FileError, FileExistsError, fileError } from '../errors.js';
 
 export interface AtomicFile {
   /** The temporary file being written. */
@@ -72,7 +72,7 @@ export async function assertWritableTarget(path: string, force: boolean): Promis
     return;
   }
   if (await isSpecialFile(path)) return;
-  throw new FileError(`${path} already exists`, { hint: 'use --force to overwrite it' });
+  throw new FileExistsError(path);
 }
 
 export async function createAtomicFile(
@@ -132,7 +132,7 @@ export async function createAtomicFile(
         await abort();
         if (err instanceof FileError) throw err;
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new FileError(`${path} already exists`, { hint: 'use --force to overwrite it' });
+          throw new FileExistsError(path);
         }
         throw fileError(err, path);
       }

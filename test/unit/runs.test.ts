@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  FileError,
+  FileExistsError,
+  ForbiddenError,
+  HttpError,
+  InterruptedError,
+  ItemsFailedError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  ServiceError,
+} from '../../src/errors.js';
+import { createTestIO } from '../../src/io.js';
+import { exitCodeFor } from '../../src/main.js';
+import {
+  etaMs,
+  formatDuration,
+  HolidayFilter,
+  isItemFailure,
+  itemsOf,
+  progressText,
+  runFailure,
+  runProgress,
+  summaryLine,
+} from '../../src/runs.js';
+
+const http = (C: typeof HttpError, status: number) => new C('x', status, 'GET', 'http://h/');
+const item = { portfolioId: 999, date: '2024-05-02' };
+
+describe('isItemFailure', () => {
+  it.each([
+    ['404', http(NotFoundError, 404), true],
+    ['400', http(HttpError, 400), true],
+    ['500', http(HttpError, 500), true],
+    ['corrupt answer', new ServiceError('malformed'), true],
+    ['file exists', new FileExistsError('a.json'), true],
+    ['403', http(ForbiddenError, 403), false],
+    ['429 that persisted', http(RateLimitError, 429), false],
+    ['401 after re-auth', http(HttpError, 401), false],
+    ['no session', new AuthError('no'), false],
+    ['network', new NetworkError('refused'), false],
+    ['disk full', new FileError('disk full'), false],
+    ['interrupt', new InterruptedError(), false],
+    ['a bug', new TypeError('x'), false],
+  ])('%s → %s', (_name, err, want) => expect(isItemFailure(err)).toBe(want));
+});
+
+describe('summaryLine', () => {
+  it.each([
+    [
+      [
+        [18, 'written'],
+        [1, 'empty'],
+      ],
+      [{ item, error: http(NotFoundError, 404) }],
+      '18 written, 1 empty, 1 failed: portfolio 999 on 2024-05-02 (not found)',
+    ],
+    [
+      [
+        [3, 'written'],
+        [0, 'empty'],
+      ],
+      [],
+      '3 written',
+    ],
+    [[[0, 'written']], [], 'nothing to do'],
+    [
+      [[1, 'written']],
+      [
+        { item, error: new FileExistsError('a') },
+        { item: { portfolioId: 1, date: '2024-05-03' }, error: new ServiceError('bad') },
+      ],
+      '1 written, 2 failed: portfolio 999 on 2024-05-02 (file exists); portfolio 1 on 2024-05-03 (service error)',
+    ],
+  ] as const)('%j %j', (counts, failures, want) => expect(summaryLine(counts, failures)).toBe(want));
+
+  it('names at most three failures', () => {
+    const failures = [1, 2, 3, 4, 5].map((id) => ({
+      item: { portfolioId: id, date: 'd' },
+      error: new ServiceError('x'),
+    }));
+    expect(summaryLine([], failures)).toBe(
+      '5 failed: portfolio 1 on d (service error); portfolio 2 on d (service error); portfolio 3 on d (service error) and 2 more',
+    );
+  });
+});
+
+describe('runFailure', () => {
+  it('none without failures; else the summary with the first failure’s exit code', () => {
+    expect(runFailure([[2, 'written']], [])).toBeUndefined();
+    const err = runFailure(
+      [[2, 'written']],
+      [
+        { item, error: http(NotFoundError, 404) },
+        { item, error: new ServiceError('x') },
+      ],
+    );
+    expect(err).toBeInstanceOf(ItemsFailedError);
+    expect(err!.message).toBe(
+      '2 written, 2 failed: portfolio 999 on 2024-05-02 (not found); portfolio 999 on 2024-05-02 (service error)',
+    );
+    expect(exitCodeFor(err)).toBe(6);
+  });
+});
+
+describe('HolidayFilter', () => {
+  it('admits each effective date once per portfolio and names the dates that repeated it', () => {
+    const f = new HolidayFilter();
+    expect(f.admit({ portfolioId: 1, date: '2024-12-23' }, '2024-12-23')).toBe(true);
+    expect(f.admit({ portfolioId: 1, date: '2024-12-24' }, '2024-12-24')).toBe(true);
+    expect(f.admit({ portfolioId: 1, date: '2024-12-25' }, '2024-12-24')).toBe(false);
+    expect(f.admit({ portfolioId: 1, date: '2024-12-26' }, '2024-12-24')).toBe(false);
+    expect(f.admit({ portfolioId: 2, date: '2024-12-25' }, '2024-12-24')).toBe(true);
+    expect(f.admit({ portfolioId: 2, date: '2024-12-27' }, undefined)).toBe(true);
+    expect(f.count).toBe(2);
+    expect(f.notes()).toEqual([
+      'portfolio 1: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 (no data of their own: holiday?); not repeated',
+    ]);
+  });
+});
+
+describe('durations and progress', () => {
+  it.each([
+    [0, '1 s'],
+    [40_000, '40 s'],
+    [60_000, '1 min'],
+    [51 * 60_000 - 1, '51 min'],
+    [65 * 60_000, '1 h 05 min'],
+  ])('formatDuration(%d) = %s', (ms, want) => expect(formatDuration(ms)).toBe(want));
+
+  it.each([
+    [0, 4, 60_000, 0],
+    [3, 4, 60_000, 0],
+    [4, 4, 60_000, 60_000],
+    [208, 4, 60_000, 52 * 60_000],
+  ])('etaMs(%d, %d, %d) = %d', (remaining, limit, window, want) =>
+    expect(etaMs(remaining, limit, window)).toBe(want),
+  );
+
+  it('progressText', () => {
+    expect(progressText(12, 220, { portfolioId: 42, date: '2024-05-03' }, 51 * 60_000)).toBe(
+      '12/220 · 2024-05-03 · portfolio 42 · ETA 51 min',
+    );
+    expect(progressText(1, 2, { portfolioId: 42, date: '2024-05-03' }, 0)).toBe(
+      '1/2 · 2024-05-03 · portfolio 42',
+    );
+  });
+
+  it('itemsOf: portfolio first, then date', () => {
+    expect(itemsOf([1, 2], ['a', 'b'])).toEqual([
+      { portfolioId: 1, date: 'a' },
+      { portfolioId: 1, date: 'b' },
+      { portfolioId: 2, date: 'a' },
+      { portfolioId: 2, date: 'b' },
+    ]);
+  });
+});
+
+describe('runProgress', () => {
+  it('without a terminal: one stderr line per wait over 5 s, none for short waits', () => {
+    const io = createTestIO({ isStderrTTY: false });
+    const p = runProgress(io);
+    p.onWait('3/20 · portfolio 42 on 2024-05-03')(41_000, 'rate-limit');
+    p.onWait('4/20')(2_000, 'backoff');
+    expect(io.stderrText()).toBe('3/20 · portfolio 42 on 2024-05-03: waiting 41 s for the rate limit\n');
+  });
+
+  it('with -q: nothing', () => {
+    const io = createTestIO({ isStderrTTY: false, quiet: true });
+    runProgress(io).onWait('x')(41_000, 'retry-after');
+    expect(io.stderrText()).toBe('');
+  });
+
+  it('on a terminal: the progress line, every wait', () => {
+    const io = createTestIO({ isStderrTTY: true });
+    const p = runProgress(io);
+    p.show('1/2 · 2024-05-03 · portfolio 42');
+    p.onWait('1/2')(2_000, 'backoff');
+    p.stop();
+    expect(io.stderrText()).toContain('[progress] 1/2 · retrying in 2 s');
+  });
+});
