@@ -190,14 +190,6 @@ export function isCI(env: Env): boolean {
   return !!env.CI && env.CI !== 'false' && env.CI !== '0';
 }
 
-/** Colour: --no-color and NO_COLOR turn it off; FORCE_COLOR (not "0") turns it on; else follow the TTY. */
-export function resolveColor(flag: boolean | undefined, env: Env, isTTY: boolean): boolean {
-  if (flag === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
-  return isTTY && env.TERM !== 'dumb';
-}
-
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */
 export function parseRateLimit(value: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
