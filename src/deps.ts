@@ -144,7 +144,6 @@ export function createDeps(
       session: await session(),
       http: await http(),
       clock,
-      io,
       signal,
     });
     return serviceInstance;

@@ -1,5 +1,13 @@
 // The bundle's entry (dist/main.js): run the CLI, then exit with the contract's code.
+import { setFlagsFromString } from 'node:v8';
 import { isDebug } from './settings.js';
+
+// The process-wide switches live here, and only here.
+// undici parses HTTP with a WebAssembly build of llhttp; V8's optimising tier would compile it in the
+// background for ~35 MB of peak memory and no gain in a short-lived CLI (a small report was ~90 ms
+// slower with it). Liftoff alone keeps `prs export` under 100 MB whatever the file size. Set before
+// any wasm is compiled.
+setFlagsFromString('--liftoff-only');
 
 // PRS_DEBUG=1 prints stack traces: Node maps them to src/*.ts lines through the maps the build writes
 // beside each chunk, for the modules it compiles after this call; so the CLI is loaded only after it.
