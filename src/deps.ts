@@ -57,7 +57,13 @@ export interface Deps {
   close(): Promise<void>;
 }
 
-export interface DepsOverrides {
+/** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
+export interface ProcessSwitches {
+  /** Called once before the first HTTP client is made. */
+  beforeHttp?: () => Promise<void>;
+}
+
+export interface DepsOverrides extends ProcessSwitches {
   clock?: Clock;
   /** Tests hand an undici MockAgent here. */
   dispatcher?: import('undici').Dispatcher;
@@ -122,6 +128,7 @@ export function createDeps(
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
+    await o.beforeHttp?.();
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
     return httpClient;
   });

@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { buildProgram, type CommandName, type Runner } from './cli.js';
-import { createDeps, type Deps } from './deps.js';
+import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import {
   AuthError,
   ExitCode,
@@ -139,7 +139,7 @@ function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
-export async function main(argv: string[], env: Env): Promise<number> {
+export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(ExitCode.interrupted); // second Ctrl-C: leave now
@@ -157,7 +157,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   const run: Runner = async (name, options, globals) => {
     const command = COMMANDS[name]();
     io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
-    deps = createDeps(io, env, globals, controller.signal);
+    deps = createDeps(io, env, globals, controller.signal, switches);
     await (await command)(options as never, deps);
   };
 

@@ -54,7 +54,7 @@ export interface HttpOptions {
 const VERIFY = { rejectUnauthorized: true } as const;
 
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  // V8 compiles undici's WebAssembly llhttp with Liftoff only: set for the process in src/entry.ts.
+  // V8 compiles undici's WebAssembly llhttp with Liftoff only: a process switch of src/entry.ts.
   // maxHeaderSize given (Node's default, 16 KiB) so undici never loads node:http just to read it.
   // allowH2 pinned off: the build leaves undici's HTTP/2 client out (scripts/build.mjs), whatever a
   // future undici's default.
