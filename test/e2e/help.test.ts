@@ -228,3 +228,31 @@ function run(
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
+
+describe('the error line is red only when colour is on (the IO decides, once)', () => {
+  const red = "\x1b[31mprs: unknown command 'reprot'\x1b[39m\n";
+  const plain = "prs: unknown command 'reprot'\n";
+  it.each([
+    [['reprot'], { FORCE_COLOR: '1' }, red],
+    [['--no-color', 'reprot'], { FORCE_COLOR: '1' }, plain],
+    [['reprot'], { FORCE_COLOR: '1', NO_COLOR: '1' }, plain],
+    [['reprot'], { FORCE_COLOR: '0' }, plain],
+    [['reprot'], {}, plain], // stderr is a pipe
+  ])('prs %j with %j', async (args, env, first) => {
+    const r = await runPrs(args, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.slice(0, r.stderr.indexOf('\n') + 1)).toBe(first);
+  });
+
+  it('after a command ran, its parsed --no-color holds too', async () => {
+    const dir = tempDir();
+    const env = { FORCE_COLOR: '1', PRS_CONFIG_DIR: dir.path, PRS_CACHE_DIR: dir.path };
+    const args = ['report', '42', '-t', 'index', '-d', '2024-05-02'];
+    const colored = await runPrs(args, { env });
+    const plainRun = await runPrs(['--no-color', ...args], { env });
+    dir.cleanup();
+    expect(colored.code).toBe(2);
+    expect(colored.stderr).toMatch(/^\x1b\[31mprs: .*\x1b\[39m\n/);
+    expect(plainRun.stderr).toMatch(/^prs: /);
+  });
+});
