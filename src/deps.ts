@@ -40,8 +40,11 @@ export interface Deps {
   /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;
   store(): Promise<Store>;
-  /** The stored profile (undefined when it does not exist). */
-  profile(): Promise<ProfileData | undefined>;
+  /**
+   * The stored profile (undefined when none). A named profile that does not exist is a UsageError
+   * listing the ones that do, unless `allowNew` (login and `config set` create profiles).
+   */
+  profile(opts?: { allowNew?: boolean }): Promise<ProfileData | undefined>;
   /**
    * Flags (global + `extra`, e.g. login's) > env > profile > defaults. A named profile that does not
    * exist is a UsageError listing the ones that do, unless `allowNewProfile` (login creates profiles).
@@ -54,7 +57,13 @@ export interface Deps {
   close(): Promise<void>;
 }
 
-export interface DepsOverrides {
+/** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
+export interface ProcessSwitches {
+  /** Called once before the first HTTP client is made. */
+  beforeHttp?: () => Promise<void>;
+}
+
+export interface DepsOverrides extends ProcessSwitches {
   clock?: Clock;
   /** Tests hand an undici MockAgent here. */
   dispatcher?: import('undici').Dispatcher;
@@ -68,6 +77,23 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.retries !== undefined) v.retries = g.retries;
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
   return v;
+}
+
+/** The one "profile does not exist" check (see Deps.profile). */
+export function storedProfile(
+  store: Pick<Store, 'get' | 'profileNames'>,
+  name: string,
+  allowNew = false,
+): ProfileData | undefined {
+  const stored = store.get(name);
+  // A named profile that was never created is a typo far more often than a wish for an empty one.
+  if (!stored && name !== 'default' && !allowNew) {
+    const names = store.profileNames();
+    throw new UsageError(`profile "${name}" does not exist`, {
+      hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
+    });
+  }
+  return stored;
 }
 
 export function createDeps(
@@ -87,17 +113,10 @@ export function createDeps(
   };
   const profileName = () => resolveProfileName(globals.profile, env);
   const store = once(async () => (await import('./auth/store.js')).openStore(resolveDirs(env).configDir));
-  const profile = async () => (await store()).get(profileName());
+  const profile = async (po: { allowNew?: boolean } = {}) =>
+    storedProfile(await store(), profileName(), po.allowNew);
   const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
-    const stored = await profile();
-    const name = profileName();
-    // A named profile that was never created is a typo far more often than a wish for an empty one.
-    if (!stored && name !== 'default' && !so.allowNewProfile) {
-      const names = (await store()).profileNames();
-      throw new UsageError(`profile "${name}" does not exist`, {
-        hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
-      });
-    }
+    const stored = await profile({ allowNew: so.allowNewProfile });
     return resolveSettings(
       { ...globalSettingValues(globals), ...extra, profile: globals.profile },
       env,
@@ -109,6 +128,7 @@ export function createDeps(
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
+    await o.beforeHttp?.();
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
     return httpClient;
   });
@@ -131,7 +151,6 @@ export function createDeps(
       session: await session(),
       http: await http(),
       clock,
-      io,
       signal,
     });
     return serviceInstance;

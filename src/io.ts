@@ -3,6 +3,7 @@
  * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
  */
 import { Writable } from 'node:stream';
+import kleur from 'kleur';
 
 export interface Progress {
   /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
@@ -27,7 +28,12 @@ export interface IO {
   readonly isStdinTTY: boolean;
   /** Prompting is allowed: stdin and stderr are terminals. */
   readonly canPrompt: boolean;
+  /** Colour on stderr (errors, the spinner); decided once, by colorFor. */
   readonly color: boolean;
+  /** Colour on stdout (table headers): the same rule, for stdout's own terminal. */
+  readonly colorStdout: boolean;
+  /** Text for stderr in the error colour (red), or as it is when colour is off. */
+  red(text: string): string;
   /** Terminal width for tables (80 when unknown). */
   readonly columns: number;
   readonly quiet: boolean;
@@ -45,8 +51,33 @@ export interface IO {
 export interface IOOptions {
   quiet?: boolean;
   verbose?: boolean;
-  color: boolean;
+  /** The --no-color flag (false); undefined leaves it to the environment and the terminal. */
+  color?: boolean;
+  /** NO_COLOR, FORCE_COLOR and TERM are read from it. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
+
+/**
+ * Colour, the one rule: --no-color and NO_COLOR turn it off; FORCE_COLOR (not "0"/"false") turns it
+ * on; else the stream's terminal decides (not TERM=dumb).
+ */
+export function colorFor(
+  flag: boolean | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  isTTY: boolean,
+): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}
+
+/** kleur paints only when its own guess at import (stdout's terminal) says so; here the IO has decided. */
+const redIf = (on: boolean) => (text: string) => {
+  if (!on) return text;
+  kleur.enabled = true;
+  return kleur.red(text);
+};
 
 const noProgress: Progress = { update() {}, stop() {} };
 
@@ -54,6 +85,8 @@ export function createIO(opts: IOOptions): IO {
   const { stdout, stderr } = process;
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
+  const env = opts.env ?? {};
+  const color = colorFor(opts.color, env, isStderrTTY);
   // process.stdin is created on first use (~1.5 ms): only login's prompt and --password-stdin read it.
   let stdinTTY: boolean | undefined;
   const isStdinTTY = () => {
@@ -82,7 +115,9 @@ export function createIO(opts: IOOptions): IO {
     get canPrompt() {
       return isStdinTTY() && isStderrTTY;
     },
-    color: opts.color,
+    color,
+    colorStdout: colorFor(opts.color, env, !!stdout.isTTY),
+    red: redIf(color),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     verbose: !!opts.verbose,
@@ -92,7 +127,7 @@ export function createIO(opts: IOOptions): IO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
-    progress: (text) => (isStderrTTY && !quiet ? spinner(text, opts.color) : noProgress),
+    progress: (text) => (isStderrTTY && !quiet ? spinner(text, color) : noProgress),
     flush: () => Promise.all([drain(stdout), drain(stderr)]).then(() => undefined),
   };
 }
@@ -181,7 +216,10 @@ export interface TestIO extends IO {
 /** An IO over buffers for unit tests. `answers` feed prompts in order; `stdin` feeds readStdin. */
 export function createTestIO(
   o: Partial<
-    Pick<IO, 'isStdoutTTY' | 'isStderrTTY' | 'isStdinTTY' | 'color' | 'columns' | 'quiet' | 'verbose'>
+    Pick<
+      IO,
+      'isStdoutTTY' | 'isStderrTTY' | 'isStdinTTY' | 'color' | 'colorStdout' | 'columns' | 'quiet' | 'verbose'
+    >
   > & {
     answers?: string[];
     stdin?: string;
@@ -217,6 +255,8 @@ export function createTestIO(
     isStdinTTY,
     canPrompt: isStdinTTY && isStderrTTY,
     color: o.color ?? false,
+    colorStdout: o.colorStdout ?? false,
+    red: redIf(o.color ?? false),
     columns: o.columns ?? 120,
     quiet: !!o.quiet,
     verbose: !!o.verbose,

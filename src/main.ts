@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { buildProgram, type CommandName, type Runner } from './cli.js';
-import { createDeps, type Deps } from './deps.js';
+import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import {
   AuthError,
   ExitCode,
@@ -23,7 +23,7 @@ import {
 } from './errors.js';
 import { createIO, type IO } from './io.js';
 import { redactText } from './redact.js';
-import { type Env, isDebug, resolveColor } from './settings.js';
+import { type Env, isDebug } from './settings.js';
 
 declare const __PRS_VERSION__: string;
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
@@ -142,7 +142,7 @@ function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
-export async function main(argv: string[], env: Env): Promise<number> {
+export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(ExitCode.interrupted); // second Ctrl-C: leave now
@@ -159,12 +159,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
   const debug = isDebug(env);
   const run: Runner = async (name, options, globals) => {
     const command = COMMANDS[name]();
-    io = createIO({
-      quiet: globals.quiet,
-      verbose: globals.verbose,
-      color: resolveColor(globals.color, env, !!process.stderr.isTTY),
-    });
-    deps = createDeps(io, env, globals, controller.signal);
+    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
+    deps = createDeps(io, env, globals, controller.signal, switches);
     await (await command)(options as never, deps);
   };
 
@@ -182,11 +178,11 @@ export async function main(argv: string[], env: Env): Promise<number> {
   } catch (err) {
     const code = exitCodeFor(err);
     if (code !== ExitCode.ok) {
-      const color = resolveColor(undefined, env, !!process.stderr.isTTY) && !argv.includes('--no-color');
       const lines = errorLines(err, debug);
-      // The parsed flag once a command ran; before that (a parse or usage error) read it from argv.
+      // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
+      const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
-      process.stderr.write(`${color ? `\x1b[31m${lines[0]}\x1b[39m` : lines[0]}\n`);
+      process.stderr.write(`${errIo.red(lines[0])}\n`);
       for (const line of lines.slice(1))
         if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
     }

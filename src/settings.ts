@@ -70,7 +70,7 @@ export interface Settings {
   /** Running under CI (CI env set): error hints name environment variables instead of `prs login`. */
   ci: boolean;
   /** Which layer each setting came from, for `prs config list` and `auth status`. */
-  sources: Partial<Record<SettingKey, 'flag' | 'env' | 'profile' | 'default'>>;
+  sources: Partial<Record<SettingKey, SettingSource>>;
 }
 
 /** Directories only, for code that must find the store before a profile can be read. */
@@ -92,6 +92,32 @@ export function resolveProfileName(flag: string | undefined, env: Env): string {
   return name;
 }
 
+export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+
+/**
+ * The precedence rule, written once: each key's raw value and the layer it came from (flag >
+ * environment > profile > default; an empty variable is unset). resolveSettings validates these;
+ * `prs config list/get` shows them.
+ */
+export function effectiveSettings(
+  flags: SettingValues,
+  env: Env,
+  profile: SettingValues,
+): Record<SettingKey, { value?: string; source?: SettingSource }> {
+  const layer = (key: SettingKey): { value?: string; source?: SettingSource } => {
+    const fromEnv = env[SETTING_ENV[key]];
+    if (flags[key] !== undefined) return { value: flags[key], source: 'flag' };
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'env' };
+    if (profile[key] !== undefined) return { value: profile[key], source: 'profile' };
+    if (key in DEFAULTS) return { value: DEFAULTS[key as keyof typeof DEFAULTS], source: 'default' };
+    return {};
+  };
+  return Object.fromEntries(SETTING_KEYS.map((key) => [key, layer(key)])) as Record<
+    SettingKey,
+    { value?: string; source?: SettingSource }
+  >;
+}
+
 /**
  * Merges flags, environment, the stored profile and defaults into validated settings.
  * Throws UsageError for malformed values, naming where the bad value came from.
@@ -101,27 +127,12 @@ export function resolveSettings(
   env: Env,
   profile: SettingValues = {},
 ): Settings {
+  const effective = effectiveSettings(flags, env, profile);
   const sources: Settings['sources'] = {};
   const pick = (key: SettingKey): string | undefined => {
-    const fromFlag = flags[key];
-    if (fromFlag !== undefined) {
-      sources[key] = 'flag';
-      return fromFlag;
-    }
-    const fromEnv = env[SETTING_ENV[key]];
-    if (fromEnv !== undefined && fromEnv !== '') {
-      sources[key] = 'env';
-      return fromEnv;
-    }
-    if (profile[key] !== undefined) {
-      sources[key] = 'profile';
-      return profile[key];
-    }
-    if (key in DEFAULTS) {
-      sources[key] = 'default';
-      return DEFAULTS[key as keyof typeof DEFAULTS];
-    }
-    return undefined;
+    const { value, source } = effective[key];
+    if (source) sources[key] = source;
+    return value;
   };
   const where = (key: SettingKey) =>
     sources[key] === 'env'
@@ -188,14 +199,6 @@ export function isDebug(env: Env): boolean {
 
 export function isCI(env: Env): boolean {
   return !!env.CI && env.CI !== 'false' && env.CI !== '0';
-}
-
-/** Colour: --no-color and NO_COLOR turn it off; FORCE_COLOR (not "0") turns it on; else follow the TTY. */
-export function resolveColor(flag: boolean | undefined, env: Env, isTTY: boolean): boolean {
-  if (flag === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
-  return isTTY && env.TERM !== 'dumb';
 }
 
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */

@@ -1,9 +1,9 @@
 /**
  * `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets).
  *
- * `list` and `get` show the effective value (flag > env > profile > default), like what a command
- * would use; `get` of a key set nowhere prints nothing and exits 3 ("no data"), so scripts can tell it
- * from a typo (exit 2). `set` creates the profile if needed (like login); the other actions demand
+ * `list` and `get` show the effective value by settings.ts's one precedence rule (effectiveSettings),
+ * as a command would use it; `get` of a key set nowhere prints nothing and exits 3 ("no data"), so
+ * scripts can tell it from a typo (exit 2). `set` creates the profile if needed (like login); the other actions demand
  * an existing one (a mistyped --profile must not look empty).
  */
 import type { Deps } from '../deps.js';
@@ -11,8 +11,7 @@ import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
 import {
-  DEFAULTS,
-  type Env,
+  effectiveSettings,
   parseRateLimit,
   parseRetries,
   parseTimeout,
@@ -20,7 +19,6 @@ import {
   SETTING_ENV,
   SETTING_KEYS,
   type SettingKey,
-  type SettingValues,
 } from '../settings.js';
 
 export interface ConfigOptions {
@@ -28,14 +26,6 @@ export interface ConfigOptions {
   key?: string;
   value?: string;
   json?: boolean;
-}
-
-export type Source = 'flag' | 'env' | 'profile' | 'default';
-
-export interface EffectiveSetting {
-  key: SettingKey;
-  value: string | null;
-  source: Source | null;
 }
 
 export function parseKey(key: string): SettingKey {
@@ -72,22 +62,6 @@ export function checkValue(key: SettingKey, value: string): string {
   }
 }
 
-/** The effective value of every key and where it comes from; the same precedence as resolveSettings. */
-export function effectiveSettings(
-  flags: SettingValues,
-  env: Env,
-  profile: SettingValues,
-): EffectiveSetting[] {
-  return SETTING_KEYS.map((key): EffectiveSetting => {
-    const fromEnv = env[SETTING_ENV[key]];
-    if (flags[key] !== undefined) return { key, value: flags[key]!, source: 'flag' };
-    if (fromEnv !== undefined && fromEnv !== '') return { key, value: fromEnv, source: 'env' };
-    if (profile[key] !== undefined) return { key, value: profile[key]!, source: 'profile' };
-    if (key in DEFAULTS) return { key, value: DEFAULTS[key as keyof typeof DEFAULTS], source: 'default' };
-    return { key, value: null, source: null };
-  });
-}
-
 export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
   const { io } = deps;
   const store = await deps.store();
@@ -97,18 +71,16 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
   }
   const name = deps.profileName();
   const key = o.key === undefined ? undefined : parseKey(o.key);
-  const stored = store.get(name);
-  if (!stored && name !== 'default' && o.action !== 'set') {
-    const names = store.profileNames();
-    throw new UsageError(`profile "${name}" does not exist`, {
-      hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
-    });
-  }
-  const flags = globalSettingValues(deps.globals);
+  const stored = await deps.profile({ allowNew: o.action === 'set' });
+  const effective = effectiveSettings(globalSettingValues(deps.globals), deps.env, stored?.settings ?? {});
 
   switch (o.action) {
     case 'list': {
-      const all = effectiveSettings(flags, deps.env, stored?.settings ?? {});
+      const all = SETTING_KEYS.map((k) => ({
+        key: k,
+        value: effective[k].value ?? null,
+        source: effective[k].source ?? null,
+      }));
       if (o.json) {
         io.out(`${JSON.stringify({ profile: name, path: store.path, settings: all }, null, 2)}\n`);
         return;
@@ -130,8 +102,8 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       return;
     }
     case 'get': {
-      const e = effectiveSettings(flags, deps.env, stored?.settings ?? {}).find((x) => x.key === key)!;
-      if (e.value === null) {
+      const e = effective[key!];
+      if (e.value === undefined) {
         throw new NoDataError(`${key} is not set (profile ${name})`, {
           hint: `set it with \`prs config set ${key} <value>\` or ${SETTING_ENV[key!]}`,
         });

@@ -8,7 +8,6 @@ import type { ReportFormat, ReportType } from '../input.js';
 import type { Progress } from '../io.js';
 import type { DirectFormat } from '../render/index.js';
 import type { CallHooks, ReportResponse, Row } from '../service/types.js';
-import { resolveColor } from '../settings.js';
 
 export interface ReportOptions {
   portfolioIds: number[];
@@ -152,7 +151,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         fields: o.fields,
         multi,
         // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
-        color: o.output === undefined && resolveColor(deps.globals.color, deps.env, io.isStdoutTTY),
+        color: o.output === undefined && io.colorStdout,
         terminal: toTerminal,
         width: io.columns,
       });

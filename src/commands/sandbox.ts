@@ -4,7 +4,7 @@
  */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import { loginArgs, type SandboxOptions } from '../sandbox/index.js';
+import { loginArgs, type SandboxOptions } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
 
 export interface SandboxCommandOptions {

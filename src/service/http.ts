@@ -54,11 +54,7 @@ export interface HttpOptions {
 const VERIFY = { rejectUnauthorized: true } as const;
 
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  // undici parses HTTP with a WebAssembly build of llhttp; V8's optimising tier would compile it in the
-  // background for ~35 MB of peak memory and no gain in a short-lived CLI (a small report was ~90 ms
-  // slower with it). Liftoff alone keeps `prs export` under 100 MB whatever the file size. Set here,
-  // the first thing before any wasm.
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  // V8 compiles undici's WebAssembly llhttp with Liftoff only: a process switch of src/entry.ts.
   // maxHeaderSize given (Node's default, 16 KiB) so undici never loads node:http just to read it.
   // allowH2 pinned off: the build leaves undici's HTTP/2 client out (scripts/build.mjs), whatever a
   // future undici's default.

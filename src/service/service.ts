@@ -7,7 +7,6 @@
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import type { IO } from '../io.js';
 import { parseLossless } from '../json/lossless.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
@@ -21,7 +20,6 @@ export interface ServiceDeps {
   session: Session;
   http: Http;
   clock: Clock;
-  io: IO;
   signal: AbortSignal;
   /** Jitter source; tests pass a fixed one. */
   random?: () => number;

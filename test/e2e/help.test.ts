@@ -1,8 +1,12 @@
 // Help that teaches, through the built binary: examples under --help, `prs help <topic>`, the exit
 // code table, and "did you mean" for typos (npm run build first).
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../../src/help.js';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
 
 const COMMANDS = [
   'login',
@@ -132,5 +136,123 @@ describe('prs help', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: prs ${command} `));
     expect(r.stdout).toMatch(/\nExamples:\n( {2}# .+\n {2}\$ prs.+\n| {2}# .+\n {2}\$ .*prs .+\n)+/);
+  });
+});
+
+describe('the examples run as written against `prs sandbox`', () => {
+  // Every example of --help and the README that reads (report, export, auth, config get/list/path,
+  // help), run by bash (pipefail) with `prs` on PATH, each in a fresh folder with the folders it names. Left
+  // out: those that change the session or the machine (login, logout, config set/unset, completion,
+  // sandbox) and those that need the reader's own values ($URL, $EDITOR, example.com).
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const fromReadme = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1].split('\n'))
+    .filter((l) => /(^|\s)prs /.test(l) && !l.trimEnd().endsWith('\\'));
+  const fromHelp = Object.values(EXAMPLES)
+    .flat()
+    .map(([, command]) => command);
+  const reads = [...new Set([...fromHelp, ...fromReadme])]
+    .map((l) => l.replace(/\s+# .*$/, ''))
+    .filter(
+      (l) =>
+        /prs (--profile \S+ )?(-q )?(report|export|auth (status|token)|config (list|get|path)|help) /.test(
+          l,
+        ) && !/\$URL|\$EDITOR|example\.com|\.\.\.|sandbox|login|logout/.test(l),
+    );
+
+  let sandbox: Sandbox;
+  const home = tempDir('prs-examples-');
+  const bin = join(home.path, 'bin');
+  const env = {
+    PRS_CONFIG_DIR: join(home.path, 'config'),
+    PRS_CACHE_DIR: join(home.path, 'cache'),
+    PRS_RATE_LIMIT: '1000/1s',
+    PRS_CLIENT_SECRET: 'sandbox-secret',
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ rateLimit: '1000/1s' });
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'prs'), `#!/bin/sh\nexec "${process.execPath}" "${PRS_BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const [demo] = sandbox.users;
+    for (const profile of ['default', 'nightly', 'prod']) {
+      const r = await runPrs(['--profile', profile, ...loginArgs(sandbox, demo)], {
+        input: demo.password,
+        env,
+      });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    home.cleanup();
+  });
+
+  it('finds them', () => expect(reads.length).toBeGreaterThan(25));
+
+  it.each(reads)('%s', async (line) => {
+    const dir = mkdtempSync(join(home.path, 'run-'));
+    for (const d of ['may', 'reports', 'data/prs']) mkdirSync(join(dir, d), { recursive: true });
+    // A crontab line is its command after the five time fields; /data/prs is the reader's folder.
+    const command = line
+      .replace(/^[\d*,/-]+ [\d*,/-]+ \S+ \S+ \S+\s+/, '')
+      .replace(' /data/prs', ' data/prs');
+    const r = await run(command, {
+      cwd: dir,
+      env: baseEnv({ ...env, HOME: dir, PATH: `${bin}:${process.env.PATH}` }),
+    });
+    // "yesterday" may be a weekend or holiday: then "no data" (exit 3) is the right answer.
+    const noData = /\b(yesterday|today)\b/.test(line) && r.code === 3;
+    if (noData) expect(r.stderr).toMatch(/^prs: no data for portfolio 42 on \d{4}-\d\d-\d\d/);
+    else expect(r.stderr).not.toMatch(/^prs: /m);
+    expect(r.code, r.stderr).toBe(noData ? 3 : 0);
+  });
+});
+
+function run(
+  command: string,
+  o: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-o', 'pipefail', '-c', `${command} > out.txt`], {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('the error line is red only when colour is on (the IO decides, once)', () => {
+  const red = "\x1b[31mprs: unknown command 'reprot'\x1b[39m\n";
+  const plain = "prs: unknown command 'reprot'\n";
+  it.each([
+    [['reprot'], { FORCE_COLOR: '1' }, red],
+    [['--no-color', 'reprot'], { FORCE_COLOR: '1' }, plain],
+    [['reprot'], { FORCE_COLOR: '1', NO_COLOR: '1' }, plain],
+    [['reprot'], { FORCE_COLOR: '0' }, plain],
+    [['reprot'], {}, plain], // stderr is a pipe
+  ])('prs %j with %j', async (args, env, first) => {
+    const r = await runPrs(args, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.slice(0, r.stderr.indexOf('\n') + 1)).toBe(first);
+  });
+
+  it('after a command ran, its parsed --no-color holds too', async () => {
+    const dir = tempDir();
+    const env = { FORCE_COLOR: '1', PRS_CONFIG_DIR: dir.path, PRS_CACHE_DIR: dir.path };
+    const args = ['report', '42', '-t', 'index', '-d', '2024-05-02'];
+    const colored = await runPrs(args, { env });
+    const plainRun = await runPrs(['--no-color', ...args], { env });
+    dir.cleanup();
+    expect(colored.code).toBe(2);
+    expect(colored.stderr).toMatch(/^\x1b\[31mprs: .*\x1b\[39m\n/);
+    expect(plainRun.stderr).toMatch(/^prs: /);
   });
 });

@@ -96,7 +96,7 @@ describe('Ctrl-C and SIGTERM', () => {
         stderr: 'prs: interrupted\n',
         stdout: '',
       });
-      expect(Date.now() - sent).toBeLessThan(3000);
+      expect(Date.now() - sent).toBeLessThan(29_000); // before the 30 s slot: the wait was cut short
       expect(sandbox.stats.count({ endpoint: 'report' })).toBe(1); // the wait was cut short, nothing more sent
       expect(readdirSync(out)).toEqual([]);
       expectStateIntact(env, configBefore);

@@ -1,8 +1,8 @@
 /**
  * The built binary over runs long enough for the limits to matter, against the sandbox:
- * - an access token that expires in the middle of a multi-request report is renewed ahead of expiry
- *   (no 401 reaches the user, the run completes);
- * - two `prs report` processes started together share one rate-limit window: zero 429s.
+ * an access token that expires in the middle of a multi-request report is renewed ahead of expiry
+ * (no 401 reaches the user, the run completes). Two processes sharing one rate-limit window:
+ * test/e2e/service-limiter.test.ts.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -54,29 +54,4 @@ it('a 2 s token expiring mid-range is renewed ahead of time: no 401, every date 
   expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(8);
   expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(0);
   expect(sandbox.stats.count({ endpoint: 'token', status: 200 })).toBeGreaterThanOrEqual(1);
-});
-
-it('two prs processes at once share the 4/2s window: 12 requests, zero 429s', async () => {
-  // The other sandbox user: its own server-side window and its own client-side limiter state, so the
-  // previous test's requests count for neither.
-  const other = sandbox.users[1];
-  const otherEnv = { ...env, PRS_CONFIG_DIR: join(tmp.path, 'config-other') };
-  const login = await runPrs(loginArgs(sandbox, other), { input: other.password, env: otherEnv });
-  expect(login.code, login.stderr).toBe(0);
-  sandbox.stats.reset();
-  const run = () =>
-    runPrs('report 42 -t index --from 2024-05-01 --to 2024-05-08 --rate-limit 4/2s -q'.split(' '), {
-      env: otherEnv,
-      timeoutMs: 30_000,
-    });
-  const [a, b] = await Promise.all([run(), run()]);
-  for (const r of [a, b]) expect([r.code, r.stderr]).toEqual([0, '']);
-  expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
-  // The 2 s tokens run out during limiter waits: renewed before sending, never spent on a 401.
-  expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(0);
-  const sent = sandbox.stats.requests.filter((q) => q.endpoint === 'report');
-  expect(sent).toHaveLength(12);
-  // Shared, the 12 requests need three windows: the last comes at least two windows after the first.
-  const at = sent.map((q) => q.at);
-  expect(Math.max(...at) - Math.min(...at)).toBeGreaterThanOrEqual(4000);
 });

@@ -1,7 +1,7 @@
 /** Hand-built Deps for unit tests of commands: every dependency is a fake the test controls. */
 import type { ProfileData, Session, Store } from '../../src/auth/types.js';
 import { FakeClock } from '../../src/clock.js';
-import type { Deps, GlobalOptions } from '../../src/deps.js';
+import { type Deps, type GlobalOptions, storedProfile } from '../../src/deps.js';
 import { createTestIO, type TestIO } from '../../src/io.js';
 import type { Http } from '../../src/service/http.js';
 import type { Service } from '../../src/service/types.js';
@@ -62,7 +62,7 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
     globals,
     profileName: () => globals.profile ?? 'default',
     store: async () => store,
-    profile: async () => store.get(globals.profile ?? 'default'),
+    profile: async (po = {}) => storedProfile(store, globals.profile ?? 'default', po.allowNew),
     settings,
     http: async () => o.http ?? (notFaked('http')() as never),
     session: async () =>

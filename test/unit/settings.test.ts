@@ -4,7 +4,6 @@ import {
   parseRetries,
   parseTimeout,
   parseUrl,
-  resolveColor,
   resolveDirs,
   resolveProfileName,
   resolveSettings,
@@ -106,16 +105,4 @@ describe('value parsers', () => {
   it.each(['ftp://x', 'not a url', 'https://user:pw@host'])('bad url %j', (v) =>
     expect(() => parseUrl(v)).toThrow(),
   );
-});
-
-describe('colour', () => {
-  it.each([
-    [undefined, {}, true, true],
-    [undefined, {}, false, false],
-    [false, {}, true, false],
-    [undefined, { NO_COLOR: '1' }, true, false],
-    [undefined, { FORCE_COLOR: '1' }, false, true],
-    [undefined, { FORCE_COLOR: '0' }, true, false],
-    [undefined, { TERM: 'dumb' }, true, false],
-  ])('flag %j env %j tty %j → %j', (flag, env, tty, want) => expect(resolveColor(flag, env, tty)).toBe(want));
 });

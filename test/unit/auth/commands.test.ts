@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ProfileData } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
 import { assess, authStatus, authToken, duration } from '../../../src/commands/auth.js';
-import { checkValue, config, effectiveSettings, parseKey } from '../../../src/commands/config.js';
+import { checkValue, config, parseKey } from '../../../src/commands/config.js';
 import { login, passwordFromStdin } from '../../../src/commands/login.js';
 import { logout } from '../../../src/commands/logout.js';
 import { AuthError, NoDataError, UsageError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
 import { exitCodeFor } from '../../../src/main.js';
-import { resolveSettings } from '../../../src/settings.js';
+import { effectiveSettings, resolveSettings } from '../../../src/settings.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 import { fakeHttp, tokens } from './fake-http.js';
 
@@ -381,14 +381,14 @@ describe('prs config', () => {
       { PRS_TENANT: 'e', PRS_REALM: 'e', PRS_RETRIES: '' },
       { tenant: 'p', realm: 'p', retries: '7', 'client-id': 'c' },
     );
-    const by = Object.fromEntries(got.map((e) => [e.key, [e.value, e.source]]));
+    const by = Object.fromEntries(Object.entries(got).map(([k, e]) => [k, [e.value, e.source]]));
     expect(by).toMatchObject({
       tenant: ['f', 'flag'],
       realm: ['e', 'env'],
       retries: ['7', 'profile'],
       'client-id': ['c', 'profile'],
       timeout: ['60', 'default'],
-      'base-url': [null, null],
+      'base-url': [undefined, undefined],
     });
   });
 

@@ -9,7 +9,7 @@ import {
   waitText,
 } from '../../../src/commands/report.js';
 import { FileError, NoDataError, NotFoundError, UsageError } from '../../../src/errors.js';
-import { createTestIO } from '../../../src/io.js';
+import { colorFor, createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
 import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
@@ -304,7 +304,8 @@ describe('report colour', () => {
     ['pipe', false, {}, undefined, false],
     ['pipe, FORCE_COLOR', false, { FORCE_COLOR: '1' }, undefined, true],
   ])('%s → bold header %s', async (_name, tty, env, colorFlag, bold) => {
-    const io = createTestIO({ isStdoutTTY: tty });
+    // The IO decides colour once (colorFor); the report uses its stdout decision.
+    const io = createTestIO({ isStdoutTTY: tty, colorStdout: colorFor(colorFlag, env, tty) });
     await report(
       opts({ format: 'table' }),
       fakeDeps({

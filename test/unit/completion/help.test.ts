@@ -1,11 +1,12 @@
 // `prs help`, `prs help exit-codes`, the examples under every --help, and the completion command.
 import { type Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, type CommandName, EXAMPLES } from '../../../src/cli.js';
+import { buildProgram, type CommandName } from '../../../src/cli.js';
 import { completion } from '../../../src/commands/completion.js';
-import { EXIT_CODES, exitCodes, exitCodesText } from '../../../src/commands/help.js';
+import { exitCodes } from '../../../src/commands/help.js';
 import { generateCompletion } from '../../../src/completion/generate.js';
 import { ExitCode, UsageError } from '../../../src/errors.js';
+import { EXAMPLES, EXIT_CODES, exitCodesText } from '../../../src/help.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 
 interface Parsed {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, effectiveDateFor, isIsoDate, nextBusinessDay } from '../../../src/sandbox/calendar.js';
 import { csvCell, csvColumns, csvHeader, csvLine } from '../../../src/sandbox/csv.js';
-import {
-  asciiFallback,
-  contentDisposition,
-  exportFileName,
-  retryAfterSeconds,
-  SlidingWindow,
-} from '../../../src/sandbox/naming.js';
+import { retryAfterSeconds, SlidingWindow } from '../../../src/sandbox/limiter.js';
+import { asciiFallback, contentDisposition, exportFileName } from '../../../src/sandbox/naming.js';
 import { isinCheckDigit, security, uuid } from '../../../src/sandbox/universe.js';
 import { decimal, type Fields, mix, num, toJson } from '../../../src/sandbox/values.js';
 

@@ -1,0 +1,260 @@
+/**
+ * Help beyond commander's own: the examples under each command's --help, the exit-code table (behind
+ * `prs help exit-codes` and the root --help footer) and the `prs help <topic>` lookup.
+ */
+import type { Command } from 'commander';
+import { ExitCode, UsageError } from './errors.js';
+import { suggest } from './input.js';
+
+/** Topics of `prs help` besides the commands. */
+export const HELP_TOPICS = ['exit-codes'] as const;
+
+/** The command `prs help <topic...>` is about; a typo is a UsageError with the closest topic. */
+export function helpTarget(program: Command, topic: string[]): Command {
+  let target = program;
+  for (const word of topic) {
+    const subs = target.commands.filter((c) => !(c as unknown as { _hidden: boolean })._hidden);
+    const next = subs.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) {
+      const names = [...subs.map((c) => c.name()), ...(target === program ? HELP_TOPICS : [])];
+      const guess = suggest(word, names);
+      throw new UsageError(
+        `unknown help topic "${topic.join(' ')}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+        { hint: `topics: ${names.join(', ')}` },
+      );
+    }
+    target = next;
+  }
+  return target;
+}
+
+/** `# what it does` then `$ command`, the way the examples print under each command's --help. */
+type Example = [comment: string, command: string];
+
+/**
+ * Examples of the common tasks, shown after each command's --help. Keyed by command path; every
+ * `$ prs ...` line is parsed by a unit test, so an example cannot drift from the real options.
+ */
+export const EXAMPLES: Record<string, Example[]> = {
+  '': [
+    ['start a local stand-in for the service (prints how to log in to it)', 'prs sandbox'],
+    ['sign in; prompts for what is missing, password hidden', 'prs login'],
+    [
+      "yesterday's index values: a table on a terminal, JSON in a pipe",
+      'prs report 42 -t index -d yesterday',
+    ],
+    ['pipe JSON into jq', "prs report 42 -t index -d 2024-05-02 --json | jq '.[].indexValue'"],
+    [
+      'corporate actions of a month as CSV',
+      'prs report 42 -t constituent.corporateactions --from 2024-05-01 --to 2024-05-31 -f csv -o ca.csv',
+    ],
+    [
+      'download the CSV export (a zip) into a folder',
+      'prs export 42 -t constituent.close -d yesterday -f csv --dir ~/reports',
+    ],
+    ['a second set of settings and session', 'prs --profile prod login'],
+  ],
+  login: [
+    ['interactive: prompts for each missing setting, password and client secret hidden', 'prs login'],
+    [
+      'settings as flags (stored in the profile for next time)',
+      'prs login --base-url https://api.example.com --auth-url https://login.example.com --realm acme --client-id report-cli --tenant T123 --username jane',
+    ],
+    [
+      'non-interactive (CI): password on stdin, client secret from PRS_CLIENT_SECRET',
+      'printf \'%s\' "$PRS_PASSWORD" | prs login --username jane --password-stdin',
+    ],
+    [
+      'unattended re-login for cron: keep password and secret in the private config (mode 0600)',
+      'prs login --profile nightly --save-password',
+    ],
+    ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],
+  ],
+  logout: [
+    ["forget the default profile's tokens", 'prs logout'],
+    ['one named profile', 'prs --profile prod logout'],
+    ['every profile', 'prs logout --all'],
+  ],
+  auth: [
+    ['is the session usable? (exit 0 yes, 4 no)', 'prs auth status'],
+    ['a token for curl', 'prs auth token'],
+  ],
+  'auth status': [
+    ['profile, URLs, user, tenant and token expiry', 'prs auth status'],
+    ['machine-readable', 'prs auth status --json | jq .'],
+    ['log in only when needed', 'prs auth status -q || prs login'],
+  ],
+  'auth token': [
+    [
+      'call the API with curl',
+      'curl -H "Authorization: Bearer $(prs auth token)" -H "X-CLIENT-ID: $(prs config get tenant)" "$(prs config get base-url)/api/v1/report-service/report/generate/portfolio/42?reportType=index&date=2024-05-02"',
+    ],
+  ],
+  config: [
+    ['every setting and where it comes from', 'prs config list'],
+    ['set the service URL of the default profile', 'prs config set base-url https://api.example.com'],
+    ['set the tenant of another profile', 'prs --profile prod config set tenant T123'],
+    ['a gentler client-side rate limit', 'prs config set rate-limit 2/60s'],
+    ['back to the default', 'prs config unset rate-limit'],
+    ['where the config file is', 'prs config path'],
+  ],
+  'config list': [
+    ['settings with their source (flag, env, profile, default)', 'prs config list'],
+    ['as JSON', 'prs config list --json | jq .'],
+  ],
+  'config get': [['one value, for scripts', 'prs config get base-url']],
+  'config set': [
+    ['store a setting', 'prs config set tenant T123'],
+    ['in a named profile', 'prs --profile prod config set base-url https://api.example.com'],
+  ],
+  'config unset': [['remove a setting (back to env or default)', 'prs config unset timeout']],
+  'config path': [['open the config file', '"$EDITOR" "$(prs config path)"']],
+  report: [
+    [
+      "yesterday's index values: a table on a terminal, JSON in a pipe",
+      'prs report 42 -t index -d yesterday',
+    ],
+    ['pipe into jq', "prs report 42 -t index -d 2024-05-02 --json | jq '.[0].indexValue'"],
+    [
+      'a date range (weekdays only unless --weekends), several portfolios, to a CSV file',
+      'prs report 42 1 -t constituent.close --from 2024-05-01 --to 2024-05-31 -f csv -o may.csv',
+    ],
+    [
+      'corporate actions as CSV, selected columns (nested values by dotted path)',
+      'prs report 42 -t constituent.corporateactions -d yesterday -f csv --fields isin,eventType,exDate,indexId.Net',
+    ],
+    [
+      'one JSON row per line, filtered with jq',
+      "prs report 42 -t constituent.close -d yesterday -f ndjson | jq -c 'select(.indexWeighting > 0.05)'",
+    ],
+    ['the body exactly as the service sent it', 'prs report 42 -t index -d 2024-05-02 --raw > body.json'],
+  ],
+  export: [
+    ['the JSON file into the current folder (named by the server)', 'prs export 42 -t index -d yesterday'],
+    [
+      'corporate actions as CSV (a zip), also unpacked',
+      'prs export 42 -t constituent.corporateactions -d yesterday -f csv --dir ~/reports --extract',
+    ],
+    [
+      'a month of files',
+      'prs export 42 -t constituent.close --from 2024-05-01 --to 2024-05-31 -f csv --dir may',
+    ],
+    ['raw bytes on stdout', 'prs export 42 -t index -d 2024-05-02 -o - | jq length'],
+    [
+      'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
+      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d yesterday -f csv --dir /data/prs',
+    ],
+  ],
+  completion: [
+    ['this bash session only', 'source <(prs completion bash)'],
+    ['bash, for good', 'prs completion bash > ~/.local/share/bash-completion/completions/prs'],
+    [
+      'zsh: a directory on $fpath (add fpath=(~/.zfunc $fpath) before compinit)',
+      'prs completion zsh > ~/.zfunc/_prs',
+    ],
+    ['fish', 'prs completion fish > ~/.config/fish/completions/prs.fish'],
+  ],
+  sandbox: [
+    ['on a free port; prints the login line to use', 'prs sandbox'],
+    [
+      'a fixed port, a fast rate limit and short-lived tokens, to watch retries and re-login',
+      'prs sandbox --port 8080 --rate-limit 4/2s --token-ttl 5',
+    ],
+  ],
+  help: [
+    ['help for a command', 'prs help report'],
+    ['a nested command', 'prs help auth status'],
+    ['what each exit code means', 'prs help exit-codes'],
+  ],
+};
+
+export interface ExitCodeInfo {
+  code: number;
+  /** A word or two, for the root --help footer. */
+  short: string;
+  /** One line: what happened and what to do. */
+  meaning: string;
+}
+
+export const EXIT_CODES: readonly ExitCodeInfo[] = [
+  { code: ExitCode.ok, short: 'ok', meaning: 'success' },
+  {
+    code: ExitCode.internal,
+    short: 'internal error',
+    meaning: 'unexpected internal error — run again with PRS_DEBUG=1 and report it',
+  },
+  {
+    code: ExitCode.usage,
+    short: 'usage',
+    meaning: 'usage or bad input, checked before any request; also a 400 from the service',
+  },
+  { code: ExitCode.noData, short: 'no data', meaning: 'no data for that portfolio, type and date' },
+  {
+    code: ExitCode.auth,
+    short: 'auth',
+    meaning: 'authentication needed or refused (no session, token endpoint refusal, 401 after re-login)',
+  },
+  { code: ExitCode.forbidden, short: 'forbidden', meaning: 'forbidden (403) — check the tenant' },
+  { code: ExitCode.notFound, short: 'not found', meaning: 'not found (404) — check the portfolio id' },
+  {
+    code: ExitCode.rateLimited,
+    short: 'rate limited',
+    meaning: 'rate limited (429 persisted after retries)',
+  },
+  {
+    code: ExitCode.service,
+    short: 'service',
+    meaning: 'service error: 5xx after retries, or a malformed or corrupt response',
+  },
+  { code: ExitCode.network, short: 'network', meaning: 'network: connection refused, DNS, TLS or timeout' },
+  {
+    code: ExitCode.file,
+    short: 'local file',
+    meaning: 'local file: exists (no --force), unwritable, missing directory or disk full',
+  },
+  {
+    code: ExitCode.interrupted,
+    short: 'interrupted',
+    meaning: 'interrupted (Ctrl-C); temporary files removed',
+  },
+];
+
+export function exitCodesText(): string {
+  const width = Math.max(...EXIT_CODES.map((e) => String(e.code).length));
+  return [
+    'Exit codes of prs (stable: scripts and cron jobs may rely on them)',
+    '',
+    ...EXIT_CODES.map((e) => `  ${String(e.code).padStart(width)}  ${e.meaning}`),
+    '',
+    'Errors are one line "prs: <message>" on stderr, plus at most one hint line.',
+    '',
+  ].join('\n');
+}
+
+/** The short exit-code lines under the root --help, from the same table. */
+function exitCodesFooter(width = 90): string[] {
+  const lines = ['Exit codes:'];
+  for (const [i, e] of EXIT_CODES.entries()) {
+    const item = `${e.code} ${e.short}${i < EXIT_CODES.length - 1 ? ',' : ''}`;
+    if (`${lines.at(-1)} ${item}`.length > width) lines.push(item);
+    else lines[lines.length - 1] = `${lines.at(-1)} ${item}`;
+  }
+  lines[lines.length - 1] += ' (details: prs help exit-codes)';
+  return [...lines, 'Tab completion for bash, zsh and fish: prs completion --help'];
+}
+
+/** Adds the examples under every command's --help, and the exit-code footer under the root's. */
+export function addHelpTexts(program: Command): void {
+  const visit = (cmd: Command, path: string[]) => {
+    const examples = EXAMPLES[path.join(' ')];
+    const lines: string[] = [];
+    if (examples?.length) {
+      lines.push('', 'Examples:');
+      for (const [comment, command] of examples) lines.push(`  # ${comment}`, `  $ ${command}`);
+    }
+    if (path.length === 0) lines.push('', ...exitCodesFooter());
+    if (lines.length) cmd.addHelpText('after', lines.join('\n'));
+    for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { colorFor, createIO, createTestIO } from '../../src/io.js';
+
+describe('colorFor: the one colour rule', () => {
+  it.each([
+    [undefined, {}, true, true],
+    [undefined, {}, false, false],
+    [false, {}, true, false],
+    [undefined, { NO_COLOR: '1' }, true, false],
+    [undefined, { FORCE_COLOR: '1' }, false, true],
+    [undefined, { FORCE_COLOR: '0' }, true, false],
+    [undefined, { TERM: 'dumb' }, true, false],
+  ])('flag %j env %j tty %j → %j', (flag, env, tty, want) => expect(colorFor(flag, env, tty)).toBe(want));
+});
+
+describe('the IO paints', () => {
+  it('red only when colour is on', () => {
+    expect(createTestIO({ color: true }).red('prs: x')).toBe('\x1b[31mprs: x\x1b[39m');
+    expect(createTestIO({ color: false }).red('prs: x')).toBe('prs: x');
+  });
+
+  it('decides both streams from --no-color and the environment', () => {
+    expect(createIO({ env: { FORCE_COLOR: '1' } })).toMatchObject({ color: true, colorStdout: true });
+    expect(createIO({ color: false, env: { FORCE_COLOR: '1' } })).toMatchObject({
+      color: false,
+      colorStdout: false,
+    });
+    expect(createIO({ env: { NO_COLOR: '1', FORCE_COLOR: '1' } }).red('x')).toBe('x');
+    expect(createIO({ env: { FORCE_COLOR: '1' } }).red('x')).toBe('\x1b[31mx\x1b[39m');
+  });
+});
