@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { REPORT_TYPES, type ReportType } from '../input.js';
 import { parseRateLimit } from '../settings.js';
-import { type SandboxUser, TokenIssuer } from './auth.js';
+import { LOGOUT_PATH, type SandboxUser, TOKEN_PATH, TokenIssuer } from './auth.js';
 import { csvChunks, jsonChunks, peek, zipChunks } from './body.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
 import { contentDisposition, exportFileName, retryAfterSeconds, SlidingWindow } from './naming.js';
@@ -103,6 +103,8 @@ export interface RequestRecord {
   bytes: number;
   /** When the request arrived (the sandbox clock, ms since the epoch). */
   at: number;
+  /** A token request's grant_type (never its secrets). */
+  grant?: string;
 }
 
 export interface SandboxStats {
@@ -272,6 +274,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     endpoint: Endpoint;
     req: IncomingMessage;
     user?: string;
+    grant?: string;
   }
   const arrivals = new WeakMap<IncomingMessage, number>();
 
@@ -292,6 +295,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clientIdHeader: typeof clientIdHeader === 'string' ? clientIdHeader : undefined,
       bytes: 0,
       at: arrivals.get(ctx.req) ?? o.now(),
+      grant: ctx.grant,
     };
     stats.record(record);
     o.log?.(`${record.method} ${record.path} ${status}${ctx.user ? ` (${ctx.user})` : ''}`);
@@ -348,7 +352,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (safeDecode(realmMatch[1]) !== o.realm) {
         return sendJson(res, ctx, 404, { error: 'Realm does not exist' });
       }
-      if (realmMatch[2] !== '/protocol/openid-connect/token') {
+      const logout = realmMatch[2] === LOGOUT_PATH;
+      if (realmMatch[2] !== TOKEN_PATH && !logout) {
         return sendJson(res, { ...ctx, endpoint: 'other' }, 404, {
           error: 'Unable to find matching target resource method',
         });
@@ -365,7 +370,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // Keycloak reads only form fields: any other body looks like a request with no fields at all.
       const form = new URLSearchParams(isForm ? raw : '');
       ctx.user = form.get('username') ?? undefined;
-      const answer = issuer!.token(form);
+      ctx.grant = form.get('grant_type') ?? undefined;
+      const answer = logout ? issuer!.logout(form) : issuer!.token(form);
+      if (answer.status === 204) {
+        head(res, ctx, 204, { 'Cache-Control': 'no-store' });
+        return void res.end();
+      }
       return sendJson(res, ctx, answer.status, answer.body, {
         'Cache-Control': 'no-store',
         Pragma: 'no-cache',
