@@ -1,7 +1,8 @@
 /**
  * The built binary over runs long enough for the limits to matter, against the sandbox:
  * - an access token that expires in the middle of a multi-request report is renewed ahead of expiry
- *   (no 401 reaches the user, the run completes);
+ *   (no 401 reaches the user, the run completes) with refresh grants alone: the client secret kept
+ *   by `prs login` is used, none is in the environment;
  * - two `prs report` processes started together share one rate-limit window: zero 429s.
  */
 import { join } from 'node:path';
@@ -19,11 +20,14 @@ beforeAll(async () => {
   env = {
     PRS_CONFIG_DIR: join(tmp.path, 'config'),
     PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    PRS_CLIENT_SECRET: sandbox.clientSecret,
     HOME: tmp.path,
   };
   const user = sandbox.users[0];
-  const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+  // The secret only for the login, which keeps it with the session: the runs below have none in env.
+  const r = await runPrs(loginArgs(sandbox, user), {
+    input: user.password,
+    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
   expect(r.code, r.stderr).toBe(0);
 });
 
@@ -54,6 +58,10 @@ it('a 2 s token expiring mid-range is renewed ahead of time: no 401, every date 
   expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(8);
   expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(0);
   expect(sandbox.stats.count({ endpoint: 'token', status: 200 })).toBeGreaterThanOrEqual(1);
+  // Renewed with refresh grants (the kept client secret), never with a password.
+  const grants = sandbox.stats.requests.filter((q) => q.endpoint === 'token').map((q) => q.grant);
+  expect(grants.length).toBeGreaterThanOrEqual(2); // ~3.5 s of 2 s tokens renewed at half-life
+  expect(new Set(grants)).toEqual(new Set(['refresh_token']));
 });
 
 it('two prs processes at once share the 4/2s window: 12 requests, zero 429s', async () => {
@@ -61,7 +69,10 @@ it('two prs processes at once share the 4/2s window: 12 requests, zero 429s', as
   // previous test's requests count for neither.
   const other = sandbox.users[1];
   const otherEnv = { ...env, PRS_CONFIG_DIR: join(tmp.path, 'config-other') };
-  const login = await runPrs(loginArgs(sandbox, other), { input: other.password, env: otherEnv });
+  const login = await runPrs(loginArgs(sandbox, other), {
+    input: other.password,
+    env: { ...otherEnv, PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
   expect(login.code, login.stderr).toBe(0);
   sandbox.stats.reset();
   const run = () =>
