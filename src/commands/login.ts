@@ -74,6 +74,10 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   if (o.clientId !== undefined) extra['client-id'] = o.clientId;
   if (o.username !== undefined) extra.username = o.username;
   const s = await deps.settings(extra, { allowNewProfile: true });
+  if (o.passwordStdin && io.isStdinTTY)
+    throw new UsageError('--password-stdin: stdin is a terminal, not a pipe', {
+      hint: 'pipe the password in (printf \'%s\' "$PRS_PASSWORD" | prs login --password-stdin …), or leave out --password-stdin to be asked for it',
+    });
 
   const values: Partial<Record<SettingKey, string>> = {
     'auth-url': s.authUrl,
@@ -98,10 +102,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const missing = LOGIN_FIELDS.filter((f) => !has(f));
   if (missing.length && !canPrompt) throw missingError(missing);
 
-  if (o.passwordStdin && io.isStdinTTY)
-    throw new UsageError('--password-stdin: stdin is a terminal, not a pipe', {
-      hint: 'pipe the password in (printf \'%s\' "$PRS_PASSWORD" | prs login --password-stdin …), or leave out --password-stdin to be asked for it',
-    });
   if (o.passwordStdin) secrets.password = passwordFromStdin(await io.readStdin());
   for (const f of missing) {
     const answer = (await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret })).trim();
