@@ -74,7 +74,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 
   program
     .command('login')
-    .description('sign in and store the session in the profile')
+    .summary('sign in and store the session in the profile')
+    .description(
+      'sign in; the settings, the session and the client secret are kept in the profile (config.json, 0600); the password only with --save-password',
+    )
     .option('--auth-url <url>', 'Keycloak base URL, before /realms (env PRS_AUTH_URL)')
     .option('--realm <realm>', 'Keycloak realm (env PRS_REALM)')
     .option('--client-id <id>', 'OAuth client id (env PRS_CLIENT_ID)')
@@ -82,7 +85,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--password-stdin', 'read the password from stdin')
     .option(
       '--save-password',
-      'keep password and client secret in the private config for unattended re-login',
+      'also keep the password (the session and client secret are always kept, 0600) for unattended re-login',
     )
     .action(
       act('login', (o: Record<string, unknown>) => ({
@@ -368,7 +371,7 @@ export const EXAMPLES: Record<string, Example[]> = {
       'printf \'%s\' "$PRS_PASSWORD" | prs login --username jane --password-stdin',
     ],
     [
-      'unattended re-login for cron: keep password and secret in the private config (mode 0600)',
+      'unattended re-login for cron: also keep the password in the private config (mode 0600)',
       'prs login --profile nightly --save-password',
     ],
     ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],
