@@ -166,6 +166,36 @@ describe('prs login', () => {
     expect(http.requests).toEqual([]);
   });
 
+  it.each([
+    ['right on the third try', ['pw-1', 'pw-2', 'pw-3'], 3, undefined],
+    ['wrong three times: exit 4, no fourth try', ['pw-1', 'pw-2', 'pw-3', 'pw-4'], 3, 4],
+  ])('a refused password asks again for the password only: %s', async (_n, passwords, calls, code) => {
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: [...passwords] });
+    const http = fakeHttp();
+    const refused = {
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    };
+    http.queue(refused, refused, code ? refused : { body: tokens(1) });
+    const env = { ...LOGIN_ENV };
+    const err = await attempt(login(OPTS, fakeDeps({ env, io, http, store: memoryStore() })));
+    expect(http.requests.map((r) => r.form.get('password'))).toEqual(passwords.slice(0, calls));
+    expect(io.stderrText().match(/Sorry, try again\./g)).toHaveLength(2);
+    expect(err === undefined ? 0 : exitCodeFor(err)).toBe(code ?? 0);
+  });
+
+  it('a refused password given by env or stdin is not asked again', async () => {
+    const http = fakeHttp();
+    http.queue({
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    });
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: [] });
+    const err = await attempt(login(OPTS, fakeDeps({ env: { ...LOGIN_ENV, PRS_PASSWORD: 'x' }, io, http })));
+    expect(exitCodeFor(err)).toBe(4);
+    expect(http.requests).toHaveLength(1);
+  });
+
   it('on a terminal, prompts for what is missing, secrets hidden', async () => {
     const io = createTestIO({
       isStdinTTY: true,
