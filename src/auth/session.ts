@@ -4,6 +4,10 @@
  * processes by a lock beside the config file; inside it the stored session is read again, so a cron
  * job that loses the race simply uses the token the winner just stored (and never spends a rotated
  * refresh token twice).
+ *
+ * A stored session serves only the user, auth URL, realm, client id and base URL it was created for
+ * (foreignTo); only the token endpoint's `invalid_grant` ends it — a refused client, a network
+ * failure or a 5xx leave it for the next, corrected run.
  */
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
