@@ -74,10 +74,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 
   program
     .command('login')
-    .summary('sign in and store the session in the profile')
-    .description(
-      'sign in; the settings, the session and the client secret are kept in the profile (config.json, 0600); the password only with --save-password',
-    )
+    .description('sign in and store the session in the profile')
     .option('--auth-url <url>', 'Keycloak base URL, before /realms (env PRS_AUTH_URL)')
     .option('--realm <realm>', 'Keycloak realm (env PRS_REALM)')
     .option('--client-id <id>', 'OAuth client id (env PRS_CLIENT_ID)')
@@ -361,7 +358,10 @@ export const EXAMPLES: Record<string, Example[]> = {
     ['a second set of settings and session', 'prs --profile prod login'],
   ],
   login: [
-    ['interactive: prompts for each missing setting, password and client secret hidden', 'prs login'],
+    [
+      'interactive, secrets hidden; keeps the session and client secret (0600), not the password',
+      'prs login',
+    ],
     [
       'settings as flags (stored in the profile for next time)',
       'prs login --base-url https://api.example.com --auth-url https://login.example.com --realm acme --client-id report-cli --tenant T123 --username jane',
