@@ -82,7 +82,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--password-stdin', 'read the password from stdin')
     .option(
       '--save-password',
-      'keep password and client secret in the private config for unattended re-login',
+      'also keep the password (the session and client secret are always kept, 0600) for unattended re-login',
     )
     .action(
       act('login', (o: Record<string, unknown>) => ({

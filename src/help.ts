@@ -55,7 +55,10 @@ export const EXAMPLES: Record<string, Example[]> = {
     ['a second set of settings and session', 'prs --profile prod login'],
   ],
   login: [
-    ['interactive: prompts for each missing setting, password and client secret hidden', 'prs login'],
+    [
+      'interactive, secrets hidden; keeps the session and client secret (0600), not the password',
+      'prs login',
+    ],
     [
       'settings as flags (stored in the profile for next time)',
       'prs login --base-url https://api.example.com --auth-url https://login.example.com --realm acme --client-id report-cli --tenant T123 --username jane',
@@ -65,7 +68,7 @@ export const EXAMPLES: Record<string, Example[]> = {
       'printf \'%s\' "$PRS_PASSWORD" | prs login --username jane --password-stdin',
     ],
     [
-      'unattended re-login for cron: keep password and secret in the private config (mode 0600)',
+      'unattended re-login for cron: also keep the password in the private config (mode 0600)',
       'prs login --profile nightly --save-password',
     ],
     ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],

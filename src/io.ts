@@ -93,6 +93,7 @@ export function createIO(opts: IOOptions): IO {
     stdinTTY ??= !!process.stdin.isTTY;
     return stdinTTY;
   };
+  const promptTTY = createPrompter();
   return {
     out: (text) => {
       stdout.write(text);
@@ -167,44 +168,64 @@ function spinner(text: string, color: boolean): Progress {
 }
 
 /**
- * Lines that arrived after a prompt's answer (a paste of several answers comes in one read): they
- * answer the next prompts instead of being lost.
+ * Terminal prompts through npm's `read` (hidden input: `silent`). stdin is read here and handed to
+ * `read` one line per prompt: what arrives after a prompt's line (a paste of several answers comes
+ * in one read) is kept for the next prompt of this IO instead of being lost, and is never echoed
+ * before its own prompt, as it may be that prompt's secret. Ctrl-C at a prompt is an interrupt (130).
  */
-const typedAhead: string[] = [];
-
-async function promptTTY(question: string, hidden: boolean): Promise<string> {
-  const early = typedAhead.shift();
-  if (early !== undefined) {
-    process.stderr.write(`${question}${hidden ? '' : early}\n`);
-    return early;
-  }
-  const { createInterface } = await import('node:readline');
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  // readline writes through _writeToOutput. Hidden: nothing typed after the question shows but the
-  // newline. Once answered: nothing at all, as the keys that follow may be the next prompt's secret.
-  const r = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WriteStream };
-  let asked = false;
-  let answered = false;
-  r._writeToOutput = (s: string) => {
-    if (answered) return;
-    if (!hidden || !asked) {
-      asked = true;
-      r.output.write(s);
-    } else if (s.includes('\n') || s.includes('\r')) r.output.write('\n');
-  };
-  // 'line' fires only for lines no question is waiting for.
-  rl.on('line', (line) => typedAhead.push(line));
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      rl.question(question, (answer) => {
-        answered = true;
-        resolve(answer);
+function createPrompter(): (question: string, hidden: boolean) => Promise<string> {
+  let ahead = '';
+  return async (question, hidden) => {
+    const [{ read }, { PassThrough }, { InterruptedError }] = await Promise.all([
+      import('read'),
+      import('node:stream'),
+      import('./errors.js'),
+    ]);
+    const stdin = process.stdin;
+    const input = new PassThrough();
+    let delivered = false;
+    const feed = (text: string) => {
+      if (delivered) {
+        ahead += text;
+        return;
+      }
+      const m = /\r\n|\r|\n/.exec(text);
+      if (!m) {
+        input.write(text);
+        return;
+      }
+      delivered = true;
+      const end = m.index + m[0].length;
+      input.write(text.slice(0, end));
+      ahead += text.slice(end);
+    };
+    const onData = (chunk: Buffer) => feed(chunk.toString('utf8'));
+    const wasRaw = stdin.isRaw;
+    stdin.setRawMode?.(true);
+    const pending = ahead;
+    ahead = '';
+    try {
+      const answer = read({
+        prompt: question,
+        silent: hidden,
+        input,
+        output: process.stderr,
+        terminal: true,
       });
-      rl.on('SIGINT', () => reject(Object.assign(new Error('interrupted'), { code: 'ABORT_ERR' })));
-    });
-  } finally {
-    rl.close();
-  }
+      if (pending) feed(pending);
+      if (!delivered) stdin.on('data', onData).resume();
+      return await answer;
+    } catch (err) {
+      if ((err as Error).message === 'canceled') throw new InterruptedError();
+      throw err;
+    } finally {
+      stdin.off('data', onData);
+      stdin.pause();
+      stdin.setRawMode?.(wasRaw);
+      // A hidden answer ends the prompt's line too.
+      if (hidden) process.stderr.write('\n');
+    }
+  };
 }
 
 export interface TestIO extends IO {

@@ -4,6 +4,10 @@
  * processes by a lock beside the config file; inside it the stored session is read again, so a cron
  * job that loses the race simply uses the token the winner just stored (and never spends a rotated
  * refresh token twice).
+ *
+ * A stored session serves only the user, auth URL, realm, client id and base URL it was created for
+ * (foreignTo); only the token endpoint's `invalid_grant` ends it — a refused client, a network
+ * failure or a 5xx leave it for the next, corrected run.
  */
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -13,7 +17,7 @@ import type { IO } from '../io.js';
 import type { Http } from '../service/http.js';
 import type { Settings } from '../settings.js';
 import { hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
-import type { ProfileData, Session, Store, StoredSession } from './types.js';
+import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
 /** Renew an access token this long before it expires (CLI.md). */
 export const RENEW_MARGIN_MS = 30_000;
@@ -43,11 +47,66 @@ export interface Credentials {
   clientSecret: string;
 }
 
+/** What a session created now, with these settings, would be bound to (CLI.md "Session"). */
+export function bindingOf(s: Settings): Partial<SessionBinding> {
+  return {
+    username: s.username,
+    authUrl: s.authUrl,
+    realm: s.realm,
+    clientId: s.clientId,
+    baseUrl: s.baseUrl,
+  };
+}
+
+const BINDING_LABELS: Record<keyof SessionBinding, string> = {
+  username: 'user',
+  authUrl: 'auth URL',
+  realm: 'realm',
+  clientId: 'client id',
+  baseUrl: 'base URL',
+};
+
+/**
+ * Why the stored session must not be used with these settings ("user", "base URL", …), or undefined
+ * when it may. A session stored by an older prs carries no binding: the profile's stored settings
+ * (what that login wrote) stand in for it.
+ */
+export function foreignTo(s: Settings, stored: ProfileData | undefined): string[] | undefined {
+  if (!stored?.session) return undefined;
+  const st = stored.settings;
+  const bound: Partial<SessionBinding> = stored.session.bound ?? {
+    username: st.username,
+    authUrl: st['auth-url'],
+    realm: st.realm,
+    clientId: st['client-id'],
+    baseUrl: st['base-url'],
+  };
+  const want = bindingOf(s);
+  const differ = (Object.keys(BINDING_LABELS) as (keyof SessionBinding)[]).filter(
+    (k) => bound[k] !== undefined && want[k] !== bound[k],
+  );
+  return differ.length ? differ.map((k) => BINDING_LABELS[k]) : undefined;
+}
+
+/** The stored session's owner, for the exit-4 line: "alice at auth.example.com". */
+function ownerOf(stored: ProfileData): string {
+  const b = stored.session?.bound;
+  const user = b?.username ?? stored.settings.username ?? 'another user';
+  const url = b?.authUrl ?? stored.settings['auth-url'];
+  return url ? `${user} at ${hostOf(url)}` : user;
+}
+
+/** Said when the refresh token is gone and nothing else can sign in: what would have kept the session. */
+export const KEEP_SESSION_HINT =
+  'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
+
 /** Step 4's inputs: env (PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET) first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
   const username = s.username;
-  const password = s.password ?? stored?.secrets?.password;
-  const clientSecret = s.clientSecret ?? stored?.secrets?.clientSecret;
+  // A saved password belongs to the stored session's user: never sent for another one.
+  const own = !foreignTo(s, stored);
+  const password = s.password ?? (own ? stored?.secrets?.password : undefined);
+  const clientSecret = s.clientSecret ?? (own ? stored?.secrets?.clientSecret : undefined);
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
 }
 
@@ -106,6 +165,7 @@ export function createSession(d: SessionDeps): Session {
     return run;
   };
   let memo: StoredSession | undefined;
+  const bindingNow = () => bindingOf(s) as SessionBinding;
 
   const save = async (fn: (p: ProfileData | undefined) => ProfileData | undefined) => {
     try {
@@ -124,9 +184,92 @@ export function createSession(d: SessionDeps): Session {
       return p ? rest : undefined;
     });
 
+  /** The stored session is someone else's (CLI.md "Session"): env credentials sign in for this run only. */
+  const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
+    if (s.username && s.password && s.clientSecret) {
+      d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
+      const next = await requestToken(
+        d.http,
+        endpointOf(s, s.clientSecret),
+        { type: 'password', username: s.username, password: s.password },
+        { now, signal: d.signal },
+      );
+      memo = next;
+      return next.accessToken;
+    }
+    throw new AuthError(
+      `the session stored in profile ${profile} is for ${ownerOf(stored)}; not used with another ${differ.join(', ')}`,
+      {
+        hint: 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
+      },
+    );
+  };
+
+  const renewStored = async (
+    stored: ProfileData | undefined,
+    cur: StoredSession | undefined,
+  ): Promise<string> => {
+    const creds = availableCredentials(s, stored);
+    const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
+    let refusal: TokenRefusedError | undefined;
+    if (cur && refreshUsable(cur, now())) {
+      try {
+        d.io.debug('auth: renewing the session (grant_type=refresh_token)');
+        const next = await requestToken(
+          d.http,
+          endpointOf(s, secret),
+          { type: 'refresh_token', refreshToken: cur.refreshToken! },
+          { now, signal: d.signal, previous: cur },
+        );
+        await saveSession({ ...next, bound: cur.bound });
+        memo = next;
+        return next.accessToken;
+      } catch (err) {
+        if (!(err instanceof TokenRefusedError)) throw err;
+        const clientRefused = err.error === 'invalid_client' || err.error === 'unauthorized_client';
+        // Only a refusal of the token itself ends the session; a refused client (a wrong
+        // PRS_CLIENT_SECRET) is fixed by correcting it, and the session must still be there then.
+        if (err.error !== 'invalid_grant' && !(clientRefused && !secret && creds)) {
+          if (clientRefused && !secret)
+            throw notLoggedIn(
+              s,
+              'this session was stored by an older prs that did not keep the client secret: log in once more',
+            );
+          throw err;
+        }
+        refusal = err;
+        d.io.debug(`auth: refresh refused (${err.error})`);
+        if (err.error === 'invalid_grant') await saveSession(undefined);
+      }
+    }
+
+    if (creds) {
+      d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
+      const next = await requestToken(
+        d.http,
+        endpointOf(s, creds.clientSecret),
+        { type: 'password', username: creds.username, password: creds.password },
+        { now, signal: d.signal },
+      );
+      await saveSession({ ...next, bound: bindingNow() });
+      memo = next;
+      return next.accessToken;
+    }
+
+    let hint: string | undefined;
+    if (refusal && refusal.error !== 'invalid_grant')
+      hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
+    else if (refusal || cur?.refreshToken) hint = KEEP_SESSION_HINT;
+    else if (!s.ci && !stored?.session)
+      hint = 'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, or PRS_TOKEN';
+    throw notLoggedIn(s, hint);
+  };
+
   const obtain = (rejected: string | undefined): Promise<string> =>
     serialised(async () => {
       const stored = d.store.get(profile);
+      const differ = foreignTo(s, stored);
+      if (stored && differ) return signInForRun(stored, differ);
       let cur = stored?.session;
       if (rejected !== undefined && cur?.accessToken === rejected) {
         // Never hand out a token the service has refused, in this run or the next.
@@ -139,64 +282,26 @@ export function createSession(d: SessionDeps): Session {
         memo = cur;
         return cur.accessToken;
       }
-
-      const creds = availableCredentials(s, stored);
-      const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
-      let refusal: TokenRefusedError | undefined;
-      if (cur && refreshUsable(cur, now())) {
-        try {
-          d.io.debug('auth: renewing the session (grant_type=refresh_token)');
-          const next = await requestToken(
-            d.http,
-            endpointOf(s, secret),
-            { type: 'refresh_token', refreshToken: cur.refreshToken! },
-            { now, signal: d.signal, previous: cur },
-          );
-          await saveSession(next);
-          memo = next;
-          return next.accessToken;
-        } catch (err) {
-          if (!(err instanceof TokenRefusedError)) throw err;
-          // invalid_grant (expired, revoked, already rotated) and friends: forget it, try the password.
-          refusal = err;
-          d.io.debug(`auth: refresh refused (${err.error})`);
-          await saveSession(undefined);
-        }
-      }
-
-      if (creds) {
-        d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
-        const next = await requestToken(
-          d.http,
-          endpointOf(s, creds.clientSecret),
-          { type: 'password', username: creds.username, password: creds.password },
-          { now, signal: d.signal },
+      try {
+        return await renewStored(stored, cur);
+      } catch (err) {
+        // A token with under 30 s left is still a token: when it cannot be renewed, use it to the end.
+        if (!cur || cur.accessToken === '' || cur.expiresAt <= now() || d.signal.aborted) throw err;
+        d.io.note(
+          `prs: note: could not renew the session (${(err as Error).message}); using the current token, valid ${Math.ceil((cur.expiresAt - now()) / 1000)} s more`,
         );
-        await saveSession(next);
-        memo = next;
-        return next.accessToken;
+        memo = cur;
+        return cur.accessToken;
       }
-
-      let hint: string | undefined;
-      if (
-        refusal &&
-        (refusal.error === 'invalid_client' || refusal.error === 'unauthorized_client') &&
-        !secret
-      )
-        hint =
-          'renewing the session needs the client secret: set PRS_CLIENT_SECRET, or log in with --save-password';
-      else if (refusal) hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
-      else if (!s.ci && !stored?.session)
-        hint = 'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, or PRS_TOKEN';
-      throw notLoggedIn(s, hint);
     });
 
   return {
     async token() {
       if (s.token) return s.token;
       if (accessUsable(memo, now())) return memo.accessToken;
-      const stored = d.store.get(profile)?.session;
-      if (accessUsable(stored, now())) {
+      const p = d.store.get(profile);
+      const stored = p?.session;
+      if (accessUsable(stored, now()) && !foreignTo(s, p)) {
         memo = stored;
         return stored.accessToken;
       }

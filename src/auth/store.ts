@@ -6,7 +6,7 @@
  * A corrupt or hand-mangled file never crashes a command: reading it throws a UsageError (exit 2)
  * naming the file and the repair, and `reset()` (used by `prs logout --all`) moves it aside.
  */
-import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
@@ -80,6 +80,42 @@ function profileProblem(p: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether any profile holds a token or a secret (then the file and its directory must be private). */
+export function holdsSecrets(data: StoreData): boolean {
+  return Object.values(data.profiles).some((p) => p.session || p.secrets);
+}
+
+/**
+ * Private means private: a directory or file others may read or write is tightened to 0700/0600
+ * when prs may change it; where it cannot, secrets are refused there (as ssh refuses a key file
+ * others can read). Without secrets to write, a loose mode is left as the user chose it.
+ */
+export function ensurePrivate(dir: string, file: string, secrets: boolean): void {
+  for (const [path, mode] of [
+    [dir, 0o700],
+    [file, 0o600],
+  ] as const) {
+    let current: number;
+    try {
+      current = statSync(path).mode & 0o777;
+    } catch {
+      continue; // not there yet: created private
+    }
+    if ((current & 0o077) === 0) continue;
+    try {
+      chmodSync(path, mode);
+    } catch (err) {
+      if (!secrets) continue;
+      throw new FileError(
+        `refusing to store the session in ${path}: others can read or write it (mode ${current.toString(8)}) and prs cannot change that (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        {
+          hint: `make it private (chmod ${mode.toString(8)} ${path}) or set PRS_CONFIG_DIR to a directory of your own`,
+        },
+      );
+    }
+  }
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -122,6 +158,7 @@ export async function openStore(configDir: string): Promise<Store> {
   const write = (data: StoreData) => {
     if (!Conf) throw new Error('store: conf not loaded before writing');
     ensureDir();
+    ensurePrivate(configDir, path, holdsSecrets(data));
     try {
       conf ??= new Conf({
         cwd: configDir,

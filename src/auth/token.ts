@@ -36,6 +36,33 @@ export function tokenUrl(authUrl: string, realm: string): string {
   return `${authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
 }
 
+/** Keycloak's end-session endpoint: a back-channel logout with the refresh token. */
+export function logoutUrl(authUrl: string, realm: string): string {
+  return tokenUrl(authUrl, realm).replace(/\/token$/, '/logout');
+}
+
+/**
+ * Ends the session at the token service, so a copied refresh token is dead too. Throws on any
+ * failure (refusal, network, timeout); the caller decides that a logout never fails for it.
+ */
+export async function endSession(
+  http: Http,
+  ep: TokenEndpoint,
+  refreshToken: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const form = new URLSearchParams({ client_id: ep.clientId, refresh_token: refreshToken });
+  if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
+  const res = await http.send({
+    method: 'POST',
+    url: logoutUrl(ep.authUrl, ep.realm),
+    form: form.toString(),
+    signal,
+  });
+  await res.body.text().catch(() => '');
+  return res.status;
+}
+
 export function grantForm(ep: TokenEndpoint, grant: Grant): string {
   const form = new URLSearchParams({ grant_type: grant.type, client_id: ep.clientId });
   if (ep.clientSecret) form.set('client_secret', ep.clientSecret);

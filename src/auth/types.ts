@@ -10,12 +10,23 @@ export interface StoredSession {
   refreshExpiresAt?: number;
   /** Epoch milliseconds when the access token was issued: short-lived tokens get a smaller renewal margin. */
   obtainedAt?: number;
+  /** Whom and where the session was created for (CLI.md "Session"); absent in stores of older versions. */
+  bound?: SessionBinding;
+}
+
+/** A session is used only with the settings it was created with: never sent to another host or user. */
+export interface SessionBinding {
+  username: string;
+  authUrl: string;
+  realm: string;
+  clientId: string;
+  baseUrl?: string;
 }
 
 export interface ProfileData {
   settings: SettingValues;
   session?: StoredSession;
-  /** Kept only with `prs login --save-password`. */
+  /** The client secret is kept with the session by every login; the password only with --save-password. */
   secrets?: { password?: string; clientSecret?: string };
 }
 

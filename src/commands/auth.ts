@@ -5,7 +5,13 @@
  * health check. So "ready" means "by what is stored and set, a call would not need a prompt"; a
  * refresh token the server revoked meanwhile still looks ready until the next real call.
  */
-import { accessUsable, availableCredentials, notLoggedIn, refreshUsable } from '../auth/session.js';
+import {
+  accessUsable,
+  availableCredentials,
+  foreignTo,
+  notLoggedIn,
+  refreshUsable,
+} from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import type { Settings } from '../settings.js';
@@ -42,6 +48,12 @@ export interface AuthStatus {
   clientSecret: boolean;
   envCredentials: string[];
   envToken: boolean;
+  /** Fields in which the settings differ from those the stored session was created for (then unused). */
+  sessionForeign: string[] | null;
+  /** Until when the session can be renewed without a password (ISO; null: not renewable, or no expiry given). */
+  renewableUntil: string | null;
+  /** What happens once it cannot: sign in again from the saved password, from env, or a `prs login`. */
+  afterThat: 'saved password' | 'env credentials' | 'login';
   ready: boolean;
   via: ReadyVia | null;
 }
@@ -68,12 +80,14 @@ export function assess(
   configPath: string,
   now: number,
 ): AuthStatus {
-  const session = stored?.session;
+  const foreign = foreignTo(s, stored) ?? null;
+  // Another user's or host's session is neither used nor renewed (CLI.md "Session").
+  const session = foreign ? undefined : stored?.session;
   const accessValid = accessUsable(session, now);
   const refreshValid = refreshUsable(session, now);
   const canSignIn = !!(s.authUrl && s.realm && s.clientId);
   // The service's clients are confidential (spec §5): renewing needs the secret as much as signing in.
-  const secret = !!(s.clientSecret ?? stored?.secrets?.clientSecret);
+  const secret = !!(s.clientSecret ?? (foreign ? undefined : stored?.secrets?.clientSecret));
   const creds = canSignIn ? availableCredentials(s, stored) : undefined;
   const envCredentials = [
     s.sources.username === 'env' ? 'PRS_USERNAME' : '',
@@ -81,17 +95,23 @@ export function assess(
     s.clientSecret ? 'PRS_CLIENT_SECRET' : '',
   ].filter(Boolean);
   const fromEnv = !!(creds && s.password && s.clientSecret);
+  const renewable = refreshValid && canSignIn && secret;
+  const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
+  // The same order a report follows; a token with under the margin left that cannot be renewed is
+  // still used until it expires (so it counts as ready, with its expiry shown).
   const via: ReadyVia | null = s.token
     ? 'PRS_TOKEN'
     : accessValid
       ? 'access token'
-      : refreshValid && canSignIn && secret
+      : renewable
         ? 'refresh token'
         : creds
           ? fromEnv
             ? 'env credentials'
             : 'saved credentials'
-          : null;
+          : stillValid
+            ? 'access token'
+            : null;
   return {
     profile: s.profile,
     configPath,
@@ -111,6 +131,10 @@ export function assess(
     clientSecret: secret,
     envCredentials,
     envToken: !!s.token,
+    sessionForeign: foreign,
+    renewableUntil:
+      renewable && session?.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
+    afterThat: creds ? (fromEnv ? 'env credentials' : 'saved password') : 'login',
     ready: via !== null,
     via,
   };
@@ -119,13 +143,14 @@ export function assess(
 /** Aligned "key: value" lines. */
 export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
   const session = stored?.session;
+  const renews = st.via === 'refresh token' || st.via === 'env credentials' || st.via === 'saved credentials';
   const unset = '(not set)';
   const access = !session
     ? 'none'
     : st.accessTokenValid
       ? `valid until ${iso(session.expiresAt)} (${duration(session.expiresAt - now)} left)`
       : session.expiresAt > now
-        ? `expiring at ${iso(session.expiresAt)} (will be renewed)`
+        ? `expiring at ${iso(session.expiresAt)} (${renews ? 'will be renewed' : 'cannot be renewed; used until then'})`
         : session.expiresAt > 0
           ? `expired at ${iso(session.expiresAt)}`
           : 'rejected by the service';
@@ -138,8 +163,18 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
         : `expired at ${iso(session.refreshExpiresAt)}`;
   const refreshNote =
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
-      ? ' — renewing needs PRS_CLIENT_SECRET (or login --save-password)'
+      ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'
       : '';
+  const after = {
+    'saved password': 'signs in again with the saved password',
+    'env credentials': 'signs in again with PRS_USERNAME/PRS_PASSWORD',
+    login: '`prs login` needed (or log in with --save-password, or set PRS_USERNAME/PRS_PASSWORD)',
+  }[st.afterThat];
+  const renewal = st.renewableUntil
+    ? `without a password until ${st.renewableUntil} (${duration(Date.parse(st.renewableUntil) - now)} left); after that ${after}`
+    : st.via === 'refresh token'
+      ? `without a password until the token service ends the session; after that ${after}`
+      : after;
   const ready = st.via
     ? `yes (${
         {
@@ -161,11 +196,17 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     ['tenant', st.tenant ?? unset],
     ['access token', st.envToken ? `from PRS_TOKEN (stored one: ${access})` : access],
     ['refresh token', refresh + refreshNote],
+    ['renewal', renewal],
     ['saved password', st.savedCredentials ? 'yes' : 'no'],
     ['env credentials', st.envCredentials.length ? st.envCredentials.join(', ') : 'none'],
     ['ready', ready],
     ['config file', st.configPath],
   ];
+  if (st.sessionForeign)
+    rows.splice(7, 0, [
+      'stored session',
+      `not used: created for another ${st.sessionForeign.join(', ')} (user ${stored?.session?.bound?.username ?? stored?.settings.username ?? '?'})`,
+    ]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 1;
   return rows.map(([k, v]) => `${`${k}:`.padEnd(width)} ${v}`);
 }

@@ -1,11 +1,12 @@
 /**
  * `prs login`: a password grant with settings from flags > env > profile > prompt, then the resolved
- * (non-secret) settings and the tokens are stored in the profile. Password and client secret never
- * come from a flag, and are stored only with --save-password. Without a terminal nothing is prompted:
- * a missing value is exit 2 naming its variable.
+ * (non-secret) settings, the tokens and the client secret are stored in the profile (the secret is
+ * needed by every refresh grant: without it the session would last one access token). The password
+ * never comes from a flag and is stored only with --save-password. Without a terminal nothing is
+ * prompted: a missing value is exit 2 naming its variable.
  */
-import { requestToken } from '../auth/token.js';
-import type { ProfileData } from '../auth/types.js';
+import { requestToken, TokenRefusedError } from '../auth/token.js';
+import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { parseUrl, type SettingKey, type SettingValues } from '../settings.js';
@@ -73,6 +74,10 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   if (o.clientId !== undefined) extra['client-id'] = o.clientId;
   if (o.username !== undefined) extra.username = o.username;
   const s = await deps.settings(extra, { allowNewProfile: true });
+  if (o.passwordStdin && io.isStdinTTY)
+    throw new UsageError('--password-stdin: stdin is a terminal, not a pipe', {
+      hint: 'pipe the password in (printf \'%s\' "$PRS_PASSWORD" | prs login --password-stdin …), or leave out --password-stdin to be asked for it',
+    });
 
   const values: Partial<Record<SettingKey, string>> = {
     'auth-url': s.authUrl,
@@ -107,35 +112,63 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
 
   const username = values.username!;
   const http = await deps.http();
-  const session = await requestToken(
-    http,
-    {
-      authUrl: values['auth-url']!,
-      realm: values.realm!,
-      clientId: values['client-id']!,
-      clientSecret: secrets.clientSecret!,
-    },
-    { type: 'password', username, password: secrets.password! },
-    { now: () => deps.clock.now(), signal: deps.signal },
-  );
+  const endpoint = {
+    authUrl: values['auth-url']!,
+    realm: values.realm!,
+    clientId: values['client-id']!,
+    clientSecret: secrets.clientSecret!,
+  };
+  const passwordPrompted = missing.some((f) => f.secret === 'password');
+  let session: StoredSession | undefined;
+  // A refused password asks again for the password only, up to 3 tries, as sudo does.
+  for (let attempt = 1; !session; attempt++) {
+    try {
+      session = await requestToken(
+        http,
+        endpoint,
+        { type: 'password', username, password: secrets.password! },
+        { now: () => deps.clock.now(), signal: deps.signal },
+      );
+    } catch (err) {
+      const wrongPassword = err instanceof TokenRefusedError && err.error === 'invalid_grant';
+      if (!wrongPassword || !passwordPrompted || attempt >= 3) throw err;
+      io.err('Sorry, try again.');
+      const again = await io.prompt('Password: ', { hidden: true });
+      if (again === '') throw new UsageError('no password given');
+      secrets.password = again;
+    }
+  }
+  const bound: SessionBinding = {
+    username,
+    authUrl: endpoint.authUrl,
+    realm: endpoint.realm,
+    clientId: endpoint.clientId,
+    baseUrl: values['base-url'],
+  };
 
   const store = await deps.store();
   await store.update(s.profile, (cur) => {
     const next: ProfileData = {
       ...cur,
       settings: { ...cur?.settings, ...definedOnly(values) },
-      session,
+      session: { ...session, bound },
+      // The client secret always (refresh grants need it); the password only when asked to, and a
+      // login without --save-password drops what an earlier one saved: the user chose again.
+      secrets: o.savePassword
+        ? { password: secrets.password, clientSecret: secrets.clientSecret }
+        : { clientSecret: secrets.clientSecret },
     };
-    // A login without --save-password also drops what an earlier one saved: the user chose again.
-    if (o.savePassword) next.secrets = { password: secrets.password, clientSecret: secrets.clientSecret };
-    else delete next.secrets;
     return next;
   });
 
   io.err(
     `✓ Logged in to ${new URL(values['auth-url']!).host} as ${username} (profile ${s.profile}, tenant ${values.tenant})`,
   );
-  if (o.savePassword) io.note(`password and client secret saved in ${store.path} (mode 0600)`);
+  // One confirmation line (CLI.md); where things are kept is in `prs login --help` and the README.
+  if (o.savePassword)
+    io.note(`password saved with the session and client secret in ${store.path} (mode 0600)`);
+  else
+    io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
 }
 
 function checkedUrl(value: string, label: string): string {

@@ -1,13 +1,61 @@
 /**
- * `prs logout [--all]`: forget tokens and saved secrets, keep the settings. Exit 0 even when there was
- * nothing to forget. `--all` also repairs an unreadable config file by moving it aside.
+ * `prs logout [--all]`: forget tokens, the client secret and any saved password, keep the settings.
+ * Then, best effort, end each forgotten session at the token service (Keycloak's logout endpoint), so
+ * a copied refresh token dies with it. That call is bounded and never fails the logout: the local
+ * forgetting is what the user asked for, and it is already done. Exit 0 even when there was nothing
+ * to forget. `--all` also repairs an unreadable config file by moving it aside.
  */
+import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 
 export interface LogoutOptions {
   all: boolean;
+}
+
+/** The whole remote part of a logout, every profile together, ends within this. */
+export const END_SESSION_BUDGET_MS = 5_000;
+
+/** Where and with what a stored session can be ended; undefined when it holds no refresh token. */
+export function endpointToEnd(
+  p: ProfileData,
+  envSecret: string | undefined,
+): (TokenEndpoint & { refreshToken: string }) | undefined {
+  const s = p.session;
+  const authUrl = s?.bound?.authUrl ?? p.settings['auth-url'];
+  const realm = s?.bound?.realm ?? p.settings.realm;
+  const clientId = s?.bound?.clientId ?? p.settings['client-id'];
+  if (!s?.refreshToken || !authUrl || !realm || !clientId) return undefined;
+  return {
+    authUrl,
+    realm,
+    clientId,
+    clientSecret: envSecret ?? p.secrets?.clientSecret,
+    refreshToken: s.refreshToken,
+  };
+}
+
+/** Ends the sessions at the token service; notes what happened, never throws. */
+async function endRemotely(targets: (TokenEndpoint & { refreshToken: string })[], deps: Deps): Promise<void> {
+  if (!targets.length) return;
+  const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(END_SESSION_BUDGET_MS)]);
+  await Promise.all(
+    targets.map(async (t) => {
+      const host = hostOf(t.authUrl);
+      try {
+        const http = await deps.http();
+        const status = await endSession(http, t, t.refreshToken, signal);
+        if (status >= 200 && status < 300) deps.io.debug(`logout: session ended at ${host}`);
+        else
+          deps.io.note(`prs: note: ${host} did not end the session (HTTP ${status}); it was forgotten here`);
+      } catch (err) {
+        deps.io.note(
+          `prs: note: could not end the session at ${host} (${signal.aborted ? 'no answer in time' : (err as Error).message}); it was forgotten here`,
+        );
+      }
+    }),
+  );
 }
 
 /** A profile without its session and secrets. */
@@ -27,8 +75,10 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
       io.err(`Not logged in (profile ${name}); nothing to forget`);
       return;
     }
+    const target = endpointToEnd(store.get(name)!, deps.env.PRS_CLIENT_SECRET || undefined);
     await store.update(name, (p) => (p ? forget(p) : p));
     io.err(`✓ Logged out (profile ${name})`);
+    await endRemotely(target ? [target] : [], deps);
     return;
   }
 
@@ -44,10 +94,13 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
     return;
   }
   const forgotten: string[] = [];
+  const targets: (TokenEndpoint & { refreshToken: string })[] = [];
   for (const name of names) {
     await store.update(name, (p) => {
       if (!p || !holdsSomething(p)) return p;
       forgotten.push(name);
+      const target = endpointToEnd(p, undefined);
+      if (target) targets.push(target);
       return forget(p);
     });
   }
@@ -56,4 +109,5 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
       ? `✓ Logged out of ${forgotten.length === 1 ? 'profile' : 'profiles'} ${forgotten.join(', ')}`
       : 'Not logged in anywhere; nothing to forget',
   );
+  await endRemotely(targets, deps);
 }

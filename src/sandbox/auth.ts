@@ -77,10 +77,39 @@ export interface IssuerOptions {
   now: () => number;
 }
 
+/** The realm-relative paths the sandbox answers, as Keycloak names them. */
+export const TOKEN_PATH = '/protocol/openid-connect/token';
+export const LOGOUT_PATH = '/protocol/openid-connect/logout';
+
 export class TokenIssuer {
   private accessKey = randomBytes(32);
   private refreshKey = randomBytes(32);
+  /** Sessions ended through the logout endpoint: their refresh tokens are refused from then on. */
+  private readonly ended = new Set<string>();
   constructor(private readonly o: IssuerOptions) {}
+
+  /**
+   * The logout endpoint as Keycloak answers a confidential client's back-channel logout: 204 and the
+   * session (every refresh token of it) is ended; access tokens already issued live out their time,
+   * as Keycloak's self-contained JWTs do.
+   */
+  logout(form: URLSearchParams): TokenAnswer {
+    const clientId = form.get('client_id');
+    if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
+    if (clientId !== this.o.clientId || form.get('client_secret') !== this.o.clientSecret)
+      return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+    const token = form.get('refresh_token');
+    if (!token) return oauthError(400, 'invalid_request', 'refresh_token not passed in request');
+    const claims = verifyJwt(token, this.refreshKey);
+    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer)
+      return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+    if (claims.azp !== this.o.clientId)
+      return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
+    if (this.o.now() >= Number(claims.exp) * 1000 || this.ended.has(String(claims.sid)))
+      return oauthError(400, 'invalid_grant', 'Session not active');
+    this.ended.add(String(claims.sid));
+    return { status: 204, body: {} };
+  }
 
   /** Invalidates every access token issued so far (and, with `refresh`, every refresh token). */
   revoke(opts: { refresh?: boolean } = {}): void {
@@ -121,6 +150,7 @@ export class TokenIssuer {
       return oauthError(400, 'invalid_grant', 'Token is not active');
     if (claims.azp !== this.o.clientId)
       return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
+    if (this.ended.has(String(claims.sid))) return oauthError(400, 'invalid_grant', 'Session not active');
     const user = this.o.users.find((u) => u.username === claims.preferred_username);
     if (!user) return oauthError(400, 'invalid_grant', 'Invalid refresh token');
     return this.issue(user, String(claims.sid));

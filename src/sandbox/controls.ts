@@ -15,6 +15,8 @@ export interface RequestRecord {
   bytes: number;
   /** When the request arrived (the sandbox clock, ms since the epoch). */
   at: number;
+  /** A token request's grant_type (never its secrets). */
+  grant?: string;
 }
 
 export interface SandboxStats {

@@ -6,7 +6,7 @@
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { REPORT_TYPES, type ReportType } from '../input.js';
-import type { TokenIssuer } from './auth.js';
+import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
 import { csvChunks, jsonChunks, peek, zipChunks } from './body.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, createStats, Endpoint, Fault, RequestRecord } from './controls.js';
@@ -75,6 +75,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     endpoint: Endpoint;
     req: IncomingMessage;
     user?: string;
+    grant?: string;
   }
   const arrivals = new WeakMap<IncomingMessage, number>();
 
@@ -95,6 +96,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       clientIdHeader: typeof clientIdHeader === 'string' ? clientIdHeader : undefined,
       bytes: 0,
       at: arrivals.get(ctx.req) ?? o.now(),
+      grant: ctx.grant,
     };
     stats.record(record);
     o.log?.(`${record.method} ${record.path} ${status}${ctx.user ? ` (${ctx.user})` : ''}`);
@@ -140,7 +142,8 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       if (safeDecode(realmMatch[1]) !== o.realm) {
         return sendJson(res, ctx, 404, { error: 'Realm does not exist' });
       }
-      if (realmMatch[2] !== '/protocol/openid-connect/token') {
+      const logout = realmMatch[2] === LOGOUT_PATH;
+      if (realmMatch[2] !== TOKEN_PATH && !logout) {
         return sendJson(res, { ...ctx, endpoint: 'other' }, 404, {
           error: 'Unable to find matching target resource method',
         });
@@ -157,7 +160,12 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       // Keycloak reads only form fields: any other body looks like a request with no fields at all.
       const form = new URLSearchParams(isForm ? raw : '');
       ctx.user = form.get('username') ?? undefined;
-      const answer = issuer().token(form);
+      ctx.grant = form.get('grant_type') ?? undefined;
+      const answer = logout ? issuer().logout(form) : issuer().token(form);
+      if (answer.status === 204) {
+        head(res, ctx, 204, { 'Cache-Control': 'no-store' });
+        return void res.end();
+      }
       return sendJson(res, ctx, answer.status, answer.body, {
         'Cache-Control': 'no-store',
         Pragma: 'no-cache',

@@ -43,7 +43,7 @@ afterAll(async () => {
 const env = () => ({ PRS_CONFIG_DIR: join(tmp.path, 'config'), PRS_CLIENT_SECRET: SECRET, HOME: tmp.path });
 const configFile = () => join(tmp.path, 'config', 'config.json');
 const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
-const loginArgs = () => [
+const loginArgs = (baseUrl = 'http://127.0.0.1:9') => [
   'login',
   '--auth-url',
   authUrl,
@@ -56,7 +56,7 @@ const loginArgs = () => [
   '--tenant',
   'demo-tenant',
   '--base-url',
-  'http://127.0.0.1:9',
+  baseUrl,
   '--password-stdin',
 ];
 
@@ -140,6 +140,8 @@ describe('against oauth2-mock-server', () => {
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(api.address() as { port: number }).port}`;
+      // A session is bound to the base URL it was created for: log in for this service first.
+      expect((await runPrs(loginArgs(base), { input: `${PASSWORD}\n`, env: env() })).code).toBe(0);
       const r = await runPrs(
         ['report', '42', '-t', 'index', '-d', '2023-06-29', '--base-url', base, '-f', 'csv'],
         {

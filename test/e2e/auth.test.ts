@@ -2,7 +2,7 @@
  * Sign-in end to end: the BUILT binary (run `npm run build` first) against the in-process sandbox,
  * with short token lifetimes. Every run gets its own PRS_CONFIG_DIR.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,8 +13,6 @@ import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
 const PASSWORD = 'pw-Quartz-4711';
 const SECRET = 'cs-Basalt-0815';
 const USERS = [{ username: 'demo', password: PASSWORD, tenant: 'demo-tenant' }];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx {
   sandbox: Sandbox;
@@ -80,7 +78,7 @@ describe('login, status, token, logout (300 s tokens)', () => {
     c = await context();
   });
 
-  it('logs in non-interactively and stores a private config without secrets', async () => {
+  it('logs in non-interactively; the private config keeps the client secret, never the password', async () => {
     const r = await c.login();
     expect(r.stderr).toBe(
       `✓ Logged in to ${new URL(c.sandbox.authUrl).host} as demo (profile default, tenant demo-tenant)\n`,
@@ -91,7 +89,6 @@ describe('login, status, token, logout (300 s tokens)', () => {
     expect(statSync(c.dir).mode & 0o777).toBe(0o700);
     const text = readFileSync(c.file(), 'utf8');
     expect(text).not.toContain(PASSWORD);
-    expect(text).not.toContain(SECRET);
     const p = c.stored().profiles.default;
     expect(p.settings).toEqual({
       'auth-url': c.sandbox.authUrl,
@@ -101,8 +98,12 @@ describe('login, status, token, logout (300 s tokens)', () => {
       tenant: 'demo-tenant',
       'base-url': c.sandbox.url,
     });
-    expect(p.secrets).toBeUndefined();
+    expect(p.secrets).toEqual({ clientSecret: SECRET });
     expect(p.session.accessToken).toMatch(/^eyJ/);
+    // Nothing about the stored secret in `config list`.
+    const list = await c.prs(['config', 'list']);
+    expect(list.stdout).not.toContain(SECRET);
+    expect(list.stdout).not.toMatch(/secret/i);
   });
 
   it('auth status: exit 0, aligned lines; --json', async () => {
@@ -209,18 +210,33 @@ describe('login, status, token, logout (300 s tokens)', () => {
   });
 });
 
+/** Rewrites the stored session of the default profile (instead of sleeping past an expiry). */
+function rewrite(c: Ctx, fn: (s: StoredSession, p: Record<string, unknown>) => void): void {
+  const data = c.stored();
+  fn(data.profiles.default.session, data.profiles.default as unknown as Record<string, unknown>);
+  writeFileSync(c.file(), JSON.stringify(data), { mode: 0o600 });
+}
+
+const refreshGrants = (c: Ctx) => c.sandbox.stats.requests.filter((r) => r.grant === 'refresh_token').length;
+
 describe('expiry', () => {
-  it('an access token near expiry is renewed with the refresh token (2 s tokens)', async () => {
+  it('an access token near expiry is renewed with the refresh token and the kept secret (2 s tokens)', async () => {
     const c = await context({ tokenTtl: 2, refreshTtl: 60 });
     expect((await c.login()).code).toBe(0);
     const first = c.stored().profiles.default.session;
-    // A 2 s token is used for its first half; after that it is renewed.
-    await sleep(1100);
-    const st = await c.prs(['auth', 'status', '--json'], { env: { PRS_CLIENT_SECRET: SECRET } });
-    expect(JSON.parse(st.stdout)).toMatchObject({ ready: true, via: 'refresh token' });
+    // Into the second half of its life: it is renewed from then on.
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() + 500;
+      s.obtainedAt = Date.now() - 1500;
+    });
+    const st = await c.prs(['auth', 'status', '--json']);
+    expect(JSON.parse(st.stdout)).toMatchObject({ ready: true, via: 'refresh token', afterThat: 'login' });
+    expect(JSON.parse(st.stdout).renewableUntil).toBe(
+      new Date(first.refreshExpiresAt!).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
     const before = c.sandbox.stats.count({ endpoint: 'token' });
-    // No password anywhere: only the refresh grant can produce a token. Confidential client: secret from env.
-    const r = await c.prs(['auth', 'token'], { env: { PRS_CLIENT_SECRET: SECRET } });
+    // No password and no secret in the environment: the refresh grant with the kept secret does it.
+    const r = await c.prs(['auth', 'token']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const second = c.stored().profiles.default.session;
@@ -228,39 +244,103 @@ describe('expiry', () => {
     expect(second.accessToken).not.toBe(first.accessToken);
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(before + 1);
+    expect(refreshGrants(c)).toBe(1);
   });
 
-  it('renewal needs the client secret: without it exit 4 says how; --save-password makes it unattended', async () => {
+  it('a store of the previous version (no secret kept): one line to log in once more; a login fixes it', async () => {
     const c = await context({ tokenTtl: 2, refreshTtl: 60 });
     expect((await c.login()).code).toBe(0);
-    await sleep(1100);
+    rewrite(c, (s, p) => {
+      s.expiresAt = Date.now() - 1000;
+      delete s.bound;
+      delete p.secrets;
+    });
     const st = await c.prs(['auth', 'status']);
     expect(st.code).toBe(4);
-    expect(st.stdout).toMatch(/^refresh token: +valid until .* — renewing needs PRS_CLIENT_SECRET/m);
+    expect(st.stdout).toMatch(
+      /^refresh token: +valid until .* — renewing needs the client secret: run `prs login` once more/m,
+    );
     const r = await c.prs(['auth', 'token']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain('run `prs login`');
-    expect(r.stderr).toMatch(/hint: .*PRS_CLIENT_SECRET, or log in with --save-password/);
+    expect(r.stderr).toMatch(
+      /^prs: not logged in or session expired — run `prs login`\nhint: this session was stored by an older prs that did not keep the client secret: log in once more\n$/,
+    );
+    expect(c.stored().profiles.default.session.refreshToken).toBeDefined();
 
-    expect((await c.login(['--save-password'])).code).toBe(0);
-    expect(statSync(c.file()).mode & 0o777).toBe(0o600);
-    await sleep(1100);
+    expect((await c.login()).code).toBe(0);
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() - 1000;
+    });
     const again = await c.prs(['auth', 'token']);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
   });
 
-  it('an expired refresh token → signs in again from PRS_PASSWORD/PRS_CLIENT_SECRET', async () => {
-    const c = await context({ tokenTtl: 1, refreshTtl: 2 });
+  it('an expired refresh token → exit 4 saying what would have kept the session; PRS_PASSWORD signs in again', async () => {
+    const c = await context({ tokenTtl: 2, refreshTtl: 60 });
     expect((await c.login()).code).toBe(0);
-    await sleep(2100);
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() - 1000;
+      s.refreshExpiresAt = Date.now() - 1000;
+    });
     const st = await c.prs(['auth', 'status']);
     expect(st.code).toBe(4);
     expect(st.stdout).toMatch(/^refresh token: +expired at /m);
+    expect(st.stdout).toMatch(
+      /^renewal: +`prs login` needed \(or log in with --save-password, or set PRS_USERNAME\/PRS_PASSWORD\)$/m,
+    );
+    for (const env of [{}, { CI: 'true' }]) {
+      const r = await c.prs(['auth', 'token'], { env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(
+        /\nhint: .*log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD \(cron, CI\)\n$/,
+      );
+    }
     const r = await c.prs(['auth', 'token'], { env: { PRS_PASSWORD: PASSWORD, PRS_CLIENT_SECRET: SECRET } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
+  });
+
+  it('a wrong PRS_CLIENT_SECRET does not destroy the session: the corrected run renews', async () => {
+    const c = await context({ tokenTtl: 2, refreshTtl: 60 });
+    expect((await c.login()).code).toBe(0);
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() - 1000;
+    });
+    const kept = c.stored().profiles.default.session;
+    const bad = await c.prs(['auth', 'token'], { env: { PRS_CLIENT_SECRET: 'wrong' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toMatch(/unauthorized_client|Invalid client/);
+    expect(c.stored().profiles.default.session).toEqual(kept);
+    const good = await c.prs(['auth', 'token']);
+    expect(good.code).toBe(0);
+  });
+
+  it('a still-valid token whose renewal fails is used (with a note), and status agrees', async () => {
+    const c = await context({ tokenTtl: 120, refreshTtl: 600 });
+    expect((await c.login()).code).toBe(0);
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() + 20_000; // under the 30 s margin
+      s.obtainedAt = Date.now() - 100_000;
+    });
+    c.sandbox.injectFault({ endpoint: 'token', status: 503, count: 1 });
+    const r = await c.prs(['auth', 'token']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
+    expect(r.stderr).toMatch(
+      /^prs: note: could not renew the session .*using the current token, valid \d+ s more\n$/,
+    );
+    // Not renewable (the refresh token gone) yet still valid: one verdict, ready, used until it expires.
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() + 20_000;
+      s.obtainedAt = Date.now() - 100_000;
+      s.refreshExpiresAt = Date.now() - 1;
+    });
+    const st = await c.prs(['auth', 'status']);
+    expect(st.code).toBe(0);
+    expect(st.stdout).toMatch(/^access token: +expiring at \S+ \(cannot be renewed; used until then\)$/m);
+    expect(st.stdout).toMatch(/^ready: +yes \(stored access token\)$/m);
   });
 
   it('two processes renewing at the same moment both succeed, with one refresh and a valid store', async () => {
@@ -279,6 +359,121 @@ describe('expiry', () => {
     expect(b.stdout).toBe(`${token}\n`);
     // The loser of the race re-read the store inside the lock and used the winner's token.
     expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(before + 1);
+  });
+});
+
+describe('logout ends the session at the token service', () => {
+  /** A refresh grant sent by hand, as someone holding a copy of the refresh token would. */
+  const refreshByHand = async (c: Ctx, refreshToken: string) => {
+    const res = await fetch(`${c.sandbox.authUrl}/realms/${c.sandbox.realm}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: c.sandbox.clientId,
+        client_secret: SECRET,
+        refresh_token: refreshToken,
+      }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('forgets tokens and secret; the old refresh token is refused afterwards (invalid_grant)', async () => {
+    const c = await context({ tokenTtl: 60, refreshTtl: 600 });
+    expect((await c.login(['--save-password'])).code).toBe(0);
+    const copy = c.stored().profiles.default.session;
+    const r = await c.prs(['-v', 'logout']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('✓ Logged out (profile default)');
+    expect(r.stderr).toMatch(
+      /> POST http:\/\/127\.0\.0\.1:\d+\/realms\/\S+\/protocol\/openid-connect\/logout /,
+    );
+    for (const secret of [PASSWORD, SECRET, copy.accessToken, copy.refreshToken!])
+      expect(r.stderr).not.toContain(secret);
+    const p = c.stored().profiles.default;
+    expect(p.session).toBeUndefined();
+    expect(p.secrets).toBeUndefined();
+    expect(readFileSync(c.file(), 'utf8')).not.toContain(SECRET);
+    expect(c.sandbox.stats.requests.filter((q) => q.path.endsWith('/logout')).map((q) => q.status)).toEqual([
+      204,
+    ]);
+    expect(await refreshByHand(c, copy.refreshToken!)).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Session not active' },
+    });
+
+    // A copy of the old store put back: prs is refused too, and says what would keep a session.
+    expect((await c.login()).code).toBe(0);
+    rewrite(c, (s) => {
+      Object.assign(s, copy, { expiresAt: Date.now() - 1000 });
+    });
+    const t = await c.prs(['auth', 'token']);
+    expect(t.code).toBe(4);
+    expect(t.stderr).toMatch(/hint: .*--save-password/);
+    expect(c.stored().profiles.default.session).toBeUndefined();
+  });
+
+  it('with the token service not answering, logout still exits 0 after at most the 5 s bound', async () => {
+    const c = await context({ tokenTtl: 60, refreshTtl: 600 });
+    expect((await c.login()).code).toBe(0);
+    c.sandbox.injectFault({ endpoint: 'token', delayMs: 30_000 });
+    const started = Date.now();
+    const r = await c.prs(['logout'], { timeoutMs: 25_000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^✓ Logged out \(profile default\)\nprs: note: could not end the session at 127\.0\.0\.1:\d+ \(no answer in time\); it was forgotten here\n$/,
+    );
+    // At least the bound (it waited), and it gave up rather than waiting for the 30 s answer.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(c.stored().profiles.default.session).toBeUndefined();
+  });
+});
+
+describe('a session belongs to its user and hosts', () => {
+  it('another base URL or user: the stored token is neither sent nor changed; env credentials sign in for the run', async () => {
+    const c = await context({ tokenTtl: 60, refreshTtl: 600 });
+    const other = await startSandbox({ port: 0, users: USERS, clientSecret: SECRET });
+    sandboxes.push(other);
+    expect((await c.login()).code).toBe(0);
+    const before = readFileSync(c.file(), 'utf8');
+    const r = await c.prs(['report', '42', '-t', 'index', '-d', '2024-05-02'], {
+      env: { PRS_BASE_URL: other.url },
+    });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(
+      /^prs: the session stored in profile default is for demo at 127\.0\.0\.1:\d+; not used with another base URL\n/,
+    );
+    expect(other.stats.count()).toBe(0);
+    const u = await c.prs(['auth', 'token'], { env: { PRS_USERNAME: 'someone' } });
+    expect(u.code).toBe(4);
+    expect(u.stderr).toMatch(/is for demo at .*another user/);
+    expect(readFileSync(c.file(), 'utf8')).toBe(before);
+    // With credentials in the environment: a fresh sign-in for this run, the stored session untouched.
+    const ok = await c.prs(['report', '42', '-t', 'index', '-d', '2024-05-02', '-f', 'json'], {
+      env: {
+        PRS_BASE_URL: other.url,
+        PRS_AUTH_URL: other.authUrl,
+        PRS_PASSWORD: PASSWORD,
+        PRS_CLIENT_SECRET: SECRET,
+      },
+    });
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(other.stats.count({ endpoint: 'report', status: 200 })).toBe(1);
+    expect(other.stats.requests.filter((q) => q.grant === 'password').length).toBe(1);
+    expect(readFileSync(c.file(), 'utf8')).toBe(before);
+  });
+
+  it('a config directory others can read or write is made private before secrets go in', async () => {
+    const c = await context();
+    mkdirSync(c.dir, { recursive: true });
+    chmodSync(c.dir, 0o777);
+    writeFileSync(c.file(), '{"profiles":{}}', { mode: 0o644 });
+    chmodSync(c.file(), 0o644);
+    expect((await c.login()).code).toBe(0);
+    expect(statSync(c.dir).mode & 0o777).toBe(0o700);
+    expect(statSync(c.file()).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -108,6 +108,8 @@ describe('Ctrl-C and SIGTERM', () => {
     // One report first, so there is limiter state that the interrupted run must leave intact.
     const first = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '--json'], { env });
     expect(first.code, first.stderr).toBe(0);
+    // A session is bound to its base URL (CLI.md "Session"): sign in for the stalling server's.
+    await loginSandbox(sandbox, root, ['--base-url', server.url]);
     const configBefore = readJson(join(env.PRS_CONFIG_DIR!, 'config.json'));
     server.respond({ headers: json, body: rows + ' '.repeat(200_000), stallAfter: 60_000 });
     const run = spawnPrs(

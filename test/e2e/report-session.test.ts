@@ -1,7 +1,8 @@
 /**
  * The built binary over runs long enough for the limits to matter, against the sandbox:
  * an access token that expires in the middle of a multi-request report is renewed ahead of expiry
- * (no 401 reaches the user, the run completes). Two processes sharing one rate-limit window:
+ * (no 401 reaches the user, the run completes) with refresh grants alone: the client secret kept by
+ * `prs login` is used, none is in the environment. Two processes sharing one rate-limit window:
  * test/e2e/service-limiter.test.ts.
  */
 import { join } from 'node:path';
@@ -19,11 +20,14 @@ beforeAll(async () => {
   env = {
     PRS_CONFIG_DIR: join(tmp.path, 'config'),
     PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    PRS_CLIENT_SECRET: sandbox.clientSecret,
     HOME: tmp.path,
   };
   const user = sandbox.users[0];
-  const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+  // The secret only for the login, which keeps it with the session: the runs below have none in env.
+  const r = await runPrs(loginArgs(sandbox, user), {
+    input: user.password,
+    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
   expect(r.code, r.stderr).toBe(0);
 });
 
@@ -54,4 +58,8 @@ it('a 2 s token expiring mid-range is renewed ahead of time: no 401, every date 
   expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(8);
   expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(0);
   expect(sandbox.stats.count({ endpoint: 'token', status: 200 })).toBeGreaterThanOrEqual(1);
+  // Renewed with refresh grants (the kept client secret), never with a password.
+  const grants = sandbox.stats.requests.filter((q) => q.endpoint === 'token').map((q) => q.grant);
+  expect(grants.length).toBeGreaterThanOrEqual(2); // ~3.5 s of 2 s tokens renewed at half-life
+  expect(new Set(grants)).toEqual(new Set(['refresh_token']));
 });

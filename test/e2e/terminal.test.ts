@@ -106,13 +106,16 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       expect(s).not.toContain(PASSWORD);
       expect(s).not.toContain(CLIENT_SECRET);
     }
-    // Not stored either (no --save-password).
+    // The password is stored nowhere (no --save-password); the client secret only with the session
+    // in the private config file, as refresh grants need it.
     for (const f of readdirSync(dirs.PRS_CONFIG_DIR, { recursive: true, withFileTypes: true })) {
       if (!f.isFile()) continue;
       const text = readFileSync(join(f.parentPath, f.name), 'utf8');
       expect(text).not.toContain(PASSWORD);
-      expect(text).not.toContain(CLIENT_SECRET);
+      if (f.name !== 'config.json') expect(text).not.toContain(CLIENT_SECRET);
     }
+    const stored = JSON.parse(readFileSync(join(dirs.PRS_CONFIG_DIR, 'config.json'), 'utf8'));
+    expect(stored.profiles.default.secrets).toEqual({ clientSecret: CLIENT_SECRET });
 
     const status = await runPrs(['auth', 'status'], { env: { ...dirs, HOME: tmp.path } });
     expect(status.code, status.stderr).toBe(0);
@@ -140,6 +143,54 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       expect(s).not.toContain(PASSWORD);
       expect(s).not.toContain(CLIENT_SECRET);
     }
+  });
+
+  it('Ctrl-C at the hidden "Client secret:" prompt is an interrupt: exit 130, no internal error', async () => {
+    const dirs = { PRS_CONFIG_DIR: join(tmp.path, 'int-config'), PRS_CACHE_DIR: join(tmp.path, 'int-cache') };
+    const t = await open({ args: ['login'], env: dirs });
+    for (const [prompt, answer] of loginAnswers().slice(0, 3)) {
+      await t.waitFor((s) => lastLine(s) === prompt);
+      await t.type(answer);
+      await t.press('Enter');
+    }
+    await t.waitFor((s) => lastLine(s) === 'Client secret:');
+    await t.type('Cs-');
+    await t.press('C-c');
+    expect(await t.exitCode()).toBe(130);
+    for (const s of t.screens) expect(s).not.toMatch(/internal error|please report/);
+  });
+
+  it('a refused password asks again for the password only; the other answers are kept', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'retry-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'retry-cache'),
+    };
+    const t = await open({ args: ['login'], env: dirs });
+    for (const [prompt, answer] of loginAnswers()) {
+      await t.waitFor((s) => lastLine(s) === prompt);
+      await t.type(prompt === 'Password:' ? 'wrong-one' : answer);
+      await t.press('Enter');
+    }
+    await t.waitFor((s) => s.includes('Sorry, try again.') && lastLine(s) === 'Password:');
+    await t.type(PASSWORD);
+    await t.press('Enter');
+    const done = await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+    // Asked once more for the password, not for anything else.
+    expect(done.split('\n').filter((l) => l.startsWith('Auth URL:'))).toHaveLength(1);
+    expect(done.split('\n').filter((l) => l === 'Password:')).toHaveLength(2);
+  });
+
+  it('--password-stdin with a terminal on stdin says what to do instead', async () => {
+    const t = await open({
+      args: ['login', '--password-stdin'],
+      env: { PRS_CONFIG_DIR: join(tmp.path, 'stdin-config'), PRS_CLIENT_SECRET: CLIENT_SECRET },
+    });
+    const screen = await t.waitFor('stdin is a terminal');
+    expect(await t.exitCode()).toBe(2);
+    expect(screen).toMatch(
+      /prs: --password-stdin: stdin is a terminal, not a pipe\nhint: pipe the password in/,
+    );
   });
 
   it('report draws a table that fits 160 columns, numbers right-aligned', async () => {

@@ -51,7 +51,7 @@ describe('passwordFromStdin', () => {
 });
 
 describe('prs login', () => {
-  it('signs in from env + --password-stdin, stores settings and tokens but no secrets', async () => {
+  it('signs in from env + --password-stdin, stores settings, tokens and the client secret, never the password', async () => {
     const http = fakeHttp();
     http.queue({
       expect: (f, req) => {
@@ -83,7 +83,15 @@ describe('prs login', () => {
         obtainedAt: T0,
         refreshToken: 'refresh-1',
         refreshExpiresAt: T0 + 1_800_000,
+        bound: {
+          username: 'demo',
+          authUrl: SETTINGS['auth-url'],
+          realm: SETTINGS.realm,
+          clientId: SETTINGS['client-id'],
+          baseUrl: SETTINGS['base-url'],
+        },
       },
+      secrets: { clientSecret: 'secret-1' },
     });
     expect(deps.io.stderrText()).toBe(
       '✓ Logged in to login.example.com as demo (profile default, tenant demo-tenant)\n',
@@ -92,7 +100,7 @@ describe('prs login', () => {
     http.done();
   });
 
-  it('--save-password keeps password and client secret; a later plain login drops them', async () => {
+  it('--save-password adds the password; a later plain login drops it and keeps the client secret', async () => {
     const http = fakeHttp();
     http.queue({ body: tokens(1) }, { body: tokens(2) });
     const store = memoryStore();
@@ -100,7 +108,7 @@ describe('prs login', () => {
     await login({ ...OPTS, savePassword: true }, fakeDeps({ env, http, store }));
     expect(store.get('default')?.secrets).toEqual({ password: 'pw-env', clientSecret: 'secret-1' });
     await login(OPTS, fakeDeps({ env, http, store }));
-    expect(store.get('default')?.secrets).toBeUndefined();
+    expect(store.get('default')?.secrets).toEqual({ clientSecret: 'secret-1' });
     expect(store.get('default')?.session?.accessToken).toBe('access-2');
     http.done();
   });
@@ -156,6 +164,36 @@ describe('prs login', () => {
     expect((err as Error).message).toBe(message);
     expect((err as UsageError).hint).toMatch(hint);
     expect(http.requests).toEqual([]);
+  });
+
+  it.each([
+    ['right on the third try', ['pw-1', 'pw-2', 'pw-3'], 3, undefined],
+    ['wrong three times: exit 4, no fourth try', ['pw-1', 'pw-2', 'pw-3', 'pw-4'], 3, 4],
+  ])('a refused password asks again for the password only: %s', async (_n, passwords, calls, code) => {
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: [...passwords] });
+    const http = fakeHttp();
+    const refused = {
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    };
+    http.queue(refused, refused, code ? refused : { body: tokens(1) });
+    const env = { ...LOGIN_ENV };
+    const err = await attempt(login(OPTS, fakeDeps({ env, io, http, store: memoryStore() })));
+    expect(http.requests.map((r) => r.form.get('password'))).toEqual(passwords.slice(0, calls));
+    expect(io.stderrText().match(/Sorry, try again\./g)).toHaveLength(2);
+    expect(err === undefined ? 0 : exitCodeFor(err)).toBe(code ?? 0);
+  });
+
+  it('a refused password given by env or stdin is not asked again', async () => {
+    const http = fakeHttp();
+    http.queue({
+      status: 401,
+      body: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    });
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: [] });
+    const err = await attempt(login(OPTS, fakeDeps({ env: { ...LOGIN_ENV, PRS_PASSWORD: 'x' }, io, http })));
+    expect(exitCodeFor(err)).toBe(4);
+    expect(http.requests).toHaveLength(1);
   });
 
   it('on a terminal, prompts for what is missing, secrets hidden', async () => {
@@ -276,7 +314,32 @@ describe('prs auth status', () => {
       p({ session: sess(10_000, 600_000) }),
       'refresh token',
     ],
-    ['an expiring token with a refresh token but no secret', {}, p({ session: sess(10_000, 600_000) }), null],
+    [
+      'an expiring token with a refresh token and the stored secret',
+      {},
+      p({ session: sess(10_000, 600_000), secrets: { clientSecret: 's' } }),
+      'refresh token',
+    ],
+    // Not renewable (an old store without the secret), but still valid: a report uses it to the end.
+    [
+      'an expiring token with a refresh token but no secret',
+      {},
+      p({ session: sess(10_000, 600_000) }),
+      'access token',
+    ],
+    ['an expired token with a refresh token but no secret', {}, p({ session: sess(-1, 600_000) }), null],
+    [
+      'a session of another user',
+      { PRS_USERNAME: 'other' },
+      p({ session: sess(60_000, 600_000), secrets: { clientSecret: 's' } }),
+      null,
+    ],
+    [
+      'a session for another base URL, env credentials',
+      { PRS_BASE_URL: 'https://elsewhere.example.com', PRS_PASSWORD: 'x', PRS_CLIENT_SECRET: 'y' },
+      p({ session: sess(60_000, 600_000) }),
+      'env credentials',
+    ],
     ['env credentials', { PRS_PASSWORD: 'x', PRS_CLIENT_SECRET: 'y' }, p(), 'env credentials'],
     ['saved credentials', {}, p({ secrets: { password: 'x', clientSecret: 'y' } }), 'saved credentials'],
     ['an expired session', {}, p({ session: sess(-1, -1) }), null],
@@ -302,6 +365,9 @@ describe('prs auth status', () => {
     expect(out).toContain('access token:    valid until 2024-05-01T06:02:00Z (2m 0s left)');
     expect(out).toContain('refresh token:   valid until 2024-05-01T06:30:00Z (30m 0s left)');
     expect(out).toContain('saved password:  yes');
+    expect(out).toContain(
+      'renewal:         without a password until 2024-05-01T06:30:00Z (30m 0s left); after that signs in again with the saved password',
+    );
     expect(out).toContain('ready:           yes (stored access token)');
     expect(out).toContain('config file:     /tmp/prs-test/config.json');
     // Every value starts in the same column.
@@ -309,7 +375,7 @@ describe('prs auth status', () => {
       .trimEnd()
       .split('\n')
       .map((l) => /^[a-zA-Z ]+:\s+/.exec(l)?.[0].length);
-    expect(columns.length).toBe(13);
+    expect(columns.length).toBe(14);
     expect(new Set(columns)).toEqual(new Set([17]));
   });
 

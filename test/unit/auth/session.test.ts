@@ -275,27 +275,135 @@ describe('session.token()', () => {
     await expect(s.token()).rejects.toBeInstanceOf(AuthError);
   });
 
-  it('3→5: a refused refresh without credentials is exit 4, and the dead session is forgotten', async () => {
-    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0) } });
-    http.queue({ status: 400, body: { error: 'invalid_grant', error_description: 'Session not active' } });
+  it('3→5: a refused refresh without credentials is exit 4, the dead session forgotten, the hint says what keeps one', async () => {
+    const { s, http, store } = setup({
+      profile: { settings: SETTINGS, session: session(0), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue({
+      expect: (f) => expect(f.get('client_secret')).toBe('kept'),
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Session not active' },
+    });
     const err = await s.token().catch((e) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toMatch(/run `prs login`/);
-    expect(err.hint).toMatch(/invalid_grant/);
+    expect(err.hint).toMatch(/--save-password.*PRS_USERNAME and PRS_PASSWORD/);
     expect(store.get('default')?.session).toBeUndefined();
     expect(store.get('default')?.settings).toEqual(SETTINGS);
     http.done();
   });
 
-  it('3→5: refresh refused for want of the client secret says how to provide it', async () => {
-    const { s, http } = setup({ profile: { settings: SETTINGS, session: session(0) } });
+  it('3→5: in CI too, an ended session names what would have kept it going', async () => {
+    const { s } = setup({
+      env: { CI: 'true' },
+      profile: { settings: SETTINGS, session: session(0, { refreshIn: -1 }), secrets: { clientSecret: 'k' } },
+    });
+    const err = await s.token().catch((e) => e);
+    expect(err.message).toMatch(/set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET/);
+    expect(err.hint).toMatch(/--save-password/);
+  });
+
+  it('3: an old store without the client secret, refused: one line to log in once more; session kept', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0) } });
     http.queue({
       status: 401,
       body: { error: 'unauthorized_client', error_description: 'Invalid client secret' },
     });
     const err = await s.token().catch((e) => e);
-    expect(err.hint).toMatch(/PRS_CLIENT_SECRET.*--save-password/);
+    expect(exitCodeFor(err)).toBe(4);
+    expect(err.hint).toMatch(/older prs .* log in once more/);
+    expect(store.get('default')?.session?.refreshToken).toBe('stored-refresh');
     http.done();
+  });
+
+  it.each([
+    [
+      'a refused client (wrong PRS_CLIENT_SECRET)',
+      { status: 401, body: { error: 'unauthorized_client' } },
+      4,
+    ],
+    ['a 5xx', { status: 503, text: 'down' }, 8],
+  ])('3: %s leaves the stored session as it was', async (_n, answer, code) => {
+    const { s, http, store } = setup({
+      env: { PRS_CLIENT_SECRET: 'wrong' },
+      profile: { settings: SETTINGS, session: session(0), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue(answer);
+    const err = await s.token().catch((e) => e);
+    expect(exitCodeFor(err)).toBe(code);
+    expect(store.get('default')?.session).toEqual(session(0));
+    http.done();
+  });
+
+  it('3: a still-valid token (10 s left) whose renewal fails is used, with a note', async () => {
+    const { s, http, io } = setup({
+      profile: { settings: SETTINGS, session: session(10_000), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue({ status: 503, text: 'down' });
+    expect(await s.token()).toBe('stored-access');
+    expect(io.stderrText()).toMatch(
+      /note: could not renew the session .*using the current token, valid 10 s more/,
+    );
+    http.done();
+  });
+
+  describe('binding (CLI.md "Session")', () => {
+    const bound = {
+      username: 'demo',
+      authUrl: 'http://auth.test',
+      realm: 'demo',
+      clientId: 'prs-cli',
+      baseUrl: 'https://api.example.com',
+    };
+    const profile = (): ProfileData => ({
+      settings: { ...SETTINGS, 'base-url': bound.baseUrl },
+      session: { ...session(100_000), bound },
+      secrets: { clientSecret: 'kept', password: 'saved-pw' },
+    });
+
+    it.each([
+      ['another user', { PRS_USERNAME: 'other' }, /another user/],
+      ['another base URL', { PRS_BASE_URL: 'https://evil.example.com' }, /another base URL/],
+      ['another realm', { PRS_REALM: 'r2' }, /another realm/],
+    ])(
+      '%s without env credentials: exit 4 naming whose session is stored; nothing sent or changed',
+      async (_n, env, what) => {
+        const { s, http, store } = setup({ env, profile: profile() });
+        const err = await s.token().catch((e) => e);
+        expect(exitCodeFor(err)).toBe(4);
+        expect(err.message).toMatch(/session stored in profile default is for demo at auth\.test/);
+        expect(err.message).toMatch(what);
+        expect(store.get('default')).toEqual(profile());
+        http.done(); // no request at all
+      },
+    );
+
+    it('another user with env credentials signs in afresh for this run; the stored session is untouched', async () => {
+      const { s, http, store } = setup({
+        env: { PRS_USERNAME: 'other', PRS_PASSWORD: 'pw-other', PRS_CLIENT_SECRET: 'secret-env' },
+        profile: profile(),
+      });
+      http.queue({
+        expect: (f) => {
+          expect(f.get('username')).toBe('other');
+          expect(f.get('password')).toBe('pw-other');
+        },
+        body: tokens(7),
+      });
+      expect(await s.token()).toBe('access-7');
+      expect(store.get('default')).toEqual(profile());
+      http.done();
+    });
+
+    it('an old session without a binding is bound to the profile settings it was stored with', async () => {
+      const { s, http } = setup({
+        env: { PRS_USERNAME: 'other' },
+        profile: { settings: SETTINGS, session: session(100_000) },
+      });
+      const err = await s.token().catch((e) => e);
+      expect(err.message).toMatch(/is for demo at auth\.test; not used with another user/);
+      http.done();
+    });
   });
 
   it('a missing auth URL with credentials at hand is a usage error naming its variable', async () => {
