@@ -10,9 +10,11 @@ import type { Deps } from '../deps.js';
 import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
+import { redactUrlPassword } from '../redact.js';
 import {
   DEFAULTS,
   type Env,
+  parseLimiterUrl,
   parseRateLimit,
   parseRetries,
   parseTimeout,
@@ -63,6 +65,8 @@ export function checkValue(key: SettingKey, value: string): string {
       case 'retries':
         parseRetries(v);
         return v;
+      case 'limiter':
+        return parseLimiterUrl(v);
       default:
         if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}"`);
         return v;
@@ -108,7 +112,10 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
 
   switch (o.action) {
     case 'list': {
-      const all = effectiveSettings(flags, deps.env, stored?.settings ?? {});
+      // The limiter URL's password is never shown (`get` prints the value as stored, for scripts).
+      const all = effectiveSettings(flags, deps.env, stored?.settings ?? {}).map((e) =>
+        e.key === 'limiter' && e.value !== null ? { ...e, value: redactUrlPassword(e.value) } : e,
+      );
       if (o.json) {
         io.out(`${JSON.stringify({ profile: name, path: store.path, settings: all }, null, 2)}\n`);
         return;
@@ -143,7 +150,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       if (o.value === undefined) throw new UsageError('missing value');
       const value = checkValue(key!, o.value);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
-      io.note(`✓ ${key} = ${value} (profile ${name})`);
+      io.note(`✓ ${key} = ${key === 'limiter' ? redactUrlPassword(value) : value} (profile ${name})`);
       const env = deps.env[SETTING_ENV[key!]];
       if (env !== undefined && env !== '')
         io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);
