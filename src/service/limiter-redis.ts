@@ -110,10 +110,9 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const slots = new Map<number, string>();
 
   const connect = async () => {
-    const [{ createClient }, { createHash }] = await Promise.all([
-      import('@redis/client'),
-      import('node:crypto'),
-    ]);
+    const [redis, { createHash }] = await Promise.all([import('@redis/client'), import('node:crypto')]);
+    // Bundled, @redis/client is a CommonJS chunk whose exports sit on `default`.
+    const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
       url: o.url,
       socket: { connectTimeout: timeoutMs, reconnectStrategy: false },

@@ -3,8 +3,11 @@
  * window against a server that enforces a strict 4/2s sliding window. Zero 429s, and the budget is
  * spent fully: 12 requests need exactly two waits of one window (counted from each completion).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/run.js';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { freePort, NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
+import { runPrs, tempDir } from '../helpers/run.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -79,3 +82,188 @@ describe('two processes share one 4/2s window', () => {
     expect(server.arrivals.length - before).toBe(4);
   });
 });
+
+/**
+ * Several machines, one account, the limiter shared through a real redis-server: each "machine" is a
+ * prs process with its own PRS_CONFIG_DIR (its own sign-in) and PRS_CACHE_DIR (so no file state is
+ * shared), against a sandbox enforcing 4/2s for the account.
+ */
+if (!REDIS_SERVER) console.warn(NO_REDIS_MESSAGE);
+describe.skipIf(!REDIS_SERVER)(
+  'several machines share the window through Redis (--limiter)',
+  { timeout: 90_000 },
+  () => {
+    let redis: RedisServer;
+    let sandbox: Sandbox;
+    let n = 0;
+
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
+    afterAll(async () => {
+      await redis?.stop();
+    });
+    beforeEach(async () => {
+      sandbox = await startSandbox({ port: 0, rateLimit: '4/2s' });
+      await redis.command('FLUSHALL');
+    });
+    afterEach(async () => {
+      await sandbox?.close();
+    });
+
+    /** A signed-in machine: its own config and cache directories. */
+    async function machine(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+      const dir = join(tmp.path, `machine-${++n}`);
+      const env = {
+        PRS_CONFIG_DIR: join(dir, 'config'),
+        PRS_CACHE_DIR: join(dir, 'cache'),
+        PRS_CLIENT_SECRET: sandbox.clientSecret,
+        HOME: dir,
+        ...extra,
+      };
+      const user = sandbox.users[0]!;
+      const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+      expect(r.code, r.stderr).toBe(0);
+      return env;
+    }
+
+    const range = (to: string, limiter: string, env: Record<string, string>) =>
+      runPrs(
+        [
+          'report',
+          '42',
+          '-t',
+          'index',
+          '--from',
+          '2024-05-01',
+          '--to',
+          to,
+          '--rate-limit',
+          '4/2s',
+          '-f',
+          'ndjson',
+          '-v',
+          '--limiter',
+          limiter,
+        ],
+        {
+          env,
+          timeoutMs: 60_000,
+        },
+      );
+
+    /** How many dates a run printed (ndjson: one line per row, several rows per date). */
+    const dates = (r: { stdout: string }) =>
+      new Set(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).effectiveDate),
+      ).size;
+
+    /** The sandbox's log of JSON-endpoint arrivals: never more than 4 in 2 s, and each window holds 4. */
+    function expectWindowFullyUsed(count: number) {
+      const at = sandbox.stats.requests.filter((q) => q.endpoint === 'report').map((q) => q.at);
+      at.sort((a, b) => a - b);
+      expect(at).toHaveLength(count);
+      for (let i = 4; i < at.length; i++) expect(at[i]! - at[i - 4]!).toBeGreaterThanOrEqual(2000);
+      // Fully used: every window that opens with a request holds four (the limit) before it closes.
+      for (let i = 0; i + 3 < at.length; i += 4) expect(at[i + 3]! - at[i]!).toBeLessThan(2000);
+    }
+
+    for (const [machines, to] of [
+      [2, '2024-05-08'], // 6 weekdays each
+      [3, '2024-05-06'], // 4 weekdays each
+    ] as const) {
+      it(`${machines} machines, 12 requests at 4/2s: zero 429s, every window used fully, every wait shown`, async () => {
+        const envs = await Promise.all(Array.from({ length: machines }, () => machine({ PRS_RETRIES: '0' })));
+        sandbox.stats.reset();
+        const runs = await Promise.all(envs.map((env) => range(to, redis.url, env)));
+        for (const r of runs) {
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).not.toMatch(/warning/);
+          expect(dates(r)).toBe(12 / machines);
+        }
+        expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+        expectWindowFullyUsed(12);
+        // 12 requests at 4 per window need waits, each a -v line whichever machine held the slots.
+        const waits = runs.flatMap((r) =>
+          r.stderr.split('\n').filter((l) => /^~ waiting [\d.]+ s \(rate-limit\)$/.test(l)),
+        );
+        expect(waits.length).toBeGreaterThan(0);
+      });
+    }
+
+    it('the keys expire: after a run every key prs wrote has a time to live of at most 2 min', async () => {
+      const env = await machine();
+      const r = await range('2024-05-02', redis.url, env);
+      expect(r.code, r.stderr).toBe(0);
+      const keys = (await redis.command('KEYS', 'prs:limiter:*')) as string[];
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const ttl = Number(await redis.command('PTTL', key));
+        // -1 would be a key that never expires; the span is max(window, 2 min) (limiter.ts spanOf).
+        expect(ttl, key).toBeGreaterThan(0);
+        expect(ttl, key).toBeLessThanOrEqual(120_000);
+      }
+      // Let Redis expire them now (as it would after the span): nothing else of prs stays behind.
+      for (const key of keys) await redis.command('PEXPIRE', key, '1');
+      await new Promise((res) => setTimeout(res, 50));
+      expect(await redis.command('KEYS', 'prs:*')).toEqual([]);
+    });
+
+    it('Redis stopped in the middle of a run: one warning naming it, the local limiter, the run completes', async () => {
+      const own = await startRedis();
+      try {
+        const env = await machine();
+        sandbox.stats.reset();
+        const run = range('2024-05-10', own.url, env); // 8 weekdays: a wait after the first 4
+        while (sandbox.stats.count({ endpoint: 'report' }) < 4)
+          await new Promise((res) => setTimeout(res, 20));
+        await own.stop();
+        const r = await run;
+        expect(r.code, r.stderr).toBe(0);
+        expect(dates(r)).toBe(8);
+        const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(`rate limiter redis://127.0.0.1:${own.port} unusable`);
+        expect(warnings[0]).toContain('using the local file limiter');
+        expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+      } finally {
+        await own.stop();
+      }
+    });
+
+    it('Redis unreachable from the start: one warning, the run goes on with the local limiter', async () => {
+      const port = await freePort();
+      const env = await machine();
+      const r = await range('2024-05-02', `redis://127.0.0.1:${port}`, env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(dates(r)).toBe(2);
+      const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+      expect(warnings).toEqual([
+        `prs: warning: rate limiter redis://127.0.0.1:${port} unusable (connection refused); using the local file limiter`,
+      ]);
+    });
+
+    it('a wrong password: one warning that never shows it, then the local limiter', async () => {
+      const locked = await startRedis({ password: 'right-secret' });
+      try {
+        const env = await machine();
+        const r = await range('2024-05-02', `redis://:wrong-secret@127.0.0.1:${locked.port}/0`, env);
+        expect(r.code, r.stderr).toBe(0);
+        const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toEqual([
+          `prs: warning: rate limiter redis://:***@127.0.0.1:${locked.port}/0 unusable (authentication failed: wrong user or password); using the local file limiter`,
+        ]);
+        expect(r.stderr).not.toContain('wrong-secret');
+        // With the right password the same run goes through Redis, silently.
+        const ok = await range('2024-05-02', `redis://:right-secret@127.0.0.1:${locked.port}/0`, env);
+        expect([ok.code, ok.stderr.includes('warning')]).toEqual([0, false]);
+        expect(((await locked.command('KEYS', 'prs:*')) as string[]).length).toBeGreaterThan(0);
+      } finally {
+        await locked.stop();
+      }
+    });
+  },
+);
