@@ -40,7 +40,7 @@ export function redactJson(text: string): string {
 export function redactText(text: string): string {
   return text
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, MASK)
-    .replace(/(\w+:\/\/[^:/@\s]*:)[^@\s]*@/g, `$1${MASK}@`);
+    .replace(/(\w+:\/\/[^:/@\s[\]]*:)[^@\s]*@/g, `$1${MASK}@`); // a URL's password (--limiter)
 }
 
 /** A URL as it may be shown (the --limiter one): its password replaced by ***. */

@@ -267,3 +267,131 @@ describe.skipIf(!REDIS_SERVER)(
     });
   },
 );
+
+describe('waits are never silent (the built binary against the sandbox)', () => {
+  let sandbox: Sandbox;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, rateLimit: '4/2s' });
+    const dir = join(tmp.path, 'waits');
+    env = {
+      PRS_CONFIG_DIR: join(dir, 'config'),
+      PRS_CACHE_DIR: join(dir, 'cache'),
+      PRS_CLIENT_SECRET: sandbox.clientSecret,
+      HOME: dir,
+    };
+    const user = sandbox.users[0]!;
+    const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+    expect(r.code, r.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  const report = (...extra: string[]) =>
+    runPrs(['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json', ...extra], {
+      env,
+      timeoutMs: 30_000,
+    });
+
+  it('a 429 with Retry-After: 3600 fails at once with exit 7, naming the time, rather than waiting', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 429, retryAfter: 3600 });
+    const before = Date.now();
+    const r = await report();
+    expect(r.code).toBe(7);
+    const at = /until (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ); prs waits at most 120 s/.exec(r.stderr);
+    expect(at, r.stderr).not.toBeNull();
+    // The time named is the service's hour from now (give or take the run itself).
+    expect(Math.abs(Date.parse(at![1]!) - (before + 3_600_000))).toBeLessThan(60_000);
+    expect(r.stderr).toContain(`run it again after ${at![1]}`);
+  });
+
+  it('a 429 with Retry-After: 1 is waited for, and -v says so', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 429, retryAfter: 1 });
+    const r = await report('-v');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')).toContain('~ waiting 1.0 s (retry-after)');
+  });
+});
+
+describe('the limiter setting: validated before saving or sending, its password never shown', () => {
+  const env = () => ({ PRS_CONFIG_DIR: join(tmp.path, 'cfg'), PRS_CACHE_DIR: join(tmp.path, 'cfg-cache') });
+
+  it.each([
+    [
+      'http://127.0.0.1:6379',
+      'invalid limiter URL "http://127.0.0.1:6379": it must start with redis:// or rediss://',
+    ],
+    [
+      'redis://:s3cret@127.0.0.1:6379/x',
+      'invalid limiter URL "redis://:***@127.0.0.1:6379/x": the path must be a database number, e.g. /0',
+    ],
+    ['not a url', 'invalid limiter URL "not a url": expected redis://[user:password@]host:port[/db]'],
+  ])('config set limiter %s → exit 2, nothing saved', async (value, message) => {
+    const r = await runPrs(['config', 'set', 'limiter', value], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(`prs: ${message}`);
+    expect(r.stderr).not.toContain('s3cret');
+    const get = await runPrs(['config', 'get', 'limiter'], { env: env() });
+    expect(get.code).toBe(3);
+  });
+
+  it('a valid URL is saved; config list and set show it with the password masked', async () => {
+    const set = await runPrs(['config', 'set', 'limiter', 'rediss://ops:s3cret@redis.example:6380/2'], {
+      env: env(),
+    });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain('limiter = rediss://ops:***@redis.example:6380/2');
+    const list = await runPrs(['config', 'list'], { env: env() });
+    expect(list.stdout).toMatch(/^limiter: +rediss:\/\/ops:\*\*\*@redis\.example:6380\/2 +\(profile\)$/m);
+    const json = await runPrs(['config', 'list', '--json'], { env: env() });
+    for (const out of [set.stderr, list.stdout, json.stdout]) expect(out).not.toContain('s3cret');
+  });
+
+  it('a bad --limiter or PRS_LIMITER is a usage error (exit 2) before any request', async () => {
+    const flag = await runPrs(
+      [
+        'report',
+        '42',
+        '-t',
+        'index',
+        '-d',
+        '2024-05-01',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--tenant',
+        't',
+        '--limiter',
+        'memcached://x:1',
+      ],
+      {
+        env: { ...env(), PRS_TOKEN: 'x' },
+      },
+    );
+    expect([flag.code, flag.stderr.split('\n')[0]]).toEqual([
+      2,
+      'prs: invalid limiter URL "memcached://x:1": it must start with redis:// or rediss:// (from --limiter)',
+    ]);
+    const fromEnv = await runPrs(
+      [
+        'report',
+        '42',
+        '-t',
+        'index',
+        '-d',
+        '2024-05-01',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--tenant',
+        't',
+      ],
+      {
+        env: { ...env(), PRS_TOKEN: 'x', PRS_LIMITER: 'redis://:pw@' },
+      },
+    );
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('(from PRS_LIMITER)');
+    expect(fromEnv.stderr).not.toContain(':pw@');
+  });
+});
