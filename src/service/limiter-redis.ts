@@ -161,7 +161,9 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   /** Redis failed: one warning, then the file limiter for the rest of the run. */
   const fail = (err: unknown): Limiter => {
     if (!fallback) {
-      o.warn(`prs: warning: rate limiter ${shown} unusable (${reasonOf(err)}); using the local file limiter`);
+      o.warn(
+        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs)}); using the local file limiter`,
+      );
       fallback = o.fallback();
       const c = client;
       client = undefined;
@@ -239,7 +241,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
 }
 
 /** Why Redis failed, in a few words and without the URL (which may carry the password). */
-function reasonOf(err: unknown): string {
+function reasonOf(err: unknown, timeoutMs: number): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
   const code = e?.code ?? e?.errors?.[0]?.code;
   const message = String(e?.message ?? err);
@@ -248,7 +250,7 @@ function reasonOf(err: unknown): string {
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
     return 'authentication failed: wrong user or password';
   }
-  if (/timeout|no answer/i.test(message)) return `no answer within ${REDIS_TIMEOUT_MS / 1000} s`;
+  if (/timeout|no answer/i.test(message)) return `no answer within ${timeoutMs / 1000} s`;
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
     return `TLS: ${message.split('\n')[0]} (trust a private CA with NODE_EXTRA_CA_CERTS)`;
   }
