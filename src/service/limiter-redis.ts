@@ -115,7 +115,11 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
       url: o.url,
-      socket: { connectTimeout: timeoutMs, reconnectStrategy: false },
+      // rediss://: certificates always verified (as in http.ts, whatever NODE_TLS_REJECT_UNAUTHORIZED
+      // says); Node's default trust store already includes NODE_EXTRA_CA_CERTS.
+      socket: o.url.startsWith('rediss:')
+        ? { connectTimeout: timeoutMs, reconnectStrategy: false, tls: true, rejectUnauthorized: true }
+        : { connectTimeout: timeoutMs, reconnectStrategy: false },
       disableOfflineQueue: true,
     });
     // Errors surface through the commands; an unhandled 'error' event would crash the process.
@@ -252,7 +256,7 @@ function reasonOf(err: unknown, timeoutMs: number): string {
   }
   if (/timeout|no answer/i.test(message)) return `no answer within ${timeoutMs / 1000} s`;
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
-    return `TLS: ${message.split('\n')[0]} (trust a private CA with NODE_EXTRA_CA_CERTS)`;
+    return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
   }
   return redactText(message.split('\n')[0]!);
 }

@@ -3,9 +3,11 @@
  * window against a server that enforces a strict 4/2s sliding window. Zero 429s, and the budget is
  * spent fully: 12 requests need exactly two waits of one window (counted from each completion).
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { makeCertificates } from '../helpers/certs.js';
 import { freePort, NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
@@ -194,6 +196,31 @@ describe.skipIf(!REDIS_SERVER)(
       });
     }
 
+    it('the Redis client loads only when a limiter URL is set: not for --version, --help or a plain run', async () => {
+      const preload = join(tmp.path, 'loaded.cjs');
+      writeFileSync(
+        preload,
+        "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_OUT, Object.keys(require.cache).join('\\n')));\n",
+      );
+      const env = await machine();
+      /** Whether the run loaded node-redis (the bundled chunk holding @redis/client's client). */
+      const loadsRedis = async (args: string[]) => {
+        const out = join(tmp.path, `loaded-${++n}.txt`);
+        const r = await runPrs(args, {
+          env: { ...env, NODE_OPTIONS: `--require ${preload}`, LOADED_OUT: out },
+        });
+        expect(r.code, r.stderr).toBe(0);
+        const files = readFileSync(out, 'utf8').split('\n');
+        expect(files.some((f) => f.endsWith('prs.js'))).toBe(true);
+        return files.some((f) => f.endsWith('.js') && readFileSync(f, 'utf8').includes('node_modules/@redis/client/dist/lib/client/index.js'));
+      };
+      const report = ['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json'];
+      expect(await loadsRedis(['--version'])).toBe(false);
+      expect(await loadsRedis(['--help'])).toBe(false);
+      expect(await loadsRedis(report)).toBe(false);
+      expect(await loadsRedis([...report, '--limiter', redis.url])).toBe(true);
+    });
+
     it('the keys expire: after a run every key prs wrote has a time to live of at most 2 min', async () => {
       const env = await machine();
       const r = await range('2024-05-02', redis.url, env);
@@ -244,6 +271,30 @@ describe.skipIf(!REDIS_SERVER)(
       expect(warnings).toEqual([
         `prs: warning: rate limiter redis://127.0.0.1:${port} unusable (connection refused); using the local file limiter`,
       ]);
+    });
+
+    it('rediss:// (TLS): verified against NODE_EXTRA_CA_CERTS; an untrusted certificate is one warning', async () => {
+      const certs = join(tmp.path, 'certs');
+      mkdirSync(certs, { recursive: true });
+      const { caFile } = makeCertificates(certs);
+      const secure = await startRedis({ tls: certs });
+      try {
+        const env = await machine();
+        const trusted = await range('2024-05-02', secure.url, { ...env, NODE_EXTRA_CA_CERTS: caFile });
+        expect([trusted.code, trusted.stderr.includes('warning')], trusted.stderr).toEqual([0, false]);
+        expect(((await secure.command('KEYS', 'prs:*')) as string[]).length).toBeGreaterThan(0);
+        const untrusted = await range('2024-05-02', secure.url, env);
+        expect(untrusted.code, untrusted.stderr).toBe(0);
+        const warnings = untrusted.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(
+          new RegExp(
+            `^prs: warning: rate limiter rediss://127\\.0\\.0\\.1:${secure.port} unusable \\(TLS: .*NODE_EXTRA_CA_CERTS\\); using the local file limiter$`,
+          ),
+        );
+      } finally {
+        await secure.stop();
+      }
     });
 
     it('a wrong password: one warning that never shows it, then the local limiter', async () => {

@@ -4,6 +4,7 @@
  * `.ci/run` installs Debian's package.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export const REDIS_SERVER = (() => {
@@ -38,11 +39,24 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(o: { password?: string } = {}): Promise<RedisServer> {
+/** `tls`: a directory holding server.pem, server.key and ca.pem (test/helpers/certs.ts): TLS only. */
+export async function startRedis(o: { password?: string; tls?: string } = {}): Promise<RedisServer> {
   if (!REDIS_SERVER) throw new Error(NO_REDIS_MESSAGE);
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   if (o.password) args.push('--requirepass', o.password);
+  if (o.tls) {
+    args.splice(1, 1, '0'); // no plain port
+    args.push(
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      `${o.tls}/server.pem`,
+      '--tls-key-file',
+      `${o.tls}/server.key`,
+    );
+    args.push('--tls-ca-cert-file', `${o.tls}/ca.pem`, '--tls-auth-clients', 'no');
+  }
   const child: ChildProcess = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
@@ -59,13 +73,17 @@ export async function startRedis(o: { password?: string } = {}): Promise<RedisSe
       reject(new Error(`redis-server exited (${code}): ${out}`));
     });
   });
-  const url = `redis://${o.password ? `:${encodeURIComponent(o.password)}@` : ''}127.0.0.1:${port}`;
+  const url = `${o.tls ? 'rediss' : 'redis'}://${o.password ? `:${encodeURIComponent(o.password)}@` : ''}127.0.0.1:${port}`;
   return {
     port,
     url,
     async command(...cmd) {
       const { createClient } = await import('@redis/client');
-      const c = createClient({ url, socket: { reconnectStrategy: false } });
+      const ca = o.tls ? readFileSync(`${o.tls}/ca.pem`) : undefined;
+      const c = createClient({
+        url,
+        socket: ca ? { reconnectStrategy: false, tls: true, ca } : { reconnectStrategy: false },
+      });
       c.on('error', () => {});
       await c.connect();
       try {
