@@ -212,7 +212,11 @@ describe.skipIf(!REDIS_SERVER)(
         expect(r.code, r.stderr).toBe(0);
         const files = readFileSync(out, 'utf8').split('\n');
         expect(files.some((f) => f.endsWith('prs.js'))).toBe(true);
-        return files.some((f) => f.endsWith('.js') && readFileSync(f, 'utf8').includes('node_modules/@redis/client/dist/lib/client/index.js'));
+        return files.some(
+          (f) =>
+            f.endsWith('.js') &&
+            readFileSync(f, 'utf8').includes('node_modules/@redis/client/dist/lib/client/index.js'),
+        );
       };
       const report = ['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json'];
       expect(await loadsRedis(['--version'])).toBe(false);
