@@ -57,6 +57,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
       '--rate-limit <n/window>',
       'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)',
     )
+    .option(
+      '--limiter <url>',
+      'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)',
+    )
     .option('-q, --quiet', 'no progress, notes or hints on stderr')
     .option('-v, --verbose', 'one line per HTTP request/response on stderr, secrets redacted')
     .option('--no-color', 'no colour (also NO_COLOR; FORCE_COLOR forces it)')

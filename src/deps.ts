@@ -25,6 +25,7 @@ export interface GlobalOptions {
   timeout?: string;
   retries?: string;
   rateLimit?: string;
+  limiter?: string;
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
@@ -76,6 +77,7 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.timeout !== undefined) v.timeout = g.timeout;
   if (g.retries !== undefined) v.retries = g.retries;
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
+  if (g.limiter !== undefined) v.limiter = g.limiter;
   return v;
 }
 
@@ -151,6 +153,7 @@ export function createDeps(
       session: await session(),
       http: await http(),
       clock,
+      io,
       signal,
     });
     return serviceInstance;

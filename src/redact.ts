@@ -38,5 +38,18 @@ export function redactJson(text: string): string {
 
 /** Masks any JWT-looking or long opaque token that slipped into free text (error messages). */
 export function redactText(text: string): string {
-  return text.replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, MASK);
+  return text
+    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, MASK)
+    .replace(/(\w+:\/\/[^:/@\s[\]]*:)[^@\s]*@/g, `$1${MASK}@`); // a URL's password (--limiter)
+}
+
+/** A URL as it may be shown (the --limiter one): its password replaced by ***. */
+export function redactUrlPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = MASK;
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//***@');
+  }
 }

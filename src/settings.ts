@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
+import { redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -19,6 +20,7 @@ export const SETTING_KEYS = [
   'rate-limit',
   'timeout',
   'retries',
+  'limiter',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -34,6 +36,7 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   'rate-limit': 'PRS_RATE_LIMIT',
   timeout: 'PRS_TIMEOUT',
   retries: 'PRS_RETRIES',
+  limiter: 'PRS_LIMITER',
 };
 
 export const DEFAULTS = { timeout: '60', retries: '3', 'rate-limit': '4/60s', profile: 'default' } as const;
@@ -58,6 +61,8 @@ export interface Settings {
   timeoutMs: number;
   retries: number;
   rateLimit: RateLimit;
+  /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
+  limiter?: string;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -177,6 +182,7 @@ export function resolveSettings(
     timeoutMs: checked('timeout', parseTimeout),
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
+    limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
     token: env.PRS_TOKEN || undefined,
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -199,6 +205,28 @@ export function isDebug(env: Env): boolean {
 
 export function isCI(env: Env): boolean {
   return !!env.CI && env.CI !== 'false' && env.CI !== '0';
+}
+
+/** Checks a limiter URL (config set, settings): redis:// or rediss://, a host, an optional numeric db. */
+export function parseLimiterUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(
+      `invalid limiter URL "${redactUrlPassword(value)}": expected redis://[user:password@]host:port[/db]`,
+    );
+  }
+  const shown = redactUrlPassword(value);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
+    throw new Error(`invalid limiter URL "${shown}": it must start with redis:// or rediss://`);
+  }
+  if (!u.hostname) throw new Error(`invalid limiter URL "${shown}": no host`);
+  if (!/^(\/\d{0,5})?$/.test(u.pathname)) {
+    throw new Error(`invalid limiter URL "${shown}": the path must be a database number, e.g. /0`);
+  }
+  if (u.search || u.hash) throw new Error(`invalid limiter URL "${shown}": no query or fragment expected`);
+  return value;
 }
 
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */

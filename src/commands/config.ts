@@ -10,8 +10,10 @@ import type { Deps } from '../deps.js';
 import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
+import { redactUrlPassword } from '../redact.js';
 import {
   effectiveSettings,
+  parseLimiterUrl,
   parseRateLimit,
   parseRetries,
   parseTimeout,
@@ -53,6 +55,8 @@ export function checkValue(key: SettingKey, value: string): string {
       case 'retries':
         parseRetries(v);
         return v;
+      case 'limiter':
+        return parseLimiterUrl(v);
       default:
         if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}"`);
         return v;
@@ -60,6 +64,11 @@ export function checkValue(key: SettingKey, value: string): string {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+/** What `list` shows of a value: a limiter URL without its password. */
+function shown(key: SettingKey, value: string | undefined): string | undefined {
+  return key === 'limiter' && value ? redactUrlPassword(value) : value;
 }
 
 export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
@@ -76,9 +85,10 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
 
   switch (o.action) {
     case 'list': {
+      // The limiter URL's password is never shown (`get` prints the value as stored, for scripts).
       const all = SETTING_KEYS.map((k) => ({
         key: k,
-        value: effective[k].value ?? null,
+        value: shown(k, effective[k].value) ?? null,
         source: effective[k].source ?? null,
       }));
       if (o.json) {
@@ -115,7 +125,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       if (o.value === undefined) throw new UsageError('missing value');
       const value = checkValue(key!, o.value);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
-      io.note(`✓ ${key} = ${value} (profile ${name})`);
+      io.note(`✓ ${key} = ${key === 'limiter' ? redactUrlPassword(value) : value} (profile ${name})`);
       const env = deps.env[SETTING_ENV[key!]];
       if (env !== undefined && env !== '')
         io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);

@@ -32,14 +32,14 @@ export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; w
  * Stamps further ahead than this come from a clock that jumped back or a damaged file; open slots
  * older than this belong to a process that died mid-request.
  */
-const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
+export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
 /**
  * Completed requests kept beyond the window, so that a run with a longer window (the same account
  * under another --rate-limit, e.g. 4/1s in a test, then the service's 4/60s) still counts them: the
  * most recent this many within spanOf.
  */
-const KEPT = 32;
+export const KEPT = 32;
 
 /**
  * The pure core. Counts the stamps inside the window and keeps the recent ones beyond it (KEPT),
@@ -89,11 +89,16 @@ export function parseState(text: string): LimiterState {
  * (nothing secret goes in, so no need to load node:crypto at every start).
  */
 export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, identity: string): string {
+  return join(cacheDir, `limiter-${limiterKey(baseUrl, tenant, identity)}.json`);
+}
+
+/** The account's key (shared with the Redis limiter): 16 hex digits. */
+export function limiterKey(baseUrl: string, tenant: string, identity: string): string {
   let h = 0xcbf29ce484222325n;
   for (const byte of Buffer.from(`${baseUrl}|${tenant}|${identity}`)) {
     h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
   }
-  return join(cacheDir, `limiter-${h.toString(16).padStart(16, '0')}.json`);
+  return h.toString(16).padStart(16, '0');
 }
 
 export interface Limiter {

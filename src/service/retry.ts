@@ -11,7 +11,7 @@ export interface RetryPolicy {
   statuses: readonly number[];
   /** Transport failure codes worth another attempt: resets, refusals, timeouts. TLS and DNS are not. */
   networkCodes: readonly string[];
-  /** The longest Retry-After honoured; a longer one is waited for this long, then retried. */
+  /** The longest Retry-After waited for; a longer one gives up at once, naming the time (retryAfterMs). */
   maxRetryAfterMs: number;
   /** Backoff: base * 2^(attempt-1), at most maxBackoffMs, then jittered into [½, 1] of that. */
   backoffBaseMs: number;
@@ -29,10 +29,15 @@ export type Outcome =
   | { kind: 'network'; code: string };
 
 export type Decision =
-  | { action: 'give-up' }
+  /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
+  | { action: 'give-up'; retryAfterMs?: number }
   | { action: 'wait'; ms: number; reason: 'retry-after' | 'rate-limit' | 'backoff' };
 
-/** 120 s: longer than any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
+/**
+ * 120 s: longer than any sane rate-limit window, short enough that a cron job is not stuck for an
+ * hour. A longer Retry-After fails the run at once with the time the service named: better than a
+ * silent wait, or a retry bound to meet the same refusal.
+ */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
 export const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
@@ -79,7 +84,8 @@ export function nextDelay(
   if (!policy.statuses.includes(outcome.status)) return { action: 'give-up' };
   const after = outcome.retryAfter === undefined ? undefined : parseRetryAfter(outcome.retryAfter, now);
   if (after !== undefined) {
-    return { action: 'wait', ms: Math.min(after, policy.maxRetryAfterMs), reason: 'retry-after' };
+    if (after > policy.maxRetryAfterMs) return { action: 'give-up', retryAfterMs: after };
+    return { action: 'wait', ms: after, reason: 'retry-after' };
   }
   if (outcome.status === 429 && policy.rateLimitWaitMs !== undefined) {
     return { action: 'wait', ms: policy.rateLimitWaitMs, reason: 'rate-limit' };

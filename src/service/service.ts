@@ -6,13 +6,15 @@
  */
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
-import { NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import type { IO } from '../io.js';
 import { parseLossless } from '../json/lossless.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
-import { createLimiter, type Limiter, limiterFile } from './limiter.js';
-import { nextDelay, type Outcome, retryPolicy } from './retry.js';
+import { createLimiter, type Limiter, limiterFile, limiterKey } from './limiter.js';
+import { createRedisLimiter } from './limiter-redis.js';
+import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy } from './retry.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
 export interface ServiceDeps {
@@ -20,6 +22,8 @@ export interface ServiceDeps {
   session: Session;
   http: Http;
   clock: Clock;
+  /** Every wait is a -v line; the Redis limiter's one warning goes to stderr. */
+  io: IO;
   signal: AbortSignal;
   /** Jitter source; tests pass a fixed one. */
   random?: () => number;
@@ -65,13 +69,17 @@ export function createService(d: ServiceDeps): Service {
       d.settings.retries,
       ep.limited ? { rateLimitWaitMs: d.settings.rateLimit.windowMs } : {},
     );
+    // Every wait, the limiter's (whichever process or machine holds the slots) and the retries', is
+    // a -v line and reaches the caller's onWait (progress, ETA): never a silent pause.
+    const onWait: CallHooks['onWait'] = (ms, reason) => {
+      d.io.debug(`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`);
+      hooks.onWait?.(ms, reason);
+    };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
     let renewed = false;
     for (let retries = 0; ; retries++) {
-      const sent = ep.limited
-        ? await getLimiter(baseUrl, tenant).acquire({ onWait: hooks.onWait, signal })
-        : undefined;
+      const sent = ep.limited ? await getLimiter(baseUrl, tenant).acquire({ onWait, signal }) : undefined;
       // A limiter wait can outlast the token's margin (up to a window: 60 s against 30 s): check it
       // again, so a token that ran out while waiting is renewed now rather than spent on a 401.
       // (Cheap: the session keeps the token in memory. The slot is re-dated at the response anyway.)
@@ -124,6 +132,9 @@ export function createService(d: ServiceDeps): Service {
       }
       const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
       if (next.action === 'give-up') {
+        if (next.retryAfterMs !== undefined && failure instanceof HttpError) {
+          throw tooLongToWait(failure, next.retryAfterMs, d.clock.now());
+        }
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
           throw new ServiceError(
             `the response from ${new URL(url).host} broke off before its end (${failure.message})`,
@@ -142,18 +153,31 @@ export function createService(d: ServiceDeps): Service {
       if (ep.limited && outcome.kind === 'status' && outcome.status === 429) {
         await getLimiter(baseUrl, tenant).block(next.ms);
       }
-      hooks.onWait?.(next.ms, next.reason);
+      onWait(next.ms, next.reason);
       await d.clock.sleep(next.ms, signal);
     }
   }
 
   function getLimiter(baseUrl: string, tenant: string): Limiter {
-    limiter ??= createLimiter({
-      file: limiterFile(d.settings.cacheDir, baseUrl, tenant, d.session.identity()),
-      rate: d.settings.rateLimit,
-      clock: d.clock,
-      signal: d.signal,
-    });
+    const fileLimiter = () =>
+      createLimiter({
+        file: limiterFile(d.settings.cacheDir, baseUrl, tenant, d.session.identity()),
+        rate: d.settings.rateLimit,
+        clock: d.clock,
+        signal: d.signal,
+      });
+    limiter ??= d.settings.limiter
+      ? createRedisLimiter({
+          url: d.settings.limiter,
+          hash: limiterKey(baseUrl, tenant, d.session.identity()),
+          rate: d.settings.rateLimit,
+          clock: d.clock,
+          signal: d.signal,
+          fallback: fileLimiter,
+          warn: (line) => d.io.err(line),
+          debug: (line) => d.io.debug(line),
+        })
+      : fileLimiter();
     return limiter;
   }
 
@@ -215,6 +239,30 @@ export function createService(d: ServiceDeps): Service {
       await limiter?.idle();
     },
   };
+}
+
+/**
+ * The service asked for a wait longer than prs waits (MAX_RETRY_AFTER_MS): the same error (a 429
+ * stays exit 7), failing now with the time the service named rather than waiting for nothing.
+ */
+export function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
+  const at = new Date(now + ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  const Kind = failure.constructor as typeof HttpError;
+  return new Kind(
+    `${failure.message} — the service asks to wait ${waitText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
+    failure.status,
+    failure.method,
+    failure.url,
+    failure.body,
+    { cause: failure, hint: `run it again after ${at}` },
+  );
+}
+
+function waitText(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }
 
 /** Base URL and tenant, or a usage error naming where to set them, before any request. */

@@ -3,8 +3,13 @@
  * window against a server that enforces a strict 4/2s sliding window. Zero 429s, and the budget is
  * spent fully: 12 requests need exactly two waits of one window (counted from each completion).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/run.js';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { makeCertificates } from '../helpers/certs.js';
+import { freePort, NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
+import { runPrs, tempDir } from '../helpers/run.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -77,5 +82,371 @@ describe('two processes share one 4/2s window', () => {
     expect(JSON.parse(ra.stdout).waits).toEqual([]);
     expect(JSON.parse(rb.stdout).waits).toEqual([]);
     expect(server.arrivals.length - before).toBe(4);
+  });
+});
+
+/**
+ * Several machines, one account, the limiter shared through a real redis-server: each "machine" is a
+ * prs process with its own PRS_CONFIG_DIR (its own sign-in) and PRS_CACHE_DIR (so no file state is
+ * shared), against a sandbox enforcing 4/2s for the account.
+ */
+if (!REDIS_SERVER) console.warn(NO_REDIS_MESSAGE);
+describe.skipIf(!REDIS_SERVER)(
+  'several machines share the window through Redis (--limiter)',
+  { timeout: 90_000 },
+  () => {
+    let redis: RedisServer;
+    let sandbox: Sandbox;
+    let n = 0;
+
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
+    afterAll(async () => {
+      await redis?.stop();
+    });
+    beforeEach(async () => {
+      sandbox = await startSandbox({ port: 0, rateLimit: '4/2s' });
+      await redis.command('FLUSHALL');
+    });
+    afterEach(async () => {
+      await sandbox?.close();
+    });
+
+    /** A signed-in machine: its own config and cache directories. */
+    async function machine(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+      const dir = join(tmp.path, `machine-${++n}`);
+      const env = {
+        PRS_CONFIG_DIR: join(dir, 'config'),
+        PRS_CACHE_DIR: join(dir, 'cache'),
+        PRS_CLIENT_SECRET: sandbox.clientSecret,
+        HOME: dir,
+        ...extra,
+      };
+      const user = sandbox.users[0]!;
+      const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+      expect(r.code, r.stderr).toBe(0);
+      return env;
+    }
+
+    const range = (to: string, limiter: string, env: Record<string, string>) =>
+      runPrs(
+        [
+          'report',
+          '42',
+          '-t',
+          'index',
+          '--from',
+          '2024-05-01',
+          '--to',
+          to,
+          '--rate-limit',
+          '4/2s',
+          '-f',
+          'ndjson',
+          '-v',
+          '--limiter',
+          limiter,
+        ],
+        {
+          env,
+          timeoutMs: 60_000,
+        },
+      );
+
+    /** How many dates a run printed (ndjson: one line per row, several rows per date). */
+    const dates = (r: { stdout: string }) =>
+      new Set(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).effectiveDate),
+      ).size;
+
+    /** The sandbox's log of JSON-endpoint arrivals: never more than 4 in 2 s, and each window holds 4. */
+    function expectWindowFullyUsed(count: number) {
+      const at = sandbox.stats.requests.filter((q) => q.endpoint === 'report').map((q) => q.at);
+      at.sort((a, b) => a - b);
+      expect(at).toHaveLength(count);
+      for (let i = 4; i < at.length; i++) expect(at[i]! - at[i - 4]!).toBeGreaterThanOrEqual(2000);
+      // Fully used: every window that opens with a request holds four (the limit) before it closes.
+      for (let i = 0; i + 3 < at.length; i += 4) expect(at[i + 3]! - at[i]!).toBeLessThan(2000);
+    }
+
+    for (const [machines, to] of [
+      [2, '2024-05-08'], // 6 weekdays each
+      [3, '2024-05-06'], // 4 weekdays each
+    ] as const) {
+      it(`${machines} machines, 12 requests at 4/2s: zero 429s, every window used fully, every wait shown`, async () => {
+        const envs = await Promise.all(Array.from({ length: machines }, () => machine({ PRS_RETRIES: '0' })));
+        sandbox.stats.reset();
+        const runs = await Promise.all(envs.map((env) => range(to, redis.url, env)));
+        for (const r of runs) {
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).not.toMatch(/warning/);
+          expect(dates(r)).toBe(12 / machines);
+        }
+        expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+        expectWindowFullyUsed(12);
+        // 12 requests at 4 per window need waits, each a -v line whichever machine held the slots.
+        const waits = runs.flatMap((r) =>
+          r.stderr.split('\n').filter((l) => /^~ waiting [\d.]+ s \(rate-limit\)$/.test(l)),
+        );
+        expect(waits.length).toBeGreaterThan(0);
+      });
+    }
+
+    it('the Redis client loads only when a limiter URL is set: not for --version, --help or a plain run', async () => {
+      const preload = join(tmp.path, 'loaded.cjs');
+      writeFileSync(
+        preload,
+        "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_OUT, Object.keys(require.cache).join('\\n')));\n",
+      );
+      const env = await machine();
+      /** Whether the run loaded node-redis (the bundled chunk holding @redis/client's client). */
+      const loadsRedis = async (args: string[]) => {
+        const out = join(tmp.path, `loaded-${++n}.txt`);
+        const r = await runPrs(args, {
+          env: { ...env, NODE_OPTIONS: `--require ${preload}`, LOADED_OUT: out },
+        });
+        expect(r.code, r.stderr).toBe(0);
+        const files = readFileSync(out, 'utf8').split('\n');
+        expect(files.some((f) => f.endsWith('prs.js'))).toBe(true);
+        return files.some(
+          (f) =>
+            f.endsWith('.js') &&
+            readFileSync(f, 'utf8').includes('node_modules/@redis/client/dist/lib/client/index.js'),
+        );
+      };
+      const report = ['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json'];
+      expect(await loadsRedis(['--version'])).toBe(false);
+      expect(await loadsRedis(['--help'])).toBe(false);
+      expect(await loadsRedis(report)).toBe(false);
+      expect(await loadsRedis([...report, '--limiter', redis.url])).toBe(true);
+    });
+
+    it('the keys expire: after a run every key prs wrote has a time to live of at most 2 min', async () => {
+      const env = await machine();
+      const r = await range('2024-05-02', redis.url, env);
+      expect(r.code, r.stderr).toBe(0);
+      const keys = (await redis.command('KEYS', 'prs:limiter:*')) as string[];
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const ttl = Number(await redis.command('PTTL', key));
+        // -1 would be a key that never expires; the span is max(window, 2 min) (limiter.ts spanOf).
+        expect(ttl, key).toBeGreaterThan(0);
+        expect(ttl, key).toBeLessThanOrEqual(120_000);
+      }
+      // Let Redis expire them now (as it would after the span): nothing else of prs stays behind.
+      for (const key of keys) await redis.command('PEXPIRE', key, '1');
+      await new Promise((res) => setTimeout(res, 50));
+      expect(await redis.command('KEYS', 'prs:*')).toEqual([]);
+    });
+
+    it('Redis stopped in the middle of a run: one warning naming it, the local limiter, the run completes', async () => {
+      const own = await startRedis();
+      try {
+        const env = await machine();
+        sandbox.stats.reset();
+        const run = range('2024-05-10', own.url, env); // 8 weekdays: a wait after the first 4
+        while (sandbox.stats.count({ endpoint: 'report' }) < 4)
+          await new Promise((res) => setTimeout(res, 20));
+        await own.stop();
+        const r = await run;
+        expect(r.code, r.stderr).toBe(0);
+        expect(dates(r)).toBe(8);
+        const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(`rate limiter redis://127.0.0.1:${own.port} unusable`);
+        expect(warnings[0]).toContain('using the local file limiter');
+        expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
+      } finally {
+        await own.stop();
+      }
+    });
+
+    it('Redis unreachable from the start: one warning, the run goes on with the local limiter', async () => {
+      const port = await freePort();
+      const env = await machine();
+      const r = await range('2024-05-02', `redis://127.0.0.1:${port}`, env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(dates(r)).toBe(2);
+      const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+      expect(warnings).toEqual([
+        `prs: warning: rate limiter redis://127.0.0.1:${port} unusable (connection refused); using the local file limiter`,
+      ]);
+    });
+
+    it('rediss:// (TLS): verified against NODE_EXTRA_CA_CERTS; an untrusted certificate is one warning', async () => {
+      const certs = join(tmp.path, 'certs');
+      mkdirSync(certs, { recursive: true });
+      const { caFile } = makeCertificates(certs);
+      const secure = await startRedis({ tls: certs });
+      try {
+        const env = await machine();
+        const trusted = await range('2024-05-02', secure.url, { ...env, NODE_EXTRA_CA_CERTS: caFile });
+        expect([trusted.code, trusted.stderr.includes('warning')], trusted.stderr).toEqual([0, false]);
+        expect(((await secure.command('KEYS', 'prs:*')) as string[]).length).toBeGreaterThan(0);
+        const untrusted = await range('2024-05-02', secure.url, env);
+        expect(untrusted.code, untrusted.stderr).toBe(0);
+        const warnings = untrusted.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(
+          new RegExp(
+            `^prs: warning: rate limiter rediss://127\\.0\\.0\\.1:${secure.port} unusable \\(TLS: .*NODE_EXTRA_CA_CERTS\\); using the local file limiter$`,
+          ),
+        );
+      } finally {
+        await secure.stop();
+      }
+    });
+
+    it('a wrong password: one warning that never shows it, then the local limiter', async () => {
+      const locked = await startRedis({ password: 'right-secret' });
+      try {
+        const env = await machine();
+        const r = await range('2024-05-02', `redis://:wrong-secret@127.0.0.1:${locked.port}/0`, env);
+        expect(r.code, r.stderr).toBe(0);
+        const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+        expect(warnings).toEqual([
+          `prs: warning: rate limiter redis://:***@127.0.0.1:${locked.port}/0 unusable (authentication failed: wrong user or password); using the local file limiter`,
+        ]);
+        expect(r.stderr).not.toContain('wrong-secret');
+        // With the right password the same run goes through Redis, silently.
+        const ok = await range('2024-05-02', `redis://:right-secret@127.0.0.1:${locked.port}/0`, env);
+        expect([ok.code, ok.stderr.includes('warning')]).toEqual([0, false]);
+        expect(((await locked.command('KEYS', 'prs:*')) as string[]).length).toBeGreaterThan(0);
+      } finally {
+        await locked.stop();
+      }
+    });
+  },
+);
+
+describe('waits are never silent (the built binary against the sandbox)', () => {
+  let sandbox: Sandbox;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, rateLimit: '4/2s' });
+    const dir = join(tmp.path, 'waits');
+    env = {
+      PRS_CONFIG_DIR: join(dir, 'config'),
+      PRS_CACHE_DIR: join(dir, 'cache'),
+      PRS_CLIENT_SECRET: sandbox.clientSecret,
+      HOME: dir,
+    };
+    const user = sandbox.users[0]!;
+    const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
+    expect(r.code, r.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  const report = (...extra: string[]) =>
+    runPrs(['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json', ...extra], {
+      env,
+      timeoutMs: 30_000,
+    });
+
+  it('a 429 with Retry-After: 3600 fails at once with exit 7, naming the time, rather than waiting', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 429, retryAfter: 3600 });
+    const before = Date.now();
+    const r = await report();
+    expect(r.code).toBe(7);
+    const at = /until (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ); prs waits at most 120 s/.exec(r.stderr);
+    expect(at, r.stderr).not.toBeNull();
+    // The time named is the service's hour from now (give or take the run itself).
+    expect(Math.abs(Date.parse(at![1]!) - (before + 3_600_000))).toBeLessThan(60_000);
+    expect(r.stderr).toContain(`run it again after ${at![1]}`);
+  });
+
+  it('a 429 with Retry-After: 1 is waited for, and -v says so', async () => {
+    sandbox.injectFault({ endpoint: 'report', status: 429, retryAfter: 1 });
+    const r = await report('-v');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')).toContain('~ waiting 1.0 s (retry-after)');
+  });
+});
+
+describe('the limiter setting: validated before saving or sending, its password never shown', () => {
+  const env = () => ({ PRS_CONFIG_DIR: join(tmp.path, 'cfg'), PRS_CACHE_DIR: join(tmp.path, 'cfg-cache') });
+
+  it.each([
+    [
+      'http://127.0.0.1:6379',
+      'invalid limiter URL "http://127.0.0.1:6379": it must start with redis:// or rediss://',
+    ],
+    [
+      'redis://:s3cret@127.0.0.1:6379/x',
+      'invalid limiter URL "redis://:***@127.0.0.1:6379/x": the path must be a database number, e.g. /0',
+    ],
+    ['not a url', 'invalid limiter URL "not a url": expected redis://[user:password@]host:port[/db]'],
+  ])('config set limiter %s → exit 2, nothing saved', async (value, message) => {
+    const r = await runPrs(['config', 'set', 'limiter', value], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(`prs: ${message}`);
+    expect(r.stderr).not.toContain('s3cret');
+    const get = await runPrs(['config', 'get', 'limiter'], { env: env() });
+    expect(get.code).toBe(3);
+  });
+
+  it('a valid URL is saved; config list and set show it with the password masked', async () => {
+    const set = await runPrs(['config', 'set', 'limiter', 'rediss://ops:s3cret@redis.example:6380/2'], {
+      env: env(),
+    });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain('limiter = rediss://ops:***@redis.example:6380/2');
+    const list = await runPrs(['config', 'list'], { env: env() });
+    expect(list.stdout).toMatch(/^limiter: +rediss:\/\/ops:\*\*\*@redis\.example:6380\/2 +\(profile\)$/m);
+    const json = await runPrs(['config', 'list', '--json'], { env: env() });
+    for (const out of [set.stderr, list.stdout, json.stdout]) expect(out).not.toContain('s3cret');
+  });
+
+  it('a bad --limiter or PRS_LIMITER is a usage error (exit 2) before any request', async () => {
+    const flag = await runPrs(
+      [
+        'report',
+        '42',
+        '-t',
+        'index',
+        '-d',
+        '2024-05-01',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--tenant',
+        't',
+        '--limiter',
+        'memcached://x:1',
+      ],
+      {
+        env: { ...env(), PRS_TOKEN: 'x' },
+      },
+    );
+    expect([flag.code, flag.stderr.split('\n')[0]]).toEqual([
+      2,
+      'prs: invalid limiter URL "memcached://x:1": it must start with redis:// or rediss:// (from --limiter)',
+    ]);
+    const fromEnv = await runPrs(
+      [
+        'report',
+        '42',
+        '-t',
+        'index',
+        '-d',
+        '2024-05-01',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--tenant',
+        't',
+      ],
+      {
+        env: { ...env(), PRS_TOKEN: 'x', PRS_LIMITER: 'redis://:pw@' },
+      },
+    );
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('(from PRS_LIMITER)');
+    expect(fromEnv.stderr).not.toContain(':pw@');
   });
 });

@@ -76,6 +76,7 @@ function service(
     session,
     http,
     clock,
+    io,
     signal: new AbortController().signal,
     random: () => 0.5,
     maxReportBytes: o.maxReportBytes,
@@ -416,6 +417,7 @@ describe('report(): the client-side limiter', () => {
       session: { token: async () => 'x', renew: async () => 'y', identity: () => 'a' },
       http: createHttp({ timeoutMs: 1000, proxy: {}, io: createTestIO(), dispatcher: agent }),
       clock,
+      io: createTestIO(),
       signal: new AbortController().signal,
     });
     const e1 = await failure(noBase.report(Q));

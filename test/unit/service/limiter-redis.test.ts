@@ -1,0 +1,171 @@
+/**
+ * The Redis limiter against a real redis-server (skipped, saying so, when it is not installed): several
+ * limiters for one account (as on several machines) never exceed the limit between them, a 429's block
+ * holds every one of them, and any Redis failure is one warning and the file limiter. URL parsing and
+ * redaction as tables.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/clock.js';
+import { redactText, redactUrlPassword } from '../../../src/redact.js';
+import { createLimiter, type Limiter } from '../../../src/service/limiter.js';
+import { createRedisLimiter, redisKeys } from '../../../src/service/limiter-redis.js';
+import { parseLimiterUrl } from '../../../src/settings.js';
+import {
+  freePort,
+  NO_REDIS_MESSAGE,
+  REDIS_SERVER,
+  type RedisServer,
+  startRedis,
+} from '../../helpers/redis.js';
+
+describe('parseLimiterUrl', () => {
+  it.each([
+    'redis://127.0.0.1:6379',
+    'redis://localhost:6379/0',
+    'redis://:pw@host:6379/15',
+    'redis://user:p%40ss@host:6379',
+    'rediss://redis.example:6380/2',
+  ])('accepts %s', (url) => expect(parseLimiterUrl(url)).toBe(url));
+
+  it.each([
+    ['http://h:6379', 'it must start with redis:// or rediss://'],
+    ['redis://h:6379/db', 'the path must be a database number, e.g. /0'],
+    ['redis://h:6379/0?x=1', 'no query or fragment expected'],
+    ['redis://', 'no host'],
+    ['6379', 'expected redis://[user:password@]host:port[/db]'],
+  ])('rejects %s', (url, why) => expect(() => parseLimiterUrl(url)).toThrow(why));
+});
+
+describe('redaction of a limiter URL', () => {
+  it.each([
+    ['redis://:s3cret@h:6379/0', 'redis://:***@h:6379/0'],
+    ['rediss://ops:s3cret@h:6380', 'rediss://ops:***@h:6380'],
+    ['redis://h:6379', 'redis://h:6379'],
+    ['redis://ops@h:6379', 'redis://ops@h:6379'],
+  ])('redactUrlPassword(%s) = %s', (url, shown) => expect(redactUrlPassword(url)).toBe(shown));
+
+  it('redactText masks a password inside free text, not the usage pattern', () => {
+    expect(redactText('connect to redis://u:s3cret@h:1 failed')).toBe('connect to redis://u:***@h:1 failed');
+    expect(redactText('expected redis://[user:password@]host:port')).toBe(
+      'expected redis://[user:password@]host:port',
+    );
+  });
+});
+
+if (!REDIS_SERVER) console.warn(NO_REDIS_MESSAGE);
+describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () => {
+  let redis: RedisServer;
+  let dir: string;
+  let hash = 0;
+  beforeAll(async () => {
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), 'prs-redis-limiter-'));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function limiter(
+    rate: string,
+    o: { url?: string; hash?: string; timeoutMs?: number; warnings?: string[] } = {},
+  ) {
+    const [limit, windowMs] = rate.split('/').map(Number) as [number, number];
+    const file = () =>
+      createLimiter({
+        file: join(dir, `file-${o.hash}.json`),
+        rate: { limit, windowMs },
+        clock: systemClock,
+      });
+    return createRedisLimiter({
+      url: o.url ?? redis.url,
+      hash: o.hash ?? 'h',
+      rate: { limit, windowMs },
+      clock: systemClock,
+      fallback: file,
+      warn: (l) => o.warnings?.push(l),
+      debug: () => {},
+      timeoutMs: o.timeoutMs,
+    });
+  }
+
+  it('three limiters for one account never send more than 3 in 300 ms between them, and keep sending', async () => {
+    const h = `a${++hash}`;
+    const warnings: string[] = [];
+    const machines = [0, 1, 2].map(() => limiter('3/300', { hash: h, warnings }));
+    const sent: number[] = [];
+    await Promise.all(
+      machines.map(async (m: Limiter) => {
+        for (let i = 0; i < 4; i++) {
+          const slot = await m.acquire();
+          sent.push(Date.now());
+          m.settle(slot);
+        }
+        await m.idle();
+      }),
+    );
+    expect(warnings).toEqual([]);
+    sent.sort((a, b) => a - b);
+    expect(sent).toHaveLength(12);
+    for (let i = 3; i < sent.length; i++) expect(sent[i]! - sent[i - 3]!).toBeGreaterThanOrEqual(300);
+    // Every key it wrote expires (the span: max(window, 2 min)).
+    for (const key of redisKeys(h)) {
+      const ttl = Number(await redis.command('PTTL', key));
+      if (ttl !== -2) expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(120_000);
+    }
+  });
+
+  it("a 429's block holds the other limiters too, reported as a rate-limit wait", async () => {
+    const h = `b${++hash}`;
+    const a = limiter('4/1000', { hash: h });
+    const b = limiter('4/1000', { hash: h });
+    await a.block(400);
+    const waits: [number, string][] = [];
+    const slot = await b.acquire({ onWait: (ms, reason) => waits.push([ms, reason]) });
+    b.settle(slot);
+    await Promise.all([a.idle(), b.idle()]);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]![1]).toBe('rate-limit');
+    expect(waits[0]![0]).toBeGreaterThan(0);
+    expect(waits[0]![0]).toBeLessThanOrEqual(400);
+  });
+
+  it('refused: one warning, then the file limiter for every later call', async () => {
+    const warnings: string[] = [];
+    const port = await freePort();
+    const m = limiter('4/1000', { url: `redis://:pw@127.0.0.1:${port}`, hash: `c${++hash}`, warnings });
+    for (let i = 0; i < 3; i++) m.settle(await m.acquire());
+    await m.block(1);
+    await m.idle();
+    expect(warnings).toEqual([
+      `prs: warning: rate limiter redis://:***@127.0.0.1:${port} unusable (connection refused); using the local file limiter`,
+    ]);
+  });
+
+  it('a Redis that accepts but never answers: the timeout, then the file limiter', async () => {
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as { port: number };
+    try {
+      const warnings: string[] = [];
+      const m = limiter('4/1000', {
+        url: `redis://127.0.0.1:${port}`,
+        hash: `d${++hash}`,
+        timeoutMs: 200,
+        warnings,
+      });
+      m.settle(await m.acquire());
+      await m.idle();
+      expect(warnings).toEqual([
+        `prs: warning: rate limiter redis://127.0.0.1:${port} unusable (no answer within 0.2 s); using the local file limiter`,
+      ]);
+    } finally {
+      silent.close();
+    }
+  });
+});
