@@ -211,6 +211,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     )
     .option('--force', 'overwrite existing files')
     .option('--extract', 'csv: also write the CSV file(s) inside the zip')
+    .option('--skip-existing', 'skip items already exported here and unchanged (resume a run)')
+    .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
+    .option('--fail-fast', 'stop at the first item that fails')
+    .option('--json', 'print a JSON array, one object per item, instead of paths')
     .action(
       act('export', (ids: string[], o: Record<string, string | boolean | undefined>) => {
         const portfolioIds = parsePortfolioIds(ids);
@@ -237,6 +241,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           name: o.name === undefined ? undefined : String(o.name),
           force: !!o.force,
           extract: !!o.extract,
+          skipExisting: !!o.skipExisting,
+          parallel: parseParallel(String(o.parallel)),
+          failFast: !!o.failFast,
+          json: !!o.json,
         };
       }),
     );
@@ -303,6 +311,12 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 function requireType(v: unknown) {
   if (v === undefined) throw usage('missing --type', `one of: ${REPORT_TYPES.join(', ')}`);
   return parseReportType(String(v));
+}
+
+/** --parallel: a whole number from 1 to 8. */
+export function parseParallel(v: string): number {
+  if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
+  return Number(v.trim());
 }
 
 function usage(message: string, hint?: string) {
