@@ -264,6 +264,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--token-ttl <seconds>', 'access token lifetime', '300')
     .option('--refresh-ttl <seconds>', 'refresh token lifetime', '1800')
     .option('--big-rows <n>', 'constituent rows of portfolio 900, streamed (default: 1000)')
+    .option('--export-delay <ms>', 'milliseconds added to each export answer (default: 0)')
     .action(async (o: Record<string, string | undefined>, cmd: Command) => {
       // The global --rate-limit has the same name, and commander gives it the value wherever it
       // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
@@ -277,6 +278,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           tokenTtl: o.tokenTtl,
           refreshTtl: o.refreshTtl,
           bigRows: o.bigRows,
+          exportDelay: o.exportDelay,
         },
         globals,
       );

@@ -82,6 +82,8 @@ export interface SandboxOptions {
   users?: readonly SandboxUser[];
   /** Constituent rows of portfolio 900 (default 1000); streamed, so any size works. */
   bigExportRows?: number;
+  /** Milliseconds added before each export answer (default 0): parallel-export benchmarks, interrupt tests. */
+  exportDelayMs?: number;
   /** Milliseconds since the epoch; tests pass a fake one to expire tokens and slide the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user); never tokens or passwords. */
@@ -186,6 +188,7 @@ function resolveOptions(o: SandboxOptions) {
     clientSecret: o.clientSecret ?? SANDBOX_DEFAULTS.clientSecret,
     users,
     bigExportRows: big,
+    exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
     now: o.clock ?? Date.now,
     log: o.log,
   };
@@ -422,6 +425,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         );
       }
     }
+    if (ctx.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
     if (portfolio.failStatus) return sendError(res, ctx, portfolio.failStatus, 'Report generation failed');
     // 200
     return sendReport(res, ctx, portfolio, q, !!fault?.truncate);
