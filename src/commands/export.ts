@@ -169,7 +169,7 @@ export async function exportCommand(
     if (r.status === 'failed') {
       failures.push({ item: r.item, error: r.error });
       // With --fail-fast the run ends with this error itself, printed once by main.
-      if (total > 1 && !o.failFast) {
+      if (total > 1 && !o.failFast && fatal?.error !== r.error) {
         io.err(`prs: ${itemLabel(r.item)}: ${(r.error as Error).message}`);
         // Each hint once: twenty missing files need not say twenty times what to do.
         const hint = r.error instanceof PrsError ? r.error.hint : undefined;
@@ -270,6 +270,8 @@ export async function exportCommand(
             if (isItemFailure(error) && !signal.aborted)
               outcome = { item, status: 'failed', paths: [], error };
             else {
+              // The item that stopped the run is listed too (--json), but its error is printed once, by main.
+              if (!fatal && !signal.aborted) outcome = { item, status: 'failed', paths: [], error };
               fatal ??= { error: signal.aborted && deps.signal.aborted ? new InterruptedError() : error };
               stop.abort();
             }
