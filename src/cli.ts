@@ -229,6 +229,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
         }
         if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
         if (o.extract && o.output === '-') throw usage('--extract cannot be used with --output -');
+        if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
         if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(String(o.name)))
           throw usage(`invalid --name "${o.name}"`);
         return {

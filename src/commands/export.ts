@@ -117,7 +117,10 @@ export async function exportCommand(
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
     await (o.output === undefined ? assertDirectory(o.dir) : assertWritableDir(o.output));
-    if (o.output !== undefined && !o.skipExisting) await assertWritableTarget(o.output, o.force);
+    if (o.output !== undefined && !o.skipExisting)
+      await assertWritableTarget(o.output, o.force).catch((err) => {
+        throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
+      });
   }
   const service = await deps.service();
   if (toStdout) return exportToStdout(o, deps, service);

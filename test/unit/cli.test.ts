@@ -165,6 +165,11 @@ describe('export argv', () => {
       /invalid --parallel/,
     ],
     [
+      'json with -o -',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--json', '-o', '-'],
+      /--json cannot be used with --output -/,
+    ],
+    [
       'extract needs csv',
       ['export', '42', '-t', 'index', '-d', '2024-05-01', '--extract'],
       /--extract goes with --format csv/,
