@@ -275,7 +275,7 @@ export async function exportCommand(
             else {
               // The item that stopped the run is listed too (--json), but its error is printed once, by main.
               if (!fatal && !signal.aborted) outcome = { item, status: 'failed', paths: [], error };
-              fatal ??= { error: signal.aborted && deps.signal.aborted ? new InterruptedError() : error };
+              fatal ??= { error: signal.aborted && deps.signal.aborted ? interrupted(error) : error };
               stop.abort();
             }
           }
@@ -295,7 +295,7 @@ export async function exportCommand(
     launch();
   });
   progress.stop();
-  if (!fatal && deps.signal.aborted) fatal = { error: new InterruptedError() };
+  if (!fatal && deps.signal.aborted) fatal = { error: interrupted(deps.signal.reason) };
 
   for (const note of holidays.notes()) io.note(note);
   if (o.json)
@@ -327,6 +327,9 @@ export async function exportCommand(
   }
   return outcomes.flatMap((r) => (r.status === 'written' ? r.paths : []));
 }
+
+/** The interruption as its owner (src/main.ts, which knows the signal) made it, when it is one. */
+const interrupted = (err: unknown) => (err instanceof InterruptedError ? err : new InterruptedError());
 
 /** One object of `export --json`. */
 function jsonOf(r: ItemOutcome, o: ExportOptions): Record<string, unknown> {
