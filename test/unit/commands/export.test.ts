@@ -495,6 +495,28 @@ describe('prs export (unit)', () => {
     );
   });
 
+  it('--parallel: a later item done first still waits: names, files and lines follow item order', async () => {
+    const slowBody = new PassThrough();
+    const { deps, calls } = setup((q) =>
+      q.date === '2024-05-01'
+        ? { body: slowBody, contentDisposition: cd('same.json') }
+        : { body: '[2]', contentDisposition: cd('same.json') },
+    );
+    const run = exportCommand(options({ dates: ['2024-05-01', '2024-05-02'], parallel: 2 }), deps);
+    // Both requests are in flight before the first body has ended.
+    for (let i = 0; i < 200 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(deps.io.stdoutText()).toBe('');
+    slowBody.end('[1]');
+    await run;
+    expect(read('same.json')).toBe('[1]');
+    expect(read('same_42_2024-05-02.json')).toBe('[2]');
+    expect(deps.io.stdoutText()).toBe(
+      `${join(dir.path, 'same.json')}\n${join(dir.path, 'same_42_2024-05-02.json')}\n`,
+    );
+  });
+
   it('--skip-existing: items recorded and unchanged are not requested; one altered by hand is, and is kept', async () => {
     const dates = ['2024-05-01', '2024-05-02', '2024-05-03'];
     const first = setup((q) => ({ body: `[${q.date.slice(-1)}]` }));
