@@ -269,7 +269,11 @@ export async function exportCommand(
           try {
             outcome = await exportItem(item, turn);
           } catch (err) {
-            const error = err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
+            // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
+            const error =
+              err instanceof FileExistsError && !o.skipExisting
+                ? new FileExistsError(err.path, EXISTS_HINT)
+                : err;
             if (isItemFailure(error) && !signal.aborted)
               outcome = { item, status: 'failed', paths: [], error };
             else {

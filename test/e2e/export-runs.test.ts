@@ -196,6 +196,9 @@ describe('export --skip-existing: resume', () => {
     sandbox.stats.reset();
     const r = await prs(['42', ...range, '--skip-existing']);
     expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(
+      /2024-05-02_Example_600_OG_index.json already exists\n.*differs from what the service sent/,
+    );
     expect(requestedDates()).toEqual(['2024-05-02']);
     expect(readFileSync(path, 'utf8')).toBe('[]');
   });
