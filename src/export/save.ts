@@ -229,7 +229,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       saved.push({ path: m.path, bytes: memberBytes, sha256: memberHash.digest('hex') });
     }
     const paths = saved.map((f) => f.path);
-    if (c.keepExisting && (await existingCopies(saved))) {
+    if (c.keepExisting && (await existingCopies(saved, c.force))) {
       await abortAll();
       return { kind: 'existing', paths, files: saved };
     }
@@ -320,16 +320,18 @@ function csvMembers(entries: Awaited<ReturnType<typeof readZipEntries>>, c: Save
 
 /**
  * --skip-existing: true when every target exists already with exactly these bytes (an earlier run
- * wrote it and its record was lost); an existing target with other bytes is never replaced.
+ * wrote it and its record was lost); an existing target with other bytes is never replaced, unless
+ * --force is given as well.
  */
-async function existingCopies(files: readonly SavedFile[]): Promise<boolean> {
+async function existingCopies(files: readonly SavedFile[], force: boolean): Promise<boolean> {
   let found = 0;
   for (const f of files) {
     const same = await sha256File(f.path).then(
       (h) => h === f.sha256,
       () => undefined,
     );
-    if (same === false) throw new FileExistsError(f.path, EXISTS_DIFFERENT_HINT);
+    // With --force too, a file that differs is replaced (the commit renames over it).
+    if (same === false && !force) throw new FileExistsError(f.path, EXISTS_DIFFERENT_HINT);
     if (same) found++;
   }
   return found === files.length;

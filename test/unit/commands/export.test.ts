@@ -555,6 +555,18 @@ describe('prs export (unit)', () => {
     expect(read('2024-05-02_X_index.json')).toBe('[9]');
   });
 
+  it('--skip-existing --force: an identical file is left alone, one that differs is replaced', async () => {
+    writeFileSync(join(dir.path, '2024-05-01_X_index.json'), '[1]');
+    writeFileSync(join(dir.path, '2024-05-02_X_index.json'), '[9]');
+    const { deps } = setup((q) => ({ body: `[${Number(q.date.slice(-1))}]` }));
+    await exportCommand(
+      options({ dates: ['2024-05-01', '2024-05-02'], name: 'X', skipExisting: true, force: true }),
+      deps,
+    );
+    expect(read('2024-05-02_X_index.json')).toBe('[2]');
+    expect(deps.io.stdoutText()).toBe(`${join(dir.path, '2024-05-02_X_index.json')}\n`);
+  });
+
   it('--skip-existing: a file with the same bytes but no record counts as done, and is recorded', async () => {
     writeFileSync(join(dir.path, '2024-05-01_X_index.json'), '[1]');
     const first = setup([{ body: '[1]' }]);
