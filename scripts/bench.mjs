@@ -367,6 +367,50 @@ try {
       await limited.close();
     }
   }
+  if (want('export-parallel')) {
+    // 40 exports (40 weekdays from 2024-05-01) from a server that adds 300 ms to each: --parallel 4
+    // against --parallel 1; the ratio is --parallel 4's time over --parallel 1's (target ≤ 1/3.5).
+    const slow = await startSandbox({ port: 0, rateLimit: '1000000/1s', exportDelayMs: 300 });
+    try {
+      const penv = {
+        PRS_CONFIG_DIR: join(work, 'config-parallel'),
+        PRS_CACHE_DIR: join(work, 'cache-parallel'),
+      };
+      await time(
+        `printf %s ${q(user.password)} | ${prs(...loginArgs(slow, user), '--save-password')
+          .map(q)
+          .join(' ')}`,
+        penv,
+      );
+      const run = (n) => {
+        const dir = join(work, `parallel-${n}`);
+        mkdirSync(dir, { recursive: true });
+        return prs(
+          '-q',
+          'export',
+          '42',
+          '-t',
+          'index',
+          '--from',
+          '2024-05-01',
+          '--to',
+          '2024-06-25',
+          '--dir',
+          dir,
+          '--force',
+          '--parallel',
+          String(n),
+        );
+      };
+      await compare('export 40 items (+300 ms each): --parallel 4 vs 1', run(4), run(1), {
+        runs: Math.min(RUNS, 3),
+        target: Number((1 / 3.5).toFixed(3)),
+        env: penv,
+      });
+    } finally {
+      await slow.close();
+    }
+  }
   if (want('limiter-redis')) await redisRow();
   mkdirSync(join(args.out, '..'), { recursive: true });
   writeFileSync(

@@ -78,7 +78,10 @@ export class FileError extends PrsError {
 /** Exit 10 too: the target file exists (no --force). In a run of many items, a failure of that item only. */
 export class FileExistsError extends FileError {
   override name = 'FileExistsError';
-  constructor(path: string, hint = 'use --force to overwrite it') {
+  constructor(
+    readonly path: string,
+    hint = 'use --force to overwrite it',
+  ) {
     super(`${path} already exists`, { hint });
   }
 }

@@ -144,6 +144,10 @@ export const EXAMPLES: Record<string, Example[]> = {
     ],
     ['raw bytes on stdout', 'prs export 42 -t index -d 2024-05-02 -o - | jq length'],
     [
+      'a year, four at a time; re-run the same line to resume after an interruption',
+      'prs export 42 1 -t constituent.close --from 2024-01-01 --to 2024-12-31 -f csv --dir 2024 --parallel 4 --skip-existing',
+    ],
+    [
       'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
       '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d yesterday -f csv --dir /data/prs',
     ],

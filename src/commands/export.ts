@@ -10,8 +10,24 @@
  * - Two exports of one run that get the same name (a server naming two holiday dates alike, --name
  *   with several portfolios) never overwrite each other: the later gets `_<id>_<date>` before its
  *   extension. A file that existed before the run is refused (exit 10) unless --force.
- * - `[]` is no data, like an empty body: no file. A range stops at the first failure; files already
- *   written stay (each is whole) and were printed.
+ * - `[]` is no data, like an empty body: no file. A range goes on past an item's failure (CLI.md
+ *   "Runs of many items", the rules in src/runs.ts); --fail-fast stops at the first. A run of one
+ *   item ends with that item's own error, not a summary.
+ * - Resume (--skip-existing): what each item produced is recorded in the target directory
+ *   (src/export/manifest.ts) when the run has several items or --skip-existing is given; a single
+ *   export without the flag leaves only its file. An item whose recorded files are still there
+ *   unchanged is not requested; otherwise it is fetched, and a target that exists with exactly the
+ *   same bytes counts as done (a run cut short before its record, or an earlier run without one),
+ *   one with other bytes is kept and the item fails (exit 10). --name only shapes new names: it does
+ *   not make an item recorded under another name count as missing. -o records its file like --dir.
+ * - Holidays: an answer whose bytes are those of an earlier date of the same portfolio in this run is
+ *   a repeat (the service answers a holiday with the last business day's data): no second file, and a
+ *   note names the dates. Identical bytes rather than the rows' effectiveDate: the hash is computed
+ *   anyway, and reading the date out of a zip would mean inflating its CSV once more.
+ * - --parallel: downloads overlap, but names, repeats, commits, records and every printed line follow
+ *   item order (an item waits for the earlier ones once its body is verified), so a parallel run writes
+ *   exactly the files of a sequential one. A wait the service asked for (429/503) halves the number
+ *   of exports in flight for the rest of the run.
  * - A body that breaks off midway is a corrupt response (exit 8); only a stall past --timeout is
  *   the network's (exit 9). Not retried here.
  * - JSON is checked by a streaming grammar scan (src/export/json-scan.ts), in constant memory; zips
@@ -23,12 +39,27 @@
  * - `-o -` cannot verify before writing: bytes go out as they arrive; a short or broken body still
  *   exits 8 after the fact. A zip is never sent to a terminal.
  */
+import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
-import { InterruptedError, NoDataError, UsageError } from '../errors.js';
+import { FileExistsError, InterruptedError, NoDataError, PrsError, UsageError } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
+import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
 import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
 import type { ExportFormat, ReportType } from '../input.js';
+import { exitCodeFor } from '../main.js';
+import {
+  type Failure,
+  HolidayFilter,
+  type Item,
+  isItemFailure,
+  itemLabel,
+  itemsOf,
+  progressText,
+  runFailure,
+  runProgress,
+  summaryLine,
+} from '../runs.js';
 
 export interface ExportOptions {
   portfolioIds: number[];
@@ -41,6 +72,14 @@ export interface ExportOptions {
   name?: string;
   force: boolean;
   extract: boolean;
+  /** Items already exported into the target, and still there unchanged, are not fetched again. */
+  skipExisting?: boolean;
+  /** Exports in flight at once (1–8). */
+  parallel?: number;
+  /** Stop at the first failed item. */
+  failFast?: boolean;
+  /** Print a JSON array, one object per item, instead of bare paths. */
+  json?: boolean;
 }
 
 /** Test seams; the CLI passes none. */
@@ -48,13 +87,27 @@ export interface ExportSeams {
   openFile?: typeof createAtomicFile;
 }
 
-/** Writes the files and prints each path on stdout; returns the paths written. */
+export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
+
+/** What became of one item; `--json` prints these. */
+export interface ItemOutcome {
+  item: Item;
+  status: ItemStatus;
+  paths: string[];
+  bytes?: number;
+  error?: unknown;
+}
+
+/** The hint of a file that exists, in a run that could go on without it. */
+const EXISTS_HINT = 'use --skip-existing to keep it (and resume the run), or --force to overwrite it';
+
+/** Writes the files and prints each path on stdout (or the --json account); returns the paths written. */
 export async function exportCommand(
   o: ExportOptions,
   deps: Deps,
   seams: ExportSeams = {},
 ): Promise<string[]> {
-  const { io, signal } = deps;
+  const { io } = deps;
   const toStdout = o.output === '-';
   if (toStdout && o.format === 'csv' && io.isStdoutTTY) {
     throw new UsageError('refusing to write a zip file to the terminal', {
@@ -64,73 +117,272 @@ export async function exportCommand(
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
     await (o.output === undefined ? assertDirectory(o.dir) : assertWritableDir(o.output));
-    if (o.output !== undefined) await assertWritableTarget(o.output, o.force);
+    if (o.output !== undefined && !o.skipExisting)
+      await assertWritableTarget(o.output, o.force).catch((err) => {
+        throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
+      });
   }
   const service = await deps.service();
-  const { saveExport, streamExport } = await import('../export/save.js');
+  if (toStdout) return exportToStdout(o, deps, service);
+  const { saveExport } = await import('../export/save.js');
+  const { openManifest, itemKey, unchanged, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const total = items.length;
+  const dir = o.output === undefined ? o.dir : dirname(o.output);
+  const settings = await deps.settings();
+  const keyOf = (item: Item) =>
+    itemKey({
+      baseUrl: settings.baseUrl ?? '',
+      tenant: settings.tenant ?? '',
+      portfolioId: item.portfolioId,
+      type: o.type,
+      date: item.date,
+      format: o.format,
+      extract: o.extract,
+    });
+  const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
+
+  // A run-level failure (or Ctrl-C) stops every export in flight; their temporary files go with them.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([deps.signal, stop.signal]);
   const written = new Set<string>();
-  const paths: string[] = [];
-  const empty: string[] = [];
-  const total = o.portfolioIds.length * o.dates.length;
-  for (const portfolioId of o.portfolioIds) {
-    for (const date of o.dates) {
-      if (signal.aborted) throw new InterruptedError();
-      const what = `portfolio ${portfolioId} on ${date}`;
-      const progress = io.progress(`exporting ${what}`);
-      const onBytes = (n: number) => progress.update(`exporting ${what}: ${formatBytes(n)}`);
-      try {
-        const res = await service.exportReport(
-          { portfolioId, reportType: o.type, date, format: o.format },
-          {
-            signal,
-            onWait: (ms, reason) =>
-              progress.update(`exporting ${what}: waiting ${Math.ceil(ms / 1000)} s (${reason})`),
-          },
-        );
-        if (toStdout) {
-          const bytes = await streamExport(res, io.stdout, { portfolioId, date, signal, onBytes });
-          if (bytes === 0) empty.push(what);
-          continue;
+  const holidays = new HolidayFilter();
+  /** Per portfolio: the content of each answer delivered → its date and files (holiday repeats). */
+  const delivered = new Map<number, Map<string, { date: string; paths: string[] }>>();
+  const deliveredOf = (id: number) => {
+    const m = delivered.get(id) ?? new Map<string, { date: string; paths: string[] }>();
+    delivered.set(id, m);
+    return m;
+  };
+  const progress = runProgress(io);
+  const outcomes: ItemOutcome[] = [];
+  const hints = new Set<string>();
+  const failures: Failure[] = [];
+  let fatal: { error: unknown } | undefined;
+  let limit = Math.min(8, Math.max(1, o.parallel ?? 1));
+
+  /** Prints an item's outcome; called in item order. */
+  const report = (r: ItemOutcome) => {
+    outcomes.push(r);
+    if (r.status === 'written' && !o.json) for (const p of r.paths) io.out(`${p}\n`);
+    // A single export says it in its error; in a range each gap is noted and the rest goes on.
+    if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
+    if (r.status === 'failed') {
+      failures.push({ item: r.item, error: r.error });
+      // With --fail-fast the run ends with this error itself, printed once by main.
+      if (total > 1 && !o.failFast && fatal?.error !== r.error) {
+        io.err(`prs: ${itemLabel(r.item)}: ${(r.error as Error).message}`);
+        // Each hint once: twenty missing files need not say twenty times what to do.
+        const hint = r.error instanceof PrsError ? r.error.hint : undefined;
+        if (hint && !hints.has(hint)) {
+          hints.add(hint);
+          io.note(hint);
         }
-        const result = await saveExport(res, {
-          portfolioId,
-          date,
-          format: o.format,
-          dir: o.dir,
-          output: o.output,
-          name: o.name,
-          force: o.force,
-          extract: o.extract,
-          signal,
-          written,
-          parseDisposition,
-          onBytes,
-          openFile: seams.openFile,
-        });
-        if (result.kind === 'empty') {
-          empty.push(what);
-          progress.stop();
-          // A single export says it in its error; in a range each gap is noted and the rest goes on.
-          if (total > 1) io.note(`no data for ${what}`);
-          continue;
-        }
-        for (const p of result.paths) {
-          paths.push(p);
-          io.out(`${p}\n`);
-        }
-      } finally {
-        progress.stop();
       }
     }
+  };
+
+  const exportItem = async (item: Item, turn: () => Promise<void>): Promise<ItemOutcome> => {
+    const key = keyOf(item);
+    const seen = deliveredOf(item.portfolioId);
+    const recorded = manifest?.get(key);
+    if (o.skipExisting && recorded && (await unchanged(dir, recorded))) {
+      await turn();
+      const paths = recorded.map((f) => join(dir, f.name));
+      if (!seen.has(recorded[0].sha256)) seen.set(recorded[0].sha256, { date: item.date, paths });
+      holidays.admit(item, item.date);
+      return { item, status: 'skipped', paths, bytes: recorded[0].bytes };
+    }
+    const res = await service.exportReport(
+      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+      {
+        signal,
+        onWait: (ms, reason) => {
+          // The service asked for a pause: fewer exports at once from now on, rather than failing.
+          if (reason !== 'rate-limit') limit = Math.max(1, Math.ceil(limit / 2));
+          progress.onWait(itemLabel(item))(ms, reason);
+        },
+      },
+    );
+    let repeatOf: { date: string; paths: string[] } | undefined;
+    const result: SaveResult = await saveExport(res, {
+      portfolioId: item.portfolioId,
+      date: item.date,
+      format: o.format,
+      dir: o.dir,
+      output: o.output,
+      name: o.name,
+      force: o.force,
+      extract: o.extract,
+      keepExisting: o.skipExisting,
+      signal,
+      written,
+      parseDisposition,
+      openFile: seams.openFile,
+      turn: async ({ sha256 }) => {
+        await turn();
+        repeatOf = seen.get(sha256);
+        holidays.admit(item, repeatOf?.date ?? item.date);
+        if (!repeatOf) seen.set(sha256, { date: item.date, paths: [] });
+        return !repeatOf;
+      },
+    });
+    if (result.kind === 'empty') return { item, status: 'empty', paths: [] };
+    if (result.kind === 'repeat') {
+      // Recorded with the earlier item's files, so that a resume does not ask for it again.
+      const files = manifest?.get(keyOf({ ...item, date: repeatOf!.date }));
+      if (files) await manifest!.record(key, files);
+      return { item, status: 'skipped', paths: repeatOf!.paths, bytes: files?.[0]?.bytes };
+    }
+    seen.get(result.files[0].sha256)!.paths = result.paths;
+    if (manifest) await manifest.record(key, await describeFiles(result.files));
+    return {
+      item,
+      status: result.kind === 'written' ? 'written' : 'skipped',
+      paths: result.paths,
+      bytes: result.files[0].bytes,
+    };
+  };
+
+  // Up to `limit` items in flight; each reports, in item order, once the earlier ones have.
+  let next = 0;
+  let inFlight = 0;
+  let started = 0;
+  const settled: Promise<void>[] = [];
+  await new Promise<void>((allDone) => {
+    const launch = () => {
+      while (!fatal && !signal.aborted && next < total && inFlight < limit) {
+        const i = next++;
+        inFlight++;
+        const before = settled[i - 1] ?? Promise.resolve();
+        let turnTaken = false;
+        const turn = async () => {
+          if (!turnTaken) await before;
+          turnTaken = true;
+        };
+        settled[i] = (async () => {
+          const item = items[i];
+          progress.show(progressText(++started, total, item));
+          let outcome: ItemOutcome | undefined;
+          try {
+            outcome = await exportItem(item, turn);
+          } catch (err) {
+            // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
+            const error =
+              err instanceof FileExistsError && !o.skipExisting
+                ? new FileExistsError(err.path, EXISTS_HINT)
+                : err;
+            if (isItemFailure(error) && !signal.aborted)
+              outcome = { item, status: 'failed', paths: [], error };
+            else {
+              // The item that stopped the run is listed too (--json), but its error is printed once, by main.
+              if (!fatal && !signal.aborted) outcome = { item, status: 'failed', paths: [], error };
+              fatal ??= { error: signal.aborted && deps.signal.aborted ? interrupted(error) : error };
+              stop.abort();
+            }
+          }
+          await turn();
+          if (outcome) report(outcome);
+          if (outcome?.status === 'failed' && o.failFast) {
+            fatal ??= { error: outcome.error };
+            stop.abort();
+          }
+        })().finally(() => {
+          inFlight--;
+          launch();
+        });
+      }
+      if (inFlight === 0 && (fatal || signal.aborted || next >= total)) allDone();
+    };
+    launch();
+  });
+  progress.stop();
+  if (!fatal && deps.signal.aborted) fatal = { error: interrupted(deps.signal.reason) };
+
+  for (const note of holidays.notes()) io.note(note);
+  if (o.json)
+    io.out(
+      `${JSON.stringify(
+        outcomes.map((r) => jsonOf(r, o)),
+        null,
+        2,
+      )}\n`,
+    );
+  const count = (s: ItemStatus) => outcomes.filter((r) => r.status === s).length;
+  const counts = [
+    [count('written'), 'written'],
+    [count('skipped'), 'skipped'],
+    [count('empty'), 'empty'],
+  ] as const;
+  if (fatal) {
+    if (total > 1 && outcomes.length > 0) io.note(summaryLine(counts, failures));
+    throw fatal.error;
   }
-  if (empty.length === total) {
+  if (total === 1 && failures.length === 1) throw failures[0].error;
+  const failed = runFailure(counts, failures);
+  if (failed) throw failed;
+  if (total > 1) io.note(summaryLine(counts, []));
+  if (count('empty') === total) {
     throw new NoDataError(
-      total === 1 ? `no data for ${empty[0]}` : `no data for any of the ${total} exports`,
+      total === 1 ? `no data for ${itemLabel(items[0])}` : `no data for any of the ${total} exports`,
     );
   }
-  return paths;
+  return outcomes.flatMap((r) => (r.status === 'written' ? r.paths : []));
+}
+
+/** The interruption as its owner (src/main.ts, which knows the signal) made it, when it is one. */
+const interrupted = (err: unknown) => (err instanceof InterruptedError ? err : new InterruptedError());
+
+/** One object of `export --json`. */
+function jsonOf(r: ItemOutcome, o: ExportOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    portfolioId: r.item.portfolioId,
+    type: o.type,
+    date: r.item.date,
+    format: o.format,
+    status: r.status,
+  };
+  if (r.paths.length > 0) out.path = r.paths[0];
+  if (r.paths.length > 1) out.extracted = r.paths.slice(1);
+  if (r.bytes !== undefined) out.bytes = r.bytes;
+  if (r.error !== undefined) {
+    out.error = {
+      exitCode: exitCodeFor(r.error),
+      message: r.error instanceof PrsError ? r.error.message : String(r.error),
+    };
+  }
+  return out;
+}
+
+/** `-o -`: one export's raw bytes on stdout. */
+async function exportToStdout(
+  o: ExportOptions,
+  deps: Deps,
+  service: Awaited<ReturnType<Deps['service']>>,
+): Promise<string[]> {
+  const { io, signal } = deps;
+  const { streamExport } = await import('../export/save.js');
+  const [item] = itemsOf(o.portfolioIds, o.dates);
+  const what = itemLabel(item);
+  const progress = io.progress(`exporting ${what}`);
+  try {
+    const res = await service.exportReport(
+      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+      {
+        signal,
+        onWait: (ms, reason) =>
+          progress.update(`exporting ${what}: waiting ${Math.ceil(ms / 1000)} s (${reason})`),
+      },
+    );
+    const onBytes = (n: number) => progress.update(`exporting ${what}: ${formatBytes(n)}`);
+    const bytes = await streamExport(res, io.stdout, { ...item, signal, onBytes });
+    if (bytes === 0) throw new NoDataError(`no data for ${what}`);
+    return [];
+  } finally {
+    progress.stop();
+  }
 }
 
 /** A byte count for the progress line: B, kB, MB. */

@@ -15,6 +15,7 @@ export interface SandboxCommandOptions {
   refreshTtl: string;
   /** Constituent rows of portfolio 900. */
   bigRows?: string;
+  exportDelay?: string;
 }
 
 const MAX_TTL = 10 * 365 * 86_400;
@@ -44,6 +45,8 @@ export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
     refreshTtl: wholeNumber('--refresh-ttl', o.refreshTtl, 1, MAX_TTL),
     bigExportRows:
       o.bigRows === undefined ? undefined : wholeNumber('--big-rows', o.bigRows, 0, MAX_BIG_ROWS),
+    exportDelayMs:
+      o.exportDelay === undefined ? undefined : wholeNumber('--export-delay', o.exportDelay, 0, 600_000),
   };
 }
 

@@ -168,11 +168,12 @@ export class CommonWords {
   }
 }
 
-/** `.json` or `.zip`: the content type when it says so plainly, else the requested format. */
-export function exportKind(format: ExportFormat, contentType?: string): ExportKind {
-  const ct = (contentType ?? '').toLowerCase();
-  if (/\bzip\b/.test(ct)) return 'zip';
-  if (/\bjson\b/.test(ct)) return 'json';
+/**
+ * `.json` or `.zip`: the requested format alone decides (csv arrives as a zip). A content type or a
+ * server file name saying otherwise does not make a JSON body acceptable as a CSV export: the body is
+ * checked as what was asked for, and anything else is a corrupt answer (issue 18, defect 5).
+ */
+export function exportKind(format: ExportFormat): ExportKind {
   return format === 'csv' ? 'zip' : 'json';
 }
 

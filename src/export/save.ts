@@ -3,16 +3,25 @@
  * into a temporary file beside the target (never into memory), is checked, and only then renamed
  * into place; every failure, interruption or corrupt body removes the temporary files.
  */
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileError, InterruptedError, NetworkError, PrsError, ServiceError } from '../errors.js';
+import {
+  FileExistsError,
+  fileError,
+  InterruptedError,
+  NetworkError,
+  PrsError,
+  ServiceError,
+} from '../errors.js';
 import { type AtomicFile, assertWritableTarget, createAtomicFile } from '../fs/atomic.js';
 import type { ExportFormat } from '../input.js';
 import type { ExportResponse } from '../service/types.js';
 import { JsonArrayScanner, JsonScanError } from './json-scan.js';
+import { sha256File } from './manifest.js';
 import {
   type DispositionParser,
   disambiguate,
@@ -44,9 +53,30 @@ export interface SaveContext {
   onBytes?(bytes: number): void;
   /** Seam for tests (disk full, permission denied). */
   openFile?: typeof createAtomicFile;
+  /**
+   * --skip-existing: a target that exists already is left alone; when it holds exactly these bytes
+   * the item is done ('existing'), else the item fails (exit 10) as without the flag.
+   */
+  keepExisting?: boolean;
+  /**
+   * Called once the body is whole and verified, before names are settled and files committed: a run
+   * of parallel exports waits here for the earlier items, so names, repeats and commits follow item
+   * order. False: the data is a repeat of an earlier item's (a holiday), nothing is written.
+   */
+  turn?(body: { sha256: string; bytes: number }): Promise<boolean>;
 }
 
-export type SaveResult = { kind: 'written'; paths: string[] } | { kind: 'empty' };
+/** A file written (or found already there, identical): its path, size and SHA-256. */
+export interface SavedFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export type SaveResult =
+  | { kind: 'written' | 'existing'; paths: string[]; files: SavedFile[] }
+  | { kind: 'empty' }
+  | { kind: 'repeat'; sha256: string };
 
 const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
 
@@ -89,14 +119,17 @@ function corrupt(c: Pick<SaveContext, 'portfolioId' | 'date'>, why: string): Ser
 /** Writes one export response. The body is always consumed or destroyed. */
 export async function saveExport(res: ExportResponse, c: SaveContext): Promise<SaveResult> {
   const openFile = c.openFile ?? createAtomicFile;
-  const kind = exportKind(c.format, res.contentType);
+  // What the caller asked for decides what the body must be, whatever its name or content type say:
+  // JSON asked and a zip sent (or the reverse) is a corrupt answer, never a file of the other kind.
+  const kind = exportKind(c.format);
   const dir = c.output === undefined ? c.dir : dirname(c.output);
   const files: AtomicFile[] = [];
   const abortAll = () => Promise.all(files.map((f) => f.abort()));
   try {
     // The name, when the headers already decide it: then an existing file fails before the download.
     // (openFile checks it; a name known only later is checked again before and at the commit.)
-    let path = c.output ?? knownPath(res, c, kind, dir);
+    // Under --skip-existing an existing target is compared at the end instead.
+    let path = c.keepExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
     const file = await openFile(path ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
       force: c.force,
     });
@@ -104,9 +137,11 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
 
     const scanner = kind === 'json' ? new JsonArrayScanner() : undefined;
     let bytes = 0;
+    const hash = createHash('sha256');
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         bytes += chunk.length;
+        hash.update(chunk);
         try {
           scanner?.push(chunk);
         } catch (err) {
@@ -132,6 +167,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     }
 
     let members: { entry: Awaited<ReturnType<typeof readZipEntries>>[number]; path: string }[] = [];
+    let indexWords: string[] | undefined;
+    let entries: Awaited<ReturnType<typeof readZipEntries>> = [];
     if (scanner) {
       let result: ReturnType<JsonArrayScanner['end']>;
       try {
@@ -144,34 +181,68 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
         await abortAll();
         return { kind: 'empty' };
       }
-      path ??= unique(join(dir, fallbackFileName({ ...c, kind, indexWords: result.indexWords })), c);
+      indexWords = result.indexWords;
     } else {
-      path ??= file.path;
-      members = await verifyZipFile(file.tempPath, c, dir);
+      entries = await verifyZipFile(file.tempPath, c);
     }
-    if (c.output === undefined) await assertWritableTarget(path, c.force);
+    const sha256 = hash.digest('hex');
+    if (c.turn && !(await c.turn({ sha256, bytes }))) {
+      await abortAll();
+      return { kind: 'repeat', sha256 };
+    }
+    if (c.signal.aborted) throw new InterruptedError();
+    // Names are settled only now (after the turn): which names this run took decides the suffixes.
+    if (c.turn && c.output === undefined && !c.keepExisting) path = knownPath(res, c, kind, dir);
+    path ??= c.output ?? knownPath(res, c, kind, dir);
+    path ??= unique(join(dir, fallbackFileName({ ...c, kind, indexWords })), c);
+    if (!scanner && c.extract) members = csvMembers(entries, c, dir);
+    const saved: SavedFile[] = [{ path, bytes, sha256 }];
 
     // Members first into their own temporary files, so that a failure leaves no zip without its CSV.
     for (const m of members) {
-      await assertWritableTarget(m.path, c.force);
-      const out = await openFile(m.path, { force: c.force });
+      // Under --skip-existing an existing member is compared, not refused, before the commit.
+      const out = await openFile(
+        c.keepExisting ? join(dir, `prs-export-${process.pid}-${Date.now()}.csv`) : m.path,
+        {
+          force: c.force,
+        },
+      );
       files.push(out);
+      const memberHash = createHash('sha256');
+      let memberBytes = 0;
       try {
-        await readZipEntry(file.tempPath, m.entry, (d) => write(out.stream, d), c.signal);
+        await readZipEntry(
+          file.tempPath,
+          m.entry,
+          (d) => {
+            memberHash.update(d);
+            memberBytes += d.length;
+            return write(out.stream, d);
+          },
+          c.signal,
+        );
         out.stream.end();
       } catch (err) {
         if (err instanceof ZipError) throw corrupt(c, err.message);
         throw classifyStreamError(err, c, m.path, 0);
       }
+      saved.push({ path: m.path, bytes: memberBytes, sha256: memberHash.digest('hex') });
     }
-    const paths = [path, ...members.map((m) => m.path)];
+    const paths = saved.map((f) => f.path);
+    if (c.keepExisting && (await existingCopies(saved, c.force))) {
+      await abortAll();
+      return { kind: 'existing', paths, files: saved };
+    }
+    if (c.output === undefined || c.keepExisting) {
+      for (const p of paths) await assertWritableTarget(p, c.force);
+    }
     // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
     const committed: string[] = [];
     try {
       await file.commit(path);
       committed.push(path);
       for (const [i, m] of members.entries()) {
-        await files[i + 1].commit();
+        await files[i + 1].commit(m.path);
         committed.push(m.path);
       }
     } catch (err) {
@@ -182,7 +253,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       throw err;
     }
     for (const p of committed) c.written.add(p);
-    return { kind: 'written', paths };
+    return { kind: 'written', paths, files: saved };
   } catch (err) {
     await abortAll();
     discard(res.body);
@@ -216,26 +287,58 @@ function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | '
   return join(dirname(path), disambiguate(path.slice(dirname(path).length + 1), c.portfolioId, c.date));
 }
 
-/** Checks every entry's CRC; with --extract, returns the CSV members and where each goes. */
-async function verifyZipFile(tempPath: string, c: SaveContext, dir: string) {
+/** Checks every entry's CRC. */
+async function verifyZipFile(tempPath: string, c: SaveContext) {
   try {
     const entries = await readZipEntries(tempPath);
     for (const e of entries) await readZipEntry(tempPath, e, undefined, c.signal);
-    if (!c.extract) return [];
-    const members = [];
-    const seen = new Set<string>();
-    for (const entry of entries.filter(isCsvEntry)) {
-      const path = unique(join(dir, memberFileName(entry.name)), c);
-      if (seen.has(path)) throw new ZipError(`two entries would both be written to ${path}`);
-      seen.add(path);
-      members.push({ entry, path });
-    }
-    return members;
+    return entries;
   } catch (err) {
     if (err instanceof ZipError) throw corrupt(c, err.message);
     throw err;
   }
 }
+
+/** --extract: the CSV members and where each goes. */
+function csvMembers(entries: Awaited<ReturnType<typeof readZipEntries>>, c: SaveContext, dir: string) {
+  const members = [];
+  const seen = new Set<string>();
+  for (const entry of entries.filter(isCsvEntry)) {
+    let name: string;
+    try {
+      name = memberFileName(entry.name);
+    } catch (err) {
+      throw err instanceof ZipError ? corrupt(c, err.message) : err;
+    }
+    const path = unique(join(dir, name), c);
+    if (seen.has(path)) throw corrupt(c, `two entries would both be written to ${path}`);
+    seen.add(path);
+    members.push({ entry, path });
+  }
+  return members;
+}
+
+/**
+ * --skip-existing: true when every target exists already with exactly these bytes (an earlier run
+ * wrote it and its record was lost); an existing target with other bytes is never replaced, unless
+ * --force is given as well.
+ */
+async function existingCopies(files: readonly SavedFile[], force: boolean): Promise<boolean> {
+  let found = 0;
+  for (const f of files) {
+    const same = await sha256File(f.path).then(
+      (h) => h === f.sha256,
+      () => undefined,
+    );
+    // With --force too, a file that differs is replaced (the commit renames over it).
+    if (same === false && !force) throw new FileExistsError(f.path, EXISTS_DIFFERENT_HINT);
+    if (same) found++;
+  }
+  return found === files.length;
+}
+
+const EXISTS_DIFFERENT_HINT =
+  'it differs from what the service sent and was kept; move it away or use --force to overwrite it';
 
 /** One chunk, waiting for the stream to drain when its buffer is full. */
 async function write(stream: Writable, chunk: Uint8Array): Promise<void> {

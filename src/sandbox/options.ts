@@ -62,6 +62,8 @@ export interface SandboxOptions {
   users?: readonly SandboxUser[];
   /** Constituent rows of portfolio 900 (default 1000); streamed, so any size works. */
   bigExportRows?: number;
+  /** Milliseconds added before each export answer (default 0): parallel-export benchmarks, interrupt tests. */
+  exportDelayMs?: number;
   /** Milliseconds since the epoch; tests pass a fake one to expire tokens and slide the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user); never tokens or passwords. */
@@ -92,6 +94,7 @@ export function resolveOptions(o: SandboxOptions) {
     clientSecret: o.clientSecret ?? SANDBOX_DEFAULTS.clientSecret,
     users,
     bigExportRows: big,
+    exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
     now: o.clock ?? Date.now,
     log: o.log,
   };

@@ -222,6 +222,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
         );
       }
     }
+    if (ctx.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
     if (portfolio.failStatus) return sendError(res, ctx, portfolio.failStatus, 'Report generation failed');
     // 200
     return sendReport(res, ctx, portfolio, q, !!fault?.truncate);

@@ -83,6 +83,15 @@ describe('prs export against a faulty server', () => {
       8,
       /"..\/escape.csv" points outside the target directory/,
     ],
+    // Issue 18, defect 5: this was saved as a .json file, exit 0.
+    [
+      '-f csv answered with a JSON body named and typed as JSON',
+      ['-f', 'csv'],
+      { headers: { ...json, 'content-disposition': 'attachment; filename="x.json"' }, body: rows },
+      8,
+      /corrupt: not a whole zip/,
+    ],
+    ['-f json answered with a zip', [], { headers: zipType, body: goodZip }, 8, /corrupt/],
     ['an empty body', [], { headers: json, body: '' }, 3, /no data for portfolio 42 on 2024-05-01/],
     ['a 404', [], { status: 404, headers: json, body: '{"status":404}' }, 6, /./],
     ['a 500', [], { status: 500, headers: json, body: '{"status":500}' }, 8, /./],

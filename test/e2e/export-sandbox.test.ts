@@ -42,7 +42,11 @@ const sandboxEnv = () => ({
   HOME: home.path,
 });
 const prs = (args: string[]) => runPrs(['export', ...args], { cwd: out, env: sandboxEnv() });
-const listing = () => readdirSync(out).sort();
+// The run's record (.prs-manifest.jsonl) is not one of the exports.
+const listing = () =>
+  readdirSync(out)
+    .filter((f) => f !== '.prs-manifest.jsonl')
+    .sort();
 const lines = (s: string) => s.split('\n').filter(Boolean);
 
 describe('prs export against the sandbox', () => {
@@ -149,18 +153,21 @@ describe('prs export against the sandbox', () => {
     expect(lines(r.stderr)).toEqual([
       'no data for portfolio 42 on 2024-05-04',
       'no data for portfolio 42 on 2024-05-05',
+      '2 written, 2 empty',
     ]);
   });
 
-  it('a range over a holiday: the server names two dates alike, both files are kept', async () => {
+  it('a range over a holiday: the repeated answers give no second file; a note names the dates', async () => {
     // 2024-12-25 and -26 are holidays: the sandbox answers with 2024-12-24's rows and name.
-    const r = await prs(['42', '-t', 'index', '--from', '2024-12-24', '--to', '2024-12-26', '--dir', out]);
+    const r = await prs(['42', '-t', 'index', '--from', '2024-12-24', '--to', '2024-12-27', '--dir', out]);
     expect(r.code).toBe(0);
     expect(listing()).toEqual([
       '2024-12-24_Example_600_OG_index.json',
-      '2024-12-24_Example_600_OG_index_42_2024-12-25.json',
-      '2024-12-24_Example_600_OG_index_42_2024-12-26.json',
+      '2024-12-27_Example_600_OG_index.json',
     ]);
+    expect(r.stderr).toContain(
+      'portfolio 42: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 (no data of their own: holiday?); not repeated',
+    );
   });
 
   it('several portfolios: one file each', async () => {

@@ -142,9 +142,33 @@ describe('export argv', () => {
       name: undefined,
       force: false,
       extract: false,
+      skipExisting: false,
+      parallel: 1,
+      failFast: false,
+      json: false,
     });
   });
   it.each([
+    [
+      'parallel 0',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--parallel', '0'],
+      /invalid --parallel/,
+    ],
+    [
+      'parallel 9',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--parallel', '9'],
+      /invalid --parallel/,
+    ],
+    [
+      'parallel x',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--parallel', '2x'],
+      /invalid --parallel/,
+    ],
+    [
+      'json with -o -',
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--json', '-o', '-'],
+      /--json cannot be used with --output -/,
+    ],
     [
       'extract needs csv',
       ['export', '42', '-t', 'index', '-d', '2024-05-01', '--extract'],

@@ -6,15 +6,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
   FileError,
+  ForbiddenError,
   fileError,
   InterruptedError,
+  ItemsFailedError,
   NoDataError,
   NotFoundError,
   ServiceError,
   UsageError,
 } from '../../../src/errors.js';
+import { MANIFEST_NAME } from '../../../src/export/manifest.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
 import { createTestIO } from '../../../src/io.js';
+import { exitCodeFor } from '../../../src/main.js';
 import type { ExportResponse, ReportQuery } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -90,7 +94,11 @@ const options = (o: Partial<ExportOptions> = {}): ExportOptions => ({
   ...o,
 });
 
-const listing = () => readdirSync(dir.path).sort();
+// The run's record (.prs-manifest.jsonl, see src/export/manifest.ts) is not one of the exports.
+const listing = () =>
+  readdirSync(dir.path)
+    .filter((f) => f !== MANIFEST_NAME)
+    .sort();
 const read = (name: string) => readFileSync(join(dir.path, name), 'utf8');
 
 interface Case {
@@ -175,13 +183,14 @@ const cases: Case[] = [
     opts: { dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' },
     replies: [{ body: '[1]' }, { body: '' }, { body: '[3]' }],
     files: { '2024-05-01_X_index.json': '[1]', '2024-05-03_X_index.json': '[3]' },
-    stderr: /^no data for portfolio 42 on 2024-05-02\n$/,
+    stderr: /^no data for portfolio 42 on 2024-05-02\n2 written, 1 empty\n$/,
   },
   {
     name: 'several portfolios with one --name: the later file is told apart',
     opts: { portfolioIds: [1, 2], name: 'X' },
     replies: [{ body: '[1]' }, { body: '[2]' }],
     files: { '2024-05-01_X_index.json': '[1]', '2024-05-01_X_index_2_2024-05-01.json': '[2]' },
+    stderr: /^2 written\n$/,
   },
   {
     name: 'the server names two dates alike: the later file is told apart',
@@ -191,6 +200,7 @@ const cases: Case[] = [
       { body: '[2]', contentDisposition: cd('same.json') },
     ],
     files: { 'same.json': '[1]', 'same_42_2024-05-02.json': '[2]' },
+    stderr: /^2 written\n$/,
   },
   {
     name: '-o picks the path',
@@ -266,6 +276,20 @@ describe('prs export (unit)', () => {
       replies: [{ body: goodZip.subarray(0, goodZip.length - 10) }],
       error: ServiceError,
       message: /corrupt: not a whole zip/,
+    },
+    {
+      // Issue 18, defect 5: -f csv answered with JSON was saved as a .json file, exit 0.
+      name: 'csv asked, a JSON body sent (named and typed as JSON)',
+      opts: { format: 'csv' },
+      replies: [{ body: rowsJson, contentType: 'application/json', contentDisposition: cd('x.json') }],
+      error: ServiceError,
+      message: /corrupt: not a whole zip/,
+    },
+    {
+      name: 'json asked, a zip sent (typed as a zip)',
+      replies: [{ body: goodZip, contentType: 'application/zip', contentDisposition: cd('x.zip') }],
+      error: ServiceError,
+      message: /corrupt/,
     },
     {
       name: 'fewer bytes than Content-Length',
@@ -368,15 +392,189 @@ describe('prs export (unit)', () => {
     expect(read('exists.json')).toBe(rowsJson);
   });
 
-  it('stops at the first failure of a range, keeping the whole files written before it', async () => {
+  it('a range goes on past a corrupt answer: the other files written, one summary, exit of the failure', async () => {
     const { deps } = setup([{ body: '[1]' }, { body: '[2' }, { body: '[3]' }]);
     const err = await exportCommand(
       options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
       deps,
     ).catch((e) => e);
+    expect(err).toBeInstanceOf(ItemsFailedError);
+    expect(err.first).toBeInstanceOf(ServiceError);
+    expect(exitCodeFor(err)).toBe(8);
+    expect(err.message).toBe('2 written, 1 failed: portfolio 42 on 2024-05-02 (service error)');
+    expect(listing()).toEqual(['2024-05-01_X_index.json', '2024-05-03_X_index.json']);
+    expect(deps.io.stdoutText()).toBe(
+      `${join(dir.path, '2024-05-01_X_index.json')}\n${join(dir.path, '2024-05-03_X_index.json')}\n`,
+    );
+    expect(deps.io.stderrText()).toMatch(/^prs: portfolio 42 on 2024-05-02: the export of .* is corrupt/m);
+  });
+
+  it('--fail-fast stops at the first failure of a range, keeping the whole files written before it', async () => {
+    const { deps, calls } = setup([{ body: '[1]' }, { body: '[2' }, { body: '[3]' }]);
+    const err = await exportCommand(
+      options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X', failFast: true }),
+      deps,
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(ServiceError);
+    expect(calls).toHaveLength(2);
     expect(listing()).toEqual(['2024-05-01_X_index.json']);
     expect(deps.io.stdoutText()).toBe(`${join(dir.path, '2024-05-01_X_index.json')}\n`);
+  });
+
+  it('a file that exists is an item failure in a range (exit 10, hint names --skip-existing); the rest runs', async () => {
+    writeFileSync(join(dir.path, '2024-05-01_X_index.json'), 'mine');
+    const { deps } = setup([{ body: '[1]' }, { body: '[2]' }]);
+    const err = await exportCommand(options({ dates: ['2024-05-01', '2024-05-02'], name: 'X' }), deps).catch(
+      (e) => e,
+    );
+    expect(exitCodeFor(err)).toBe(10);
+    expect(err.first.hint).toMatch(/--skip-existing/);
+    expect(read('2024-05-01_X_index.json')).toBe('mine');
+    expect(read('2024-05-02_X_index.json')).toBe('[2]');
+  });
+
+  it('a run-level failure (403) stops the run at once', async () => {
+    const forbidden = new ForbiddenError('forbidden', 403, 'GET', 'http://x');
+    const { deps, calls } = setup([{ body: '[1]' }, { error: forbidden }, { body: '[3]' }]);
+    const err = await exportCommand(
+      options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
+      deps,
+    ).catch((e) => e);
+    expect(err).toBe(forbidden);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('--json: one object per item, with status, path, bytes and the error exit code', async () => {
+    const notFound = new NotFoundError('portfolio 7 not found — check the id', 404, 'GET', 'http://x');
+    const { deps } = setup((q) =>
+      q.portfolioId === 7 ? { error: notFound } : q.date === '2024-05-02' ? { body: '' } : { body: '[1]' },
+    );
+    const err = await exportCommand(
+      options({ portfolioIds: [42, 7], dates: ['2024-05-01', '2024-05-02'], name: 'X', json: true }),
+      deps,
+    ).catch((e) => e);
+    expect(exitCodeFor(err)).toBe(6);
+    const out = JSON.parse(deps.io.stdoutText());
+    const base = { type: 'index', format: 'json' };
+    expect(out).toEqual([
+      {
+        ...base,
+        portfolioId: 42,
+        date: '2024-05-01',
+        status: 'written',
+        path: join(dir.path, '2024-05-01_X_index.json'),
+        bytes: 3,
+      },
+      { ...base, portfolioId: 42, date: '2024-05-02', status: 'empty' },
+      {
+        ...base,
+        portfolioId: 7,
+        date: '2024-05-01',
+        status: 'failed',
+        error: { exitCode: 6, message: notFound.message },
+      },
+      {
+        ...base,
+        portfolioId: 7,
+        date: '2024-05-02',
+        status: 'failed',
+        error: { exitCode: 6, message: notFound.message },
+      },
+    ]);
+  });
+
+  it('holidays: an answer with the bytes of an earlier date writes no second file; a note names the dates', async () => {
+    const { deps } = setup((q) => ({
+      body: q.date === '2024-12-27' ? '[2]' : '[1]',
+      contentDisposition: cd(q.date === '2024-12-27' ? '27.json' : '24.json'),
+    }));
+    await exportCommand(options({ dates: ['2024-12-24', '2024-12-25', '2024-12-26', '2024-12-27'] }), deps);
+    expect(listing()).toEqual(['24.json', '27.json']);
+    expect(deps.io.stderrText()).toMatch(
+      /portfolio 42: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 .*not repeated/,
+    );
+  });
+
+  it('--parallel: a later item done first still waits: names, files and lines follow item order', async () => {
+    const slowBody = new PassThrough();
+    const { deps, calls } = setup((q) =>
+      q.date === '2024-05-01'
+        ? { body: slowBody, contentDisposition: cd('same.json') }
+        : { body: '[2]', contentDisposition: cd('same.json') },
+    );
+    const run = exportCommand(options({ dates: ['2024-05-01', '2024-05-02'], parallel: 2 }), deps);
+    // Both requests are in flight before the first body has ended.
+    for (let i = 0; i < 200 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(deps.io.stdoutText()).toBe('');
+    slowBody.end('[1]');
+    await run;
+    expect(read('same.json')).toBe('[1]');
+    expect(read('same_42_2024-05-02.json')).toBe('[2]');
+    expect(deps.io.stdoutText()).toBe(
+      `${join(dir.path, 'same.json')}\n${join(dir.path, 'same_42_2024-05-02.json')}\n`,
+    );
+  });
+
+  it('--parallel: a wait the service asked for (429/503) halves the exports in flight for the rest of the run', async () => {
+    let active = 0;
+    const activeAtCall: number[] = [];
+    const deps = fakeDeps({
+      service: {
+        exportReport: async (q: ReportQuery & { format: string }, hooks = {}) => {
+          activeAtCall.push(++active);
+          // As a retry would: the wait is announced once the first four are on their way.
+          if (q.date === '2024-05-01') setTimeout(() => hooks.onWait?.(1000, 'retry-after'), 0);
+          const body = new PassThrough();
+          setTimeout(() => body.end(`[${Number(q.date.slice(-2))}]`), 10);
+          body.on('end', () => active--);
+          return { body };
+        },
+      },
+    });
+    const dates = ['01', '02', '03', '06', '07', '08', '09', '10', '13', '14'].map((d) => `2024-05-${d}`);
+    await exportCommand(options({ dates, name: 'X', parallel: 4 }), deps);
+    expect(activeAtCall.slice(0, 4)).toEqual([1, 2, 3, 4]);
+    // After the wait: at most 2 at once (the 4 started before it drain first).
+    expect(activeAtCall.slice(4).every((n) => n <= 2)).toBe(true);
+    expect(listing()).toHaveLength(10);
+  });
+
+  it('--skip-existing: items recorded and unchanged are not requested; one altered by hand is, and is kept', async () => {
+    const dates = ['2024-05-01', '2024-05-02', '2024-05-03'];
+    const first = setup((q) => ({ body: `[${q.date.slice(-1)}]` }));
+    await exportCommand(options({ dates, name: 'X' }), first.deps);
+    writeFileSync(join(dir.path, '2024-05-02_X_index.json'), '[9]');
+    const again = setup((q) => ({ body: `[${q.date.slice(-1)}]` }));
+    const err = await exportCommand(options({ dates, name: 'X', skipExisting: true }), again.deps).catch(
+      (e) => e,
+    );
+    expect(again.calls.map((c) => c.date)).toEqual(['2024-05-02']);
+    expect(exitCodeFor(err)).toBe(10);
+    expect(read('2024-05-02_X_index.json')).toBe('[9]');
+  });
+
+  it('--skip-existing --force: an identical file is left alone, one that differs is replaced', async () => {
+    writeFileSync(join(dir.path, '2024-05-01_X_index.json'), '[1]');
+    writeFileSync(join(dir.path, '2024-05-02_X_index.json'), '[9]');
+    const { deps } = setup((q) => ({ body: `[${Number(q.date.slice(-1))}]` }));
+    await exportCommand(
+      options({ dates: ['2024-05-01', '2024-05-02'], name: 'X', skipExisting: true, force: true }),
+      deps,
+    );
+    expect(read('2024-05-02_X_index.json')).toBe('[2]');
+    expect(deps.io.stdoutText()).toBe(`${join(dir.path, '2024-05-02_X_index.json')}\n`);
+  });
+
+  it('--skip-existing: a file with the same bytes but no record counts as done, and is recorded', async () => {
+    writeFileSync(join(dir.path, '2024-05-01_X_index.json'), '[1]');
+    const first = setup([{ body: '[1]' }]);
+    await exportCommand(options({ name: 'X', skipExisting: true }), first.deps);
+    expect(first.deps.io.stdoutText()).toBe('');
+    const again = setup([]);
+    await exportCommand(options({ name: 'X', skipExisting: true }), again.deps);
+    expect(again.calls).toEqual([]);
   });
 
   it('-o - streams the raw bytes to stdout and writes no file', async () => {
