@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter'
                         set skip 1
                 end
                 continue
@@ -57,6 +57,7 @@ complete -c prs -l tenant -x -d 'tenant id, sent as X-CLIENT-ID (env PRS_TENANT)
 complete -c prs -l timeout -x -d 'per-request timeout (env PRS_TIMEOUT; default 60)'
 complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)'
 complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)'
+complete -c prs -l limiter -x -d 'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)'
 complete -c prs -s q -l quiet -d 'no progress, notes or hints on stderr'
 complete -c prs -s v -l verbose -d 'one line per HTTP request/response on stderr, secrets redacted'
 complete -c prs -l no-color -d 'no colour (also NO_COLOR; FORCE_COLOR forces it)'
@@ -67,7 +68,7 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
@@ -80,7 +81,7 @@ complete -c prs -n '__prs_at "login"' -l realm -x -d 'Keycloak realm (env PRS_RE
 complete -c prs -n '__prs_at "login"' -l client-id -x -d 'OAuth client id (env PRS_CLIENT_ID)'
 complete -c prs -n '__prs_at "login"' -l username -x -d 'user name (env PRS_USERNAME)'
 complete -c prs -n '__prs_at "login"' -l password-stdin -d 'read the password from stdin'
-complete -c prs -n '__prs_at "login"' -l save-password -d 'keep password and client secret in the private config for unattended re-login'
+complete -c prs -n '__prs_at "login"' -l save-password -d 'also keep the password (the session and client secret are always kept, 0600) for unattended re-login'
 complete -c prs -n '__prs_at "login"' -s h -l help -d 'show help'
 
 # prs logout
@@ -118,15 +119,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -180,7 +181,7 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'

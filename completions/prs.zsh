@@ -21,6 +21,7 @@ _prs_globals() {
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
+    '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -47,7 +48,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'
@@ -83,7 +84,7 @@ _prs_cmd_login() {
     '--client-id=[OAuth client id (env PRS_CLIENT_ID)]:id: ' \
     '--username=[user name (env PRS_USERNAME)]:user: ' \
     '--password-stdin[read the password from stdin]' \
-    '--save-password[keep password and client secret in the private config for unattended re-login]' \
+    '--save-password[also keep the password (the session and client secret are always kept, 0600) for unattended re-login]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }
@@ -204,7 +205,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
 }
 
 _prs_cmd_config_set() {
@@ -213,7 +214,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)' \
     '2:value: '
 }
 
@@ -223,7 +224,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
 }
 
 _prs_cmd_config_path() {
@@ -305,6 +306,7 @@ _prs_cmd_sandbox() {
     '--tenant=[tenant id, sent as X-CLIENT-ID (env PRS_TENANT)]:id: '
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
+    '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -338,7 +340,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'

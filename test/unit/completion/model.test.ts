@@ -62,6 +62,7 @@ describe('specFromProgram', () => {
       '--timeout',
       '--retries',
       '--rate-limit',
+      '--limiter',
       '--quiet',
       '--verbose',
       '--no-color',
