@@ -215,6 +215,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     )
     .option('--force', 'overwrite existing files')
     .option('--extract', 'csv: also write the CSV file(s) inside the zip')
+    .option('--skip-existing', 'skip items already exported here and unchanged (resume a run)')
+    .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
+    .option('--fail-fast', 'stop at the first item that fails')
+    .option('--json', 'print a JSON array, one object per item, instead of paths')
     .action(
       act('export', (ids: string[], o: Record<string, string | boolean | undefined>) => {
         const portfolioIds = parsePortfolioIds(ids);
@@ -229,6 +233,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
         }
         if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
         if (o.extract && o.output === '-') throw usage('--extract cannot be used with --output -');
+        if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
         if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(String(o.name)))
           throw usage(`invalid --name "${o.name}"`);
         return {
@@ -241,6 +246,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           name: o.name === undefined ? undefined : String(o.name),
           force: !!o.force,
           extract: !!o.extract,
+          skipExisting: !!o.skipExisting,
+          parallel: parseParallel(String(o.parallel)),
+          failFast: !!o.failFast,
+          json: !!o.json,
         };
       }),
     );
@@ -260,6 +269,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--token-ttl <seconds>', 'access token lifetime', '300')
     .option('--refresh-ttl <seconds>', 'refresh token lifetime', '1800')
     .option('--big-rows <n>', 'constituent rows of portfolio 900, streamed (default: 1000)')
+    .option('--export-delay <ms>', 'milliseconds added to each export answer (default: 0)')
     .action(async (o: Record<string, string | undefined>, cmd: Command) => {
       // The global --rate-limit has the same name, and commander gives it the value wherever it
       // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
@@ -273,6 +283,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           tokenTtl: o.tokenTtl,
           refreshTtl: o.refreshTtl,
           bigRows: o.bigRows,
+          exportDelay: o.exportDelay,
         },
         globals,
       );
@@ -307,6 +318,12 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 function requireType(v: unknown) {
   if (v === undefined) throw usage('missing --type', `one of: ${REPORT_TYPES.join(', ')}`);
   return parseReportType(String(v));
+}
+
+/** --parallel: a whole number from 1 to 8. */
+export function parseParallel(v: string): number {
+  if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
+  return Number(v.trim());
 }
 
 function usage(message: string, hint?: string) {

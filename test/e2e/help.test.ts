@@ -157,7 +157,7 @@ describe('the examples run as written against `prs sandbox`', () => {
       (l) =>
         /prs (--profile \S+ )?(-q )?(report|export|auth (status|token)|config (list|get|path)|help) /.test(
           l,
-        ) && !/\$URL|\$EDITOR|example\.com|\.\.\.|sandbox|login|logout/.test(l),
+        ) && !/\$URL|\$EDITOR|example\.com|redis\.internal|\.\.\.|sandbox|login|logout/.test(l),
     );
 
   let sandbox: Sandbox;
