@@ -194,7 +194,7 @@ describe('the examples run as written against `prs sandbox`', () => {
 
   it.each(reads)('%s', async (line) => {
     const dir = mkdtempSync(join(home.path, 'run-'));
-    for (const d of ['may', 'reports', 'data/prs']) mkdirSync(join(dir, d), { recursive: true });
+    for (const d of ['may', 'reports', 'data/prs', '2024']) mkdirSync(join(dir, d), { recursive: true });
     // A crontab line is its command after the five time fields; /data/prs is the reader's folder.
     const command = line
       .replace(/^[\d*,/-]+ [\d*,/-]+ \S+ \S+ \S+\s+/, '')
