@@ -14,6 +14,7 @@ import {
 } from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
+import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
 
 export interface AuthStatusOptions {
@@ -36,6 +37,8 @@ export interface AuthStatus {
   clientId: string | null;
   username: string | null;
   tenant: string | null;
+  /** Where the rate limit is shared: the Redis URL with its password masked; null → a file on this machine. */
+  limiter: string | null;
   /** ISO time the stored access token expires (null: none stored). */
   accessTokenExpiresAt: string | null;
   accessTokenValid: boolean;
@@ -121,6 +124,7 @@ export function assess(
     clientId: s.clientId ?? null,
     username: s.username ?? null,
     tenant: s.tenant ?? null,
+    limiter: s.limiter ? redactUrlPassword(s.limiter) : null,
     accessTokenExpiresAt: session && session.expiresAt > 0 ? iso(session.expiresAt) : null,
     accessTokenValid: accessValid,
     refreshToken: !!session?.refreshToken,
@@ -194,6 +198,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     ['client id', st.clientId ?? unset],
     ['user', st.username ?? unset],
     ['tenant', st.tenant ?? unset],
+    ['rate limiter', st.limiter ? `shared through ${st.limiter}` : 'a file on this machine'],
     ['access token', st.envToken ? `from PRS_TOKEN (stored one: ${access})` : access],
     ['refresh token', refresh + refreshNote],
     ['renewal', renewal],
@@ -203,7 +208,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     ['config file', st.configPath],
   ];
   if (st.sessionForeign)
-    rows.splice(7, 0, [
+    rows.splice(8, 0, [
       'stored session',
       `not used: created for another ${st.sessionForeign.join(', ')} (user ${stored?.session?.bound?.username ?? stored?.settings.username ?? '?'})`,
     ]);

@@ -370,12 +370,13 @@ describe('prs auth status', () => {
     );
     expect(out).toContain('ready:           yes (stored access token)');
     expect(out).toContain('config file:     /tmp/prs-test/config.json');
+    expect(out).toContain('rate limiter:    a file on this machine');
     // Every value starts in the same column.
     const columns = out
       .trimEnd()
       .split('\n')
       .map((l) => /^[a-zA-Z ]+:\s+/.exec(l)?.[0].length);
-    expect(columns.length).toBe(14);
+    expect(columns.length).toBe(15);
     expect(new Set(columns)).toEqual(new Set([17]));
   });
 
@@ -391,6 +392,21 @@ describe('prs auth status', () => {
       accessTokenExpiresAt: null,
       tenant: 'demo-tenant',
     });
+  });
+
+  it('names the shared limiter with its password masked, in the lines and in --json', async () => {
+    const env = {
+      PRS_CONFIG_DIR: '/tmp/prs-test',
+      PRS_LIMITER: 'redis://prs:SECRET-R@redis.internal:6379/2',
+    };
+    for (const json of [false, true]) {
+      const deps = fakeDeps({ env, store: memoryStore({ default: p() }), clock: new FakeClock(T0) });
+      await attempt(authStatus({ json }, deps));
+      const out = deps.io.stdoutText();
+      expect(out).not.toContain('SECRET-R');
+      if (json) expect(JSON.parse(out).limiter).toBe('redis://prs:***@redis.internal:6379/2');
+      else expect(out).toContain('rate limiter:    shared through redis://prs:***@redis.internal:6379/2');
+    }
   });
 
   it('duration', () => {
