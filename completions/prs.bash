@@ -26,12 +26,14 @@ _prs_value() {
     'export --dir') _prs_v='d' ;;
     'export -o'|'export --output') _prs_v='f' ;;
     'export --name') _prs_v='n' ;;
+    'export --parallel') _prs_v='n' ;;
     'sandbox --port') _prs_v='n' ;;
     'sandbox --host') _prs_v='n' ;;
     'sandbox --rate-limit') _prs_v='n' ;;
     'sandbox --token-ttl') _prs_v='n' ;;
     'sandbox --refresh-ttl') _prs_v='n' ;;
     'sandbox --big-rows') _prs_v='n' ;;
+    'sandbox --export-delay') _prs_v='n' ;;
     *' --profile') _prs_v='p' ;;
     *' --base-url') _prs_v='n' ;;
     *' --tenant') _prs_v='n' ;;
@@ -122,9 +124,9 @@ _prs() {
       'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
+      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows -h --help --profile --base-url --tenant --timeout --retries --limiter -q --quiet -v --verbose --no-color' ;;
+      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay -h --help --profile --base-url --tenant --timeout --retries --limiter -q --quiet -v --verbose --no-color' ;;
       'help') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'help login') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'help logout') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;

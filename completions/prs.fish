@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter'
                         set skip 1
                 end
                 continue
@@ -161,6 +161,10 @@ complete -c prs -n '__prs_at "export"' -s o -l output -r -F -d 'file path, or - 
 complete -c prs -n '__prs_at "export"' -l name -x -d 'the <name> part of <date>_<name>_index.<ext> when the server sends no file name'
 complete -c prs -n '__prs_at "export"' -l force -d 'overwrite existing files'
 complete -c prs -n '__prs_at "export"' -l extract -d 'csv: also write the CSV file(s) inside the zip'
+complete -c prs -n '__prs_at "export"' -l skip-existing -d 'skip items already exported here and unchanged (resume a run)'
+complete -c prs -n '__prs_at "export"' -l parallel -x -d 'exports in flight at once, 1-8'
+complete -c prs -n '__prs_at "export"' -l fail-fast -d 'stop at the first item that fails'
+complete -c prs -n '__prs_at "export"' -l json -d 'print a JSON array, one object per item, instead of paths'
 complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
 
 # prs completion
@@ -174,6 +178,7 @@ complete -c prs -n '__prs_at "sandbox"' -l rate-limit -x -d 'the sandbox\'s JSON
 complete -c prs -n '__prs_at "sandbox"' -l token-ttl -x -d 'access token lifetime'
 complete -c prs -n '__prs_at "sandbox"' -l refresh-ttl -x -d 'refresh token lifetime'
 complete -c prs -n '__prs_at "sandbox"' -l big-rows -x -d 'constituent rows of portfolio 900, streamed (default: 1000)'
+complete -c prs -n '__prs_at "sandbox"' -l export-delay -x -d 'milliseconds added to each export answer (default: 0)'
 complete -c prs -n '__prs_at "sandbox"' -s h -l help -d 'show help'
 
 # prs help

@@ -285,6 +285,10 @@ _prs_cmd_export() {
     '--name=[the <name> part of <date>_<name>_index.<ext> when the server sends no file name]:words: ' \
     '--force[overwrite existing files]' \
     '--extract[csv: also write the CSV file(s) inside the zip]' \
+    '--skip-existing[skip items already exported here and unchanged (resume a run)]' \
+    '--parallel=[exports in flight at once, 1-8]:n: ' \
+    '--fail-fast[stop at the first item that fails]' \
+    '--json[print a JSON array, one object per item, instead of paths]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -320,6 +324,7 @@ _prs_cmd_sandbox() {
     '--token-ttl=[access token lifetime]:seconds: ' \
     '--refresh-ttl=[refresh token lifetime]:seconds: ' \
     '--big-rows=[constituent rows of portfolio 900, streamed (default: 1000)]:n: ' \
+    '--export-delay=[milliseconds added to each export answer (default: 0)]:ms: ' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }
