@@ -224,6 +224,11 @@ export const EXIT_CODES: readonly ExitCodeInfo[] = [
     short: 'interrupted',
     meaning: 'interrupted (Ctrl-C); temporary files removed',
   },
+  {
+    code: ExitCode.terminated,
+    short: 'terminated',
+    meaning: "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
+  },
 ];
 
 export function exitCodesText(): string {
