@@ -20,34 +20,54 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** Levenshtein distance, for "did you mean" suggestions. */
+/**
+ * Edit distance for "did you mean": insertions, deletions, substitutions and swaps of two neighbours
+ * (optimal string alignment), each one edit, since a swap (`exprot`) is the commonest typo.
+ */
 export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  // rows[i][j]: distance between a[0, i) and b[0, j).
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
+      const row = rows[i]!;
+      const up = rows[i - 1]!;
+      row[j] = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
     }
   }
-  return prev[b.length];
+  return rows[a.length]![b.length]!;
 }
 
-/** The closest candidate, if it is plausibly what was meant (a prefix, a suffix, or a few edits away). */
+/**
+ * Whether `candidate` is plausibly what `input` meant: one edit per three letters of the input (at
+ * least one), or the input names it by its last dotted part (`close` → `constituent.close`) or by
+ * its first letters (two at least). Anything further misleads more than it helps (`bogus` is three
+ * edits from `logout`).
+ */
+export function isClose(input: string, candidate: string): boolean {
+  const a = input.toLowerCase();
+  const b = candidate.toLowerCase();
+  if ((a.length >= 2 && b.startsWith(a)) || b.endsWith(`.${a}`)) return true;
+  return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
+}
+
+/** The closest candidate that is close at all (see isClose). */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
   let best: string | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
+    if (!isClose(input, c)) continue;
     const score = c.startsWith(lower) || c.endsWith(`.${lower}`) ? 0 : editDistance(lower, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
     }
   }
-  return best !== undefined && bestScore <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+  return best;
 }
 
 function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {

@@ -22,6 +22,7 @@ import {
   UsageError,
 } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
+import { isClose } from './input.js';
 import { createIO, type IO } from './io.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
@@ -110,15 +111,16 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   if (err instanceof CommanderError) {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
     const text = err.message.replace(/^error: /, '');
-    const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(text);
+    const suggestion = /\n\(Did you mean (?:one of )?([^\n]*)\?\)$/.exec(text);
     let first = suggestion ? text.slice(0, suggestion.index) : text;
+    // Commander suggests whatever is least far, however far (`bogus` → logout): keep only what is close.
+    const word = /'([^']*)'/.exec(first)?.[1]?.replace(/^-+|=.*$/g, '') ?? '';
+    const close = (suggestion?.[1] ?? '').split(', ').filter((c) => c && isClose(word, c.replace(/^-+/, '')));
     // `--password=hunter2` is not an option; say so without echoing the value into logs.
     if (err.code === 'commander.unknownOption') first = first.replace(/'(--?[^=']+)=[^']*'/, "'$1=…'");
     return [
       `prs: ${printable(first)}`,
-      suggestion
-        ? printable(suggestion[1]!.replace(/^Did you mean/, 'did you mean'))
-        : 'run `prs --help` for usage',
+      close.length ? printable(`did you mean ${close.join(' or ')}?`) : 'run `prs --help` for usage',
     ];
   }
   if (err instanceof PrsError) {

@@ -94,7 +94,28 @@ describe('report type and suggestions', () => {
     ['abc', 'abc', 0],
     ['abc', 'abd', 1],
     ['kitten', 'sitting', 3],
+    ['exprot', 'export', 1],
+    ['bogus', 'logout', 3],
   ])('editDistance(%j, %j) = %d', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+});
+
+describe('suggest: only what is close (issue 18 defect 7)', () => {
+  const COMMANDS = ['login', 'logout', 'auth', 'config', 'report', 'export', 'completion', 'sandbox', 'help'];
+  it.each([
+    ['exprot', 'export'],
+    ['reprot', 'report'],
+    ['expor', 'export'],
+    ['logn', 'login'],
+    ['sandbx', 'sandbox'],
+    ['EXPORT', 'export'],
+    ['conf', 'config'],
+    ['bogus', undefined],
+    ['x', undefined],
+    ['foo', undefined],
+    ['repair', undefined],
+    ['status', undefined],
+    ['zzzzzzzz', undefined],
+  ])('%s → %s', (input, want) => expect(suggest(input, COMMANDS)).toBe(want));
 });
 
 describe('parseFields', () => {
