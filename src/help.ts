@@ -149,7 +149,7 @@ export const EXAMPLES: Record<string, Example[]> = {
     ],
     [
       'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
-      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d yesterday -f csv --dir /data/prs',
+      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d previous-weekday -f csv --dir /data/prs',
     ],
   ],
   completion: [

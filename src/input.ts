@@ -103,15 +103,31 @@ export function formatDate(d: Date): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
+/** The words a date option takes besides YYYY-MM-DD, and what each means (completions show it). */
+export const DATE_WORDS = {
+  today: "today's date (local time)",
+  yesterday: "yesterday's date (local time)",
+  'previous-weekday': 'the latest Monday–Friday before today (for cron)',
+} as const;
+export type DateWord = keyof typeof DATE_WORDS;
+
+/** How many days before a day of the week (0 Sunday … 6 Saturday) each date word means. */
+const DAYS_BACK: Record<DateWord, (weekday: number) => number> = {
+  today: () => 0,
+  yesterday: () => 1,
+  // Monday → Friday, Sunday → Friday, Saturday → Friday, any other day → the day before.
+  'previous-weekday': (weekday) => (weekday === 1 ? 3 : weekday === 0 ? 2 : 1),
+};
+
 /**
- * YYYY-MM-DD (a real calendar date), `today` or `yesterday`. `now` is the clock's time; today is the
+ * YYYY-MM-DD (a real calendar date) or one of DATE_WORDS. `now` is the clock's time; today is the
  * local calendar day, since that is what a person at the terminal or a cron job means by it.
  */
 export function parseDate(v: string, now: Date = new Date()): string {
   const word = v.trim().toLowerCase();
-  if (word === 'today' || word === 'yesterday') {
+  if (Object.hasOwn(DATE_WORDS, word)) {
     const local = new Date(Date.UTC(now.getFullYear(), now.getMonth(), now.getDate()));
-    if (word === 'yesterday') local.setUTCDate(local.getUTCDate() - 1);
+    local.setUTCDate(local.getUTCDate() - DAYS_BACK[word as DateWord](local.getUTCDay()));
     return formatDate(local);
   }
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
@@ -120,7 +136,9 @@ export function parseDate(v: string, now: Date = new Date()): string {
     const date = new Date(Date.UTC(y, mo - 1, d));
     if (y >= 1900 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) return v;
   }
-  throw new UsageError(`invalid date "${v}": expected YYYY-MM-DD, "today" or "yesterday"`);
+  throw new UsageError(
+    `invalid date "${v}": expected YYYY-MM-DD, "today", "yesterday" or "previous-weekday"`,
+  );
 }
 
 export const isWeekend = (iso: string): boolean => {

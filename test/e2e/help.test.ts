@@ -204,7 +204,7 @@ describe('the examples run as written against `prs sandbox`', () => {
       env: baseEnv({ ...env, HOME: dir, PATH: `${bin}:${process.env.PATH}` }),
     });
     // "yesterday" may be a weekend or holiday: then "no data" (exit 3) is the right answer.
-    const noData = /\b(yesterday|today)\b/.test(line) && r.code === 3;
+    const noData = /\b(yesterday|today|previous-weekday)\b/.test(line) && r.code === 3;
     if (noData) expect(r.stderr).toMatch(/^prs: no data for portfolio 42 on \d{4}-\d\d-\d\d/);
     else expect(r.stderr).not.toMatch(/^prs: /m);
     expect(r.code, r.stderr).toBe(noData ? 3 : 0);
