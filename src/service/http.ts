@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import request from 'undici/lib/api/api-request.js';
 // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks, ~40 ms of every start.
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { InterruptedError, NetworkError } from '../errors.js';
+import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
 import type { Settings } from '../settings.js';
@@ -125,7 +125,10 @@ export function createHttp(o: HttpOptions): Http {
   };
 }
 
-/** Maps undici / socket / TLS failures to NetworkError (or InterruptedError for Ctrl-C). */
+/**
+ * Maps undici / socket / TLS failures to NetworkError (or InterruptedError for Ctrl-C). An answer that
+ * is not HTTP at all (a header with control characters, garbage) is a malformed answer: ServiceError.
+ */
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -155,13 +158,23 @@ export function transportError(
   };
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
+  const message = (e?.message || String(err)).split('\n')[0];
+  if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
+    return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
+  }
+  // An https:// URL for a port that speaks plain HTTP: the "handshake" answer is an HTTP response.
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {
+    return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
+      hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,
+      cause: err,
+    });
+  }
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) {
     return new NetworkError(`TLS certificate of ${host} not trusted (${code})`, {
       hint: 'if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS at its PEM file',
       cause: err,
     });
   }
-  const message = (e?.message || String(err)).split('\n')[0];
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 
