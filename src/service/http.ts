@@ -102,6 +102,7 @@ export function createHttp(o: HttpOptions): Http {
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         });
+        watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
@@ -123,6 +124,41 @@ export function createHttp(o: HttpOptions): Http {
       if (!o.dispatcher && dispatcher) await (await dispatcher).destroy();
     },
   };
+}
+
+/** How far a body must advance within each --timeout (CLI.md). */
+export const MIN_PROGRESS_BYTES = 1024;
+
+/**
+ * --timeout bounds the body too: undici's bodyTimeout only notices silence, so a server that drips a
+ * byte every half second would hold prs for ever. A body that advances by less than 1 kB within a
+ * timeout fails as undici's body timeout does (UND_ERR_BODY_TIMEOUT: retried, then exit 9), unless
+ * the reader is the slow side (its buffer is full, so undici stopped reading).
+ */
+export function watchProgress(body: Readable, timeoutMs: number): void {
+  let received = 0;
+  let mark = 0;
+  // Counted where undici hands the chunks over: a 'data' listener would switch the stream to flowing.
+  const push = body.push;
+  body.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    // null: all of it arrived, read or not.
+    if (chunk === null) stop();
+    else if (chunk) received += (chunk as Uint8Array | string).length;
+    return push.call(body, chunk, encoding);
+  };
+  const timer = setInterval(() => {
+    const readerBehind = body.readableLength >= body.readableHighWaterMark;
+    if (!readerBehind && received - mark < MIN_PROGRESS_BYTES) {
+      const err = new Error(`the body advanced by less than ${MIN_PROGRESS_BYTES} bytes in ${timeoutMs} ms`);
+      body.destroy(Object.assign(err, { name: 'BodyTimeoutError', code: 'UND_ERR_BODY_TIMEOUT' }));
+    }
+    mark = received;
+  }, timeoutMs);
+  timer.unref();
+  body.once('close', stop);
+  function stop() {
+    clearInterval(timer);
+  }
 }
 
 /**
@@ -152,7 +188,10 @@ export function transportError(
       `${host} sent no response within ${secs}`,
       'raise --timeout if the service is slow',
     ],
-    UND_ERR_BODY_TIMEOUT: [`${host} stopped sending the response for ${secs}`],
+    UND_ERR_BODY_TIMEOUT: [
+      `${host} sent less than 1 kB of the response in ${secs}`,
+      'raise --timeout if the service is slow',
+    ],
     EHOSTUNREACH: [`host ${host} unreachable`],
     ENETUNREACH: [`network unreachable for ${host}`],
   };

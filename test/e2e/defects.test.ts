@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { drip, type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { expectCleanFailure } from './reliability-helpers.js';
 
@@ -135,5 +135,38 @@ describe('exit codes that sent the user the wrong way (defect 3)', () => {
       /\nhint: check the scheme: the server at 127\.0\.0\.1:\d+ may speak plain http:\/\/, not https:\/\//,
     );
     expect(r.stderr).not.toMatch(/NODE_EXTRA_CA_CERTS|certificate/);
+  });
+});
+
+describe('--timeout bounds a slow body (defect 4)', () => {
+  // One byte every 100 ms: never silent for long (undici's idle timeout never fires), yet far below
+  // 1 kB per second. Delivered whole, it would take over 8 s.
+  const json = { 'content-type': 'application/json' };
+
+  it('the JSON report: exit 9 after the retries, nothing on stdout', async () => {
+    server.respond({ headers: json, body: drip(JSON.stringify({ report: JSON.parse(rows) }), 100) });
+    const r = await runPrs(
+      ['report', '42', '-t', 'index', '-d', DATE, '--json', '--timeout', '1', '--retries', '1'],
+      {
+        env: env(server.url),
+      },
+    );
+    expectCleanFailure(r, 9, /^prs: 127\.0\.0\.1:\d+ sent less than 1 kB of the response in 1 s$/);
+    expect(r.stdout).toBe('');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('the export download: exit 9, no file, no temporary file (a download is not retried: docs/reliability.md)', async () => {
+    server.respond({ headers: json, body: drip(rows, 100) });
+    const r = await runPrs(
+      ['export', '42', '-t', 'index', '-d', DATE, '--dir', out, '--timeout', '1', '--retries', '0'],
+      {
+        env: env(server.url),
+      },
+    );
+    expectCleanFailure(r, 9);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(out).filter((f) => f.endsWith('.json') || f.endsWith('.tmp'))).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 });
