@@ -175,9 +175,10 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
   const interruptedLine = 'prs: interrupted\n';
+  let said = false; // the line is said once, also when a second signal comes while the run winds down
   const leaveNow = () => {
     temporaries.removeAllSync();
-    process.stderr.write(interruptedLine);
+    if (!said) process.stderr.write(interruptedLine);
     process.exit(SIGNAL_EXIT_CODES[received ?? 'SIGINT']);
   };
   const releaseSignals = ownSignals((signal) => {
@@ -216,6 +217,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     const code = received ? SIGNAL_EXIT_CODES[received] : exitCodeFor(err);
     if (code !== ExitCode.ok) {
       const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
+      said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
