@@ -141,7 +141,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 
   const dateOptions = (cmd: Command) =>
     cmd
-      .option('-d, --date <date>', 'YYYY-MM-DD, today or yesterday')
+      .option('-d, --date <date>', 'YYYY-MM-DD, today, yesterday or previous-weekday')
       .option('--from <date>', 'first date of an inclusive range')
       .option('--to <date>', 'last date of an inclusive range')
       .option('--weekends', 'include Saturdays and Sundays in a range');

@@ -122,6 +122,7 @@ export const ExitCode = {
   network: 9,
   file: 10,
   interrupted: 130,
+  terminated: 143,
 } as const;
 
 /** Turns a local file-system error (ENOSPC, EACCES, ENOENT, EEXIST, ...) into a FileError naming the path. */

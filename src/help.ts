@@ -149,7 +149,7 @@ export const EXAMPLES: Record<string, Example[]> = {
     ],
     [
       'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
-      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d yesterday -f csv --dir /data/prs',
+      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d previous-weekday -f csv --dir /data/prs',
     ],
   ],
   completion: [
@@ -223,6 +223,11 @@ export const EXIT_CODES: readonly ExitCodeInfo[] = [
     code: ExitCode.interrupted,
     short: 'interrupted',
     meaning: 'interrupted (Ctrl-C); temporary files removed',
+  },
+  {
+    code: ExitCode.terminated,
+    short: 'terminated',
+    meaning: "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
   },
 ];
 

@@ -20,34 +20,54 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** Levenshtein distance, for "did you mean" suggestions. */
+/**
+ * Edit distance for "did you mean": insertions, deletions, substitutions and swaps of two neighbours
+ * (optimal string alignment), each one edit, since a swap (`exprot`) is the commonest typo.
+ */
 export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  // rows[i][j]: distance between a[0, i) and b[0, j).
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
+      const row = rows[i]!;
+      const up = rows[i - 1]!;
+      row[j] = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
     }
   }
-  return prev[b.length];
+  return rows[a.length]![b.length]!;
 }
 
-/** The closest candidate, if it is plausibly what was meant (a prefix, a suffix, or a few edits away). */
+/**
+ * Whether `candidate` is plausibly what `input` meant: one edit per three letters of the input (at
+ * least one), or the input names it by its last dotted part (`close` → `constituent.close`) or by
+ * its first letters (two at least). Anything further misleads more than it helps (`bogus` is three
+ * edits from `logout`).
+ */
+export function isClose(input: string, candidate: string): boolean {
+  const a = input.toLowerCase();
+  const b = candidate.toLowerCase();
+  if ((a.length >= 2 && b.startsWith(a)) || b.endsWith(`.${a}`)) return true;
+  return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
+}
+
+/** The closest candidate that is close at all (see isClose). */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
   let best: string | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
+    if (!isClose(input, c)) continue;
     const score = c.startsWith(lower) || c.endsWith(`.${lower}`) ? 0 : editDistance(lower, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
     }
   }
-  return best !== undefined && bestScore <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+  return best;
 }
 
 function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
@@ -83,15 +103,31 @@ export function formatDate(d: Date): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
+/** The words a date option takes besides YYYY-MM-DD, and what each means (completions show it). */
+export const DATE_WORDS = {
+  today: "today's date (local time)",
+  yesterday: "yesterday's date (local time)",
+  'previous-weekday': 'the latest Monday–Friday before today (for cron)',
+} as const;
+export type DateWord = keyof typeof DATE_WORDS;
+
+/** How many days before a day of the week (0 Sunday … 6 Saturday) each date word means. */
+const DAYS_BACK: Record<DateWord, (weekday: number) => number> = {
+  today: () => 0,
+  yesterday: () => 1,
+  // Monday → Friday, Sunday → Friday, Saturday → Friday, any other day → the day before.
+  'previous-weekday': (weekday) => (weekday === 1 ? 3 : weekday === 0 ? 2 : 1),
+};
+
 /**
- * YYYY-MM-DD (a real calendar date), `today` or `yesterday`. `now` is the clock's time; today is the
+ * YYYY-MM-DD (a real calendar date) or one of DATE_WORDS. `now` is the clock's time; today is the
  * local calendar day, since that is what a person at the terminal or a cron job means by it.
  */
 export function parseDate(v: string, now: Date = new Date()): string {
   const word = v.trim().toLowerCase();
-  if (word === 'today' || word === 'yesterday') {
+  if (Object.hasOwn(DATE_WORDS, word)) {
     const local = new Date(Date.UTC(now.getFullYear(), now.getMonth(), now.getDate()));
-    if (word === 'yesterday') local.setUTCDate(local.getUTCDate() - 1);
+    local.setUTCDate(local.getUTCDate() - DAYS_BACK[word as DateWord](local.getUTCDay()));
     return formatDate(local);
   }
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
@@ -100,7 +136,9 @@ export function parseDate(v: string, now: Date = new Date()): string {
     const date = new Date(Date.UTC(y, mo - 1, d));
     if (y >= 1900 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) return v;
   }
-  throw new UsageError(`invalid date "${v}": expected YYYY-MM-DD, "today" or "yesterday"`);
+  throw new UsageError(
+    `invalid date "${v}": expected YYYY-MM-DD, "today", "yesterday" or "previous-weekday"`,
+  );
 }
 
 export const isWeekend = (iso: string): boolean => {

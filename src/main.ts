@@ -21,6 +21,8 @@ import {
   ServiceError,
   UsageError,
 } from './errors.js';
+import { temporaries } from './fs/temporaries.js';
+import { isClose } from './input.js';
 import { createIO, type IO } from './io.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
@@ -109,15 +111,16 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   if (err instanceof CommanderError) {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
     const text = err.message.replace(/^error: /, '');
-    const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(text);
+    const suggestion = /\n\(Did you mean (?:one of )?([^\n]*)\?\)$/.exec(text);
     let first = suggestion ? text.slice(0, suggestion.index) : text;
+    // Commander suggests whatever is least far, however far (`bogus` → logout): keep only what is close.
+    const word = /'([^']*)'/.exec(first)?.[1]?.replace(/^-+|=.*$/g, '') ?? '';
+    const close = (suggestion?.[1] ?? '').split(', ').filter((c) => c && isClose(word, c.replace(/^-+/, '')));
     // `--password=hunter2` is not an option; say so without echoing the value into logs.
     if (err.code === 'commander.unknownOption') first = first.replace(/'(--?[^=']+)=[^']*'/, "'$1=…'");
     return [
       `prs: ${printable(first)}`,
-      suggestion
-        ? printable(suggestion[1]!.replace(/^Did you mean/, 'did you mean'))
-        : 'run `prs --help` for usage',
+      close.length ? printable(`did you mean ${close.join(' or ')}?`) : 'run `prs --help` for usage',
     ];
   }
   if (err instanceof PrsError) {
@@ -142,16 +145,49 @@ function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
+/** The signals prs owns, and the exit code each ends a run with (CLI.md). */
+const SIGNAL_EXIT_CODES = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
+export type OwnedSignal = keyof typeof SIGNAL_EXIT_CODES;
+
+/**
+ * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called.
+ * Libraries hook them too, and conf's atomic writer (atomically, through when-exit) re-raises the
+ * signal after its own cleanup: that second signal read as a second Ctrl-C and left at once, without
+ * removing the export's temporary file or saying why (issue 18). So any other listener is dropped as
+ * soon as it is added; the libraries' 'exit' hooks, which do their cleanup, stay.
+ */
+export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
+  const listener = (signal: OwnedSignal) => handler(signal);
+  const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {
+    // Called before the listener is added: remove it once it is there (before any signal can come).
+    if (Object.hasOwn(SIGNAL_EXIT_CODES, event) && added !== listener)
+      process.nextTick(() => process.off(event, added));
+  };
+  process.on('newListener', foreign);
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.on(signal, listener);
+  return () => {
+    process.off('newListener', foreign);
+    for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.off(signal, listener);
+  };
+}
+
 export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(ExitCode.interrupted); // second Ctrl-C: leave now
-    controller.abort();
-    // Commands clean up through their finally blocks; never hang on a stuck one.
-    setTimeout(() => process.exit(ExitCode.interrupted), 5000).unref();
+  let received: OwnedSignal | undefined;
+  const interruptedLine = 'prs: interrupted\n';
+  let said = false; // the line is said once, also when a second signal comes while the run winds down
+  const leaveNow = () => {
+    temporaries.removeAllSync();
+    if (!said) process.stderr.write(interruptedLine);
+    process.exit(SIGNAL_EXIT_CODES[received ?? 'SIGINT']);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const releaseSignals = ownSignals((signal) => {
+    if (received) return leaveNow(); // a second Ctrl-C: leave now
+    received = signal;
+    controller.abort(new InterruptedError());
+    // Commands clean up through their finally blocks; never hang on a stuck one.
+    setTimeout(leaveNow, 5000).unref();
+  });
   process.stdout.on('error', ignoreBrokenPipe);
 
   let io: IO | undefined;
@@ -176,9 +212,12 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await program.parseAsync(argv);
     return ExitCode.ok;
   } catch (err) {
-    const code = exitCodeFor(err);
+    // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
+    // destroyed mid-write) is the interrupt.
+    const code = received ? SIGNAL_EXIT_CODES[received] : exitCodeFor(err);
     if (code !== ExitCode.ok) {
-      const lines = errorLines(err, debug);
+      const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
+      said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
@@ -188,8 +227,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     }
     return code;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    releaseSignals();
     await deps?.close().catch(() => {});
     await io?.flush();
   }

@@ -137,6 +137,15 @@ export function resolveSettings(
   const pick = (key: SettingKey): string | undefined => {
     const { value, source } = effective[key];
     if (source) sources[key] = source;
+    // Every setting ends up in a header, a URL or a form: a control character there would split a
+    // header (`T1\nX-Evil: 1`) or be silently dropped from a URL. Bad input, before any request.
+    if (value !== undefined && CONTROL.test(value)) {
+      const shown = key === 'limiter' ? redactUrlPassword(value) : value;
+      throw new UsageError(
+        `invalid ${key} "${shown}": control characters are not allowed (from ${where(key)})`,
+        repair(key),
+      );
+    }
     return value;
   };
   const where = (key: SettingKey) =>
@@ -183,7 +192,7 @@ export function resolveSettings(
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
-    token: env.PRS_TOKEN || undefined,
+    token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
     debug: isDebug(env),
@@ -191,6 +200,16 @@ export function resolveSettings(
     proxy: resolveProxy(env),
     sources,
   };
+}
+
+/** C0 controls and DEL: never part of a header value, a URL or a name. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** An environment value sent as a header, shown by its name only (a token is a secret). */
+function headerSafe(name: string, value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (CONTROL.test(value)) throw new UsageError(`invalid ${name}: it contains control characters`);
+  return value;
 }
 
 export function resolveProxy(env: Env): Settings['proxy'] {

@@ -5,6 +5,7 @@
 import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../cli.js';
 import {
+  DATE_WORDS,
   EXPORT_FORMATS,
   type ExportFormat,
   REPORT_FORMATS,
@@ -73,10 +74,7 @@ const choices = (values: readonly string[], descriptions?: Record<string, string
     ? { kind: 'choices', values: [...values], descriptions }
     : { kind: 'choices', values: [...values] };
 const none: ValueSpec = { kind: 'none' };
-const DATE_WORDS = choices(['today', 'yesterday'], {
-  today: "today's date (local time)",
-  yesterday: "yesterday's date (local time)",
-});
+const DATE_CHOICES = choices(Object.keys(DATE_WORDS), DATE_WORDS);
 
 /** What each value means, beside it in zsh and fish (the option's own text lists them all). */
 const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
@@ -108,9 +106,9 @@ export const OPTION_VALUES: Record<string, ValueSpec> = {
   '--type': choices(REPORT_TYPES, REPORT_TYPE_DESCRIPTIONS),
   'report --format': choices(REPORT_FORMATS, REPORT_FORMAT_DESCRIPTIONS),
   'export --format': choices(EXPORT_FORMATS, EXPORT_FORMAT_DESCRIPTIONS),
-  '--date': DATE_WORDS,
-  '--from': DATE_WORDS,
-  '--to': DATE_WORDS,
+  '--date': DATE_CHOICES,
+  '--from': DATE_CHOICES,
+  '--to': DATE_CHOICES,
   '--profile': { kind: 'profiles' },
   '--output': { kind: 'file' },
   '--dir': { kind: 'dir' },

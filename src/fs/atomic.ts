@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FileError, FileExistsError, fileError } from '../errors.js';
+import { temporaries } from './temporaries.js';
 
 export interface AtomicFile {
   /** The temporary file being written. */
@@ -91,6 +92,7 @@ export async function createAtomicFile(
   } catch (err) {
     throw fileError(err, path);
   }
+  temporaries.add(tempPath);
   let done = false;
   const abort = async () => {
     if (done) return;
@@ -100,6 +102,7 @@ export async function createAtomicFile(
       await once(stream, 'close').catch(() => {});
     }
     await unlink(tempPath).catch(() => {});
+    temporaries.delete(tempPath);
   };
   return {
     tempPath,
@@ -127,6 +130,7 @@ export async function createAtomicFile(
           await link(tempPath, path);
           await unlink(tempPath);
         }
+        temporaries.delete(tempPath);
         done = true;
       } catch (err) {
         await abort();

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import request from 'undici/lib/api/api-request.js';
 // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks, ~40 ms of every start.
 import Agent from 'undici/lib/dispatcher/agent.js';
-import { InterruptedError, NetworkError } from '../errors.js';
+import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
 import type { Settings } from '../settings.js';
@@ -102,6 +102,7 @@ export function createHttp(o: HttpOptions): Http {
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         });
+        watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
@@ -125,7 +126,45 @@ export function createHttp(o: HttpOptions): Http {
   };
 }
 
-/** Maps undici / socket / TLS failures to NetworkError (or InterruptedError for Ctrl-C). */
+/** How far a body must advance within each --timeout (CLI.md). */
+export const MIN_PROGRESS_BYTES = 1024;
+
+/**
+ * --timeout bounds the body too: undici's bodyTimeout only notices silence, so a server that drips a
+ * byte every half second would hold prs for ever. A body that advances by less than 1 kB within a
+ * timeout fails as undici's body timeout does (UND_ERR_BODY_TIMEOUT: retried, then exit 9), unless
+ * the reader is the slow side (its buffer is full, so undici stopped reading).
+ */
+export function watchProgress(body: Readable, timeoutMs: number): void {
+  let received = 0;
+  let mark = 0;
+  // Counted where undici hands the chunks over: a 'data' listener would switch the stream to flowing.
+  const push = body.push;
+  body.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    // null: all of it arrived, read or not.
+    if (chunk === null) stop();
+    else if (chunk) received += (chunk as Uint8Array | string).length;
+    return push.call(body, chunk, encoding);
+  };
+  const timer = setInterval(() => {
+    const readerBehind = body.readableLength >= body.readableHighWaterMark;
+    if (!readerBehind && received - mark < MIN_PROGRESS_BYTES) {
+      const err = new Error(`the body advanced by less than ${MIN_PROGRESS_BYTES} bytes in ${timeoutMs} ms`);
+      body.destroy(Object.assign(err, { name: 'BodyTimeoutError', code: 'UND_ERR_BODY_TIMEOUT' }));
+    }
+    mark = received;
+  }, timeoutMs);
+  timer.unref();
+  body.once('close', stop);
+  function stop() {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Maps undici / socket / TLS failures to NetworkError (or InterruptedError for Ctrl-C). An answer that
+ * is not HTTP at all (a header with control characters, garbage) is a malformed answer: ServiceError.
+ */
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -149,19 +188,32 @@ export function transportError(
       `${host} sent no response within ${secs}`,
       'raise --timeout if the service is slow',
     ],
-    UND_ERR_BODY_TIMEOUT: [`${host} stopped sending the response for ${secs}`],
+    UND_ERR_BODY_TIMEOUT: [
+      `${host} sent less than 1 kB of the response in ${secs}`,
+      'raise --timeout if the service is slow',
+    ],
     EHOSTUNREACH: [`host ${host} unreachable`],
     ENETUNREACH: [`network unreachable for ${host}`],
   };
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
+  const message = (e?.message || String(err)).split('\n')[0];
+  if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
+    return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
+  }
+  // An https:// URL for a port that speaks plain HTTP: the "handshake" answer is an HTTP response.
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {
+    return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
+      hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,
+      cause: err,
+    });
+  }
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) {
     return new NetworkError(`TLS certificate of ${host} not trusted (${code})`, {
       hint: 'if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS at its PEM file',
       cause: err,
     });
   }
-  const message = (e?.message || String(err)).split('\n')[0];
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 

@@ -284,9 +284,8 @@ describe('export --parallel', () => {
         }
       });
       const r = await done;
-      // 130 for SIGINT; SIGTERM is 143 once src/main.ts tells the signals apart (CLI.md).
-      if (sig === 'SIGINT') expect(r.code).toBe(130);
-      else expect([130, 143]).toContain(r.code);
+      // 130 for SIGINT, 143 for SIGTERM (CLI.md).
+      expect(r.code).toBe(sig === 'SIGINT' ? 130 : 143);
       const left = readdirSync(out);
       expect(left.filter((f) => f.endsWith('.tmp') || f.startsWith('prs-export-'))).toEqual([]);
       const done1 = files();

@@ -11,7 +11,7 @@ import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { baseEnv, collect, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 
 /** The exit codes of CLI.md. */
-export const CONTRACT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130] as const;
+export const CONTRACT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130, 143] as const;
 
 /** A stack frame, an `Error:` dump or a Node warning: never on prs's stderr. */
 export const STACK = /^\s+at |\n\s+at |^\w*Error: |\n\w*Error: |\(node:\d+\)|file:\/\/|node:internal/m;

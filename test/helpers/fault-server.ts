@@ -185,3 +185,16 @@ export async function* zipOfSize(
   zip.end();
   yield* out.splice(0);
 }
+
+/**
+ * A body that drips: one byte of `text` every `everyMs`, for the slow-body tests (`--timeout` bounds a
+ * body that does not advance by 1 kB within it). Use as `server.respond({ body: drip(rows, 200) })`.
+ */
+export function drip(text: string, everyMs: number): () => AsyncIterable<Uint8Array> {
+  return async function* () {
+    for (const byte of Buffer.from(text)) {
+      yield Uint8Array.of(byte);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  };
+}

@@ -36,6 +36,21 @@ describe('parseDate', () => {
 
   it('yesterday crosses a month boundary', () =>
     expect(parseDate('yesterday', new Date(2024, 2, 1, 8))).toBe('2024-02-29'));
+
+  // A fixed local clock at 06:00, the hour of the cron example (issue 18 defect 6).
+  it.each([
+    ['Monday', new Date(2024, 4, 6, 6), '2024-05-03'],
+    ['Tuesday', new Date(2024, 4, 7, 6), '2024-05-06'],
+    ['Wednesday', new Date(2024, 4, 8, 6), '2024-05-07'],
+    ['Friday', new Date(2024, 4, 10, 6), '2024-05-09'],
+    ['Saturday', new Date(2024, 4, 11, 6), '2024-05-10'],
+    ['Sunday', new Date(2024, 4, 12, 6), '2024-05-10'],
+    ['Monday 1 April, across a month', new Date(2024, 3, 1, 6), '2024-03-29'],
+    ['Monday 6 January, across a year', new Date(2025, 0, 6, 0, 5), '2025-01-03'],
+  ])('previous-weekday on %s → %s', (_day, clock, want) => {
+    expect(parseDate('previous-weekday', clock)).toBe(want);
+    expect(parseDate('Previous-Weekday', clock)).toBe(want);
+  });
 });
 
 describe('dateRange', () => {
@@ -94,7 +109,28 @@ describe('report type and suggestions', () => {
     ['abc', 'abc', 0],
     ['abc', 'abd', 1],
     ['kitten', 'sitting', 3],
+    ['exprot', 'export', 1],
+    ['bogus', 'logout', 3],
   ])('editDistance(%j, %j) = %d', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+});
+
+describe('suggest: only what is close (issue 18 defect 7)', () => {
+  const COMMANDS = ['login', 'logout', 'auth', 'config', 'report', 'export', 'completion', 'sandbox', 'help'];
+  it.each([
+    ['exprot', 'export'],
+    ['reprot', 'report'],
+    ['expor', 'export'],
+    ['logn', 'login'],
+    ['sandbx', 'sandbox'],
+    ['EXPORT', 'export'],
+    ['conf', 'config'],
+    ['bogus', undefined],
+    ['x', undefined],
+    ['foo', undefined],
+    ['repair', undefined],
+    ['status', undefined],
+    ['zzzzzzzz', undefined],
+  ])('%s → %s', (input, want) => expect(suggest(input, COMMANDS)).toBe(want));
 });
 
 describe('parseFields', () => {

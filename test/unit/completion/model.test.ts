@@ -77,7 +77,7 @@ describe('specFromProgram', () => {
     ['export', '-t', choicesOf(REPORT_TYPES)],
     ['report', '--format', choicesOf(REPORT_FORMATS)],
     ['export', '-f', choicesOf(EXPORT_FORMATS)],
-    ['report', '--date', choicesOf(['today', 'yesterday'])],
+    ['report', '--date', choicesOf(['today', 'yesterday', 'previous-weekday'])],
     ['report', '-o', { kind: 'file' }],
     ['export', '--output', { kind: 'file' }],
     ['export', '--dir', { kind: 'dir' }],
