@@ -41,7 +41,14 @@
  */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
-import { FileExistsError, InterruptedError, NoDataError, PrsError, UsageError } from '../errors.js';
+import {
+  FileExistsError,
+  InterruptedError,
+  NetworkError,
+  NoDataError,
+  PrsError,
+  UsageError,
+} from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
 import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
@@ -60,6 +67,8 @@ import {
   runProgress,
   summaryLine,
 } from '../runs.js';
+import { nextDelay, retryPolicy, waitLine } from '../service/retry.js';
+import type { CallHooks } from '../service/types.js';
 
 export interface ExportOptions {
   portfolioIds: number[];
@@ -184,6 +193,15 @@ export async function exportCommand(
     }
   };
 
+  /** Every wait of an item's request: a -v line, the progress line, and fewer exports at once. */
+  const waitOf =
+    (item: Item): NonNullable<CallHooks['onWait']> =>
+    (ms, reason) => {
+      // The service asked for a pause: fewer exports at once from now on, rather than failing.
+      if (reason !== 'rate-limit') limit = Math.max(1, Math.ceil(limit / 2));
+      progress.onWait(itemLabel(item))(ms, reason);
+    };
+
   const exportItem = async (item: Item, turn: () => Promise<void>): Promise<ItemOutcome> => {
     const key = keyOf(item);
     const seen = deliveredOf(item.portfolioId);
@@ -195,39 +213,46 @@ export async function exportCommand(
       holidays.admit(item, item.date);
       return { item, status: 'skipped', paths, bytes: recorded[0].bytes };
     }
-    const res = await service.exportReport(
-      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
-      {
-        signal,
-        onWait: (ms, reason) => {
-          // The service asked for a pause: fewer exports at once from now on, rather than failing.
-          if (reason !== 'rate-limit') limit = Math.max(1, Math.ceil(limit / 2));
-          progress.onWait(itemLabel(item))(ms, reason);
-        },
-      },
-    );
     let repeatOf: { date: string; paths: string[] } | undefined;
-    const result: SaveResult = await saveExport(res, {
-      portfolioId: item.portfolioId,
-      date: item.date,
-      format: o.format,
-      dir: o.dir,
-      output: o.output,
-      name: o.name,
-      force: o.force,
-      extract: o.extract,
-      keepExisting: o.skipExisting,
-      signal,
-      written,
-      parseDisposition,
-      openFile: seams.openFile,
-      turn: async ({ sha256 }) => {
-        await turn();
-        repeatOf = seen.get(sha256);
-        holidays.admit(item, repeatOf?.date ?? item.date);
-        if (!repeatOf) seen.set(sha256, { date: item.date, paths: [] });
-        return !repeatOf;
+    let downloading = false;
+    const request = async () => {
+      downloading = false;
+      const res = await service.exportReport(
+        { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+        { signal, onWait: waitOf(item) },
+      );
+      downloading = true;
+      return saveExport(res, {
+        portfolioId: item.portfolioId,
+        date: item.date,
+        format: o.format,
+        dir: o.dir,
+        output: o.output,
+        name: o.name,
+        force: o.force,
+        extract: o.extract,
+        keepExisting: o.skipExisting,
+        signal,
+        written,
+        parseDisposition,
+        openFile: seams.openFile,
+        turn: async ({ sha256 }) => {
+          await turn();
+          repeatOf = seen.get(sha256);
+          holidays.admit(item, repeatOf?.date ?? item.date);
+          if (!repeatOf) seen.set(sha256, { date: item.date, paths: [] });
+          return !repeatOf;
+        },
+      });
+    };
+    const result: SaveResult = await retryStalled(request, {
+      stalled: (err) => downloading && err instanceof NetworkError,
+      retries: settings.retries,
+      onWait: (ms, reason) => {
+        io.debug(waitLine(ms, reason));
+        waitOf(item)(ms, reason);
       },
+      sleep: (ms) => deps.clock.sleep(ms, signal),
     });
     if (result.kind === 'empty') return { item, status: 'empty', paths: [] };
     if (result.kind === 'repeat') {
@@ -390,4 +415,33 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} kB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * A download that stalls after its headers (under 1 kB per --timeout) is asked for again, as a
+ * request that failed before them is (CLI.md: retried, then exit 9), with the service's backoff.
+ * Safe: a stalled download never reached its commit, and its temporary file is already gone.
+ */
+export async function retryStalled<T>(
+  attempt: () => Promise<T>,
+  o: {
+    stalled: (err: unknown) => boolean;
+    retries: number;
+    onWait: NonNullable<CallHooks['onWait']>;
+    sleep: (ms: number) => Promise<void>;
+    random?: () => number;
+  },
+): Promise<T> {
+  const policy = retryPolicy(o.retries);
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!o.stalled(err)) throw err;
+      const next = nextDelay(policy, n, { kind: 'network', code: 'UND_ERR_BODY_TIMEOUT' }, 0, o.random);
+      if (next.action === 'give-up') throw err;
+      o.onWait(next.ms, next.reason);
+      await o.sleep(next.ms);
+    }
+  }
 }

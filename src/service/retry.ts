@@ -28,10 +28,11 @@ export type Outcome =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
 
+export type WaitReason = 'retry-after' | 'rate-limit' | 'backoff';
+
 export type Decision =
   /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
-  | { action: 'give-up'; retryAfterMs?: number }
-  | { action: 'wait'; ms: number; reason: 'retry-after' | 'rate-limit' | 'backoff' };
+  { action: 'give-up'; retryAfterMs?: number } | { action: 'wait'; ms: number; reason: WaitReason };
 
 /**
  * 120 s: longer than any sane rate-limit window, short enough that a cron job is not stuck for an
@@ -91,6 +92,11 @@ export function nextDelay(
     return { action: 'wait', ms: policy.rateLimitWaitMs, reason: 'rate-limit' };
   }
   return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
+}
+
+/** The -v line of every wait, whoever waits (the service's retries and limiter, an export's download). */
+export function waitLine(ms: number, reason: WaitReason): string {
+  return `~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`;
 }
 
 /** Exponential backoff with "equal jitter": the growth stays visible, parallel clients spread out. */

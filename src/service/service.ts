@@ -14,7 +14,7 @@ import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
 import { createLimiter, type Limiter, limiterFile, limiterKey } from './limiter.js';
 import { createRedisLimiter } from './limiter-redis.js';
-import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy } from './retry.js';
+import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy, waitLine } from './retry.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
 export interface ServiceDeps {
@@ -72,7 +72,7 @@ export function createService(d: ServiceDeps): Service {
     // Every wait, the limiter's (whichever process or machine holds the slots) and the retries', is
     // a -v line and reaches the caller's onWait (progress, ETA): never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
-      d.io.debug(`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`);
+      d.io.debug(waitLine(ms, reason));
       hooks.onWait?.(ms, reason);
     };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.

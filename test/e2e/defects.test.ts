@@ -3,7 +3,7 @@
  * first): suggestions, settings with control characters, odd answers, slow bodies, previous-weekday.
  */
 import { once } from 'node:events';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -156,17 +156,34 @@ describe('--timeout bounds a slow body (defect 4)', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('the export download: exit 9, no file, no temporary file (a download is not retried: docs/reliability.md)', async () => {
+  it('the export download: retried, then exit 9, no file, no temporary file', async () => {
     server.respond({ headers: json, body: drip(rows, 100) });
     const r = await runPrs(
-      ['export', '42', '-t', 'index', '-d', DATE, '--dir', out, '--timeout', '1', '--retries', '0'],
+      ['export', '42', '-t', 'index', '-d', DATE, '--dir', out, '--timeout', '1', '--retries', '1', '-v'],
       {
         env: env(server.url),
       },
     );
-    expectCleanFailure(r, 9);
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.stderr).toMatch(/^prs: the download of portfolio 42 on 2024-05-03 stalled after \d+ bytes$/m);
+    expect(r.stderr).toMatch(/^~ waiting \d+\.\d s \(backoff\)$/m);
     expect(r.stdout).toBe('');
-    expect(readdirSync(out).filter((f) => f.endsWith('.json') || f.endsWith('.tmp'))).toEqual([]);
-    expect(server.requests).toHaveLength(1);
+    expect(readdirSync(out)).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('the export download that stalls once is asked for again and saved whole', async () => {
+    server.respond({ headers: json, body: drip(rows, 100) }, { headers: json, body: rows });
+    const r = await runPrs(
+      ['export', '42', '-t', 'index', '-d', DATE, '--dir', out, '--timeout', '1', '--retries', '1'],
+      {
+        env: env(server.url),
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    const files = readdirSync(out);
+    expect(files).toHaveLength(1);
+    expect(readFileSync(join(out, files[0]), 'utf8')).toBe(rows);
   });
 });
