@@ -42,6 +42,8 @@ export function parseKey(key: string): SettingKey {
 export function checkValue(key: SettingKey, value: string): string {
   const v = value.trim();
   try {
+    // Before any parser: URL parsing silently drops a newline, and the resolver refuses them anyway.
+    if (/[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}": control characters`);
     switch (key) {
       case 'base-url':
       case 'auth-url':
@@ -58,7 +60,7 @@ export function checkValue(key: SettingKey, value: string): string {
       case 'limiter':
         return parseLimiterUrl(v);
       default:
-        if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}"`);
+        if (v === '') throw new Error(`invalid ${key} "${value}"`);
         return v;
     }
   } catch (err) {

@@ -521,6 +521,20 @@ describe('prs config', () => {
     expect(store.profileNames()).toEqual([]);
   });
 
+  // URL parsing drops a newline without a word; the settings resolver would refuse the value later.
+  it.each([
+    ['tenant', 'a\nb'],
+    ['base-url', 'https://a.example.com/\nx'],
+    ['limiter', 'redis://h\n:1'],
+    ['rate-limit', '4/\t60s'],
+  ])('config set %s with a control character is refused, nothing stored', async (key, value) => {
+    const store = memoryStore();
+    await expect(config({ action: 'set', key, value }, fakeDeps({ store }))).rejects.toThrow(
+      new RegExp(`^invalid ${key} [^]*: control characters$`),
+    );
+    expect(store.profileNames()).toEqual([]);
+  });
+
   it('a missing named profile is exit 2 listing the existing ones (set creates it)', async () => {
     const store = memoryStore({ default: { settings: {} }, prod: { settings: {} } });
     const err = await attempt(config({ action: 'list' }, fakeDeps({ store, globals: { profile: 'prdo' } })));
