@@ -127,7 +127,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       try {
         const res = await service.report(
           { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-          { signal: deps.signal, onWait: progress.onWait(total > 1 ? `${i + 1}/${total}` : '') },
+          { signal: deps.signal, onWait: progress.onWait(total > 1 ? itemLabel(item) : '') },
         );
         if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) continue;
         const before = stream.rows;

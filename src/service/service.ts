@@ -8,7 +8,7 @@ import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import { parseLossless } from '../json/lossless.js';
+import { deeperThan, parseLossless } from '../json/lossless.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
@@ -280,6 +280,9 @@ export function target(s: Pick<Settings, 'baseUrl' | 'tenant' | 'ci'>): { baseUr
   return { baseUrl: s.baseUrl, tenant: s.tenant };
 }
 
+/** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
+const MAX_ROW_DEPTH = 64;
+
 /**
  * The rows of a JSON endpoint body, or why it is not a report. The no-data answer is unspecified, so
  * an empty body, `[]` and `{report: []}` all mean no rows.
@@ -295,6 +298,8 @@ export function rowsOf(body: string): Row[] | string {
   const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
   if (!Array.isArray(rows)) return 'expected an object with a "report" array';
   if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
+  if (rows.some((row) => deeperThan(row, MAX_ROW_DEPTH)))
+    return `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
   return rows;
 }
 
