@@ -189,7 +189,7 @@ describe('streamed rows', () => {
 describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every format', () => {
   const deep = `{"report":[{"effectiveDate":"${DATE}","v":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`;
   it.each([['-f', 'json'], ['-f', 'ndjson'], ['-f', 'csv'], ['-f', 'tsv'], ['-f', 'table'], ['--raw']])(
-    '%s %s',
+    'a deep row, %s %s: exit 8 malformed response',
     async (...format) => {
       server.respond({ body: deep, headers: { 'content-type': 'application/json' } });
       const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, ...format], {
