@@ -264,8 +264,13 @@ function emitTemplateRow(
  * (see templateRow), and every value in them is written back as it came: numbers always are (the
  * digits as sent), plain strings, literals and `{}` too, an escaped string only when JSON.stringify
  * escapes it the same way (checked). Undefined otherwise; the caller then takes the general path.
+ * `reuse`: the caller gives `b` up, and the output may be written into it.
  */
-export function jsonRows(b: Buffer, ndjson: boolean): { bytes: Buffer; rows: number } | undefined {
+export function jsonRows(
+  b: Buffer,
+  ndjson: boolean,
+  reuse = false,
+): { bytes: Buffer; rows: number } | undefined {
   const first = rowsStart(b);
   if (first < 0 || b[first - 1] !== 91) return undefined;
   const t = new Tape(b);
@@ -283,14 +288,21 @@ export function jsonRows(b: Buffer, ndjson: boolean): { bytes: Buffer; rows: num
   if (b[p] !== 93 || afterRow(b, p, isWrapped(b)) !== END) return undefined;
   const rows = commas.length + 1;
   if (!ndjson) {
+    // `[rows]` and a newline: in `b` itself when given up and a byte follows the `]` (the wrapper's `}`).
+    if (reuse && p + 1 < b.length) {
+      b[p + 1] = 10;
+      return { bytes: b.subarray(first - 1, p + 2), rows };
+    }
     const bytes = Buffer.allocUnsafe(p + 2 - (first - 1));
     b.copy(bytes, 0, first - 1, p + 1);
     bytes[bytes.length - 1] = 10;
     return { bytes, rows };
   }
   // The rows without the brackets, each comma between two rows a newline.
-  const bytes = Buffer.allocUnsafe(p - first + 1);
-  b.copy(bytes, 0, first, p);
+  // The rows without the brackets, each comma between two rows a newline: in `b` itself when the
+  // caller hands it over (a run streams many answers: one body's worth of memory less per answer).
+  const bytes = reuse ? b.subarray(first, p + 1) : Buffer.allocUnsafe(p - first + 1);
+  if (!reuse) b.copy(bytes, 0, first, p);
   for (const c of commas) bytes[c - first] = 10;
   bytes[bytes.length - 1] = 10;
   return { bytes, rows };

@@ -92,14 +92,20 @@ export interface DirectRendered {
  * into rows (direct.ts): the same bytes render() would give for its rows. Undefined when the body is
  * outside the direct path's shape (or has no rows); the caller then parses it and calls render().
  * `columns` fixes the CSV/TSV columns (a later answer of a run prints under the first one's header).
+ * With `reuse` the output may be written into the body's own memory.
  */
 export function renderDirect(
   body: Buffer,
-  r: Pick<RenderRequest, 'type' | 'fields'> & { format: DirectFormat; columns?: readonly Column[] },
+  r: Pick<RenderRequest, 'type' | 'fields'> & {
+    format: DirectFormat;
+    columns?: readonly Column[];
+    /** The body is not needed afterwards: its memory may hold the output. */
+    reuse?: boolean;
+  },
 ): DirectRendered | undefined {
   if (r.format === 'json' || r.format === 'ndjson') {
     // --fields reshapes every row (project): the general path.
-    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson');
+    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse);
   }
   const csv = r.format === 'csv';
   const headerOf = (columns: readonly Column[]) =>

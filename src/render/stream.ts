@@ -34,7 +34,10 @@ export interface StreamOptions {
   width: number;
 }
 
-/** One answer: its body as received, and its rows (parsed on demand; throws on a malformed body). */
+/**
+ * One answer: its body as received, and its rows (parsed on demand; throws on a malformed body).
+ * The body is handed over: its memory may be reused for the output.
+ */
 export interface Answer {
   portfolioId: number;
   bytes: Buffer;
@@ -131,6 +134,7 @@ export function createRowStream(o: StreamOptions): RowStream {
       fields: o.fields,
       format: format as DirectFormat,
       columns,
+      reuse: true,
     });
     if (!out) return undefined;
     if (format === 'csv' || format === 'tsv') {
@@ -142,8 +146,8 @@ export function createRowStream(o: StreamOptions): RowStream {
     }
     let bytes = out.bytes;
     if (format === 'json') {
-      // `[rows]\n` → the rows, after `[` (the first answer) or `,` (later ones).
-      bytes = Buffer.from(bytes.subarray(0, bytes.length - 2));
+      // `[rows]\n` (ours to change) → the rows, after `[` (the first answer) or `,` (later ones).
+      bytes = bytes.subarray(0, bytes.length - 2);
       if (count > 0) bytes[0] = 44;
     }
     count += out.rows;

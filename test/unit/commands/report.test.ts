@@ -148,8 +148,8 @@ const cases: Case[] = [
     wantStderr:
       '[progress] 1/2 · 2024-05-02 · portfolio 42\n' +
       '[progress] 2/2 · 2024-05-03 · portfolio 42\n' +
-      '[progress] 2/2 · waiting 41 s for the rate limit\n' +
-      '[progress] 2/2 · retrying in 2 s\n',
+      '[progress] portfolio 42 on 2024-05-03 · waiting 41 s for the rate limit\n' +
+      '[progress] portfolio 42 on 2024-05-03 · retrying in 2 s\n',
   },
   {
     name: 'one request: no counter, but a wait is shown',
@@ -219,6 +219,51 @@ const cases: Case[] = [
     stubs: { '42 2024-05-03': '{"report":[]}' },
     wantStdout: '{"report":[]}',
     wantError: { type: NoDataError },
+  },
+  {
+    name: 'no terminal: one stderr line per wait over 5 s, naming the item; shorter waits say nothing',
+    options: { format: 'ndjson', dates: ['2024-05-02', '2024-05-03'] },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': (h) => {
+        h.onWait?.(40_200, 'rate-limit');
+        h.onWait?.(2_000, 'backoff');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /^\{"effectiveDate":"2024-05-02".*\n\{"effectiveDate":"2024-05-03".*\n$/,
+    wantStderr: 'portfolio 42 on 2024-05-03: waiting 41 s for the rate limit\n',
+  },
+  {
+    name: 'no terminal and -q: no wait lines',
+    quiet: true,
+    options: { format: 'ndjson', dates: ['2024-05-02', '2024-05-03'] },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': (h) => {
+        h.onWait?.(40_200, 'rate-limit');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /2024-05-03/,
+    wantStderr: '',
+  },
+  {
+    name: 'a range on a terminal: the progress line has an ETA from the rate limit (4/60 s)',
+    stderrTTY: true,
+    options: {
+      format: 'ndjson',
+      dates: ['2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10', '2024-05-13'],
+    },
+    stubs: Object.fromEntries(
+      ['2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10', '2024-05-13'].map((d) => [
+        `42 ${d}`,
+        IDX(d),
+      ]),
+    ),
+    wantStdout: /2024-05-13/,
+    wantStderr:
+      /^\[progress\] 1\/6 · 2024-05-06 · portfolio 42 · ETA 1 min\n[^]*\[progress\] 6\/6 · 2024-05-13 · portfolio 42\n$/,
   },
   {
     name: 'an item that fails is reported, the run goes on, the first failure decides the exit',

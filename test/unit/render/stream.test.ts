@@ -29,7 +29,7 @@ interface Run {
   format: ReportFormat;
   terminal: boolean;
   multi: boolean;
-  fields?: string[];
+  fields?: readonly string[];
 }
 
 function streamed(run: Run, answers: Answer[]): { text: string; notes: string[] } {
