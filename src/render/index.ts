@@ -13,9 +13,10 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, emitRows, jsonRows, scanReport } from './direct.js';
+import { emitDelimited, emitRows, jsonRows } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
+import { scanReport } from './tape.js';
 
 export interface RenderRequest {
   type: ReportType;
