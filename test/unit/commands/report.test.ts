@@ -263,7 +263,7 @@ const cases: Case[] = [
     ),
     wantStdout: /2024-05-13/,
     wantStderr:
-      /^\[progress\] 1\/6 · 2024-05-06 · portfolio 42 · ETA 1 min\n[^]*\[progress\] 6\/6 · 2024-05-13 · portfolio 42\n$/,
+      /^\[progress\] 1\/6 · 2024-05-06 · portfolio 42 · ETA 1 min\n[\s\S]*\[progress\] 6\/6 · 2024-05-13 · portfolio 42\n$/,
   },
   {
     name: 'an item that fails is reported, the run goes on, the first failure decides the exit',
