@@ -127,7 +127,13 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       try {
         const res = await service.report(
           { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-          { signal: deps.signal, onWait: progress.onWait(total > 1 ? itemLabel(item) : '') },
+          // On a terminal the progress line goes on from its count; a log line must say which item.
+          {
+            signal: deps.signal,
+            onWait: progress.onWait(
+              total === 1 ? '' : io.isStderrTTY ? `${i + 1}/${total}` : itemLabel(item),
+            ),
+          },
         );
         if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) continue;
         const before = stream.rows;

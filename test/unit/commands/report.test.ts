@@ -148,8 +148,8 @@ const cases: Case[] = [
     wantStderr:
       '[progress] 1/2 · 2024-05-02 · portfolio 42\n' +
       '[progress] 2/2 · 2024-05-03 · portfolio 42\n' +
-      '[progress] portfolio 42 on 2024-05-03 · waiting 41 s for the rate limit\n' +
-      '[progress] portfolio 42 on 2024-05-03 · retrying in 2 s\n',
+      '[progress] 2/2 · waiting 41 s for the rate limit\n' +
+      '[progress] 2/2 · retrying in 2 s\n',
   },
   {
     name: 'one request: no counter, but a wait is shown',
