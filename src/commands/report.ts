@@ -90,7 +90,8 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   }
   const service = await deps.service();
   if (o.raw) return rawReport(o, deps, service);
-  const { createRowStream, effectiveDateOf } = await import('../render/stream.js');
+  const { createRowStream } = await import('../render/stream.js');
+  const { effectiveDateOf } = await import('../json/report-body.js');
   const { fileSink, streamSink } = await import('../render/sink.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;

@@ -2,7 +2,7 @@
  * The JSON endpoint's answer: `{"report":[row, …]}`. The no-data answer is unspecified, so an empty
  * body, `[]` and `{"report":[]}` all mean no rows, and a bare `[row, …]` is accepted as well. This
  * module alone knows that wrapper: `rowsOf` for the parsed rows (the service), `rowsStart`/`afterRow`
- * for the rows' bytes (the direct renderers).
+ * for the rows' bytes (the direct renderers), `effectiveDateOf` for the date the rows are for.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Row } from '../service/types.js';
@@ -76,4 +76,23 @@ export function afterRow(b: Buffer, p: number, wrapped: boolean): number {
     p = skipWs(b, p + 1, n);
   }
   return p === n ? END : -1;
+}
+
+const EFFECTIVE_DATE = Buffer.from('"effectiveDate"');
+const ISO_DATE = /^"(\d{4}-\d{2}-\d{2})"/;
+
+/**
+ * The date an answer's rows are for (its first `effectiveDate`), read from the bytes without parsing
+ * the body; undefined when there is none (no rows, or no such field).
+ */
+export function effectiveDateOf(bytes: Buffer): string | undefined {
+  const at = bytes.indexOf(EFFECTIVE_DATE);
+  if (at < 0) return undefined;
+  let p = at + EFFECTIVE_DATE.length;
+  const ws = (c: number | undefined) => c === 32 || c === 9 || c === 10 || c === 13;
+  while (ws(bytes[p])) p++;
+  if (bytes[p] !== 58) return undefined;
+  p++;
+  while (ws(bytes[p])) p++;
+  return ISO_DATE.exec(bytes.toString('latin1', p, p + 12))?.[1];
 }

@@ -195,22 +195,3 @@ export function createRowStream(o: StreamOptions): RowStream {
     },
   };
 }
-
-const EFFECTIVE_DATE = Buffer.from('"effectiveDate"');
-const ISO_DATE = /^"(\d{4}-\d{2}-\d{2})"/;
-
-/**
- * The date an answer's rows are for (its first `effectiveDate`), read from the bytes without parsing
- * the body; undefined when there is none (no rows, or no such field).
- */
-export function effectiveDateOf(bytes: Buffer): string | undefined {
-  const at = bytes.indexOf(EFFECTIVE_DATE);
-  if (at < 0) return undefined;
-  let p = at + EFFECTIVE_DATE.length;
-  const ws = (c: number | undefined) => c === 32 || c === 9 || c === 10 || c === 13;
-  while (ws(bytes[p])) p++;
-  if (bytes[p] !== 58) return undefined;
-  p++;
-  while (ws(bytes[p])) p++;
-  return ISO_DATE.exec(bytes.toString('latin1', p, p + 12))?.[1];
-}

@@ -6,8 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat } from '../../../src/input.js';
+import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
-import { type Answer, createRowStream, effectiveDateOf } from '../../../src/render/stream.js';
+import { type Answer, createRowStream } from '../../../src/render/stream.js';
 import { rowsOf } from '../../../src/service/service.js';
 import type { Row } from '../../../src/service/types.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
