@@ -2,7 +2,7 @@
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
 // Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv,
-// export, limiter, limiter-redis)
+// export, limiter, limiter-redis, report-range)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,6 +118,42 @@ const results = [];
 const node = process.execPath;
 const prs = (...a) => [node, bin, ...a];
 const q = (s) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/**
+ * A report range streamed to NDJSON: 10 and 40 weekdays of portfolio 7 (20,000 constituent rows per
+ * answer): peak RSS of each (flat: the rows of one answer at a time), and whether the first row was on
+ * stdout before the second request reached the server.
+ */
+async function reportRangeRow() {
+  const range = (to) =>
+    prs('-q', 'report', '7', '-t', 'constituent.close', '--from', '2024-05-01', '--to', to, '-f', 'ndjson');
+  const rss10 = await peakRss(range('2024-05-14'));
+  const rss40 = await peakRss(range('2024-06-25'));
+  sandbox.stats.reset();
+  const firstRowAt = await new Promise((resolve, reject) => {
+    const c = spawn(node, range('2024-05-14').slice(1), { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let at;
+    c.stdout.on('data', () => {
+      at ??= Date.now();
+    });
+    c.on('error', reject);
+    c.on('close', (code) => (code === 0 ? resolve(at) : reject(new Error(`report range exited ${code}`))));
+  });
+  const second = sandbox.stats.requests.filter((r) => r.endpoint === 'report')[1];
+  const before = second !== undefined && firstRowAt < second.at;
+  const row = {
+    name: 'report range 20k rows/answer → NDJSON: peak RSS',
+    peakRssMiB10: rss10,
+    peakRssMiB40: rss40,
+    firstRowBeforeSecondRequest: before,
+    target: 'under 150 MiB and flat; first row before the second request',
+  };
+  results.push(row);
+  const ok = rss40 < 150 && rss40 < rss10 * 1.15 && before;
+  console.log(
+    `report range → NDJSON          peak RSS ${rss10.toFixed(1)} MiB (10 items), ${rss40.toFixed(1)} MiB (40 items); first row ${before ? 'before' : 'after'} the second request  ${ok ? '✓' : '✗'} target < 150 MiB, flat, first row first`,
+  );
+}
 
 async function peakRss(cmd) {
   const out = join(work, `rss-${results.length}-${Math.random().toString(36).slice(2)}`);
@@ -411,6 +447,7 @@ try {
       await slow.close();
     }
   }
+  if (want('report-range')) await reportRangeRow();
   if (want('limiter-redis')) await redisRow();
   mkdirSync(join(args.out, '..'), { recursive: true });
   writeFileSync(

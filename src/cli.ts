@@ -164,6 +164,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('-o, --output <file>', 'write to a file (atomically); - for stdout')
     .option('--force', 'overwrite an existing --output file')
     .option('--raw', 'print the response body exactly as received (one portfolio, one date)')
+    .option('--fail-fast', 'stop at the first item that fails')
     .action(
       act('report', (ids: string[], o: Record<string, string | boolean | undefined>) => {
         const format = o.json
@@ -195,6 +196,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           output: o.output === undefined || o.output === '-' ? undefined : String(o.output),
           force: !!o.force,
           raw: !!o.raw,
+          failFast: !!o.failFast,
         };
       }),
     );

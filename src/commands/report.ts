@@ -1,13 +1,30 @@
 /**
  * `prs report`: one JSON-endpoint request per portfolio × date (in sequence: the shared limiter spaces
- * them), rows collected in portfolio then date order, rendered once in the chosen format.
+ * them), in portfolio then date order; each answer's rows are written as it arrives (render/stream.ts)
+ * to stdout or to a file that appears whole at the end (render/sink.ts).
+ *
+ * A run of many items (CLI.md "Runs of many items", the rules in src/runs.ts): an item that fails on
+ * its own (400, 404, 5xx, a malformed answer) is reported as it happens and the run goes on; the
+ * others' rows are kept (an -o file too) and the run ends with a summary and the first failure's exit
+ * code. A run-level failure (authentication, 403, a 429 that persists, network, local file, interrupt,
+ * an unknown --fields name) stops at once, and an -o file is not written at all (whole or nothing);
+ * --fail-fast and a run of one item stop so at any failure. An answer for a date whose rows were
+ * already delivered for that portfolio (a holiday answered with the day before) is not repeated.
  */
 import type { Deps } from '../deps.js';
-import { InterruptedError, NoDataError } from '../errors.js';
+import { InterruptedError, NoDataError, PrsError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
-import type { Progress } from '../io.js';
-import type { DirectFormat } from '../render/index.js';
-import type { CallHooks, ReportResponse, Row } from '../service/types.js';
+import {
+  etaMs,
+  type Failure,
+  HolidayFilter,
+  isItemFailure,
+  itemLabel,
+  itemsOf,
+  progressText,
+  runFailure,
+  runProgress,
+} from '../runs.js';
 
 export interface ReportOptions {
   portfolioIds: number[];
@@ -19,6 +36,8 @@ export interface ReportOptions {
   output?: string;
   force: boolean;
   raw: boolean;
+  /** Stop at the first item that fails. */
+  failFast?: boolean;
 }
 
 /** What a run produced: how many rows, and the requests that came back empty. */
@@ -43,22 +62,6 @@ export function defaultFormat(output: string | undefined, isStdoutTTY: boolean):
           : 'json';
   }
   return isStdoutTTY ? 'table' : 'json';
-}
-
-/** The progress line while waiting: "3/20 · waiting 41 s for the rate limit". */
-export function waitText(
-  prefix: string,
-  ms: number,
-  reason: Parameters<NonNullable<CallHooks['onWait']>>[1],
-): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  const what =
-    reason === 'rate-limit'
-      ? `waiting ${s} s for the rate limit`
-      : reason === 'retry-after'
-        ? `waiting ${s} s: the service asked to retry later`
-        : `retrying in ${s} s`;
-  return prefix ? `${prefix} · ${what}` : what;
 }
 
 /** "portfolio 42 on 2024-05-03, 2024-05-06" per portfolio, at most `max` dates each. */
@@ -86,94 +89,135 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await assertWritableTarget(o.output, o.force);
   }
   const service = await deps.service();
-  const multi = o.portfolioIds.length > 1;
-  const total = o.portfolioIds.length * o.dates.length;
+  if (o.raw) return rawReport(o, deps, service);
+  const { createRowStream } = await import('../render/stream.js');
+  const { effectiveDateOf } = await import('../json/report-body.js');
+  const { fileSink, streamSink } = await import('../render/sink.js');
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const total = items.length;
   const toTerminal = io.isStdoutTTY && o.output === undefined;
-  // One answer to CSV, TSV, NDJSON or compact JSON is rendered straight from its bytes, never parsed
-  // into rows (render/direct.ts). JSON to a terminal is indented: the general path.
-  const direct =
-    total === 1 &&
-    !o.raw &&
-    (format === 'csv' || format === 'tsv' || format === 'ndjson' || (format === 'json' && !toTerminal));
-  const rows: Row[] = [];
+  const stream = createRowStream({
+    type: o.type,
+    format,
+    fields: o.fields,
+    multi: o.portfolioIds.length > 1,
+    terminal: toTerminal,
+    // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
+    color: o.output === undefined && io.colorStdout,
+    width: io.columns,
+  });
+  let sink = streamSink(io.stdout);
+  if (o.output !== undefined) {
+    const { createAtomicFile } = await import('../fs/atomic.js');
+    sink = fileSink(await createAtomicFile(o.output, { force: o.force }));
+  }
+  const rate = total > 1 ? (await deps.settings()).rateLimit : undefined;
+  const holidays = new HolidayFilter();
+  const progress = runProgress(io);
   const empty: ReportResult['empty'] = [];
-  const collect = (res: ReportResponse, portfolioId: number, date: string) => {
-    const got = res.rows();
-    if (got.length === 0) empty.push({ portfolioId, date });
-    else if (multi) for (const row of got) rows.push({ portfolioId, ...row });
-    else for (const row of got) rows.push(row);
-  };
-  let last: ReportResponse | undefined;
-  let progress: Progress | undefined;
-  const show = (text: string) => {
-    if (progress) progress.update(text);
-    else progress = io.progress(text);
-  };
-  let n = 0;
+  const failures: Failure[] = [];
+  const hints = new Set<string>();
+  let written = 0;
   try {
-    for (const portfolioId of o.portfolioIds) {
-      for (const date of o.dates) {
-        if (deps.signal.aborted) throw new InterruptedError();
-        n++;
-        const prefix = total > 1 ? `${n}/${total}` : '';
-        if (total > 1) show(`${prefix} · ${date} · portfolio ${portfolioId}`);
-        last = await service.report(
-          { portfolioId, reportType: o.type, date },
-          { signal: deps.signal, onWait: (ms, reason) => show(waitText(prefix, ms, reason)) },
+    for (const [i, item] of items.entries()) {
+      if (deps.signal.aborted) throw new InterruptedError();
+      if (total > 1) {
+        const eta = rate ? etaMs(total - i - 1, rate.limit, rate.windowMs) : undefined;
+        progress.show(progressText(i + 1, total, item, eta));
+      }
+      try {
+        const res = await service.report(
+          { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
+          // On a terminal the progress line goes on from its count; a log line must say which item.
+          {
+            signal: deps.signal,
+            onWait: progress.onWait(
+              total === 1 ? '' : io.isStderrTTY ? `${i + 1}/${total}` : itemLabel(item),
+            ),
+          },
         );
-        if (!direct) collect(last, portfolioId, date);
+        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) continue;
+        const before = stream.rows;
+        const chunk = stream.add({ portfolioId: item.portfolioId, bytes: res.bytes, rows: res.rows });
+        if (stream.rows === before) empty.push(item);
+        else written++;
+        // The spinner's line must not land between rows on a shared terminal.
+        if (chunk.length > 0 && io.isStdoutTTY) progress.stop();
+        await sink.write(chunk);
+      } catch (err) {
+        // An interrupt, or a failure that every other item would meet too, ends the run here.
+        if (deps.signal.aborted || !isItemFailure(err) || o.failFast || total === 1) throw err;
+        failures.push({ item, error: err });
+        progress.stop();
+        io.err(`prs: ${itemLabel(item)}: ${(err as Error).message}`);
+        // Each hint once: twenty unknown portfolios need not say twenty times what to check.
+        const hint = err instanceof PrsError ? err.hint : undefined;
+        if (hint && !hints.has(hint)) {
+          hints.add(hint);
+          io.note(hint);
+        }
       }
     }
-  } finally {
-    progress?.stop();
-  }
-
-  let text: string | Uint8Array;
-  let count: number;
-  if (o.raw) {
-    text = last!.bytes;
-    count = rows.length;
-  } else {
-    const { render, renderDirect } = await import('../render/index.js');
-    const fast = direct
-      ? renderDirect(last!.bytes, { type: o.type, fields: o.fields, format: format as DirectFormat })
-      : undefined;
-    if (fast) {
-      text = fast.bytes;
-      count = fast.rows;
-    } else {
-      // Outside the direct path's shape (or no rows): parse, with the malformed-response check.
-      if (direct) collect(last!, o.portfolioIds[0]!, o.dates[0]!);
-      const out = render({
-        type: o.type,
-        format,
-        rows,
-        fields: o.fields,
-        multi,
-        // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
-        color: o.output === undefined && io.colorStdout,
-        terminal: toTerminal,
-        width: io.columns,
-      });
-      text = out.text;
-      count = rows.length;
-      for (const note of out.notes) io.note(note);
+    progress.stop();
+    const end = stream.end();
+    const count = stream.rows;
+    // An empty table has no file form; every other format has one ([] / nothing / a header).
+    if (count === 0 && format === 'table') await sink.abort();
+    else {
+      await sink.write(end.text);
+      await sink.commit();
     }
+    for (const note of end.notes) io.note(note);
+    for (const note of holidays.notes()) io.note(note);
+    if (o.output !== undefined && count > 0)
+      io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+    const failed = runFailure(
+      [
+        [written, 'written'],
+        [holidays.count, 'not repeated'],
+        [empty.length, 'empty'],
+      ],
+      failures,
+    );
+    if (failed) {
+      if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
+      throw failed;
+    }
+    if (count === 0) {
+      throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
+        hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
+      });
+    }
+    if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
+    return { count, empty };
+  } catch (err) {
+    progress.stop();
+    await sink.abort();
+    throw err;
   }
+}
 
-  const noData = count === 0;
-  // An empty table has no file form; every other format has one ([] / nothing / a header).
-  if (o.output !== undefined && !(noData && format === 'table' && !o.raw)) {
+/** --raw: one answer's body exactly as received (checked to be a report: a malformed one is exit 8). */
+async function rawReport(
+  o: ReportOptions,
+  deps: Deps,
+  service: Awaited<ReturnType<Deps['service']>>,
+): Promise<ReportResult> {
+  const item = { portfolioId: o.portfolioIds[0]!, date: o.dates[0]! };
+  const res = await service.report(
+    { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
+    { signal: deps.signal, onWait: runProgress(deps.io).onWait('') },
+  );
+  const count = res.rows().length;
+  if (o.output !== undefined) {
     const { writeFileAtomic } = await import('../fs/atomic.js');
-    await writeFileAtomic(o.output, text, { force: o.force });
-    if (!noData) io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
-  } else if (o.output === undefined && text.length > 0) io.out(text);
-
-  if (noData) {
-    throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
+    await writeFileAtomic(o.output, res.bytes, { force: o.force });
+    if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+  } else if (res.bytes.length > 0) deps.io.out(res.bytes);
+  if (count === 0) {
+    throw new NoDataError(`no data for ${describeEmpty([item])}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
   }
-  if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
-  return { count, empty };
+  return { count, empty: [] };
 }

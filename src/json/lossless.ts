@@ -420,6 +420,30 @@ export function parseLosslessByHand(text: string): unknown {
 }
 
 /**
+ * True when `value` nests arrays/objects more than `max` levels deep. Iterative (an explicit stack),
+ * so a hostile body nested 100,000 levels is measured, not a stack overflow: the recursive walks
+ * downstream (flattening, stringifyLossless) may then trust their input's depth.
+ */
+export function deeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object' || value instanceof JsonNumber) return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop() as Record<string, unknown>;
+    const d = depths.pop()!;
+    if (d > max) return true;
+    for (const k in v) {
+      const x = v[k];
+      if (x !== null && typeof x === 'object' && !(x instanceof JsonNumber)) {
+        stack.push(x);
+        depths.push(d + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Serialises a value from parseLossless back to JSON text: JsonNumbers are written verbatim, everything
  * else exactly as JSON.stringify(value, null, indent) would write it.
  */

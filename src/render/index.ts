@@ -13,9 +13,10 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, emitRows, jsonRows, scanReport } from './direct.js';
+import { emitDelimited, emitRows, jsonRows } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
+import { scanReport } from './tape.js';
 
 export interface RenderRequest {
   type: ReportType;
@@ -76,35 +77,67 @@ export function render(r: RenderRequest): Rendered {
 /** The formats renderDirect may answer: JSON only where it is compact (not to a terminal). */
 export type DirectFormat = 'csv' | 'tsv' | 'json' | 'ndjson';
 
+/** What renderDirect made of a body: CSV/TSV with their header line first (`header`, its text). */
+export interface DirectRendered {
+  bytes: Buffer;
+  rows: number;
+  /** CSV/TSV: the columns printed, and the header line (without its newline). */
+  columns?: Column[];
+  header?: string;
+  /** CSV/TSV with fixed `columns`: the body's columns that are not among them (left out). */
+  extra?: string[];
+}
+
 /**
  * CSV, TSV, compact JSON or NDJSON straight from the body of one report answer, without parsing it
  * into rows (direct.ts): the same bytes render() would give for its rows. Undefined when the body is
  * outside the direct path's shape (or has no rows); the caller then parses it and calls render().
+ * `columns` fixes the CSV/TSV columns (a later answer of a run prints under the first one's header).
+ * With `reuse` the output may be written into the body's own memory.
  */
 export function renderDirect(
   body: Buffer,
-  r: Pick<RenderRequest, 'type' | 'fields'> & { format: DirectFormat },
-): { bytes: Buffer; rows: number } | undefined {
+  r: Pick<RenderRequest, 'type' | 'fields'> & {
+    format: DirectFormat;
+    columns?: readonly Column[];
+    /** The body is not needed afterwards: its memory may hold the output. */
+    reuse?: boolean;
+  },
+): DirectRendered | undefined {
   if (r.format === 'json' || r.format === 'ndjson') {
     // --fields reshapes every row (project): the general path.
-    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson');
+    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse);
   }
   const csv = r.format === 'csv';
-  const headerOf = (columns: Column[]) =>
+  const headerOf = (columns: readonly Column[]) =>
     columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
   if (!r.fields) {
     // The usual answer, in one pass, when the columns print in the order the rows have them.
+    let columns: Column[] | undefined;
     const one = emitRows(body, r.format, (names) => {
-      const columns = orderColumns(r.type, names.map(columnOf), 'seen');
-      return columns.every((c, i) => c.name === names[i]) ? headerOf(columns) : undefined;
+      columns = r.columns ? [...r.columns] : orderColumns(r.type, names.map(columnOf), 'seen');
+      const same = columns.length === names.length && columns.every((c, i) => c.name === names[i]);
+      return same ? headerOf(columns) : undefined;
     });
-    if (one) return one;
+    if (one && columns) return { ...one, columns, header: headerOf(columns), extra: [] };
   }
   const scan = scanReport(body);
   if (!scan) return undefined;
-  const all = orderColumns(r.type, scan.columns.map(columnOf), 'seen');
-  const columns = r.fields ? selectFields(all, r.fields, r.type) : all;
+  let columns: Column[];
+  if (r.columns) columns = [...r.columns];
+  else {
+    const all = orderColumns(r.type, scan.columns.map(columnOf), 'seen');
+    columns = r.fields ? selectFields(all, r.fields, r.type) : all;
+  }
   const index = new Map(scan.columns.map((name, i) => [name, i]));
   const pick = Int32Array.from(columns, (c) => index.get(c.name) ?? -1);
-  return { bytes: emitDelimited(scan, pick, headerOf(columns), r.format), rows: scan.rows };
+  const header = headerOf(columns);
+  const printed = new Set(columns.map((c) => c.name));
+  return {
+    bytes: emitDelimited(scan, pick, header, r.format),
+    rows: scan.rows,
+    columns,
+    header,
+    extra: scan.columns.filter((name) => !printed.has(name)),
+  };
 }

@@ -8,7 +8,7 @@ import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import { parseLossless } from '../json/lossless.js';
+import { rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
@@ -30,6 +30,9 @@ export interface ServiceDeps {
   /** Largest JSON-endpoint body accepted (bytes); tests pass a small one. */
   maxReportBytes?: number;
 }
+
+/** The rows of a report body (src/json/report-body.ts owns the answer's shape). */
+export { rowsOf };
 
 export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
@@ -278,30 +281,6 @@ export function target(s: Pick<Settings, 'baseUrl' | 'tenant' | 'ci'>): { baseUr
     });
   }
   return { baseUrl: s.baseUrl, tenant: s.tenant };
-}
-
-/**
- * The rows of a JSON endpoint body, or why it is not a report. The no-data answer is unspecified, so
- * an empty body, `[]` and `{report: []}` all mean no rows.
- */
-export function rowsOf(body: string): Row[] | string {
-  if (body.trim() === '') return [];
-  let value: unknown;
-  try {
-    value = parseLossless(body);
-  } catch {
-    return 'the body is not JSON';
-  }
-  const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
-  if (!Array.isArray(rows)) return 'expected an object with a "report" array';
-  if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
-  return rows;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 function header(res: HttpResponse, name: string): string | undefined {

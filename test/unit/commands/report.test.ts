@@ -1,14 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultFormat, describeEmpty, type ReportOptions, report } from '../../../src/commands/report.js';
 import {
-  defaultFormat,
-  describeEmpty,
-  type ReportOptions,
-  report,
-  waitText,
-} from '../../../src/commands/report.js';
-import { FileError, NoDataError, NotFoundError, UsageError } from '../../../src/errors.js';
+  FileError,
+  ForbiddenError,
+  ItemsFailedError,
+  NoDataError,
+  NotFoundError,
+  UsageError,
+} from '../../../src/errors.js';
 import { colorFor, createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
 import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
@@ -220,12 +221,122 @@ const cases: Case[] = [
     wantError: { type: NoDataError },
   },
   {
-    name: 'a service error propagates, nothing printed, later requests not sent',
-    options: { dates: ['2024-05-02', '2024-05-03'] },
+    name: 'no terminal: one stderr line per wait over 5 s, naming the item; shorter waits say nothing',
+    options: { format: 'ndjson', dates: ['2024-05-02', '2024-05-03'] },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': (h) => {
+        h.onWait?.(40_200, 'rate-limit');
+        h.onWait?.(2_000, 'backoff');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /^\{"effectiveDate":"2024-05-02".*\n\{"effectiveDate":"2024-05-03".*\n$/,
+    wantStderr: 'portfolio 42 on 2024-05-03: waiting 41 s for the rate limit\n',
+  },
+  {
+    name: 'no terminal and -q: no wait lines',
+    quiet: true,
+    options: { format: 'ndjson', dates: ['2024-05-02', '2024-05-03'] },
+    stubs: {
+      '42 2024-05-02': IDX('2024-05-02'),
+      '42 2024-05-03': (h) => {
+        h.onWait?.(40_200, 'rate-limit');
+        return IDX('2024-05-03');
+      },
+    },
+    wantStdout: /2024-05-03/,
+    wantStderr: '',
+  },
+  {
+    name: 'a range on a terminal: the progress line has an ETA from the rate limit (4/60 s)',
+    stderrTTY: true,
+    options: {
+      format: 'ndjson',
+      dates: ['2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10', '2024-05-13'],
+    },
+    stubs: Object.fromEntries(
+      ['2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10', '2024-05-13'].map((d) => [
+        `42 ${d}`,
+        IDX(d),
+      ]),
+    ),
+    wantStdout: /2024-05-13/,
+    wantStderr:
+      /^\[progress\] 1\/6 · 2024-05-06 · portfolio 42 · ETA 1 min\n[\s\S]*\[progress\] 6\/6 · 2024-05-13 · portfolio 42\n$/,
+  },
+  {
+    name: 'an item that fails is reported, the run goes on, the first failure decides the exit',
+    options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
+    stubs: {
+      '42 2024-05-02': new NotFoundError('portfolio 42 not found', 404, 'GET', 'u', '', {
+        hint: 'check the portfolio id',
+      }),
+      '42 2024-05-03': IDX('2024-05-03'),
+    },
+    wantStdout: /^\{"effectiveDate":"2024-05-03".*\}\n$/,
+    wantStderr: 'prs: portfolio 42 on 2024-05-02: portfolio 42 not found\ncheck the portfolio id\n',
+    wantError: {
+      type: ItemsFailedError,
+      message: '1 written, 1 failed: portfolio 42 on 2024-05-02 (not found)',
+    },
+  },
+  {
+    name: '--fail-fast: the first failure ends the run, later requests not sent',
+    options: { dates: ['2024-05-02', '2024-05-03'], failFast: true },
     stubs: { '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', 404, 'GET', 'u') },
     wantStdout: '',
     wantError: { type: NotFoundError, message: /portfolio 42 not found/ },
     wantCalls: 1,
+  },
+  {
+    name: 'a run-level failure (403) ends the run at once',
+    options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
+    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', 403, 'GET', 'u') },
+    wantStdout: '',
+    wantError: { type: ForbiddenError },
+    wantCalls: 1,
+  },
+  {
+    name: 'a holiday answered with the day before is not repeated, and a note says so',
+    options: {
+      dates: ['2024-12-24', '2024-12-25', '2024-12-26', '2024-12-27'],
+      format: 'csv',
+      fields: ['effectiveDate'],
+    },
+    stubs: {
+      '42 2024-12-24': IDX('2024-12-24'),
+      '42 2024-12-25': IDX('2024-12-24'),
+      '42 2024-12-26': IDX('2024-12-24'),
+      '42 2024-12-27': IDX('2024-12-27'),
+    },
+    wantStdout: 'effectiveDate\n2024-12-24\n2024-12-27\n',
+    wantStderr:
+      'portfolio 42: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 (no data of their own: holiday?); not repeated\n',
+  },
+  {
+    name: 'CSV columns are fixed by the first answer; a later extra column is left out with a note',
+    options: { dates: ['2024-05-02', '2024-05-03'], format: 'csv' },
+    stubs: {
+      '42 2024-05-02': '{"report":[{"effectiveDate":"2024-05-02","indexValue":1.10}]}',
+      '42 2024-05-03': '{"report":[{"indexValue":2.20,"effectiveDate":"2024-05-03","extra":"x"}]}',
+    },
+    wantStdout: 'effectiveDate,indexValue\n2024-05-02,1.10\n2024-05-03,2.20\n',
+    wantStderr: /left out: column extra \(not in the first answer/,
+  },
+  {
+    name: 'an unknown --fields name stops the run before the second request',
+    options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson', fields: ['nope'] },
+    stubs: { '42 2024-05-02': IDX('2024-05-02'), '42 2024-05-03': IDX('2024-05-03') },
+    wantStdout: '',
+    wantError: { type: UsageError, message: 'unknown field "nope" for index' },
+    wantCalls: 1,
+  },
+  {
+    name: 'a streamed JSON array over several answers is the array of all rows',
+    options: { dates: ['2024-05-02', '2024-05-03'], format: 'json' },
+    stubs: { '42 2024-05-02': IDX('2024-05-02'), '42 2024-05-03': IDX('2024-05-03') },
+    wantStdout: `[${[IDX('2024-05-02'), IDX('2024-05-03')].map((b) => b.slice(11, -2)).join(',')}]\n`,
   },
   {
     name: 'an unknown --fields name is a UsageError after the data, nothing printed',
@@ -292,7 +403,8 @@ describe('report', () => {
     const deps = fakeDeps({ signal: controller.signal, service });
     await expect(report(opts({ dates: ['2024-05-02', '2024-05-03'] }), deps)).rejects.toThrow('interrupted');
     expect(service.calls).toHaveLength(1);
-    expect(deps.io.stdoutText()).toBe('');
+    // Rows go out as each answer arrives: the first answer's are there, nothing after.
+    expect(deps.io.stdoutText()).toMatch(/^\[\{"effectiveDate":"2024-05-02"[^\n]*\}$/);
   });
 });
 
@@ -376,15 +488,6 @@ describe('report helpers', () => {
     ['report', true, 'json'],
   ] as const)('defaultFormat(%j, tty=%s) = %s', (output, tty, want) => {
     expect(defaultFormat(output, tty)).toBe(want);
-  });
-
-  it.each([
-    ['3/20', 41_000, 'rate-limit', '3/20 · waiting 41 s for the rate limit'],
-    ['3/20', 40_001, 'rate-limit', '3/20 · waiting 41 s for the rate limit'],
-    ['', 10, 'backoff', 'retrying in 1 s'],
-    ['1/2', 5_000, 'retry-after', '1/2 · waiting 5 s: the service asked to retry later'],
-  ] as const)('waitText(%j, %i, %s)', (prefix, ms, reason, want) => {
-    expect(waitText(prefix, ms, reason)).toBe(want);
   });
 
   it.each([

@@ -6,8 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportType } from '../../../src/input.js';
-import { emitDelimited, emitRows, scanReport } from '../../../src/render/direct.js';
+import { emitDelimited, emitRows } from '../../../src/render/direct.js';
 import { render, renderDirect } from '../../../src/render/index.js';
+import { scanReport } from '../../../src/render/tape.js';
 import { rowsOf } from '../../../src/service/service.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
 

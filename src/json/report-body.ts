@@ -1,0 +1,98 @@
+/**
+ * The JSON endpoint's answer: `{"report":[row, …]}`. The no-data answer is unspecified, so an empty
+ * body, `[]` and `{"report":[]}` all mean no rows, and a bare `[row, …]` is accepted as well. This
+ * module alone knows that wrapper: `rowsOf` for the parsed rows (the service), `rowsStart`/`afterRow`
+ * for the rows' bytes (the direct renderers), `effectiveDateOf` for the date the rows are for.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { Row } from '../service/types.js';
+import { keyEnd, sameBytes, skipWs } from './bytes.js';
+import { deeperThan, parseLossless } from './lossless.js';
+
+/** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
+const MAX_ROW_DEPTH = 64;
+
+/** The rows of a body, or why it is not a report (for the malformed-response error, exit 8). */
+export function rowsOf(body: string): Row[] | string {
+  if (body.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = parseLossless(body);
+  } catch {
+    return 'the body is not JSON';
+  }
+  const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
+  if (!Array.isArray(rows)) return 'expected an object with a "report" array';
+  if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
+  if (rows.some((row) => deeperThan(row, MAX_ROW_DEPTH)))
+    return `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
+  return rows;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+const REPORT_KEY = Buffer.from('report');
+
+/** The body is `{"report":[...]}` rather than a bare array. */
+export const isWrapped = (b: Buffer) => b[skipWs(b, 0, b.length)] === 123;
+
+/** The index of the first row's `{`, or -1 when the body is outside the direct path or has no rows. */
+export function rowsStart(b: Buffer): number {
+  const n = b.length;
+  if (n === 0 || !isUtf8(b)) return -1;
+  let p = skipWs(b, 0, n);
+  if (b[p] === 123) {
+    p = skipWs(b, p + 1, n);
+    if (b[p] !== 34) return -1;
+    const ke = keyEnd(b, p + 1, n);
+    if (ke - p - 1 !== REPORT_KEY.length || !sameBytes(REPORT_KEY, b, p + 1, REPORT_KEY.length)) return -1;
+    p = skipWs(b, ke + 1, n);
+    if (b[p] !== 58) return -1;
+    p = skipWs(b, p + 1, n);
+  }
+  if (b[p] !== 91) return -1;
+  p = skipWs(b, p + 1, n);
+  // No rows: the general path has the no-data rules.
+  return b[p] === 93 ? -1 : p;
+}
+
+/** afterRow's answer when the rows, and then the body, ended as they should. */
+export const END = -3;
+
+/** After a row that ends at `p`: where the next row starts, END, or -1 (not this path). */
+export function afterRow(b: Buffer, p: number, wrapped: boolean): number {
+  const n = b.length;
+  p = skipWs(b, p, n);
+  const d = b[p];
+  if (d === 44) return skipWs(b, p + 1, n);
+  if (d !== 93) return -1;
+  p = skipWs(b, p + 1, n);
+  if (wrapped) {
+    if (b[p] !== 125) return -1;
+    p = skipWs(b, p + 1, n);
+  }
+  return p === n ? END : -1;
+}
+
+const EFFECTIVE_DATE = Buffer.from('"effectiveDate"');
+const ISO_DATE = /^"(\d{4}-\d{2}-\d{2})"/;
+
+/**
+ * The date an answer's rows are for (its first `effectiveDate`), read from the bytes without parsing
+ * the body; undefined when there is none (no rows, or no such field).
+ */
+export function effectiveDateOf(bytes: Buffer): string | undefined {
+  const at = bytes.indexOf(EFFECTIVE_DATE);
+  if (at < 0) return undefined;
+  let p = at + EFFECTIVE_DATE.length;
+  const ws = (c: number | undefined) => c === 32 || c === 9 || c === 10 || c === 13;
+  while (ws(bytes[p])) p++;
+  if (bytes[p] !== 58) return undefined;
+  p++;
+  while (ws(bytes[p])) p++;
+  return ISO_DATE.exec(bytes.toString('latin1', p, p + 12))?.[1];
+}

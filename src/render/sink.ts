@@ -1,0 +1,56 @@
+/**
+ * Where a report's output goes as it is produced: stdout, or a file that appears whole at the end
+ * (a temporary file beside it, renamed by `commit`, removed by `abort`: src/fs/atomic.ts).
+ * Writes wait for the destination to take them (backpressure), so a slow reader holds the run back
+ * rather than letting output pile up in memory.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { fileError } from '../errors.js';
+import type { AtomicFile } from '../fs/atomic.js';
+
+export interface Sink {
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** The output is complete: a file is moved into place. */
+  commit(): Promise<void>;
+  /** The run failed: a file's temporary is removed, nothing appears. */
+  abort(): Promise<void>;
+}
+
+/** Waits until `stream` wants more (or is gone: a reader that left is main's business, EPIPE). */
+async function drained(stream: Writable): Promise<void> {
+  if (!stream.writableNeedDrain || stream.destroyed) return;
+  const ac = new AbortController();
+  await Promise.race([
+    once(stream, 'drain', { signal: ac.signal }),
+    once(stream, 'close', { signal: ac.signal }),
+    once(stream, 'error', { signal: ac.signal }),
+  ]).catch(() => {});
+  ac.abort();
+}
+
+export function streamSink(stream: Writable): Sink {
+  return {
+    async write(chunk) {
+      if (chunk.length === 0 || stream.destroyed) return;
+      stream.write(chunk);
+      await drained(stream);
+    },
+    async commit() {},
+    async abort() {},
+  };
+}
+
+export function fileSink(file: AtomicFile): Sink {
+  return {
+    async write(chunk) {
+      if (chunk.length === 0) return;
+      if (file.stream.errored) throw fileError(file.stream.errored, file.path);
+      file.stream.write(chunk);
+      await drained(file.stream);
+      if (file.stream.errored) throw fileError(file.stream.errored, file.path);
+    },
+    commit: () => file.commit(),
+    abort: () => file.abort(),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * A run's answers → output, one answer at a time (CLI.md "Runs of many items"): `add` returns what to
+ * write now, `end` what closes the output. NDJSON, CSV, TSV and JSON (a streamed array) come out as
+ * each answer arrives, so memory does not grow with the number of answers; `table` needs every row
+ * for its widths and keeps them until `end`.
+ *
+ * The output is byte for byte what render() gives for all the rows at once, with one exception
+ * decided by streaming: CSV/TSV columns are fixed by the first answer with rows (or --fields), since
+ * the header is out before the next answer exists. A later answer's column that the header lacks is
+ * left out (a note names it: --fields chooses the columns); a header column a row lacks is an empty cell.
+ * --fields names are checked against that first answer, so an unknown one stops the run before the
+ * next request.
+ *
+ * Each answer takes the direct path (render/direct.ts, the body's bytes) when it fits, else the
+ * general one (the parsed rows); both give the same bytes.
+ */
+import type { ReportFormat, ReportType } from '../input.js';
+import { stringifyLossless } from '../json/lossless.js';
+import type { Row } from '../service/types.js';
+import { type Column, seenColumns } from './columns.js';
+import { csvCell, renderDelimited, tsvCell } from './delimited.js';
+import { columnsOf, type DirectFormat, render, renderDirect } from './index.js';
+import { project } from './json.js';
+
+export interface StreamOptions {
+  type: ReportType;
+  format: ReportFormat;
+  fields?: readonly string[];
+  /** Several portfolios: each row starts with `portfolioId`. */
+  multi: boolean;
+  /** Output to a terminal: JSON indented, the table fitted to `width`. */
+  terminal: boolean;
+  color: boolean;
+  width: number;
+}
+
+/**
+ * One answer: its body as received, and its rows (parsed on demand; throws on a malformed body).
+ * The body is handed over: its memory may be reused for the output.
+ */
+export interface Answer {
+  portfolioId: number;
+  bytes: Buffer;
+  rows(): Row[];
+}
+
+export interface RowStream {
+  /** The output for this answer (empty for an answer without rows, and for table). */
+  add(answer: Answer): string | Buffer;
+  /** What closes the output, and notes for stderr. */
+  end(): { text: string; notes: string[] };
+  /** Rows delivered so far. */
+  readonly rows: number;
+}
+
+export function createRowStream(o: StreamOptions): RowStream {
+  const { format } = o;
+  const compact = format === 'json' && !o.terminal;
+  // The direct path: one portfolio (no portfolioId to add), JSON only where compact.
+  const direct = !o.multi && (format === 'csv' || format === 'tsv' || format === 'ndjson' || compact);
+  let count = 0;
+  /** CSV/TSV: the header's columns; JSON/NDJSON with --fields: the projection. Fixed by the first answer. */
+  let columns: Column[] | undefined;
+  const extra = new Set<string>();
+  const table: Row[] = [];
+
+  const rowsOf = (a: Answer): Row[] => {
+    const rows = a.rows();
+    return o.multi ? rows.map((row) => ({ portfolioId: a.portfolioId, ...row })) : rows;
+  };
+
+  const headerOf = (cols: readonly Column[]) => {
+    const csv = format === 'csv';
+    return cols.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
+  };
+
+  /** JSON text of rows, to follow what was written before. */
+  const jsonText = (rows: readonly Row[]): string => {
+    const out = columns ? project(rows, columns) : rows;
+    const first = count === 0;
+    if (compact) {
+      const body = out.map((row) => stringifyLossless(row)).join(',');
+      return first ? `[${body}` : `,${body}`;
+    }
+    // Indented as stringifyLossless(allRows, 2) would: each row's lines two spaces in (JSON text
+    // holds no raw newline inside a string, so every newline is a line of the layout).
+    const body = out.map((row) => `  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`).join(',\n');
+    return first ? `[\n${body}` : `,\n${body}`;
+  };
+
+  const general = (a: Answer): string => {
+    const rows = rowsOf(a);
+    if (rows.length === 0) return '';
+    if (format === 'table') {
+      // --fields checked on the first answer, as the streamed formats do.
+      if (o.fields && table.length === 0)
+        columnsOf({ type: o.type, rows, fields: o.fields, multi: o.multi }, 'spec');
+      for (const row of rows) table.push(row);
+      return '';
+    }
+    if (columns === undefined && (format === 'csv' || format === 'tsv' || o.fields)) {
+      columns = columnsOf({ type: o.type, rows, fields: o.fields, multi: o.multi }, 'seen');
+      if (format === 'csv' || format === 'tsv') {
+        count += rows.length;
+        return renderDelimited(rows, columns, format);
+      }
+    }
+    let text: string;
+    switch (format) {
+      case 'csv':
+      case 'tsv': {
+        if (!o.fields) {
+          const printed = new Set(columns!.map((c) => c.name));
+          for (const c of seenColumns(rows)) if (!printed.has(c.name)) extra.add(c.name);
+        }
+        // renderDelimited's header line, then the rows: the header was printed with the first answer.
+        const all = renderDelimited(rows, columns!, format);
+        text = all.slice(headerOf(columns!).length + 1);
+        break;
+      }
+      case 'ndjson':
+        text = (columns ? project(rows, columns) : rows).map((row) => `${stringifyLossless(row)}\n`).join('');
+        break;
+      default:
+        text = jsonText(rows);
+    }
+    count += rows.length;
+    return text;
+  };
+
+  const fast = (a: Answer): Buffer | undefined => {
+    const out = renderDirect(a.bytes, {
+      type: o.type,
+      fields: o.fields,
+      format: format as DirectFormat,
+      columns,
+      reuse: true,
+    });
+    if (!out) return undefined;
+    if (format === 'csv' || format === 'tsv') {
+      const first = columns === undefined;
+      if (first) columns = out.columns;
+      else if (!o.fields) for (const name of out.extra ?? []) extra.add(name);
+      count += out.rows;
+      return first ? out.bytes : out.bytes.subarray(Buffer.byteLength(out.header!) + 1);
+    }
+    let bytes = out.bytes;
+    if (format === 'json') {
+      // `[rows]\n` (ours to change) → the rows, after `[` (the first answer) or `,` (later ones).
+      bytes = bytes.subarray(0, bytes.length - 2);
+      if (count > 0) bytes[0] = 44;
+    }
+    count += out.rows;
+    return bytes;
+  };
+
+  return {
+    add(a) {
+      return (direct && fast(a)) || general(a);
+    },
+    end() {
+      const notes: string[] = [];
+      if (extra.size > 0) {
+        notes.push(
+          `left out: column${extra.size > 1 ? 's' : ''} ${[...extra].join(', ')} (not in the first answer, which set the ${format.toUpperCase()} header; --fields chooses the columns)`,
+        );
+      }
+      switch (format) {
+        case 'json':
+          return { text: count === 0 ? '[]\n' : compact ? ']\n' : '\n]\n', notes };
+        case 'ndjson':
+          return { text: '', notes };
+        case 'csv':
+        case 'tsv':
+          return {
+            text:
+              count === 0
+                ? renderDelimited(
+                    [],
+                    columnsOf({ type: o.type, rows: [], fields: o.fields, multi: o.multi }, 'seen'),
+                    format,
+                  )
+                : '',
+            notes,
+          };
+        case 'table': {
+          if (table.length === 0) return { text: '', notes };
+          const out = render({ ...o, rows: table, fields: o.fields });
+          return { text: out.text, notes: [...notes, ...out.notes] };
+        }
+      }
+    },
+    get rows() {
+      return format === 'table' ? table.length : count;
+    },
+  };
+}

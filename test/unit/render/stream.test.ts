@@ -1,0 +1,119 @@
+/**
+ * The streamed renderer (src/render/stream.ts): answers added one at a time give the bytes render()
+ * gives for all their rows at once (when the answers share their columns), whether each answer takes
+ * the direct path (its body's bytes) or the general one (its parsed rows).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReportFormat } from '../../../src/input.js';
+import { effectiveDateOf } from '../../../src/json/report-body.js';
+import { render } from '../../../src/render/index.js';
+import { type Answer, createRowStream } from '../../../src/render/stream.js';
+import { rowsOf } from '../../../src/service/service.js';
+import type { Row } from '../../../src/service/types.js';
+import { numberLiteral } from '../../helpers/json-arbitraries.js';
+
+const parsed = (body: string): Row[] => {
+  const rows = rowsOf(body);
+  if (typeof rows === 'string') throw new Error(rows);
+  return rows;
+};
+
+/** An answer whose body takes the direct path when it fits, or (`general`) one whose bytes never do. */
+const answerOf = (portfolioId: number, body: string, general: boolean): Answer => ({
+  portfolioId,
+  bytes: general ? Buffer.alloc(0) : Buffer.from(body),
+  rows: () => parsed(body),
+});
+
+interface Run {
+  format: ReportFormat;
+  terminal: boolean;
+  multi: boolean;
+  fields?: readonly string[];
+}
+
+function streamed(run: Run, answers: Answer[]): { text: string; notes: string[] } {
+  const s = createRowStream({ type: 'index', ...run, color: false, width: 120 });
+  const parts = answers.map((a) => Buffer.from(s.add(a)));
+  const end = s.end();
+  return { text: Buffer.concat([...parts, Buffer.from(end.text)]).toString('utf8'), notes: end.notes };
+}
+
+function atOnce(run: Run, answers: Answer[]): string {
+  const rows = answers.flatMap((a) =>
+    a.rows().map((row) => (run.multi ? { portfolioId: a.portfolioId, ...row } : row)),
+  );
+  return render({ type: 'index', ...run, rows, color: false, width: 120 }).text;
+}
+
+describe('createRowStream', () => {
+  const literal = numberLiteral(['0.0000910979', '1.10']);
+  const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('a,b', 'say "hi"', 'x\ny', 'tab\there'));
+  const value = fc.oneof(
+    literal,
+    str.map((s) => JSON.stringify(s)),
+    fc.constantFrom('null', 'true'),
+  );
+  /** Rows with the same keys in the same order (a nested object among them), as one report type has. */
+  const row = fc
+    .tuple(value, value, value, value)
+    .map(([a, b, c, d]) => `{"effectiveDate":${a},"indexValue":${b},"indexId":{"Net":${c},"Price":${d}}}`);
+  const body = fc.array(row, { minLength: 0, maxLength: 4 }).map((rows) => `{"report":[${rows.join(',')}]}`);
+  const run = fc.record({
+    format: fc.constantFrom<ReportFormat>('json', 'ndjson', 'csv', 'tsv', 'table'),
+    terminal: fc.boolean(),
+    multi: fc.boolean(),
+    fields: fc.option(fc.constantFrom(['indexValue', 'indexId.Net'], ['indexId']), { nil: undefined }),
+  });
+
+  it('streamed answers are render() of all their rows, by the direct and the general path alike', () => {
+    fc.assert(
+      fc.property(run, fc.array(fc.tuple(body, fc.boolean()), { maxLength: 4 }), (r, bodies) => {
+        const answers = bodies.map(([b, general], i) => answerOf(i + 1, b, general));
+        const want = atOnce(r, answers);
+        const got = streamed(r, answers);
+        // An empty run prints the no-data form ([], a header), as render() does for no rows.
+        expect(got.text).toBe(want);
+        expect(got.notes.filter((n) => n.startsWith('left out'))).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('no rows at all: [] for JSON, a header for CSV, nothing for NDJSON and table', () => {
+    const empty = [answerOf(42, '{"report":[]}', false)];
+    const base = { terminal: false, multi: false };
+    expect(streamed({ ...base, format: 'json' }, empty).text).toBe('[]\n');
+    expect(streamed({ ...base, format: 'ndjson' }, empty).text).toBe('');
+    expect(streamed({ ...base, format: 'table' }, empty).text).toBe('');
+    expect(streamed({ ...base, format: 'csv', fields: ['indexValue', 'currency'] }, empty).text).toBe(
+      'indexValue,currency\n',
+    );
+  });
+
+  it('CSV columns are the first answer’s; a later answer’s extra column is left out, with a note', () => {
+    for (const general of [false, true]) {
+      const got = streamed({ format: 'csv', terminal: false, multi: false }, [
+        answerOf(42, '{"report":[{"a":1,"b":"x"}]}', general),
+        answerOf(42, '{"report":[{"b":"y","c":2.50,"a":3}]}', general),
+        answerOf(42, '{"report":[{"a":4}]}', general),
+      ]);
+      expect(got.text).toBe('a,b\n1,x\n3,y\n4,\n');
+      expect(got.notes).toEqual([
+        'left out: column c (not in the first answer, which set the CSV header; --fields chooses the columns)',
+      ]);
+    }
+  });
+});
+
+describe('effectiveDateOf', () => {
+  it.each([
+    ['{"report":[{"effectiveDate":"2024-12-24","x":1}]}', '2024-12-24'],
+    ['{"report":[{"x":1, "effectiveDate" : "2024-12-24"}]}', '2024-12-24'],
+    ['{"report":[]}', undefined],
+    ['{"report":[{"effectiveDate":null}]}', undefined],
+  ])('%s → %s', (body, want) => {
+    expect(effectiveDateOf(Buffer.from(body))).toBe(want);
+  });
+});
