@@ -123,7 +123,7 @@ _prs() {
       'config unset') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
+      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw --fail-fast -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay -h --help --profile --base-url --tenant --timeout --retries --limiter -q --quiet -v --verbose --no-color' ;;

@@ -147,6 +147,7 @@ complete -c prs -n '__prs_at "report"' -l fields -x -d 'columns to keep, in this
 complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file (atomically); - for stdout'
 complete -c prs -n '__prs_at "report"' -l force -d 'overwrite an existing --output file'
 complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactly as received (one portfolio, one date)'
+complete -c prs -n '__prs_at "report"' -l fail-fast -d 'stop at the first item that fails'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
 
 # prs export

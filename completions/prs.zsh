@@ -261,6 +261,7 @@ _prs_cmd_report() {
     '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
     '--force[overwrite an existing --output file]' \
     '--raw[print the response body exactly as received (one portfolio, one date)]' \
+    '--fail-fast[stop at the first item that fails]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
