@@ -15,7 +15,7 @@ import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
-import { KEPT, type Limiter, spanOf } from './limiter.js';
+import { KEPT, type Limiter, type LimiterState, spanOf } from './limiter.js';
 import type { CallHooks } from './types.js';
 
 /** Connecting, authenticating and each script: slower than this and the local file limiter takes over. */
@@ -84,8 +84,8 @@ export interface RedisLimiterOptions {
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
-  /** The local file limiter, created when Redis fails. */
-  fallback(): Limiter;
+  /** The local file limiter, created when Redis fails, told what this process spent through Redis. */
+  fallback(carried: LimiterState): Limiter;
   /** The warning line (stderr, always shown). */
   warn(line: string): void;
   /** -v lines. */
@@ -108,6 +108,12 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   let seq = 0;
   /** Redis slot ids by the number acquire() returned (the file limiter's own numbers are send times). */
   const slots = new Map<number, string>();
+  /**
+   * This process's Redis requests by the local clock: send times of those in flight (by acquire()'s
+   * number) and completion times of the recent ones, handed to the file limiter if Redis fails.
+   */
+  const inFlight = new Map<number, number>();
+  let done: number[] = [];
 
   const connect = async () => {
     const [redis, { createHash }] = await Promise.all([import('@redis/client'), import('node:crypto')]);
@@ -168,7 +174,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       o.warn(
         `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs)}); using the local file limiter`,
       );
-      fallback = o.fallback();
+      fallback = o.fallback({ stamps: done, open: [...inFlight.values()] });
       const c = client;
       client = undefined;
       c?.then(({ client }) => client.destroy()).catch(() => {});
@@ -200,6 +206,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
         }
         if (Number(reply[0]) === 1) {
           slots.set(seq, slot);
+          inFlight.set(seq, o.clock.now());
           return seq;
         }
         const waitMs = Number(reply[1]);
@@ -211,13 +218,27 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       const slot = slots.get(sent);
       slots.delete(sent);
       if (slot === undefined) return fallback?.settle(sent);
-      // A Redis slot whose answer came after Redis failed: the request still counts, locally.
-      if (fallback) return fallback.settle(-1);
+      const sentAt = inFlight.get(sent) ?? -1;
+      // A Redis slot whose answer came after Redis failed: the request still counts, locally (the
+      // file limiter was handed it as in flight at sentAt).
+      if (fallback) {
+        inFlight.delete(sent);
+        return fallback.settle(sentAt);
+      }
+      const now = o.clock.now();
       const write = run('SETTLE', [slot, String(span)]).then(
-        () => undefined,
+        () => {
+          inFlight.delete(sent);
+          // Redis failed meanwhile: the file limiter holds this one as in flight.
+          if (fallback) fallback.settle(sentAt);
+          else done = [...done.filter((t) => t > now - span), now].slice(-Math.max(KEPT, o.rate.limit));
+        },
         (err) => {
-          // Its Redis slot expires on its own; from now on the file limiter counts.
-          if (!(err instanceof InterruptedError)) fail(err).settle(-1);
+          // Its Redis slot expires on its own; from now on the file limiter counts it.
+          if (err instanceof InterruptedError) return;
+          const local = fail(err);
+          inFlight.delete(sent);
+          local.settle(sentAt);
         },
       );
       pending = Promise.all([pending, write]).then(() => undefined);

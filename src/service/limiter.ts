@@ -70,6 +70,16 @@ export function settle(state: LimiterState, sent: number, now: number): LimiterS
   return { ...state, stamps: [...state.stamps, now], open };
 }
 
+/** The file's state with a process's carried requests added (once). */
+export function withCarried(state: LimiterState, carried: LimiterState | undefined): LimiterState {
+  if (!carried) return state;
+  return {
+    ...state,
+    stamps: [...state.stamps, ...carried.stamps],
+    open: [...(state.open ?? []), ...(carried.open ?? [])],
+  };
+}
+
 /** Parses the state file's text; anything unexpected is an empty state. */
 export function parseState(text: string): LimiterState {
   const numbers = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is number => Number.isFinite(t)) : []);
@@ -124,17 +134,26 @@ export interface LimiterOptions {
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
+  /**
+   * What this process already spent through the Redis limiter before Redis failed (completion
+   * times, and send times still in flight): added to the file's state at the first update, so the
+   * switch does not start from an empty window while the service still counts those requests.
+   */
+  carried?: LimiterState;
 }
 
 export function createLimiter(o: LimiterOptions): Limiter {
   const rate = o.rate;
+  let carried = o.carried;
   const update = <T>(fn: (state: LimiterState, now: number) => { write?: LimiterState; result: T }) =>
     guarded(o.file, () =>
       // Synchronous under the lock: a few small file operations, done before anything else runs.
       withLockSync(o.file, () => {
-        const state = readState(o.file);
+        const state = withCarried(readState(o.file), carried);
         const { write, result } = fn(state, o.clock.now());
-        if (write) writeState(o.file, write);
+        const changed = write ?? (carried ? state : undefined);
+        carried = undefined;
+        if (changed) writeState(o.file, changed);
         return result;
       }),
     );

@@ -4,14 +4,14 @@
  * holds every one of them, and any Redis failure is one warning and the file limiter. URL parsing and
  * redaction as tables.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
-import { createLimiter, type Limiter } from '../../../src/service/limiter.js';
+import { createLimiter, type Limiter, type LimiterState } from '../../../src/service/limiter.js';
 import { createRedisLimiter, redisKeys } from '../../../src/service/limiter-redis.js';
 import { parseLimiterUrl } from '../../../src/settings.js';
 import {
@@ -75,11 +75,12 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     o: { url?: string; hash?: string; timeoutMs?: number; warnings?: string[] } = {},
   ) {
     const [limit, windowMs] = rate.split('/').map(Number) as [number, number];
-    const file = () =>
+    const file = (carried?: LimiterState) =>
       createLimiter({
         file: join(dir, `file-${o.hash}.json`),
         rate: { limit, windowMs },
         clock: systemClock,
+        carried,
       });
     return createRedisLimiter({
       url: o.url ?? redis.url,
@@ -145,6 +146,43 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     expect(warnings).toEqual([
       `prs: warning: rate limiter redis://:***@127.0.0.1:${port} unusable (connection refused); using the local file limiter`,
     ]);
+  });
+
+  it('Redis stopped mid-run: the file limiter is handed what this process sent (settled and in flight)', async () => {
+    const own = await startRedis();
+    const h = `e${++hash}`;
+    const warnings: string[] = [];
+    try {
+      const m = limiter('3/5000', { url: own.url, hash: h, warnings });
+      for (let i = 0; i < 2; i++) m.settle(await m.acquire());
+      await m.idle();
+      const third = await m.acquire(); // in flight while Redis goes away
+      await own.stop();
+      // The window is full (2 answered + 1 in flight): the file limiter must wait, not start afresh.
+      const stop = new AbortController();
+      const waits: [number, string][] = [];
+      const fourth = await m
+        .acquire({
+          signal: stop.signal,
+          onWait: (ms, reason) => {
+            waits.push([ms, reason]);
+            stop.abort();
+          },
+        })
+        .catch((err: Error) => err.name);
+      expect(fourth).toBe('InterruptedError');
+      expect(warnings).toHaveLength(1);
+      expect(waits).toHaveLength(1);
+      expect(waits[0]![1]).toBe('rate-limit');
+      expect(waits[0]![0]).toBeGreaterThan(3000);
+      // The one in flight, answered now, is moved from open to done in the file.
+      m.settle(third);
+      await m.idle();
+      const state = JSON.parse(readFileSync(join(dir, `file-${h}.json`), 'utf8'));
+      expect({ done: state.stamps.length, open: state.open }).toEqual({ done: 3, open: [] });
+    } finally {
+      await own.stop();
+    }
   });
 
   it('a Redis that accepts but never answers: the timeout, then the file limiter', async () => {
