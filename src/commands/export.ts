@@ -28,8 +28,8 @@
  *   item order (an item waits for the earlier ones once its body is verified), so a parallel run writes
  *   exactly the files of a sequential one. A wait the service asked for (429/503) halves the number
  *   of exports in flight for the rest of the run.
- * - A body that breaks off midway is a corrupt response (exit 8); only a stall past --timeout is
- *   the network's (exit 9). Not retried here.
+ * - A body that breaks off midway is a corrupt response (exit 8); a stall past --timeout is the
+ *   network's: the whole file is asked for again (retryStalled, --retries), then exit 9.
  * - JSON is checked by a streaming grammar scan (src/export/json-scan.ts), in constant memory; zips
  *   through their central directory, every entry inflated and CRC-checked (src/export/zip.ts).
  * - --extract writes only `.csv` members, by their base name (`out/a.csv` → `a.csv`); a member that
