@@ -130,6 +130,8 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
 
   let text: string | Uint8Array;
   let count: number;
+  // Notes (columns a table left out) go after the output, where a reader of the rows sees them.
+  let notes: string[] = [];
   if (o.raw) {
     text = last!.bytes;
     count = rows.length;
@@ -157,7 +159,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       });
       text = out.text;
       count = rows.length;
-      for (const note of out.notes) io.note(note);
+      notes = out.notes;
     }
   }
 
@@ -168,6 +170,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await writeFileAtomic(o.output, text, { force: o.force });
     if (!noData) io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
   } else if (o.output === undefined && text.length > 0) io.out(text);
+  for (const note of notes) io.note(note);
 
   if (noData) {
     throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
