@@ -12,8 +12,12 @@
 import type { ReportType } from '../input.js';
 import { PORTFOLIO_COLUMN } from './columns.js';
 
-/** Narrowest a shortened text column gets (unless its header or its longest text is narrower). */
-export const MIN_TEXT_WIDTH = 10;
+/**
+ * Narrowest a shortened text column gets (unless its header or its longest text is narrower): only
+ * long text (names, event types, UUIDs) is shortened; identifiers and codes (an ISIN's 12 characters,
+ * SEDOL, tickers, dates, statuses) stay whole, or their column goes.
+ */
+export const MIN_TEXT_WIDTH = 16;
 
 const CONSTITUENT_KEY = ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'];
 const CONSTITUENT_RANK = [
