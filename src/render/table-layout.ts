@@ -4,7 +4,7 @@
  *
  * In order, until it fits:
  * 1. every column at its natural width (text already capped at MAX_TEXT_WIDTH);
- * 2. long text shortened with "…" (down to its header's width, or MIN_TEXT_WIDTH);
+ * 2. long text (wider than SHORT_TEXT_WIDTH) shortened with "…", down to its header or MIN_TEXT_WIDTH;
  * 3. columns left out, least important first (RANK), never the type's KEY columns nor a `--fields` one;
  * 4. otherwise records: every column on its own line.
  * Shown columns keep the order they came in (the spec's, or the user's --fields order).
@@ -13,11 +13,12 @@ import type { ReportType } from '../input.js';
 import { PORTFOLIO_COLUMN } from './columns.js';
 
 /**
- * Narrowest a shortened text column gets (unless its header or its longest text is narrower): only
- * long text (names, event types, UUIDs) is shortened; identifiers and codes (an ISIN's 12 characters,
- * SEDOL, tickers, dates, statuses) stay whole, or their column goes.
+ * Text this wide or narrower is never shortened: identifiers and codes (an ISIN's 12 characters, SEDOL,
+ * tickers, dates, statuses, most event types) stay whole, or their column goes.
  */
-export const MIN_TEXT_WIDTH = 16;
+export const SHORT_TEXT_WIDTH = 16;
+/** Narrowest longer text (names, UUIDs) is shortened to, unless its header is wider. */
+export const MIN_TEXT_WIDTH = 10;
 
 const CONSTITUENT_KEY = ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'];
 const CONSTITUENT_RANK = [
@@ -102,7 +103,7 @@ export const rowWidth = (widths: readonly number[]): number => widths.reduce((n,
 
 /** The narrowest a column may be drawn. */
 export const minWidth = (c: LayoutColumn): number =>
-  c.numeric ? c.natural : Math.min(c.natural, Math.max(c.header, MIN_TEXT_WIDTH));
+  c.numeric || c.natural <= SHORT_TEXT_WIDTH ? c.natural : Math.max(c.header, MIN_TEXT_WIDTH);
 
 /**
  * Which columns must stay and in what order the others are given up. With --fields (`picked`) every

@@ -8,7 +8,13 @@ import {
   renderTable,
   truncate,
 } from '../../../src/render/table.js';
-import { type LayoutColumn, planTable, priorities, rowWidth } from '../../../src/render/table-layout.js';
+import {
+  type LayoutColumn,
+  minWidth,
+  planTable,
+  priorities,
+  rowWidth,
+} from '../../../src/render/table-layout.js';
 
 describe('table helpers', () => {
   it.each([
@@ -131,8 +137,8 @@ describe('table layout on a terminal', () => {
       : `${l.shown.map((i, k) => `${cols[i].name}:${l.widths[k]}`).join(' ')}${l.hidden.length ? ` | hidden ${l.hidden.map((i) => cols[i].name).join(',')}` : ''}`;
   };
 
-  // Widths drawn: natural 1 + 15 + 43 + 13 + 33 = 105; shortest 1 + 15 + 19 + 13 + 19 = 67 (text down
-  // to 16 cells, or its header's width if wider).
+  // Widths drawn: natural 1 + 15 + 43 + 13 + 33 = 105; shortest 1 + 15 + 13 + 13 + 19 = 61 (long text
+  // down to 10 cells, or its header's width: remark's header is 16 wide).
   it.each([
     ['everything fits as it is', 105, undefined, undefined, 'id:12 name:40 price:10 remark:30'],
     [
@@ -144,10 +150,10 @@ describe('table layout on a terminal', () => {
     ],
     [
       'text down to its shortest, all four kept',
-      67,
+      61,
       undefined,
       undefined,
-      'id:12 name:16 price:10 remark:16',
+      'id:12 name:10 price:10 remark:16',
     ],
     [
       'then the least important column goes; the room left widens text again',
@@ -166,16 +172,26 @@ describe('table layout on a terminal', () => {
     ],
     [
       'key columns that fit only shortened are shortened',
-      35,
+      29,
       [1, 0, 2, 3],
       2,
-      'id:12 name:16 | hidden price,remark',
+      'id:12 name:10 | hidden price,remark',
     ],
-    ['key columns that cannot fit: records', 34, [1, 0, 2, 3], 2, 'records'],
-    ['--fields (all kept) that fit shortened', 67, [0, 1, 2, 3], 4, 'id:12 name:16 price:10 remark:16'],
-    ['--fields that do not fit: records, never a column dropped', 66, [0, 1, 2, 3], 4, 'records'],
+    ['key columns that cannot fit: records', 28, [1, 0, 2, 3], 2, 'records'],
+    ['--fields (all kept) that fit shortened', 61, [0, 1, 2, 3], 4, 'id:12 name:10 price:10 remark:16'],
+    ['--fields that do not fit: records, never a column dropped', 60, [0, 1, 2, 3], 4, 'records'],
   ])('%s (width %i)', (_what, width, rank, keep, want) => {
     expect(plan(width, rank, keep)).toBe(want);
+  });
+
+  it.each([
+    ['an ISIN (12 characters) is never shortened', col('isin', 12), 12],
+    ['an event type of 16 is never shortened', col('eventType', 16), 16],
+    ['a name of 40: down to its header', col('securityName', 40), 12],
+    ['a UUID: down to 10 cells', col('indexId', 36), 10],
+    ['a number: never', col('indexShares', 24, { n: true }), 24],
+  ])('shortest width: %s', (_what, c, want) => {
+    expect(minWidth(c)).toBe(want);
   });
 
   it('never draws a row wider than the terminal', () => {
