@@ -74,19 +74,9 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
   const natural = names.map((name, i) =>
     cells.reduce((w, r) => Math.max(w, displayWidth(r[i])), displayWidth(name)),
   );
-  if (o.width === undefined) {
-    return {
-      text: drawTable(
-        names,
-        cells,
-        numeric,
-        natural,
-        columns.map((_, i) => i),
-        o.color,
-      ),
-      notes: [],
-    };
-  }
+  const all = columns.map((_, i) => i);
+  if (o.width === undefined)
+    return { text: drawTable(names, cells, numeric, all, natural, o.color), notes: [] };
   const { rank, keep } = priorities(
     columns.map((c) => c.name),
     o.type,
@@ -113,7 +103,7 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
           ),
         ]
       : [];
-  return { text: drawTable(names, fitted, numeric, natural, layout.shown, o.color, layout.widths), notes };
+  return { text: drawTable(names, fitted, numeric, layout.shown, layout.widths, o.color), notes };
 }
 
 /** Narrowest the name column of records gets before names are shortened. */
@@ -121,15 +111,14 @@ const MIN_NAME_WIDTH = 8;
 
 const boldOf = (color: boolean) => (color ? (s: string) => `\x1b[1m${s}\x1b[22m` : (s: string) => s);
 
-/** The box: header, rule, one line per row, of the `shown` columns at `widths` (their natural ones). */
+/** The box: header, rule, one line per row, of the `shown` columns (indexes) at `widths`. */
 function drawTable(
   names: readonly string[],
   cells: readonly string[][],
   numeric: readonly boolean[],
-  natural: readonly number[],
   shown: readonly number[],
+  widths: readonly number[],
   color: boolean,
-  widths: readonly number[] = shown.map((i) => natural[i]),
 ): string {
   const rule = (l: string, m: string, r: string) => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
   const line = (texts: readonly string[], style: (s: string) => string = (s) => s) => {
@@ -161,7 +150,7 @@ function drawRecords(
 ): string {
   // Names take at most half the width; values the rest.
   const nameWidth = Math.min(
-    Math.max(...names.map(displayWidth)),
+    Math.max(0, ...names.map(displayWidth)),
     Math.max(MIN_NAME_WIDTH, Math.floor(width / 2)),
   );
   const valueWidth = Math.max(1, width - nameWidth - 3);
