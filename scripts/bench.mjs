@@ -2,7 +2,7 @@
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
 // Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv,
-// export, limiter, limiter-redis, report-range)
+// export, extract, limiter, limiter-redis, report-range)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -356,6 +356,42 @@ try {
     results.push(row);
     console.log(
       `export peak RSS               ${rssBig.toFixed(1)} MiB for a ${mb.toFixed(0)} MB file (${rssSmall.toFixed(1)} MiB for a tiny one)  ${rssBig < 100 ? '✓' : '✗'} target < 100 MiB`,
+    );
+  }
+  if (want('extract')) {
+    // The CSV zip of portfolio 900, checked (every CRC) and its CSV written beside it: time against
+    // `curl -o` of the same zip, and the peak RSS (target under 100 MiB on Node 20 and 24).
+    const dir = join(work, 'extracts');
+    mkdirSync(dir, { recursive: true });
+    const extract = prs(
+      'export',
+      '900',
+      '-t',
+      'constituent.close',
+      '-d',
+      day,
+      '-f',
+      'csv',
+      '--extract',
+    ).concat(['--dir', dir, '--force']);
+    const url = `900/export?reportType=constituent.close&date=${day}&format=csv`;
+    await compare(
+      `export --extract ${args['big-rows']} rows vs curl -o`,
+      extract,
+      `${curl(url)} -o ${q(join(dir, 'curl.zip'))}`,
+      {
+        runs: Math.min(RUNS, 5),
+      },
+    );
+    const rss = await peakRss(extract);
+    results.push({
+      name: 'export --extract peak RSS',
+      node: process.version,
+      peakRssMiB: rss,
+      target: 'under 100 MiB',
+    });
+    console.log(
+      `export --extract peak RSS     ${rss.toFixed(1)} MiB on Node ${process.version}  ${rss < 100 ? '✓' : '✗'} target < 100 MiB`,
     );
   }
   if (want('limiter')) {

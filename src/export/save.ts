@@ -30,7 +30,7 @@ import {
   fallbackFileName,
   nameFromHeaders,
 } from './naming.js';
-import { isCsvEntry, memberFileName, readZipEntries, readZipEntry, ZipError } from './zip.js';
+import { isCsvEntry, memberFileName, readZipEntry, verifyZip, type ZipEntry, ZipError } from './zip.js';
 
 export interface SaveContext {
   portfolioId: number;
@@ -166,9 +166,9 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       throw corrupt(c, `received ${bytes} of ${res.contentLength} bytes`);
     }
 
-    let members: { entry: Awaited<ReturnType<typeof readZipEntries>>[number]; path: string }[] = [];
+    let members: { entry: ZipEntry; path: string }[] = [];
     let indexWords: string[] | undefined;
-    let entries: Awaited<ReturnType<typeof readZipEntries>> = [];
+    let entries: ZipEntry[] = [];
     if (scanner) {
       let result: ReturnType<JsonArrayScanner['end']>;
       try {
@@ -290,9 +290,7 @@ function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | '
 /** Checks every entry's CRC. */
 async function verifyZipFile(tempPath: string, c: SaveContext) {
   try {
-    const entries = await readZipEntries(tempPath);
-    for (const e of entries) await readZipEntry(tempPath, e, undefined, c.signal);
-    return entries;
+    return await verifyZip(tempPath, c.signal);
   } catch (err) {
     if (err instanceof ZipError) throw corrupt(c, err.message);
     throw err;
@@ -300,7 +298,7 @@ async function verifyZipFile(tempPath: string, c: SaveContext) {
 }
 
 /** --extract: the CSV members and where each goes. */
-function csvMembers(entries: Awaited<ReturnType<typeof readZipEntries>>, c: SaveContext, dir: string) {
+function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string) {
   const members = [];
   const seen = new Set<string>();
   for (const entry of entries.filter(isCsvEntry)) {

@@ -69,6 +69,8 @@ export function render(r: RenderRequest): Rendered {
       return renderTable(r.rows, columnsOf(r, 'spec'), {
         color: r.color,
         width: r.terminal ? r.width : undefined,
+        type: r.type,
+        picked: r.fields !== undefined,
       });
     }
   }

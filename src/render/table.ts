@@ -1,26 +1,34 @@
 /**
- * The terminal table. Columns come in the spec's order; numbers are right-aligned and never cut; long
- * text is shortened with "…"; when the columns are wider than the terminal, the trailing ones are left
- * out and a note names them.
+ * The terminal table. Columns come in the order given (the spec's, or --fields'); numbers are
+ * right-aligned and never cut; on a terminal the layout (table-layout.ts) shortens long text with "…",
+ * leaves out the least important columns (a note after the table names them), or, when even the
+ * columns that identify a row do not fit, prints one block per record.
  *
  * Drawn here rather than with cli-table3: cli-table3 took about 0.3 ms per row (7 s for a 20,000-row
  * constituent report) and cannot rule off the header without ruling every row; this draws the same
  * box characters in a few milliseconds.
  */
+import { eastAsianWidth } from 'get-east-asian-width';
+import type { ReportType } from '../input.js';
 import { isJsonNumeric } from '../json/lossless.js';
 import type { Row } from '../service/types.js';
 import { type Column, cellText, valueAt } from './columns.js';
+import { hiddenNote, planTable, priorities } from './table-layout.js';
 
 export interface TableOptions {
   /** Colour the header (io.color). */
   color: boolean;
   /** Fit into this many columns (a terminal); undefined: show every column in full. */
   width?: number;
+  /** The report type: which columns matter most when not all fit. */
+  type?: ReportType;
+  /** The columns were asked for (--fields): none is left out. */
+  picked?: boolean;
 }
 
 export interface TableResult {
   text: string;
-  /** Things the user should know on stderr (columns left out). */
+  /** Things the user should know on stderr, after the table (columns left out). */
   notes: string[];
 }
 
@@ -33,7 +41,7 @@ export function truncate(s: string, max: number): string {
   let out = '';
   let width = 0;
   for (const ch of s) {
-    const w = isWide(ch.codePointAt(0)!) ? 2 : 1;
+    const w = charWidth(ch);
     if (width + w > max - 1) break;
     out += ch;
     width += w;
@@ -53,24 +61,9 @@ export function isNumericColumn(rows: readonly Row[], c: Column): boolean {
   return any;
 }
 
-/**
- * How many leading columns fit in `width`, given each column's content width. A row is "│ a │ b │":
- * one border, then per column its width plus two of padding and one border. At least one.
- */
-export function fittingColumns(widths: readonly number[], width: number): number {
-  let total = 1;
-  let n = 0;
-  for (const w of widths) {
-    total += w + 3;
-    if (total > width && n > 0) break;
-    n++;
-  }
-  return n;
-}
-
 export function renderTable(rows: readonly Row[], columns: readonly Column[], o: TableOptions): TableResult {
-  const notes: string[] = [];
   const numeric = columns.map((c) => isNumericColumn(rows, c));
+  const names = columns.map((c) => printable(c.name));
   const cells = rows.map((row) =>
     columns.map((c, i) => {
       if (numeric[i]) return cellText(valueAt(row, c.path));
@@ -78,45 +71,103 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
       return o.width !== undefined ? truncate(text, MAX_TEXT_WIDTH) : text;
     }),
   );
-  const natural = columns.map((c, i) =>
-    cells.reduce((w, r) => Math.max(w, displayWidth(r[i])), displayWidth(c.name)),
+  const natural = names.map((name, i) =>
+    cells.reduce((w, r) => Math.max(w, displayWidth(r[i])), displayWidth(name)),
   );
-  let shown = columns.length;
-  if (o.width !== undefined) {
-    shown = fittingColumns(natural, o.width);
-    if (shown < columns.length) {
-      const hidden = columns.slice(shown).map((c) => c.name);
-      const list = hidden.length > 6 ? `${hidden.slice(0, 6).join(', ')}, …` : hidden.join(', ');
-      notes.push(
-        `${hidden.length} of ${columns.length} columns did not fit the terminal: ${list} — pick columns with --fields, or use -f csv`,
-      );
-    }
-  }
-  const shownColumns = columns.slice(0, shown);
-  const widths = natural.slice(0, shown);
+  const all = columns.map((_, i) => i);
+  if (o.width === undefined)
+    return { text: drawTable(names, cells, numeric, all, natural, o.color), notes: [] };
+  const { rank, keep } = priorities(
+    columns.map((c) => c.name),
+    o.type,
+    o.picked === true,
+  );
+  const layout = planTable(
+    names.map((name, i) => ({ name, natural: natural[i], numeric: numeric[i], header: displayWidth(name) })),
+    o.width,
+    rank,
+    keep,
+  );
+  if (layout.kind === 'records')
+    return { text: drawRecords(names, cells, numeric, o.width, o.color), notes: [] };
+  const widthOf = new Map(layout.shown.map((i, k) => [i, layout.widths[k]]));
+  const fitted = cells.map((r) =>
+    r.map((t, i) => (numeric[i] || !widthOf.has(i) ? t : truncate(t, widthOf.get(i)!))),
+  );
+  const notes =
+    layout.hidden.length > 0
+      ? [
+          hiddenNote(
+            layout.hidden.map((i) => columns[i].name),
+            columns.length,
+          ),
+        ]
+      : [];
+  return { text: drawTable(names, fitted, numeric, layout.shown, layout.widths, o.color), notes };
+}
+
+/** Narrowest the name column of records gets before names are shortened. */
+const MIN_NAME_WIDTH = 8;
+
+const boldOf = (color: boolean) => (color ? (s: string) => `\x1b[1m${s}\x1b[22m` : (s: string) => s);
+
+/** The box: header, rule, one line per row, of the `shown` columns (indexes) at `widths`. */
+function drawTable(
+  names: readonly string[],
+  cells: readonly string[][],
+  numeric: readonly boolean[],
+  shown: readonly number[],
+  widths: readonly number[],
+  color: boolean,
+): string {
   const rule = (l: string, m: string, r: string) => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
-  const line = (texts: readonly string[], style?: (s: string) => string) => {
+  const line = (texts: readonly string[], style: (s: string) => string = (s) => s) => {
     let out = '│';
-    for (let i = 0; i < widths.length; i++) {
+    for (let k = 0; k < shown.length; k++) {
+      const i = shown[k];
       const t = texts[i];
-      const pad = ' '.repeat(widths[i] - displayWidth(t));
-      const shownText = style ? style(t) : t;
-      out += numeric[i] ? ` ${pad}${shownText} │` : ` ${shownText}${pad} │`;
+      const pad = ' '.repeat(Math.max(0, widths[k] - displayWidth(t)));
+      out += numeric[i] ? ` ${pad}${style(t)} │` : ` ${style(t)}${pad} │`;
     }
     return out;
   };
-  const bold = o.color ? (s: string) => `\x1b[1m${s}\x1b[22m` : undefined;
-  const lines = [
-    rule('┌', '┬', '┐'),
-    line(
-      shownColumns.map((c) => printable(c.name)),
-      bold,
-    ),
-    rule('├', '┼', '┤'),
-  ];
+  const lines = [rule('┌', '┬', '┐'), line(names, boldOf(color)), rule('├', '┼', '┤')];
   for (const r of cells) lines.push(line(r));
   lines.push(rule('└', '┴', '┘'));
-  return { text: `${lines.join('\n')}\n`, notes };
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One block per record, every column on its own line (as psql's `\x`): a rule naming the record, then
+ * `name │ value`, text values shortened to the terminal's width (numbers whole).
+ */
+function drawRecords(
+  names: readonly string[],
+  cells: readonly string[][],
+  numeric: readonly boolean[],
+  width: number,
+  color: boolean,
+): string {
+  // Names take at most half the width; values the rest.
+  const nameWidth = Math.min(
+    Math.max(0, ...names.map(displayWidth)),
+    Math.max(MIN_NAME_WIDTH, Math.floor(width / 2)),
+  );
+  const valueWidth = Math.max(1, width - nameWidth - 3);
+  const bold = boldOf(color);
+  const lines: string[] = [];
+  cells.forEach((r, n) => {
+    const title = `─[ ${n + 1} of ${cells.length} ]`;
+    lines.push(
+      title + '─'.repeat(Math.max(0, Math.min(width, nameWidth + 3 + valueWidth) - displayWidth(title))),
+    );
+    names.forEach((name, i) => {
+      const label = truncate(name, nameWidth);
+      const value = numeric[i] ? r[i] : truncate(r[i], valueWidth);
+      lines.push(`${bold(label)}${' '.repeat(nameWidth - displayWidth(label))} │ ${value}`.trimEnd());
+    });
+  });
+  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -132,38 +183,30 @@ export function printable(s: string): string {
   return s;
 }
 
-/** True for code points a terminal draws two cells wide (CJK, Hangul, full-width forms, most emoji). */
-export function isWide(cp: number): boolean {
-  return (
-    cp >= 0x1100 &&
-    (cp <= 0x115f ||
-      (cp >= 0x2e80 && cp <= 0x303e) ||
-      (cp >= 0x3041 && cp <= 0x33ff) ||
-      (cp >= 0x3400 && cp <= 0x4dbf) ||
-      (cp >= 0x4e00 && cp <= 0x9fff) ||
-      (cp >= 0xa000 && cp <= 0xa4cf) ||
-      (cp >= 0xac00 && cp <= 0xd7a3) ||
-      (cp >= 0xf900 && cp <= 0xfaff) ||
-      (cp >= 0xfe30 && cp <= 0xfe4f) ||
-      (cp >= 0xff00 && cp <= 0xff60) ||
-      (cp >= 0xffe0 && cp <= 0xffe6) ||
-      (cp >= 0x1f300 && cp <= 0x1f64f) ||
-      (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-      (cp >= 0x20000 && cp <= 0x3fffd))
-  );
+/** Combining marks, enclosing marks and format characters (zero-width joiner, ...): no cell of their own. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
+
+/** Terminal cells one code point takes: 0 for marks that combine, 2 for East Asian wide and full-width. */
+function charWidth(ch: string): number {
+  const cp = ch.codePointAt(0)!;
+  if (cp < 0x300) return 1;
+  if (ZERO_WIDTH.test(ch)) return 0;
+  return eastAsianWidth(cp);
 }
 
-/** Terminal cells a text takes: one per code point, two for wide ones (an approximation of wcwidth). */
+/** Terminal cells a (printable) text takes, as a terminal draws it. */
 export function displayWidth(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x1100) n++;
-    else {
-      const cp = s.codePointAt(i)!;
-      if (cp > 0xffff) i++;
-      n += isWide(cp) ? 2 : 1;
+    // The usual case, Latin text, without building strings.
+    if (s.charCodeAt(i) < 0x300) {
+      n++;
+      continue;
     }
+    const cp = s.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    if (cp > 0xffff) i++;
+    n += charWidth(ch);
   }
   return n;
 }

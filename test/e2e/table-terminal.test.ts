@@ -1,0 +1,143 @@
+/**
+ * Wide reports on a real terminal (tmux), at 80 and 200 columns, for every report type against the
+ * sandbox: the columns that identify a row are on screen, no line is wider than the terminal, a column
+ * asked for with --fields is never left out, and the "did not fit" note comes after the rows. The BUILT
+ * binary (`npm run build` first); skipped when tmux is not installed.
+ */
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_TYPES } from '../../src/input.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { runPrs, tempDir } from '../helpers/run.js';
+import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
+
+const USER = { username: 'tia', password: 'Pw-tables-3k', tenant: 'tia-tenant' };
+const CLIENT_SECRET = 'Cs-tables-8m';
+
+/** What a reader of each type looks for first (issue 18): these must be on screen at any width. */
+const IDENTIFYING: Record<string, string[]> = {
+  index: ['indexName', 'indexValue'],
+  'constituent.close': ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'],
+  'constituent.open': ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'],
+  'constituent.proforma': ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'],
+  'constituent.corporateactions': ['isin', 'securityTicker', 'eventType', 'exDate', 'status'],
+  'constituent.proformacorporateactions': ['isin', 'securityTicker', 'eventType', 'exDate', 'status'],
+};
+
+/** Lines of a drawn table (box characters at the start). */
+const tableLines = (lines: string[]) => lines.filter((l) => /^[┌│├└]/.test(l));
+/** The header cells of a drawn table, or [] when there is none. */
+const headerCells = (lines: string[]) =>
+  (tableLines(lines)[1] ?? '')
+    .split('│')
+    .slice(1, -1)
+    .map((c) => c.trim());
+/** The column names of a record layout (`name │ value` lines), in order of first appearance. */
+const recordNames = (lines: string[]) => [...new Set(lines.flatMap((l) => /^(\S+) +│/.exec(l)?.[1] ?? []))];
+const NOTE = /^\d+ of \d+ columns did not fit the terminal: .* — pick columns with --fields, or use -f csv$/;
+
+describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
+  let sandbox: Sandbox;
+  let tmp: ReturnType<typeof tempDir>;
+  let term: Terminal | undefined;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ rateLimit: '1000/1s', clientSecret: CLIENT_SECRET, users: [USER] });
+    tmp = tempDir('prs-table-terminal-');
+    env = {
+      PRS_CONFIG_DIR: join(tmp.path, 'config'),
+      PRS_CACHE_DIR: join(tmp.path, 'cache'),
+      PRS_RATE_LIMIT: '1000/1s',
+    };
+    const login = await runPrs(
+      ['login', '--auth-url', sandbox.authUrl, '--realm', sandbox.realm, '--client-id', sandbox.clientId]
+        .concat(['--username', USER.username, '--tenant', USER.tenant, '--base-url', sandbox.url])
+        .concat(['--password-stdin']),
+      { input: USER.password, env: { ...env, HOME: tmp.path, PRS_CLIENT_SECRET: CLIENT_SECRET } },
+    );
+    expect(login.code, login.stderr).toBe(0);
+  });
+
+  afterEach(() => {
+    term?.close();
+    term = undefined;
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    tmp?.cleanup();
+  });
+
+  /** prs in a `width`-column terminal to its end: the exit code and every line it left. */
+  const run = async (args: string[], width: number) => {
+    const o: TerminalOptions = { args, env, width, height: 50 };
+    term = await Terminal.open(o);
+    const code = await term.exitCode({ timeoutMs: 20_000 });
+    return { code, lines: (await term.screen()).split('\n') };
+  };
+
+  const cases = REPORT_TYPES.flatMap((type) => [80, 200].map((width) => [type, width] as const));
+
+  it.each(cases)(
+    '%s at %i columns: the identifying columns on screen, nothing wider, the note last',
+    async (type, width) => {
+      // Portfolio 1 (Sandbox Europe 50): 50 constituents with extra fields; corporate actions that day.
+      const { code, lines } = await run(['report', '1', '-t', type, '-d', '2024-05-02'], width);
+      expect(code, lines.join('\n')).toBe(0);
+      // Lines wider than the pane come back joined (capture-pane -J), so this also catches wrapping
+      // (the note, a message on stderr, may wrap).
+      for (const l of lines) if (!NOTE.test(l)) expect([...l].length, l).toBeLessThanOrEqual(width);
+      const table = tableLines(lines);
+      const shown = table.length > 0 ? headerCells(lines) : recordNames(lines);
+      for (const name of IDENTIFYING[type]) expect(shown, lines.join('\n')).toContain(name);
+      const notes = lines.filter((l) => NOTE.test(l));
+      expect(notes.length).toBeLessThanOrEqual(1);
+      if (notes.length === 1) {
+        // After the rows, where it does not scroll away; and it names only columns not on screen.
+        expect(lines.indexOf(notes[0])).toBeGreaterThan(lines.lastIndexOf(table.at(-1)!));
+        const hidden = notes[0]
+          .replace(/^.*terminal: /, '')
+          .replace(/ — .*$/, '')
+          .split(', ');
+        for (const h of hidden) if (h !== '…') expect(shown).not.toContain(h);
+      }
+    },
+  );
+
+  it('a 50-row constituent.close at 80 columns: price and weight shown, long names shortened, the note after the 50 rows', async () => {
+    const { code, lines } = await run(['report', '1', '-t', 'constituent.close', '-d', '2024-05-02'], 80);
+    expect(code).toBe(0);
+    const table = tableLines(lines);
+    expect(table).toHaveLength(50 + 4);
+    expect(headerCells(lines)).toEqual(
+      expect.arrayContaining(['isin', 'securityName', 'securityTicker', 'closingPrice', 'indexWeighting']),
+    );
+    expect(table.some((l) => l.includes('…'))).toBe(true);
+    expect(lines.at(-1)).toMatch(NOTE);
+  });
+
+  it.each([80, 200])('--fields at %i columns: every field asked for, in the order asked', async (width) => {
+    const fields = [
+      'indexId.Net',
+      'isin',
+      'eventType',
+      'exDate',
+      'status',
+      'indexName.Net',
+      'oldShares.Net',
+      'paf',
+    ];
+    const { code, lines } = await run(
+      ['report', '1', '-t', 'constituent.corporateactions', '-d', '2024-05-02', '--fields', fields.join(',')],
+      width,
+    );
+    expect(code, lines.join('\n')).toBe(0);
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(width);
+    const table = tableLines(lines);
+    // At 200 they fit as a table; at 80 not even shortened: one block per record, nothing left out.
+    expect(table.length > 0 ? headerCells(lines) : recordNames(lines)).toEqual(fields);
+    expect(table.length > 0).toBe(width === 200);
+    expect(lines.some((l) => NOTE.test(l))).toBe(false);
+  });
+});
