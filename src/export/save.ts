@@ -3,7 +3,7 @@
  * into a temporary file beside the target (never into memory), is checked, and only then renamed
  * into place; every failure, interruption or corrupt body removes the temporary files.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -30,7 +30,7 @@ import {
   fallbackFileName,
   nameFromHeaders,
 } from './naming.js';
-import { isCsvEntry, memberFileName, readZipEntry, verifyZip, type ZipEntry, ZipError } from './zip.js';
+import { isCsvEntry, memberFileName, verifyZip, type ZipEntry, ZipError } from './zip.js';
 
 export interface SaveContext {
   portfolioId: number;
@@ -167,6 +167,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     }
 
     let members: { entry: ZipEntry; path: string }[] = [];
+    const extracted: { entry: ZipEntry; out: AtomicFile; hash: Hash; bytes: number }[] = [];
     let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
@@ -183,7 +184,28 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       }
       indexWords = result.indexWords;
     } else {
-      entries = await verifyZipFile(file.tempPath, c);
+      // --extract: each CSV member goes to a temporary file of its own as the zip is checked (one
+      // inflate, not two); the names are settled after the turn, the commits come last.
+      const extractInto = async (entry: ZipEntry) => {
+        if (!isCsvEntry(entry)) return undefined;
+        const out = await openFile(join(dir, `prs-export-${process.pid}-${extracted.length}.csv`), {
+          force: c.force,
+        });
+        files.push(out);
+        const member = { entry, out, hash: createHash('sha256'), bytes: 0 };
+        extracted.push(member);
+        return (d: Uint8Array) => {
+          member.hash.update(d);
+          member.bytes += d.length;
+          return write(out.stream, d);
+        };
+      };
+      try {
+        entries = await verifyZipFile(file.tempPath, c, c.extract ? extractInto : undefined);
+      } catch (err) {
+        throw err instanceof ZipError || !extracted.length ? err : classifyStreamError(err, c, dir, 0);
+      }
+      for (const m of extracted) m.out.stream.end();
     }
     const sha256 = hash.digest('hex');
     if (c.turn && !(await c.turn({ sha256, bytes }))) {
@@ -198,43 +220,18 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     if (!scanner && c.extract) members = csvMembers(entries, c, dir);
     const saved: SavedFile[] = [{ path, bytes, sha256 }];
 
-    // Members first into their own temporary files, so that a failure leaves no zip without its CSV.
-    for (const m of members) {
-      // Under --skip-existing an existing member is compared, not refused, before the commit.
-      const out = await openFile(
-        c.keepExisting ? join(dir, `prs-export-${process.pid}-${Date.now()}.csv`) : m.path,
-        {
-          force: c.force,
-        },
-      );
-      files.push(out);
-      const memberHash = createHash('sha256');
-      let memberBytes = 0;
-      try {
-        await readZipEntry(
-          file.tempPath,
-          m.entry,
-          (d) => {
-            memberHash.update(d);
-            memberBytes += d.length;
-            return write(out.stream, d);
-          },
-          c.signal,
-        );
-        out.stream.end();
-      } catch (err) {
-        if (err instanceof ZipError) throw corrupt(c, err.message);
-        throw classifyStreamError(err, c, m.path, 0);
-      }
-      saved.push({ path: m.path, bytes: memberBytes, sha256: memberHash.digest('hex') });
+    // The members (csvMembers keeps extraction's order) were written beside the zip as it was checked.
+    for (const [i, m] of members.entries()) {
+      saved.push({ path: m.path, bytes: extracted[i]!.bytes, sha256: extracted[i]!.hash.digest('hex') });
     }
     const paths = saved.map((f) => f.path);
     if (c.keepExisting && (await existingCopies(saved, c.force))) {
       await abortAll();
       return { kind: 'existing', paths, files: saved };
     }
-    if (c.output === undefined || c.keepExisting) {
-      for (const p of paths) await assertWritableTarget(p, c.force);
+    // Under --skip-existing an existing file is compared (above), not refused, before the commit.
+    for (const p of c.output === undefined || c.keepExisting ? paths : paths.slice(1)) {
+      await assertWritableTarget(p, c.force);
     }
     // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
     const committed: string[] = [];
@@ -242,7 +239,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       await file.commit(path);
       committed.push(path);
       for (const [i, m] of members.entries()) {
-        await files[i + 1].commit(m.path);
+        await extracted[i]!.out.commit(m.path);
         committed.push(m.path);
       }
     } catch (err) {
@@ -288,9 +285,9 @@ function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | '
 }
 
 /** Checks every entry's CRC. */
-async function verifyZipFile(tempPath: string, c: SaveContext) {
+async function verifyZipFile(tempPath: string, c: SaveContext, sinkFor?: Parameters<typeof verifyZip>[2]) {
   try {
-    return await verifyZip(tempPath, c.signal);
+    return await verifyZip(tempPath, c.signal, sinkFor);
   } catch (err) {
     if (err instanceof ZipError) throw corrupt(c, err.message);
     throw err;

@@ -177,44 +177,20 @@ async function streamEntry(
   if (crc >>> 0 !== entry.crc >>> 0) throw new ZipError(`zip entry ${label} fails its CRC check`);
 }
 
-/** The entries of the central directory. Throws ZipError when the file is not a whole zip. */
-export async function readZipEntries(path: string): Promise<ZipEntry[]> {
-  const zip = await openZip(path);
-  try {
-    const entries: ZipEntry[] = [];
-    for await (const [entry] of entriesOf(zip)) entries.push(entry);
-    return entries;
-  } finally {
-    zip.close();
-  }
-}
-
-/** One entry's bytes to `onData`, CRC and size checked (see streamEntry). */
-export async function readZipEntry(
+/**
+ * Every entry opens and its CRC verifies. Returns the entries. `sinkFor` may take an entry's bytes
+ * as they are checked (--extract writes its CSVs in the same pass: one inflate, not two).
+ */
+export async function verifyZip(
   path: string,
-  entry: ZipEntry,
-  onData: (chunk: Uint8Array) => void | Promise<void> = () => {},
   signal?: AbortSignal,
-): Promise<void> {
-  const zip = await openZip(path);
-  try {
-    for await (const [e, raw] of entriesOf(zip)) {
-      if (e.localHeaderOffset === entry.localHeaderOffset)
-        return await streamEntry(zip, raw, e, onData, signal);
-    }
-    throw new ZipError(`zip entry ${JSON.stringify(entry.name)} is not in the archive`);
-  } finally {
-    zip.close();
-  }
-}
-
-/** Every entry opens and its CRC verifies. Returns the entries. */
-export async function verifyZip(path: string, signal?: AbortSignal): Promise<ZipEntry[]> {
+  sinkFor?: (entry: ZipEntry) => Promise<((chunk: Uint8Array) => void | Promise<void>) | undefined>,
+): Promise<ZipEntry[]> {
   const zip = await openZip(path);
   try {
     const entries: ZipEntry[] = [];
     for await (const [entry, raw] of entriesOf(zip)) {
-      await streamEntry(zip, raw, entry, () => {}, signal);
+      await streamEntry(zip, raw, entry, (await sinkFor?.(entry)) ?? (() => {}), signal);
       entries.push(entry);
     }
     return entries;

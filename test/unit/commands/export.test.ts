@@ -626,10 +626,9 @@ describe('prs export (unit)', () => {
     // A rival writes b.csv after prs checked the name, just before prs commits it.
     const openFile: typeof createAtomicFile = async (path, o) => {
       const file = await createAtomicFile(path, o);
-      if (!path.endsWith('b.csv')) return file;
       const commit = file.commit.bind(file);
       file.commit = async (p) => {
-        writeFileSync(path, 'rival');
+        if (p.endsWith('b.csv')) writeFileSync(p, 'rival');
         await commit(p);
       };
       return file;
