@@ -628,7 +628,7 @@ describe('prs export (unit)', () => {
       const file = await createAtomicFile(path, o);
       const commit = file.commit.bind(file);
       file.commit = async (p) => {
-        if (p.endsWith('b.csv')) writeFileSync(p, 'rival');
+        if (p?.endsWith('b.csv')) writeFileSync(p, 'rival');
         await commit(p);
       };
       return file;
