@@ -139,13 +139,8 @@ export function resolveSettings(
     if (source) sources[key] = source;
     // Every setting ends up in a header, a URL or a form: a control character there would split a
     // header (`T1\nX-Evil: 1`) or be silently dropped from a URL. Bad input, before any request.
-    if (value !== undefined && CONTROL.test(value)) {
-      const shown = key === 'limiter' ? redactUrlPassword(value) : value;
-      throw new UsageError(
-        `invalid ${key} "${shown}": control characters are not allowed (from ${where(key)})`,
-        repair(key),
-      );
-    }
+    const bad = value === undefined ? undefined : controlCharacters(key, value);
+    if (bad) throw new UsageError(`${bad} (from ${where(key)})`, repair(key));
     return value;
   };
   const where = (key: SettingKey) =>
@@ -204,6 +199,13 @@ export function resolveSettings(
 
 /** C0 controls and DEL: never part of a header value, a URL or a name. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Why a setting's value cannot be used, when it holds a control character (also `config set`'s check). */
+export function controlCharacters(key: SettingKey, value: string): string | undefined {
+  if (!CONTROL.test(value)) return undefined;
+  const shown = key === 'limiter' ? redactUrlPassword(value) : value;
+  return `invalid ${key} "${shown}": control characters are not allowed`;
+}
 
 /** An environment value sent as a header, shown by its name only (a token is a secret). */
 function headerSafe(name: string, value: string | undefined): string | undefined {

@@ -12,6 +12,7 @@ import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
 import { redactUrlPassword } from '../redact.js';
 import {
+  controlCharacters,
   effectiveSettings,
   parseLimiterUrl,
   parseRateLimit,
@@ -43,7 +44,8 @@ export function checkValue(key: SettingKey, value: string): string {
   const v = value.trim();
   try {
     // Before any parser: URL parsing silently drops a newline, and the resolver refuses them anyway.
-    if (/[\u0000-\u001f\u007f]/.test(v)) throw new Error(`invalid ${key} "${value}": control characters`);
+    const bad = controlCharacters(key, v);
+    if (bad) throw new Error(bad);
     switch (key) {
       case 'base-url':
       case 'auth-url':
