@@ -27,6 +27,22 @@ export function itemLabel(item: Item): string {
   return `portfolio ${item.portfolioId} on ${item.date}`;
 }
 
+/**
+ * Reports an item's failure as it happens: its line, then its hint the first time that hint comes
+ * (twenty unknown portfolios or missing files need not say twenty times what to do).
+ */
+export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
+  const hints = new Set<string>();
+  return (item, error) => {
+    io.err(`prs: ${itemLabel(item)}: ${(error as Error).message}`);
+    const hint = error instanceof PrsError ? error.hint : undefined;
+    if (hint && !hints.has(hint)) {
+      hints.add(hint);
+      io.note(hint);
+    }
+  };
+}
+
 /** Every portfolio × date, portfolio first then date: the order rows and files come out in. */
 export function itemsOf(portfolioIds: readonly number[], dates: readonly string[]): Item[] {
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));

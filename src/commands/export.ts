@@ -60,6 +60,7 @@ import {
   HolidayFilter,
   type Item,
   isItemFailure,
+  itemFailureReporter,
   itemLabel,
   itemsOf,
   progressText,
@@ -167,7 +168,7 @@ export async function exportCommand(
   };
   const progress = runProgress(io);
   const outcomes: ItemOutcome[] = [];
-  const hints = new Set<string>();
+  const reportFailure = itemFailureReporter(io);
   const failures: Failure[] = [];
   let fatal: { error: unknown } | undefined;
   let limit = Math.min(8, Math.max(1, o.parallel ?? 1));
@@ -182,13 +183,7 @@ export async function exportCommand(
       failures.push({ item: r.item, error: r.error });
       // With --fail-fast the run ends with this error itself, printed once by main.
       if (total > 1 && !o.failFast && fatal?.error !== r.error) {
-        io.err(`prs: ${itemLabel(r.item)}: ${(r.error as Error).message}`);
-        // Each hint once: twenty missing files need not say twenty times what to do.
-        const hint = r.error instanceof PrsError ? r.error.hint : undefined;
-        if (hint && !hints.has(hint)) {
-          hints.add(hint);
-          io.note(hint);
-        }
+        reportFailure(r.item, r.error);
       }
     }
   };

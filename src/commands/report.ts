@@ -12,13 +12,14 @@
  * already delivered for that portfolio (a holiday answered with the day before) is not repeated.
  */
 import type { Deps } from '../deps.js';
-import { InterruptedError, NoDataError, PrsError } from '../errors.js';
+import { InterruptedError, NoDataError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
 import {
   etaMs,
   type Failure,
   HolidayFilter,
   isItemFailure,
+  itemFailureReporter,
   itemLabel,
   itemsOf,
   progressText,
@@ -116,7 +117,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const progress = runProgress(io);
   const empty: ReportResult['empty'] = [];
   const failures: Failure[] = [];
-  const hints = new Set<string>();
+  const reportFailure = itemFailureReporter(io);
   let written = 0;
   try {
     for (const [i, item] of items.entries()) {
@@ -149,13 +150,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         if (deps.signal.aborted || !isItemFailure(err) || o.failFast || total === 1) throw err;
         failures.push({ item, error: err });
         progress.stop();
-        io.err(`prs: ${itemLabel(item)}: ${(err as Error).message}`);
-        // Each hint once: twenty unknown portfolios need not say twenty times what to check.
-        const hint = err instanceof PrsError ? err.hint : undefined;
-        if (hint && !hints.has(hint)) {
-          hints.add(hint);
-          io.note(hint);
-        }
+        reportFailure(item, err);
       }
     }
     progress.stop();

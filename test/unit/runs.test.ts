@@ -19,6 +19,7 @@ import {
   formatDuration,
   HolidayFilter,
   isItemFailure,
+  itemFailureReporter,
   itemsOf,
   progressText,
   runFailure,
@@ -180,5 +181,23 @@ describe('runProgress', () => {
     p.onWait('1/2')(2_000, 'backoff');
     p.stop();
     expect(io.stderrText()).toContain('[progress] 1/2 · retrying in 2 s');
+  });
+});
+
+describe('itemFailureReporter', () => {
+  it('prints each failure as it happens, and each hint only the first time it comes', () => {
+    const io = createTestIO({ isStderrTTY: false });
+    const reportFailure = itemFailureReporter(io);
+    const missing = (id: number) =>
+      new NotFoundError(`portfolio ${id} not found`, 404, 'GET', 'u', '', { hint: 'check the portfolio id' });
+    reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
+    reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
+    reportFailure({ portfolioId: 1, date: '2024-05-03' }, new Error('odd'));
+    expect(io.stderrText().split('\n').filter(Boolean)).toEqual([
+      'prs: portfolio 999 on 2024-05-02: portfolio 999 not found',
+      'check the portfolio id',
+      'prs: portfolio 998 on 2024-05-02: portfolio 998 not found',
+      'prs: portfolio 1 on 2024-05-03: odd',
+    ]);
   });
 });
