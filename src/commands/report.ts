@@ -145,6 +145,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         // The spinner's line must not land between rows on a shared terminal.
         if (chunk.length > 0 && io.isStdoutTTY) progress.stop();
         await sink.write(chunk);
+        stream.release(); // written: its memory back before the next answer arrives
       } catch (err) {
         // An interrupt, or a failure that every other item would meet too, ends the run here.
         if (deps.signal.aborted || !isItemFailure(err) || o.failFast || total === 1) throw err;

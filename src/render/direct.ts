@@ -39,6 +39,7 @@ import {
   valueKind,
 } from '../json/bytes.js';
 import { parseLossless, stringifyLossless } from '../json/lossless.js';
+import { releasable, release } from '../json/releasable.js';
 import { afterRow, END, isWrapped, rowsStart } from '../json/report-body.js';
 import { csvCell, tsvCell } from './delimited.js';
 import { type Scan, scanRow, Tape, templateOf } from './tape.js';
@@ -70,7 +71,7 @@ export function emitRows(
   const csv = kind === 'csv';
   // A cell is never longer than its value's JSON, and every value comes after a key at least as long
   // as the separator after the cell (see emitDelimited), so the body's length bounds the output.
-  const out = Buffer.allocUnsafe(Buffer.byteLength(head) + 1 + b.length);
+  const out = releasable(Buffer.byteLength(head) + 1 + b.length);
   let o = out.write(head, 0, 'utf8');
   out[o++] = 10;
   for (let x = 0; x < m; x++) {
@@ -82,12 +83,14 @@ export function emitRows(
   p = afterRow(b, q, wrapped);
   while (p >= 0) {
     p = emitTemplateRow(b, p, template.around, out, at, csv);
-    if (p < 0) return undefined;
+    if (p < 0) break;
     o = at.o;
     rows++;
     p = afterRow(b, p, wrapped);
   }
-  return p === END ? { bytes: out.subarray(0, o), rows } : undefined;
+  if (p === END) return { bytes: out.subarray(0, o), rows };
+  release(out); // the two passes write their own
+  return undefined;
 }
 
 /**
@@ -195,7 +198,7 @@ export function jsonRows(
       b[p + 1] = 10;
       return { bytes: b.subarray(first - 1, p + 2), rows };
     }
-    const bytes = Buffer.allocUnsafe(p + 2 - (first - 1));
+    const bytes = releasable(p + 2 - (first - 1));
     b.copy(bytes, 0, first - 1, p + 1);
     bytes[bytes.length - 1] = 10;
     return { bytes, rows };
@@ -203,7 +206,7 @@ export function jsonRows(
   // The rows without the brackets, each comma between two rows a newline.
   // The rows without the brackets, each comma between two rows a newline: in `b` itself when the
   // caller hands it over (a run streams many answers: one body's worth of memory less per answer).
-  const bytes = reuse ? b.subarray(first, p + 1) : Buffer.allocUnsafe(p - first + 1);
+  const bytes = reuse ? b.subarray(first, p + 1) : releasable(p - first + 1);
   if (!reuse) b.copy(bytes, 0, first, p);
   for (const c of commas) bytes[c - first] = 10;
   bytes[bytes.length - 1] = 10;
@@ -251,7 +254,7 @@ export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: '
     s.rows * (n + 1) +
     most * (s.valueBytes + 7 * s.count) +
     (n === 1 && csv ? 2 * s.rows : 0);
-  const out = Buffer.allocUnsafe(size);
+  const out = releasable(size);
   let o = out.write(header, 0, 'utf8');
   out[o++] = 10;
   if (s.uniform && n > 1 && n === s.columns.length && pick.every((c, i) => c === i)) {

@@ -16,6 +16,7 @@
  */
 import type { ReportFormat, ReportType } from '../input.js';
 import { stringifyLossless } from '../json/lossless.js';
+import { release } from '../json/releasable.js';
 import type { Row } from '../service/types.js';
 import { type Column, seenColumns } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
@@ -45,9 +46,18 @@ export interface Answer {
 }
 
 export interface RowStream {
-  /** The output for this answer (empty for an answer without rows, and for table). */
+  /**
+   * The output for this answer (empty for an answer without rows, and for table). It is valid until
+   * the next `add` or `end`, which give back the memory of this answer's body and output (a run's
+   * memory stays that of one answer): call them only once the output was written.
+   */
   add(answer: Answer): string | Buffer;
-  /** What closes the output, and notes for stderr. */
+  /**
+   * Gives back the last answer's body and output now: call it once that output was written, so the
+   * next answer's body does not arrive beside them (add and end call it too).
+   */
+  release(): void;
+  /** What closes the output, and notes for stderr. Gives back the last answer's memory (see add). */
   end(): { text: string; notes: string[] };
   /** Rows delivered so far. */
   readonly rows: number;
@@ -154,11 +164,24 @@ export function createRowStream(o: StreamOptions): RowStream {
     return bytes;
   };
 
+  /** The last answer's body and output, given back at the next add or end (json/releasable.ts). */
+  let held: (string | Buffer)[] = [];
+  const releaseHeld = () => {
+    for (const b of held) if (typeof b !== 'string') release(b);
+    held = [];
+  };
+
   return {
     add(a) {
-      return (direct && fast(a)) || general(a);
+      releaseHeld();
+      held = [a.bytes];
+      const out = (direct && fast(a)) || general(a);
+      held.push(out);
+      return out;
     },
+    release: releaseHeld,
     end() {
+      releaseHeld();
       const notes: string[] = [];
       if (extra.size > 0) {
         notes.push(

@@ -8,6 +8,7 @@ import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
+import { Accumulator } from '../json/releasable.js';
 import { rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
@@ -196,12 +197,15 @@ export function createService(d: ServiceDeps): Service {
           limited: true,
           async onOk(res) {
             const bytes = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
+            const size = bytes.length;
             const contentType = header(res, 'content-type');
             let rows: Row[] | undefined;
             return {
               bytes,
               rows() {
                 if (rows) return rows;
+                // Released by the row stream once written (a view on released memory has length 0).
+                if (bytes.length !== size) throw new Error('internal: an answer read after its release');
                 const parsed = rowsOf(bytes.toString('utf8'));
                 if (typeof parsed === 'string') {
                   throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! });
@@ -298,35 +302,33 @@ async function discard(res: HttpResponse): Promise<void> {
   await res.body.dump().catch(() => {});
 }
 
-/** The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. */
+/**
+ * The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. The bytes go
+ * into one buffer as they arrive, grown in place (json/releasable.ts): no list of chunks joined at the
+ * end, which held the body twice (a 46 MB answer sent without Content-Length peaked at 2 × 46 MB).
+ * A Content-Length is only a size hint: the bytes received decide. A large body is releasable: the
+ * row stream gives it back once its rows are written.
+ */
 async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
-  // With a Content-Length, each chunk is copied into place as it arrives (between arrivals) rather
-  // than all at the end; the length is only a size hint: the bytes received decide.
   const length = Number(header(res, 'content-length'));
-  let whole =
-    Number.isSafeInteger(length) && length > 0 && length <= max ? Buffer.allocUnsafe(length) : undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    const c = chunk as Buffer;
-    if (size + c.length > max) {
-      res.body.destroy();
-      throw new ServiceError(
-        `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
-        {
-          hint: 'use `prs export`, which streams large reports to a file',
-        },
-      );
+  const into = new Accumulator(max, Number.isSafeInteger(length) && length > 0 && length <= max ? length : 0);
+  try {
+    for await (const chunk of res.body) {
+      if (!into.push(chunk as Buffer)) {
+        res.body.destroy();
+        throw new ServiceError(
+          `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
+          {
+            hint: 'use `prs export`, which streams large reports to a file',
+          },
+        );
+      }
     }
-    if (whole && size + c.length > whole.length) {
-      chunks.push(whole.subarray(0, size));
-      whole = undefined;
-    }
-    if (whole) whole.set(c, size);
-    else chunks.push(c);
-    size += c.length;
+  } catch (err) {
+    into.drop();
+    throw err;
   }
-  return whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
+  return into.take();
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat } from '../../../src/input.js';
+import { Accumulator, RELEASE_MIN } from '../../../src/json/releasable.js';
 import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
 import { type Answer, createRowStream } from '../../../src/render/stream.js';
@@ -103,6 +104,43 @@ describe('createRowStream', () => {
       expect(got.notes).toEqual([
         'left out: column c (not in the first answer, which set the CSV header; --fields chooses the columns)',
       ]);
+    }
+  });
+
+  it('a large answer’s body and output are given back once written (release, the next add, end)', () => {
+    // Large bodies arrive in releasable buffers (service readWhole); released, every view has length 0.
+    const rows = Array.from({ length: 12_000 }, (_, i) => `{"a":${i},"b":"name ${i}, ok","c":null}`);
+    const body = `{"report":[${rows.join(',')}]}`;
+    const large = () => {
+      const into = new Accumulator(body.length, body.length);
+      into.push(Buffer.from(body));
+      return into.take();
+    };
+    for (const format of ['csv', 'ndjson', 'json'] as const) {
+      const want = streamed({ format, terminal: false, multi: false }, [
+        answerOf(42, body, false),
+        answerOf(42, body, false),
+      ]).text;
+      const s = createRowStream({
+        type: 'index',
+        format,
+        terminal: false,
+        multi: false,
+        color: false,
+        width: 80,
+      });
+      const first = { portfolioId: 42, bytes: large(), rows: () => parsed(body) };
+      expect(first.bytes.length).toBeGreaterThanOrEqual(RELEASE_MIN);
+      const out1 = s.add(first);
+      const text1 = Buffer.from(out1).toString('utf8');
+      s.release();
+      expect([first.bytes.length, out1.length]).toEqual([0, 0]);
+      const second = { portfolioId: 42, bytes: large(), rows: () => parsed(body) };
+      const out2 = s.add(second);
+      const text2 = Buffer.from(out2).toString('utf8');
+      const end = s.end();
+      expect(second.bytes.length).toBe(0);
+      expect(text1 + text2 + end.text).toBe(want);
     }
   });
 });
