@@ -137,15 +137,23 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
             ),
           },
         );
-        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) continue;
+        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) {
+          res.release?.();
+          continue;
+        }
         const before = stream.rows;
-        const chunk = stream.add({ portfolioId: item.portfolioId, bytes: res.bytes, rows: res.rows });
+        const chunk = stream.add({
+          portfolioId: item.portfolioId,
+          bytes: res.bytes,
+          rows: res.rows,
+          release: res.release,
+        });
         if (stream.rows === before) empty.push(item);
         else written++;
         // The spinner's line must not land between rows on a shared terminal.
         if (chunk.length > 0 && io.isStdoutTTY) progress.stop();
         await sink.write(chunk);
-        stream.release(); // written: its memory back before the next answer arrives
+        stream.release(); // written: the next answer may reuse its memory
       } catch (err) {
         // An interrupt, or a failure that every other item would meet too, ends the run here.
         if (deps.signal.aborted || !isItemFailure(err) || o.failFast || total === 1) throw err;

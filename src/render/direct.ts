@@ -39,10 +39,15 @@ import {
   valueKind,
 } from '../json/bytes.js';
 import { parseLossless, stringifyLossless } from '../json/lossless.js';
-import { releasable, release } from '../json/releasable.js';
 import { afterRow, END, isWrapped, rowsStart } from '../json/report-body.js';
 import { csvCell, tsvCell } from './delimited.js';
 import { type Scan, scanRow, Tape, templateOf } from './tape.js';
+
+/**
+ * Where an output goes: `size` bytes, uninitialised (the row stream passes its arena, json/arena.ts).
+ * A later call may be handed the same memory: an output abandoned half way is not read again.
+ */
+export type Alloc = (size: number) => Buffer;
 
 /**
  * The usual answer in one pass: when every row after row 0 has row 0's layout (so every row has every
@@ -56,6 +61,7 @@ export function emitRows(
   b: Buffer,
   kind: 'csv' | 'tsv',
   header: (columns: string[]) => string | undefined,
+  alloc: Alloc = Buffer.allocUnsafe,
 ): { bytes: Buffer; rows: number } | undefined {
   let p = rowsStart(b);
   if (p < 0) return undefined;
@@ -71,7 +77,7 @@ export function emitRows(
   const csv = kind === 'csv';
   // A cell is never longer than its value's JSON, and every value comes after a key at least as long
   // as the separator after the cell (see emitDelimited), so the body's length bounds the output.
-  const out = releasable(Buffer.byteLength(head) + 1 + b.length);
+  const out = alloc(Buffer.byteLength(head) + 1 + b.length);
   let o = out.write(head, 0, 'utf8');
   out[o++] = 10;
   for (let x = 0; x < m; x++) {
@@ -88,9 +94,7 @@ export function emitRows(
     rows++;
     p = afterRow(b, p, wrapped);
   }
-  if (p === END) return { bytes: out.subarray(0, o), rows };
-  release(out); // the two passes write their own
-  return undefined;
+  return p === END ? { bytes: out.subarray(0, o), rows } : undefined;
 }
 
 /**
@@ -175,6 +179,7 @@ export function jsonRows(
   b: Buffer,
   ndjson: boolean,
   reuse = false,
+  alloc: Alloc = Buffer.allocUnsafe,
 ): { bytes: Buffer; rows: number } | undefined {
   const first = rowsStart(b);
   if (first < 0 || b[first - 1] !== 91) return undefined;
@@ -198,7 +203,7 @@ export function jsonRows(
       b[p + 1] = 10;
       return { bytes: b.subarray(first - 1, p + 2), rows };
     }
-    const bytes = releasable(p + 2 - (first - 1));
+    const bytes = alloc(p + 2 - (first - 1));
     b.copy(bytes, 0, first - 1, p + 1);
     bytes[bytes.length - 1] = 10;
     return { bytes, rows };
@@ -206,7 +211,7 @@ export function jsonRows(
   // The rows without the brackets, each comma between two rows a newline.
   // The rows without the brackets, each comma between two rows a newline: in `b` itself when the
   // caller hands it over (a run streams many answers: one body's worth of memory less per answer).
-  const bytes = reuse ? b.subarray(first, p + 1) : releasable(p - first + 1);
+  const bytes = reuse ? b.subarray(first, p + 1) : alloc(p - first + 1);
   if (!reuse) b.copy(bytes, 0, first, p);
   for (const c of commas) bytes[c - first] = 10;
   bytes[bytes.length - 1] = 10;
@@ -239,7 +244,13 @@ function checkTemplateRow(b: Buffer, p: number, around: Buffer[]): number {
  * The CSV or TSV bytes of a scan: `header` (already made cells), then one line per row with the tape
  * columns `pick` (-1: a column the data lacks, always empty). Same rules as renderDelimited.
  */
-export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: 'csv' | 'tsv'): Buffer {
+export function emitDelimited(
+  s: Scan,
+  pick: Int32Array,
+  header: string,
+  kind: 'csv' | 'tsv',
+  alloc: Alloc = Buffer.allocUnsafe,
+): Buffer {
   const csv = kind === 'csv';
   const n = pick.length;
   // The most any column is printed per row (--fields may name one twice), to bound the output.
@@ -254,7 +265,7 @@ export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: '
     s.rows * (n + 1) +
     most * (s.valueBytes + 7 * s.count) +
     (n === 1 && csv ? 2 * s.rows : 0);
-  const out = releasable(size);
+  const out = alloc(size);
   let o = out.write(header, 0, 'utf8');
   out[o++] = 10;
   if (s.uniform && n > 1 && n === s.columns.length && pick.every((c, i) => c === i)) {

@@ -13,7 +13,7 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, emitRows, jsonRows } from './direct.js';
+import { type Alloc, emitDelimited, emitRows, jsonRows } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 import { scanReport } from './tape.js';
@@ -104,11 +104,13 @@ export function renderDirect(
     columns?: readonly Column[];
     /** The body is not needed afterwards: its memory may hold the output. */
     reuse?: boolean;
+    /** Where the output goes (default: a new buffer). */
+    alloc?: Alloc;
   },
 ): DirectRendered | undefined {
   if (r.format === 'json' || r.format === 'ndjson') {
     // --fields reshapes every row (project): the general path.
-    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse);
+    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse, r.alloc);
   }
   const csv = r.format === 'csv';
   const headerOf = (columns: readonly Column[]) =>
@@ -116,11 +118,16 @@ export function renderDirect(
   if (!r.fields) {
     // The usual answer, in one pass, when the columns print in the order the rows have them.
     let columns: Column[] | undefined;
-    const one = emitRows(body, r.format, (names) => {
-      columns = r.columns ? [...r.columns] : orderColumns(r.type, names.map(columnOf), 'seen');
-      const same = columns.length === names.length && columns.every((c, i) => c.name === names[i]);
-      return same ? headerOf(columns) : undefined;
-    });
+    const one = emitRows(
+      body,
+      r.format,
+      (names) => {
+        columns = r.columns ? [...r.columns] : orderColumns(r.type, names.map(columnOf), 'seen');
+        const same = columns.length === names.length && columns.every((c, i) => c.name === names[i]);
+        return same ? headerOf(columns) : undefined;
+      },
+      r.alloc,
+    );
     if (one && columns) return { ...one, columns, header: headerOf(columns), extra: [] };
   }
   const scan = scanReport(body);
@@ -136,7 +143,7 @@ export function renderDirect(
   const header = headerOf(columns);
   const printed = new Set(columns.map((c) => c.name));
   return {
-    bytes: emitDelimited(scan, pick, header, r.format),
+    bytes: emitDelimited(scan, pick, header, r.format, r.alloc),
     rows: scan.rows,
     columns,
     header,

@@ -15,8 +15,8 @@
  * general one (the parsed rows); both give the same bytes.
  */
 import type { ReportFormat, ReportType } from '../input.js';
+import { Arena } from '../json/arena.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { release } from '../json/releasable.js';
 import type { Row } from '../service/types.js';
 import { type Column, seenColumns } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
@@ -43,18 +43,20 @@ export interface Answer {
   portfolioId: number;
   bytes: Buffer;
   rows(): Row[];
+  /** Its memory may be reused (ReportResponse.release). */
+  release?(): void;
 }
 
 export interface RowStream {
   /**
    * The output for this answer (empty for an answer without rows, and for table). It is valid until
-   * the next `add` or `end`, which give back the memory of this answer's body and output (a run's
-   * memory stays that of one answer): call them only once the output was written.
+   * `release`, the next `add` or `end`, which let the next answer reuse this one's body and output
+   * (a run's memory stays that of one answer): call them only once the sink's write of it resolved.
    */
   add(answer: Answer): string | Buffer;
   /**
-   * Gives back the last answer's body and output now: call it once that output was written, so the
-   * next answer's body does not arrive beside them (add and end call it too).
+   * The last answer's body and output may be reused now: call it once the sink's write of that
+   * output resolved, so the next answer's body goes into the same memory (add and end call it too).
    */
   release(): void;
   /** What closes the output, and notes for stderr. Gives back the last answer's memory (see add). */
@@ -62,6 +64,9 @@ export interface RowStream {
   /** Rows delivered so far. */
   readonly rows: number;
 }
+
+/** The largest output the direct path's arena holds (more: an ordinary buffer). */
+const OUTPUT_MAX = 512 * 1024 * 1024;
 
 export function createRowStream(o: StreamOptions): RowStream {
   const { format } = o;
@@ -145,6 +150,7 @@ export function createRowStream(o: StreamOptions): RowStream {
       format: format as DirectFormat,
       columns,
       reuse: true,
+      alloc,
     });
     if (!out) return undefined;
     if (format === 'csv' || format === 'tsv') {
@@ -164,20 +170,29 @@ export function createRowStream(o: StreamOptions): RowStream {
     return bytes;
   };
 
-  /** The last answer's body and output, given back at the next add or end (json/releasable.ts). */
-  let held: (string | Buffer)[] = [];
+  /** The last answer and its output, given back at release, the next add or end. */
+  let held: { answer?: Answer; out?: Buffer } = {};
   const releaseHeld = () => {
-    for (const b of held) if (typeof b !== 'string') release(b);
-    held = [];
+    held.answer?.release?.();
+    outputs.release(held.out);
+    held = {};
   };
 
+  /** Outputs of the direct path, one answer after another (json/arena.ts). */
+  const outputs = new Arena(OUTPUT_MAX);
+  // Within one answer, a second attempt (the two passes after the one pass gave up) takes the
+  // first's memory: the abandoned output is never read.
+  const alloc = (size: number) => {
+    outputs.release(held.out);
+    const out = outputs.get(size);
+    held.out = out;
+    return out;
+  };
   return {
     add(a) {
       releaseHeld();
-      held = [a.bytes];
-      const out = (direct && fast(a)) || general(a);
-      held.push(out);
-      return out;
+      held.answer = a;
+      return (direct && fast(a)) || general(a);
     },
     release: releaseHeld,
     end() {

@@ -4,11 +4,12 @@
  * retries per the policy in retry.ts and maps the final failure in errors-map.ts. The endpoints differ
  * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
  */
+import { runInNewContext } from 'node:vm';
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import { Accumulator } from '../json/releasable.js';
+import { Accumulator, Arena } from '../json/arena.js';
 import { rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
@@ -60,6 +61,9 @@ interface Endpoint<T> {
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
   const random = d.random ?? Math.random;
+  const maxReportBytes = d.maxReportBytes ?? REPORT_BODY_MAX;
+  /** The large answers' bodies, one after another (each released once its rows are written). */
+  const bodies = new Arena(maxReportBytes);
 
   async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
@@ -196,22 +200,26 @@ export function createService(d: ServiceDeps): Service {
           accept: 'application/json',
           limited: true,
           async onOk(res) {
-            const bytes = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
-            const size = bytes.length;
+            const bytes = await readWhole(res, maxReportBytes, bodies);
+            let released = false;
             const contentType = header(res, 'content-type');
             let rows: Row[] | undefined;
             return {
               bytes,
               rows() {
                 if (rows) return rows;
-                // Released by the row stream once written (a view on released memory has length 0).
-                if (bytes.length !== size) throw new Error('internal: an answer read after its release');
+                // The next answer may be in these bytes now.
+                if (released) throw new Error('internal: an answer read after its release');
                 const parsed = rowsOf(bytes.toString('utf8'));
                 if (typeof parsed === 'string') {
                   throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! });
                 }
                 rows = parsed;
                 return rows;
+              },
+              release() {
+                released = true;
+                bodies.release(bytes);
               },
             } satisfies ReportResponse;
           },
@@ -304,16 +312,21 @@ async function discard(res: HttpResponse): Promise<void> {
 
 /**
  * The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. The bytes go
- * into one buffer as they arrive, grown in place (json/releasable.ts): no list of chunks joined at the
- * end, which held the body twice (a 46 MB answer sent without Content-Length peaked at 2 × 46 MB).
- * A Content-Length is only a size hint: the bytes received decide. A large body is releasable: the
- * row stream gives it back once its rows are written.
+ * into one buffer as they arrive: a large body into the run's arena (json/arena.ts), reused by the
+ * next answer once this one is released; no list of chunks joined at the end, which held a body
+ * sent without a Content-Length twice. A Content-Length is only a size hint: the bytes received decide.
  */
-async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
+async function readWhole(res: HttpResponse, max: number, arena: Arena): Promise<Buffer> {
   const length = Number(header(res, 'content-length'));
-  const into = new Accumulator(max, Number.isSafeInteger(length) && length > 0 && length <= max ? length : 0);
+  const hint = Number.isSafeInteger(length) && length > 0 && length <= max ? length : 0;
+  const into = new Accumulator(arena, max, hint);
+  let collected = 0;
   try {
     for await (const chunk of res.body) {
+      if (into.size - collected >= COLLECT_EVERY) {
+        collected = into.size;
+        collectYoung();
+      }
       if (!into.push(chunk as Buffer)) {
         res.body.destroy();
         throw new ServiceError(
@@ -329,6 +342,28 @@ async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
     throw err;
   }
   return into.take();
+}
+
+/** How much of a body is read between two young-generation collections. */
+const COLLECT_EVERY = 4 * 1024 * 1024;
+let youngGc: ((o: { type: 'minor' }) => void) | null | undefined;
+
+/**
+ * A young-generation collection, where the process allows one (entry.ts sets --expose-gc; gc() is
+ * exposed to contexts made after the flag is set, so a fresh one). undici hands a body over in views
+ * of the socket's read buffers, a new one per read, which V8 keeps until a collection and let reach
+ * ~25 MB before one: a 40-answer run's memory grew with it. A collection of the young generation,
+ * where those spent buffers are, takes well under a millisecond.
+ */
+function collectYoung(): void {
+  if (youngGc === undefined) {
+    try {
+      youngGc = runInNewContext('gc') as typeof youngGc;
+    } catch {
+      youngGc = null;
+    }
+  }
+  youngGc?.({ type: 'minor' });
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */

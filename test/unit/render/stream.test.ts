@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat } from '../../../src/input.js';
-import { Accumulator, RELEASE_MIN } from '../../../src/json/releasable.js';
+import { Accumulator, Arena, REUSE_MIN } from '../../../src/json/arena.js';
 import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
 import { type Answer, createRowStream } from '../../../src/render/stream.js';
@@ -107,14 +107,16 @@ describe('createRowStream', () => {
     }
   });
 
-  it('a large answer’s body and output are given back once written (release, the next add, end)', () => {
-    // Large bodies arrive in releasable buffers (service readWhole); released, every view has length 0.
+  it('large answers one after another in the same memory, each once its output was written', () => {
     const rows = Array.from({ length: 12_000 }, (_, i) => `{"a":${i},"b":"name ${i}, ok","c":null}`);
     const body = `{"report":[${rows.join(',')}]}`;
-    const large = () => {
-      const into = new Accumulator(body.length, body.length);
+    const bodies = new Arena(4 * 1024 * 1024);
+    // As the service reads one (readWhole), released as the service's answer releases it.
+    const answer = (): Answer => {
+      const into = new Accumulator(bodies, 4 * 1024 * 1024);
       into.push(Buffer.from(body));
-      return into.take();
+      const bytes = into.take();
+      return { portfolioId: 42, bytes, rows: () => parsed(body), release: () => bodies.release(bytes) };
     };
     for (const format of ['csv', 'ndjson', 'json'] as const) {
       const want = streamed({ format, terminal: false, multi: false }, [
@@ -129,17 +131,19 @@ describe('createRowStream', () => {
         color: false,
         width: 80,
       });
-      const first = { portfolioId: 42, bytes: large(), rows: () => parsed(body) };
-      expect(first.bytes.length).toBeGreaterThanOrEqual(RELEASE_MIN);
-      const out1 = s.add(first);
-      const text1 = Buffer.from(out1).toString('utf8');
+      const first = answer();
+      expect(first.bytes.length).toBeGreaterThanOrEqual(REUSE_MIN);
+      const out1 = s.add(first) as Buffer;
+      const text1 = out1.toString('utf8');
       s.release();
-      expect([first.bytes.length, out1.length]).toEqual([0, 0]);
-      const second = { portfolioId: 42, bytes: large(), rows: () => parsed(body) };
-      const out2 = s.add(second);
-      const text2 = Buffer.from(out2).toString('utf8');
+      const second = answer();
+      const out2 = s.add(second) as Buffer;
+      expect(bodies.owns(second.bytes)).toBe(true);
+      expect(out2.buffer === out1.buffer).toBe(true);
+      const text2 = out2.toString('utf8');
+      // Without a release the next body has memory of its own.
+      expect(bodies.owns(answer().bytes)).toBe(false);
       const end = s.end();
-      expect(second.bytes.length).toBe(0);
       expect(text1 + text2 + end.text).toBe(want);
     }
   });
