@@ -180,6 +180,7 @@ export function jsonRows(
   ndjson: boolean,
   reuse = false,
   alloc: Alloc = Buffer.allocUnsafe,
+  portfolioId?: number,
 ): { bytes: Buffer; rows: number } | undefined {
   const first = rowsStart(b);
   if (first < 0 || b[first - 1] !== 91) return undefined;
@@ -189,6 +190,12 @@ export function jsonRows(
   const template = templateOf(t, first, p);
   const row0 = b.toString('utf8', first, p);
   if (!template || stringifyLossless(parseLossless(row0)) !== row0) return undefined;
+  // A row's own portfolioId would take the lead key's value (the general path spreads the row after it).
+  if (
+    portfolioId !== undefined &&
+    t.tree.columns.some((c) => c === 'portfolioId' || c.startsWith('portfolioId.'))
+  )
+    return undefined;
   const commas: number[] = [];
   while (b[p] === 44) {
     commas.push(p);
@@ -197,6 +204,7 @@ export function jsonRows(
   }
   if (b[p] !== 93 || afterRow(b, p, isWrapped(b)) !== END) return undefined;
   const rows = commas.length + 1;
+  if (portfolioId !== undefined) return withPortfolio(b, first, p, commas, ndjson, portfolioId, alloc);
   if (!ndjson) {
     // `[rows]` and a newline: in `b` itself when given up and a byte follows the `]` (the wrapper's `}`).
     if (reuse && p + 1 < b.length) {
@@ -216,6 +224,37 @@ export function jsonRows(
   for (const c of commas) bytes[c - first] = 10;
   bytes[bytes.length - 1] = 10;
   return { bytes, rows };
+}
+
+/**
+ * jsonRows for several portfolios: each row (b[first, end) split at `commas`, each with a key) with
+ * `"portfolioId":N,` first, as the general path writes `{portfolioId, ...row}`. Longer than the
+ * body, so never in it.
+ */
+function withPortfolio(
+  b: Buffer,
+  first: number,
+  end: number,
+  commas: number[],
+  ndjson: boolean,
+  portfolioId: number,
+  alloc: Alloc,
+): { bytes: Buffer; rows: number } {
+  const lead = Buffer.from(`{"portfolioId":${portfolioId},`);
+  const rows = commas.length + 1;
+  const out = alloc(end - first + rows * (lead.length - 1) + (ndjson ? 1 : 3));
+  let o = 0;
+  if (!ndjson) out[o++] = 91;
+  let s = first;
+  for (let r = 0; r < rows; r++) {
+    const e = r < commas.length ? commas[r] : end;
+    o += lead.copy(out, o);
+    o += b.copy(out, o, s + 1, e);
+    out[o++] = r < commas.length ? (ndjson ? 10 : 44) : ndjson ? 10 : 93;
+    s = e + 1;
+  }
+  if (!ndjson) out[o++] = 10;
+  return { bytes: out.subarray(0, o), rows };
 }
 
 /** A row with row 0's layout whose values are all written back as they came; else -1. */

@@ -106,12 +106,15 @@ export function renderDirect(
     reuse?: boolean;
     /** Where the output goes (default: a new buffer). */
     alloc?: Alloc;
+    /** Several portfolios: each row led by this `portfolioId` (JSON/NDJSON; else undefined). */
+    portfolioId?: number;
   },
 ): DirectRendered | undefined {
   if (r.format === 'json' || r.format === 'ndjson') {
     // --fields reshapes every row (project): the general path.
-    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse, r.alloc);
+    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse, r.alloc, r.portfolioId);
   }
+  if (r.portfolioId !== undefined) return undefined;
   const csv = r.format === 'csv';
   const headerOf = (columns: readonly Column[]) =>
     columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');

@@ -71,8 +71,8 @@ const OUTPUT_MAX = 512 * 1024 * 1024;
 export function createRowStream(o: StreamOptions): RowStream {
   const { format } = o;
   const compact = format === 'json' && !o.terminal;
-  // The direct path: one portfolio (no portfolioId to add), JSON only where compact.
-  const direct = !o.multi && (format === 'csv' || format === 'tsv' || format === 'ndjson' || compact);
+  // The direct path: JSON only where compact; CSV/TSV for one portfolio (no portfolioId column).
+  const direct = format === 'ndjson' || compact || (!o.multi && (format === 'csv' || format === 'tsv'));
   let count = 0;
   /** CSV/TSV: the header's columns; JSON/NDJSON with --fields: the projection. Fixed by the first answer. */
   let columns: Column[] | undefined;
@@ -151,6 +151,7 @@ export function createRowStream(o: StreamOptions): RowStream {
       columns,
       reuse: true,
       alloc,
+      portfolioId: o.multi ? a.portfolioId : undefined,
     });
     if (!out) return undefined;
     if (format === 'csv' || format === 'tsv') {

@@ -419,6 +419,60 @@ describe('renderDirect: properties', () => {
     alwaysAnswers(compact, ['json', 'ndjson']);
   });
 
+  it('several portfolios: JSON and NDJSON, where answered, are the general path’s rows led by portfolioId', () => {
+    const scalar = fc.oneof(
+      literal,
+      str.map((v) => JSON.stringify(v)),
+      fc.constantFrom('null', 'true', '{}'),
+    );
+    // One key per body (a row's own portfolioId among them), the same in every row.
+    const compact = fc
+      .tuple(
+        fc.constantFrom('isin', 'portfolioId', 'p'),
+        fc.array(fc.tuple(scalar, scalar), { minLength: 1, maxLength: 6 }),
+      )
+      .map(([k, rows]) => report(...rows.map(([a, b]) => `{"${k}":${a},"o":{"p":${b}}}`)));
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(body, compact),
+        fc.constantFrom<AnyFormat>('json', 'ndjson'),
+        fc.integer({ min: 1, max: 99999 }),
+        (text, format, portfolioId) => {
+          const b = Buffer.from(text);
+          const got = renderDirect(b, { type: 'index', format, portfolioId })?.bytes.toString('utf8');
+          const rows = rowsOf(text);
+          if (got === undefined || typeof rows === 'string') return;
+          answered++;
+          const led = rows.map((row) => ({ portfolioId, ...row }));
+          const want = render({
+            type: 'index',
+            format,
+            rows: led,
+            multi: true,
+            color: false,
+            terminal: false,
+            width: 80,
+          });
+          expect(got).toBe(want.text);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    expect(answered).toBeGreaterThan(200);
+    // A row's own portfolioId key: the general path (it would take the lead's value).
+    expect(
+      renderDirect(Buffer.from(report('{"portfolioId":1,"a":2}')), {
+        type: 'index',
+        format: 'ndjson',
+        portfolioId: 7,
+      }),
+    ).toBeUndefined();
+    expect(
+      renderDirect(Buffer.from(report('{"a":2}')), { type: 'index', format: 'csv', portfolioId: 7 }),
+    ).toBeUndefined();
+  });
+
   it('a damaged body is never rendered differently (one byte changed, dropped or cut off)', () => {
     const good = report(
       '{"isin":"X1","name":"Société, \\"Générale\\"","closingPrice":1302.917413,"o":{"p":1.10,"q":null}}',
