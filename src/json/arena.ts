@@ -26,9 +26,9 @@ interface WasmMemory {
 }
 const WasmMemory = (
   globalThis as unknown as {
-    WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => WasmMemory };
+    WebAssembly?: { Memory: new (d: { initial: number; maximum: number }) => WasmMemory };
   }
-).WebAssembly.Memory;
+).WebAssembly?.Memory;
 
 const PAGE = 64 * 1024;
 const pages = (bytes: number) => Math.ceil(bytes / PAGE);
@@ -69,6 +69,7 @@ export class Arena {
 
   private grown(size: number): Buffer | undefined {
     try {
+      if (!WasmMemory) return undefined; // no WebAssembly (--jitless): ordinary buffers
       if (!this.memory) this.memory = new WasmMemory({ initial: pages(size), maximum: pages(this.max) });
       const have = this.memory.buffer.byteLength;
       if (have < size) this.memory.grow(pages(size) - have / PAGE);

@@ -257,6 +257,75 @@ function withPortfolio(
   return { bytes: out.subarray(0, o), rows };
 }
 
+/**
+ * JSON or NDJSON of a scan reduced to --fields (`names`, the tape columns `pick`; -1: a column the
+ * data lacks), as project() + stringifyLossless write them: each row `{"name":value,...}` in `names`
+ * order, a value written as JSON.stringify writes it (numbers as sent), null where the row lacks it.
+ * A name given twice counts once, at its first place (project() sets the same key twice).
+ */
+export function jsonFields(
+  s: Scan,
+  pick: Int32Array,
+  names: readonly string[],
+  ndjson: boolean,
+  alloc: Alloc = Buffer.allocUnsafe,
+): Buffer {
+  const keep: number[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < names.length; i++) {
+    if (seen.has(names[i])) continue;
+    seen.add(names[i]);
+    keep.push(i);
+  }
+  // `{"name":` or `,"name":` before each value; ahead of the rows, as bytes.
+  const keys = keep.map((i, k) => Buffer.from(`${k === 0 ? '{' : ','}${JSON.stringify(names[i])}:`));
+  const cols = Int32Array.from(keep, (i) => pick[i]);
+  const fixed = keys.reduce((n, k) => n + k.length, 0) + 2;
+  // A value is at most its token (an escape never restringifies longer), null 4 bytes, `{}` 2.
+  const size = 2 + s.rows * (fixed + 4 * cols.length) + s.valueBytes + 2 * s.count;
+  const out = alloc(size);
+  const { buf, col, start, end } = s;
+  const kinds = s.kind;
+  const slot = new Int32Array(s.columns.length);
+  const inRow = new Int32Array(s.columns.length).fill(-1);
+  let o = 0;
+  if (!ndjson) out[o++] = 91;
+  let e = 0;
+  for (let r = 0; r < s.rows; r++) {
+    const last = s.rowEnd[r];
+    for (; e < last; e++) {
+      slot[col[e]] = e;
+      inRow[col[e]] = r;
+    }
+    for (let k = 0; k < cols.length; k++) {
+      o += keys[k].copy(out, o);
+      const c = cols[k];
+      if (c < 0 || inRow[c] !== r) {
+        o += out.write('null', o, 'latin1');
+        continue;
+      }
+      const x = slot[c];
+      const kind = kinds[x];
+      if (kind === STR_ESC) {
+        const token = buf.toString('utf8', start[x] - 1, end[x] + 1);
+        o += out.write(JSON.stringify(JSON.parse(token)), o, 'utf8');
+      } else if (kind === EMPTY_OBJECT) {
+        out[o++] = 123;
+        out[o++] = 125;
+      } else if (kind <= STR_ESC) {
+        o += buf.copy(out, o, start[x] - 1, end[x] + 1); // the string with its quotes
+      } else {
+        o += buf.copy(out, o, start[x], end[x]); // a number or a literal, as sent
+      }
+    }
+    out[o++] = 125;
+    if (r < s.rows - 1) out[o++] = ndjson ? 10 : 44;
+  }
+  if (!ndjson) out[o++] = 93;
+  out[o++] = 10;
+  return out.subarray(0, o);
+}
+
 /** A row with row 0's layout whose values are all written back as they came; else -1. */
 function checkTemplateRow(b: Buffer, p: number, around: Buffer[]): number {
   const n = b.length;

@@ -161,6 +161,8 @@ export function createRowStream(o: StreamOptions): RowStream {
       count += out.rows;
       return first ? out.bytes : out.bytes.subarray(Buffer.byteLength(out.header!) + 1);
     }
+    // --fields: the first answer's columns are every later answer's (as on the general path).
+    if (o.fields && columns === undefined) columns = out.columns;
     let bytes = out.bytes;
     if (format === 'json') {
       // `[rows]\n` (ours to change) → the rows, after `[` (the first answer) or `,` (later ones).

@@ -174,10 +174,18 @@ describe('renderDirect: JSON and NDJSON are the body’s own bytes when they alr
     }
   });
 
-  it('--fields reshapes the rows: the general path', () => {
-    const b = Buffer.from(report('{"isin":"X1","n":1}'));
-    expect(direct(b, 'json', ['isin'])).toBeUndefined();
-    expect(general(b, 'json', ['isin'])).toBe('[{"isin":"X1"}]\n');
+  it('--fields reshapes the rows from the tape, as the general path does (absent: null, escapes as JSON.stringify writes them)', () => {
+    const b = Buffer.from(
+      report('{"isin":"X1","n":1.10,"o":{"p":"\\u00e9","q":{ }}}', '{"isin":"X\\"2","o":{"p":null,"q":{}}}'),
+    );
+    for (const format of ['json', 'ndjson'] as const) {
+      for (const f of [['isin'], ['o', 'n'], ['n', 'isin', 'n'], ['o.q', 'currency']]) {
+        expect(direct(b, format, f)).toBe(general(b, format, f));
+      }
+    }
+    expect(direct(b, 'ndjson', ['n', 'o'])).toBe(
+      '{"n":1.10,"o.p":"é","o.q":{}}\n{"n":null,"o.p":null,"o.q":{}}\n',
+    );
   });
 });
 
@@ -290,35 +298,43 @@ describe('renderDirect: properties', () => {
     { nil: undefined },
   );
 
-  it('where it answers, it answers what the general path does (CSV and TSV, with and without --fields)', () => {
+  it('where it answers, it answers what the general path does (every format, with and without --fields)', () => {
     let answered = 0;
+    let withFields = 0;
     fc.assert(
-      fc.property(body, fc.constantFrom<Format>('csv', 'tsv'), fields, (text, format, f) => {
-        const b = Buffer.from(text);
-        let want: string | undefined;
-        let wantErr: unknown;
-        try {
-          want = general(b, format, f);
-        } catch (err) {
-          wantErr = err;
-        }
-        let got: string | undefined;
-        try {
-          got = direct(b, format, f);
-        } catch (err) {
-          // Only the --fields usage error may come out, and only when the general path raises it too.
-          expect(String(err)).toBe(String(wantErr));
-          return;
-        }
-        if (got !== undefined) {
-          answered++;
-          expect(Buffer.from(got)).toEqual(Buffer.from(want!));
-        }
-      }),
-      { numRuns: 1500 },
+      fc.property(
+        body,
+        fc.constantFrom<AnyFormat>('csv', 'tsv', 'json', 'ndjson'),
+        fields,
+        (text, format, f) => {
+          const b = Buffer.from(text);
+          let want: string | undefined;
+          let wantErr: unknown;
+          try {
+            want = general(b, format, f);
+          } catch (err) {
+            wantErr = err;
+          }
+          let got: string | undefined;
+          try {
+            got = direct(b, format, f);
+          } catch (err) {
+            // Only the --fields usage error may come out, and only when the general path raises it too.
+            expect(String(err)).toBe(String(wantErr));
+            return;
+          }
+          if (got !== undefined) {
+            answered++;
+            if (f && (format === 'json' || format === 'ndjson')) withFields++;
+            expect(Buffer.from(got)).toEqual(Buffer.from(want!));
+          }
+        },
+      ),
+      { numRuns: 2500 },
     );
     // The generator mostly makes bodies the direct path takes: the property is not vacuous.
-    expect(answered).toBeGreaterThan(250);
+    expect(answered).toBeGreaterThan(400);
+    expect(withFields).toBeGreaterThan(100);
   });
 
   it('rows that all have the same keys in the same order (the usual answer) render as the general path does', () => {
