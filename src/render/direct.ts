@@ -23,7 +23,10 @@
  * integers (JS objects list those first) or hold a dot (two paths could share a column name),
  * duplicate keys (JSON.parse keeps the last), and a key that holds an object in one row and a value in
  * another. So the output is byte for byte the general path's; a property test holds the two together.
- * 4. `jsonRows`: JSON and NDJSON are the body's own bytes when they already are the output.
+ * 4. `jsonRows`: JSON and NDJSON are the body's own bytes when they already are the output (with
+ *    several portfolios, each row copied with `"portfolioId":N,` first). `jsonFields`: with --fields,
+ *    each row reduced to the chosen columns, written from the tape.
+ * Outputs go where the caller's `alloc` says (the row stream's arena, json/arena.ts).
  */
 import {
   EMPTY_OBJECT,

@@ -12,7 +12,9 @@
  * next request.
  *
  * Each answer takes the direct path (render/direct.ts, the body's bytes) when it fits, else the
- * general one (the parsed rows); both give the same bytes.
+ * general one (the parsed rows); both give the same bytes. The general path is left for the table,
+ * indented JSON, CSV/TSV of several portfolios and bodies outside the direct path's shape.
+ * Memory: an answer's body and output are reused by the next answer once written (`release`).
  */
 import type { ReportFormat, ReportType } from '../input.js';
 import { Arena } from '../json/arena.js';
