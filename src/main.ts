@@ -5,22 +5,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram, type CommandName, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
-import {
-  AuthError,
-  ExitCode,
-  FileError,
-  ForbiddenError,
-  HttpError,
-  InterruptedError,
-  ItemsFailedError,
-  NetworkError,
-  NoDataError,
-  NotFoundError,
-  PrsError,
-  RateLimitError,
-  ServiceError,
-  UsageError,
-} from './errors.js';
+import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, type IO } from './io.js';
@@ -46,39 +31,14 @@ const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
 };
 
-/** The contract's exit code for any thrown value. The single place where this is decided. */
-export function exitCodeFor(err: unknown): number {
-  switch (true) {
-    case err instanceof ItemsFailedError:
-      return exitCodeFor(err.first);
-    case err instanceof CommanderError:
-      return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
-    case err instanceof UsageError:
-      return ExitCode.usage;
-    case err instanceof NoDataError:
-      return ExitCode.noData;
-    case err instanceof AuthError:
-      return ExitCode.auth;
-    case err instanceof ForbiddenError:
-      return ExitCode.forbidden;
-    case err instanceof NotFoundError:
-      return ExitCode.notFound;
-    case err instanceof RateLimitError:
-      return ExitCode.rateLimited;
-    case err instanceof HttpError:
-      // Any other status that reached here: 400 is the caller's input, the rest the service's fault.
-      return err.status === 400 ? ExitCode.usage : err.status === 401 ? ExitCode.auth : ExitCode.service;
-    case err instanceof ServiceError:
-      return ExitCode.service;
-    case err instanceof NetworkError:
-      return ExitCode.network;
-    case err instanceof FileError:
-      return ExitCode.file;
-    case err instanceof InterruptedError:
-      return ExitCode.interrupted;
-    default:
-      return ExitCode.internal;
-  }
+/**
+ * The exit code prs ends with for whatever the parse or the command threw: commander's own errors
+ * here (help and version are 0, the rest usage), prs's errors their class's (errors.ts).
+ */
+export function processExitCode(err: unknown): number {
+  if (err instanceof CommanderError)
+    return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
+  return exitCodeFor(err);
 }
 
 const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -214,7 +174,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   } catch (err) {
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
-    const code = received ? SIGNAL_EXIT_CODES[received] : exitCodeFor(err);
+    const code = received ? SIGNAL_EXIT_CODES[received] : processExitCode(err);
     if (code !== ExitCode.ok) {
       const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
       said = received !== undefined;

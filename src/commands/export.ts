@@ -42,6 +42,7 @@
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import {
+  exitCodeFor,
   FileExistsError,
   InterruptedError,
   NetworkError,
@@ -54,7 +55,6 @@ import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
 import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
 import type { ExportFormat, ReportType } from '../input.js';
-import { exitCodeFor } from '../main.js';
 import {
   type Failure,
   HolidayFilter,
