@@ -105,9 +105,19 @@ function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
 
-/** The signals prs owns, and the exit code each ends a run with (CLI.md). */
-const SIGNAL_EXIT_CODES = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
-export type OwnedSignal = keyof typeof SIGNAL_EXIT_CODES;
+/**
+ * A reader of stderr that went away (`prs … 2>&1 >/dev/null | head -0`) changes nothing: there is
+ * nowhere left to say anything, and the run ends with the exit code it would have had. Without this,
+ * Node's EPIPE on stderr turned any exit code into 1.
+ */
+function ignoreStderrErrors(): void {}
+
+/** The signals prs owns: the exit code each ends a run with and the line it says (CLI.md). */
+const SIGNALS = {
+  SIGINT: { code: ExitCode.interrupted, word: 'interrupted' },
+  SIGTERM: { code: ExitCode.terminated, word: 'terminated' },
+} as const;
+export type OwnedSignal = keyof typeof SIGNALS;
 
 /**
  * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called.
@@ -120,35 +130,36 @@ export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   const listener = (signal: OwnedSignal) => handler(signal);
   const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {
     // Called before the listener is added: remove it once it is there (before any signal can come).
-    if (Object.hasOwn(SIGNAL_EXIT_CODES, event) && added !== listener)
+    if (Object.hasOwn(SIGNALS, event) && added !== listener)
       process.nextTick(() => process.off(event, added));
   };
   process.on('newListener', foreign);
-  for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.on(signal, listener);
+  for (const signal of Object.keys(SIGNALS)) process.on(signal, listener);
   return () => {
     process.off('newListener', foreign);
-    for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.off(signal, listener);
+    for (const signal of Object.keys(SIGNALS)) process.off(signal, listener);
   };
 }
 
 export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
-  const interruptedLine = 'prs: interrupted\n';
+  const signalLine = () => `prs: ${SIGNALS[received ?? 'SIGINT'].word}`;
   let said = false; // the line is said once, also when a second signal comes while the run winds down
   const leaveNow = () => {
     temporaries.removeAllSync();
-    if (!said) process.stderr.write(interruptedLine);
-    process.exit(SIGNAL_EXIT_CODES[received ?? 'SIGINT']);
+    if (!said) process.stderr.write(`${signalLine()}\n`);
+    process.exit(SIGNALS[received ?? 'SIGINT'].code);
   };
   const releaseSignals = ownSignals((signal) => {
     if (received) return leaveNow(); // a second Ctrl-C: leave now
     received = signal;
-    controller.abort(new InterruptedError());
+    controller.abort(new InterruptedError(SIGNALS[signal].word));
     // Commands clean up through their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
   process.stdout.on('error', ignoreBrokenPipe);
+  process.stderr.on('error', ignoreStderrErrors);
 
   let io: IO | undefined;
   let deps: Deps | undefined;
@@ -174,9 +185,9 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   } catch (err) {
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
-    const code = received ? SIGNAL_EXIT_CODES[received] : processExitCode(err);
+    const code = received ? SIGNALS[received].code : processExitCode(err);
     if (code !== ExitCode.ok) {
-      const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
+      const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
