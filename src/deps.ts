@@ -4,6 +4,7 @@
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
 import { type Clock, systemClock } from './clock.js';
+import type { GlobalOptions } from './commands/define.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Http } from './service/http.js';
@@ -18,18 +19,8 @@ import {
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-}
+/** The global flags; defined with them, in src/commands/define.ts. */
+export type { GlobalOptions } from './commands/define.js';
 
 export interface Deps {
   io: IO;

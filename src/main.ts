@@ -3,7 +3,7 @@
  * becomes one `prs: <message>` line (plus at most one hint) and the exit code of CLI.md.
  */
 import { CommanderError } from 'commander';
-import { buildProgram, type CommandName, type Runner } from './cli.js';
+import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
@@ -14,22 +14,6 @@ import { type Env, isDebug } from './settings.js';
 
 declare const __PRS_VERSION__: string;
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
-
-type CommandFn = (options: never, deps: Deps) => Promise<unknown>;
-
-/** Each command's module, loaded only when that command runs. */
-const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
-  login: () => import('./commands/login.js').then((m) => m.login as CommandFn),
-  logout: () => import('./commands/logout.js').then((m) => m.logout as CommandFn),
-  'auth.status': () => import('./commands/auth.js').then((m) => m.authStatus as CommandFn),
-  'auth.token': () => import('./commands/auth.js').then((m) => m.authToken as CommandFn),
-  config: () => import('./commands/config.js').then((m) => m.config as CommandFn),
-  report: () => import('./commands/report.js').then((m) => m.report as CommandFn),
-  export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
-  completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
-  sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
-  'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
-};
 
 /**
  * The exit code prs ends with for whatever the parse or the command threw: commander's own errors
@@ -164,11 +148,11 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   let io: IO | undefined;
   let deps: Deps | undefined;
   const debug = isDebug(env);
-  const run: Runner = async (name, options, globals) => {
-    const command = COMMANDS[name]();
+  const run: Runner = async (command, options, globals) => {
+    const implementation = command.load(); // loads while the IO and deps are set up
     io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
     deps = createDeps(io, env, globals, controller.signal, switches);
-    await (await command)(options as never, deps);
+    await (await implementation)(options, deps);
   };
 
   const program = buildProgram({ version: VERSION, run });
