@@ -17,7 +17,7 @@ import { defineReport } from './commands/report.cli.js';
 import { defineSandbox } from './commands/sandbox.cli.js';
 import { addHelpTexts } from './help.js';
 
-export type { GlobalOptions, Runnable, Runner } from './commands/define.js';
+export type { Runnable, Runner } from './commands/define.js';
 
 export interface BuildOptions {
   version: string;
@@ -55,9 +55,23 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
 }
 
 /**
- * The flags every command takes, before or after the command name (their type: GlobalOptions in
- * src/commands/define.ts; settings.ts resolves them against the environment and the profile).
+ * The flags every command takes, before or after the command name, as commander hands them over
+ * (settings.ts resolves them against the environment and the profile). A new global flag: its field
+ * here and its definition in addGlobalOptions below.
  */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  tenant?: string;
+  timeout?: string;
+  retries?: string;
+  rateLimit?: string;
+  limiter?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+}
+
 function addGlobalOptions(program: Command): Command {
   return program
     .option('--profile <name>', 'named settings and session (env PRS_PROFILE; default "default")')

@@ -3,8 +3,8 @@
  * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
+import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
-import type { GlobalOptions } from './commands/define.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Http } from './service/http.js';
@@ -19,8 +19,8 @@ import {
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
-/** The global flags; defined with them, in src/commands/define.ts. */
-export type { GlobalOptions } from './commands/define.js';
+/** The global flags; defined with them, in src/cli.ts. */
+export type { GlobalOptions } from './cli.js';
 
 export interface Deps {
   io: IO;

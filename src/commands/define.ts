@@ -6,23 +6,10 @@
  * argv parsers and types, never a command's body (`load` is a dynamic import, a chunk of its own).
  */
 import { type Command, Option } from 'commander';
+import type { GlobalOptions } from '../cli.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
-
-/** The global flags (src/cli.ts), as commander parsed them: settings.ts resolves and checks them. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-}
 
 /** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
 export interface Runnable<O> {
