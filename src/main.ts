@@ -2,7 +2,7 @@
  * The entry point. The only try/catch that decides exit codes and the only process.exit: every error
  * becomes one `prs: <message>` line (plus at most one hint) and the exit code of CLI.md.
  */
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
@@ -155,13 +155,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await (await implementation)(options, deps);
   };
 
-  const program = buildProgram({ version: VERSION, run });
-  program.exitOverride();
-  program.configureOutput({
-    // Commander's own errors are re-printed below in the contract's format.
-    outputError: () => {},
-  });
-  for (const sub of program.commands) applyRecursively(sub);
+  const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
 
   try {
     await program.parseAsync(argv);
@@ -186,10 +180,15 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await deps?.close().catch(() => {});
     await io?.flush();
   }
+}
 
-  function applyRecursively(cmd: typeof program): void {
-    cmd.exitOverride();
-    cmd.configureOutput({ outputError: () => {} });
-    for (const sub of cmd.commands) applyRecursively(sub);
-  }
+/**
+ * Commander's errors (and --help, --version) thrown instead of exiting, by every command, and not
+ * printed: main prints them in the contract's format, once, and decides the exit code.
+ */
+function throwInsteadOfExit(cmd: Command): Command {
+  cmd.exitOverride();
+  cmd.configureOutput({ outputError: () => {} });
+  for (const sub of cmd.commands) throwInsteadOfExit(sub);
+  return cmd;
 }
