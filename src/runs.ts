@@ -4,13 +4,13 @@
  * progress and wait lines. Pure helpers; the commands own the loop.
  */
 import {
+  BadRequestError,
   FileExistsError,
-  ForbiddenError,
   HttpError,
   ItemsFailedError,
   NotFoundError,
   PrsError,
-  RateLimitError,
+  ServerError,
   ServiceError,
 } from './errors.js';
 import type { IO, Progress } from './io.js';
@@ -55,19 +55,21 @@ export function itemsOf(portfolioIds: readonly number[], dates: readonly string[
  * other item the same way: it stops the run.
  */
 export function isItemFailure(err: unknown): boolean {
-  if (err instanceof FileExistsError || err instanceof ServiceError || err instanceof NotFoundError)
-    return true;
-  if (err instanceof ForbiddenError || err instanceof RateLimitError) return false;
-  if (err instanceof HttpError) return err.status === 400 || err.status >= 500;
-  return false;
+  return (
+    err instanceof FileExistsError ||
+    err instanceof ServiceError ||
+    err instanceof NotFoundError ||
+    err instanceof BadRequestError ||
+    err instanceof ServerError
+  );
 }
 
 /** A few words on why an item failed, for the summary line: "not found", "file exists". */
 export function failureReason(err: unknown): string {
   if (err instanceof NotFoundError) return 'not found';
   if (err instanceof FileExistsError) return 'file exists';
-  if (err instanceof HttpError)
-    return err.status === 400 ? 'refused as bad request' : `service error ${err.status}`;
+  if (err instanceof BadRequestError) return 'refused as bad request';
+  if (err instanceof HttpError) return `service error ${err.status}`;
   if (err instanceof ServiceError) return 'service error';
   return err instanceof PrsError ? err.message : 'failed';
 }

@@ -16,10 +16,7 @@ import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
-
-export interface AuthStatusOptions {
-  json: boolean;
-}
+import type { AuthStatusOptions } from './auth.cli.js';
 
 export type ReadyVia =
   | 'PRS_TOKEN'

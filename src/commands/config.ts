@@ -23,13 +23,7 @@ import {
   SETTING_KEYS,
   type SettingKey,
 } from '../settings.js';
-
-export interface ConfigOptions {
-  action: 'list' | 'get' | 'set' | 'unset' | 'path';
-  key?: string;
-  value?: string;
-  json?: boolean;
-}
+import type { ConfigOptions } from './config.cli.js';
 
 export function parseKey(key: string): SettingKey {
   if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;

@@ -42,6 +42,7 @@
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import {
+  exitCodeFor,
   FileExistsError,
   InterruptedError,
   NetworkError,
@@ -53,8 +54,6 @@ import type { DispositionParser } from '../export/naming.js';
 import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
 import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
-import type { ExportFormat, ReportType } from '../input.js';
-import { exitCodeFor } from '../main.js';
 import {
   type Failure,
   HolidayFilter,
@@ -70,27 +69,10 @@ import {
 } from '../runs.js';
 import { nextDelay, retryPolicy, waitLine } from '../service/retry.js';
 import type { CallHooks } from '../service/types.js';
+import type { ExportOptions } from './export.cli.js';
 
-export interface ExportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  format: ExportFormat;
-  dir: string;
-  /** A file path, or "-" for the raw bytes on stdout. */
-  output?: string;
-  name?: string;
-  force: boolean;
-  extract: boolean;
-  /** Items already exported into the target, and still there unchanged, are not fetched again. */
-  skipExisting?: boolean;
-  /** Exports in flight at once (1–8). */
-  parallel?: number;
-  /** Stop at the first failed item. */
-  failFast?: boolean;
-  /** Print a JSON array, one object per item, instead of bare paths. */
-  json?: boolean;
-}
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { ExportOptions };
 
 /** Test seams; the CLI passes none. */
 export interface ExportSeams {

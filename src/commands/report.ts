@@ -13,7 +13,7 @@
  */
 import type { Deps } from '../deps.js';
 import { InterruptedError, NoDataError } from '../errors.js';
-import type { ReportFormat, ReportType } from '../input.js';
+import type { ReportFormat } from '../input.js';
 import {
   etaMs,
   type Failure,
@@ -26,20 +26,10 @@ import {
   runFailure,
   runProgress,
 } from '../runs.js';
+import type { ReportOptions } from './report.cli.js';
 
-export interface ReportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  /** undefined: table when stdout is a terminal, else json. */
-  format?: ReportFormat;
-  fields?: string[];
-  output?: string;
-  force: boolean;
-  raw: boolean;
-  /** Stop at the first item that fails. */
-  failFast?: boolean;
-}
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { ReportOptions };
 
 /** What a run produced: how many rows, and the requests that came back empty. */
 export interface ReportResult {

@@ -254,11 +254,14 @@ export function tooLongToWait(failure: HttpError, ms: number, now: number): Http
   const Kind = failure.constructor as typeof HttpError;
   return new Kind(
     `${failure.message} — the service asks to wait ${waitText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
-    failure.status,
-    failure.method,
-    failure.url,
-    failure.body,
-    { cause: failure, hint: `run it again after ${at}` },
+    {
+      status: failure.status,
+      method: failure.method,
+      url: failure.url,
+      body: failure.body,
+      cause: failure,
+      hint: `run it again after ${at}`,
+    },
   );
 }
 

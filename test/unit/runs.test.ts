@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
+  BadRequestError,
+  exitCodeFor,
   FileError,
   FileExistsError,
   ForbiddenError,
@@ -10,10 +12,10 @@ import {
   NetworkError,
   NotFoundError,
   RateLimitError,
+  ServerError,
   ServiceError,
 } from '../../src/errors.js';
 import { createTestIO } from '../../src/io.js';
-import { exitCodeFor } from '../../src/main.js';
 import {
   etaMs,
   formatDuration,
@@ -27,19 +29,20 @@ import {
   summaryLine,
 } from '../../src/runs.js';
 
-const http = (C: typeof HttpError, status: number) => new C('x', status, 'GET', 'http://h/');
+const http = (C: typeof HttpError, status: number) => new C('x', { status, method: 'GET', url: 'http://h/' });
 const item = { portfolioId: 999, date: '2024-05-02' };
 
 describe('isItemFailure', () => {
   it.each([
     ['404', http(NotFoundError, 404), true],
-    ['400', http(HttpError, 400), true],
-    ['500', http(HttpError, 500), true],
+    ['400', http(BadRequestError, 400), true],
+    ['500', http(ServerError, 500), true],
     ['corrupt answer', new ServiceError('malformed'), true],
     ['file exists', new FileExistsError('a.json'), true],
     ['403', http(ForbiddenError, 403), false],
     ['429 that persisted', http(RateLimitError, 429), false],
-    ['401 after re-auth', http(HttpError, 401), false],
+    ['401 after re-auth', new AuthError('refused'), false],
+    ['an unexpected status (409)', http(HttpError, 409), false],
     ['no session', new AuthError('no'), false],
     ['network', new NetworkError('refused'), false],
     ['disk full', new FileError('disk full'), false],
@@ -189,7 +192,12 @@ describe('itemFailureReporter', () => {
     const io = createTestIO({ isStderrTTY: false });
     const reportFailure = itemFailureReporter(io);
     const missing = (id: number) =>
-      new NotFoundError(`portfolio ${id} not found`, 404, 'GET', 'u', '', { hint: 'check the portfolio id' });
+      new NotFoundError(`portfolio ${id} not found`, {
+        status: 404,
+        method: 'GET',
+        url: 'u',
+        hint: 'check the portfolio id',
+      });
     reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
     reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
     reportFailure({ portfolioId: 1, date: '2024-05-03' }, new Error('odd'));

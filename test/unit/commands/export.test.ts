@@ -5,6 +5,7 @@ import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExportOptions, exportCommand, retryStalled } from '../../../src/commands/export.js';
 import {
+  exitCodeFor,
   FileError,
   ForbiddenError,
   fileError,
@@ -19,7 +20,6 @@ import {
 import { MANIFEST_NAME } from '../../../src/export/manifest.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import type { ExportResponse, ReportQuery } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -362,7 +362,11 @@ describe('prs export (unit)', () => {
     },
     {
       name: 'an HTTP error passes through',
-      replies: [{ error: new NotFoundError('portfolio 42 not found', 404, 'GET', 'http://x') }],
+      replies: [
+        {
+          error: new NotFoundError('portfolio 42 not found', { status: 404, method: 'GET', url: 'http://x' }),
+        },
+      ],
       error: NotFoundError,
       message: /not found/,
     },
@@ -435,7 +439,7 @@ describe('prs export (unit)', () => {
   });
 
   it('a run-level failure (403) stops the run at once', async () => {
-    const forbidden = new ForbiddenError('forbidden', 403, 'GET', 'http://x');
+    const forbidden = new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'http://x' });
     const { deps, calls } = setup([{ body: '[1]' }, { error: forbidden }, { body: '[3]' }]);
     const err = await exportCommand(
       options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
@@ -446,7 +450,11 @@ describe('prs export (unit)', () => {
   });
 
   it('--json: one object per item, with status, path, bytes and the error exit code', async () => {
-    const notFound = new NotFoundError('portfolio 7 not found — check the id', 404, 'GET', 'http://x');
+    const notFound = new NotFoundError('portfolio 7 not found — check the id', {
+      status: 404,
+      method: 'GET',
+      url: 'http://x',
+    });
     const { deps } = setup((q) =>
       q.portfolioId === 7 ? { error: notFound } : q.date === '2024-05-02' ? { body: '' } : { body: '[1]' },
     );

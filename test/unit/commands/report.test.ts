@@ -269,7 +269,10 @@ const cases: Case[] = [
     name: 'an item that fails is reported, the run goes on, the first failure decides the exit',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
     stubs: {
-      '42 2024-05-02': new NotFoundError('portfolio 42 not found', 404, 'GET', 'u', '', {
+      '42 2024-05-02': new NotFoundError('portfolio 42 not found', {
+        status: 404,
+        method: 'GET',
+        url: 'u',
         hint: 'check the portfolio id',
       }),
       '42 2024-05-03': IDX('2024-05-03'),
@@ -284,7 +287,13 @@ const cases: Case[] = [
   {
     name: '--fail-fast: the first failure ends the run, later requests not sent',
     options: { dates: ['2024-05-02', '2024-05-03'], failFast: true },
-    stubs: { '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', 404, 'GET', 'u') },
+    stubs: {
+      '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', {
+        status: 404,
+        method: 'GET',
+        url: 'u',
+      }),
+    },
     wantStdout: '',
     wantError: { type: NotFoundError, message: /portfolio 42 not found/ },
     wantCalls: 1,
@@ -292,7 +301,7 @@ const cases: Case[] = [
   {
     name: 'a run-level failure (403) ends the run at once',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
-    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', 403, 'GET', 'u') },
+    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'u' }) },
     wantStdout: '',
     wantError: { type: ForbiddenError },
     wantCalls: 1,

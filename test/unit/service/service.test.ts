@@ -7,6 +7,7 @@ import type { Session } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
 import {
   AuthError,
+  exitCodeFor,
   ForbiddenError,
   HttpError,
   InterruptedError,
@@ -17,7 +18,6 @@ import {
   UsageError,
 } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { createHttp } from '../../../src/service/http.js';
 import { createService, rowsOf } from '../../../src/service/service.js';
 import type { CallHooks } from '../../../src/service/types.js';
