@@ -225,7 +225,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     if (ctx.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
     if (portfolio.failStatus) return sendError(res, ctx, portfolio.failStatus, 'Report generation failed');
     // 200
-    return sendReport(res, ctx, portfolio, q, !!fault?.truncate);
+    return sendReport(res, ctx, portfolio, q, fault);
   }
 
   function sendFault(res: ServerResponse, ctx: Ctx, f: Fault) {
@@ -248,8 +248,9 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     ctx: Ctx,
     p: Portfolio,
     q: Query,
-    truncate: boolean,
+    fault: Fault | undefined,
   ): Promise<void> {
+    const truncate = !!fault?.truncate;
     const eff = effectiveDateFor(q.date);
     const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
     if (ctx.endpoint === 'report') {
@@ -266,13 +267,19 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       res.end();
       return;
     }
-    const ext = q.format === 'csv' ? 'zip' : 'json';
+    const isZip = q.format === 'csv' || fault?.zip !== undefined;
+    const ext = isZip ? 'zip' : 'json';
     const headers = {
-      'Content-Type': q.format === 'csv' ? 'application/zip' : 'application/json',
-      'Content-Disposition': contentDisposition(exportFileName(eff, p.name, ext)),
+      'Content-Type': isZip ? 'application/zip' : 'application/json',
+      'Content-Disposition':
+        fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, ext)),
     };
-    const chunks =
-      q.format === 'csv'
+    const chunks = fault?.zip
+      ? zipChunks(filler(fault.zip), {
+          member: fault.zip.member ?? exportFileName(eff, p.name, 'csv'),
+          date: eff,
+        })
+      : q.format === 'csv'
         ? zipChunks(csvChunks(q.reportType, rows), {
             member: exportFileName(eff, p.name, 'csv'),
             date: eff,
@@ -410,6 +417,13 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
+function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
+  const unit = z.fill === 'nul' ? '\0' : '2024-05-01,CH0102878927,Example 600 OG,1302.917413\n';
+  const piece = unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
+  for (let left = z.bytes; left > 0; left -= piece.length) yield piece.slice(0, Math.min(left, piece.length));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
