@@ -4,15 +4,14 @@
  * Without `force` an existing target is never replaced: the final step is link(2), which fails if the
  * target appeared meanwhile, instead of rename(2), which would silently clobber it.
  */
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { constants, createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { access, link, rename, stat, unlink } from 'node:fs/promises';
+import { access, link, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FileError, FileExistsError, fileError } from '../errors.js';
-import { temporaries } from './temporaries.js';
+import { removeStaleTemporaries, tempNameFor, temporaries } from './temporaries.js';
 
 export interface AtomicFile {
   /** The temporary file being written. */
@@ -31,7 +30,7 @@ export interface AtomicFile {
 }
 
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(path), tempNameFor(basename(path)));
 }
 
 /**
@@ -56,6 +55,28 @@ export async function assertDirectory(dir: string): Promise<void> {
   } catch (err) {
     throw fileError(err, dir, 'cannot write to');
   }
+}
+
+/**
+ * export's target, before any request: `--dir` is created with its parents when missing (as
+ * `mkdir -p`, `wget -P` do) and checked; with `-o FILE` its directory is checked (never created, as
+ * for report). Either way the temporaries a killed run left there go (removeStaleTemporaries).
+ */
+export async function prepareExportTarget(dir: string, output?: string): Promise<void> {
+  if (output !== undefined) {
+    await assertWritableDir(output);
+    if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
+    return;
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    // A file in the way (EEXIST, ENOTDIR): assertDirectory says "not a directory".
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw fileError(err, dir, 'cannot create directory');
+  }
+  await assertDirectory(dir);
+  await removeStaleTemporaries(dir);
 }
 
 /** Fails early (before any request) when the file `path` could not be written at all. */

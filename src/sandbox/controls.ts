@@ -39,6 +39,8 @@ export interface Fault {
   delayMs?: number;
   /** Send the headers and part of the body, then drop the connection. */
   truncate?: boolean;
+  /** Send the headers and part of the body, then pause this long (or until the client goes) before the rest. */
+  stallMs?: number;
   /** How many requests it affects (default 1). */
   count?: number;
   /** Export answers: this Content-Disposition header instead of the sandbox's own name. */

@@ -250,7 +250,6 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     q: Query,
     fault: Fault | undefined,
   ): Promise<void> {
-    const truncate = !!fault?.truncate;
     const eff = effectiveDateFor(q.date);
     const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
     if (ctx.endpoint === 'report') {
@@ -260,7 +259,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       const chunks = cached
         ? [cached]
         : bodies.remember(key, rows ? jsonChunks(rows, '{"report":[', ']}') : ['{"report":[]}']);
-      return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, truncate);
+      return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, fault);
     }
     if (!rows || !eff) {
       head(res, ctx, 200, { 'Content-Length': 0 });
@@ -286,7 +285,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
             store: p.id === BIG_PORTFOLIO_ID,
           })
         : jsonChunks(rows, '[', ']');
-    return stream(res, ctx, headers, chunks, truncate);
+    return stream(res, ctx, headers, chunks, fault);
   }
 
   /**
@@ -298,8 +297,10 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     ctx: Ctx,
     headers: Record<string, string | number>,
     chunks: Iterable<string | Uint8Array>,
-    truncate: boolean,
+    fault: Fault | undefined,
   ): Promise<void> {
+    const truncate = !!fault?.truncate;
+    const stallMs = fault?.stallMs ?? 0;
     const it = chunks[Symbol.iterator]();
     const first: Buffer[] = [];
     let size = 0;
@@ -320,6 +321,15 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
         res.destroy();
         return;
       }
+      if (stallMs > 0) {
+        const half = Math.floor(body.length / 2);
+        res.write(body.subarray(0, half));
+        await pause(res, stallMs);
+        if (res.destroyed) return;
+        record.bytes = body.length;
+        res.end(body.subarray(half));
+        return;
+      }
       record.bytes = body.length;
       res.end(body);
       return;
@@ -334,6 +344,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       if (!res.write(chunk)) await drained(res);
     };
     for (const b of first) await send(b);
+    if (stallMs > 0) await pause(res, stallMs);
     if (truncate) {
       await new Promise((r) => setImmediate(r));
       res.destroy();
@@ -424,6 +435,19 @@ function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
   const unit = z.fill === 'nul' ? '\0' : '2024-05-01,CH0102878927,Example 600 OG,1302.917413\n';
   const piece = unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
   for (let left = z.bytes; left > 0; left -= piece.length) yield piece.slice(0, Math.min(left, piece.length));
+}
+
+/** Waits `ms`, or less when the client goes away meanwhile. */
+function pause(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.on('close', done);
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -190,10 +190,11 @@ describe('zip check', () => {
 
     it('stops at the first MiB past the line, whatever the member declares', async () => {
       let seen = 0;
+      const count = async () => (d: Uint8Array) => {
+        seen += d.length;
+      };
       const p = file(zipSync({ 'x.bin': nul(64 * 1024 * 1024) }));
-      await expect(verifyZip(p, undefined, async () => (d) => void (seen += d.length))).rejects.toThrow(
-        /inflates more than 100-fold/,
-      );
+      await expect(verifyZip(p, undefined, count)).rejects.toThrow(/inflates more than 100-fold/);
       // Refused from the directory's word: nothing inflated at all.
       expect(seen).toBe(0);
       // The directory lies (50-fold, under the rule): inflating stops where the bytes cross it, after
@@ -203,9 +204,9 @@ describe('zip check', () => {
       const compressed = Buffer.from(bomb).readUInt32LE(
         Buffer.from(bomb).lastIndexOf(Buffer.from([0x50, 0x4b, 1, 2])) + 20,
       );
-      await expect(
-        verifyZip(file(lying(bomb)), undefined, async () => (d) => void (seen += d.length)),
-      ).rejects.toThrow(/inflates more than 100-fold|longer than declared/);
+      await expect(verifyZip(file(lying(bomb)), undefined, count)).rejects.toThrow(
+        /inflates more than 100-fold|longer than declared/,
+      );
       expect(seen).toBeGreaterThan(0);
       expect(seen).toBeLessThanOrEqual(50 * compressed + 4096);
       expect(seen).toBeLessThan(8 * 1024 * 1024);
