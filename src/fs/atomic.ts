@@ -5,7 +5,7 @@
  * target appeared meanwhile, instead of rename(2), which would silently clobber it.
  */
 import { once } from 'node:events';
-import { constants, createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { constants, createReadStream, createWriteStream, type Stats, type WriteStream } from 'node:fs';
 import { access, link, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -85,15 +85,21 @@ export async function assertWritableDir(path: string): Promise<void> {
   await assertDirectory(dirname(path));
 }
 
-/** Fails early (before any download) when `path` exists and `force` is off. */
+/** `path` is a directory: no --force can write a file there (rename(2) would fail with EISDIR). */
+const isADirectory = (path: string, cause?: unknown) =>
+  new FileError(`cannot write ${path}: it is a directory`, { cause });
+
+/** Fails early (before any download) when `path` is a directory, or exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
-  if (force) return;
+  let s: Stats;
   try {
-    await access(path);
+    s = await stat(path);
   } catch {
+    // Missing (the usual case), or not even stat-able: the write itself will say why.
     return;
   }
-  if (await isSpecialFile(path)) return;
+  if (s.isDirectory()) throw isADirectory(path);
+  if (force || !s.isFile()) return; // a device, FIFO or socket is written in place, never "exists"
   throw new FileExistsError(path);
 }
 
@@ -111,7 +117,7 @@ export async function createAtomicFile(
   try {
     await once(stream, 'open');
   } catch (err) {
-    throw fileError(err, path);
+    throw await openError(err, path, dirname(tempPath));
   }
   temporaries.add(tempPath);
   let done = false;
@@ -159,11 +165,29 @@ export async function createAtomicFile(
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
           throw new FileExistsError(path);
         }
+        if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw isADirectory(path, err);
         throw fileError(err, path);
       }
     },
     abort,
   };
+}
+
+/**
+ * Why a temporary file could not be created in `dir`. ENOENT there means "no such directory" only when
+ * the directory is indeed missing: /proc and /sys exist but refuse new files with ENOENT too
+ * (`-o /proc/version --force`).
+ */
+async function openError(err: unknown, path: string, dir: string): Promise<FileError> {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    const there = await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (there)
+      return new FileError(`cannot write ${path}: ${dir} does not allow new files in it`, { cause: err });
+  }
+  return fileError(err, path);
 }
 
 /** Writes a whole file atomically. */

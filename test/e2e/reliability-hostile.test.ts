@@ -8,11 +8,13 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { expectCleanFailure, loginSandbox, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 let sandbox: Sandbox;
+let server: FaultServer;
 let tmp: ReturnType<typeof tempDir>;
 let session: Record<string, string>;
 let n = 0;
@@ -21,14 +23,17 @@ let out: string;
 beforeAll(async () => {
   tmp = tempDir('prs-reliability-hostile-');
   sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
+  server = await startFaultServer();
   session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '100/1s', PRS_RETRIES: '0' };
 });
 afterAll(async () => {
   await sandbox?.close();
+  await server?.close();
   tmp?.cleanup();
 });
 beforeEach(() => {
   sandbox.stats.reset();
+  server.requests.length = 0;
   out = join(tmp.path, `out${n++}`);
   mkdirSync(out);
 });
@@ -129,4 +134,72 @@ describe('killed runs and missing directories', () => {
     expect([rel.code, rel.stderr]).toEqual([0, '']);
     expect(readdirSync(join(out, 'may'))).toHaveLength(1);
   });
+});
+
+/** prs against the fault server with a ready token (it accepts any). */
+const faulty = (args: string[]) =>
+  runPrs(args, {
+    env: {
+      PRS_CONFIG_DIR: join(tmp.path, 'faulty', 'config'),
+      PRS_CACHE_DIR: join(tmp.path, 'faulty', 'cache'),
+      PRS_BASE_URL: server.url,
+      PRS_TENANT: 't',
+      PRS_TOKEN: 'ready-token',
+      PRS_RETRIES: '1',
+    },
+  });
+const report = ['report', '42', '-t', 'index', '-d', DATE, '--json'];
+
+describe('messages that say what happened', () => {
+  it('[R-H07] a response header of 64 kB: exit 8, a malformed answer (was exit 9, network), not retried', async () => {
+    server.respond({
+      headers: { 'content-type': 'application/json', 'x-padding': 'a'.repeat(65_536) },
+      body: '{"report":[]}',
+    });
+    const r = await faulty(report);
+    expectCleanFailure(r, 8, /^prs: malformed response from 127\.0\.0\.1:\d+: its headers exceed 16 kB$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('[R-H08] --timeout 1e12 (or 1000000000000, or 0.0001): exit 2 naming the range, before any request', async () => {
+    for (const t of ['1e12', '1000000000000', '0.0001']) {
+      const r = await faulty([...report, '--timeout', t]);
+      expectCleanFailure(
+        r,
+        2,
+        new RegExp(
+          `^prs: invalid timeout "${t}": expected seconds from 0\\.001 to 86400, in digits \\(e\\.g\\. 60 or 2\\.5\\) \\(from --timeout\\)$`,
+        ),
+      );
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('[R-H09] -o naming a directory, with and without --force (export and report): exit 10, it is a directory, no --force hint', async () => {
+    const dir = join(out, 'adir');
+    mkdirSync(dir);
+    server.respond({ headers: { 'content-type': 'application/json' }, body: '[{"a":1}]' });
+    for (const args of [
+      ['export', '42', '-t', 'index', '-d', DATE, '-o', dir],
+      ['export', '42', '-t', 'index', '-d', DATE, '-o', dir, '--force'],
+      [...report, '-o', dir, '--force'],
+    ]) {
+      const r = await faulty(args);
+      expectCleanFailure(r, 10, new RegExp(`^prs: cannot write ${dir}: it is a directory$`));
+      expect(r.stderr).not.toMatch(/--force|EISDIR|rename/);
+    }
+    expect(server.requests).toEqual([]);
+    expect(readdirSync(out)).toEqual(['adir']);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // As root: /proc itself passes the writable check, and the file system refuses the new file.
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    '[R-H10] -o /proc/version --force: exit 10, /proc does not allow new files (was "no such directory")',
+    async () => {
+      server.respond({ headers: { 'content-type': 'application/json' }, body: '[{"a":1}]' });
+      const r = await faulty(['export', '42', '-t', 'index', '-d', DATE, '-o', '/proc/version', '--force']);
+      expectCleanFailure(r, 10, /^prs: cannot write \/proc\/version: \/proc does not allow new files in it$/);
+    },
+  );
 });
