@@ -212,8 +212,10 @@ async function streamEntry(
 }
 
 /**
- * Every entry opens and its CRC verifies. Returns the entries. `sinkFor` may take an entry's bytes
- * as they are checked (--extract writes its CSVs in the same pass: one inflate, not two).
+ * Every entry opens, its CRC verifies, it stays within the zip-bomb limits (MAX_RATIO past
+ * RATIO_FLOOR) and, for a CSV member, holds no NUL byte. Returns the entries. `sinkFor` may take an
+ * entry's bytes as they are checked (--extract writes its CSVs in the same pass: one inflate, not
+ * two); a refused entry stops the inflating at once, so a bomb costs its first MiB, not its size.
  */
 export async function verifyZip(
   path: string,
