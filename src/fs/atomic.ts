@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FileError, FileExistsError, fileError } from '../errors.js';
-import { removeStaleTemporaries, tempNameFor, temporaries } from './temporaries.js';
+import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
+import { temporaries } from './temporaries.js';
 
 export interface AtomicFile {
   /** The temporary file being written. */

@@ -5,12 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
-import {
-  processAlive,
-  removeStaleTemporaries,
-  tempNameFor,
-  temporaries,
-} from '../../../src/fs/temporaries.js';
+import { processAlive, removeStaleTemporaries, tempNameFor } from '../../../src/fs/temp-names.js';
+import { temporaries } from '../../../src/fs/temporaries.js';
 
 let dir: string;
 beforeEach(() => {
