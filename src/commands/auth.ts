@@ -166,10 +166,15 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
       ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'
       : '';
+  // Signing in from the environment needs the client secret too, unless the profile keeps one (it
+  // does not after `prs logout`).
+  const envVars = st.clientSecret
+    ? 'PRS_USERNAME/PRS_PASSWORD'
+    : 'PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET';
   const after = {
     'saved password': 'signs in again with the saved password',
-    'env credentials': 'signs in again with PRS_USERNAME/PRS_PASSWORD',
-    login: '`prs login` needed (or log in with --save-password, or set PRS_USERNAME/PRS_PASSWORD)',
+    'env credentials': `signs in again with ${envVars}`,
+    login: `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
     ? `without a password until ${st.renewableUntil} (${duration(Date.parse(st.renewableUntil) - now)} left); after that ${after}`

@@ -53,7 +53,7 @@ import {
 import type { DispositionParser } from '../export/naming.js';
 import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
-import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
+import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
 import {
   type Failure,
   HolidayFilter,
@@ -108,7 +108,7 @@ export async function exportCommand(
   }
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
-    await (o.output === undefined ? assertDirectory(o.dir) : assertWritableDir(o.output));
+    await prepareExportTarget(o.dir, o.output);
     if (o.output !== undefined && !o.skipExisting)
       await assertWritableTarget(o.output, o.force).catch((err) => {
         throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;

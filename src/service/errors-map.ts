@@ -92,16 +92,22 @@ export function errorForStatus(
   return httpFailure({ ...c, status, reason, said: shortMessage(body, contentType) });
 }
 
-/** A 200 whose body is not a report. */
+/**
+ * A 200 whose body is not a report. `broken`: JSON cut short or nested absurdly deep, the service's
+ * own fault (the URL is right: it answered JSON); else (HTML, another API's JSON) the URL is suspect.
+ */
 export function malformedResponse(
   why: string,
   contentType: string | undefined,
   c: { baseUrl: string },
+  broken = false,
 ): ServiceError {
   return new ServiceError(
     `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
     {
-      hint: `check the base URL (${c.baseUrl}); it should point at the report service`,
+      hint: broken
+        ? 'the service sent a broken answer; try again later, and tell its operators if it persists'
+        : `check the base URL (${c.baseUrl}); it should point at the report service`,
     },
   );
 }

@@ -8,7 +8,7 @@ import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import { rowsOf } from '../json/report-body.js';
+import { isBrokenJson, rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
@@ -202,9 +202,11 @@ export function createService(d: ServiceDeps): Service {
               bytes,
               rows() {
                 if (rows) return rows;
-                const parsed = rowsOf(bytes.toString('utf8'));
+                const text = bytes.toString('utf8');
+                const parsed = rowsOf(text);
                 if (typeof parsed === 'string') {
-                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! });
+                  const broken = isBrokenJson(text, parsed);
+                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! }, broken);
                 }
                 rows = parsed;
                 return rows;

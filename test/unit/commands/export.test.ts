@@ -344,11 +344,13 @@ describe('prs export (unit)', () => {
       requests: 0,
     },
     {
-      name: 'a missing directory: refused before any request',
-      opts: { dir: 'PLACEHOLDER/nope' },
+      // A missing directory is created (mkdir -p); one under a file cannot be.
+      name: 'a directory under a file: refused before any request',
+      opts: { dir: 'PLACEHOLDER/afile/nope' },
       replies: [],
+      before: { afile: 'x' },
       error: FileError,
-      message: /cannot write to .*nope: no such directory/,
+      message: /cannot write to .*afile\/nope: not a directory/,
       requests: 0,
     },
     {
