@@ -6,6 +6,7 @@ import type { ProfileData, Session, Store } from './auth/types.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
@@ -56,6 +57,7 @@ export interface Deps {
   service(): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
+  events: RunEvents;
 }
 
 /** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
@@ -164,6 +166,7 @@ export function createDeps(
     clock,
     signal,
     globals,
+    events: createRunEvents(),
     profileName,
     store,
     profile,

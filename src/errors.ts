@@ -108,6 +108,17 @@ export class InterruptedError extends PrsError {
   }
 }
 
+/**
+ * Exit 0, silently: the reader of stdout went away (`prs report … | head -1`). It got what it wanted;
+ * the run stops at once (CLI.md "Output that scripts can trust").
+ */
+export class StdoutClosedError extends PrsError {
+  override name = 'StdoutClosedError';
+  constructor() {
+    super('the reader of stdout went away');
+  }
+}
+
 /** The exit codes of CLI.md, by name. */
 export const ExitCode = {
   ok: 0,
@@ -139,8 +150,12 @@ export function fileError(err: unknown, path: string, what = 'cannot write'): Fi
             ? 'already exists'
             : code === 'EROFS'
               ? 'read-only file system'
-              : code === 'ENOTDIR'
-                ? 'not a directory'
-                : ((err as Error)?.message ?? String(err));
+              : code === 'EFBIG'
+                ? 'file too large'
+                : code === 'EIO'
+                  ? 'input/output error'
+                  : code === 'ENOTDIR'
+                    ? 'not a directory'
+                    : ((err as Error)?.message ?? String(err));
   return new FileError(`${what} ${path}: ${reason}`, { cause: err });
 }

@@ -19,11 +19,12 @@ import {
   PrsError,
   RateLimitError,
   ServiceError,
+  StdoutClosedError,
   UsageError,
 } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
-import { createIO, type IO } from './io.js';
+import { createIO, guardStdout, type IO } from './io.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
 
@@ -51,6 +52,8 @@ export function exitCodeFor(err: unknown): number {
   switch (true) {
     case err instanceof ItemsFailedError:
       return exitCodeFor(err.first);
+    case err instanceof StdoutClosedError:
+      return ExitCode.ok;
     case err instanceof CommanderError:
       return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
     case err instanceof UsageError:
@@ -135,16 +138,6 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   return lines;
 }
 
-/**
- * A reader that went away (`prs --help | head -3`, `prs report … | head`) got what it wanted: the
- * rest of the output is dropped and the command ends as it would have, as `export -o -` does, instead
- * of Node's EPIPE crash. Any other write error on stdout still surfaces. Left on until the process
- * exits (unlike the signal handlers): the EPIPE can arrive while the last output drains.
- */
-function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
-  if (err.code !== 'EPIPE') throw err;
-}
-
 /** The signals prs owns, and the exit code each ends a run with (CLI.md). */
 const SIGNAL_EXIT_CODES = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
 export type OwnedSignal = keyof typeof SIGNAL_EXIT_CODES;
@@ -188,15 +181,22 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // Commands clean up through their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
-  process.stdout.on('error', ignoreBrokenPipe);
+  // stdout's write errors are the guard's (io.ts guardStdout), from the first byte: a reader that went
+  // away ends the run silently with exit 0, any other failure with exit 10; never Node's crash.
+  // Left on until the process exits: an error can arrive while the last output drains.
+  const stdout = guardStdout(process.stdout);
+  let startedAt = 0;
+  let runEvents: Deps['events'] | undefined;
 
   let io: IO | undefined;
   let deps: Deps | undefined;
   const debug = isDebug(env);
   const run: Runner = async (name, options, globals) => {
     const command = COMMANDS[name]();
-    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
+    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env, stdout });
     deps = createDeps(io, env, globals, controller.signal, switches);
+    if (name === 'report' || name === 'export') runEvents = deps.events;
+    startedAt = performance.now();
     await (await command)(options as never, deps);
   };
 
@@ -208,13 +208,21 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   });
   for (const sub of program.commands) applyRecursively(sub);
 
+  let exitCode: number = ExitCode.internal;
   try {
     await program.parseAsync(argv);
-    return ExitCode.ok;
-  } catch (err) {
+    await stdout.idle();
+    // Output cut short is never a success (a reader that went away is: its code is 0, silently).
+    if (stdout.gone.aborted) throw stdout.gone.reason;
+    exitCode = ExitCode.ok;
+    return exitCode;
+  } catch (caught) {
+    // A stdout that failed decides the end: what the command threw is its consequence.
+    const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
     const code = received ? SIGNAL_EXIT_CODES[received] : exitCodeFor(err);
+    exitCode = code;
     if (code !== ExitCode.ok) {
       const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
       said = received !== undefined;
@@ -227,6 +235,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     }
     return code;
   } finally {
+    runEvents?.emit({ event: 'end', exitCode, durationMs: Math.round(performance.now() - startedAt) });
     releaseSignals();
     await deps?.close().catch(() => {});
     await io?.flush();

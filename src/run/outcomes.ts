@@ -1,7 +1,7 @@
 /**
- * Runs of many items (CLI.md "Runs of many items"), shared by `report` and `export`: which failures
- * end a run and which only an item, the summary line, holiday answers that are not repeated, and the
- * progress and wait lines. Pure helpers; the commands own the loop.
+ * What becomes of the items of a run (CLI.md "Runs of many items"): which failures end a run and
+ * which only an item, the item's failure line, and the run's summary line. Used by the engine
+ * (engine.ts); pure helpers.
  */
 import {
   FileExistsError,
@@ -12,9 +12,8 @@ import {
   PrsError,
   RateLimitError,
   ServiceError,
-} from './errors.js';
-import type { IO, Progress } from './io.js';
-import type { CallHooks } from './service/types.js';
+} from '../errors.js';
+import type { IO } from '../io.js';
 
 /** One portfolio × date of a run. */
 export interface Item {
@@ -38,7 +37,7 @@ export function itemFailureReporter(io: IO): (item: Item, error: unknown) => voi
     const hint = error instanceof PrsError ? error.hint : undefined;
     if (hint && !hints.has(hint)) {
       hints.add(hint);
-      io.note(hint);
+      io.note(`hint: ${hint}`);
     }
   };
 }
@@ -110,118 +109,4 @@ export function runFailure(
   return failures.length > 0
     ? new ItemsFailedError(summaryLine(counts, failures), failures[0]!.error)
     : undefined;
-}
-
-/**
- * Holidays: the service answers a date without data with an earlier day's rows. Per portfolio, the
- * effective dates already delivered; an answer for one of them again is a repeat, not delivered twice.
- */
-export class HolidayFilter {
-  private readonly delivered = new Map<number, Set<string>>();
-  /** portfolio → effective date → the requested dates it stood for. */
-  private readonly repeats = new Map<number, Map<string, string[]>>();
-
-  /** True when this answer is new (deliver it); false when its effective date was delivered already. */
-  admit(item: Item, effectiveDate: string | undefined): boolean {
-    if (effectiveDate === undefined) return true;
-    const seen = this.delivered.get(item.portfolioId) ?? new Set<string>();
-    this.delivered.set(item.portfolioId, seen);
-    if (!seen.has(effectiveDate)) {
-      seen.add(effectiveDate);
-      return true;
-    }
-    const byDate = this.repeats.get(item.portfolioId) ?? new Map<string, string[]>();
-    this.repeats.set(item.portfolioId, byDate);
-    byDate.set(effectiveDate, [...(byDate.get(effectiveDate) ?? []), item.date]);
-    return false;
-  }
-
-  /** How many answers were repeats. */
-  get count(): number {
-    let n = 0;
-    for (const byDate of this.repeats.values()) for (const dates of byDate.values()) n += dates.length;
-    return n;
-  }
-
-  /**
-   * One note per portfolio and effective date: "portfolio 42: 2024-12-25, 2024-12-26 answered with
-   * the rows of 2024-12-24 (no data of their own: holidays?); not repeated".
-   */
-  notes(): string[] {
-    const out: string[] = [];
-    for (const [id, byDate] of this.repeats) {
-      for (const [effective, dates] of byDate) {
-        const they = dates.length === 1 ? 'its' : 'their';
-        out.push(
-          `portfolio ${id}: ${dates.join(', ')} answered with the rows of ${effective} (no data of ${they} own: holiday?); not repeated`,
-        );
-      }
-    }
-    return out;
-  }
-}
-
-/** "40 s", "51 min", "1 h 05 min". */
-export function formatDuration(ms: number): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.ceil(s / 60);
-  if (min < 60) return `${min} min`;
-  return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
-}
-
-/**
- * How long `remaining` more requests take at `limit` per `windowMs` once the current one is sent:
- * each full window's worth waits one window. An estimate (other processes may share the limit).
- */
-export function etaMs(remaining: number, limit: number, windowMs: number): number {
-  return remaining <= 0 || limit <= 0 ? 0 : Math.floor(remaining / limit) * windowMs;
-}
-
-/** The progress line: "12/220 · 2024-05-03 · portfolio 42 · ETA 51 min". */
-export function progressText(n: number, total: number, item: Item, eta?: number): string {
-  const base = `${n}/${total} · ${item.date} · portfolio ${item.portfolioId}`;
-  return eta !== undefined && eta >= 1000 ? `${base} · ETA ${formatDuration(eta)}` : base;
-}
-
-/** The text of a wait: "waiting 41 s for the rate limit". */
-export function waitWords(ms: number, reason: Parameters<NonNullable<CallHooks['onWait']>>[1]): string {
-  const s = formatDuration(ms);
-  return reason === 'rate-limit'
-    ? `waiting ${s} for the rate limit`
-    : reason === 'retry-after'
-      ? `waiting ${s}: the service asked to retry later`
-      : `retrying in ${s}`;
-}
-
-/** Waits shorter than this are shown only on a terminal's progress line. */
-export const QUIET_WAIT_MS = 5000;
-
-/**
- * Shows a run's state and waits: on a terminal one progress line (replaced as the run goes on);
- * without one (a cron log), one stderr line per wait longer than 5 s, so a slow job says why.
- * `-q` silences both (io.progress and io.note already obey it).
- */
-export function runProgress(io: IO): {
-  show(text: string): void;
-  onWait(context: string): NonNullable<CallHooks['onWait']>;
-  stop(): void;
-} {
-  let progress: Progress | undefined;
-  const show = (text: string) => {
-    if (progress) progress.update(text);
-    else progress = io.progress(text);
-  };
-  return {
-    show,
-    onWait: (context) => (ms, reason) => {
-      const words = waitWords(ms, reason);
-      if (io.isStderrTTY) show(context ? `${context} · ${words}` : words);
-      else if (ms > QUIET_WAIT_MS) io.note(context ? `${context}: ${words}` : words);
-    },
-    stop: () => {
-      progress?.stop();
-      progress = undefined;
-    },
-  };
 }

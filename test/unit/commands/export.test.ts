@@ -3,14 +3,13 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ExportOptions, exportCommand, retryStalled } from '../../../src/commands/export.js';
+import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
   FileError,
   ForbiddenError,
   fileError,
   InterruptedError,
   ItemsFailedError,
-  NetworkError,
   NoDataError,
   NotFoundError,
   ServiceError,
@@ -674,49 +673,5 @@ describe('prs export -o - on a terminal', () => {
     });
     await expect(exportCommand(options({ format: 'csv', output: '-' }), deps)).rejects.toThrow(UsageError);
     expect(calls).toEqual([]);
-  });
-});
-
-describe('retryStalled: a download that stalls after its headers is asked for again', () => {
-  const stall = new NetworkError('the download stalled after 10 bytes');
-  const run = async (outcomes: (Error | string)[], retries: number, stalled = true) => {
-    let calls = 0;
-    const waits: [number, string][] = [];
-    const slept: number[] = [];
-    const result = await retryStalled(
-      async () => {
-        const o = outcomes[Math.min(calls++, outcomes.length - 1)];
-        if (o instanceof Error) throw o;
-        return o;
-      },
-      {
-        stalled: (err) => stalled && err instanceof NetworkError,
-        retries,
-        onWait: (ms, reason) => waits.push([ms, reason]),
-        sleep: async (ms) => {
-          slept.push(ms);
-        },
-        random: () => 0,
-      },
-    ).catch((err: Error) => err);
-    return { result, calls, waits, slept };
-  };
-
-  it.each([
-    ['a stall, then the file', [stall, 'file'], 3, 'file', 2, [500]],
-    ['stalls beyond the retries: the stall', [stall], 2, stall, 3, [500, 1000]],
-    ['no retries: the stall at once', [stall], 0, stall, 1, []],
-  ] as const)('%s', async (_name, outcomes, retries, expected, calls, sleeps) => {
-    const r = await run([...outcomes], retries);
-    expect(r.result).toBe(expected);
-    expect(r.calls).toBe(calls);
-    expect(r.slept).toEqual(sleeps);
-    expect(r.waits).toEqual(sleeps.map((ms) => [ms, 'backoff']));
-  });
-
-  it('any other failure (or a failure before the download) is not retried here', async () => {
-    const corrupt = new ServiceError('the export is corrupt');
-    expect((await run([corrupt, 'file'], 3)).calls).toBe(1);
-    expect((await run([stall, 'file'], 3, false)).result).toBe(stall);
   });
 });

@@ -133,7 +133,7 @@ const cases: Case[] = [
     wantStdout: '[{"portfolioId":7,"a":1},{"portfolioId":8,"a":2.50}]\n',
   },
   {
-    name: 'progress on a terminal stderr: per request and while waiting',
+    name: 'progress on a terminal stderr: per request, and the item stays through a wait',
     stderrTTY: true,
     options: { format: 'json', dates: ['2024-05-02', '2024-05-03'] },
     stubs: {
@@ -148,8 +148,8 @@ const cases: Case[] = [
     wantStderr:
       '[progress] 1/2 · 2024-05-02 · portfolio 42\n' +
       '[progress] 2/2 · 2024-05-03 · portfolio 42\n' +
-      '[progress] 2/2 · waiting 41 s for the rate limit\n' +
-      '[progress] 2/2 · retrying in 2 s\n',
+      '[progress] 2/2 · 2024-05-03 · portfolio 42 · next request in 41 s\n' +
+      '[progress] 2/2 · 2024-05-03 · portfolio 42 · retrying in 2 s\n',
   },
   {
     name: 'one request: no counter, but a wait is shown',
@@ -275,7 +275,7 @@ const cases: Case[] = [
       '42 2024-05-03': IDX('2024-05-03'),
     },
     wantStdout: /^\{"effectiveDate":"2024-05-03".*\}\n$/,
-    wantStderr: 'prs: portfolio 42 on 2024-05-02: portfolio 42 not found\ncheck the portfolio id\n',
+    wantStderr: 'prs: portfolio 42 on 2024-05-02: portfolio 42 not found\nhint: check the portfolio id\n',
     wantError: {
       type: ItemsFailedError,
       message: '1 written, 1 failed: portfolio 42 on 2024-05-02 (not found)',
@@ -383,12 +383,13 @@ describe('report', () => {
       },
     });
     await report(opts({ type: 'constituent.proforma', dates: ['2024-05-02'] }), deps);
-    expect(seen).toEqual([
-      {
-        q: { portfolioId: 42, reportType: 'constituent.proforma', date: '2024-05-02' },
-        signal: controller.signal,
-      },
+    expect(seen.map((s) => s.q)).toEqual([
+      { portfolioId: 42, reportType: 'constituent.proforma', date: '2024-05-02' },
     ]);
+    // The run's signal: the interrupt's, joined with the run's own stop and a stdout gone.
+    expect(seen[0]!.signal?.aborted).toBe(false);
+    controller.abort();
+    expect(seen[0]!.signal?.aborted).toBe(true);
   });
 
   it('stops between requests when interrupted', async () => {
