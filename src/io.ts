@@ -2,6 +2,7 @@
  * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
  * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
  */
+import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import kleur from 'kleur';
 import { fileError, StdoutClosedError } from './errors.js';
@@ -94,9 +95,21 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
     );
   };
   out.on('error', fault);
+  // stdout to a file (or /dev/full) is Node's SyncWriteStream, which ignores a short write: past
+  // `ulimit -f` or the end of a small disk, the rest of the chunk is lost and the write "succeeds".
+  // Written here instead, in a loop: the write after a short one fails with EFBIG/ENOSPC.
+  const fd = out.constructor?.name === 'SyncWriteStream' ? (out as { fd?: number }).fd : undefined;
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       if (ac.signal.aborted || chunk.length === 0) return done();
+      if (typeof fd === 'number') {
+        try {
+          for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+        } catch (err) {
+          fault(err);
+        }
+        return done();
+      }
       try {
         out.write(chunk, (err) => {
           if (err) fault(err);

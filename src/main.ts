@@ -209,14 +209,17 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   for (const sub of program.commands) applyRecursively(sub);
 
   let exitCode: number = ExitCode.internal;
+  /** Every write handed to stdout, and its error if one came (an 'error' event comes a tick later). */
+  const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
     await program.parseAsync(argv);
-    await stdout.idle();
+    await written();
     // Output cut short is never a success (a reader that went away is: its code is 0, silently).
     if (stdout.gone.aborted) throw stdout.gone.reason;
     exitCode = ExitCode.ok;
     return exitCode;
   } catch (caught) {
+    await written();
     // A stdout that failed decides the end: what the command threw is its consequence.
     const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream

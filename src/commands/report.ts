@@ -99,12 +99,13 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
     color: o.output === undefined && io.colorStdout,
     width: io.columns,
+    // A file appears only at the end: its CSV/TSV header can be every answer's columns.
+    union: o.output !== undefined,
   });
   let sink = streamSink(io.stdout, io.stdoutGone);
-  if (o.output !== undefined) {
-    const { createAtomicFile } = await import('../fs/atomic.js');
-    sink = fileSink(await createAtomicFile(o.output, { force: o.force }));
-  }
+  const open = async () => (await import('../fs/atomic.js')).createAtomicFile(o.output!, { force: o.force });
+  const file = o.output === undefined ? undefined : await open();
+  if (file) sink = fileSink(file);
   const holidays = new HolidayFilter();
   try {
     const run = await runItems(
@@ -117,7 +118,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes)))
           return { status: 'skipped' };
         const before = stream.rows;
-        const chunk = stream.add({ portfolioId: item.portfolioId, bytes: res.bytes, rows: res.rows });
+        const chunk = stream.add({ ...item, bytes: res.bytes, rows: res.rows });
         // The spinner's line must not land between rows on a shared terminal.
         if (chunk.length > 0 && io.isStdoutTTY) ctx.clearProgress();
         await sink.write(chunk);
@@ -139,11 +140,14 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     const end = stream.end();
     const count = stream.rows;
     // An empty table has no file form; every other format has one ([] / nothing / a header).
+    const widened = stream.widened();
     if (count === 0 && format === 'table') await sink.abort();
+    else if (file && widened) await (await import('../render/union.js')).commitWidened(file, open, widened);
     else {
       await sink.write(end.text);
       await sink.commit();
     }
+    for (const warning of end.warnings) io.err(`prs: ${warning}`);
     for (const note of end.notes) io.note(note);
     for (const note of holidays.notes()) io.note(note);
     if (o.output !== undefined && count > 0)

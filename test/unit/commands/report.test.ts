@@ -315,14 +315,15 @@ const cases: Case[] = [
       'portfolio 42: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 (no data of their own: holiday?); not repeated\n',
   },
   {
-    name: 'CSV columns are fixed by the first answer; a later extra column is left out with a note',
+    name: 'CSV columns to stdout are fixed by the first answer; a later extra column is left out with a warning',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'csv' },
     stubs: {
       '42 2024-05-02': '{"report":[{"effectiveDate":"2024-05-02","indexValue":1.10}]}',
       '42 2024-05-03': '{"report":[{"indexValue":2.20,"effectiveDate":"2024-05-03","extra":"x"}]}',
     },
     wantStdout: 'effectiveDate,indexValue\n2024-05-02,1.10\n2024-05-03,2.20\n',
-    wantStderr: /left out: column extra \(not in the first answer/,
+    wantStderr:
+      'prs: warning: left out column extra of portfolio 42 on 2024-05-03: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields\n',
   },
   {
     name: 'an unknown --fields name stops the run before the second request',
