@@ -41,7 +41,7 @@
  */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
-import { FileExistsError, NoDataError, PrsError, UsageError } from '../errors.js';
+import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
 import type { createAtomicFile } from '../fs/atomic.js';
 import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
@@ -223,7 +223,9 @@ export async function exportCommand(
     [count('empty'), 'empty'],
   ] as const;
   if (run.stopped) {
-    if (total > 1 && run.outcomes.length > 0) io.note(summaryLine(counts, run.failures));
+    // A reader of stdout that went away wants no more words either.
+    if (total > 1 && run.outcomes.length > 0 && !(run.stopped instanceof StdoutClosedError))
+      io.note(summaryLine(counts, run.failures));
     throw run.stopped;
   }
   const failed = runFailure(counts, run.failures);
