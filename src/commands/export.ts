@@ -266,7 +266,9 @@ async function exportToStdout(
   deps: Deps,
   service: Awaited<ReturnType<Deps['service']>>,
 ): Promise<string[]> {
-  const { io, signal } = deps;
+  const { io } = deps;
+  // A stdout that can take no more (its reader left, a write failed) ends the download at once.
+  const signal = AbortSignal.any([deps.signal, io.stdoutGone]);
   const { streamExport } = await import('../export/save.js');
   const [item] = itemsOf(o.portfolioIds, o.dates);
   const what = itemLabel(item);

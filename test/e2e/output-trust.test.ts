@@ -78,7 +78,7 @@ async function withStdout(path: string, args: string[]): Promise<RunResult> {
 }
 
 describe('a reader of stdout that goes away', () => {
-  it('`| head -1` over a 20-date range: at most 2 requests, exit 0, nothing on stderr', async () => {
+  it('report piped into `head -1` over a 20-date range: at most 2 requests, exit 0, nothing on stderr', async () => {
     const r = await sh(
       `{ "$NODE" "$PRS" report 42 -t index ${RANGE.join(' ')} -f ndjson 2>"$CODE.err"; echo $? >"$CODE"; } | head -1`,
     );
