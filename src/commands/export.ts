@@ -267,28 +267,31 @@ async function exportToStdout(
   service: Awaited<ReturnType<Deps['service']>>,
 ): Promise<string[]> {
   const { io } = deps;
-  // A stdout that can take no more (its reader left, a write failed) ends the download at once.
-  const signal = AbortSignal.any([deps.signal, io.stdoutGone]);
   const { streamExport } = await import('../export/save.js');
-  const [item] = itemsOf(o.portfolioIds, o.dates);
-  const what = itemLabel(item);
-  const progress = io.progress(`exporting ${what}`);
-  try {
-    const res = await service.exportReport(
-      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
-      {
-        signal,
-        onWait: (ms, reason) =>
-          progress.update(`exporting ${what}: waiting ${Math.ceil(ms / 1000)} s (${reason})`),
-      },
-    );
-    const onBytes = (n: number) => progress.update(`exporting ${what}: ${formatBytes(n)}`);
-    const bytes = await streamExport(res, io.stdout, { ...item, signal, onBytes });
-    if (bytes === 0) throw new NoDataError(`no data for ${what}`);
-    return [];
-  } finally {
-    progress.stop();
-  }
+  const { runItems } = await import('../run/engine.js');
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const what = itemLabel(items[0]!);
+  const run = await runItems(
+    items,
+    async (item, ctx): Promise<ItemDone> => {
+      ctx.showProgress(`exporting ${what}`);
+      const res = await service.exportReport(
+        { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+        { signal: ctx.signal, onWait: ctx.onWait },
+      );
+      // ctx.signal: also a stdout that can take no more (its reader left, a write failed) ends the download.
+      const bytes = await streamExport(res, io.stdout, {
+        ...item,
+        signal: ctx.signal,
+        onBytes: (n) => ctx.showProgress(`exporting ${what}: ${formatBytes(n)}`),
+      });
+      return { status: bytes === 0 ? 'empty' : 'written', bytes };
+    },
+    { command: 'export', io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
+  );
+  if (run.stopped) throw run.stopped;
+  if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);
+  return [];
 }
 
 /** A byte count for the progress line: B, kB, MB. */

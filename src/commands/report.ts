@@ -16,7 +16,6 @@ import { NoDataError } from '../errors.js';
 import type { ReportFormat, ReportType } from '../input.js';
 import type { ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
-import { runProgress } from '../run/progress.js';
 
 export interface ReportOptions {
   portfolioIds: number[];
@@ -183,19 +182,29 @@ async function rawReport(
   deps: Deps,
   service: Awaited<ReturnType<Deps['service']>>,
 ): Promise<ReportResult> {
-  const item = { portfolioId: o.portfolioIds[0]!, date: o.dates[0]! };
-  const res = await service.report(
-    { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-    { signal: deps.signal, onWait: runProgress(deps.io).onWait(undefined, '') },
+  const { runItems } = await import('../run/engine.js');
+  const items = itemsOf(o.portfolioIds, o.dates);
+  let count = 0;
+  const run = await runItems(
+    items,
+    async (item, ctx): Promise<ItemDone> => {
+      const res = await service.report(
+        { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
+        { signal: ctx.signal, onWait: ctx.onWait },
+      );
+      count = res.rows().length;
+      if (o.output !== undefined) {
+        const { writeFileAtomic } = await import('../fs/atomic.js');
+        await writeFileAtomic(o.output, res.bytes, { force: o.force });
+        if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+      } else if (res.bytes.length > 0) deps.io.out(res.bytes);
+      return { status: count > 0 ? 'written' : 'empty', bytes: res.bytes.length };
+    },
+    { command: 'report', io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
   );
-  const count = res.rows().length;
-  if (o.output !== undefined) {
-    const { writeFileAtomic } = await import('../fs/atomic.js');
-    await writeFileAtomic(o.output, res.bytes, { force: o.force });
-    if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
-  } else if (res.bytes.length > 0) deps.io.out(res.bytes);
+  if (run.stopped) throw run.stopped;
   if (count === 0) {
-    throw new NoDataError(`no data for ${describeEmpty([item])}`, {
+    throw new NoDataError(`no data for ${describeEmpty(items)}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
   }

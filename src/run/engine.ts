@@ -56,6 +56,8 @@ export interface ItemContext {
   turn(): Promise<void>;
   /** Removes the progress line (before rows go to a terminal that stderr shares). */
   clearProgress(): void;
+  /** Shows `text` on the progress line (a download's bytes so far). */
+  showProgress(text: string): void;
 }
 
 export interface RunOptions<R extends ItemDone> {
@@ -163,7 +165,14 @@ export async function runItems<R extends ItemDone>(
       );
     };
     try {
-      const r = await work(item, { index, signal, onWait, turn, clearProgress: () => progress.stop() });
+      const r = await work(item, {
+        index,
+        signal,
+        onWait,
+        turn,
+        clearProgress: () => progress.stop(),
+        showProgress: (text) => progress.show(text),
+      });
       return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes, result: r } as Outcome<R>;
     } catch (err) {
       if (outside.aborted) {
