@@ -193,7 +193,10 @@ export async function runItems<R extends ItemDone>(
   const runs = items.map((item, index) => {
     const before = previous;
     const turn = () => before;
-    const mine = limit(() => doOne(item, index, turn)).then(async (outcome) => {
+    // Delivered before the slot is given back (as a sequential run would): an item's line and
+    // event come before the next item starts.
+    const mine = limit(async () => {
+      const outcome = await doOne(item, index, turn);
       await before;
       if (outcome && (!stopped || index <= stopped.last)) deliver(outcome);
     });

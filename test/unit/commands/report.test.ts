@@ -12,6 +12,7 @@ import {
 } from '../../../src/errors.js';
 import { colorFor, createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
+import type { RunEvent } from '../../../src/run/events.js';
 import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -407,6 +408,31 @@ describe('report', () => {
     expect(service.calls).toHaveLength(1);
     // Rows go out as each answer arrives: the first answer's are there, nothing after.
     expect(deps.io.stdoutText()).toMatch(/^\[\{"effectiveDate":"2024-05-02"[^\n]*\}$/);
+  });
+
+  it('tells its watchers: start, each wait with its item, each item in order (a holiday repeat is skipped)', async () => {
+    const service = fakeService({
+      '42 2024-12-24': IDX('2024-12-24'),
+      '42 2024-12-25': (h) => {
+        h.onWait?.(15_000, 'rate-limit');
+        return IDX('2024-12-24');
+      },
+      '42 2024-12-27': new NotFoundError('gone', 404, 'GET', 'u'),
+    });
+    const deps = fakeDeps({ service });
+    const events: RunEvent[] = [];
+    deps.events.on((e) => events.push(e));
+    await report(opts({ dates: ['2024-12-24', '2024-12-25', '2024-12-27'], format: 'ndjson' }), deps).catch(
+      () => {},
+    );
+    const item = (date: string) => ({ portfolioId: 42, date });
+    expect(events).toEqual([
+      { event: 'start', command: 'report', items: 3, requests: 3, etaMs: 0 },
+      { event: 'item', item: item('2024-12-24'), status: 'written', bytes: expect.any(Number) },
+      { event: 'wait', waitMs: 15_000, reason: 'rate-limit', item: item('2024-12-25') },
+      { event: 'item', item: item('2024-12-25'), status: 'skipped' },
+      { event: 'item', item: item('2024-12-27'), status: 'failed', exitCode: 6, message: 'gone' },
+    ]);
   });
 });
 
