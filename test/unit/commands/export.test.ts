@@ -517,29 +517,7 @@ describe('prs export (unit)', () => {
     );
   });
 
-  it('--parallel: a wait the service asked for (429/503) halves the exports in flight for the rest of the run', async () => {
-    let active = 0;
-    const activeAtCall: number[] = [];
-    const deps = fakeDeps({
-      service: {
-        exportReport: async (q: ReportQuery & { format: string }, hooks = {}) => {
-          activeAtCall.push(++active);
-          // As a retry would: the wait is announced once the first four are on their way.
-          if (q.date === '2024-05-01') setTimeout(() => hooks.onWait?.(1000, 'retry-after'), 0);
-          const body = new PassThrough();
-          setTimeout(() => body.end(`[${Number(q.date.slice(-2))}]`), 10);
-          body.on('end', () => active--);
-          return { body };
-        },
-      },
-    });
-    const dates = ['01', '02', '03', '06', '07', '08', '09', '10', '13', '14'].map((d) => `2024-05-${d}`);
-    await exportCommand(options({ dates, name: 'X', parallel: 4 }), deps);
-    expect(activeAtCall.slice(0, 4)).toEqual([1, 2, 3, 4]);
-    // After the wait: at most 2 at once (the 4 started before it drain first).
-    expect(activeAtCall.slice(4).every((n) => n <= 2)).toBe(true);
-    expect(listing()).toHaveLength(10);
-  });
+  // A wait the service asked for halving the exports in flight is the engine's: test/unit/run/engine.test.ts.
 
   it('--skip-existing: items recorded and unchanged are not requested; one altered by hand is, and is kept', async () => {
     const dates = ['2024-05-01', '2024-05-02', '2024-05-03'];
