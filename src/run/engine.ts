@@ -16,6 +16,7 @@
 import pLimit from 'p-limit';
 import { InterruptedError } from '../errors.js';
 import type { IO } from '../io.js';
+// The one exit-code table; main.ts today, beside the error classes (errors.ts) once it moves there.
 import { exitCodeFor } from '../main.js';
 import type { RateLimit } from '../settings.js';
 import type { ItemStatus, RunEvents } from './events.js';
@@ -159,10 +160,9 @@ export async function runItems<R extends ItemDone>(
       o.events.emit({ event: 'wait', waitMs: ms, reason, item: { ...item } });
       // The service asked for a pause: fewer items at once from now on, rather than failing.
       if (reason !== 'rate-limit') limit.concurrency = Math.max(1, Math.ceil(limit.concurrency / 2));
-      progress.onWait(total > 1 ? at : undefined, total > 1 || o.command === 'export' ? itemLabel(item) : '')(
-        ms,
-        reason,
-      );
+      // A log line names its item, except a single report's (its error would say it anyway).
+      const label = total > 1 || o.command === 'export' ? itemLabel(item) : '';
+      progress.onWait(total > 1 ? at : undefined, label)(ms, reason);
     };
     try {
       const r = await work(item, {
