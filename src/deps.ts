@@ -7,6 +7,7 @@ import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
@@ -47,6 +48,7 @@ export interface Deps {
   service(): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
+  events: RunEvents;
 }
 
 /** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
@@ -155,6 +157,7 @@ export function createDeps(
     clock,
     signal,
     globals,
+    events: createRunEvents(),
     profileName,
     store,
     profile,

@@ -231,6 +231,18 @@ export class InterruptedError extends PrsError {
 }
 
 /**
+ * Exit 0, silently: the reader of stdout went away (`prs report … | head -1`). It got what it wanted;
+ * the run stops at once (CLI.md "Output that scripts can trust").
+ */
+export class StdoutClosedError extends PrsError {
+  static override readonly exitCode: number = ExitCode.ok;
+  override name = 'StdoutClosedError';
+  constructor() {
+    super('the reader of stdout went away');
+  }
+}
+
+/**
  * The contract's exit code for any error prs threw (its class's); anything else is a defect: exit 1.
  * Commander's own parse errors are main.ts's (commander is not loaded by every module that throws).
  */
@@ -342,8 +354,12 @@ export function fileError(err: unknown, path: string, what = 'cannot write'): Fi
             ? 'already exists'
             : code === 'EROFS'
               ? 'read-only file system'
-              : code === 'ENOTDIR'
-                ? 'not a directory'
-                : ((err as Error)?.message ?? String(err));
+              : code === 'EFBIG'
+                ? 'file too large'
+                : code === 'EIO'
+                  ? 'input/output error'
+                  : code === 'ENOTDIR'
+                    ? 'not a directory'
+                    : ((err as Error)?.message ?? String(err));
   return new FileError(`${what} ${path}: ${reason}`, { cause: err });
 }

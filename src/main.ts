@@ -8,7 +8,7 @@ import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
-import { createIO, type IO } from './io.js';
+import { createIO, guardStdout, type IO } from './io.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
 
@@ -80,16 +80,6 @@ export function errorLines(err: unknown, debug: boolean): string[] {
 }
 
 /**
- * A reader that went away (`prs --help | head -3`, `prs report … | head`) got what it wanted: the
- * rest of the output is dropped and the command ends as it would have, as `export -o -` does, instead
- * of Node's EPIPE crash. Any other write error on stdout still surfaces. Left on until the process
- * exits (unlike the signal handlers): the EPIPE can arrive while the last output drains.
- */
-function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
-  if (err.code !== 'EPIPE') throw err;
-}
-
-/**
  * A reader of stderr that went away (`prs … 2>&1 >/dev/null | head -0`) changes nothing: there is
  * nowhere left to say anything, and the run ends with the exit code it would have had. Without this,
  * Node's EPIPE on stderr turned any exit code into 1.
@@ -142,28 +132,46 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // Commands clean up through their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
-  process.stdout.on('error', ignoreBrokenPipe);
   process.stderr.on('error', ignoreStderrErrors);
+  // stdout's write errors are the guard's (io.ts guardStdout), from the first byte: a reader that went
+  // away ends the run silently with exit 0, any other failure with exit 10; never Node's crash.
+  // Left on until the process exits: an error can arrive while the last output drains.
+  const stdout = guardStdout(process.stdout);
+  let startedAt = 0;
+  let runEvents: Deps['events'] | undefined;
 
   let io: IO | undefined;
   let deps: Deps | undefined;
   const debug = isDebug(env);
   const run: Runner = async (command, options, globals) => {
     const implementation = command.load(); // loads while the IO and deps are set up
-    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
+    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env, stdout });
     deps = createDeps(io, env, globals, controller.signal, switches);
+    if (command.name === 'report' || command.name === 'export') runEvents = deps.events;
+    startedAt = performance.now();
     await (await implementation)(options, deps);
   };
 
   const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
 
+  let exitCode: number = ExitCode.internal;
+  /** Every write handed to stdout, and its error if one came (an 'error' event comes a tick later). */
+  const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
     await program.parseAsync(argv);
-    return ExitCode.ok;
-  } catch (err) {
+    await written();
+    // Output cut short is never a success (a reader that went away is: its code is 0, silently).
+    if (stdout.gone.aborted) throw stdout.gone.reason;
+    exitCode = ExitCode.ok;
+    return exitCode;
+  } catch (caught) {
+    await written();
+    // A stdout that failed decides the end: what the command threw is its consequence.
+    const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
+    exitCode = code;
     if (code !== ExitCode.ok) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
@@ -176,6 +184,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     }
     return code;
   } finally {
+    runEvents?.emit({ event: 'end', exitCode, durationMs: Math.round(performance.now() - startedAt) });
     releaseSignals();
     await deps?.close().catch(() => {});
     await io?.flush();

@@ -7,6 +7,7 @@
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import type { ExportFormat } from '../input.js';
 import type { IO } from '../io.js';
 import { isBrokenJson, rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
@@ -161,6 +162,36 @@ export function createService(d: ServiceDeps): Service {
     }
   }
 
+  /** The export endpoint; `save` consumes the body inside the retry loop (Service.exportReportWith). */
+  function exportCall<T>(
+    q: ReportQuery & { format: ExportFormat },
+    hooks: CallHooks,
+    save: (res: ExportResponse) => Promise<T>,
+  ): Promise<T> {
+    const { format, ...rest } = q;
+    return call<T>(
+      rest,
+      {
+        suffix: '/export',
+        query: { format },
+        accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
+        limited: false,
+        async onOk(res) {
+          const length = Number(header(res, 'content-length'));
+          const response: ExportResponse = {
+            contentDisposition: header(res, 'content-disposition'),
+            contentType: header(res, 'content-type'),
+            contentLength:
+              header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
+            body: res.body,
+          };
+          return save(response);
+        },
+      },
+      hooks,
+    );
+  }
+
   function getLimiter(baseUrl: string, tenant: string): Limiter {
     const fileLimiter = (carried?: LimiterState) =>
       createLimiter({
@@ -218,28 +249,9 @@ export function createService(d: ServiceDeps): Service {
       );
     },
     exportReport(q, hooks = {}) {
-      const { format, ...rest } = q;
-      return call(
-        rest,
-        {
-          suffix: '/export',
-          query: { format },
-          accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
-          limited: false,
-          async onOk(res) {
-            const length = Number(header(res, 'content-length'));
-            return {
-              contentDisposition: header(res, 'content-disposition'),
-              contentType: header(res, 'content-type'),
-              contentLength:
-                header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
-              body: res.body,
-            } satisfies ExportResponse;
-          },
-        },
-        hooks,
-      );
+      return exportCall(q, hooks, async (res) => res);
     },
+    exportReportWith: exportCall,
     async close() {
       // The HTTP client belongs to deps and is closed there; the limiter may still be writing.
       await limiter?.idle();

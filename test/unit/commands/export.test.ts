@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ExportOptions, exportCommand, retryStalled } from '../../../src/commands/export.js';
+import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
   exitCodeFor,
   FileError,
@@ -11,7 +11,6 @@ import {
   fileError,
   InterruptedError,
   ItemsFailedError,
-  NetworkError,
   NoDataError,
   NotFoundError,
   ServiceError,
@@ -528,29 +527,7 @@ describe('prs export (unit)', () => {
     );
   });
 
-  it('--parallel: a wait the service asked for (429/503) halves the exports in flight for the rest of the run', async () => {
-    let active = 0;
-    const activeAtCall: number[] = [];
-    const deps = fakeDeps({
-      service: {
-        exportReport: async (q: ReportQuery & { format: string }, hooks = {}) => {
-          activeAtCall.push(++active);
-          // As a retry would: the wait is announced once the first four are on their way.
-          if (q.date === '2024-05-01') setTimeout(() => hooks.onWait?.(1000, 'retry-after'), 0);
-          const body = new PassThrough();
-          setTimeout(() => body.end(`[${Number(q.date.slice(-2))}]`), 10);
-          body.on('end', () => active--);
-          return { body };
-        },
-      },
-    });
-    const dates = ['01', '02', '03', '06', '07', '08', '09', '10', '13', '14'].map((d) => `2024-05-${d}`);
-    await exportCommand(options({ dates, name: 'X', parallel: 4 }), deps);
-    expect(activeAtCall.slice(0, 4)).toEqual([1, 2, 3, 4]);
-    // After the wait: at most 2 at once (the 4 started before it drain first).
-    expect(activeAtCall.slice(4).every((n) => n <= 2)).toBe(true);
-    expect(listing()).toHaveLength(10);
-  });
+  // A wait the service asked for halving the exports in flight is the engine's: test/unit/run/engine.test.ts.
 
   it('--skip-existing: items recorded and unchanged are not requested; one altered by hand is, and is kept', async () => {
     const dates = ['2024-05-01', '2024-05-02', '2024-05-03'];
@@ -684,49 +661,5 @@ describe('prs export -o - on a terminal', () => {
     });
     await expect(exportCommand(options({ format: 'csv', output: '-' }), deps)).rejects.toThrow(UsageError);
     expect(calls).toEqual([]);
-  });
-});
-
-describe('retryStalled: a download that stalls after its headers is asked for again', () => {
-  const stall = new NetworkError('the download stalled after 10 bytes');
-  const run = async (outcomes: (Error | string)[], retries: number, stalled = true) => {
-    let calls = 0;
-    const waits: [number, string][] = [];
-    const slept: number[] = [];
-    const result = await retryStalled(
-      async () => {
-        const o = outcomes[Math.min(calls++, outcomes.length - 1)];
-        if (o instanceof Error) throw o;
-        return o;
-      },
-      {
-        stalled: (err) => stalled && err instanceof NetworkError,
-        retries,
-        onWait: (ms, reason) => waits.push([ms, reason]),
-        sleep: async (ms) => {
-          slept.push(ms);
-        },
-        random: () => 0,
-      },
-    ).catch((err: Error) => err);
-    return { result, calls, waits, slept };
-  };
-
-  it.each([
-    ['a stall, then the file', [stall, 'file'], 3, 'file', 2, [500]],
-    ['stalls beyond the retries: the stall', [stall], 2, stall, 3, [500, 1000]],
-    ['no retries: the stall at once', [stall], 0, stall, 1, []],
-  ] as const)('%s', async (_name, outcomes, retries, expected, calls, sleeps) => {
-    const r = await run([...outcomes], retries);
-    expect(r.result).toBe(expected);
-    expect(r.calls).toBe(calls);
-    expect(r.slept).toEqual(sleeps);
-    expect(r.waits).toEqual(sleeps.map((ms) => [ms, 'backoff']));
-  });
-
-  it('any other failure (or a failure before the download) is not retried here', async () => {
-    const corrupt = new ServiceError('the export is corrupt');
-    expect((await run([corrupt, 'file'], 3)).calls).toBe(1);
-    expect((await run([stall, 'file'], 3, false)).result).toBe(stall);
   });
 });
