@@ -110,7 +110,7 @@ _prs() {
   if [[ $cur == -* ]]; then
     case $cmd in
       '') words='-V --version -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'login') words='--auth-url --realm --client-id --username --password-stdin --save-password -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
+      'login') words='--auth-url --realm --client-id --username --password-stdin --save-password --client-credentials -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'logout') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'auth') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
       'auth status') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
@@ -151,9 +151,9 @@ _prs() {
       'auth') words='status token help' ;;
       'auth help') ((nargs == 0)) && { _prs_v='w:status token'; _prs_complete_value; return 0; } ;;
       'config') words='list get set unset path help' ;;
-      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
-      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
-      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
+      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'; _prs_complete_value; return 0; } ;;
+      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'; _prs_complete_value; return 0; } ;;
+      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'; _prs_complete_value; return 0; } ;;
       'config help') ((nargs == 0)) && { _prs_v='w:list get set unset path'; _prs_complete_value; return 0; } ;;
       'completion') ((nargs == 0)) && { _prs_v='w:bash zsh fish'; _prs_complete_value; return 0; } ;;
       'help') words='login logout auth config report export completion sandbox exit-codes' ;;

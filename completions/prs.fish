@@ -68,7 +68,7 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
@@ -82,6 +82,7 @@ complete -c prs -n '__prs_at "login"' -l client-id -x -d 'OAuth client id (env P
 complete -c prs -n '__prs_at "login"' -l username -x -d 'user name (env PRS_USERNAME)'
 complete -c prs -n '__prs_at "login"' -l password-stdin -d 'read the password from stdin'
 complete -c prs -n '__prs_at "login"' -l save-password -d 'also keep the password (the session and client secret are always kept, 0600) for unattended re-login'
+complete -c prs -n '__prs_at "login"' -l client-credentials -d 'a service account: client id and secret, no user (grant client_credentials)'
 complete -c prs -n '__prs_at "login"' -s h -l help -d 'show help'
 
 # prs logout
@@ -119,15 +120,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -187,7 +188,7 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'

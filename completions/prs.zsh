@@ -48,7 +48,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'
@@ -85,6 +85,7 @@ _prs_cmd_login() {
     '--username=[user name (env PRS_USERNAME)]:user: ' \
     '--password-stdin[read the password from stdin]' \
     '--save-password[also keep the password (the session and client secret are always kept, 0600) for unattended re-login]' \
+    '--client-credentials[a service account: client id and secret, no user (grant client_credentials)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }
@@ -205,7 +206,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant)'
 }
 
 _prs_cmd_config_set() {
@@ -214,7 +215,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant)' \
     '2:value: '
 }
 
@@ -224,7 +225,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant)'
 }
 
 _prs_cmd_config_path() {
@@ -346,7 +347,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'

@@ -88,6 +88,10 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
       '--save-password',
       'also keep the password (the session and client secret are always kept, 0600) for unattended re-login',
     )
+    .option(
+      '--client-credentials',
+      'a service account: client id and secret, no user (grant client_credentials)',
+    )
     .action(
       act('login', (o: Record<string, unknown>) => ({
         authUrl: o.authUrl,
@@ -96,6 +100,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
         username: o.username,
         passwordStdin: !!o.passwordStdin,
         savePassword: !!o.savePassword,
+        clientCredentials: !!o.clientCredentials,
       })),
     );
 

@@ -21,6 +21,7 @@ export const SETTING_KEYS = [
   'timeout',
   'retries',
   'limiter',
+  'grant',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -37,9 +38,19 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   timeout: 'PRS_TIMEOUT',
   retries: 'PRS_RETRIES',
   limiter: 'PRS_LIMITER',
+  grant: 'PRS_GRANT',
 };
 
-export const DEFAULTS = { timeout: '60', retries: '3', 'rate-limit': '4/60s', profile: 'default' } as const;
+export const DEFAULTS = {
+  timeout: '60',
+  retries: '3',
+  'rate-limit': '4/60s',
+  grant: 'password',
+  profile: 'default',
+} as const;
+
+/** How prs signs in: a user's password grant, or a service account's client-credentials grant. */
+export type GrantType = 'password' | 'client_credentials';
 
 export interface RateLimit {
   limit: number;
@@ -63,6 +74,8 @@ export interface Settings {
   rateLimit: RateLimit;
   /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
   limiter?: string;
+  /** `client_credentials`: a service account (no user, no password; CLI.md "Session"). */
+  grant: GrantType;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -174,6 +187,7 @@ export function resolveSettings(
     }
   };
 
+  const grant = checked('grant', parseGrant);
   return {
     profile: resolveProfileName(flags.profile, env),
     ...resolveDirs(env),
@@ -182,11 +196,13 @@ export function resolveSettings(
     realm: pick('realm') || undefined,
     clientId: pick('client-id') || undefined,
     tenant: pick('tenant') || undefined,
-    username: pick('username') || undefined,
+    // A service account has no user: a PRS_USERNAME left in the environment names nobody.
+    username: grant === 'client_credentials' ? undefined : pick('username') || undefined,
     timeoutMs: checked('timeout', parseTimeout),
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
+    grant,
     token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -248,6 +264,13 @@ export function parseLimiterUrl(value: string): string {
   }
   if (u.search || u.hash) throw new Error(`invalid limiter URL "${shown}": no query or fragment expected`);
   return value;
+}
+
+/** `password` or `client_credentials` (the OAuth grant_type names; `client-credentials` is accepted too). */
+export function parseGrant(value: string): GrantType {
+  const v = value.trim().replace('-', '_');
+  if (v === 'password' || v === 'client_credentials') return v;
+  throw new Error(`invalid grant "${value}": expected password or client_credentials`);
 }
 
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */

@@ -14,6 +14,7 @@ import { redactUrlPassword } from '../redact.js';
 import {
   controlCharacters,
   effectiveSettings,
+  parseGrant,
   parseLimiterUrl,
   parseRateLimit,
   parseRetries,
@@ -61,6 +62,8 @@ export function checkValue(key: SettingKey, value: string): string {
         return v;
       case 'limiter':
         return parseLimiterUrl(v);
+      case 'grant':
+        return parseGrant(v);
       default:
         if (v === '') throw new Error(`invalid ${key} "${value}"`);
         return v;

@@ -4,6 +4,11 @@
  * needed by every refresh grant: without it the session would last one access token). The password
  * never comes from a flag and is stored only with --save-password. Without a terminal nothing is
  * prompted: a missing value is exit 2 naming its variable.
+ *
+ * `--client-credentials` (or the `grant` setting) signs a service account in instead: the client id
+ * and secret are the whole credential (no user, no password), and the stored session is bound to the
+ * client id. Keycloak gives it no refresh token: the session renews itself with a new grant and the
+ * kept secret.
  */
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
@@ -18,6 +23,8 @@ export interface LoginOptions {
   username?: string;
   passwordStdin: boolean;
   savePassword: boolean;
+  /** A service account: grant_type=client_credentials. */
+  clientCredentials?: boolean;
 }
 
 /** One value login needs, in prompt order. */
@@ -73,7 +80,16 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   if (o.realm !== undefined) extra.realm = o.realm;
   if (o.clientId !== undefined) extra['client-id'] = o.clientId;
   if (o.username !== undefined) extra.username = o.username;
+  if (o.clientCredentials) extra.grant = 'client_credentials';
   const s = await deps.settings(extra, { allowNewProfile: true });
+  const service = s.grant === 'client_credentials';
+  if (service && (o.passwordStdin || o.savePassword))
+    throw new UsageError(
+      `${o.passwordStdin ? '--password-stdin' : '--save-password'}: a service account has no password`,
+      {
+        hint: 'its client secret (PRS_CLIENT_SECRET or the prompt) is its whole credential, and it is always kept',
+      },
+    );
   if (o.passwordStdin && io.isStdinTTY)
     throw new UsageError('--password-stdin: stdin is a terminal, not a pipe', {
       hint: 'pipe the password in (printf \'%s\' "$PRS_PASSWORD" | prs login --password-stdin …), or leave out --password-stdin to be asked for it',
@@ -99,7 +115,9 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
       : f.secret
         ? !!secrets[f.secret]
         : !!values[f.key!];
-  const missing = LOGIN_FIELDS.filter((f) => !has(f));
+  // A service account has no user and no password.
+  const fields = LOGIN_FIELDS.filter((f) => !service || (f.key !== 'username' && f.secret !== 'password'));
+  const missing = fields.filter((f) => !has(f));
   if (missing.length && !canPrompt) throw missingError(missing);
 
   if (o.passwordStdin) secrets.password = passwordFromStdin(await io.readStdin());
@@ -110,7 +128,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     else values[f.key!] = f.url ? checkedUrl(answer, f.label) : answer;
   }
 
-  const username = values.username!;
+  const username = values.username;
   const http = await deps.http();
   const endpoint = {
     authUrl: values['auth-url']!,
@@ -121,12 +139,19 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const passwordPrompted = missing.some((f) => f.secret === 'password');
   let session: StoredSession | undefined;
   // A refused password asks again for the password only, up to 3 tries, as sudo does.
+  if (service)
+    session = await requestToken(
+      http,
+      endpoint,
+      { type: 'client_credentials' },
+      { now: () => deps.clock.now(), signal: deps.signal },
+    );
   for (let attempt = 1; !session; attempt++) {
     try {
       session = await requestToken(
         http,
         endpoint,
-        { type: 'password', username, password: secrets.password! },
+        { type: 'password', username: username!, password: secrets.password! },
         { now: () => deps.clock.now(), signal: deps.signal },
       );
     } catch (err) {
@@ -139,7 +164,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     }
   }
   const bound: SessionBinding = {
-    username,
+    ...(service ? { grant: 'client_credentials' as const } : { username }),
     authUrl: endpoint.authUrl,
     realm: endpoint.realm,
     clientId: endpoint.clientId,
@@ -150,7 +175,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   await store.update(s.profile, (cur) => {
     const next: ProfileData = {
       ...cur,
-      settings: { ...cur?.settings, ...definedOnly(values) },
+      settings: grantSetting({ ...cur?.settings, ...definedOnly(values) }, service),
       session: { ...session, bound },
       // The client secret always (refresh grants need it); the password only when asked to, and a
       // login without --save-password drops what an earlier one saved: the user chose again.
@@ -162,7 +187,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   });
 
   io.err(
-    `✓ Logged in to ${new URL(values['auth-url']!).host} as ${username} (profile ${s.profile}, tenant ${values.tenant})`,
+    `✓ Logged in to ${new URL(values['auth-url']!).host} as ${service ? `service account ${endpoint.clientId}` : username} (profile ${s.profile}, tenant ${values.tenant})`,
   );
   // One confirmation line (CLI.md); where things are kept is in `prs login --help` and the README.
   if (o.savePassword)
@@ -177,6 +202,17 @@ function checkedUrl(value: string, label: string): string {
   } catch (err) {
     throw new UsageError(`${(err as Error).message} (${label})`);
   }
+}
+
+/**
+ * The profile remembers a service account's grant (its next runs sign in the same way); a user's
+ * login removes it, and a service account's login drops the user name it no longer has.
+ */
+function grantSetting(settings: SettingValues, service: boolean): SettingValues {
+  const { grant: _grant, ...rest } = settings;
+  if (!service) return rest;
+  const { username: _username, ...withoutUser } = rest;
+  return { ...withoutUser, grant: 'client_credentials' };
 }
 
 function definedOnly(v: Partial<Record<SettingKey, string>>): SettingValues {
