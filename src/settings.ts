@@ -177,11 +177,12 @@ export function resolveSettings(
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
-  const url = (key: SettingKey): string | undefined => {
+  /** A key whose empty value means unset; otherwise checked by its one parser (checkSetting). */
+  const optional = (key: SettingKey): string | undefined => {
     const raw = pick(key);
     if (raw === undefined || raw === '') return undefined;
     try {
-      return parseUrl(raw);
+      return checkSetting(key, raw);
     } catch (err) {
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
@@ -191,9 +192,9 @@ export function resolveSettings(
   return {
     profile: resolveProfileName(flags.profile, env),
     ...resolveDirs(env),
-    baseUrl: url('base-url'),
-    authUrl: url('auth-url'),
-    realm: pick('realm') || undefined,
+    baseUrl: optional('base-url'),
+    authUrl: optional('auth-url'),
+    realm: optional('realm'),
     clientId: pick('client-id') || undefined,
     tenant: pick('tenant') || undefined,
     // A service account has no user: a PRS_USERNAME left in the environment names nobody.
@@ -211,6 +212,56 @@ export function resolveSettings(
     proxy: resolveProxy(env),
     sources,
   };
+}
+
+/**
+ * Each key's check, written once: the resolver, `config set` and login's prompts use it. Returns the
+ * value as it is stored (URLs normalised); throws Error with a one-line message naming the value.
+ */
+export function checkSetting(key: SettingKey, value: string): string {
+  const v = value.trim();
+  const bad = controlCharacters(key, v);
+  if (bad) throw new Error(bad);
+  switch (key) {
+    case 'base-url':
+      return parseUrl(v);
+    case 'auth-url':
+      return parseAuthUrl(v);
+    case 'realm':
+      return parseRealm(v);
+    case 'rate-limit':
+      parseRateLimit(v);
+      return v;
+    case 'timeout':
+      parseTimeout(v);
+      return v;
+    case 'retries':
+      parseRetries(v);
+      return v;
+    case 'limiter':
+      return parseLimiterUrl(v);
+    case 'grant':
+      return parseGrant(v);
+    default:
+      if (v === '') throw new Error(`invalid ${key} "${value}"`);
+      return v;
+  }
+}
+
+/** The Keycloak base URL, before /realms: the token URL pasted whole is refused with the way out. */
+export function parseAuthUrl(value: string): string {
+  const url = parseUrl(value);
+  if (/\/realms(\/|$)/.test(new URL(url).pathname))
+    throw new Error(`invalid auth URL "${value}": give the part before /realms`);
+  return url;
+}
+
+/** A realm is a name: a URL typed there (a common slip at the prompt) is refused. */
+export function parseRealm(value: string): string {
+  // Keycloak allows odd realm names (they are URL-encoded into the path), but never a URL.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value === '')
+    throw new Error(`invalid realm "${value}": a realm is a name such as "acme", not a URL`);
+  return value;
 }
 
 /** C0 controls and DEL: never part of a header value, a URL or a name. */

@@ -11,19 +11,7 @@ import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
 import { redactUrlPassword } from '../redact.js';
-import {
-  controlCharacters,
-  effectiveSettings,
-  parseGrant,
-  parseLimiterUrl,
-  parseRateLimit,
-  parseRetries,
-  parseTimeout,
-  parseUrl,
-  SETTING_ENV,
-  SETTING_KEYS,
-  type SettingKey,
-} from '../settings.js';
+import { checkSetting, effectiveSettings, SETTING_ENV, SETTING_KEYS, type SettingKey } from '../settings.js';
 
 export interface ConfigOptions {
   action: 'list' | 'get' | 'set' | 'unset' | 'path';
@@ -40,34 +28,10 @@ export function parseKey(key: string): SettingKey {
   });
 }
 
-/** Checks a value with the same parser the settings resolver uses; returns what to store. */
+/** Checks a value with the settings resolver's own check (settings.ts checkSetting); returns what to store. */
 export function checkValue(key: SettingKey, value: string): string {
-  const v = value.trim();
   try {
-    // Before any parser: URL parsing silently drops a newline, and the resolver refuses them anyway.
-    const bad = controlCharacters(key, v);
-    if (bad) throw new Error(bad);
-    switch (key) {
-      case 'base-url':
-      case 'auth-url':
-        return parseUrl(v);
-      case 'rate-limit':
-        parseRateLimit(v);
-        return v;
-      case 'timeout':
-        parseTimeout(v);
-        return v;
-      case 'retries':
-        parseRetries(v);
-        return v;
-      case 'limiter':
-        return parseLimiterUrl(v);
-      case 'grant':
-        return parseGrant(v);
-      default:
-        if (v === '') throw new Error(`invalid ${key} "${value}"`);
-        return v;
-    }
+    return checkSetting(key, value);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

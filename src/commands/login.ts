@@ -14,7 +14,7 @@ import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import { parseUrl, type SettingKey, type SettingValues } from '../settings.js';
+import { checkSetting, type SettingKey, type SettingValues } from '../settings.js';
 
 export interface LoginOptions {
   authUrl?: string;
@@ -36,19 +36,33 @@ export interface LoginField {
   env: string;
   /** How else to give it, for the error message. */
   flag?: string;
-  url?: boolean;
 }
 
+/** Prompt order: base URL first, as the README and CLI.md say (what the user knows best comes first). */
 export const LOGIN_FIELDS: readonly LoginField[] = [
-  { key: 'auth-url', label: 'auth URL', env: 'PRS_AUTH_URL', flag: '--auth-url', url: true },
+  { key: 'base-url', label: 'base URL', env: 'PRS_BASE_URL', flag: '--base-url' },
+  { key: 'auth-url', label: 'auth URL', env: 'PRS_AUTH_URL', flag: '--auth-url' },
   { key: 'realm', label: 'realm', env: 'PRS_REALM', flag: '--realm' },
   { key: 'client-id', label: 'client id', env: 'PRS_CLIENT_ID', flag: '--client-id' },
   { secret: 'clientSecret', label: 'client secret', env: 'PRS_CLIENT_SECRET' },
   { key: 'username', label: 'username', env: 'PRS_USERNAME', flag: '--username' },
   { secret: 'password', label: 'password', env: 'PRS_PASSWORD', flag: '--password-stdin' },
   { key: 'tenant', label: 'tenant', env: 'PRS_TENANT', flag: '--tenant' },
-  { key: 'base-url', label: 'base URL', env: 'PRS_BASE_URL', flag: '--base-url', url: true },
 ];
+
+/** Wrong answers to one prompt before login gives up (exit 2), as sudo gives up on passwords. */
+export const PROMPT_TRIES = 3;
+
+/**
+ * One typed answer checked as it is given, by the settings resolver's own check (settings.ts
+ * checkSetting): the value to keep, or an Error saying what is wrong. A secret is only required to
+ * be there, and is never echoed.
+ */
+export function checkAnswer(f: LoginField, answer: string): string {
+  const v = answer.trim();
+  if (v === '') throw new Error(`no ${f.label} given`);
+  return f.key ? checkSetting(f.key, v) : v;
+}
 
 /** "missing realm: pass --realm or set PRS_REALM", with the rest of the missing ones as the hint. */
 export function missingError(missing: readonly LoginField[]): UsageError {
@@ -122,10 +136,23 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
 
   if (o.passwordStdin) secrets.password = passwordFromStdin(await io.readStdin());
   for (const f of missing) {
-    const answer = (await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret })).trim();
-    if (answer === '') throw new UsageError(`no ${f.label} given`);
+    const answer = await ask(f);
     if (f.secret) secrets[f.secret] = answer;
-    else values[f.key!] = f.url ? checkedUrl(answer, f.label) : answer;
+    else values[f.key!] = answer;
+  }
+
+  /** Asks until the answer passes its check (a bad URL is asked again, not reported after the password). */
+  async function ask(f: LoginField): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret });
+      try {
+        return checkAnswer(f, answer);
+      } catch (err) {
+        const message = (err as Error).message;
+        if (attempt >= PROMPT_TRIES) throw new UsageError(`${message} (${f.label})`);
+        io.err(`${message}; try again`);
+      }
+    }
   }
 
   const username = values.username;
@@ -194,14 +221,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     io.note(`password saved with the session and client secret in ${store.path} (mode 0600)`);
   else
     io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
-}
-
-function checkedUrl(value: string, label: string): string {
-  try {
-    return parseUrl(value);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message} (${label})`);
-  }
 }
 
 /**
