@@ -24,6 +24,8 @@ import {
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, type IO } from './io.js';
+import type { RunObserver } from './observe/index.js';
+import { errorEntry, formatLogLine, jsonLogWanted } from './observe/log.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
 
@@ -178,8 +180,13 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   let said = false; // the line is said once, also when a second signal comes while the run winds down
   const leaveNow = () => {
     temporaries.removeAllSync();
-    if (!said) process.stderr.write(interruptedLine);
-    process.exit(SIGNAL_EXIT_CODES[received ?? 'SIGINT']);
+    const code = SIGNAL_EXIT_CODES[received ?? 'SIGINT'];
+    observer?.finishNow(code);
+    if (!said)
+      process.stderr.write(
+        json() ? formatLogLine(errorEntry([interruptedLine], code), Date.now()) : interruptedLine,
+      );
+    process.exit(code);
   };
   const releaseSignals = ownSignals((signal) => {
     if (received) return leaveNow(); // a second Ctrl-C: leave now
@@ -192,11 +199,22 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
 
   let io: IO | undefined;
   let deps: Deps | undefined;
+  // The watchers of a report/export run (JSON log entries, metrics file, pings): observe/index.ts.
+  let observer: RunObserver | undefined;
+  const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
   const run: Runner = async (name, options, globals) => {
     const command = COMMANDS[name]();
-    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
+    io = createIO({
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      color: globals.color,
+      env,
+      logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
+    });
     deps = createDeps(io, env, globals, controller.signal, switches);
+    if (name === 'report' || name === 'export')
+      observer = await (await import('./observe/index.js')).watchRun(deps, name);
     await (await command)(options as never, deps);
   };
 
@@ -210,6 +228,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
 
   try {
     await program.parseAsync(argv);
+    await observer?.finish(ExitCode.ok, []);
     return ExitCode.ok;
   } catch (err) {
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
@@ -221,10 +240,14 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
-      process.stderr.write(`${errIo.red(lines[0])}\n`);
-      for (const line of lines.slice(1))
-        if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
-    }
+      if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
+      else {
+        process.stderr.write(`${errIo.red(lines[0])}\n`);
+        for (const line of lines.slice(1))
+          if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
+      }
+      await observer?.finish(code, lines);
+    } else await observer?.finish(code, []);
     return code;
   } finally {
     releaseSignals();

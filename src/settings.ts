@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
-import { redactUrlPassword } from './redact.js';
+import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,6 +22,9 @@ export const SETTING_KEYS = [
   'retries',
   'limiter',
   'grant',
+  'log-format',
+  'metrics-file',
+  'ping-url',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -39,6 +42,9 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   retries: 'PRS_RETRIES',
   limiter: 'PRS_LIMITER',
   grant: 'PRS_GRANT',
+  'log-format': 'PRS_LOG_FORMAT',
+  'metrics-file': 'PRS_METRICS_FILE',
+  'ping-url': 'PRS_PING_URL',
 };
 
 export const DEFAULTS = {
@@ -46,8 +52,11 @@ export const DEFAULTS = {
   retries: '3',
   'rate-limit': '4/60s',
   grant: 'password',
+  'log-format': 'text',
   profile: 'default',
 } as const;
+
+export type LogFormat = 'text' | 'json';
 
 /** How prs signs in: a user's password grant, or a service account's client-credentials grant. */
 export type GrantType = 'password' | 'client_credentials';
@@ -76,6 +85,12 @@ export interface Settings {
   limiter?: string;
   /** `client_credentials`: a service account (no user, no password; CLI.md "Session"). */
   grant: GrantType;
+  /** `json`: every stderr message as one JSON object per line (CLI.md "Unattended runs"). */
+  logFormat: LogFormat;
+  /** After each report/export run, Prometheus text metrics are written here (atomically). */
+  metricsFile?: string;
+  /** A Healthchecks-style monitor (a secret: shown redacted). */
+  pingUrl?: string;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -204,6 +219,9 @@ export function resolveSettings(
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
     grant,
+    logFormat: checked('log-format', parseLogFormat),
+    metricsFile: optional('metrics-file'),
+    pingUrl: optional('ping-url'),
     token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -242,10 +260,38 @@ export function checkSetting(key: SettingKey, value: string): string {
       return parseLimiterUrl(v);
     case 'grant':
       return parseGrant(v);
+    case 'log-format':
+      return parseLogFormat(v);
+    case 'ping-url':
+      return parsePingUrl(v);
     default:
       if (v === '') throw new Error(`invalid ${key} "${value}"`);
       return v;
   }
+}
+
+/** `text` (the default) or `json`. */
+export function parseLogFormat(value: string): LogFormat {
+  const v = value.trim();
+  if (v === 'text' || v === 'json') return v;
+  throw new Error(`invalid log format "${value}": expected text or json`);
+}
+
+/**
+ * A monitor's ping URL (Healthchecks: https://hc-ping.com/<uuid>). It is a secret, so a bad one is
+ * named without its path: whoever reads the log must not be able to ping it.
+ */
+export function parsePingUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error('invalid ping URL: expected http(s)://host/…');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`invalid ping URL (${u.protocol}//…): use http or https`);
+  if (u.search || u.hash) throw new Error(`invalid ping URL (${u.host}/…): no query or fragment expected`);
+  return u.toString().replace(/\/+$/, '');
 }
 
 /** The Keycloak base URL, before /realms: the token URL pasted whole is refused with the way out. */
@@ -270,7 +316,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Why a setting's value cannot be used, when it holds a control character (also `config set`'s check). */
 export function controlCharacters(key: SettingKey, value: string): string | undefined {
   if (!CONTROL.test(value)) return undefined;
-  const shown = key === 'limiter' ? redactUrlPassword(value) : value;
+  const shown =
+    key === 'limiter' ? redactUrlPassword(value) : key === 'ping-url' ? redactPingUrl(value) : value;
   return `invalid ${key} "${shown}": control characters are not allowed`;
 }
 

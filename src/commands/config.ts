@@ -10,7 +10,7 @@ import type { Deps } from '../deps.js';
 import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
-import { redactUrlPassword } from '../redact.js';
+import { redactPingUrl, redactUrlPassword } from '../redact.js';
 import { checkSetting, effectiveSettings, SETTING_ENV, SETTING_KEYS, type SettingKey } from '../settings.js';
 
 export interface ConfigOptions {
@@ -39,6 +39,7 @@ export function checkValue(key: SettingKey, value: string): string {
 
 /** What `list` shows of a value: a limiter URL without its password. */
 function shown(key: SettingKey, value: string | undefined): string | undefined {
+  if (key === 'ping-url' && value) return redactPingUrl(value);
   return key === 'limiter' && value ? redactUrlPassword(value) : value;
 }
 
@@ -96,7 +97,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       if (o.value === undefined) throw new UsageError('missing value');
       const value = checkValue(key!, o.value);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
-      io.note(`✓ ${key} = ${key === 'limiter' ? redactUrlPassword(value) : value} (profile ${name})`);
+      io.note(`✓ ${key} = ${shown(key!, value)} (profile ${name})`);
       const env = deps.env[SETTING_ENV[key!]];
       if (env !== undefined && env !== '')
         io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);

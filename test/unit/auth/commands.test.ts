@@ -536,8 +536,17 @@ describe('prs config', () => {
     expect(d.io.stdoutText()).toBe('https://api.example.com\n');
     d = deps();
     await config({ action: 'list' }, d);
-    expect(d.io.stdoutText()).toContain('tenant:     demo-tenant              (profile)');
-    expect(d.io.stdoutText()).toContain('timeout:    60                       (default)');
+    expect(d.io.stdoutText()).toMatch(/^tenant: +demo-tenant +\(profile\)$/m);
+    expect(d.io.stdoutText()).toMatch(/^timeout: +60 +\(default\)$/m);
+    // Aligned: every value starts in the same column.
+    const column = new Set(
+      d.io
+        .stdoutText()
+        .split('\n')
+        .filter((l) => /: +\S/.test(l))
+        .map((l) => l.search(/(?<=: +)\S/)),
+    );
+    expect(column.size).toBe(1);
     expect(d.io.stdoutText()).toMatch(/^realm:$/m);
     d = deps();
     await config({ action: 'list', json: true }, d);
