@@ -9,6 +9,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -344,6 +345,36 @@ describe('--ping-url: start, success, failure with the exit code', () => {
     );
     expect(failed.code).toBe(3);
     expect(failed.stderr).not.toContain('5f2c-secret-uuid');
+  });
+
+  it('a monitor that accepts but never answers: each ping given up after 5 s, one warning, exit unchanged', {
+    timeout: 30_000,
+  }, async () => {
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const r = await prs(
+        ['--ping-url', `http://127.0.0.1:${port}/ping/5f2c-secret-uuid`, ...REPORT],
+        robotEnv(sandbox),
+        {
+          timeoutMs: 25_000,
+        },
+      );
+      const took = Date.now() - started;
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(
+        `prs: warning: could not ping the monitor (start): http://127.0.0.1:${port}/***: no answer within 5 s\n`,
+      );
+      // The start ping and the success ping, 5 s each at most (the run itself takes well under 1 s).
+      expect(took).toBeGreaterThanOrEqual(5_000);
+      expect(took).toBeLessThan(12_000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('the URL is a secret: never printed, not by -v nor by config list', async () => {
