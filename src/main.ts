@@ -214,7 +214,11 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     });
     deps = createDeps(io, env, globals, controller.signal, switches);
     if (name === 'report' || name === 'export')
-      observer = await (await import('./observe/index.js')).watchRun(deps, name);
+      observer = await (await import('./observe/index.js')).watchRun(
+        deps,
+        name,
+        options as { type?: string },
+      );
     await (await command)(options as never, deps);
   };
 

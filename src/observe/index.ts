@@ -137,7 +137,15 @@ function readText(path: string): string {
   }
 }
 
-export async function watchRun(deps: Deps, command: RunCommand): Promise<RunObserver> {
+/**
+ * Starts watching a report/export run (before its first request; sends the start ping). `run.type`:
+ * the report type of the command's options, added to each item entry of the JSON log.
+ */
+export async function watchRun(
+  deps: Deps,
+  command: RunCommand,
+  run: { type?: string } = {},
+): Promise<RunObserver> {
   const s: Settings = await deps.settings();
   const { io } = deps;
   const started = deps.clock.now();
@@ -145,7 +153,7 @@ export async function watchRun(deps: Deps, command: RunCommand): Promise<RunObse
   const off = deps.events.on((e) => {
     count(tally, e);
     const entry = entryOf(e);
-    if (entry) io.log(entry);
+    if (entry) io.log(e.event === 'item' ? { ...entry, type: run.type } : entry);
   });
   const warn = (what: string, err: unknown) => io.err(`prs: warning: ${what}: ${(err as Error).message}`);
 

@@ -221,7 +221,8 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       args: ['login', '--password-stdin'],
       env: { PRS_CONFIG_DIR: join(tmp.path, 'stdin-config'), PRS_CLIENT_SECRET: CLIENT_SECRET },
     });
-    const screen = await t.waitFor('stdin is a terminal');
+    // The hint is the last line written: waiting for the first line alone could catch the screen between the two.
+    const screen = await t.waitFor('hint: pipe the password in');
     expect(await t.exitCode()).toBe(2);
     expect(screen).toMatch(
       /prs: --password-stdin: stdin is a terminal, not a pipe\nhint: pipe the password in/,

@@ -55,7 +55,7 @@ describe('watchRun', () => {
         PRS_LOG_FORMAT: 'json',
       },
     });
-    const run = await watchRun(deps, 'export');
+    const run = await watchRun(deps, 'export', { type: 'index' });
     const item = (portfolioId: number) => ({ portfolioId, date: '2024-05-03' });
     deps.events.emit({ event: 'start', command: 'export', items: 4, requests: 3, etaMs: 1000 });
     deps.events.emit({ event: 'response', endpoint: 'token', status: 200, durationMs: 3 });
@@ -83,7 +83,13 @@ describe('watchRun', () => {
       .map((l) => JSON.parse(l));
     expect(entries.map((e) => e.event)).toEqual(['start', 'wait', 'item', 'item', 'item', 'item', 'summary']);
     expect(entries[1]).toMatchObject({ level: 'info', waitMs: 15_000, portfolioId: 1, date: '2024-05-03' });
-    expect(entries[2]).toMatchObject({ status: 'written', path: '/d/a.json', bytes: 1000, portfolioId: 1 });
+    expect(entries[2]).toMatchObject({
+      status: 'written',
+      path: '/d/a.json',
+      bytes: 1000,
+      portfolioId: 1,
+      type: 'index',
+    });
     expect(entries[5]).toMatchObject({ level: 'error', status: 'failed', exitCode: 8, portfolioId: 500 });
     expect(entries[6]).toEqual({
       time: '2024-05-03T06:00:20.000Z',
