@@ -41,8 +41,8 @@ _prs_value() {
     *' --retries') _prs_v='n' ;;
     *' --rate-limit') _prs_v='n' ;;
     *' --limiter') _prs_v='n' ;;
-    *' --log-format') _prs_v='n' ;;
-    *' --metrics-file') _prs_v='n' ;;
+    *' --log-format') _prs_v='w:text json' ;;
+    *' --metrics-file') _prs_v='f' ;;
     *' --ping-url') _prs_v='n' ;;
     *) _prs_v='' ;;
   esac
