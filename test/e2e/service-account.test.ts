@@ -109,10 +109,13 @@ describe('prs login --client-credentials', () => {
       s.expiresAt = Date.now() - 1000;
     });
     const before = grants('client_credentials');
+    const refused = sandbox.stats.count({ endpoint: 'report', status: 401 });
     const r = await c.prs(REPORT);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
     expect(grants('client_credentials')).toBe(before + 1);
+    // Renewed before the request: the dead token was never sent.
+    expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(refused);
     expect(grants('refresh_token')).toBe(0);
     const second = c.stored().profiles.default.session!;
     expect(second.accessToken).not.toBe(first.accessToken);
@@ -122,10 +125,11 @@ describe('prs login --client-credentials', () => {
   it('a token the service refuses (401) although the store thinks it valid: one new grant, one retry', async () => {
     now += 600_000; // the sandbox sees the stored token expired; prs does not know
     const before = grants('client_credentials');
+    const refused = sandbox.stats.count({ endpoint: 'report', status: 401 });
     const r = await c.prs(REPORT);
     expect(r.code, r.stderr).toBe(0);
     expect(grants('client_credentials')).toBe(before + 1);
-    expect(sandbox.stats.requests.some((q) => q.status === 401 && q.user === undefined)).toBe(true);
+    expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(refused + 1);
   });
 
   it('the session is bound to the service account: a user run neither sends nor changes it', async () => {
