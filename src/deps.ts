@@ -3,6 +3,7 @@
  * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
+import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
@@ -19,21 +20,8 @@ import {
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-  logFormat?: string;
-  metricsFile?: string;
-  pingUrl?: string;
-}
+/** The global flags; defined with them, in src/cli.ts. */
+export type { GlobalOptions } from './cli.js';
 
 export interface Deps {
   io: IO;

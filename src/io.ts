@@ -2,8 +2,10 @@
  * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
  * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
  */
+import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import kleur from 'kleur';
+import { fileError, StdoutClosedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './observe/log.js';
 
 export interface Progress {
@@ -18,6 +20,12 @@ export interface IO {
   out(text: string | Uint8Array): void;
   /** The stdout stream itself, for streaming raw bytes with backpressure (`export -o -`). */
   readonly stdout: Writable;
+  /**
+   * Aborted once stdout can take no more: its reader went away (reason: StdoutClosedError, exit 0)
+   * or a write failed (reason: a FileError "cannot write to stdout: …", exit 10). Writes after that
+   * are dropped; a run stops on it (src/run/engine.ts) and main ends with its reason.
+   */
+  readonly stdoutGone: AbortSignal;
   /** A line on stderr, always (errors, confirmations that scripts may want to see). */
   err(line: string): void;
   /** A note or hint on stderr; silenced by -q. */
@@ -64,6 +72,68 @@ export interface IOOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** --log-format (else PRS_LOG_FORMAT): `json` from the start; a profile's value comes via useLogFormat. */
   logFormat?: 'text' | 'json';
+  /** The process's stdout guard (main makes it first, before any output); else one is made here. */
+  stdout?: StdoutGuard;
+}
+
+/** stdout behind a writer that owns its write errors (see IO.stdoutGone). */
+export interface StdoutGuard {
+  stream: Writable;
+  gone: AbortSignal;
+  /** Resolves when every chunk written so far was handed to stdout (or dropped). */
+  idle(): Promise<void>;
+}
+
+/**
+ * Wraps `out` (process.stdout) so that no write error escapes as an exception or an 'error' event
+ * (unhandled, Node prints the bundle's source and a stack): EPIPE/ECONNRESET (the reader left) and
+ * any other failure (ENOSPC on /dev/full, EFBIG past `ulimit -f`, EIO) abort `gone` with their
+ * meaning, and what comes after is dropped. A write failure can come three ways: thrown by write
+ * (a file's synchronous stream), to write's callback, or as an 'error' event; all three land here.
+ * Backpressure is kept: a chunk is done when `out` has taken it.
+ */
+export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
+  const ac = new AbortController();
+  const fault = (err: unknown) => {
+    if (ac.signal.aborted) return;
+    const code = (err as NodeJS.ErrnoException)?.code;
+    ac.abort(
+      code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED'
+        ? new StdoutClosedError()
+        : fileError(err, 'stdout', 'cannot write to'),
+    );
+  };
+  out.on('error', fault);
+  // stdout to a file (or /dev/full) is Node's SyncWriteStream, which ignores a short write: past
+  // `ulimit -f` or the end of a small disk, the rest of the chunk is lost and the write "succeeds".
+  // Written here instead, in a loop: the write after a short one fails with EFBIG/ENOSPC.
+  const fd = out.constructor?.name === 'SyncWriteStream' ? (out as { fd?: number }).fd : undefined;
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (ac.signal.aborted || chunk.length === 0) return done();
+      if (typeof fd === 'number') {
+        try {
+          for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+        } catch (err) {
+          fault(err);
+        }
+        return done();
+      }
+      try {
+        out.write(chunk, (err) => {
+          if (err) fault(err);
+          done();
+        });
+      } catch (err) {
+        fault(err);
+        done();
+      }
+    },
+  });
+  stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
+  // An empty chunk passes through write() in order: its callback comes after every earlier chunk's.
+  const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
+  return { stream, gone: ac.signal, idle };
 }
 
 /**
@@ -92,6 +162,7 @@ const noProgress: Progress = { update() {}, stop() {} };
 
 export function createIO(opts: IOOptions): IO {
   const { stdout, stderr } = process;
+  const guard = opts.stdout ?? guardStdout(stdout);
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
   const env = opts.env ?? {};
@@ -111,9 +182,10 @@ export function createIO(opts: IOOptions): IO {
   };
   return {
     out: (text) => {
-      stdout.write(text);
+      guard.stream.write(text);
     },
-    stdout,
+    stdout: guard.stream,
+    stdoutGone: guard.gone,
     err: (l) => line('err', l),
     note: (l) => {
       if (!quiet) line('note', l);
@@ -144,7 +216,7 @@ export function createIO(opts: IOOptions): IO {
       return Buffer.concat(chunks).toString('utf8');
     },
     progress: (text) => (isStderrTTY && !quiet && !json ? spinner(text, colorWanted) : noProgress),
-    flush: () => Promise.all([drain(stdout), drain(stderr)]).then(() => undefined),
+    flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
     get logFormat() {
       return json ? 'json' : 'text';
     },
@@ -271,6 +343,8 @@ export function createTestIO(
     logFormat?: 'text' | 'json';
     /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
     now?: () => number;
+    /** Abort it to play a stdout that went away or failed. */
+    stdoutGone?: AbortSignal;
   } = {},
 ): TestIO {
   const out: Buffer[] = [];
@@ -294,6 +368,7 @@ export function createTestIO(
       out.push(Buffer.from(t));
     },
     stdout,
+    stdoutGone: o.stdoutGone ?? new AbortController().signal,
     err: (l) => line('err', l),
     note: (l) => {
       if (!o.quiet) line('note', l);

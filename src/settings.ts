@@ -383,13 +383,21 @@ export function parseRateLimit(value: string): RateLimit {
   return { limit, windowMs };
 }
 
-/** Seconds (may be fractional) → milliseconds; must be > 0. */
+/**
+ * The longest timeout: one day. Longer is no timeout at all in practice, and past 24.8 days Node's
+ * timers overflow and fire at once (a TimeoutOverflowWarning, then a 1 ms timeout).
+ */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+
+/** Seconds (digits, may be fractional) → milliseconds; from 1 ms to MAX_TIMEOUT_SECONDS. */
 export function parseTimeout(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(n > 0)) {
-    throw new Error(`invalid timeout "${value}": expected a number of seconds greater than 0`);
+  const ms = Math.round(Number(value) * 1000);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(ms >= 1) || ms > MAX_TIMEOUT_SECONDS * 1000) {
+    throw new Error(
+      `invalid timeout "${value}": expected seconds from 0.001 to ${MAX_TIMEOUT_SECONDS}, in digits (e.g. 60 or 2.5)`,
+    );
   }
-  return Math.round(n * 1000);
+  return ms;
 }
 
 export function parseRetries(value: string): number {

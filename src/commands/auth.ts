@@ -17,10 +17,7 @@ import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
-
-export interface AuthStatusOptions {
-  json: boolean;
-}
+import type { AuthStatusOptions } from './auth.cli.js';
 
 export type ReadyVia =
   | 'PRS_TOKEN'
@@ -193,14 +190,19 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
       ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'
       : '';
+  // Signing in from the environment needs the client secret too, unless the profile keeps one (it
+  // does not after `prs logout`).
+  const envVars = st.clientSecret
+    ? 'PRS_USERNAME/PRS_PASSWORD'
+    : 'PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET';
   const after = {
     'saved password': 'signs in again with the saved password',
-    'env credentials': 'signs in again with PRS_USERNAME/PRS_PASSWORD',
+    'env credentials': `signs in again with ${envVars}`,
     'client secret': `a new client-credentials grant with ${st.envCredentials.includes('PRS_CLIENT_SECRET') ? 'PRS_CLIENT_SECRET' : 'the kept client secret'} (a service account has no refresh token)`,
     login:
       st.grant === 'client_credentials'
         ? '`prs login --client-credentials` needed (or set PRS_CLIENT_SECRET)'
-        : '`prs login` needed (or log in with --save-password, or set PRS_USERNAME/PRS_PASSWORD)',
+        : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
     ? `without a password until ${st.renewableUntil} (${duration(Date.parse(st.renewableUntil) - now)} left); after that ${after}`

@@ -12,13 +12,7 @@ import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
 import { redactPingUrl, redactUrlPassword } from '../redact.js';
 import { checkSetting, effectiveSettings, SETTING_ENV, SETTING_KEYS, type SettingKey } from '../settings.js';
-
-export interface ConfigOptions {
-  action: 'list' | 'get' | 'set' | 'unset' | 'path';
-  key?: string;
-  value?: string;
-  json?: boolean;
-}
+import type { ConfigOptions } from './config.cli.js';
 
 export function parseKey(key: string): SettingKey {
   if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;

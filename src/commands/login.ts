@@ -15,17 +15,7 @@ import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.j
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { checkSetting, type SettingKey, type SettingValues } from '../settings.js';
-
-export interface LoginOptions {
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  username?: string;
-  passwordStdin: boolean;
-  savePassword: boolean;
-  /** A service account: grant_type=client_credentials. */
-  clientCredentials?: boolean;
-}
+import type { LoginOptions } from './login.cli.js';
 
 /** One value login needs, in prompt order. */
 export interface LoginField {

@@ -9,10 +9,7 @@ import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-
-export interface LogoutOptions {
-  all: boolean;
-}
+import type { LogoutOptions } from './logout.cli.js';
 
 /** The whole remote part of a logout, every profile together, ends within this. */
 export const END_SESSION_BUDGET_MS = 5_000;

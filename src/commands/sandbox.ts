@@ -6,17 +6,7 @@ import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
-
-export interface SandboxCommandOptions {
-  port: string;
-  host: string;
-  rateLimit: string;
-  tokenTtl: string;
-  refreshTtl: string;
-  /** Constituent rows of portfolio 900. */
-  bigRows?: string;
-  exportDelay?: string;
-}
+import type { SandboxCommandOptions } from './sandbox.cli.js';
 
 const MAX_TTL = 10 * 365 * 86_400;
 const MAX_BIG_ROWS = 100_000_000;

@@ -215,6 +215,10 @@ export function transportError(
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
+  // Headers past 16 kB: what the server sent is no sane HTTP answer (its fault, not the network's).
+  if (code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError') {
+    return new ServiceError(`malformed response from ${host}: its headers exceed 16 kB`, { cause: err });
+  }
   if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
     return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
   }

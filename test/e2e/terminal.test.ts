@@ -282,7 +282,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(table[1]).toMatch(/^│ effectiveDate +│/);
   });
 
-  it('a range shows "n/N · waiting … for the rate limit" while it runs, and clears it at the end', async () => {
+  it('a range shows "n/N · date · portfolio · next request in … s" through a wait, and clears it at the end', async () => {
     const out = join(tmp.path, 'range.json');
     const t = await open({
       args: [
@@ -292,8 +292,11 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       env,
     });
     // Five weekdays at 2 per 3 s: the third request has to wait.
-    const waiting = await t.waitFor(/[345]\/5 · waiting \d+ s for the rate limit/, { timeoutMs: 15_000 });
-    expect(lastLine(waiting)).toMatch(/^\S [345]\/5 · waiting \d+ s for the rate limit$/);
+    const line = /[345]\/5 · 2024-05-0\d · portfolio 42 · next request in (\d) s( · ETA \d+ s)?/;
+    const waiting = await t.waitFor(line, { timeoutMs: 15_000 });
+    expect(lastLine(waiting)).toMatch(
+      /^\S [345]\/5 · 2024-05-0\d · portfolio 42 · next request in \d s( · ETA \d+ s)?$/,
+    );
     expect(await t.exitCode({ timeoutMs: 20_000 })).toBe(0);
     // Only the note remains: no spinner frame, no half-erased progress text.
     expect(await t.screen()).toBe(`wrote 10 rows to ${out}`);

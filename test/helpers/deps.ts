@@ -74,13 +74,17 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
         identity: () => 'test-user',
         ...o.session,
       }) as Session,
-    service: async () =>
-      ({
+    service: async () => {
+      const exportReport = o.service?.exportReport ?? notFaked('service.exportReport');
+      return {
         report: notFaked('service.report'),
-        exportReport: notFaked('service.exportReport'),
+        exportReport,
+        // The download (save) runs on the faked response; the service's own retry loop is tested on its own.
+        exportReportWith: async (q, hooks, save) => save(await exportReport(q, hooks)),
         close: async () => {},
         ...o.service,
-      }) as Service,
+      } as Service;
+    },
     close: async () => {},
   };
 }

@@ -92,8 +92,17 @@ describe('value parsers', () => {
   it.each([
     ['60', 60_000],
     ['0.5', 500],
+    ['0.001', 1],
+    ['86400', 86_400_000],
   ])('timeout %s', (v, ms) => expect(parseTimeout(v)).toBe(ms));
-  it.each(['0', '-1', 'abc', '', '1e3'])('bad timeout %j', (v) => expect(() => parseTimeout(v)).toThrow());
+  // 1e12 was "expected … greater than 0"; 1000000000000 was accepted and overflowed Node's timers.
+  it.each(['0', '-1', 'abc', '', '1e3', '1e12', '0.0001', '86400.5', '1000000000000'])(
+    'bad timeout %j',
+    (v) =>
+      expect(() => parseTimeout(v)).toThrow(
+        `invalid timeout "${v}": expected seconds from 0.001 to 86400, in digits (e.g. 60 or 2.5)`,
+      ),
+  );
   it.each([
     ['0', 0],
     ['3', 3],

@@ -5,9 +5,8 @@ import { assess, authStatus, authToken, duration } from '../../../src/commands/a
 import { checkValue, config, parseKey } from '../../../src/commands/config.js';
 import { login, passwordFromStdin } from '../../../src/commands/login.js';
 import { logout } from '../../../src/commands/logout.js';
-import { AuthError, NoDataError, UsageError } from '../../../src/errors.js';
+import { AuthError, exitCodeFor, NoDataError, UsageError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { effectiveSettings, resolveSettings } from '../../../src/settings.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 import { fakeHttp, tokens } from './fake-http.js';

@@ -9,9 +9,15 @@ import {
 } from '../../../src/auth/session.js';
 import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
-import { AuthError, FileError, NetworkError, ServiceError, UsageError } from '../../../src/errors.js';
+import {
+  AuthError,
+  exitCodeFor,
+  FileError,
+  NetworkError,
+  ServiceError,
+  UsageError,
+} from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { resolveSettings } from '../../../src/settings.js';
 import { memoryStore } from '../../helpers/deps.js';
 import { fakeHttp, tokens } from './fake-http.js';

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseSandboxOptions,
-  type SandboxCommandOptions,
-  sandbox,
-  startBanner,
-} from '../../../src/commands/sandbox.js';
+import type { SandboxCommandOptions } from '../../../src/commands/sandbox.cli.js';
+import { parseSandboxOptions, sandbox, startBanner } from '../../../src/commands/sandbox.js';
 import { UsageError } from '../../../src/errors.js';
 import { fakeDeps } from '../../helpers/deps.js';
 
