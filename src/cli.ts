@@ -70,6 +70,9 @@ export interface GlobalOptions {
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
+  logFormat?: string;
+  metricsFile?: string;
+  pingUrl?: string;
 }
 
 function addGlobalOptions(program: Command): Command {
@@ -86,6 +89,18 @@ function addGlobalOptions(program: Command): Command {
     .option(
       '--limiter <url>',
       'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)',
+    )
+    .option(
+      '--log-format <text|json>',
+      'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)',
+    )
+    .option(
+      '--metrics-file <path>',
+      'after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)',
+    )
+    .option(
+      '--ping-url <url>',
+      'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)',
     )
     .option('-q, --quiet', 'no progress, notes or hints on stderr')
     .option('-v, --verbose', 'one line per HTTP request/response on stderr, secrets redacted')

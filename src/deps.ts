@@ -30,6 +30,8 @@ export interface Deps {
   /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
   signal: AbortSignal;
   globals: GlobalOptions;
+  /** What a report/export run tells its watchers (JSON log, metrics file, pings): run/events.ts. */
+  events: RunEvents;
   /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;
   store(): Promise<Store>;
@@ -48,7 +50,6 @@ export interface Deps {
   service(): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
-  events: RunEvents;
 }
 
 /** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
@@ -71,6 +72,9 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.retries !== undefined) v.retries = g.retries;
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
   if (g.limiter !== undefined) v.limiter = g.limiter;
+  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
+  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
+  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
   return v;
 }
 
@@ -112,19 +116,23 @@ export function createDeps(
     storedProfile(await store(), profileName(), po.allowNew);
   const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
     const stored = await profile({ allowNew: so.allowNewProfile });
-    return resolveSettings(
+    const resolved = resolveSettings(
       { ...globalSettingValues(globals), ...extra, profile: globals.profile },
       env,
       stored?.settings ?? {},
     );
+    // A profile's log-format applies from here on (the flag and PRS_LOG_FORMAT did from the start).
+    io.useLogFormat(resolved.logFormat);
+    return resolved;
   };
+  const events = createRunEvents();
   let httpClient: Http | undefined;
   const http = once(async () => {
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
     await o.beforeHttp?.();
-    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
+    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher, events });
     return httpClient;
   });
   const session = once(async () => {
@@ -157,7 +165,7 @@ export function createDeps(
     clock,
     signal,
     globals,
-    events: createRunEvents(),
+    events,
     profileName,
     store,
     profile,

@@ -72,6 +72,10 @@ export const EXAMPLES: Record<string, Example[]> = {
       'unattended re-login for cron: also keep the password in the private config (mode 0600)',
       'prs login --profile nightly --save-password',
     ],
+    [
+      'a service account for cron (no user, no password; client secret from PRS_CLIENT_SECRET)',
+      'prs login --profile nightly --client-credentials --client-id report-robot',
+    ],
     ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],
   ],
   logout: [

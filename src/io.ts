@@ -6,6 +6,7 @@ import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import kleur from 'kleur';
 import { fileError, StdoutClosedError } from './errors.js';
+import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './observe/log.js';
 
 export interface Progress {
   /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
@@ -54,6 +55,12 @@ export interface IO {
   progress(text: string): Progress;
   /** Resolves when everything written to stdout/stderr has been flushed. */
   flush(): Promise<void>;
+  /** `json`: every stderr line goes out as one JSON object (observe/log.ts); no progress, no colour. */
+  readonly logFormat: 'text' | 'json';
+  /** The profile's `log-format`, known once the settings are resolved (flag and env are known at once). */
+  useLogFormat(format: 'text' | 'json'): void;
+  /** A structured entry (a run's item, wait, summary): one JSON line in json format; nothing in text. */
+  log(entry: LogEntry): void;
 }
 
 export interface IOOptions {
@@ -63,6 +70,8 @@ export interface IOOptions {
   color?: boolean;
   /** NO_COLOR, FORCE_COLOR and TERM are read from it. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** --log-format (else PRS_LOG_FORMAT): `json` from the start; a profile's value comes via useLogFormat. */
+  logFormat?: 'text' | 'json';
   /** The process's stdout guard (main makes it first, before any output); else one is made here. */
   stdout?: StdoutGuard;
 }
@@ -157,7 +166,8 @@ export function createIO(opts: IOOptions): IO {
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
   const env = opts.env ?? {};
-  const color = colorFor(opts.color, env, isStderrTTY);
+  let json = opts.logFormat === 'json';
+  const colorWanted = colorFor(opts.color, env, isStderrTTY);
   // process.stdin is created on first use (~1.5 ms): only login's prompt and --password-stdin read it.
   let stdinTTY: boolean | undefined;
   const isStdinTTY = () => {
@@ -165,20 +175,23 @@ export function createIO(opts: IOOptions): IO {
     return stdinTTY;
   };
   const promptTTY = createPrompter();
+  // The stderr side: one writer, so every line takes the same path to text or to JSON.
+  const line = (kind: LineKind, text: string) => {
+    if (json) stderr.write(formatLogLine(entryFromText(kind, text), Date.now()));
+    else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
   return {
     out: (text) => {
       guard.stream.write(text);
     },
     stdout: guard.stream,
     stdoutGone: guard.gone,
-    err: (line) => {
-      stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+    err: (l) => line('err', l),
+    note: (l) => {
+      if (!quiet) line('note', l);
     },
-    note: (line) => {
-      if (!quiet) stderr.write(line.endsWith('\n') ? line : `${line}\n`);
-    },
-    debug: (line) => {
-      if (opts.verbose) stderr.write(`${line}\n`);
+    debug: (l) => {
+      if (opts.verbose) line('debug', l);
     },
     isStdoutTTY: !!stdout.isTTY,
     isStderrTTY,
@@ -188,9 +201,11 @@ export function createIO(opts: IOOptions): IO {
     get canPrompt() {
       return isStdinTTY() && isStderrTTY;
     },
-    color,
+    get color() {
+      return colorWanted && !json;
+    },
     colorStdout: colorFor(opts.color, env, !!stdout.isTTY),
-    red: redIf(color),
+    red: (text) => redIf(colorWanted && !json)(text),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     verbose: !!opts.verbose,
@@ -200,8 +215,17 @@ export function createIO(opts: IOOptions): IO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
-    progress: (text) => (isStderrTTY && !quiet ? spinner(text, color) : noProgress),
+    progress: (text) => (isStderrTTY && !quiet && !json ? spinner(text, colorWanted) : noProgress),
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
+    get logFormat() {
+      return json ? 'json' : 'text';
+    },
+    useLogFormat: (format) => {
+      json = format === 'json';
+    },
+    log: (entry) => {
+      if (json) stderr.write(formatLogLine(entry, Date.now()));
+    },
   };
 }
 
@@ -316,6 +340,9 @@ export function createTestIO(
   > & {
     answers?: string[];
     stdin?: string;
+    logFormat?: 'text' | 'json';
+    /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
+    now?: () => number;
     /** Abort it to play a stdout that went away or failed. */
     stdoutGone?: AbortSignal;
   } = {},
@@ -331,20 +358,23 @@ export function createTestIO(
   });
   const isStdinTTY = o.isStdinTTY ?? false;
   const isStderrTTY = o.isStderrTTY ?? false;
+  let json = o.logFormat === 'json';
+  const now = o.now ?? (() => Date.UTC(2024, 4, 3, 6, 0, 0));
+  const line = (kind: LineKind, l: string) => {
+    err += json ? formatLogLine(entryFromText(kind, l), now()) : l.endsWith('\n') ? l : `${l}\n`;
+  };
   return {
     out: (t) => {
       out.push(Buffer.from(t));
     },
     stdout,
     stdoutGone: o.stdoutGone ?? new AbortController().signal,
-    err: (l) => {
-      err += l.endsWith('\n') ? l : `${l}\n`;
-    },
+    err: (l) => line('err', l),
     note: (l) => {
-      if (!o.quiet) err += l.endsWith('\n') ? l : `${l}\n`;
+      if (!o.quiet) line('note', l);
     },
     debug: (l) => {
-      if (o.verbose) err += `${l}\n`;
+      if (o.verbose) line('debug', l);
     },
     isStdoutTTY: o.isStdoutTTY ?? false,
     isStderrTTY,
@@ -364,7 +394,7 @@ export function createTestIO(
     },
     readStdin: async () => o.stdin ?? '',
     progress: (text) => {
-      if (!isStderrTTY || o.quiet) return noProgress;
+      if (!isStderrTTY || o.quiet || json) return noProgress;
       err += `[progress] ${text}\n`;
       return {
         update: (t) => {
@@ -374,6 +404,15 @@ export function createTestIO(
       };
     },
     flush: async () => {},
+    get logFormat() {
+      return json ? 'json' : 'text';
+    },
+    useLogFormat: (format) => {
+      json = format === 'json';
+    },
+    log: (entry) => {
+      if (json) err += formatLogLine(entry, now());
+    },
     stdoutText: () => Buffer.concat(out).toString('utf8'),
     stdoutBytes: () => Buffer.concat(out),
     stderrText: () => err,

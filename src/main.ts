@@ -9,6 +9,8 @@ import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
+import type { RunObserver } from './observe/index.js';
+import { errorEntry, formatLogLine, jsonLogWanted } from './observe/log.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
 
@@ -122,8 +124,13 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   let said = false; // the line is said once, also when a second signal comes while the run winds down
   const leaveNow = () => {
     temporaries.removeAllSync();
-    if (!said) process.stderr.write(`${signalLine()}\n`);
-    process.exit(SIGNALS[received ?? 'SIGINT'].code);
+    const code = SIGNALS[received ?? 'SIGINT'].code;
+    observer?.finishNow(code);
+    if (!said)
+      process.stderr.write(
+        json() ? formatLogLine(errorEntry([signalLine()], code), Date.now()) : `${signalLine()}\n`,
+      );
+    process.exit(code);
   };
   const releaseSignals = ownSignals((signal) => {
     if (received) return leaveNow(); // a second Ctrl-C: leave now
@@ -137,24 +144,35 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   // away ends the run silently with exit 0, any other failure with exit 10; never Node's crash.
   // Left on until the process exits: an error can arrive while the last output drains.
   const stdout = guardStdout(process.stdout);
-  let startedAt = 0;
-  let runEvents: Deps['events'] | undefined;
 
   let io: IO | undefined;
   let deps: Deps | undefined;
+  // The watchers of a report/export run (JSON log entries, metrics file, pings): observe/index.ts.
+  let observer: RunObserver | undefined;
+  const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
   const run: Runner = async (command, options, globals) => {
     const implementation = command.load(); // loads while the IO and deps are set up
-    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env, stdout });
+    io = createIO({
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      color: globals.color,
+      env,
+      stdout,
+      logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
+    });
     deps = createDeps(io, env, globals, controller.signal, switches);
-    if (command.name === 'report' || command.name === 'export') runEvents = deps.events;
-    startedAt = performance.now();
+    if (command.name === 'report' || command.name === 'export')
+      observer = await (await import('./observe/index.js')).watchRun(
+        deps,
+        command.name,
+        options as { type?: string },
+      );
     await (await implementation)(options, deps);
   };
 
   const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
 
-  let exitCode: number = ExitCode.internal;
   /** Every write handed to stdout, and its error if one came (an 'error' event comes a tick later). */
   const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
@@ -162,8 +180,8 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await written();
     // Output cut short is never a success (a reader that went away is: its code is 0, silently).
     if (stdout.gone.aborted) throw stdout.gone.reason;
-    exitCode = ExitCode.ok;
-    return exitCode;
+    await observer?.finish(ExitCode.ok, []);
+    return ExitCode.ok;
   } catch (caught) {
     await written();
     // A stdout that failed decides the end: what the command threw is its consequence.
@@ -171,20 +189,22 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    exitCode = code;
     if (code !== ExitCode.ok) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
-      process.stderr.write(`${errIo.red(lines[0])}\n`);
-      for (const line of lines.slice(1))
-        if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
-    }
+      if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
+      else {
+        process.stderr.write(`${errIo.red(lines[0])}\n`);
+        for (const line of lines.slice(1))
+          if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
+      }
+      await observer?.finish(code, lines);
+    } else await observer?.finish(code, []);
     return code;
   } finally {
-    runEvents?.emit({ event: 'end', exitCode, durationMs: Math.round(performance.now() - startedAt) });
     releaseSignals();
     await deps?.close().catch(() => {});
     await io?.flush();

@@ -9,6 +9,8 @@ export interface LoginOptions {
   username?: string;
   passwordStdin: boolean;
   savePassword: boolean;
+  /** A service account: grant_type=client_credentials. */
+  clientCredentials?: boolean;
 }
 
 interface LoginFlags {
@@ -18,6 +20,7 @@ interface LoginFlags {
   username?: string;
   passwordStdin?: boolean;
   savePassword?: boolean;
+  clientCredentials?: boolean;
 }
 
 const command: Runnable<LoginOptions> = {
@@ -38,6 +41,10 @@ export function defineLogin(program: Command, ctx: DefineContext): void {
       '--save-password',
       'also keep the password (the session and client secret are always kept, 0600) for unattended re-login',
     )
+    .option(
+      '--client-credentials',
+      'a service account: client id and secret, no user (grant client_credentials)',
+    )
     .action(
       action(ctx, command, (o: LoginFlags) => ({
         authUrl: o.authUrl,
@@ -46,6 +53,7 @@ export function defineLogin(program: Command, ctx: DefineContext): void {
         username: o.username,
         passwordStdin: !!o.passwordStdin,
         savePassword: !!o.savePassword,
+        clientCredentials: !!o.clientCredentials,
       })),
     );
 }

@@ -112,6 +112,8 @@ export const OPTION_VALUES: Record<string, ValueSpec> = {
   '--profile': { kind: 'profiles' },
   '--output': { kind: 'file' },
   '--dir': { kind: 'dir' },
+  '--log-format': choices(['text', 'json']),
+  '--metrics-file': { kind: 'file' },
 };
 
 /** The same for positional arguments: "<command path> <argument name>". */

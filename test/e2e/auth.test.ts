@@ -492,7 +492,9 @@ describe('failures', () => {
   });
 
   it('without a terminal, a missing value is exit 2 naming its variable — never a hang', async () => {
-    const r = await c.prs(['login'], { env: { PRS_AUTH_URL: c.sandbox.authUrl } });
+    const r = await c.prs(['login'], {
+      env: { PRS_AUTH_URL: c.sandbox.authUrl, PRS_BASE_URL: c.sandbox.url },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^prs: missing realm: pass --realm or set PRS_REALM\nhint: also missing: client id \(PRS_CLIENT_ID\)/,

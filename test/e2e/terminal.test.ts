@@ -61,6 +61,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
 
   /** The prompts of `prs login` with nothing preset, in order (src/commands/login.ts), and the answers. */
   const loginAnswers = (): [prompt: string, answer: string, hidden?: true][] => [
+    ['Base URL:', sandbox.url],
     ['Auth URL:', sandbox.authUrl],
     ['Realm:', sandbox.realm],
     ['Client id:', sandbox.clientId],
@@ -68,7 +69,6 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     ['Username:', USER.username],
     ['Password:', PASSWORD, true],
     ['Tenant:', USER.tenant],
-    ['Base URL:', sandbox.url],
   ];
 
   it('login asks for every missing value, echoes neither secret, and signs in', async () => {
@@ -127,7 +127,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       PRS_CACHE_DIR: join(tmp.path, 'paste-cache'),
     };
     const t = await open({ args: ['login'], env: dirs });
-    await t.waitFor((s) => lastLine(s) === 'Auth URL:');
+    await t.waitFor((s) => lastLine(s) === 'Base URL:');
     // All eight answers in one paste: they reach prs in one read, while the first prompt is open.
     await t.type(
       loginAnswers()
@@ -148,7 +148,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
   it('Ctrl-C at the hidden "Client secret:" prompt is an interrupt: exit 130, no internal error', async () => {
     const dirs = { PRS_CONFIG_DIR: join(tmp.path, 'int-config'), PRS_CACHE_DIR: join(tmp.path, 'int-cache') };
     const t = await open({ args: ['login'], env: dirs });
-    for (const [prompt, answer] of loginAnswers().slice(0, 3)) {
+    for (const [prompt, answer] of loginAnswers().slice(0, 4)) {
       await t.waitFor((s) => lastLine(s) === prompt);
       await t.type(answer);
       await t.press('Enter');
@@ -181,12 +181,48 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(done.split('\n').filter((l) => l === 'Password:')).toHaveLength(2);
   });
 
+  it('a bad URL typed at "Base URL:" is said at once and asked again; "Realm:" refuses a URL', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'check-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'check-cache'),
+    };
+    const t = await open({ args: ['login'], env: dirs });
+    const wrong: Record<string, string> = { 'Base URL:': 'api.example.com', 'Realm:': sandbox.authUrl };
+    for (const [prompt, answer] of loginAnswers()) {
+      if (wrong[prompt]) {
+        await t.waitFor((s) => lastLine(s) === prompt);
+        await t.type(wrong[prompt]);
+        await t.press('Enter');
+        // Said before the next prompt, which is this one again (not the password's, 6 answers later).
+        await t.waitFor((s) => s.includes('; try again') && lastLine(s) === prompt);
+      }
+      await t.waitFor((s) => lastLine(s) === prompt);
+      await t.type(answer);
+      await t.press('Enter');
+    }
+    const done = await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+    const lines = done.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      'Base URL: api.example.com',
+      'invalid URL "api.example.com"; try again',
+      `Base URL: ${sandbox.url}`,
+      `Auth URL: ${sandbox.authUrl}`,
+    ]);
+    expect(lines).toContain(
+      `invalid realm "${sandbox.authUrl}": a realm is a name such as "acme", not a URL; try again`,
+    );
+    const stored = JSON.parse(readFileSync(join(dirs.PRS_CONFIG_DIR, 'config.json'), 'utf8'));
+    expect(stored.profiles.default.settings).toMatchObject({ 'base-url': sandbox.url, realm: sandbox.realm });
+  });
+
   it('--password-stdin with a terminal on stdin says what to do instead', async () => {
     const t = await open({
       args: ['login', '--password-stdin'],
       env: { PRS_CONFIG_DIR: join(tmp.path, 'stdin-config'), PRS_CLIENT_SECRET: CLIENT_SECRET },
     });
-    const screen = await t.waitFor('stdin is a terminal');
+    // The hint is the last line written: waiting for the first line alone could catch the screen between the two.
+    const screen = await t.waitFor('hint: pipe the password in');
     expect(await t.exitCode()).toBe(2);
     expect(screen).toMatch(
       /prs: --password-stdin: stdin is a terminal, not a pipe\nhint: pipe the password in/,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  parseGrant,
   parseRateLimit,
   parseRetries,
   parseTimeout,
@@ -114,4 +115,21 @@ describe('value parsers', () => {
   it.each(['ftp://x', 'not a url', 'https://user:pw@host'])('bad url %j', (v) =>
     expect(() => parseUrl(v)).toThrow(),
   );
+  it.each([
+    ['password', 'password'],
+    ['client_credentials', 'client_credentials'],
+    ['client-credentials', 'client_credentials'],
+  ])('grant %s', (v, want) => expect(parseGrant(v)).toBe(want));
+  it.each(['', 'implicit', 'Password', 'client credentials'])('bad grant %j', (v) =>
+    expect(() => parseGrant(v)).toThrow(/expected password or client_credentials/),
+  );
+  it('a service account has no user: PRS_USERNAME is not used with PRS_GRANT=client_credentials', () => {
+    const s = resolveSettings({}, { PRS_GRANT: 'client_credentials', PRS_USERNAME: 'demo' }, {});
+    expect(s.grant).toBe('client_credentials');
+    expect(s.username).toBeUndefined();
+    expect(resolveSettings({}, {}, {}).grant).toBe('password');
+    expect(() => resolveSettings({}, { PRS_GRANT: 'robot' }, {})).toThrow(
+      /invalid grant "robot".*\(from PRS_GRANT\)/,
+    );
+  });
 });
