@@ -7,7 +7,8 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Deps } from '../deps.js';
 import { redactPingUrl } from '../redact.js';
-import type { EventItem, ItemStatus, RunEvent } from '../run/events.js';
+import type { ItemStatus, RunEvent } from '../run/events.js';
+import { itemLabel } from '../run/outcomes.js';
 import type { Settings } from '../settings.js';
 import type { LogEntry } from './log.js';
 import { ITEM_STATUSES, lastSuccessFrom, metricsText, type RunMetrics } from './metrics.js';
@@ -47,8 +48,6 @@ export function emptyTally(): Tally {
     failures: [],
   };
 }
-
-const itemLabel = (i: EventItem) => `${i.portfolioId} ${i.date}`;
 
 /** Adds one event to the tally; pure apart from the tally it is given. */
 export function count(t: Tally, e: RunEvent): void {

@@ -118,7 +118,7 @@ describe('--log-format json: every stderr line one JSON object', () => {
   it('PRS_LOG_FORMAT=json without -v: nothing but the summary on a quiet success', async () => {
     const r = await prs(REPORT, robotEnv(sandbox, { PRS_LOG_FORMAT: 'json' }));
     expect(r.code).toBe(0);
-    expect(events(jsonLines(r.stderr))).toEqual(['summary']);
+    expect(events(jsonLines(r.stderr))).toEqual(['start', 'item', 'summary']);
   });
 
   it('an item failure: its error line, the run error with exit code and hint, the summary — all JSON', async () => {
@@ -218,10 +218,15 @@ describe('--metrics-file: replaced after every run, checked by promtool', () => 
     expect(m1[`prs_run_duration_seconds${L('export')}`]).toBeGreaterThan(0);
     expect(m1[`prs_requests_total${L('export', ',endpoint="token",code="200"')}`]).toBe(1);
     expect(m1[`prs_requests_total${L('export', ',endpoint="export",code="200"')}`]).toBe(1);
-    for (const status of ['written', 'skipped', 'empty', 'failed'])
-      expect(m1[`prs_items${L('export', `,status="${status}"`)}`]).toEqual(expect.any(Number));
+    for (const [status, n] of [
+      ['written', 1],
+      ['skipped', 0],
+      ['empty', 0],
+      ['failed', 0],
+    ] as const)
+      expect(m1[`prs_items${L('export', `,status="${status}"`)}`], status).toBe(n);
     expect(m1[`prs_rate_limit_wait_seconds${L('export')}`]).toBe(0);
-    expect(m1[`prs_bytes_written${L('export')}`]).toEqual(expect.any(Number));
+    expect(m1[`prs_bytes_written${L('export')}`]).toBeGreaterThan(0);
 
     // An item failure (portfolio 500 always fails): exit 8 recorded, the last success kept.
     const failed = await prs(['--metrics-file', file, ...exportOf(env, '500')], env);
@@ -232,6 +237,8 @@ describe('--metrics-file: replaced after every run, checked by promtool', () => 
     expect(m2[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
     expect(m2[`prs_last_run_timestamp_seconds${L('export')}`]).toBeGreaterThan(success);
     expect(m2[`prs_requests_total${L('export', ',endpoint="export",code="500"')}`]).toBe(1);
+    expect(m2[`prs_items${L('export', ',status="failed"')}`]).toBe(1);
+    expect(m2[`prs_items${L('export', ',status="written"')}`]).toBe(0);
 
     // An interrupt, against the slow sandbox (same file): 143, the last success still kept.
     const slowEnv = { ...env, PRS_AUTH_URL: slow.authUrl, PRS_BASE_URL: slow.url };
@@ -302,7 +309,7 @@ describe('--ping-url: start, success, failure with the exit code', () => {
       expect(m.seen).toEqual([
         'GET /ping/5f2c-secret-uuid/start',
         expect.stringMatching(
-          /^POST \/ping\/5f2c-secret-uuid prs report: exit 0 after \d+\.\d s; \d+ requests?$/,
+          /^POST \/ping\/5f2c-secret-uuid prs report: exit 0 after \d+\.\d s; 1 written; \d+ requests?$/,
         ),
       ]);
     } finally {
@@ -320,7 +327,10 @@ describe('--ping-url: start, success, failure with the exit code', () => {
       expect(empty.code).toBe(3);
       expect(m.seen).toHaveLength(4);
       expect(m.seen[0]).toBe('GET /ping/5f2c-secret-uuid/start');
-      expect(m.seen[1]).toMatch(/^POST \/ping\/5f2c-secret-uuid\/8 prs: /);
+      expect(m.seen[1]).toMatch(
+        /^POST \/ping\/5f2c-secret-uuid\/8 portfolio 500 on 2023-06-29: service error/,
+      );
+      expect(m.seen[1]).toContain('\nprs: service error');
       expect(m.seen[1]).toContain('prs export: exit 8');
       expect(m.seen[2]).toBe('GET /ping/5f2c-secret-uuid/start');
       expect(m.seen[3]).toMatch(/^POST \/ping\/5f2c-secret-uuid\/3 prs: /);

@@ -138,7 +138,7 @@ describe('the tally of a run’s events', () => {
       { endpoint: 'report', code: 429, count: 1 },
       { endpoint: 'report', code: 200, count: 2 },
     ]);
-    expect(t.failures).toEqual(['500 2024-05-03: service error']);
+    expect(t.failures).toEqual(['portfolio 500 on 2024-05-03: service error']);
     expect(summaryLine('report', t, 8, 1234)).toBe(
       'prs report: exit 8 after 1.2 s; 1 written, 1 failed; 4 requests',
     );

@@ -120,7 +120,7 @@ describe('watchRun', () => {
       'GET /p/key/start\n',
       [
         'POST /p/key/8',
-        '500 2024-05-03: service error: 500',
+        'portfolio 500 on 2024-05-03: service error: 500',
         'prs: 3 written, 1 failed',
         'hint: see above',
         'prs export: exit 8 after 20.0 s; 2 written, 1 skipped, 1 failed; 4 requests',
