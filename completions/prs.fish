@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache'
                         set skip 1
                 end
                 continue
@@ -58,6 +58,7 @@ complete -c prs -l timeout -x -d 'per-request timeout (env PRS_TIMEOUT; default 
 complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)'
 complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)'
 complete -c prs -l limiter -x -d 'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)'
+complete -c prs -l cache -x -d 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)'
 complete -c prs -s q -l quiet -d 'no progress, notes or hints on stderr'
 complete -c prs -s v -l verbose -d 'one line per HTTP request/response on stderr, secrets redacted'
 complete -c prs -l no-color -d 'no colour (also NO_COLOR; FORCE_COLOR forces it)'
@@ -68,7 +69,7 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
@@ -119,15 +120,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -148,6 +149,9 @@ complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file 
 complete -c prs -n '__prs_at "report"' -l force -d 'overwrite an existing --output file'
 complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactly as received (one portfolio, one date)'
 complete -c prs -n '__prs_at "report"' -l fail-fast -d 'stop at the first item that fails'
+complete -c prs -n '__prs_at "report"' -l dry-run -d 'send nothing: print the plan (items, requests after cache hits, waits, ETA)'
+complete -c prs -n '__prs_at "report"' -l refresh -d 'ask the service again and update the answer cache'
+complete -c prs -n '__prs_at "report"' -l no-cache -d 'neither read nor write the answer cache this run'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
 
 # prs export
@@ -166,6 +170,7 @@ complete -c prs -n '__prs_at "export"' -l skip-existing -d 'skip items already e
 complete -c prs -n '__prs_at "export"' -l parallel -x -d 'exports in flight at once, 1-8'
 complete -c prs -n '__prs_at "export"' -l fail-fast -d 'stop at the first item that fails'
 complete -c prs -n '__prs_at "export"' -l json -d 'print a JSON array, one object per item, instead of paths'
+complete -c prs -n '__prs_at "export"' -l dry-run -d 'send nothing: print the plan (items, requests after --skip-existing, ETA)'
 complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
 
 # prs completion
@@ -187,7 +192,7 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'

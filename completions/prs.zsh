@@ -22,6 +22,7 @@ _prs_globals() {
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -48,7 +49,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'
@@ -205,7 +206,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)'
 }
 
 _prs_cmd_config_set() {
@@ -214,7 +215,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)' \
     '2:value: '
 }
 
@@ -224,7 +225,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)'
 }
 
 _prs_cmd_config_path() {
@@ -262,6 +263,9 @@ _prs_cmd_report() {
     '--force[overwrite an existing --output file]' \
     '--raw[print the response body exactly as received (one portfolio, one date)]' \
     '--fail-fast[stop at the first item that fails]' \
+    '--dry-run[send nothing: print the plan (items, requests after cache hits, waits, ETA)]' \
+    '--refresh[ask the service again and update the answer cache]' \
+    '--no-cache[neither read nor write the answer cache this run]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -290,6 +294,7 @@ _prs_cmd_export() {
     '--parallel=[exports in flight at once, 1-8]:n: ' \
     '--fail-fast[stop at the first item that fails]' \
     '--json[print a JSON array, one object per item, instead of paths]' \
+    '--dry-run[send nothing: print the plan (items, requests after --skip-existing, ETA)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -312,6 +317,7 @@ _prs_cmd_sandbox() {
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -346,7 +352,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'completion:print the shell completion script'

@@ -61,13 +61,19 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
       '--limiter <url>',
       'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)',
     )
+    .option(
+      '--cache <max-age>',
+      'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)',
+    )
     .option('-q, --quiet', 'no progress, notes or hints on stderr')
     .option('-v, --verbose', 'one line per HTTP request/response on stderr, secrets redacted')
     .option('--no-color', 'no colour (also NO_COLOR; FORCE_COLOR forces it)')
     .showSuggestionAfterError(true)
     .configureHelp({ sortSubcommands: false, showGlobalOptions: true });
 
-  const globalsOf = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+  // report's --no-cache is named `cache` too: the global --cache <max-age> is the program's own value.
+  const globalsOf = (cmd: Command): GlobalOptions =>
+    ({ ...cmd.optsWithGlobals(), cache: program.opts().cache }) as GlobalOptions;
   const act =
     <A extends unknown[]>(name: CommandName, toOptions: (...args: A) => object) =>
     async (...args: unknown[]) => {
@@ -165,6 +171,9 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--force', 'overwrite an existing --output file')
     .option('--raw', 'print the response body exactly as received (one portfolio, one date)')
     .option('--fail-fast', 'stop at the first item that fails')
+    .option('--dry-run', 'send nothing: print the plan (items, requests after cache hits, waits, ETA)')
+    .option('--refresh', 'ask the service again and update the answer cache')
+    .option('--no-cache', 'neither read nor write the answer cache this run')
     .action(
       act('report', (ids: string[], o: Record<string, string | boolean | undefined>) => {
         const format = o.json
@@ -197,6 +206,8 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           force: !!o.force,
           raw: !!o.raw,
           failFast: !!o.failFast,
+          dryRun: !!o.dryRun,
+          cache: cacheUse(o),
         };
       }),
     );
@@ -221,6 +232,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
     .option('--fail-fast', 'stop at the first item that fails')
     .option('--json', 'print a JSON array, one object per item, instead of paths')
+    .option('--dry-run', 'send nothing: print the plan (items, requests after --skip-existing, ETA)')
     .action(
       act('export', (ids: string[], o: Record<string, string | boolean | undefined>) => {
         const portfolioIds = parsePortfolioIds(ids);
@@ -252,6 +264,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
           parallel: parseParallel(String(o.parallel)),
           failFast: !!o.failFast,
           json: !!o.json,
+          dryRun: !!o.dryRun,
         };
       }),
     );
@@ -315,6 +328,12 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     // Validated in the action (with "did you mean"), not by commander's plain choices() message.
     return new Option('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`);
   }
+}
+
+/** report's --refresh / --no-cache (commander: `cache` false for --no-cache). */
+function cacheUse(o: { refresh?: unknown; cache?: unknown }): 'use' | 'refresh' | 'off' {
+  if (o.refresh && o.cache === false) throw usage('--refresh conflicts with --no-cache');
+  return o.refresh ? 'refresh' : o.cache === false ? 'off' : 'use';
 }
 
 function requireType(v: unknown) {

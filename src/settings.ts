@@ -21,6 +21,8 @@ export const SETTING_KEYS = [
   'timeout',
   'retries',
   'limiter',
+  'cache',
+  'cache-size',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -37,9 +39,18 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   timeout: 'PRS_TIMEOUT',
   retries: 'PRS_RETRIES',
   limiter: 'PRS_LIMITER',
+  cache: 'PRS_CACHE',
+  'cache-size': 'PRS_CACHE_SIZE',
 };
 
-export const DEFAULTS = { timeout: '60', retries: '3', 'rate-limit': '4/60s', profile: 'default' } as const;
+export const DEFAULTS = {
+  timeout: '60',
+  retries: '3',
+  'rate-limit': '4/60s',
+  cache: 'off',
+  'cache-size': '1GiB',
+  profile: 'default',
+} as const;
 
 export interface RateLimit {
   limit: number;
@@ -63,6 +74,10 @@ export interface Settings {
   rateLimit: RateLimit;
   /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
   limiter?: string;
+  /** The answer cache (CLI.md): reuse stored answers up to this age (ms); undefined = off. */
+  cacheMaxAgeMs?: number;
+  /** The answer cache's bound in bytes (`cache-size`): the least recently used entries go first. */
+  cacheMaxBytes: number;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -187,6 +202,8 @@ export function resolveSettings(
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
+    cacheMaxAgeMs: checked('cache', parseMaxAge),
+    cacheMaxBytes: checked('cache-size', parseSize),
     token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -260,6 +277,44 @@ export function parseRateLimit(value: string): RateLimit {
   if (limit < 1 || windowMs < 1)
     throw new Error(`invalid rate limit "${value}": both numbers must be positive`);
   return { limit, windowMs };
+}
+
+/**
+ * The answer cache's max-age: `30m`, `12h`, `7d` (also `s`, `w`) → milliseconds; `off` → undefined.
+ * A bare number has no unit anyone could guess, so it is refused.
+ */
+export function parseMaxAge(value: string): number | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'off') return undefined;
+  const m = /^(\d{1,6})(s|m|h|d|w)$/.exec(v);
+  const ms = m
+    ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's']
+    : 0;
+  if (!(ms > 0)) {
+    throw new Error(`invalid cache max-age "${value}": expected a duration such as 30m, 12h or 7d, or off`);
+  }
+  return ms;
+}
+
+/** A size: `1GiB`, `500MiB`, `64KiB`, `2GB`, `1048576` (bytes) → bytes; must be > 0. */
+export function parseSize(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(value);
+  const unit = (m?.[2] ?? 'b').toLowerCase();
+  const scale: Record<string, number> = {
+    b: 1,
+    k: 1024,
+    kb: 1e3,
+    kib: 1024,
+    m: 1024 ** 2,
+    mb: 1e6,
+    mib: 1024 ** 2,
+  };
+  Object.assign(scale, { g: 1024 ** 3, gb: 1e9, gib: 1024 ** 3, t: 1024 ** 4, tb: 1e12, tib: 1024 ** 4 });
+  const bytes = m ? Math.floor(Number(m[1]) * scale[unit]!) : 0;
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) {
+    throw new Error(`invalid cache size "${value}": expected a size such as 1GiB, 500MiB or 64KiB`);
+  }
+  return bytes;
 }
 
 /** Seconds (may be fractional) → milliseconds; must be > 0. */

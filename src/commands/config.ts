@@ -15,8 +15,10 @@ import {
   controlCharacters,
   effectiveSettings,
   parseLimiterUrl,
+  parseMaxAge,
   parseRateLimit,
   parseRetries,
+  parseSize,
   parseTimeout,
   parseUrl,
   SETTING_ENV,
@@ -61,6 +63,12 @@ export function checkValue(key: SettingKey, value: string): string {
         return v;
       case 'limiter':
         return parseLimiterUrl(v);
+      case 'cache':
+        parseMaxAge(v);
+        return v;
+      case 'cache-size':
+        parseSize(v);
+        return v;
       default:
         if (v === '') throw new Error(`invalid ${key} "${value}"`);
         return v;

@@ -39,6 +39,10 @@ export interface ReportOptions {
   raw: boolean;
   /** Stop at the first item that fails. */
   failFast?: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
+  /** The answer cache: use it (when on), --refresh, --no-cache. */
+  cache?: 'use' | 'refresh' | 'off';
 }
 
 /** What a run produced: how many rows, and the requests that came back empty. */
@@ -89,7 +93,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await assertWritableDir(o.output);
     await assertWritableTarget(o.output, o.force);
   }
-  const service = await deps.service();
+  const service = await deps.service({ cache: o.cache });
   if (o.raw) return rawReport(o, deps, service);
   const { createRowStream } = await import('../render/stream.js');
   const { effectiveDateOf } = await import('../json/report-body.js');

@@ -63,6 +63,7 @@ describe('specFromProgram', () => {
       '--retries',
       '--rate-limit',
       '--limiter',
+      '--cache',
       '--quiet',
       '--verbose',
       '--no-color',
