@@ -186,7 +186,7 @@ describe('cache-size', () => {
   it('the store stays under the bound: the least recently used answers go first', async () => {
     const root = tempDir('prs-cache-size-');
     try {
-      const small = {
+      const small: Record<string, string> = {
         ...(await loginSandbox(sandbox, root.path)),
         PRS_RATE_LIMIT: '1000/1s',
         PRS_CACHE: '7d',
