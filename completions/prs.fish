@@ -26,7 +26,7 @@ function __prs_state
                 continue
         end
         switch "$cmd $tok"
-            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help completion' 'help sandbox' 'help exit-codes'
+            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' cache' 'cache info' 'cache clear' 'cache help' ' quota' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help cache' 'help cache info' 'help cache clear' 'help quota' 'help completion' 'help sandbox' 'help exit-codes'
                 set cmd (string trim -- "$cmd $tok")
                 set nargs 0
             case '*'
@@ -72,6 +72,8 @@ complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
 complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
+complete -c prs -n '__prs_at "" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
 complete -c prs -n '__prs_at "" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
 complete -c prs -n '__prs_at "" 0' -a 'help' -d 'help for a command (prs help auth status), or: prs help exit-codes'
@@ -173,6 +175,27 @@ complete -c prs -n '__prs_at "export"' -l json -d 'print a JSON array, one objec
 complete -c prs -n '__prs_at "export"' -l dry-run -d 'send nothing: print the plan (items, requests after --skip-existing, ETA)'
 complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
 
+# prs cache
+complete -c prs -n '__prs_at "cache"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'
+complete -c prs -n '__prs_at "cache" 0' -a 'clear' -d 'remove this profile\'s stored answers'
+complete -c prs -n '__prs_at "cache" 0' -a 'help' -d 'display help for command'
+
+# prs cache info
+complete -c prs -n '__prs_at "cache info"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "cache info"' -s h -l help -d 'show help'
+
+# prs cache clear
+complete -c prs -n '__prs_at "cache clear"' -l all -d 'every profile\'s'
+complete -c prs -n '__prs_at "cache clear"' -s h -l help -d 'show help'
+
+# prs cache help
+complete -c prs -n '__prs_at "cache help" 0' -x -a 'info clear'
+
+# prs quota
+complete -c prs -n '__prs_at "quota"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "quota"' -s h -l help -d 'show help'
+
 # prs completion
 complete -c prs -n '__prs_at "completion"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "completion" 0' -x -a 'bash zsh fish'
@@ -195,6 +218,8 @@ complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
 complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "help" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
+complete -c prs -n '__prs_at "help" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'
 complete -c prs -n '__prs_at "help" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
 complete -c prs -n '__prs_at "help" 0' -a 'exit-codes' -d 'every exit code and what it means'
@@ -231,6 +256,16 @@ complete -c prs -n '__prs_at "help config" 0' -a 'path' -d 'print the config fil
 # prs help report
 
 # prs help export
+
+# prs help cache
+complete -c prs -n '__prs_at "help cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'
+complete -c prs -n '__prs_at "help cache" 0' -a 'clear' -d 'remove this profile\'s stored answers'
+
+# prs help cache info
+
+# prs help cache clear
+
+# prs help quota
 
 # prs help completion
 

@@ -52,6 +52,8 @@ _prs() {
         'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'help:help for a command (prs help auth status), or: prs help exit-codes'
@@ -67,6 +69,8 @@ _prs() {
         config) _prs_cmd_config && ret=0 ;;
         report) _prs_cmd_report && ret=0 ;;
         export) _prs_cmd_export && ret=0 ;;
+        cache) _prs_cmd_cache && ret=0 ;;
+        quota) _prs_cmd_quota && ret=0 ;;
         completion) _prs_cmd_completion && ret=0 ;;
         sandbox) _prs_cmd_sandbox && ret=0 ;;
         help) _prs_cmd_help && ret=0 ;;
@@ -300,6 +304,71 @@ _prs_cmd_export() {
     '*:portfolioId: '
 }
 
+_prs_cmd_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+        'help:display help for command'
+      )
+      _describe -t commands 'prs cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_cache_info && ret=0 ;;
+        clear) _prs_cmd_cache_clear && ret=0 ;;
+        help) _prs_cmd_cache_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--all[every profile'\''s]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '1:command:(info clear)'
+}
+
+_prs_cmd_quota() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
 _prs_cmd_completion() {
   local -a globals
   _prs_globals
@@ -355,6 +424,8 @@ _prs_cmd_help() {
         'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'exit-codes:every exit code and what it means'
@@ -370,6 +441,8 @@ _prs_cmd_help() {
         config) _prs_cmd_help_config && ret=0 ;;
         report) _prs_cmd_help_report && ret=0 ;;
         export) _prs_cmd_help_export && ret=0 ;;
+        cache) _prs_cmd_help_cache && ret=0 ;;
+        quota) _prs_cmd_help_quota && ret=0 ;;
         completion) _prs_cmd_help_completion && ret=0 ;;
         sandbox) _prs_cmd_help_sandbox && ret=0 ;;
         exit-codes) _prs_cmd_help_exit_codes && ret=0 ;;
@@ -500,6 +573,51 @@ _prs_cmd_help_report() {
 }
 
 _prs_cmd_help_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+      )
+      _describe -t commands 'prs help cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_help_cache_info && ret=0 ;;
+        clear) _prs_cmd_help_cache_clear && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_quota() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals

@@ -30,6 +30,8 @@ export type CommandName =
   | 'export'
   | 'completion'
   | 'sandbox'
+  | 'cache'
+  | 'quota'
   | 'help.exit-codes';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -268,6 +270,26 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
         };
       }),
     );
+
+  const cacheCmd = program
+    .command('cache')
+    .description('the answer cache (see --cache): what it holds, and clearing it');
+  cacheCmd
+    .command('info')
+    .description('directory, entries, bytes, oldest and newest stored answers')
+    .option('--json', 'machine-readable output')
+    .action(act('cache', (o: { json?: boolean }) => ({ action: 'info', json: !!o.json })));
+  cacheCmd
+    .command('clear')
+    .description("remove this profile's stored answers")
+    .option('--all', "every profile's")
+    .action(act('cache', (o: { all?: boolean }) => ({ action: 'clear', all: !!o.all })));
+
+  program
+    .command('quota')
+    .description('the rate limit in force, the requests counted in its window, and the next free slot')
+    .option('--json', 'machine-readable output')
+    .action(act('quota', (o: { json?: boolean }) => ({ json: !!o.json })));
 
   program
     .command('completion')

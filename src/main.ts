@@ -43,6 +43,8 @@ const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
   export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
   completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
   sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
+  cache: () => import('./commands/cache.js').then((m) => m.cache as CommandFn),
+  quota: () => import('./commands/quota.js').then((m) => m.quota as CommandFn),
   'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
 };
 

@@ -317,3 +317,8 @@ export function createCacheStore(o: StoreOptions): CacheStore {
     },
   };
 }
+
+/** Removes one profile's entries (or every profile's): how many there were. For `prs logout`. */
+export function clearAnswers(cacheDir: string, profile?: string): number {
+  return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile).entries;
+}

@@ -7,8 +7,10 @@
  */
 import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
+import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
+import { resolveDirs } from '../settings.js';
 
 export interface LogoutOptions {
   all: boolean;
@@ -68,6 +70,9 @@ const holdsSomething = (p: ProfileData | undefined) => !!(p?.session || p?.secre
 
 export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const { io } = deps;
+  // The profile's cached answers are the tenant's data: they go with the session (CLI.md).
+  const cleared = clearAnswers(resolveDirs(deps.env).cacheDir, o.all ? undefined : deps.profileName());
+  if (cleared > 0) io.err(`✓ Removed ${cleared} cached answer${cleared === 1 ? '' : 's'}`);
   const store = await deps.store();
   if (!o.all) {
     const name = deps.profileName();

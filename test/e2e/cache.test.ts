@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
 import { loginSandbox } from './reliability-helpers.js';
 
@@ -245,4 +245,54 @@ describe('a range', () => {
       root.cleanup();
     }
   }, 120_000);
+});
+
+describe('prs cache info / clear, and logout', () => {
+  it("info counts the store; clear removes this profile's entries, --all every profile's; logout clears the profile's", async () => {
+    const root = tempDir('prs-cache-cmd-');
+    try {
+      const e: Record<string, string> = {
+        ...(await loginSandbox(sandbox, root.path)),
+        PRS_RATE_LIMIT: '1000/1s',
+        PRS_CACHE: '7d',
+      };
+      const second = await runPrs(['--profile', 'two', ...loginArgs(sandbox, sandbox.users[0]!)], {
+        env: { ...e, PRS_CLIENT_SECRET: sandbox.clientSecret },
+        input: sandbox.users[0]!.password,
+      });
+      expect(second.code, second.stderr).toBe(0);
+      for (const d of ['2024-05-06', '2024-05-07']) await runPrs(report('42', d), { env: e });
+      await runPrs(['--profile', 'two', ...report('42', '2024-05-06')], { env: e });
+      const info = await runPrs(['cache', 'info', '--json'], { env: e });
+      expect(info.code, info.stderr).toBe(0);
+      const json = JSON.parse(info.stdout);
+      expect(json).toMatchObject({
+        directory: join(e.PRS_CACHE_DIR!, 'answers'),
+        entries: 3,
+        maxBytes: 1024 ** 3,
+        maxAge: '7d',
+        profile: { name: 'default', entries: 2 },
+      });
+      expect(json.bytes).toBeGreaterThan(0);
+      expect(Date.parse(json.oldest)).toBeLessThanOrEqual(Date.parse(json.newest));
+      const text = await runPrs(['cache', 'info'], { env: e });
+      expect(text.stdout).toMatch(/^entries: {3}3 \(2 in profile default\)$/m);
+
+      const clear = await runPrs(['cache', 'clear'], { env: e });
+      expect(clear.stderr).toMatch(/^✓ Removed 2 cached answers \(.*; profile default\)$/m);
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(1);
+
+      // logout of profile two takes its entries with the session.
+      const out = await runPrs(['--profile', 'two', 'logout'], { env: e });
+      expect(out.code).toBe(0);
+      expect(out.stderr).toMatch(/^✓ Removed 1 cached answer$/m);
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(0);
+
+      await runPrs(report('42', '2024-05-06'), { env: e });
+      await runPrs(['cache', 'clear', '--all'], { env: e });
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(0);
+    } finally {
+      root.cleanup();
+    }
+  });
 });
