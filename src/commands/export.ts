@@ -82,6 +82,8 @@ export interface ExportOptions {
   name?: string;
   force: boolean;
   extract: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
   /** Items already exported into the target, and still there unchanged, are not fetched again. */
   skipExisting?: boolean;
   /** Exports in flight at once (1–8). */
@@ -123,6 +125,13 @@ export async function exportCommand(
     throw new UsageError('refusing to write a zip file to the terminal', {
       hint: 'redirect it (`> file.zip`), pipe it, or drop `-o -`',
     });
+  }
+  // A plan touches nothing on disk (not even --dir, which a real run creates).
+  if (o.dryRun) {
+    const { exportPlan } = await import('../run/dry-run.js');
+    const dir = o.output === undefined || toStdout ? o.dir : dirname(o.output);
+    await exportPlan({ ...o, dir, json: !!o.json }, deps);
+    return [];
   }
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
