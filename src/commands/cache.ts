@@ -5,6 +5,7 @@
  */
 import { createCacheStore } from '../cache/store.js';
 import type { Deps } from '../deps.js';
+import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
 
 export interface CacheOptions {
@@ -55,7 +56,12 @@ export async function cache(
       maxBytes: 1,
       clock: deps.clock,
     });
-    const removed = store.clear(o.all ? undefined : name);
+    let removed: { entries: number; bytes: number };
+    try {
+      removed = store.clear(o.all ? undefined : name);
+    } catch (err) {
+      throw fileError(err, store.root, 'cannot clear the answer cache in');
+    }
     io.note(
       `✓ Removed ${removed.entries} cached answer${removed.entries === 1 ? '' : 's'} (${sizeText(removed.bytes)}; ${o.all ? 'every profile' : `profile ${name}`})`,
     );
@@ -63,7 +69,12 @@ export async function cache(
   }
   const s = await deps.settings();
   const store = createCacheStore({ cacheDir: s.cacheDir, maxBytes: s.cacheMaxBytes, clock: deps.clock });
-  const info = store.info();
+  let info: ReturnType<typeof store.info>;
+  try {
+    info = store.info();
+  } catch (err) {
+    throw fileError(err, store.root, 'cannot read the answer cache in');
+  }
   const mine = info.profiles[name] ?? { entries: 0, bytes: 0 };
   const result: CacheInfo = {
     directory: info.directory,
