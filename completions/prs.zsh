@@ -22,6 +22,9 @@ _prs_globals() {
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
+    '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
     '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
@@ -49,7 +52,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'cache:the answer cache (see --cache): what it holds, and clearing it'
@@ -90,6 +93,7 @@ _prs_cmd_login() {
     '--username=[user name (env PRS_USERNAME)]:user: ' \
     '--password-stdin[read the password from stdin]' \
     '--save-password[also keep the password (the session and client secret are always kept, 0600) for unattended re-login]' \
+    '--client-credentials[a service account: client id and secret, no user (grant client_credentials)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }
@@ -210,7 +214,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_set() {
@@ -219,7 +223,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)' \
     '2:value: '
 }
 
@@ -229,7 +233,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_path() {
@@ -386,6 +390,9 @@ _prs_cmd_sandbox() {
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
+    '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
     '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
@@ -421,7 +428,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'cache:the answer cache (see --cache): what it holds, and clearing it'

@@ -4,9 +4,11 @@
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
+import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
@@ -19,20 +21,8 @@ import {
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  /** --cache <max-age> (the answer cache). */
-  cache?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-}
+/** The global flags; defined with them, in src/cli.ts. */
+export type { GlobalOptions } from './cli.js';
 
 export interface Deps {
   io: IO;
@@ -41,6 +31,8 @@ export interface Deps {
   /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
   signal: AbortSignal;
   globals: GlobalOptions;
+  /** What a report/export run tells its watchers (JSON log, metrics file, pings): run/events.ts. */
+  events: RunEvents;
   /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;
   store(): Promise<Store>;
@@ -87,6 +79,9 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
   if (g.limiter !== undefined) v.limiter = g.limiter;
   if (g.cache !== undefined) v.cache = g.cache;
+  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
+  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
+  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
   return v;
 }
 
@@ -128,19 +123,23 @@ export function createDeps(
     storedProfile(await store(), profileName(), po.allowNew);
   const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
     const stored = await profile({ allowNew: so.allowNewProfile });
-    return resolveSettings(
+    const resolved = resolveSettings(
       { ...globalSettingValues(globals), ...extra, profile: globals.profile },
       env,
       stored?.settings ?? {},
     );
+    // A profile's log-format applies from here on (the flag and PRS_LOG_FORMAT did from the start).
+    io.useLogFormat(resolved.logFormat);
+    return resolved;
   };
+  const events = createRunEvents();
   let httpClient: Http | undefined;
   const http = once(async () => {
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
     await o.beforeHttp?.();
-    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
+    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher, events });
     return httpClient;
   });
   const session = once(async () => {
@@ -185,6 +184,7 @@ export function createDeps(
     clock,
     signal,
     globals,
+    events,
     profileName,
     store,
     profile,

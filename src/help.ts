@@ -1,9 +1,10 @@
 /**
- * Help beyond commander's own: the examples under each command's --help, the exit-code table (behind
- * `prs help exit-codes` and the root --help footer) and the `prs help <topic>` lookup.
+ * Help beyond commander's own: the examples under each command's --help, the text of the exit-code
+ * table (errors.ts EXIT_CODES; `prs help exit-codes` and the root --help footer) and the
+ * `prs help <topic>` lookup.
  */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from './errors.js';
+import { EXIT_CODES, UsageError } from './errors.js';
 import { suggest } from './input.js';
 
 /** Topics of `prs help` besides the commands. */
@@ -70,6 +71,10 @@ export const EXAMPLES: Record<string, Example[]> = {
     [
       'unattended re-login for cron: also keep the password in the private config (mode 0600)',
       'prs login --profile nightly --save-password',
+    ],
+    [
+      'a service account for cron (no user, no password; client secret from PRS_CLIENT_SECRET)',
+      'prs login --profile nightly --client-credentials --client-id report-robot',
     ],
     ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],
   ],
@@ -200,61 +205,7 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
 };
 
-export interface ExitCodeInfo {
-  code: number;
-  /** A word or two, for the root --help footer. */
-  short: string;
-  /** One line: what happened and what to do. */
-  meaning: string;
-}
-
-export const EXIT_CODES: readonly ExitCodeInfo[] = [
-  { code: ExitCode.ok, short: 'ok', meaning: 'success' },
-  {
-    code: ExitCode.internal,
-    short: 'internal error',
-    meaning: 'unexpected internal error — run again with PRS_DEBUG=1 and report it',
-  },
-  {
-    code: ExitCode.usage,
-    short: 'usage',
-    meaning: 'usage or bad input, checked before any request; also a 400 from the service',
-  },
-  { code: ExitCode.noData, short: 'no data', meaning: 'no data for that portfolio, type and date' },
-  {
-    code: ExitCode.auth,
-    short: 'auth',
-    meaning: 'authentication needed or refused (no session, token endpoint refusal, 401 after re-login)',
-  },
-  { code: ExitCode.forbidden, short: 'forbidden', meaning: 'forbidden (403) — check the tenant' },
-  { code: ExitCode.notFound, short: 'not found', meaning: 'not found (404) — check the portfolio id' },
-  {
-    code: ExitCode.rateLimited,
-    short: 'rate limited',
-    meaning: 'rate limited (429 persisted after retries)',
-  },
-  {
-    code: ExitCode.service,
-    short: 'service',
-    meaning: 'service error: 5xx after retries, or a malformed or corrupt response',
-  },
-  { code: ExitCode.network, short: 'network', meaning: 'network: connection refused, DNS, TLS or timeout' },
-  {
-    code: ExitCode.file,
-    short: 'local file',
-    meaning: 'local file: exists (no --force), unwritable, missing directory or disk full',
-  },
-  {
-    code: ExitCode.interrupted,
-    short: 'interrupted',
-    meaning: 'interrupted (Ctrl-C); temporary files removed',
-  },
-  {
-    code: ExitCode.terminated,
-    short: 'terminated',
-    meaning: "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
-  },
-];
+export { EXIT_CODES, type ExitCodeInfo } from './errors.js';
 
 export function exitCodesText(): string {
   const width = Math.max(...EXIT_CODES.map((e) => String(e.code).length));

@@ -112,6 +112,9 @@ export function cachedService(o: CachedServiceOptions): Service {
     async exportReport(q, hooks) {
       return (await o.real()).exportReport(q, hooks);
     },
+    async exportReportWith(q, hooks, save) {
+      return (await o.real()).exportReportWith(q, hooks, save);
+    },
     async close() {
       // The real service (if one was built) is closed by deps with the HTTP client.
     },

@@ -11,10 +11,7 @@ import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
 import { fileError, UsageError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
-
-export interface LogoutOptions {
-  all: boolean;
-}
+import type { LogoutOptions } from './logout.cli.js';
 
 /** The whole remote part of a logout, every profile together, ends within this. */
 export const END_SESSION_BUDGET_MS = 5_000;

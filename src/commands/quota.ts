@@ -12,10 +12,10 @@ import { spanOf } from '../service/limiter.js';
 import { limiterPlace, openLimiter } from '../service/limiter-of.js';
 import { target } from '../service/service.js';
 import type { RateLimit } from '../settings.js';
+import type { QuotaOptions } from './quota.cli.js';
 
-export interface QuotaOptions {
-  json: boolean;
-}
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { QuotaOptions };
 
 export interface Quota {
   rateLimit: { limit: number; windowMs: number };

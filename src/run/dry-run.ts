@@ -12,9 +12,9 @@ import { identityOf } from '../auth/session.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../input.js';
-import { itemsOf } from '../runs.js';
 import type { LimiterState } from '../service/limiter.js';
 import type { RateLimit } from '../settings.js';
+import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 
 export interface RunPlan {

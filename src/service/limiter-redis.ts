@@ -108,6 +108,9 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
   let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
+  const tls = o.url.startsWith('rediss:');
+  /** Whether a connection (and its TLS handshake, for rediss://) ever completed. */
+  let connected = false;
   let fallback: Limiter | undefined;
   let pending: Promise<void> | undefined;
   // Slot ids: unique across machines (random prefix) and within this process (counter).
@@ -138,6 +141,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     // Errors surface through the commands; an unhandled 'error' event would crash the process.
     c.on('error', () => {});
     await c.connect();
+    connected = true;
     const sha = Object.fromEntries(
       Object.entries({ ACQUIRE, SETTLE, BLOCK, PEEK }).map(([k, v]) => [
         k,
@@ -179,7 +183,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const fail = (err: unknown): Limiter => {
     if (!fallback) {
       o.warn(
-        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs)}); using the local file limiter`,
+        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
       );
       fallback = o.fallback({ stamps: done, open: [...inFlight.values()] });
       const c = client;
@@ -288,8 +292,12 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   };
 }
 
-/** Why Redis failed, in a few words and without the URL (which may carry the password). */
-function reasonOf(err: unknown, timeoutMs: number): string {
+/**
+ * Why Redis failed, in a few words and without the URL (which may carry the password). `handshake`:
+ * a rediss:// connection that never completed — a plain Redis port stays silent at a TLS hello (where
+ * an HTTP port answers, as https:// to one does: "wrong version number"), so its timeout says so too.
+ */
+export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
   const code = e?.code ?? e?.errors?.[0]?.code;
   const message = String(e?.message ?? err);
@@ -298,9 +306,26 @@ function reasonOf(err: unknown, timeoutMs: number): string {
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
     return 'authentication failed: wrong user or password';
   }
-  if (/timeout|no answer/i.test(message)) return `no answer within ${timeoutMs / 1000} s`;
+  const scheme = 'for a plain Redis port use redis://, not rediss://';
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i.test(`${code} ${message}`)) {
+    return `it did not speak TLS; ${scheme}`;
+  }
+  if (/timeout|no answer/i.test(message)) {
+    const secs = `${timeoutMs / 1000} s`;
+    return handshake
+      ? `no TLS handshake within ${secs}: it does not speak TLS; ${scheme}`
+      : `no answer within ${secs}`;
+  }
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
     return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
+  }
+  // @redis/client's words once the server went away (stopped, restarted, a dropped connection).
+  if (
+    /client is closed|socket closed unexpectedly|connection is closed/i.test(message) ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE'
+  ) {
+    return 'Redis closed the connection (stopped or restarted?)';
   }
   return redactText(message.split('\n')[0]!);
 }
