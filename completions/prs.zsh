@@ -25,6 +25,7 @@ _prs_globals() {
     '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -51,9 +52,11 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'help:help for a command (prs help auth status), or: prs help exit-codes'
@@ -69,6 +72,8 @@ _prs() {
         config) _prs_cmd_config && ret=0 ;;
         report) _prs_cmd_report && ret=0 ;;
         export) _prs_cmd_export && ret=0 ;;
+        cache) _prs_cmd_cache && ret=0 ;;
+        quota) _prs_cmd_quota && ret=0 ;;
         completion) _prs_cmd_completion && ret=0 ;;
         sandbox) _prs_cmd_sandbox && ret=0 ;;
         help) _prs_cmd_help && ret=0 ;;
@@ -209,7 +214,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_set() {
@@ -218,7 +223,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant log-format metrics-file ping-url)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)' \
     '2:value: '
 }
 
@@ -228,7 +233,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_path() {
@@ -266,6 +271,9 @@ _prs_cmd_report() {
     '--force[overwrite an existing --output file]' \
     '--raw[print the response body exactly as received (one portfolio, one date)]' \
     '--fail-fast[stop at the first item that fails]' \
+    '--dry-run[send nothing: print the plan (items, requests after cache hits, waits, ETA)]' \
+    '--refresh[ask the service again and update the answer cache]' \
+    '--no-cache[neither read nor write the answer cache this run]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -294,9 +302,75 @@ _prs_cmd_export() {
     '--parallel=[exports in flight at once, 1-8]:n: ' \
     '--fail-fast[stop at the first item that fails]' \
     '--json[print a JSON array, one object per item, instead of paths]' \
+    '--dry-run[send nothing: print the plan (items, requests after --skip-existing, ETA)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
+}
+
+_prs_cmd_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+        'help:display help for command'
+      )
+      _describe -t commands 'prs cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_cache_info && ret=0 ;;
+        clear) _prs_cmd_cache_clear && ret=0 ;;
+        help) _prs_cmd_cache_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--all[every profile'\''s]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '1:command:(info clear)'
+}
+
+_prs_cmd_quota() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
 }
 
 _prs_cmd_completion() {
@@ -319,6 +393,7 @@ _prs_cmd_sandbox() {
     '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -353,9 +428,11 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'exit-codes:every exit code and what it means'
@@ -371,6 +448,8 @@ _prs_cmd_help() {
         config) _prs_cmd_help_config && ret=0 ;;
         report) _prs_cmd_help_report && ret=0 ;;
         export) _prs_cmd_help_export && ret=0 ;;
+        cache) _prs_cmd_help_cache && ret=0 ;;
+        quota) _prs_cmd_help_quota && ret=0 ;;
         completion) _prs_cmd_help_completion && ret=0 ;;
         sandbox) _prs_cmd_help_sandbox && ret=0 ;;
         exit-codes) _prs_cmd_help_exit_codes && ret=0 ;;
@@ -501,6 +580,51 @@ _prs_cmd_help_report() {
 }
 
 _prs_cmd_help_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+      )
+      _describe -t commands 'prs help cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_help_cache_info && ret=0 ;;
+        clear) _prs_cmd_help_cache_clear && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_quota() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals

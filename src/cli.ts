@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { defineAuth } from './commands/auth.cli.js';
+import { defineCache } from './commands/cache.cli.js';
 import { defineCompletion } from './commands/completion.cli.js';
 import { defineConfig } from './commands/config.cli.js';
 import type { Runner } from './commands/define.js';
@@ -13,6 +14,7 @@ import { defineExport } from './commands/export.cli.js';
 import { defineHelp } from './commands/help.cli.js';
 import { defineLogin } from './commands/login.cli.js';
 import { defineLogout } from './commands/logout.cli.js';
+import { defineQuota } from './commands/quota.cli.js';
 import { defineReport } from './commands/report.cli.js';
 import { defineSandbox } from './commands/sandbox.cli.js';
 import { addHelpTexts } from './help.js';
@@ -34,6 +36,8 @@ const COMMANDS = [
   defineConfig,
   defineReport,
   defineExport,
+  defineCache,
+  defineQuota,
   defineCompletion,
   defineSandbox,
   defineHelp,
@@ -70,6 +74,8 @@ export interface GlobalOptions {
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
+  /** --cache <max-age> (report's --no-cache is a flag of its own: see globalsOf). */
+  cache?: string;
   logFormat?: string;
   metricsFile?: string;
   pingUrl?: string;
@@ -101,6 +107,10 @@ function addGlobalOptions(program: Command): Command {
     .option(
       '--ping-url <url>',
       'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)',
+    )
+    .option(
+      '--cache <max-age>',
+      'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)',
     )
     .option('-q, --quiet', 'no progress, notes or hints on stderr')
     .option('-v, --verbose', 'one line per HTTP request/response on stderr, secrets redacted')

@@ -3,6 +3,7 @@
  * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
+import type { CacheUse } from './cache/answers.js';
 import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
@@ -47,7 +48,12 @@ export interface Deps {
   settings(extra?: SettingValues, opts?: { allowNewProfile?: boolean }): Promise<Settings>;
   http(): Promise<Http>;
   session(): Promise<Session>;
-  service(): Promise<Service>;
+  /**
+   * The service. `cache` (report only): 'use' or 'refresh' put the answer cache in front of it when
+   * the cache is on (--cache, PRS_CACHE or the profile's `cache`); a cache hit then builds no HTTP
+   * client, session or limiter at all. Without it (or 'off', --no-cache): the service itself.
+   */
+  service(o?: { cache?: CacheUse }): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
 }
@@ -72,6 +78,7 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.retries !== undefined) v.retries = g.retries;
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
   if (g.limiter !== undefined) v.limiter = g.limiter;
+  if (g.cache !== undefined) v.cache = g.cache;
   if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
   if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
   if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
@@ -147,7 +154,7 @@ export function createDeps(
     });
   });
   let serviceInstance: Service | undefined;
-  const service = once(async () => {
+  const realService = once(async () => {
     const { createService } = await import('./service/service.js');
     serviceInstance = createService({
       settings: await settings(),
@@ -159,6 +166,18 @@ export function createDeps(
     });
     return serviceInstance;
   });
+  const cached = once(async () => {
+    const s = await settings();
+    const { storeFor } = await import('./cache/answers.js');
+    return storeFor(s, clock);
+  });
+  const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
+    if (so.cache === undefined || so.cache === 'off') return realService();
+    const store = await cached();
+    if (!store) return realService();
+    const { cachedService } = await import('./cache/answers.js');
+    return cachedService({ settings: await settings(), use: so.cache, store, clock, io, real: realService });
+  };
   return {
     io,
     env,

@@ -136,6 +136,14 @@ export const EXAMPLES: Record<string, Example[]> = {
       "prs report 42 -t constituent.close -d yesterday -f ndjson | jq -c 'select(.indexWeighting > 0.05)'",
     ],
     ['the body exactly as the service sent it', 'prs report 42 -t index -d 2024-05-02 --raw > body.json'],
+    [
+      'ask once, reformat freely: past dates answered from disk for a week (no request, no rate-limit slot)',
+      'prs --cache 7d report 42 -t index -d 2024-05-02 -f csv',
+    ],
+    [
+      'plan a backfill first: items, requests left after cache hits, waits and ETA; nothing sent',
+      'prs --cache 7d report 42 1 -t constituent.close --from 2024-01-01 --to 2024-06-30 -f csv -o h1.csv --dry-run',
+    ],
   ],
   export: [
     ['the JSON file into the current folder (named by the server)', 'prs export 42 -t index -d yesterday'],
@@ -156,6 +164,23 @@ export const EXAMPLES: Record<string, Example[]> = {
       'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
       '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d previous-weekday -f csv --dir /data/prs',
     ],
+  ],
+  cache: [
+    ['keep answers for past dates for a week, in this profile', 'prs config set cache 7d'],
+    ['what the cache holds', 'prs cache info'],
+    ["forget this profile's answers", 'prs cache clear'],
+  ],
+  'cache info': [
+    ['directory, entries, size, oldest and newest', 'prs cache info'],
+    ['as JSON', 'prs cache info --json | jq .bytes'],
+  ],
+  'cache clear': [
+    ["this profile's answers", 'prs cache clear'],
+    ["every profile's", 'prs cache clear --all'],
+  ],
+  quota: [
+    ['how much of the rate limit is used, and when the next request may go', 'prs quota'],
+    ['the window shared through Redis, as JSON', 'prs --limiter redis://cache.internal:6379 quota --json'],
   ],
   completion: [
     ['this bash session only', 'source <(prs completion bash)'],

@@ -162,7 +162,8 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
       logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
     });
     deps = createDeps(io, env, globals, controller.signal, switches);
-    if (command.name === 'report' || command.name === 'export')
+    // A dry run is not a run: no metrics file, no pings.
+    if ((command.name === 'report' || command.name === 'export') && !(options as { dryRun?: boolean }).dryRun)
       observer = await (await import('./observe/index.js')).watchRun(
         deps,
         command.name,

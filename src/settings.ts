@@ -21,6 +21,8 @@ export const SETTING_KEYS = [
   'timeout',
   'retries',
   'limiter',
+  'cache',
+  'cache-size',
   'grant',
   'log-format',
   'metrics-file',
@@ -41,6 +43,8 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   timeout: 'PRS_TIMEOUT',
   retries: 'PRS_RETRIES',
   limiter: 'PRS_LIMITER',
+  cache: 'PRS_CACHE',
+  'cache-size': 'PRS_CACHE_SIZE',
   grant: 'PRS_GRANT',
   'log-format': 'PRS_LOG_FORMAT',
   'metrics-file': 'PRS_METRICS_FILE',
@@ -51,6 +55,8 @@ export const DEFAULTS = {
   timeout: '60',
   retries: '3',
   'rate-limit': '4/60s',
+  cache: 'off',
+  'cache-size': '1GiB',
   grant: 'password',
   'log-format': 'text',
   profile: 'default',
@@ -83,6 +89,10 @@ export interface Settings {
   rateLimit: RateLimit;
   /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
   limiter?: string;
+  /** The answer cache (CLI.md): reuse stored answers up to this age (ms); undefined = off. */
+  cacheMaxAgeMs?: number;
+  /** The answer cache's bound in bytes (`cache-size`): the least recently used entries go first. */
+  cacheMaxBytes: number;
   /** `client_credentials`: a service account (no user, no password; CLI.md "Session"). */
   grant: GrantType;
   /** `json`: every stderr message as one JSON object per line (CLI.md "Unattended runs"). */
@@ -218,6 +228,8 @@ export function resolveSettings(
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
+    cacheMaxAgeMs: checked('cache', parseMaxAge),
+    cacheMaxBytes: checked('cache-size', parseSize),
     grant,
     logFormat: checked('log-format', parseLogFormat),
     metricsFile: optional('metrics-file'),
@@ -264,6 +276,12 @@ export function checkSetting(key: SettingKey, value: string): string {
       return parseLogFormat(v);
     case 'ping-url':
       return parsePingUrl(v);
+    case 'cache':
+      parseMaxAge(v);
+      return v;
+    case 'cache-size':
+      parseSize(v);
+      return v;
     default:
       if (v === '') throw new Error(`invalid ${key} "${value}"`);
       return v;
@@ -381,6 +399,44 @@ export function parseRateLimit(value: string): RateLimit {
   if (limit < 1 || windowMs < 1)
     throw new Error(`invalid rate limit "${value}": both numbers must be positive`);
   return { limit, windowMs };
+}
+
+/**
+ * The answer cache's max-age: `30m`, `12h`, `7d` (also `s`, `w`) → milliseconds; `off` → undefined.
+ * A bare number has no unit anyone could guess, so it is refused.
+ */
+export function parseMaxAge(value: string): number | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'off') return undefined;
+  const m = /^(\d{1,6})(s|m|h|d|w)$/.exec(v);
+  const ms = m
+    ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's']
+    : 0;
+  if (!(ms > 0)) {
+    throw new Error(`invalid cache max-age "${value}": expected a duration such as 30m, 12h or 7d, or off`);
+  }
+  return ms;
+}
+
+/** A size: `1GiB`, `500MiB`, `64KiB`, `2GB`, `1048576` (bytes) → bytes; must be > 0. */
+export function parseSize(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(value);
+  const unit = (m?.[2] ?? 'b').toLowerCase();
+  const scale: Record<string, number> = {
+    b: 1,
+    k: 1024,
+    kb: 1e3,
+    kib: 1024,
+    m: 1024 ** 2,
+    mb: 1e6,
+    mib: 1024 ** 2,
+  };
+  Object.assign(scale, { g: 1024 ** 3, gb: 1e9, gib: 1024 ** 3, t: 1024 ** 4, tb: 1e12, tib: 1024 ** 4 });
+  const bytes = m ? Math.floor(Number(m[1]) * scale[unit]!) : 0;
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) {
+    throw new Error(`invalid cache size "${value}": expected a size such as 1GiB, 500MiB or 64KiB`);
+  }
+  return bytes;
 }
 
 /**

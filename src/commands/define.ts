@@ -26,8 +26,15 @@ export interface DefineContext {
   now: () => Date;
 }
 
-/** The global flags wherever they were given: before the command or after it. */
-export const globalsOf = (cmd: Command): GlobalOptions => cmd.optsWithGlobals();
+/**
+ * The global flags wherever they were given: before the command or after it. report's --no-cache is
+ * named `cache` too (commander's negated flag): the global --cache <max-age> is the program's own value.
+ */
+export const globalsOf = (cmd: Command): GlobalOptions => {
+  let program = cmd;
+  while (program.parent) program = program.parent;
+  return { ...cmd.optsWithGlobals(), cache: program.opts().cache };
+};
 
 /**
  * A commander action: commander's arguments (the command's own positional values and flags, then the

@@ -37,6 +37,8 @@ export interface ExportOptions {
   failFast?: boolean;
   /** Print a JSON array, one object per item, instead of bare paths. */
   json?: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
 }
 
 /** The flags as commander hands them over (format, dir and parallel have defaults). */
@@ -52,6 +54,7 @@ interface ExportFlags extends DateFlags {
   parallel: string;
   failFast?: boolean;
   json?: boolean;
+  dryRun?: boolean;
 }
 
 const command: Runnable<ExportOptions> = {
@@ -80,6 +83,7 @@ export function defineExport(program: Command, ctx: DefineContext): void {
     .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
     .option('--fail-fast', 'stop at the first item that fails')
     .option('--json', 'print a JSON array, one object per item, instead of paths')
+    .option('--dry-run', 'send nothing: print the plan (items, requests after --skip-existing, ETA)')
     .action(action(ctx, command, (ids: string[], o: ExportFlags) => exportOptions(ids, o, ctx.now())));
 }
 
@@ -110,6 +114,7 @@ function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions 
     parallel: parseParallel(o.parallel),
     failFast: !!o.failFast,
     json: !!o.json,
+    dryRun: !!o.dryRun,
   };
 }
 

@@ -73,6 +73,13 @@ export async function exportCommand(
       hint: 'redirect it (`> file.zip`), pipe it, or drop `-o -`',
     });
   }
+  // A plan touches nothing on disk (not even --dir, which a real run creates).
+  if (o.dryRun) {
+    const { exportPlan } = await import('../run/dry-run.js');
+    const dir = o.output === undefined || toStdout ? o.dir : dirname(o.output);
+    await exportPlan({ ...o, dir, json: !!o.json }, deps);
+    return [];
+  }
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
     await prepareExportTarget(o.dir, o.output);

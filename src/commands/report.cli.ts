@@ -31,6 +31,10 @@ export interface ReportOptions {
   raw: boolean;
   /** Stop at the first item that fails. */
   failFast?: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
+  /** The answer cache: use it (when on), --refresh, --no-cache. */
+  cache?: 'use' | 'refresh' | 'off';
 }
 
 /** The flags as commander hands them over. */
@@ -43,6 +47,10 @@ interface ReportFlags extends DateFlags {
   force?: boolean;
   raw?: boolean;
   failFast?: boolean;
+  dryRun?: boolean;
+  refresh?: boolean;
+  /** false for --no-cache. */
+  cache?: boolean;
 }
 
 const command: Runnable<ReportOptions> = {
@@ -70,6 +78,9 @@ export function defineReport(program: Command, ctx: DefineContext): void {
     .option('--force', 'overwrite an existing --output file')
     .option('--raw', 'print the response body exactly as received (one portfolio, one date)')
     .option('--fail-fast', 'stop at the first item that fails')
+    .option('--dry-run', 'send nothing: print the plan (items, requests after cache hits, waits, ETA)')
+    .option('--refresh', 'ask the service again and update the answer cache')
+    .option('--no-cache', 'neither read nor write the answer cache this run')
     .action(action(ctx, command, (ids: string[], o: ReportFlags) => reportOptions(ids, o, ctx.now())));
 }
 
@@ -98,5 +109,13 @@ function reportOptions(ids: string[], o: ReportFlags, now: Date): ReportOptions 
     force: !!o.force,
     raw: !!o.raw,
     failFast: !!o.failFast,
+    dryRun: !!o.dryRun,
+    cache: cacheUse(o),
   };
+}
+
+/** --refresh / --no-cache (commander: `cache` false for --no-cache). */
+function cacheUse(o: ReportFlags): 'use' | 'refresh' | 'off' {
+  if (o.refresh && o.cache === false) throw usage('--refresh conflicts with --no-cache');
+  return o.refresh ? 'refresh' : o.cache === false ? 'off' : 'use';
 }

@@ -69,7 +69,12 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await assertWritableDir(o.output);
     await assertWritableTarget(o.output, o.force);
   }
-  const service = await deps.service();
+  if (o.dryRun) {
+    const { reportPlan } = await import('../run/dry-run.js');
+    await reportPlan({ ...o, json: o.format === 'json' }, deps);
+    return { count: 0, empty: [] };
+  }
+  const service = await deps.service({ cache: o.cache });
   if (o.raw) return rawReport(o, deps, service);
   const { createRowStream } = await import('../render/stream.js');
   const { effectiveDateOf } = await import('../json/report-body.js');

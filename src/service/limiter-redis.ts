@@ -71,6 +71,13 @@ redis.call('SET', KEYS[3], u, 'PX', math.max(1, u - now))
 return 1
 `;
 
+/** The state as it is, changed in nothing: Redis's time, both sets with their scores, and until. */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {now, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES'), redis.call('GET', KEYS[3]) or '0'}
+`;
+
 /** The Redis keys for one account (the file limiter's key hash): a hash tag keeps them on one cluster node. */
 export function redisKeys(hash: string): [string, string, string] {
   const base = `prs:limiter:{${hash}}`;
@@ -136,7 +143,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     await c.connect();
     connected = true;
     const sha = Object.fromEntries(
-      Object.entries({ ACQUIRE, SETTLE, BLOCK }).map(([k, v]) => [
+      Object.entries({ ACQUIRE, SETTLE, BLOCK, PEEK }).map(([k, v]) => [
         k,
         createHash('sha1').update(v).digest('hex'),
       ]),
@@ -146,7 +153,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   };
 
   /** One script run, bounded by timeoutMs; EVALSHA, with EVAL once when Redis does not know the script yet. */
-  const run = async (name: 'ACQUIRE' | 'SETTLE' | 'BLOCK', argv: string[]): Promise<unknown> => {
+  const run = async (name: 'ACQUIRE' | 'SETTLE' | 'BLOCK' | 'PEEK', argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -156,7 +163,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       return await Promise.race([
         (async () => {
           const { client: c, sha } = await client!;
-          const script = { ACQUIRE, SETTLE, BLOCK }[name];
+          const script = { ACQUIRE, SETTLE, BLOCK, PEEK }[name];
           const args = [String(keys.length), ...keys, ...argv];
           try {
             return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
@@ -265,6 +272,22 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
         }
       }
       await fallback!.block(ms);
+    },
+    async peek() {
+      if (!fallback) {
+        try {
+          const [now, done, open, until] = (await run('PEEK', [])) as [number, string[], string[], string];
+          // WITHSCORES: member, score, member, score, …
+          const scores = (a: string[]) => a.filter((_, i) => i % 2 === 1).map(Number);
+          const state: LimiterState = { stamps: scores(done), open: scores(open) };
+          if (Number(until) > 0) state.until = Number(until);
+          return { state, now: Number(now) };
+        } catch (err) {
+          if (err instanceof PrsError) throw err;
+          fail(err);
+        }
+      }
+      return fallback!.peek();
     },
   };
 }

@@ -13,8 +13,8 @@ import { isBrokenJson, rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
-import { createLimiter, type Limiter, type LimiterState, limiterFile, limiterKey } from './limiter.js';
-import { createRedisLimiter } from './limiter-redis.js';
+import type { Limiter } from './limiter.js';
+import { openLimiter } from './limiter-of.js';
 import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy, waitLine } from './retry.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
@@ -193,26 +193,15 @@ export function createService(d: ServiceDeps): Service {
   }
 
   function getLimiter(baseUrl: string, tenant: string): Limiter {
-    const fileLimiter = (carried?: LimiterState) =>
-      createLimiter({
-        file: limiterFile(d.settings.cacheDir, baseUrl, tenant, d.session.identity()),
-        rate: d.settings.rateLimit,
-        clock: d.clock,
-        signal: d.signal,
-        carried,
-      });
-    limiter ??= d.settings.limiter
-      ? createRedisLimiter({
-          url: d.settings.limiter,
-          hash: limiterKey(baseUrl, tenant, d.session.identity()),
-          rate: d.settings.rateLimit,
-          clock: d.clock,
-          signal: d.signal,
-          fallback: fileLimiter,
-          warn: (line) => d.io.err(line),
-          debug: (line) => d.io.debug(line),
-        })
-      : fileLimiter();
+    limiter ??= openLimiter({
+      settings: d.settings,
+      baseUrl,
+      tenant,
+      identity: d.session.identity(),
+      clock: d.clock,
+      signal: d.signal,
+      io: d.io,
+    });
     return limiter;
   }
 

@@ -142,6 +142,32 @@ describe('report argv', () => {
   });
 });
 
+describe('report argv: the answer cache and --dry-run', () => {
+  const R = ['report', '42', '-t', 'index', '-d', '2024-05-01'];
+  it.each([
+    ['nothing said', [], { cache: 'use', dryRun: false }, undefined],
+    ['--refresh', ['--refresh'], { cache: 'refresh' }, undefined],
+    ['--no-cache', ['--no-cache'], { cache: 'off' }, undefined],
+    ['--dry-run', ['--dry-run'], { dryRun: true }, undefined],
+    // The global --cache <max-age> keeps its value beside report's --no-cache (one attribute name).
+    ['--cache 7d after the command', ['--cache', '7d'], { cache: 'use' }, '7d'],
+    ['--cache 7d and --no-cache', ['--cache', '7d', '--no-cache'], { cache: 'off' }, '7d'],
+  ])('%s', async (_n, extra, want, globalCache) => {
+    const { options, globals } = await parse([...R, ...extra]);
+    expect(options).toMatchObject(want);
+    expect((globals as { cache?: string }).cache).toBe(globalCache);
+  });
+  it('--cache before the command', async () => {
+    const { globals } = await parse(['--cache', '12h', ...R]);
+    expect((globals as { cache?: string }).cache).toBe('12h');
+  });
+  it('--refresh with --no-cache: a usage error', async () => {
+    await expect(parse([...R, '--refresh', '--no-cache'])).rejects.toThrow(
+      /--refresh conflicts with --no-cache/,
+    );
+  });
+});
+
 describe('export argv', () => {
   it('defaults', async () => {
     const { name, options } = await parse(['export', '42', '-t', 'constituent.close', '-d', '2024-05-01']);
@@ -160,6 +186,7 @@ describe('export argv', () => {
       parallel: 1,
       failFast: false,
       json: false,
+      dryRun: false,
     } satisfies ExportOptions);
   });
   it.each([
