@@ -7,7 +7,17 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // `prs --version` on its own needs none of the CLI: answered before it loads (scripts and CI logs
   // ask it to check the tool). The same line commander prints; any other argv goes through commander.
-  process.stdout.write(`${require('../package.json').version}\n`);
+  // Written directly, so that stdout's rules hold here too (CLI.md "Output that scripts can trust"):
+  // a reader that left is no failure; any other write error is exit 10 in one line, never a stack.
+  try {
+    require('node:fs').writeSync(1, `${require('../package.json').version}\n`);
+  } catch (err) {
+    if (err?.code !== 'EPIPE') {
+      const reason = err?.code === 'ENOSPC' ? 'disk full' : String(err?.message).split('\n')[0];
+      process.stderr.write(`prs: cannot write to stdout: ${reason}\n`);
+      process.exitCode = 10;
+    }
+  }
 } else {
   // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
   require('node:module').enableCompileCache?.();

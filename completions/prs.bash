@@ -41,6 +41,10 @@ _prs_value() {
     *' --retries') _prs_v='n' ;;
     *' --rate-limit') _prs_v='n' ;;
     *' --limiter') _prs_v='n' ;;
+    *' --log-format') _prs_v='w:text json' ;;
+    *' --metrics-file') _prs_v='f' ;;
+    *' --ping-url') _prs_v='n' ;;
+    *' --cache') _prs_v='n' ;;
     *) _prs_v='' ;;
   esac
 }
@@ -84,7 +88,7 @@ _prs() {
         ;;
       *)
         case "$cmd $word" in
-          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' completion'|' sandbox'|' help'|'help login'|'help logout'|'help auth'|'help auth status'|'help auth token'|'help config'|'help config list'|'help config get'|'help config set'|'help config unset'|'help config path'|'help report'|'help export'|'help completion'|'help sandbox'|'help exit-codes')
+          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' cache'|'cache info'|'cache clear'|'cache help'|' quota'|' completion'|' sandbox'|' help'|'help login'|'help logout'|'help auth'|'help auth status'|'help auth token'|'help config'|'help config list'|'help config get'|'help config set'|'help config unset'|'help config path'|'help report'|'help export'|'help cache'|'help cache info'|'help cache clear'|'help quota'|'help completion'|'help sandbox'|'help exit-codes')
             cmd=${cmd:+$cmd }$word
             nargs=0
             ;;
@@ -109,56 +113,68 @@ _prs() {
   local words=
   if [[ $cur == -* ]]; then
     case $cmd in
-      '') words='-V --version -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'login') words='--auth-url --realm --client-id --username --password-stdin --save-password -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'logout') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'auth') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'auth status') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'auth token') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'auth help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config list') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config get') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config set') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config unset') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw --fail-fast -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay -h --help --profile --base-url --tenant --timeout --retries --limiter -q --quiet -v --verbose --no-color' ;;
-      'help') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help login') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help logout') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help auth') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help auth status') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help auth token') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config list') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config get') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config set') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config unset') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help config path') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help report') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help export') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help completion') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help sandbox') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
-      'help exit-codes') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter -q --quiet -v --verbose --no-color' ;;
+      '') words='-V --version -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'login') words='--auth-url --realm --client-id --username --password-stdin --save-password --client-credentials -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'logout') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'auth') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'auth status') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'auth token') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'auth help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config list') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config get') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config set') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config unset') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw --fail-fast --dry-run --refresh --no-cache -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'cache') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'cache info') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'cache clear') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'cache help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'quota') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay -h --help --profile --base-url --tenant --timeout --retries --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help login') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help logout') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help auth') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help auth status') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help auth token') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config list') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config get') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config set') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config unset') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help config path') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help report') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help export') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help cache') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help cache info') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help cache clear') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help quota') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help completion') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help sandbox') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
+      'help exit-codes') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --log-format --metrics-file --ping-url --cache -q --quiet -v --verbose --no-color' ;;
     esac
   else
     case $cmd in
-      '') words='login logout auth config report export completion sandbox help' ;;
+      '') words='login logout auth config report export cache quota completion sandbox help' ;;
       'auth') words='status token help' ;;
       'auth help') ((nargs == 0)) && { _prs_v='w:status token'; _prs_complete_value; return 0; } ;;
       'config') words='list get set unset path help' ;;
-      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
-      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
-      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'; _prs_complete_value; return 0; } ;;
+      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
+      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
+      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
       'config help') ((nargs == 0)) && { _prs_v='w:list get set unset path'; _prs_complete_value; return 0; } ;;
+      'cache') words='info clear help' ;;
+      'cache help') ((nargs == 0)) && { _prs_v='w:info clear'; _prs_complete_value; return 0; } ;;
       'completion') ((nargs == 0)) && { _prs_v='w:bash zsh fish'; _prs_complete_value; return 0; } ;;
-      'help') words='login logout auth config report export completion sandbox exit-codes' ;;
+      'help') words='login logout auth config report export cache quota completion sandbox exit-codes' ;;
       'help auth') words='status token' ;;
       'help config') words='list get set unset path' ;;
+      'help cache') words='info clear' ;;
     esac
   fi
   [[ -n $words ]] && _prs_reply < <(compgen -W "$words" -- "$cur")

@@ -20,13 +20,13 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --log-format' '* --metrics-file' '* --ping-url' '* --cache'
                         set skip 1
                 end
                 continue
         end
         switch "$cmd $tok"
-            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help completion' 'help sandbox' 'help exit-codes'
+            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' cache' 'cache info' 'cache clear' 'cache help' ' quota' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help cache' 'help cache info' 'help cache clear' 'help quota' 'help completion' 'help sandbox' 'help exit-codes'
                 set cmd (string trim -- "$cmd $tok")
                 set nargs 0
             case '*'
@@ -58,6 +58,10 @@ complete -c prs -l timeout -x -d 'per-request timeout (env PRS_TIMEOUT; default 
 complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)'
 complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)'
 complete -c prs -l limiter -x -d 'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)'
+complete -c prs -l log-format -x -a 'text json' -d 'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)'
+complete -c prs -l metrics-file -r -F -d 'after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)'
+complete -c prs -l ping-url -x -d 'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)'
+complete -c prs -l cache -x -d 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)'
 complete -c prs -s q -l quiet -d 'no progress, notes or hints on stderr'
 complete -c prs -s v -l verbose -d 'one line per HTTP request/response on stderr, secrets redacted'
 complete -c prs -l no-color -d 'no colour (also NO_COLOR; FORCE_COLOR forces it)'
@@ -68,9 +72,11 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
+complete -c prs -n '__prs_at "" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
 complete -c prs -n '__prs_at "" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
 complete -c prs -n '__prs_at "" 0' -a 'help' -d 'help for a command (prs help auth status), or: prs help exit-codes'
@@ -82,6 +88,7 @@ complete -c prs -n '__prs_at "login"' -l client-id -x -d 'OAuth client id (env P
 complete -c prs -n '__prs_at "login"' -l username -x -d 'user name (env PRS_USERNAME)'
 complete -c prs -n '__prs_at "login"' -l password-stdin -d 'read the password from stdin'
 complete -c prs -n '__prs_at "login"' -l save-password -d 'also keep the password (the session and client secret are always kept, 0600) for unattended re-login'
+complete -c prs -n '__prs_at "login"' -l client-credentials -d 'a service account: client id and secret, no user (grant client_credentials)'
 complete -c prs -n '__prs_at "login"' -s h -l help -d 'show help'
 
 # prs logout
@@ -119,15 +126,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -148,6 +155,9 @@ complete -c prs -n '__prs_at "report"' -s o -l output -r -F -d 'write to a file 
 complete -c prs -n '__prs_at "report"' -l force -d 'overwrite an existing --output file'
 complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactly as received (one portfolio, one date)'
 complete -c prs -n '__prs_at "report"' -l fail-fast -d 'stop at the first item that fails'
+complete -c prs -n '__prs_at "report"' -l dry-run -d 'send nothing: print the plan (items, requests after cache hits, waits, ETA)'
+complete -c prs -n '__prs_at "report"' -l refresh -d 'ask the service again and update the answer cache'
+complete -c prs -n '__prs_at "report"' -l no-cache -d 'neither read nor write the answer cache this run'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
 
 # prs export
@@ -166,7 +176,29 @@ complete -c prs -n '__prs_at "export"' -l skip-existing -d 'skip items already e
 complete -c prs -n '__prs_at "export"' -l parallel -x -d 'exports in flight at once, 1-8'
 complete -c prs -n '__prs_at "export"' -l fail-fast -d 'stop at the first item that fails'
 complete -c prs -n '__prs_at "export"' -l json -d 'print a JSON array, one object per item, instead of paths'
+complete -c prs -n '__prs_at "export"' -l dry-run -d 'send nothing: print the plan (items, requests after --skip-existing, ETA)'
 complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
+
+# prs cache
+complete -c prs -n '__prs_at "cache"' -s h -l help -d 'show help'
+complete -c prs -n '__prs_at "cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'
+complete -c prs -n '__prs_at "cache" 0' -a 'clear' -d 'remove this profile\'s stored answers'
+complete -c prs -n '__prs_at "cache" 0' -a 'help' -d 'display help for command'
+
+# prs cache info
+complete -c prs -n '__prs_at "cache info"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "cache info"' -s h -l help -d 'show help'
+
+# prs cache clear
+complete -c prs -n '__prs_at "cache clear"' -l all -d 'every profile\'s'
+complete -c prs -n '__prs_at "cache clear"' -s h -l help -d 'show help'
+
+# prs cache help
+complete -c prs -n '__prs_at "cache help" 0' -x -a 'info clear'
+
+# prs quota
+complete -c prs -n '__prs_at "quota"' -l json -d 'machine-readable output'
+complete -c prs -n '__prs_at "quota"' -s h -l help -d 'show help'
 
 # prs completion
 complete -c prs -n '__prs_at "completion"' -s h -l help -d 'show help'
@@ -187,9 +219,11 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "help" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
+complete -c prs -n '__prs_at "help" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'
 complete -c prs -n '__prs_at "help" 0' -a 'sandbox' -d 'run a local stand-in for the service and its token endpoint, until interrupted'
 complete -c prs -n '__prs_at "help" 0' -a 'exit-codes' -d 'every exit code and what it means'
@@ -226,6 +260,16 @@ complete -c prs -n '__prs_at "help config" 0' -a 'path' -d 'print the config fil
 # prs help report
 
 # prs help export
+
+# prs help cache
+complete -c prs -n '__prs_at "help cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'
+complete -c prs -n '__prs_at "help cache" 0' -a 'clear' -d 'remove this profile\'s stored answers'
+
+# prs help cache info
+
+# prs help cache clear
+
+# prs help quota
 
 # prs help completion
 

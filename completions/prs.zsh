@@ -22,6 +22,10 @@ _prs_globals() {
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
+    '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -48,9 +52,11 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'help:help for a command (prs help auth status), or: prs help exit-codes'
@@ -66,6 +72,8 @@ _prs() {
         config) _prs_cmd_config && ret=0 ;;
         report) _prs_cmd_report && ret=0 ;;
         export) _prs_cmd_export && ret=0 ;;
+        cache) _prs_cmd_cache && ret=0 ;;
+        quota) _prs_cmd_quota && ret=0 ;;
         completion) _prs_cmd_completion && ret=0 ;;
         sandbox) _prs_cmd_sandbox && ret=0 ;;
         help) _prs_cmd_help && ret=0 ;;
@@ -85,6 +93,7 @@ _prs_cmd_login() {
     '--username=[user name (env PRS_USERNAME)]:user: ' \
     '--password-stdin[read the password from stdin]' \
     '--save-password[also keep the password (the session and client secret are always kept, 0600) for unattended re-login]' \
+    '--client-credentials[a service account: client id and secret, no user (grant client_credentials)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }
@@ -205,7 +214,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_set() {
@@ -214,7 +223,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)' \
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)' \
     '2:value: '
 }
 
@@ -224,7 +233,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter)'
+    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_path() {
@@ -262,6 +271,9 @@ _prs_cmd_report() {
     '--force[overwrite an existing --output file]' \
     '--raw[print the response body exactly as received (one portfolio, one date)]' \
     '--fail-fast[stop at the first item that fails]' \
+    '--dry-run[send nothing: print the plan (items, requests after cache hits, waits, ETA)]' \
+    '--refresh[ask the service again and update the answer cache]' \
+    '--no-cache[neither read nor write the answer cache this run]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -290,9 +302,75 @@ _prs_cmd_export() {
     '--parallel=[exports in flight at once, 1-8]:n: ' \
     '--fail-fast[stop at the first item that fails]' \
     '--json[print a JSON array, one object per item, instead of paths]' \
+    '--dry-run[send nothing: print the plan (items, requests after --skip-existing, ETA)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
+}
+
+_prs_cmd_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+        'help:display help for command'
+      )
+      _describe -t commands 'prs cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_cache_info && ret=0 ;;
+        clear) _prs_cmd_cache_clear && ret=0 ;;
+        help) _prs_cmd_cache_help && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--all[every profile'\''s]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
+}
+
+_prs_cmd_cache_help() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '1:command:(info clear)'
+}
+
+_prs_cmd_quota() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '--json[machine-readable output]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]'
 }
 
 _prs_cmd_completion() {
@@ -312,6 +390,10 @@ _prs_cmd_sandbox() {
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
+    '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -346,9 +428,11 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'cache:the answer cache (see --cache): what it holds, and clearing it'
+        'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
         'sandbox:run a local stand-in for the service and its token endpoint, until interrupted'
         'exit-codes:every exit code and what it means'
@@ -364,6 +448,8 @@ _prs_cmd_help() {
         config) _prs_cmd_help_config && ret=0 ;;
         report) _prs_cmd_help_report && ret=0 ;;
         export) _prs_cmd_help_export && ret=0 ;;
+        cache) _prs_cmd_help_cache && ret=0 ;;
+        quota) _prs_cmd_help_quota && ret=0 ;;
         completion) _prs_cmd_help_completion && ret=0 ;;
         sandbox) _prs_cmd_help_sandbox && ret=0 ;;
         exit-codes) _prs_cmd_help_exit_codes && ret=0 ;;
@@ -494,6 +580,51 @@ _prs_cmd_help_report() {
 }
 
 _prs_cmd_help_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a globals
+  _prs_globals
+  _arguments -C -s -S : $globals \
+    '1: :->command' \
+    '*:: :->args' && ret=0
+  case $state in
+    command)
+      local -a commands=(
+        'info:directory, entries, bytes, oldest and newest stored answers'
+        'clear:remove this profile'\''s stored answers'
+      )
+      _describe -t commands 'prs help cache command' commands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:prs-help-cache-$words[1]:
+      case $words[1] in
+        info) _prs_cmd_help_cache_info && ret=0 ;;
+        clear) _prs_cmd_help_cache_clear && ret=0 ;;
+      esac
+      ;;
+  esac
+  return ret
+}
+
+_prs_cmd_help_cache_info() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_cache_clear() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_quota() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals

@@ -2,7 +2,7 @@
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
 // Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv,
-// export, extract, limiter, limiter-redis, report-range)
+// export, extract, limiter, limiter-redis, report-range, cache)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -220,6 +220,41 @@ function output(cmd, e = env) {
   });
 }
 
+/** 250 weekdays of one portfolio, every answer in the cache: the whole run's time (target: under 1 s). */
+async function cachedRangeRow() {
+  const run = prs(
+    '-q',
+    '--cache',
+    '7d',
+    'report',
+    '42',
+    '-t',
+    'index',
+    '--from',
+    '2023-01-02',
+    '--to',
+    '2023-12-15',
+    '-f',
+    'ndjson',
+  );
+  await time(run); // fills the cache: 250 requests at the bench's unlimited rate
+  sandbox.stats.reset();
+  const ms = [];
+  for (let i = 0; i < Math.min(RUNS, 5); i++) ms.push(await time(run));
+  const requests = sandbox.stats.count({ endpoint: 'report' });
+  const row = {
+    name: 'report range, 250 answers all cached → NDJSON',
+    medianMs: median(ms),
+    requests,
+    target: 'under 1 s, 0 requests',
+  };
+  results.push(row);
+  const ok = row.medianMs < 1000 && requests === 0;
+  console.log(
+    `${row.name.padEnd(40)} ${fmt(row.medianMs).padStart(9)}, ${requests} requests  ${ok ? '✓' : '✗'} target < 1 s, 0 requests`,
+  );
+}
+
 async function peakRss(cmd, e = env) {
   const out = join(work, `rss-${results.length}-${Math.random().toString(36).slice(2)}`);
   await time([node, '--import', probe, ...cmd.slice(1)], { ...e, BENCH_RSS_OUT: out });
@@ -369,6 +404,20 @@ try {
         },
       );
     }
+    if (want('cache')) {
+      // A report answered from the answer cache: no token, no limiter, no HTTP client (issue 25's
+      // target: within 1.3x of `prs --version`). The first run stores the answer.
+      const hit = prs('--cache', '7d', 'report', '42', '-t', 'index', '-d', day, '-f', 'json');
+      await time(hit, env);
+      await compare(`cache hit vs --version${suffix}`, hit, prs('--version'), { target: 1.3, env });
+      await compare(
+        `cache hit vs the same report asked${suffix}`,
+        hit,
+        prs('report', '42', '-t', 'index', '-d', day, '-f', 'json', '--no-cache'),
+        { env },
+      );
+      if (!suffix) await cachedRangeRow();
+    }
     if (want('csv')) {
       const url = `7?reportType=constituent.close&date=${day}`;
       const jqCsv = `(.report[0] | keys_unsorted) as $k | .report[] | [.[$k[]]] | @csv`;
@@ -393,7 +442,7 @@ try {
     }
   };
   await startRows('', {});
-  if (process.env.NODE_EXTRA_CA_CERTS && (want('startup') || want('small') || want('csv'))) {
+  if (process.env.NODE_EXTRA_CA_CERTS && (want('startup') || want('small') || want('csv') || want('cache'))) {
     console.log(
       '\nthe same, NODE_EXTRA_CA_CERTS unset on both sides (Node 20 reads that bundle at every start, Node 24 does not):',
     );

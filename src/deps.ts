@@ -3,9 +3,12 @@
  * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
+import type { CacheUse } from './cache/answers.js';
+import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
@@ -18,18 +21,8 @@ import {
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-}
+/** The global flags; defined with them, in src/cli.ts. */
+export type { GlobalOptions } from './cli.js';
 
 export interface Deps {
   io: IO;
@@ -38,6 +31,8 @@ export interface Deps {
   /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
   signal: AbortSignal;
   globals: GlobalOptions;
+  /** What a report/export run tells its watchers (JSON log, metrics file, pings): run/events.ts. */
+  events: RunEvents;
   /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;
   store(): Promise<Store>;
@@ -53,7 +48,12 @@ export interface Deps {
   settings(extra?: SettingValues, opts?: { allowNewProfile?: boolean }): Promise<Settings>;
   http(): Promise<Http>;
   session(): Promise<Session>;
-  service(): Promise<Service>;
+  /**
+   * The service. `cache` (report only): 'use' or 'refresh' put the answer cache in front of it when
+   * the cache is on (--cache, PRS_CACHE or the profile's `cache`); a cache hit then builds no HTTP
+   * client, session or limiter at all. Without it (or 'off', --no-cache): the service itself.
+   */
+  service(o?: { cache?: CacheUse }): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
 }
@@ -78,6 +78,10 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   if (g.retries !== undefined) v.retries = g.retries;
   if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
   if (g.limiter !== undefined) v.limiter = g.limiter;
+  if (g.cache !== undefined) v.cache = g.cache;
+  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
+  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
+  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
   return v;
 }
 
@@ -119,19 +123,23 @@ export function createDeps(
     storedProfile(await store(), profileName(), po.allowNew);
   const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
     const stored = await profile({ allowNew: so.allowNewProfile });
-    return resolveSettings(
+    const resolved = resolveSettings(
       { ...globalSettingValues(globals), ...extra, profile: globals.profile },
       env,
       stored?.settings ?? {},
     );
+    // A profile's log-format applies from here on (the flag and PRS_LOG_FORMAT did from the start).
+    io.useLogFormat(resolved.logFormat);
+    return resolved;
   };
+  const events = createRunEvents();
   let httpClient: Http | undefined;
   const http = once(async () => {
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./service/http.js');
     await o.beforeHttp?.();
-    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher });
+    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher, events });
     return httpClient;
   });
   const session = once(async () => {
@@ -146,7 +154,7 @@ export function createDeps(
     });
   });
   let serviceInstance: Service | undefined;
-  const service = once(async () => {
+  const realService = once(async () => {
     const { createService } = await import('./service/service.js');
     serviceInstance = createService({
       settings: await settings(),
@@ -158,12 +166,25 @@ export function createDeps(
     });
     return serviceInstance;
   });
+  const cached = once(async () => {
+    const s = await settings();
+    const { storeFor } = await import('./cache/answers.js');
+    return storeFor(s, clock);
+  });
+  const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
+    if (so.cache === undefined || so.cache === 'off') return realService();
+    const store = await cached();
+    if (!store) return realService();
+    const { cachedService } = await import('./cache/answers.js');
+    return cachedService({ settings: await settings(), use: so.cache, store, clock, io, real: realService });
+  };
   return {
     io,
     env,
     clock,
     signal,
     globals,
+    events,
     profileName,
     store,
     profile,

@@ -1,9 +1,10 @@
 /**
- * Help beyond commander's own: the examples under each command's --help, the exit-code table (behind
- * `prs help exit-codes` and the root --help footer) and the `prs help <topic>` lookup.
+ * Help beyond commander's own: the examples under each command's --help, the text of the exit-code
+ * table (errors.ts EXIT_CODES; `prs help exit-codes` and the root --help footer) and the
+ * `prs help <topic>` lookup.
  */
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from './errors.js';
+import { EXIT_CODES, UsageError } from './errors.js';
 import { suggest } from './input.js';
 
 /** Topics of `prs help` besides the commands. */
@@ -71,6 +72,10 @@ export const EXAMPLES: Record<string, Example[]> = {
       'unattended re-login for cron: also keep the password in the private config (mode 0600)',
       'prs login --profile nightly --save-password',
     ],
+    [
+      'a service account for cron (no user, no password; client secret from PRS_CLIENT_SECRET)',
+      'prs login --profile nightly --client-credentials --client-id report-robot',
+    ],
     ['against the sandbox (`prs sandbox` prints the exact line)', 'prs login --profile sandbox'],
   ],
   logout: [
@@ -131,6 +136,14 @@ export const EXAMPLES: Record<string, Example[]> = {
       "prs report 42 -t constituent.close -d yesterday -f ndjson | jq -c 'select(.indexWeighting > 0.05)'",
     ],
     ['the body exactly as the service sent it', 'prs report 42 -t index -d 2024-05-02 --raw > body.json'],
+    [
+      'ask once, reformat freely: past dates answered from disk for a week (no request, no rate-limit slot)',
+      'prs --cache 7d report 42 -t index -d 2024-05-02 -f csv',
+    ],
+    [
+      'plan a backfill first: items, requests left after cache hits, waits and ETA; nothing sent',
+      'prs --cache 7d report 42 1 -t constituent.close --from 2024-01-01 --to 2024-06-30 -f csv -o h1.csv --dry-run',
+    ],
   ],
   export: [
     ['the JSON file into the current folder (named by the server)', 'prs export 42 -t index -d yesterday'],
@@ -151,6 +164,23 @@ export const EXAMPLES: Record<string, Example[]> = {
       'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
       '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d previous-weekday -f csv --dir /data/prs',
     ],
+  ],
+  cache: [
+    ['keep answers for past dates for a week, in this profile', 'prs config set cache 7d'],
+    ['what the cache holds', 'prs cache info'],
+    ["forget this profile's answers", 'prs cache clear'],
+  ],
+  'cache info': [
+    ['directory, entries, size, oldest and newest', 'prs cache info'],
+    ['as JSON', 'prs cache info --json | jq .bytes'],
+  ],
+  'cache clear': [
+    ["this profile's answers", 'prs cache clear'],
+    ["every profile's", 'prs cache clear --all'],
+  ],
+  quota: [
+    ['how much of the rate limit is used, and when the next request may go', 'prs quota'],
+    ['the window shared through Redis, as JSON', 'prs --limiter redis://cache.internal:6379 quota --json'],
   ],
   completion: [
     ['this bash session only', 'source <(prs completion bash)'],
@@ -175,61 +205,7 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
 };
 
-export interface ExitCodeInfo {
-  code: number;
-  /** A word or two, for the root --help footer. */
-  short: string;
-  /** One line: what happened and what to do. */
-  meaning: string;
-}
-
-export const EXIT_CODES: readonly ExitCodeInfo[] = [
-  { code: ExitCode.ok, short: 'ok', meaning: 'success' },
-  {
-    code: ExitCode.internal,
-    short: 'internal error',
-    meaning: 'unexpected internal error — run again with PRS_DEBUG=1 and report it',
-  },
-  {
-    code: ExitCode.usage,
-    short: 'usage',
-    meaning: 'usage or bad input, checked before any request; also a 400 from the service',
-  },
-  { code: ExitCode.noData, short: 'no data', meaning: 'no data for that portfolio, type and date' },
-  {
-    code: ExitCode.auth,
-    short: 'auth',
-    meaning: 'authentication needed or refused (no session, token endpoint refusal, 401 after re-login)',
-  },
-  { code: ExitCode.forbidden, short: 'forbidden', meaning: 'forbidden (403) — check the tenant' },
-  { code: ExitCode.notFound, short: 'not found', meaning: 'not found (404) — check the portfolio id' },
-  {
-    code: ExitCode.rateLimited,
-    short: 'rate limited',
-    meaning: 'rate limited (429 persisted after retries)',
-  },
-  {
-    code: ExitCode.service,
-    short: 'service',
-    meaning: 'service error: 5xx after retries, or a malformed or corrupt response',
-  },
-  { code: ExitCode.network, short: 'network', meaning: 'network: connection refused, DNS, TLS or timeout' },
-  {
-    code: ExitCode.file,
-    short: 'local file',
-    meaning: 'local file: exists (no --force), unwritable, missing directory or disk full',
-  },
-  {
-    code: ExitCode.interrupted,
-    short: 'interrupted',
-    meaning: 'interrupted (Ctrl-C); temporary files removed',
-  },
-  {
-    code: ExitCode.terminated,
-    short: 'terminated',
-    meaning: "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
-  },
-];
+export { EXIT_CODES, type ExitCodeInfo } from './errors.js';
 
 export function exitCodesText(): string {
   const width = Math.max(...EXIT_CODES.map((e) => String(e.code).length));

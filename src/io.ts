@@ -2,8 +2,11 @@
  * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
  * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
  */
+import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import kleur from 'kleur';
+import { fileError, StdoutClosedError } from './errors.js';
+import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './observe/log.js';
 
 export interface Progress {
   /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
@@ -17,6 +20,12 @@ export interface IO {
   out(text: string | Uint8Array): void;
   /** The stdout stream itself, for streaming raw bytes with backpressure (`export -o -`). */
   readonly stdout: Writable;
+  /**
+   * Aborted once stdout can take no more: its reader went away (reason: StdoutClosedError, exit 0)
+   * or a write failed (reason: a FileError "cannot write to stdout: …", exit 10). Writes after that
+   * are dropped; a run stops on it (src/run/engine.ts) and main ends with its reason.
+   */
+  readonly stdoutGone: AbortSignal;
   /** A line on stderr, always (errors, confirmations that scripts may want to see). */
   err(line: string): void;
   /** A note or hint on stderr; silenced by -q. */
@@ -46,6 +55,12 @@ export interface IO {
   progress(text: string): Progress;
   /** Resolves when everything written to stdout/stderr has been flushed. */
   flush(): Promise<void>;
+  /** `json`: every stderr line goes out as one JSON object (observe/log.ts); no progress, no colour. */
+  readonly logFormat: 'text' | 'json';
+  /** The profile's `log-format`, known once the settings are resolved (flag and env are known at once). */
+  useLogFormat(format: 'text' | 'json'): void;
+  /** A structured entry (a run's item, wait, summary): one JSON line in json format; nothing in text. */
+  log(entry: LogEntry): void;
 }
 
 export interface IOOptions {
@@ -55,6 +70,70 @@ export interface IOOptions {
   color?: boolean;
   /** NO_COLOR, FORCE_COLOR and TERM are read from it. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** --log-format (else PRS_LOG_FORMAT): `json` from the start; a profile's value comes via useLogFormat. */
+  logFormat?: 'text' | 'json';
+  /** The process's stdout guard (main makes it first, before any output); else one is made here. */
+  stdout?: StdoutGuard;
+}
+
+/** stdout behind a writer that owns its write errors (see IO.stdoutGone). */
+export interface StdoutGuard {
+  stream: Writable;
+  gone: AbortSignal;
+  /** Resolves when every chunk written so far was handed to stdout (or dropped). */
+  idle(): Promise<void>;
+}
+
+/**
+ * Wraps `out` (process.stdout) so that no write error escapes as an exception or an 'error' event
+ * (unhandled, Node prints the bundle's source and a stack): EPIPE/ECONNRESET (the reader left) and
+ * any other failure (ENOSPC on /dev/full, EFBIG past `ulimit -f`, EIO) abort `gone` with their
+ * meaning, and what comes after is dropped. A write failure can come three ways: thrown by write
+ * (a file's synchronous stream), to write's callback, or as an 'error' event; all three land here.
+ * Backpressure is kept: a chunk is done when `out` has taken it.
+ */
+export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
+  const ac = new AbortController();
+  const fault = (err: unknown) => {
+    if (ac.signal.aborted) return;
+    const code = (err as NodeJS.ErrnoException)?.code;
+    ac.abort(
+      code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED'
+        ? new StdoutClosedError()
+        : fileError(err, 'stdout', 'cannot write to'),
+    );
+  };
+  out.on('error', fault);
+  // stdout to a file (or /dev/full) is Node's SyncWriteStream, which ignores a short write: past
+  // `ulimit -f` or the end of a small disk, the rest of the chunk is lost and the write "succeeds".
+  // Written here instead, in a loop: the write after a short one fails with EFBIG/ENOSPC.
+  const fd = out.constructor?.name === 'SyncWriteStream' ? (out as { fd?: number }).fd : undefined;
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (ac.signal.aborted || chunk.length === 0) return done();
+      if (typeof fd === 'number') {
+        try {
+          for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+        } catch (err) {
+          fault(err);
+        }
+        return done();
+      }
+      try {
+        out.write(chunk, (err) => {
+          if (err) fault(err);
+          done();
+        });
+      } catch (err) {
+        fault(err);
+        done();
+      }
+    },
+  });
+  stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
+  // An empty chunk passes through write() in order: its callback comes after every earlier chunk's.
+  const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
+  return { stream, gone: ac.signal, idle };
 }
 
 /**
@@ -83,10 +162,12 @@ const noProgress: Progress = { update() {}, stop() {} };
 
 export function createIO(opts: IOOptions): IO {
   const { stdout, stderr } = process;
+  const guard = opts.stdout ?? guardStdout(stdout);
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
   const env = opts.env ?? {};
-  const color = colorFor(opts.color, env, isStderrTTY);
+  let json = opts.logFormat === 'json';
+  const colorWanted = colorFor(opts.color, env, isStderrTTY);
   // process.stdin is created on first use (~1.5 ms): only login's prompt and --password-stdin read it.
   let stdinTTY: boolean | undefined;
   const isStdinTTY = () => {
@@ -94,19 +175,23 @@ export function createIO(opts: IOOptions): IO {
     return stdinTTY;
   };
   const promptTTY = createPrompter();
+  // The stderr side: one writer, so every line takes the same path to text or to JSON.
+  const line = (kind: LineKind, text: string) => {
+    if (json) stderr.write(formatLogLine(entryFromText(kind, text), Date.now()));
+    else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
   return {
     out: (text) => {
-      stdout.write(text);
+      guard.stream.write(text);
     },
-    stdout,
-    err: (line) => {
-      stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+    stdout: guard.stream,
+    stdoutGone: guard.gone,
+    err: (l) => line('err', l),
+    note: (l) => {
+      if (!quiet) line('note', l);
     },
-    note: (line) => {
-      if (!quiet) stderr.write(line.endsWith('\n') ? line : `${line}\n`);
-    },
-    debug: (line) => {
-      if (opts.verbose) stderr.write(`${line}\n`);
+    debug: (l) => {
+      if (opts.verbose) line('debug', l);
     },
     isStdoutTTY: !!stdout.isTTY,
     isStderrTTY,
@@ -116,9 +201,11 @@ export function createIO(opts: IOOptions): IO {
     get canPrompt() {
       return isStdinTTY() && isStderrTTY;
     },
-    color,
+    get color() {
+      return colorWanted && !json;
+    },
     colorStdout: colorFor(opts.color, env, !!stdout.isTTY),
-    red: redIf(color),
+    red: (text) => redIf(colorWanted && !json)(text),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     verbose: !!opts.verbose,
@@ -128,8 +215,17 @@ export function createIO(opts: IOOptions): IO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
-    progress: (text) => (isStderrTTY && !quiet ? spinner(text, color) : noProgress),
-    flush: () => Promise.all([drain(stdout), drain(stderr)]).then(() => undefined),
+    progress: (text) => (isStderrTTY && !quiet && !json ? spinner(text, colorWanted) : noProgress),
+    flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
+    get logFormat() {
+      return json ? 'json' : 'text';
+    },
+    useLogFormat: (format) => {
+      json = format === 'json';
+    },
+    log: (entry) => {
+      if (json) stderr.write(formatLogLine(entry, Date.now()));
+    },
   };
 }
 
@@ -244,6 +340,11 @@ export function createTestIO(
   > & {
     answers?: string[];
     stdin?: string;
+    logFormat?: 'text' | 'json';
+    /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
+    now?: () => number;
+    /** Abort it to play a stdout that went away or failed. */
+    stdoutGone?: AbortSignal;
   } = {},
 ): TestIO {
   const out: Buffer[] = [];
@@ -257,19 +358,23 @@ export function createTestIO(
   });
   const isStdinTTY = o.isStdinTTY ?? false;
   const isStderrTTY = o.isStderrTTY ?? false;
+  let json = o.logFormat === 'json';
+  const now = o.now ?? (() => Date.UTC(2024, 4, 3, 6, 0, 0));
+  const line = (kind: LineKind, l: string) => {
+    err += json ? formatLogLine(entryFromText(kind, l), now()) : l.endsWith('\n') ? l : `${l}\n`;
+  };
   return {
     out: (t) => {
       out.push(Buffer.from(t));
     },
     stdout,
-    err: (l) => {
-      err += l.endsWith('\n') ? l : `${l}\n`;
-    },
+    stdoutGone: o.stdoutGone ?? new AbortController().signal,
+    err: (l) => line('err', l),
     note: (l) => {
-      if (!o.quiet) err += l.endsWith('\n') ? l : `${l}\n`;
+      if (!o.quiet) line('note', l);
     },
     debug: (l) => {
-      if (o.verbose) err += `${l}\n`;
+      if (o.verbose) line('debug', l);
     },
     isStdoutTTY: o.isStdoutTTY ?? false,
     isStderrTTY,
@@ -289,7 +394,7 @@ export function createTestIO(
     },
     readStdin: async () => o.stdin ?? '',
     progress: (text) => {
-      if (!isStderrTTY || o.quiet) return noProgress;
+      if (!isStderrTTY || o.quiet || json) return noProgress;
       err += `[progress] ${text}\n`;
       return {
         update: (t) => {
@@ -299,6 +404,15 @@ export function createTestIO(
       };
     },
     flush: async () => {},
+    get logFormat() {
+      return json ? 'json' : 'text';
+    },
+    useLogFormat: (format) => {
+      json = format === 'json';
+    },
+    log: (entry) => {
+      if (json) err += formatLogLine(entry, now());
+    },
     stdoutText: () => Buffer.concat(out).toString('utf8'),
     stdoutBytes: () => Buffer.concat(out),
     stderrText: () => err,

@@ -2,83 +2,29 @@
  * The entry point. The only try/catch that decides exit codes and the only process.exit: every error
  * becomes one `prs: <message>` line (plus at most one hint) and the exit code of CLI.md.
  */
-import { CommanderError } from 'commander';
-import { buildProgram, type CommandName, type Runner } from './cli.js';
+import { type Command, CommanderError } from 'commander';
+import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
-import {
-  AuthError,
-  ExitCode,
-  FileError,
-  ForbiddenError,
-  HttpError,
-  InterruptedError,
-  ItemsFailedError,
-  NetworkError,
-  NoDataError,
-  NotFoundError,
-  PrsError,
-  RateLimitError,
-  ServiceError,
-  UsageError,
-} from './errors.js';
+import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
-import { createIO, type IO } from './io.js';
+import { createIO, guardStdout, type IO } from './io.js';
+import type { RunObserver } from './observe/index.js';
+import { errorEntry, formatLogLine, jsonLogWanted } from './observe/log.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug } from './settings.js';
 
 declare const __PRS_VERSION__: string;
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
 
-type CommandFn = (options: never, deps: Deps) => Promise<unknown>;
-
-/** Each command's module, loaded only when that command runs. */
-const COMMANDS: Record<CommandName, () => Promise<CommandFn>> = {
-  login: () => import('./commands/login.js').then((m) => m.login as CommandFn),
-  logout: () => import('./commands/logout.js').then((m) => m.logout as CommandFn),
-  'auth.status': () => import('./commands/auth.js').then((m) => m.authStatus as CommandFn),
-  'auth.token': () => import('./commands/auth.js').then((m) => m.authToken as CommandFn),
-  config: () => import('./commands/config.js').then((m) => m.config as CommandFn),
-  report: () => import('./commands/report.js').then((m) => m.report as CommandFn),
-  export: () => import('./commands/export.js').then((m) => m.exportCommand as CommandFn),
-  completion: () => import('./commands/completion.js').then((m) => m.completion as CommandFn),
-  sandbox: () => import('./commands/sandbox.js').then((m) => m.sandbox as CommandFn),
-  'help.exit-codes': () => import('./commands/help.js').then((m) => m.exitCodes as CommandFn),
-};
-
-/** The contract's exit code for any thrown value. The single place where this is decided. */
-export function exitCodeFor(err: unknown): number {
-  switch (true) {
-    case err instanceof ItemsFailedError:
-      return exitCodeFor(err.first);
-    case err instanceof CommanderError:
-      return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
-    case err instanceof UsageError:
-      return ExitCode.usage;
-    case err instanceof NoDataError:
-      return ExitCode.noData;
-    case err instanceof AuthError:
-      return ExitCode.auth;
-    case err instanceof ForbiddenError:
-      return ExitCode.forbidden;
-    case err instanceof NotFoundError:
-      return ExitCode.notFound;
-    case err instanceof RateLimitError:
-      return ExitCode.rateLimited;
-    case err instanceof HttpError:
-      // Any other status that reached here: 400 is the caller's input, the rest the service's fault.
-      return err.status === 400 ? ExitCode.usage : err.status === 401 ? ExitCode.auth : ExitCode.service;
-    case err instanceof ServiceError:
-      return ExitCode.service;
-    case err instanceof NetworkError:
-      return ExitCode.network;
-    case err instanceof FileError:
-      return ExitCode.file;
-    case err instanceof InterruptedError:
-      return ExitCode.interrupted;
-    default:
-      return ExitCode.internal;
-  }
+/**
+ * The exit code prs ends with for whatever the parse or the command threw: commander's own errors
+ * here (help and version are 0, the rest usage), prs's errors their class's (errors.ts).
+ */
+export function processExitCode(err: unknown): number {
+  if (err instanceof CommanderError)
+    return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
+  return exitCodeFor(err);
 }
 
 const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -136,18 +82,18 @@ export function errorLines(err: unknown, debug: boolean): string[] {
 }
 
 /**
- * A reader that went away (`prs --help | head -3`, `prs report … | head`) got what it wanted: the
- * rest of the output is dropped and the command ends as it would have, as `export -o -` does, instead
- * of Node's EPIPE crash. Any other write error on stdout still surfaces. Left on until the process
- * exits (unlike the signal handlers): the EPIPE can arrive while the last output drains.
+ * A reader of stderr that went away (`prs … 2>&1 >/dev/null | head -0`) changes nothing: there is
+ * nowhere left to say anything, and the run ends with the exit code it would have had. Without this,
+ * Node's EPIPE on stderr turned any exit code into 1.
  */
-function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
-  if (err.code !== 'EPIPE') throw err;
-}
+function ignoreStderrErrors(): void {}
 
-/** The signals prs owns, and the exit code each ends a run with (CLI.md). */
-const SIGNAL_EXIT_CODES = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
-export type OwnedSignal = keyof typeof SIGNAL_EXIT_CODES;
+/** The signals prs owns: the exit code each ends a run with and the line it says (CLI.md). */
+const SIGNALS = {
+  SIGINT: { code: ExitCode.interrupted, word: 'interrupted' },
+  SIGTERM: { code: ExitCode.terminated, word: 'terminated' },
+} as const;
+export type OwnedSignal = keyof typeof SIGNALS;
 
 /**
  * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called.
@@ -160,81 +106,119 @@ export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   const listener = (signal: OwnedSignal) => handler(signal);
   const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {
     // Called before the listener is added: remove it once it is there (before any signal can come).
-    if (Object.hasOwn(SIGNAL_EXIT_CODES, event) && added !== listener)
+    if (Object.hasOwn(SIGNALS, event) && added !== listener)
       process.nextTick(() => process.off(event, added));
   };
   process.on('newListener', foreign);
-  for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.on(signal, listener);
+  for (const signal of Object.keys(SIGNALS)) process.on(signal, listener);
   return () => {
     process.off('newListener', foreign);
-    for (const signal of Object.keys(SIGNAL_EXIT_CODES)) process.off(signal, listener);
+    for (const signal of Object.keys(SIGNALS)) process.off(signal, listener);
   };
 }
 
 export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
-  const interruptedLine = 'prs: interrupted\n';
+  const signalLine = () => `prs: ${SIGNALS[received ?? 'SIGINT'].word}`;
   let said = false; // the line is said once, also when a second signal comes while the run winds down
   const leaveNow = () => {
     temporaries.removeAllSync();
-    if (!said) process.stderr.write(interruptedLine);
-    process.exit(SIGNAL_EXIT_CODES[received ?? 'SIGINT']);
+    const code = SIGNALS[received ?? 'SIGINT'].code;
+    observer?.finishNow(code);
+    if (!said)
+      process.stderr.write(
+        json() ? formatLogLine(errorEntry([signalLine()], code), Date.now()) : `${signalLine()}\n`,
+      );
+    process.exit(code);
   };
   const releaseSignals = ownSignals((signal) => {
     if (received) return leaveNow(); // a second Ctrl-C: leave now
     received = signal;
-    controller.abort(new InterruptedError());
+    controller.abort(new InterruptedError(SIGNALS[signal].word));
     // Commands clean up through their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
-  process.stdout.on('error', ignoreBrokenPipe);
+  process.stderr.on('error', ignoreStderrErrors);
+  // stdout's write errors are the guard's (io.ts guardStdout), from the first byte: a reader that went
+  // away ends the run silently with exit 0, any other failure with exit 10; never Node's crash.
+  // Left on until the process exits: an error can arrive while the last output drains.
+  const stdout = guardStdout(process.stdout);
 
   let io: IO | undefined;
   let deps: Deps | undefined;
+  // The watchers of a report/export run (JSON log entries, metrics file, pings): observe/index.ts.
+  let observer: RunObserver | undefined;
+  const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
-  const run: Runner = async (name, options, globals) => {
-    const command = COMMANDS[name]();
-    io = createIO({ quiet: globals.quiet, verbose: globals.verbose, color: globals.color, env });
+  const run: Runner = async (command, options, globals) => {
+    const implementation = command.load(); // loads while the IO and deps are set up
+    io = createIO({
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      color: globals.color,
+      env,
+      stdout,
+      logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
+    });
     deps = createDeps(io, env, globals, controller.signal, switches);
-    await (await command)(options as never, deps);
+    // A dry run is not a run: no metrics file, no pings.
+    if ((command.name === 'report' || command.name === 'export') && !(options as { dryRun?: boolean }).dryRun)
+      observer = await (await import('./observe/index.js')).watchRun(
+        deps,
+        command.name,
+        options as { type?: string },
+      );
+    await (await implementation)(options, deps);
   };
 
-  const program = buildProgram({ version: VERSION, run });
-  program.exitOverride();
-  program.configureOutput({
-    // Commander's own errors are re-printed below in the contract's format.
-    outputError: () => {},
-  });
-  for (const sub of program.commands) applyRecursively(sub);
+  const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
 
+  /** Every write handed to stdout, and its error if one came (an 'error' event comes a tick later). */
+  const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
     await program.parseAsync(argv);
+    await written();
+    // Output cut short is never a success (a reader that went away is: its code is 0, silently).
+    if (stdout.gone.aborted) throw stdout.gone.reason;
+    await observer?.finish(ExitCode.ok, []);
     return ExitCode.ok;
-  } catch (err) {
+  } catch (caught) {
+    await written();
+    // A stdout that failed decides the end: what the command threw is its consequence.
+    const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
-    const code = received ? SIGNAL_EXIT_CODES[received] : exitCodeFor(err);
+    const code = received ? SIGNALS[received].code : processExitCode(err);
     if (code !== ExitCode.ok) {
-      const lines = received ? [interruptedLine.trimEnd()] : errorLines(err, debug);
+      const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
       const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
       const quiet = io ? io.quiet : quietInArgv(argv);
-      process.stderr.write(`${errIo.red(lines[0])}\n`);
-      for (const line of lines.slice(1))
-        if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
-    }
+      if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
+      else {
+        process.stderr.write(`${errIo.red(lines[0])}\n`);
+        for (const line of lines.slice(1))
+          if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
+      }
+      await observer?.finish(code, lines);
+    } else await observer?.finish(code, []);
     return code;
   } finally {
     releaseSignals();
     await deps?.close().catch(() => {});
     await io?.flush();
   }
+}
 
-  function applyRecursively(cmd: typeof program): void {
-    cmd.exitOverride();
-    cmd.configureOutput({ outputError: () => {} });
-    for (const sub of cmd.commands) applyRecursively(sub);
-  }
+/**
+ * Commander's errors (and --help, --version) thrown instead of exiting, by every command, and not
+ * printed: main prints them in the contract's format, once, and decides the exit code.
+ */
+function throwInsteadOfExit(cmd: Command): Command {
+  cmd.exitOverride();
+  cmd.configureOutput({ outputError: () => {} });
+  for (const sub of cmd.commands) throwInsteadOfExit(sub);
+  return cmd;
 }

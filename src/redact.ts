@@ -53,3 +53,16 @@ export function redactUrlPassword(url: string): string {
     return url.replace(/\/\/[^/@]*@/, '//***@');
   }
 }
+
+/**
+ * A monitor's ping URL as it may be shown: its path (the check's uuid or key: whoever has it can ping)
+ * and any password replaced, the host kept so a reader knows which monitor it was.
+ */
+export function redactPingUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/${MASK}`;
+  } catch {
+    return MASK;
+  }
+}

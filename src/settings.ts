@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
-import { redactUrlPassword } from './redact.js';
+import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -21,6 +21,12 @@ export const SETTING_KEYS = [
   'timeout',
   'retries',
   'limiter',
+  'cache',
+  'cache-size',
+  'grant',
+  'log-format',
+  'metrics-file',
+  'ping-url',
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -37,9 +43,29 @@ export const SETTING_ENV: Record<SettingKey, string> = {
   timeout: 'PRS_TIMEOUT',
   retries: 'PRS_RETRIES',
   limiter: 'PRS_LIMITER',
+  cache: 'PRS_CACHE',
+  'cache-size': 'PRS_CACHE_SIZE',
+  grant: 'PRS_GRANT',
+  'log-format': 'PRS_LOG_FORMAT',
+  'metrics-file': 'PRS_METRICS_FILE',
+  'ping-url': 'PRS_PING_URL',
 };
 
-export const DEFAULTS = { timeout: '60', retries: '3', 'rate-limit': '4/60s', profile: 'default' } as const;
+export const DEFAULTS = {
+  timeout: '60',
+  retries: '3',
+  'rate-limit': '4/60s',
+  cache: 'off',
+  'cache-size': '1GiB',
+  grant: 'password',
+  'log-format': 'text',
+  profile: 'default',
+} as const;
+
+export type LogFormat = 'text' | 'json';
+
+/** How prs signs in: a user's password grant, or a service account's client-credentials grant. */
+export type GrantType = 'password' | 'client_credentials';
 
 export interface RateLimit {
   limit: number;
@@ -63,6 +89,18 @@ export interface Settings {
   rateLimit: RateLimit;
   /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
   limiter?: string;
+  /** The answer cache (CLI.md): reuse stored answers up to this age (ms); undefined = off. */
+  cacheMaxAgeMs?: number;
+  /** The answer cache's bound in bytes (`cache-size`): the least recently used entries go first. */
+  cacheMaxBytes: number;
+  /** `client_credentials`: a service account (no user, no password; CLI.md "Session"). */
+  grant: GrantType;
+  /** `json`: every stderr message as one JSON object per line (CLI.md "Unattended runs"). */
+  logFormat: LogFormat;
+  /** After each report/export run, Prometheus text metrics are written here (atomically). */
+  metricsFile?: string;
+  /** A Healthchecks-style monitor (a secret: shown redacted). */
+  pingUrl?: string;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -164,29 +202,38 @@ export function resolveSettings(
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
-  const url = (key: SettingKey): string | undefined => {
+  /** A key whose empty value means unset; otherwise checked by its one parser (checkSetting). */
+  const optional = (key: SettingKey): string | undefined => {
     const raw = pick(key);
     if (raw === undefined || raw === '') return undefined;
     try {
-      return parseUrl(raw);
+      return checkSetting(key, raw);
     } catch (err) {
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
 
+  const grant = checked('grant', parseGrant);
   return {
     profile: resolveProfileName(flags.profile, env),
     ...resolveDirs(env),
-    baseUrl: url('base-url'),
-    authUrl: url('auth-url'),
-    realm: pick('realm') || undefined,
+    baseUrl: optional('base-url'),
+    authUrl: optional('auth-url'),
+    realm: optional('realm'),
     clientId: pick('client-id') || undefined,
     tenant: pick('tenant') || undefined,
-    username: pick('username') || undefined,
+    // A service account has no user: a PRS_USERNAME left in the environment names nobody.
+    username: grant === 'client_credentials' ? undefined : pick('username') || undefined,
     timeoutMs: checked('timeout', parseTimeout),
     retries: checked('retries', parseRetries),
     rateLimit: checked('rate-limit', parseRateLimit),
     limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
+    cacheMaxAgeMs: checked('cache', parseMaxAge),
+    cacheMaxBytes: checked('cache-size', parseSize),
+    grant,
+    logFormat: checked('log-format', parseLogFormat),
+    metricsFile: optional('metrics-file'),
+    pingUrl: optional('ping-url'),
     token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -197,13 +244,98 @@ export function resolveSettings(
   };
 }
 
+/**
+ * Each key's check, written once: the resolver, `config set` and login's prompts use it. Returns the
+ * value as it is stored (URLs normalised); throws Error with a one-line message naming the value.
+ */
+export function checkSetting(key: SettingKey, value: string): string {
+  const v = value.trim();
+  const bad = controlCharacters(key, v);
+  if (bad) throw new Error(bad);
+  switch (key) {
+    case 'base-url':
+      return parseUrl(v);
+    case 'auth-url':
+      return parseAuthUrl(v);
+    case 'realm':
+      return parseRealm(v);
+    case 'rate-limit':
+      parseRateLimit(v);
+      return v;
+    case 'timeout':
+      parseTimeout(v);
+      return v;
+    case 'retries':
+      parseRetries(v);
+      return v;
+    case 'limiter':
+      return parseLimiterUrl(v);
+    case 'grant':
+      return parseGrant(v);
+    case 'log-format':
+      return parseLogFormat(v);
+    case 'ping-url':
+      return parsePingUrl(v);
+    case 'cache':
+      parseMaxAge(v);
+      return v;
+    case 'cache-size':
+      parseSize(v);
+      return v;
+    default:
+      if (v === '') throw new Error(`invalid ${key} "${value}"`);
+      return v;
+  }
+}
+
+/** `text` (the default) or `json`. */
+export function parseLogFormat(value: string): LogFormat {
+  const v = value.trim();
+  if (v === 'text' || v === 'json') return v;
+  throw new Error(`invalid log format "${value}": expected text or json`);
+}
+
+/**
+ * A monitor's ping URL (Healthchecks: https://hc-ping.com/<uuid>). It is a secret, so a bad one is
+ * named without its path: whoever reads the log must not be able to ping it.
+ */
+export function parsePingUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error('invalid ping URL: expected http(s)://host/…');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`invalid ping URL (${u.protocol}//…): use http or https`);
+  if (u.search || u.hash) throw new Error(`invalid ping URL (${u.host}/…): no query or fragment expected`);
+  return u.toString().replace(/\/+$/, '');
+}
+
+/** The Keycloak base URL, before /realms: the token URL pasted whole is refused with the way out. */
+export function parseAuthUrl(value: string): string {
+  const url = parseUrl(value);
+  if (/\/realms(\/|$)/.test(new URL(url).pathname))
+    throw new Error(`invalid auth URL "${value}": give the part before /realms`);
+  return url;
+}
+
+/** A realm is a name: a URL typed there (a common slip at the prompt) is refused. */
+export function parseRealm(value: string): string {
+  // Keycloak allows odd realm names (they are URL-encoded into the path), but never a URL.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value === '')
+    throw new Error(`invalid realm "${value}": a realm is a name such as "acme", not a URL`);
+  return value;
+}
+
 /** C0 controls and DEL: never part of a header value, a URL or a name. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Why a setting's value cannot be used, when it holds a control character (also `config set`'s check). */
 export function controlCharacters(key: SettingKey, value: string): string | undefined {
   if (!CONTROL.test(value)) return undefined;
-  const shown = key === 'limiter' ? redactUrlPassword(value) : value;
+  const shown =
+    key === 'limiter' ? redactUrlPassword(value) : key === 'ping-url' ? redactPingUrl(value) : value;
   return `invalid ${key} "${shown}": control characters are not allowed`;
 }
 
@@ -250,6 +382,13 @@ export function parseLimiterUrl(value: string): string {
   return value;
 }
 
+/** `password` or `client_credentials` (the OAuth grant_type names; `client-credentials` is accepted too). */
+export function parseGrant(value: string): GrantType {
+  const v = value.trim().replace('-', '_');
+  if (v === 'password' || v === 'client_credentials') return v;
+  throw new Error(`invalid grant "${value}": expected password or client_credentials`);
+}
+
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */
 export function parseRateLimit(value: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
@@ -262,13 +401,59 @@ export function parseRateLimit(value: string): RateLimit {
   return { limit, windowMs };
 }
 
-/** Seconds (may be fractional) → milliseconds; must be > 0. */
-export function parseTimeout(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(n > 0)) {
-    throw new Error(`invalid timeout "${value}": expected a number of seconds greater than 0`);
+/**
+ * The answer cache's max-age: `30m`, `12h`, `7d` (also `s`, `w`) → milliseconds; `off` → undefined.
+ * A bare number has no unit anyone could guess, so it is refused.
+ */
+export function parseMaxAge(value: string): number | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'off') return undefined;
+  const m = /^(\d{1,6})(s|m|h|d|w)$/.exec(v);
+  const ms = m
+    ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's']
+    : 0;
+  if (!(ms > 0)) {
+    throw new Error(`invalid cache max-age "${value}": expected a duration such as 30m, 12h or 7d, or off`);
   }
-  return Math.round(n * 1000);
+  return ms;
+}
+
+/** A size: `1GiB`, `500MiB`, `64KiB`, `2GB`, `1048576` (bytes) → bytes; must be > 0. */
+export function parseSize(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(value);
+  const unit = (m?.[2] ?? 'b').toLowerCase();
+  const scale: Record<string, number> = {
+    b: 1,
+    k: 1024,
+    kb: 1e3,
+    kib: 1024,
+    m: 1024 ** 2,
+    mb: 1e6,
+    mib: 1024 ** 2,
+  };
+  Object.assign(scale, { g: 1024 ** 3, gb: 1e9, gib: 1024 ** 3, t: 1024 ** 4, tb: 1e12, tib: 1024 ** 4 });
+  const bytes = m ? Math.floor(Number(m[1]) * scale[unit]!) : 0;
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) {
+    throw new Error(`invalid cache size "${value}": expected a size such as 1GiB, 500MiB or 64KiB`);
+  }
+  return bytes;
+}
+
+/**
+ * The longest timeout: one day. Longer is no timeout at all in practice, and past 24.8 days Node's
+ * timers overflow and fire at once (a TimeoutOverflowWarning, then a 1 ms timeout).
+ */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+
+/** Seconds (digits, may be fractional) → milliseconds; from 1 ms to MAX_TIMEOUT_SECONDS. */
+export function parseTimeout(value: string): number {
+  const ms = Math.round(Number(value) * 1000);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(ms >= 1) || ms > MAX_TIMEOUT_SECONDS * 1000) {
+    throw new Error(
+      `invalid timeout "${value}": expected seconds from 0.001 to ${MAX_TIMEOUT_SECONDS}, in digits (e.g. 60 or 2.5)`,
+    );
+  }
+  return ms;
 }
 
 export function parseRetries(value: string): number {

@@ -1,6 +1,7 @@
 /**
  * The token lifecycle of CLI.md "Session": PRS_TOKEN → stored access token → refresh_token grant →
- * password grant (env or saved credentials) → AuthError. Renewals of one profile are serialised across
+ * password grant (env or saved credentials) → AuthError. A service account (grant client_credentials)
+ * has no refresh token: its renewal is a new client_credentials grant with the kept (or env) secret. Renewals of one profile are serialised across
  * processes by a lock beside the config file; inside it the stored session is read again, so a cron
  * job that loses the race simply uses the token the winner just stored (and never spends a rotated
  * refresh token twice).
@@ -51,6 +52,7 @@ export interface Credentials {
 export function bindingOf(s: Settings): Partial<SessionBinding> {
   return {
     username: s.username,
+    grant: s.grant === 'client_credentials' ? 'client_credentials' : undefined,
     authUrl: s.authUrl,
     realm: s.realm,
     clientId: s.clientId,
@@ -60,6 +62,7 @@ export function bindingOf(s: Settings): Partial<SessionBinding> {
 
 const BINDING_LABELS: Record<keyof SessionBinding, string> = {
   username: 'user',
+  grant: 'user',
   authUrl: 'auth URL',
   realm: 'realm',
   clientId: 'client id',
@@ -80,18 +83,24 @@ export function foreignTo(s: Settings, stored: ProfileData | undefined): string[
     realm: st.realm,
     clientId: st['client-id'],
     baseUrl: st['base-url'],
+    grant: st.grant === 'client_credentials' ? 'client_credentials' : undefined,
   };
   const want = bindingOf(s);
-  const differ = (Object.keys(BINDING_LABELS) as (keyof SessionBinding)[]).filter(
-    (k) => bound[k] !== undefined && want[k] !== bound[k],
+  const differ = (Object.keys(BINDING_LABELS) as (keyof SessionBinding)[]).filter((k) =>
+    // A user's session never serves a service account, nor the other way round: compared both ways.
+    k === 'grant' ? want.grant !== bound.grant : bound[k] !== undefined && want[k] !== bound[k],
   );
-  return differ.length ? differ.map((k) => BINDING_LABELS[k]) : undefined;
+  const labels = [...new Set(differ.map((k) => BINDING_LABELS[k]))];
+  return labels.length ? labels : undefined;
 }
 
 /** The stored session's owner, for the exit-4 line: "alice at auth.example.com". */
 function ownerOf(stored: ProfileData): string {
   const b = stored.session?.bound;
-  const user = b?.username ?? stored.settings.username ?? 'another user';
+  const user =
+    b?.grant === 'client_credentials'
+      ? `service account ${b.clientId}`
+      : (b?.username ?? stored.settings.username ?? 'another user');
   const url = b?.authUrl ?? stored.settings['auth-url'];
   return url ? `${user} at ${hostOf(url)}` : user;
 }
@@ -102,6 +111,7 @@ export const KEEP_SESSION_HINT =
 
 /** Step 4's inputs: env (PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET) first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
+  if (s.grant === 'client_credentials') return undefined;
   const username = s.username;
   // A saved password belongs to the stored session's user: never sent for another one.
   const own = !foreignTo(s, stored);
@@ -110,12 +120,26 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
 }
 
+/** A service account's secret: the environment's, else the one its login kept (never another session's). */
+export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
+  if (s.grant !== 'client_credentials') return undefined;
+  return s.clientSecret ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.clientSecret);
+}
+
 /** Step 5. In CI nobody can run `prs login`, so name the variables instead. */
-export function notLoggedIn(s: Pick<Settings, 'ci' | 'profile'>, hint?: string): AuthError {
-  const login = s.profile === 'default' ? '`prs login`' : `\`prs login --profile ${s.profile}\``;
+export function notLoggedIn(
+  s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
+  hint?: string,
+): AuthError {
+  const service = s.grant === 'client_credentials';
+  const login =
+    (s.profile === 'default' ? '`prs login' : `\`prs login --profile ${s.profile}`) +
+    (service ? ' --client-credentials`' : '`');
   return s.ci
     ? new AuthError(
-        'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+        service
+          ? 'not logged in — set PRS_CLIENT_ID and PRS_CLIENT_SECRET with PRS_GRANT=client_credentials (or PRS_TOKEN)'
+          : 'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
         { hint },
       )
     : new AuthError(`not logged in or session expired — run ${login}`, { hint });
@@ -132,12 +156,15 @@ export function endpointOf(s: Settings, clientSecret: string | undefined): Token
 }
 
 /** What the rate limiter counts requests for. A digest, never the token itself. */
-export function identityOf(s: Pick<Settings, 'token' | 'username' | 'profile'>): string {
+export function identityOf(
+  s: Pick<Settings, 'token' | 'username' | 'profile'> & Partial<Pick<Settings, 'grant' | 'clientId'>>,
+): string {
   if (s.token) {
     // node:crypto loaded only here: a static import costs every start a few ms.
     const { createHash } = process.getBuiltinModule('node:crypto');
     return `token:${createHash('sha256').update(s.token).digest('hex').slice(0, 12)}`;
   }
+  if (s.grant === 'client_credentials' && s.clientId) return `client:${s.clientId}`;
   return s.username ?? `profile:${s.profile}`;
 }
 
@@ -186,6 +213,11 @@ export function createSession(d: SessionDeps): Session {
 
   /** The stored session is someone else's (CLI.md "Session"): env credentials sign in for this run only. */
   const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
+    if (s.grant === 'client_credentials' && s.clientSecret) {
+      d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
+      memo = await clientCredentials(s.clientSecret);
+      return memo.accessToken;
+    }
     if (s.username && s.password && s.clientSecret) {
       d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
       const next = await requestToken(
@@ -200,8 +232,22 @@ export function createSession(d: SessionDeps): Session {
     throw new AuthError(
       `the session stored in profile ${profile} is for ${ownerOf(stored)}; not used with another ${differ.join(', ')}`,
       {
-        hint: 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
+        hint:
+          s.grant === 'client_credentials'
+            ? 'run `prs login --client-credentials` for these settings, or set PRS_CLIENT_SECRET for this run'
+            : 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
       },
+    );
+  };
+
+  /** A service account's grant: no refresh token comes with it, so every renewal is one of these. */
+  const clientCredentials = (secret: string): Promise<StoredSession> => {
+    d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
+    return requestToken(
+      d.http,
+      endpointOf(s, secret),
+      { type: 'client_credentials' },
+      { now, signal: d.signal },
     );
   };
 
@@ -209,6 +255,22 @@ export function createSession(d: SessionDeps): Session {
     stored: ProfileData | undefined,
     cur: StoredSession | undefined,
   ): Promise<string> => {
+    if (s.grant === 'client_credentials') {
+      const secret = serviceAccountSecret(s, stored);
+      // A refusal (a wrong secret, a client without a service account) leaves the stored session:
+      // it is ended by nothing here, and a corrected secret simply signs in again.
+      if (!secret)
+        throw notLoggedIn(
+          s,
+          s.ci
+            ? undefined
+            : 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs',
+        );
+      const next = await clientCredentials(secret);
+      await saveSession({ ...next, bound: bindingNow() });
+      memo = next;
+      return next.accessToken;
+    }
     const creds = availableCredentials(s, stored);
     const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
     let refusal: TokenRefusedError | undefined;
@@ -261,7 +323,8 @@ export function createSession(d: SessionDeps): Session {
       hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
     else if (refusal || cur?.refreshToken) hint = KEEP_SESSION_HINT;
     else if (!s.ci && !stored?.session)
-      hint = 'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, or PRS_TOKEN';
+      hint =
+        'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, a service account (PRS_GRANT=client_credentials), or PRS_TOKEN';
     throw notLoggedIn(s, hint);
   };
 

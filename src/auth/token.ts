@@ -1,5 +1,6 @@
 /**
- * The token-endpoint client (spec §5): password and refresh_token grants against a Keycloak realm.
+ * The token-endpoint client (spec §5): password, refresh_token and client_credentials (a service
+ * account) grants against a Keycloak realm.
  * Nothing here logs: the HTTP layer writes the -v lines with form secrets masked, and the response
  * body (which holds the tokens) is never printed or put into an error message.
  */
@@ -17,7 +18,9 @@ export interface TokenEndpoint {
 
 export type Grant =
   | { type: 'password'; username: string; password: string }
-  | { type: 'refresh_token'; refreshToken: string };
+  | { type: 'refresh_token'; refreshToken: string }
+  /** A service account: the client id and secret are the whole credential; Keycloak issues no refresh token. */
+  | { type: 'client_credentials' };
 
 /** The token endpoint refused the grant (an OAuth error answer). `error` is the OAuth error code. */
 export class TokenRefusedError extends AuthError {
@@ -69,7 +72,7 @@ export function grantForm(ep: TokenEndpoint, grant: Grant): string {
   if (grant.type === 'password') {
     form.set('username', grant.username);
     form.set('password', grant.password);
-  } else form.set('refresh_token', grant.refreshToken);
+  } else if (grant.type === 'refresh_token') form.set('refresh_token', grant.refreshToken);
   return form.toString();
 }
 
@@ -179,6 +182,9 @@ export async function requestToken(
 }
 
 function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {
+  // Keycloak: 401 for a wrong secret, 400 for a client that may not use this grant.
+  if (grant === 'client_credentials' && error === 'unauthorized_client' && status === 400)
+    return 'the client must have service accounts enabled (Keycloak: Client authentication on, Service accounts roles), or use a user login';
   if (error === 'invalid_client' || error === 'unauthorized_client')
     return 'check the client id and the client secret (PRS_CLIENT_SECRET)';
   if (error === 'invalid_grant' && grant === 'password') return 'check the user name and password';

@@ -16,7 +16,10 @@ export interface StoredSession {
 
 /** A session is used only with the settings it was created with: never sent to another host or user. */
 export interface SessionBinding {
-  username: string;
+  /** The user; absent for a service account, whose session is bound to its client id instead. */
+  username?: string;
+  /** Present for a service account's session (client_credentials); absent: a user's. */
+  grant?: 'client_credentials';
   authUrl: string;
   realm: string;
   clientId: string;
@@ -55,6 +58,6 @@ export interface Session {
   token(): Promise<string>;
   /** After a 401 with `rejected`: one re-authentication (refresh, else password). Throws AuthError when impossible. */
   renew(rejected: string): Promise<string>;
-  /** Who the limiter counts requests for: the user name (or a token digest with PRS_TOKEN). */
+  /** Who the limiter counts requests for: the user name, the service account's client id, or a token digest (PRS_TOKEN). */
   identity(): string;
 }

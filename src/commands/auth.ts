@@ -11,22 +11,21 @@ import {
   foreignTo,
   notLoggedIn,
   refreshUsable,
+  serviceAccountSecret,
 } from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
-
-export interface AuthStatusOptions {
-  json: boolean;
-}
+import type { AuthStatusOptions } from './auth.cli.js';
 
 export type ReadyVia =
   | 'PRS_TOKEN'
   | 'access token'
   | 'refresh token'
   | 'env credentials'
-  | 'saved credentials';
+  | 'saved credentials'
+  | 'client credentials';
 
 export interface AuthStatus {
   profile: string;
@@ -36,6 +35,10 @@ export interface AuthStatus {
   realm: string | null;
   clientId: string | null;
   username: string | null;
+  /** `client_credentials`: a service account signs in (CLI.md "Session"); `password`: a user. */
+  grant: 'password' | 'client_credentials';
+  /** The service account's client id (null for a user): `user: service account <client id>`. */
+  serviceAccount: string | null;
   tenant: string | null;
   /** Where the rate limit is shared: the Redis URL with its password masked; null → a file on this machine. */
   limiter: string | null;
@@ -56,7 +59,7 @@ export interface AuthStatus {
   /** Until when the session can be renewed without a password (ISO; null: not renewable, or no expiry given). */
   renewableUntil: string | null;
   /** What happens once it cannot: sign in again from the saved password, from env, or a `prs login`. */
-  afterThat: 'saved password' | 'env credentials' | 'login';
+  afterThat: 'saved password' | 'env credentials' | 'client secret' | 'login';
   ready: boolean;
   via: ReadyVia | null;
 }
@@ -93,12 +96,16 @@ export function assess(
   const secret = !!(s.clientSecret ?? (foreign ? undefined : stored?.secrets?.clientSecret));
   const creds = canSignIn ? availableCredentials(s, stored) : undefined;
   const envCredentials = [
+    s.sources.grant === 'env' ? 'PRS_GRANT' : '',
     s.sources.username === 'env' ? 'PRS_USERNAME' : '',
     s.password ? 'PRS_PASSWORD' : '',
     s.clientSecret ? 'PRS_CLIENT_SECRET' : '',
   ].filter(Boolean);
   const fromEnv = !!(creds && s.password && s.clientSecret);
   const renewable = refreshValid && canSignIn && secret;
+  // A service account has no refresh token: a new grant with its secret is its renewal.
+  const service = s.grant === 'client_credentials';
+  const serviceReady = service && canSignIn && !!serviceAccountSecret(s, stored);
   const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
   // The same order a report follows; a token with under the margin left that cannot be renewed is
   // still used until it expires (so it counts as ready, with its expiry shown).
@@ -108,13 +115,15 @@ export function assess(
       ? 'access token'
       : renewable
         ? 'refresh token'
-        : creds
-          ? fromEnv
-            ? 'env credentials'
-            : 'saved credentials'
-          : stillValid
-            ? 'access token'
-            : null;
+        : serviceReady
+          ? 'client credentials'
+          : creds
+            ? fromEnv
+              ? 'env credentials'
+              : 'saved credentials'
+            : stillValid
+              ? 'access token'
+              : null;
   return {
     profile: s.profile,
     configPath,
@@ -123,6 +132,8 @@ export function assess(
     realm: s.realm ?? null,
     clientId: s.clientId ?? null,
     username: s.username ?? null,
+    grant: s.grant,
+    serviceAccount: service ? (s.clientId ?? null) : null,
     tenant: s.tenant ?? null,
     limiter: s.limiter ? redactUrlPassword(s.limiter) : null,
     accessTokenExpiresAt: session && session.expiresAt > 0 ? iso(session.expiresAt) : null,
@@ -138,7 +149,13 @@ export function assess(
     sessionForeign: foreign,
     renewableUntil:
       renewable && session?.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
-    afterThat: creds ? (fromEnv ? 'env credentials' : 'saved password') : 'login',
+    afterThat: serviceReady
+      ? 'client secret'
+      : creds
+        ? fromEnv
+          ? 'env credentials'
+          : 'saved password'
+        : 'login',
     ready: via !== null,
     via,
   };
@@ -147,7 +164,11 @@ export function assess(
 /** Aligned "key: value" lines. */
 export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
   const session = stored?.session;
-  const renews = st.via === 'refresh token' || st.via === 'env credentials' || st.via === 'saved credentials';
+  const renews =
+    st.via === 'refresh token' ||
+    st.via === 'env credentials' ||
+    st.via === 'saved credentials' ||
+    st.via === 'client credentials';
   const unset = '(not set)';
   const access = !session
     ? 'none'
@@ -169,10 +190,19 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
       ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'
       : '';
+  // Signing in from the environment needs the client secret too, unless the profile keeps one (it
+  // does not after `prs logout`).
+  const envVars = st.clientSecret
+    ? 'PRS_USERNAME/PRS_PASSWORD'
+    : 'PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET';
   const after = {
     'saved password': 'signs in again with the saved password',
-    'env credentials': 'signs in again with PRS_USERNAME/PRS_PASSWORD',
-    login: '`prs login` needed (or log in with --save-password, or set PRS_USERNAME/PRS_PASSWORD)',
+    'env credentials': `signs in again with ${envVars}`,
+    'client secret': `a new client-credentials grant with ${st.envCredentials.includes('PRS_CLIENT_SECRET') ? 'PRS_CLIENT_SECRET' : 'the kept client secret'} (a service account has no refresh token)`,
+    login:
+      st.grant === 'client_credentials'
+        ? '`prs login --client-credentials` needed (or set PRS_CLIENT_SECRET)'
+        : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
     ? `without a password until ${st.renewableUntil} (${duration(Date.parse(st.renewableUntil) - now)} left); after that ${after}`
@@ -187,6 +217,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
           'refresh token': 'will renew with the refresh token',
           'env credentials': 'will sign in with PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET',
           'saved credentials': 'will sign in with the saved password',
+          'client credentials': 'will sign in as the service account with its client secret',
         }[st.via]
       })`
     : 'no';
@@ -196,7 +227,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     ['auth URL', st.authUrl ?? unset],
     ['realm', st.realm ?? unset],
     ['client id', st.clientId ?? unset],
-    ['user', st.username ?? unset],
+    ['user', st.serviceAccount ? `service account ${st.serviceAccount}` : (st.username ?? unset)],
     ['tenant', st.tenant ?? unset],
     ['rate limiter', st.limiter ? `shared through ${st.limiter}` : 'a file on this machine'],
     ['access token', st.envToken ? `from PRS_TOKEN (stored one: ${access})` : access],

@@ -7,8 +7,7 @@
  */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-
-export type CompletionOptions = { shell: 'bash' | 'zsh' | 'fish' } | { list: string };
+import type { CompletionOptions } from './completion.cli.js';
 
 /** The dynamic lists the scripts may ask for. */
 export const COMPLETION_LISTS = ['profiles'] as const;

@@ -10,26 +10,9 @@ import type { Deps } from '../deps.js';
 import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
-import { redactUrlPassword } from '../redact.js';
-import {
-  controlCharacters,
-  effectiveSettings,
-  parseLimiterUrl,
-  parseRateLimit,
-  parseRetries,
-  parseTimeout,
-  parseUrl,
-  SETTING_ENV,
-  SETTING_KEYS,
-  type SettingKey,
-} from '../settings.js';
-
-export interface ConfigOptions {
-  action: 'list' | 'get' | 'set' | 'unset' | 'path';
-  key?: string;
-  value?: string;
-  json?: boolean;
-}
+import { redactPingUrl, redactUrlPassword } from '../redact.js';
+import { checkSetting, effectiveSettings, SETTING_ENV, SETTING_KEYS, type SettingKey } from '../settings.js';
+import type { ConfigOptions } from './config.cli.js';
 
 export function parseKey(key: string): SettingKey {
   if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;
@@ -39,32 +22,10 @@ export function parseKey(key: string): SettingKey {
   });
 }
 
-/** Checks a value with the same parser the settings resolver uses; returns what to store. */
+/** Checks a value with the settings resolver's own check (settings.ts checkSetting); returns what to store. */
 export function checkValue(key: SettingKey, value: string): string {
-  const v = value.trim();
   try {
-    // Before any parser: URL parsing silently drops a newline, and the resolver refuses them anyway.
-    const bad = controlCharacters(key, v);
-    if (bad) throw new Error(bad);
-    switch (key) {
-      case 'base-url':
-      case 'auth-url':
-        return parseUrl(v);
-      case 'rate-limit':
-        parseRateLimit(v);
-        return v;
-      case 'timeout':
-        parseTimeout(v);
-        return v;
-      case 'retries':
-        parseRetries(v);
-        return v;
-      case 'limiter':
-        return parseLimiterUrl(v);
-      default:
-        if (v === '') throw new Error(`invalid ${key} "${value}"`);
-        return v;
-    }
+    return checkSetting(key, value);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -72,6 +33,7 @@ export function checkValue(key: SettingKey, value: string): string {
 
 /** What `list` shows of a value: a limiter URL without its password. */
 function shown(key: SettingKey, value: string | undefined): string | undefined {
+  if (key === 'ping-url' && value) return redactPingUrl(value);
   return key === 'limiter' && value ? redactUrlPassword(value) : value;
 }
 
@@ -129,7 +91,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       if (o.value === undefined) throw new UsageError('missing value');
       const value = checkValue(key!, o.value);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
-      io.note(`✓ ${key} = ${key === 'limiter' ? redactUrlPassword(value) : value} (profile ${name})`);
+      io.note(`✓ ${key} = ${shown(key!, value)} (profile ${name})`);
       const env = deps.env[SETTING_ENV[key!]];
       if (env !== undefined && env !== '')
         io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);

@@ -11,7 +11,7 @@
  *   with several portfolios) never overwrite each other: the later gets `_<id>_<date>` before its
  *   extension. A file that existed before the run is refused (exit 10) unless --force.
  * - `[]` is no data, like an empty body: no file. A range goes on past an item's failure (CLI.md
- *   "Runs of many items", the rules in src/runs.ts); --fail-fast stops at the first. A run of one
+ *   "Runs of many items", run by src/run/engine.ts); --fail-fast stops at the first. A run of one
  *   item ends with that item's own error, not a summary.
  * - Resume (--skip-existing): what each item produced is recorded in the target directory
  *   (src/export/manifest.ts) when the run has several items or --skip-existing is given; a single
@@ -27,9 +27,9 @@
  * - --parallel: downloads overlap, but names, repeats, commits, records and every printed line follow
  *   item order (an item waits for the earlier ones once its body is verified), so a parallel run writes
  *   exactly the files of a sequential one. A wait the service asked for (429/503) halves the number
- *   of exports in flight for the rest of the run.
+ *   of exports in flight for the rest of the run (the engine's).
  * - A body that breaks off midway is a corrupt response (exit 8); a stall past --timeout is the
- *   network's: the whole file is asked for again (retryStalled, --retries), then exit 9.
+ *   network's: the whole file is asked for again by the service's retry loop (--retries), then exit 9.
  * - JSON is checked by a streaming grammar scan (src/export/json-scan.ts), in constant memory; zips
  *   through their central directory, every entry inflated and CRC-checked (src/export/zip.ts).
  * - --extract writes only `.csv` members, by their base name (`out/a.csv` → `a.csv`); a member that
@@ -41,71 +41,20 @@
  */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
-import {
-  FileExistsError,
-  InterruptedError,
-  NetworkError,
-  NoDataError,
-  PrsError,
-  UsageError,
-} from '../errors.js';
+import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
-import type { SaveResult } from '../export/save.js';
 import type { createAtomicFile } from '../fs/atomic.js';
-import { assertDirectory, assertWritableDir, assertWritableTarget } from '../fs/atomic.js';
-import type { ExportFormat, ReportType } from '../input.js';
-import { exitCodeFor } from '../main.js';
-import {
-  type Failure,
-  HolidayFilter,
-  type Item,
-  isItemFailure,
-  itemFailureReporter,
-  itemLabel,
-  itemsOf,
-  progressText,
-  runFailure,
-  runProgress,
-  summaryLine,
-} from '../runs.js';
-import { nextDelay, retryPolicy, waitLine } from '../service/retry.js';
-import type { CallHooks } from '../service/types.js';
+import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
+import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
+import { type Item, itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
+import type { ExportOptions } from './export.cli.js';
 
-export interface ExportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  format: ExportFormat;
-  dir: string;
-  /** A file path, or "-" for the raw bytes on stdout. */
-  output?: string;
-  name?: string;
-  force: boolean;
-  extract: boolean;
-  /** Items already exported into the target, and still there unchanged, are not fetched again. */
-  skipExisting?: boolean;
-  /** Exports in flight at once (1–8). */
-  parallel?: number;
-  /** Stop at the first failed item. */
-  failFast?: boolean;
-  /** Print a JSON array, one object per item, instead of bare paths. */
-  json?: boolean;
-}
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { ExportOptions };
 
 /** Test seams; the CLI passes none. */
 export interface ExportSeams {
   openFile?: typeof createAtomicFile;
-}
-
-export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
-
-/** What became of one item; `--json` prints these. */
-export interface ItemOutcome {
-  item: Item;
-  status: ItemStatus;
-  paths: string[];
-  bytes?: number;
-  error?: unknown;
 }
 
 /** The hint of a file that exists, in a run that could go on without it. */
@@ -124,9 +73,16 @@ export async function exportCommand(
       hint: 'redirect it (`> file.zip`), pipe it, or drop `-o -`',
     });
   }
+  // A plan touches nothing on disk (not even --dir, which a real run creates).
+  if (o.dryRun) {
+    const { exportPlan } = await import('../run/dry-run.js');
+    const dir = o.output === undefined || toStdout ? o.dir : dirname(o.output);
+    await exportPlan({ ...o, dir, json: !!o.json }, deps);
+    return [];
+  }
   // Local problems first, before any request: a cron job learns of a missing directory at once.
   if (!toStdout) {
-    await (o.output === undefined ? assertDirectory(o.dir) : assertWritableDir(o.output));
+    await prepareExportTarget(o.dir, o.output);
     if (o.output !== undefined && !o.skipExisting)
       await assertWritableTarget(o.output, o.force).catch((err) => {
         throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
@@ -153,10 +109,9 @@ export async function exportCommand(
       extract: o.extract,
     });
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
+  const { runItems } = await import('../run/engine.js');
+  const { HolidayFilter } = await import('../run/holidays.js');
 
-  // A run-level failure (or Ctrl-C) stops every export in flight; their temporary files go with them.
-  const stop = new AbortController();
-  const signal = AbortSignal.any([deps.signal, stop.signal]);
   const written = new Set<string>();
   const holidays = new HolidayFilter();
   /** Per portfolio: the content of each answer delivered → its date and files (holiday repeats). */
@@ -166,38 +121,9 @@ export async function exportCommand(
     delivered.set(id, m);
     return m;
   };
-  const progress = runProgress(io);
-  const outcomes: ItemOutcome[] = [];
-  const reportFailure = itemFailureReporter(io);
-  const failures: Failure[] = [];
-  let fatal: { error: unknown } | undefined;
-  let limit = Math.min(8, Math.max(1, o.parallel ?? 1));
 
-  /** Prints an item's outcome; called in item order. */
-  const report = (r: ItemOutcome) => {
-    outcomes.push(r);
-    if (r.status === 'written' && !o.json) for (const p of r.paths) io.out(`${p}\n`);
-    // A single export says it in its error; in a range each gap is noted and the rest goes on.
-    if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
-    if (r.status === 'failed') {
-      failures.push({ item: r.item, error: r.error });
-      // With --fail-fast the run ends with this error itself, printed once by main.
-      if (total > 1 && !o.failFast && fatal?.error !== r.error) {
-        reportFailure(r.item, r.error);
-      }
-    }
-  };
-
-  /** Every wait of an item's request: a -v line, the progress line, and fewer exports at once. */
-  const waitOf =
-    (item: Item): NonNullable<CallHooks['onWait']> =>
-    (ms, reason) => {
-      // The service asked for a pause: fewer exports at once from now on, rather than failing.
-      if (reason !== 'rate-limit') limit = Math.max(1, Math.ceil(limit / 2));
-      progress.onWait(itemLabel(item))(ms, reason);
-    };
-
-  const exportItem = async (item: Item, turn: () => Promise<void>): Promise<ItemOutcome> => {
+  /** One item: skipped when recorded and unchanged, else fetched, checked, named and committed in item order. */
+  const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
     const seen = deliveredOf(item.portfolioId);
     const recorded = manifest?.get(key);
@@ -206,142 +132,92 @@ export async function exportCommand(
       const paths = recorded.map((f) => join(dir, f.name));
       if (!seen.has(recorded[0].sha256)) seen.set(recorded[0].sha256, { date: item.date, paths });
       holidays.admit(item, item.date);
-      return { item, status: 'skipped', paths, bytes: recorded[0].bytes };
+      return { status: 'skipped', paths, bytes: recorded[0].bytes };
     }
     let repeatOf: { date: string; paths: string[] } | undefined;
-    let downloading = false;
-    const request = async () => {
-      downloading = false;
-      const res = await service.exportReport(
-        { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
-        { signal, onWait: waitOf(item) },
-      );
-      downloading = true;
-      return saveExport(res, {
-        portfolioId: item.portfolioId,
-        date: item.date,
-        format: o.format,
-        dir: o.dir,
-        output: o.output,
-        name: o.name,
-        force: o.force,
-        extract: o.extract,
-        keepExisting: o.skipExisting,
-        signal,
-        written,
-        parseDisposition,
-        openFile: seams.openFile,
-        turn: async ({ sha256 }) => {
-          await turn();
-          repeatOf = seen.get(sha256);
-          holidays.admit(item, repeatOf?.date ?? item.date);
-          if (!repeatOf) seen.set(sha256, { date: item.date, paths: [] });
-          return !repeatOf;
-        },
-      });
-    };
-    const result: SaveResult = await retryStalled(request, {
-      stalled: (err) => downloading && err instanceof NetworkError,
-      retries: settings.retries,
-      onWait: (ms, reason) => {
-        io.debug(waitLine(ms, reason));
-        waitOf(item)(ms, reason);
-      },
-      sleep: (ms) => deps.clock.sleep(ms, signal),
-    });
-    if (result.kind === 'empty') return { item, status: 'empty', paths: [] };
+    const result = await service.exportReportWith(
+      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+      { signal, onWait },
+      (res) =>
+        saveExport(res, {
+          portfolioId: item.portfolioId,
+          date: item.date,
+          format: o.format,
+          dir: o.dir,
+          output: o.output,
+          name: o.name,
+          force: o.force,
+          extract: o.extract,
+          keepExisting: o.skipExisting,
+          signal,
+          written,
+          parseDisposition,
+          openFile: seams.openFile,
+          turn: async ({ sha256 }) => {
+            await turn();
+            repeatOf = seen.get(sha256);
+            holidays.admit(item, repeatOf?.date ?? item.date);
+            if (!repeatOf) seen.set(sha256, { date: item.date, paths: [] });
+            return !repeatOf;
+          },
+        }),
+    );
+    if (result.kind === 'empty') return { status: 'empty' };
     if (result.kind === 'repeat') {
       // Recorded with the earlier item's files, so that a resume does not ask for it again.
       const files = manifest?.get(keyOf({ ...item, date: repeatOf!.date }));
       if (files) await manifest!.record(key, files);
-      return { item, status: 'skipped', paths: repeatOf!.paths, bytes: files?.[0]?.bytes };
+      return { status: 'skipped', paths: repeatOf!.paths, bytes: files?.[0]?.bytes };
     }
     seen.get(result.files[0].sha256)!.paths = result.paths;
     if (manifest) await manifest.record(key, await describeFiles(result.files));
     return {
-      item,
       status: result.kind === 'written' ? 'written' : 'skipped',
       paths: result.paths,
       bytes: result.files[0].bytes,
     };
   };
 
-  // Up to `limit` items in flight; each reports, in item order, once the earlier ones have.
-  let next = 0;
-  let inFlight = 0;
-  let started = 0;
-  const settled: Promise<void>[] = [];
-  await new Promise<void>((allDone) => {
-    const launch = () => {
-      while (!fatal && !signal.aborted && next < total && inFlight < limit) {
-        const i = next++;
-        inFlight++;
-        const before = settled[i - 1] ?? Promise.resolve();
-        let turnTaken = false;
-        const turn = async () => {
-          if (!turnTaken) await before;
-          turnTaken = true;
-        };
-        settled[i] = (async () => {
-          const item = items[i];
-          progress.show(progressText(++started, total, item));
-          let outcome: ItemOutcome | undefined;
-          try {
-            outcome = await exportItem(item, turn);
-          } catch (err) {
-            // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
-            const error =
-              err instanceof FileExistsError && !o.skipExisting
-                ? new FileExistsError(err.path, EXISTS_HINT)
-                : err;
-            if (isItemFailure(error) && !signal.aborted)
-              outcome = { item, status: 'failed', paths: [], error };
-            else {
-              // The item that stopped the run is listed too (--json), but its error is printed once, by main.
-              if (!fatal && !signal.aborted) outcome = { item, status: 'failed', paths: [], error };
-              fatal ??= { error: signal.aborted && deps.signal.aborted ? interrupted(error) : error };
-              stop.abort();
-            }
-          }
-          await turn();
-          if (outcome) report(outcome);
-          if (outcome?.status === 'failed' && o.failFast) {
-            fatal ??= { error: outcome.error };
-            stop.abort();
-          }
-        })().finally(() => {
-          inFlight--;
-          launch();
-        });
-      }
-      if (inFlight === 0 && (fatal || signal.aborted || next >= total)) allDone();
-    };
-    launch();
+  const run = await runItems(items, exportItem, {
+    command: 'export',
+    io,
+    events: deps.events,
+    signal: deps.signal,
+    now: () => deps.clock.now(),
+    parallel: o.parallel,
+    failFast: o.failFast,
+    // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
+    mapError: (err) =>
+      err instanceof FileExistsError && !o.skipExisting ? new FileExistsError(err.path, EXISTS_HINT) : err,
+    onOutcome: (r) => {
+      if (r.status === 'written' && !o.json) for (const p of r.paths) io.out(`${p}\n`);
+      // A single export says it in its error; in a range each gap is noted and the rest goes on.
+      if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
+    },
   });
-  progress.stop();
-  if (!fatal && deps.signal.aborted) fatal = { error: interrupted(deps.signal.reason) };
 
   for (const note of holidays.notes()) io.note(note);
   if (o.json)
     io.out(
       `${JSON.stringify(
-        outcomes.map((r) => jsonOf(r, o)),
+        run.outcomes.map((r) => jsonOf(r, o)),
         null,
         2,
       )}\n`,
     );
-  const count = (s: ItemStatus) => outcomes.filter((r) => r.status === s).length;
+  const count = (s: Outcome['status']) => run.outcomes.filter((r) => r.status === s).length;
   const counts = [
     [count('written'), 'written'],
     [count('skipped'), 'skipped'],
     [count('empty'), 'empty'],
   ] as const;
-  if (fatal) {
-    if (total > 1 && outcomes.length > 0) io.note(summaryLine(counts, failures));
-    throw fatal.error;
+  if (run.stopped) {
+    // A reader of stdout that went away wants no more words either.
+    if (total > 1 && run.outcomes.length > 0 && !(run.stopped instanceof StdoutClosedError))
+      io.note(summaryLine(counts, run.failures));
+    throw run.stopped;
   }
-  if (total === 1 && failures.length === 1) throw failures[0].error;
-  const failed = runFailure(counts, failures);
+  const failed = runFailure(counts, run.failures);
   if (failed) throw failed;
   if (total > 1) io.note(summaryLine(counts, []));
   if (count('empty') === total) {
@@ -349,14 +225,11 @@ export async function exportCommand(
       total === 1 ? `no data for ${itemLabel(items[0])}` : `no data for any of the ${total} exports`,
     );
   }
-  return outcomes.flatMap((r) => (r.status === 'written' ? r.paths : []));
+  return run.outcomes.flatMap((r) => (r.status === 'written' ? r.paths : []));
 }
 
-/** The interruption as its owner (src/main.ts, which knows the signal) made it, when it is one. */
-const interrupted = (err: unknown) => (err instanceof InterruptedError ? err : new InterruptedError());
-
 /** One object of `export --json`. */
-function jsonOf(r: ItemOutcome, o: ExportOptions): Record<string, unknown> {
+function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {
     portfolioId: r.item.portfolioId,
     type: o.type,
@@ -369,7 +242,7 @@ function jsonOf(r: ItemOutcome, o: ExportOptions): Record<string, unknown> {
   if (r.bytes !== undefined) out.bytes = r.bytes;
   if (r.error !== undefined) {
     out.error = {
-      exitCode: exitCodeFor(r.error),
+      exitCode: r.exitCode,
       message: r.error instanceof PrsError ? r.error.message : String(r.error),
     };
   }
@@ -382,27 +255,32 @@ async function exportToStdout(
   deps: Deps,
   service: Awaited<ReturnType<Deps['service']>>,
 ): Promise<string[]> {
-  const { io, signal } = deps;
+  const { io } = deps;
   const { streamExport } = await import('../export/save.js');
-  const [item] = itemsOf(o.portfolioIds, o.dates);
-  const what = itemLabel(item);
-  const progress = io.progress(`exporting ${what}`);
-  try {
-    const res = await service.exportReport(
-      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
-      {
-        signal,
-        onWait: (ms, reason) =>
-          progress.update(`exporting ${what}: waiting ${Math.ceil(ms / 1000)} s (${reason})`),
-      },
-    );
-    const onBytes = (n: number) => progress.update(`exporting ${what}: ${formatBytes(n)}`);
-    const bytes = await streamExport(res, io.stdout, { ...item, signal, onBytes });
-    if (bytes === 0) throw new NoDataError(`no data for ${what}`);
-    return [];
-  } finally {
-    progress.stop();
-  }
+  const { runItems } = await import('../run/engine.js');
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const what = itemLabel(items[0]!);
+  const run = await runItems(
+    items,
+    async (item, ctx): Promise<ItemDone> => {
+      ctx.showProgress(`exporting ${what}`);
+      const res = await service.exportReport(
+        { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+        { signal: ctx.signal, onWait: ctx.onWait },
+      );
+      // ctx.signal: also a stdout that can take no more (its reader left, a write failed) ends the download.
+      const bytes = await streamExport(res, io.stdout, {
+        ...item,
+        signal: ctx.signal,
+        onBytes: (n) => ctx.showProgress(`exporting ${what}: ${formatBytes(n)}`),
+      });
+      return { status: bytes === 0 ? 'empty' : 'written', bytes };
+    },
+    { command: 'export', io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
+  );
+  if (run.stopped) throw run.stopped;
+  if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);
+  return [];
 }
 
 /** A byte count for the progress line: B, kB, MB. */
@@ -410,33 +288,4 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} kB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/**
- * A download that stalls after its headers (under 1 kB per --timeout) is asked for again, as a
- * request that failed before them is (CLI.md: retried, then exit 9), with the service's backoff.
- * Safe: a stalled download never reached its commit, and its temporary file is already gone.
- */
-export async function retryStalled<T>(
-  attempt: () => Promise<T>,
-  o: {
-    stalled: (err: unknown) => boolean;
-    retries: number;
-    onWait: NonNullable<CallHooks['onWait']>;
-    sleep: (ms: number) => Promise<void>;
-    random?: () => number;
-  },
-): Promise<T> {
-  const policy = retryPolicy(o.retries);
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!o.stalled(err)) throw err;
-      const next = nextDelay(policy, n, { kind: 'network', code: 'UND_ERR_BODY_TIMEOUT' }, 0, o.random);
-      if (next.action === 'give-up') throw err;
-      o.onWait(next.ms, next.reason);
-      await o.sleep(next.ms);
-    }
-  }
 }

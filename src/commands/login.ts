@@ -4,21 +4,18 @@
  * needed by every refresh grant: without it the session would last one access token). The password
  * never comes from a flag and is stored only with --save-password. Without a terminal nothing is
  * prompted: a missing value is exit 2 naming its variable.
+ *
+ * `--client-credentials` (or the `grant` setting) signs a service account in instead: the client id
+ * and secret are the whole credential (no user, no password), and the stored session is bound to the
+ * client id. Keycloak gives it no refresh token: the session renews itself with a new grant and the
+ * kept secret.
  */
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import { parseUrl, type SettingKey, type SettingValues } from '../settings.js';
-
-export interface LoginOptions {
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  username?: string;
-  passwordStdin: boolean;
-  savePassword: boolean;
-}
+import { checkSetting, type SettingKey, type SettingValues } from '../settings.js';
+import type { LoginOptions } from './login.cli.js';
 
 /** One value login needs, in prompt order. */
 export interface LoginField {
@@ -29,19 +26,33 @@ export interface LoginField {
   env: string;
   /** How else to give it, for the error message. */
   flag?: string;
-  url?: boolean;
 }
 
+/** Prompt order: base URL first, as the README and CLI.md say (what the user knows best comes first). */
 export const LOGIN_FIELDS: readonly LoginField[] = [
-  { key: 'auth-url', label: 'auth URL', env: 'PRS_AUTH_URL', flag: '--auth-url', url: true },
+  { key: 'base-url', label: 'base URL', env: 'PRS_BASE_URL', flag: '--base-url' },
+  { key: 'auth-url', label: 'auth URL', env: 'PRS_AUTH_URL', flag: '--auth-url' },
   { key: 'realm', label: 'realm', env: 'PRS_REALM', flag: '--realm' },
   { key: 'client-id', label: 'client id', env: 'PRS_CLIENT_ID', flag: '--client-id' },
   { secret: 'clientSecret', label: 'client secret', env: 'PRS_CLIENT_SECRET' },
   { key: 'username', label: 'username', env: 'PRS_USERNAME', flag: '--username' },
   { secret: 'password', label: 'password', env: 'PRS_PASSWORD', flag: '--password-stdin' },
   { key: 'tenant', label: 'tenant', env: 'PRS_TENANT', flag: '--tenant' },
-  { key: 'base-url', label: 'base URL', env: 'PRS_BASE_URL', flag: '--base-url', url: true },
 ];
+
+/** Wrong answers to one prompt before login gives up (exit 2), as sudo gives up on passwords. */
+export const PROMPT_TRIES = 3;
+
+/**
+ * One typed answer checked as it is given, by the settings resolver's own check (settings.ts
+ * checkSetting): the value to keep, or an Error saying what is wrong. A secret is only required to
+ * be there, and is never echoed.
+ */
+export function checkAnswer(f: LoginField, answer: string): string {
+  const v = answer.trim();
+  if (v === '') throw new Error(`no ${f.label} given`);
+  return f.key ? checkSetting(f.key, v) : v;
+}
 
 /** "missing realm: pass --realm or set PRS_REALM", with the rest of the missing ones as the hint. */
 export function missingError(missing: readonly LoginField[]): UsageError {
@@ -73,7 +84,16 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   if (o.realm !== undefined) extra.realm = o.realm;
   if (o.clientId !== undefined) extra['client-id'] = o.clientId;
   if (o.username !== undefined) extra.username = o.username;
+  if (o.clientCredentials) extra.grant = 'client_credentials';
   const s = await deps.settings(extra, { allowNewProfile: true });
+  const service = s.grant === 'client_credentials';
+  if (service && (o.passwordStdin || o.savePassword))
+    throw new UsageError(
+      `${o.passwordStdin ? '--password-stdin' : '--save-password'}: a service account has no password`,
+      {
+        hint: 'its client secret (PRS_CLIENT_SECRET or the prompt) is its whole credential, and it is always kept',
+      },
+    );
   if (o.passwordStdin && io.isStdinTTY)
     throw new UsageError('--password-stdin: stdin is a terminal, not a pipe', {
       hint: 'pipe the password in (printf \'%s\' "$PRS_PASSWORD" | prs login --password-stdin …), or leave out --password-stdin to be asked for it',
@@ -99,18 +119,33 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
       : f.secret
         ? !!secrets[f.secret]
         : !!values[f.key!];
-  const missing = LOGIN_FIELDS.filter((f) => !has(f));
+  // A service account has no user and no password.
+  const fields = LOGIN_FIELDS.filter((f) => !service || (f.key !== 'username' && f.secret !== 'password'));
+  const missing = fields.filter((f) => !has(f));
   if (missing.length && !canPrompt) throw missingError(missing);
 
   if (o.passwordStdin) secrets.password = passwordFromStdin(await io.readStdin());
   for (const f of missing) {
-    const answer = (await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret })).trim();
-    if (answer === '') throw new UsageError(`no ${f.label} given`);
+    const answer = await ask(f);
     if (f.secret) secrets[f.secret] = answer;
-    else values[f.key!] = f.url ? checkedUrl(answer, f.label) : answer;
+    else values[f.key!] = answer;
   }
 
-  const username = values.username!;
+  /** Asks until the answer passes its check (a bad URL is asked again, not reported after the password). */
+  async function ask(f: LoginField): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret });
+      try {
+        return checkAnswer(f, answer);
+      } catch (err) {
+        const message = (err as Error).message;
+        if (attempt >= PROMPT_TRIES) throw new UsageError(`${message} (${f.label})`);
+        io.err(`${message}; try again`);
+      }
+    }
+  }
+
+  const username = values.username;
   const http = await deps.http();
   const endpoint = {
     authUrl: values['auth-url']!,
@@ -121,12 +156,19 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const passwordPrompted = missing.some((f) => f.secret === 'password');
   let session: StoredSession | undefined;
   // A refused password asks again for the password only, up to 3 tries, as sudo does.
+  if (service)
+    session = await requestToken(
+      http,
+      endpoint,
+      { type: 'client_credentials' },
+      { now: () => deps.clock.now(), signal: deps.signal },
+    );
   for (let attempt = 1; !session; attempt++) {
     try {
       session = await requestToken(
         http,
         endpoint,
-        { type: 'password', username, password: secrets.password! },
+        { type: 'password', username: username!, password: secrets.password! },
         { now: () => deps.clock.now(), signal: deps.signal },
       );
     } catch (err) {
@@ -139,7 +181,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     }
   }
   const bound: SessionBinding = {
-    username,
+    ...(service ? { grant: 'client_credentials' as const } : { username }),
     authUrl: endpoint.authUrl,
     realm: endpoint.realm,
     clientId: endpoint.clientId,
@@ -150,7 +192,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   await store.update(s.profile, (cur) => {
     const next: ProfileData = {
       ...cur,
-      settings: { ...cur?.settings, ...definedOnly(values) },
+      settings: grantSetting({ ...cur?.settings, ...definedOnly(values) }, service),
       session: { ...session, bound },
       // The client secret always (refresh grants need it); the password only when asked to, and a
       // login without --save-password drops what an earlier one saved: the user chose again.
@@ -162,7 +204,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   });
 
   io.err(
-    `✓ Logged in to ${new URL(values['auth-url']!).host} as ${username} (profile ${s.profile}, tenant ${values.tenant})`,
+    `✓ Logged in to ${new URL(values['auth-url']!).host} as ${service ? `service account ${endpoint.clientId}` : username} (profile ${s.profile}, tenant ${values.tenant})`,
   );
   // One confirmation line (CLI.md); where things are kept is in `prs login --help` and the README.
   if (o.savePassword)
@@ -171,12 +213,15 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
 }
 
-function checkedUrl(value: string, label: string): string {
-  try {
-    return parseUrl(value);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message} (${label})`);
-  }
+/**
+ * The profile remembers a service account's grant (its next runs sign in the same way); a user's
+ * login removes it, and a service account's login drops the user name it no longer has.
+ */
+function grantSetting(settings: SettingValues, service: boolean): SettingValues {
+  const { grant: _grant, ...rest } = settings;
+  if (!service) return rest;
+  const { username: _username, ...withoutUser } = rest;
+  return { ...withoutUser, grant: 'client_credentials' };
 }
 
 function definedOnly(v: Partial<Record<SettingKey, string>>): SettingValues {

@@ -7,12 +7,11 @@
  */
 import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
+import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
-import { UsageError } from '../errors.js';
-
-export interface LogoutOptions {
-  all: boolean;
-}
+import { fileError, UsageError } from '../errors.js';
+import { resolveDirs } from '../settings.js';
+import type { LogoutOptions } from './logout.cli.js';
 
 /** The whole remote part of a logout, every profile together, ends within this. */
 export const END_SESSION_BUDGET_MS = 5_000;
@@ -68,6 +67,16 @@ const holdsSomething = (p: ProfileData | undefined) => !!(p?.session || p?.secre
 
 export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const { io } = deps;
+  // The profile's cached answers are the tenant's data: they go with the session (CLI.md).
+  // A cache that cannot be removed does not stop the logout (the user asked to forget the session).
+  try {
+    const cleared = clearAnswers(resolveDirs(deps.env).cacheDir, o.all ? undefined : deps.profileName());
+    if (cleared > 0) io.err(`✓ Removed ${cleared} cached answer${cleared === 1 ? '' : 's'}`);
+  } catch (err) {
+    io.note(
+      `prs: note: ${fileError(err, resolveDirs(deps.env).cacheDir, 'could not remove the cached answers in').message}`,
+    );
+  }
   const store = await deps.store();
   if (!o.all) {
     const name = deps.profileName();

@@ -3,7 +3,7 @@
  * them), in portfolio then date order; each answer's rows are written as it arrives (render/stream.ts)
  * to stdout or to a file that appears whole at the end (render/sink.ts).
  *
- * A run of many items (CLI.md "Runs of many items", the rules in src/runs.ts): an item that fails on
+ * A run of many items (CLI.md "Runs of many items", run by src/run/engine.ts): an item that fails on
  * its own (400, 404, 5xx, a malformed answer) is reported as it happens and the run goes on; the
  * others' rows are kept (an -o file too) and the run ends with a summary and the first failure's exit
  * code. A run-level failure (authentication, 403, a 429 that persists, network, local file, interrupt,
@@ -12,34 +12,14 @@
  * already delivered for that portfolio (a holiday answered with the day before) is not repeated.
  */
 import type { Deps } from '../deps.js';
-import { InterruptedError, NoDataError } from '../errors.js';
-import type { ReportFormat, ReportType } from '../input.js';
-import {
-  etaMs,
-  type Failure,
-  HolidayFilter,
-  isItemFailure,
-  itemFailureReporter,
-  itemLabel,
-  itemsOf,
-  progressText,
-  runFailure,
-  runProgress,
-} from '../runs.js';
+import { NoDataError } from '../errors.js';
+import type { ReportFormat } from '../input.js';
+import type { ItemDone } from '../run/engine.js';
+import { itemsOf, runFailure } from '../run/outcomes.js';
+import type { ReportOptions } from './report.cli.js';
 
-export interface ReportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  /** undefined: table when stdout is a terminal, else json. */
-  format?: ReportFormat;
-  fields?: string[];
-  output?: string;
-  force: boolean;
-  raw: boolean;
-  /** Stop at the first item that fails. */
-  failFast?: boolean;
-}
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { ReportOptions };
 
 /** What a run produced: how many rows, and the requests that came back empty. */
 export interface ReportResult {
@@ -89,11 +69,18 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await assertWritableDir(o.output);
     await assertWritableTarget(o.output, o.force);
   }
-  const service = await deps.service();
+  if (o.dryRun) {
+    const { reportPlan } = await import('../run/dry-run.js');
+    await reportPlan({ ...o, json: o.format === 'json' }, deps);
+    return { count: 0, empty: [] };
+  }
+  const service = await deps.service({ cache: o.cache });
   if (o.raw) return rawReport(o, deps, service);
   const { createRowStream } = await import('../render/stream.js');
   const { effectiveDateOf } = await import('../json/report-body.js');
   const { fileSink, streamSink } = await import('../render/sink.js');
+  const { runItems } = await import('../run/engine.js');
+  const { HolidayFilter } = await import('../run/holidays.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
   const toTerminal = io.isStdoutTTY && o.output === undefined;
@@ -106,71 +93,58 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
     color: o.output === undefined && io.colorStdout,
     width: io.columns,
+    // A file appears only at the end: its CSV/TSV header can be every answer's columns.
+    union: o.output !== undefined,
   });
-  let sink = streamSink(io.stdout);
-  if (o.output !== undefined) {
-    const { createAtomicFile } = await import('../fs/atomic.js');
-    sink = fileSink(await createAtomicFile(o.output, { force: o.force }));
-  }
-  const rate = total > 1 ? (await deps.settings()).rateLimit : undefined;
+  let sink = streamSink(io.stdout, io.stdoutGone);
+  const open = async () => (await import('../fs/atomic.js')).createAtomicFile(o.output!, { force: o.force });
+  const file = o.output === undefined ? undefined : await open();
+  if (file) sink = fileSink(file);
   const holidays = new HolidayFilter();
-  const progress = runProgress(io);
-  const empty: ReportResult['empty'] = [];
-  const failures: Failure[] = [];
-  const reportFailure = itemFailureReporter(io);
-  let written = 0;
   try {
-    for (const [i, item] of items.entries()) {
-      if (deps.signal.aborted) throw new InterruptedError();
-      if (total > 1) {
-        const eta = rate ? etaMs(total - i - 1, rate.limit, rate.windowMs) : undefined;
-        progress.show(progressText(i + 1, total, item, eta));
-      }
-      try {
+    const run = await runItems(
+      items,
+      async (item, ctx): Promise<ItemDone> => {
         const res = await service.report(
           { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-          // On a terminal the progress line goes on from its count; a log line must say which item.
-          {
-            signal: deps.signal,
-            onWait: progress.onWait(
-              total === 1 ? '' : io.isStderrTTY ? `${i + 1}/${total}` : itemLabel(item),
-            ),
-          },
+          { signal: ctx.signal, onWait: ctx.onWait },
         );
         if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) {
           res.release?.();
-          continue;
+          return { status: 'skipped' };
         }
         const before = stream.rows;
-        const chunk = stream.add({
-          portfolioId: item.portfolioId,
-          bytes: res.bytes,
-          rows: res.rows,
-          release: res.release,
-        });
-        if (stream.rows === before) empty.push(item);
-        else written++;
+        const chunk = stream.add({ ...item, bytes: res.bytes, rows: res.rows, release: res.release });
         // The spinner's line must not land between rows on a shared terminal.
-        if (chunk.length > 0 && io.isStdoutTTY) progress.stop();
+        if (chunk.length > 0 && io.isStdoutTTY) ctx.clearProgress();
         await sink.write(chunk);
         stream.release(); // written: the next answer may reuse its memory
-      } catch (err) {
-        // An interrupt, or a failure that every other item would meet too, ends the run here.
-        if (deps.signal.aborted || !isItemFailure(err) || o.failFast || total === 1) throw err;
-        failures.push({ item, error: err });
-        progress.stop();
-        reportFailure(item, err);
-      }
-    }
-    progress.stop();
+        return { status: stream.rows === before ? 'empty' : 'written', bytes: chunk.length };
+      },
+      {
+        command: 'report',
+        io,
+        events: deps.events,
+        signal: deps.signal,
+        now: () => deps.clock.now(),
+        failFast: o.failFast,
+        rate: total > 1 ? (await deps.settings()).rateLimit : undefined,
+      },
+    );
+    if (run.stopped) throw run.stopped;
+    const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
+    const written = run.outcomes.filter((r) => r.status === 'written').length;
     const end = stream.end();
     const count = stream.rows;
     // An empty table has no file form; every other format has one ([] / nothing / a header).
+    const widened = stream.widened();
     if (count === 0 && format === 'table') await sink.abort();
+    else if (file && widened) await (await import('../render/union.js')).commitWidened(file, open, widened);
     else {
       await sink.write(end.text);
       await sink.commit();
     }
+    for (const warning of end.warnings) io.err(`prs: ${warning}`);
     for (const note of end.notes) io.note(note);
     for (const note of holidays.notes()) io.note(note);
     if (o.output !== undefined && count > 0)
@@ -181,7 +155,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         [holidays.count, 'not repeated'],
         [empty.length, 'empty'],
       ],
-      failures,
+      run.failures,
     );
     if (failed) {
       if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
@@ -195,7 +169,6 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
     return { count, empty };
   } catch (err) {
-    progress.stop();
     await sink.abort();
     throw err;
   }
@@ -207,19 +180,29 @@ async function rawReport(
   deps: Deps,
   service: Awaited<ReturnType<Deps['service']>>,
 ): Promise<ReportResult> {
-  const item = { portfolioId: o.portfolioIds[0]!, date: o.dates[0]! };
-  const res = await service.report(
-    { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-    { signal: deps.signal, onWait: runProgress(deps.io).onWait('') },
+  const { runItems } = await import('../run/engine.js');
+  const items = itemsOf(o.portfolioIds, o.dates);
+  let count = 0;
+  const run = await runItems(
+    items,
+    async (item, ctx): Promise<ItemDone> => {
+      const res = await service.report(
+        { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
+        { signal: ctx.signal, onWait: ctx.onWait },
+      );
+      count = res.rows().length;
+      if (o.output !== undefined) {
+        const { writeFileAtomic } = await import('../fs/atomic.js');
+        await writeFileAtomic(o.output, res.bytes, { force: o.force });
+        if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+      } else if (res.bytes.length > 0) deps.io.out(res.bytes);
+      return { status: count > 0 ? 'written' : 'empty', bytes: res.bytes.length };
+    },
+    { command: 'report', io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
   );
-  const count = res.rows().length;
-  if (o.output !== undefined) {
-    const { writeFileAtomic } = await import('../fs/atomic.js');
-    await writeFileAtomic(o.output, res.bytes, { force: o.force });
-    if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
-  } else if (res.bytes.length > 0) deps.io.out(res.bytes);
+  if (run.stopped) throw run.stopped;
   if (count === 0) {
-    throw new NoDataError(`no data for ${describeEmpty([item])}`, {
+    throw new NoDataError(`no data for ${describeEmpty(items)}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
   }

@@ -4,19 +4,9 @@
  */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import { loginArgs, type SandboxOptions } from '../sandbox/options.js';
+import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
-
-export interface SandboxCommandOptions {
-  port: string;
-  host: string;
-  rateLimit: string;
-  tokenTtl: string;
-  refreshTtl: string;
-  /** Constituent rows of portfolio 900. */
-  bigRows?: string;
-  exportDelay?: string;
-}
+import type { SandboxCommandOptions } from './sandbox.cli.js';
 
 const MAX_TTL = 10 * 365 * 86_400;
 const MAX_BIG_ROWS = 100_000_000;
@@ -58,6 +48,7 @@ export function startBanner(s: {
   clientId: string;
   clientSecret: string;
   users: readonly { username: string; password: string; tenant: string }[];
+  serviceClients?: readonly { clientId: string; clientSecret: string; tenant: string }[];
   rateLimit: string;
   tokenTtl: number;
   bigRows: number;
@@ -67,6 +58,10 @@ export function startBanner(s: {
     `prs sandbox: serving at ${s.url} (realm ${s.realm}; JSON endpoint limit ${s.rateLimit} per user; access tokens last ${s.tokenTtl} s)`,
     `log in as ${demo.username} (tenant ${demo.tenant}):`,
     `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs ${loginArgs(s, demo).map(shellQuote).join(' ')}`,
+    ...(s.serviceClients ?? []).flatMap((c) => [
+      `or as the service account ${c.clientId} (tenant ${c.tenant}; for cron, no password):`,
+      `  PRS_CLIENT_SECRET=${shellQuote(c.clientSecret)} prs ${serviceLoginArgs(s, c).map(shellQuote).join(' ')}`,
+    ]),
     'then try:',
     '  prs report 42 --type index --date 2023-06-29',
     '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',

@@ -3,7 +3,7 @@
  * so the three renderers never touch commander and can be tested on hand-built specs.
  */
 import type { Command, Option } from 'commander';
-import { HELP_TOPICS } from '../cli.js';
+import { HELP_TOPICS } from '../help.js';
 import {
   DATE_WORDS,
   EXPORT_FORMATS,
@@ -112,6 +112,8 @@ export const OPTION_VALUES: Record<string, ValueSpec> = {
   '--profile': { kind: 'profiles' },
   '--output': { kind: 'file' },
   '--dir': { kind: 'dir' },
+  '--log-format': choices(['text', 'json']),
+  '--metrics-file': { kind: 'file' },
 };
 
 /** The same for positional arguments: "<command path> <argument name>". */

@@ -12,8 +12,10 @@ export type ExportKind = 'json' | 'zip';
  */
 export const MAX_NAME_BYTES = 200;
 
-// C0/C1 controls, and the bidi overrides/isolates that make a name display as something it is not.
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+// C0/C1 controls, line and paragraph separators, and every format character (Cf): the bidi
+// overrides/isolates/marks that make a name display as something it is not (`\u202Enosj.exe` shows
+// as "exe.json"), zero-width spaces and joiners, soft hyphens, tags.
+const UNSAFE_CHARS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 // Not separators on this system, but illegal on Windows or special to shells; a file copied there must work.
 const RESERVED_CHARS = /[<>:"|?*]/g;
 
@@ -203,9 +205,17 @@ export function fallbackFileName(o: {
   );
 }
 
-/** A server name without an extension gets the one of its content, so it opens with the right tool. */
+/**
+ * The extension follows the content prs checked, whatever the server's name says (CLI.md): `x.zip`
+ * for a JSON export is saved as `x.json`, `nosj.exe` as `nosj.json`. A name's own extension (a dot
+ * and 1–10 letters or digits, at least one letter) is replaced; a name without one (or ending in a
+ * number, `v1.5`) gets the content's added.
+ */
 export function withExtension(name: string, kind: ExportKind): string {
-  return /\.[A-Za-z0-9]{1,10}$/.test(name) ? name : (sanitizeFileName(`${name}.${kind}`) ?? name);
+  if (name.toLowerCase().endsWith(`.${kind}`)) return name;
+  const ext = /\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$/.exec(name);
+  const stem = ext ? name.slice(0, ext.index) : name;
+  return sanitizeFileName(`${stem}.${kind}`) ?? `export.${kind}`;
 }
 
 /**

@@ -32,6 +32,19 @@ const EOCD_MIN = 22;
 const ZIP64_MARKER = 0xffffffff;
 
 /**
+ * Zip-bomb limits (CLI.md, zip safety). A member may inflate to at most MAX_RATIO times its
+ * compressed size once past RATIO_FLOOR bytes (a small file of blanks may compress far better; a CSV
+ * export compresses 5–10-fold): a 4 MB archive of one 3.9 GiB member of NUL bytes is refused after
+ * its first MiB instead of being inflated to the end. The whole archive is held to the same rule
+ * against its own size, so that many small members (or members sharing their compressed data) are
+ * refused too.
+ */
+export const MAX_RATIO = 100;
+export const RATIO_FLOOR = 1024 * 1024;
+const inflatesTooMuch = (inflated: number, compressed: number) =>
+  inflated > RATIO_FLOOR && inflated > MAX_RATIO * compressed;
+
+/**
  * Inflated bytes per piece. zlib gives each piece a Buffer of this size; under 4 KB (Buffer.poolSize / 2)
  * those come from Buffer's shared 8 KB pool instead of each having an ArrayBuffer of its own, and such
  * garbage, outside V8's heap, is what piles up until V8 collects it. Measured with
@@ -147,6 +160,7 @@ async function streamEntry(
   raw: Entry,
   entry: ZipEntry,
   onData: (chunk: Uint8Array) => void | Promise<void>,
+  archive: { inflated: number },
   signal?: AbortSignal,
 ): Promise<void> {
   const label = JSON.stringify(entry.name);
@@ -154,13 +168,33 @@ async function streamEntry(
   if (entry.method !== 0 && entry.method !== 8) {
     throw new ZipError(`zip entry ${label} uses an unsupported compression method (${entry.method})`);
   }
+  const bomb = () =>
+    new ZipError(`zip entry ${label} inflates more than ${MAX_RATIO}-fold its compressed size (a zip bomb?)`);
+  // The directory's word first (nothing inflated at all); the bytes themselves below, which may not
+  // match it: the check stops at the first piece that crosses the line, whatever the header said.
+  if (inflatesTooMuch(entry.size, entry.compressedSize)) throw bomb();
+  // A CSV member is text: a NUL byte means binary filler (or a bomb's padding), never a cell.
+  const text = isCsvEntry(entry);
   let crc = 0;
   let size = 0;
+  // What `take` refused, kept aside: the pipeline may report the abort of its other streams instead.
+  let refused: ZipError | undefined;
+  const refuse = (err: ZipError) => {
+    refused = err;
+    return err;
+  };
   const take = async (source: AsyncIterable<Buffer>) => {
     for await (const d of source) {
       crc = crc32(d, crc);
       size += d.length;
-      if (size > entry.size) throw new ZipError(`zip entry ${label} is longer than declared`);
+      archive.inflated += d.length;
+      if (size > entry.size) throw refuse(new ZipError(`zip entry ${label} is longer than declared`));
+      if (inflatesTooMuch(size, entry.compressedSize)) throw refuse(bomb());
+      if (inflatesTooMuch(archive.inflated, zip.fileSize)) {
+        throw refuse(new ZipError(`the zip inflates more than ${MAX_RATIO}-fold its size (a zip bomb?)`));
+      }
+      if (text && d.includes(0))
+        throw refuse(new ZipError(`zip entry ${label} holds NUL bytes: not CSV text`));
       await onData(d);
     }
   };
@@ -171,15 +205,17 @@ async function streamEntry(
       await pipeline(stored, createInflateRaw({ chunkSize: INFLATE_CHUNK }), take, { signal });
     else await pipeline(stored, take, { signal });
   } catch (err) {
-    throw asZipError(err, label);
+    throw refused ?? asZipError(err, label);
   }
   if (size !== entry.size) throw new ZipError(`zip entry ${label} is shorter than declared`);
   if (crc >>> 0 !== entry.crc >>> 0) throw new ZipError(`zip entry ${label} fails its CRC check`);
 }
 
 /**
- * Every entry opens and its CRC verifies. Returns the entries. `sinkFor` may take an entry's bytes
- * as they are checked (--extract writes its CSVs in the same pass: one inflate, not two).
+ * Every entry opens, its CRC verifies, it stays within the zip-bomb limits (MAX_RATIO past
+ * RATIO_FLOOR) and, for a CSV member, holds no NUL byte. Returns the entries. `sinkFor` may take an
+ * entry's bytes as they are checked (--extract writes its CSVs in the same pass: one inflate, not
+ * two); a refused entry stops the inflating at once, so a bomb costs its first MiB, not its size.
  */
 export async function verifyZip(
   path: string,
@@ -189,8 +225,9 @@ export async function verifyZip(
   const zip = await openZip(path);
   try {
     const entries: ZipEntry[] = [];
+    const archive = { inflated: 0 };
     for await (const [entry, raw] of entriesOf(zip)) {
-      await streamEntry(zip, raw, entry, (await sinkFor?.(entry)) ?? (() => {}), signal);
+      await streamEntry(zip, raw, entry, (await sinkFor?.(entry)) ?? (() => {}), archive, signal);
       entries.push(entry);
     }
     return entries;

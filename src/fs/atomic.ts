@@ -4,14 +4,14 @@
  * Without `force` an existing target is never replaced: the final step is link(2), which fails if the
  * target appeared meanwhile, instead of rename(2), which would silently clobber it.
  */
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { constants, createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { access, link, rename, stat, unlink } from 'node:fs/promises';
+import { constants, createReadStream, createWriteStream, type Stats, type WriteStream } from 'node:fs';
+import { access, link, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FileError, FileExistsError, fileError } from '../errors.js';
+import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
 
 export interface AtomicFile {
@@ -31,7 +31,7 @@ export interface AtomicFile {
 }
 
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(path), tempNameFor(basename(path)));
 }
 
 /**
@@ -58,21 +58,49 @@ export async function assertDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * export's target, before any request: `--dir` is created with its parents when missing (as
+ * `mkdir -p`, `wget -P` do) and checked; with `-o FILE` its directory is checked (never created, as
+ * for report). Either way the temporaries a killed run left there go (removeStaleTemporaries).
+ */
+export async function prepareExportTarget(dir: string, output?: string): Promise<void> {
+  if (output !== undefined) {
+    await assertWritableDir(output);
+    if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
+    return;
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    // A file in the way (EEXIST, ENOTDIR): assertDirectory says "not a directory".
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw fileError(err, dir, 'cannot create directory');
+  }
+  await assertDirectory(dir);
+  await removeStaleTemporaries(dir);
+}
+
 /** Fails early (before any request) when the file `path` could not be written at all. */
 export async function assertWritableDir(path: string): Promise<void> {
   if (await isSpecialFile(path)) return; // /dev/stdout: written in place, its directory never is
   await assertDirectory(dirname(path));
 }
 
-/** Fails early (before any download) when `path` exists and `force` is off. */
+/** `path` is a directory: no --force can write a file there (rename(2) would fail with EISDIR). */
+const isADirectory = (path: string, cause?: unknown) =>
+  new FileError(`cannot write ${path}: it is a directory`, { cause });
+
+/** Fails early (before any download) when `path` is a directory, or exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
-  if (force) return;
+  let s: Stats;
   try {
-    await access(path);
+    s = await stat(path);
   } catch {
+    // Missing (the usual case), or not even stat-able: the write itself will say why.
     return;
   }
-  if (await isSpecialFile(path)) return;
+  if (s.isDirectory()) throw isADirectory(path);
+  if (force || !s.isFile()) return; // a device, FIFO or socket is written in place, never "exists"
   throw new FileExistsError(path);
 }
 
@@ -90,7 +118,7 @@ export async function createAtomicFile(
   try {
     await once(stream, 'open');
   } catch (err) {
-    throw fileError(err, path);
+    throw await openError(err, path, dirname(tempPath));
   }
   temporaries.add(tempPath);
   let done = false;
@@ -138,11 +166,29 @@ export async function createAtomicFile(
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
           throw new FileExistsError(path);
         }
+        if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw isADirectory(path, err);
         throw fileError(err, path);
       }
     },
     abort,
   };
+}
+
+/**
+ * Why a temporary file could not be created in `dir`. ENOENT there means "no such directory" only when
+ * the directory is indeed missing: /proc and /sys exist but refuse new files with ENOENT too
+ * (`-o /proc/version --force`).
+ */
+async function openError(err: unknown, path: string, dir: string): Promise<FileError> {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    const there = await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (there)
+      return new FileError(`cannot write ${path}: ${dir} does not allow new files in it`, { cause: err });
+  }
+  return fileError(err, path);
 }
 
 /** Writes a whole file atomically. */

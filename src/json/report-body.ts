@@ -12,6 +12,9 @@ import { deeperThan, parseLossless } from './lossless.js';
 /** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
 const MAX_ROW_DEPTH = 64;
 
+const NOT_JSON = 'the body is not JSON';
+const TOO_DEEP = `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
+
 /** The rows of a body, or why it is not a report (for the malformed-response error, exit 8). */
 export function rowsOf(body: string): Row[] | string {
   if (body.trim() === '') return [];
@@ -19,14 +22,22 @@ export function rowsOf(body: string): Row[] | string {
   try {
     value = parseLossless(body);
   } catch {
-    return 'the body is not JSON';
+    return NOT_JSON;
   }
   const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
   if (!Array.isArray(rows)) return 'expected an object with a "report" array';
   if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
-  if (rows.some((row) => deeperThan(row, MAX_ROW_DEPTH)))
-    return `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
+  if (rows.some((row) => deeperThan(row, MAX_ROW_DEPTH))) return TOO_DEEP;
   return rows;
+}
+
+/**
+ * Whether a body rowsOf refused (`why`) is JSON gone wrong — cut short, broken, nested absurdly deep:
+ * the service's fault, which no other base URL would mend. An HTML page or another API's JSON is
+ * more likely a wrong base URL.
+ */
+export function isBrokenJson(body: string, why: string): boolean {
+  return why === TOO_DEEP || (why === NOT_JSON && /^\s*[[{]/.test(body));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -29,12 +29,18 @@ async function drained(stream: Writable): Promise<void> {
   ac.abort();
 }
 
-export function streamSink(stream: Writable): Sink {
+/**
+ * stdout (io.stdout, which owns its write errors: io.ts guardStdout). A write resolves once stdout
+ * took the chunk, and throws the guard's reason once stdout is gone — the reader left (the run stops,
+ * exit 0) or a write failed (exit 10) — so that no further request is sent for output nobody takes.
+ */
+export function streamSink(stream: Writable, gone?: AbortSignal): Sink {
   return {
     async write(chunk) {
+      gone?.throwIfAborted();
       if (chunk.length === 0 || stream.destroyed) return;
-      stream.write(chunk);
-      await drained(stream);
+      await new Promise<void>((resolve) => stream.write(chunk, () => resolve()));
+      gone?.throwIfAborted();
     },
     async commit() {},
     async abort() {},

@@ -7,7 +7,12 @@
  * The output is byte for byte what render() gives for all the rows at once, with one exception
  * decided by streaming: CSV/TSV columns are fixed by the first answer with rows (or --fields), since
  * the header is out before the next answer exists. A later answer's column that the header lacks is
- * left out (a note names it: --fields chooses the columns); a header column a row lacks is an empty cell.
+ * left out, with a warning naming the columns and the answers (`warnings`: -q does not silence it,
+ * CLI.md "Output that scripts can trust"); a header column a row lacks is an empty cell.
+ * With `union` (CSV/TSV to a file, which appears only at the end) nothing is left out: a later
+ * answer's new columns join the end of the column list and its rows are written with them; rows
+ * written before lack only trailing cells, so `widened()` tells the file's rewrite (render/union.ts)
+ * the final header and how many cells each answer's rows lack. No rows are kept in memory.
  * --fields names are checked against that first answer, so an unknown one stops the run before the
  * next request.
  *
@@ -20,7 +25,7 @@ import type { ReportFormat, ReportType } from '../input.js';
 import { Arena } from '../json/arena.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Row } from '../service/types.js';
-import { type Column, seenColumns } from './columns.js';
+import { type Column, columnOf, seenColumns } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
 import { columnsOf, type DirectFormat, render, renderDirect } from './index.js';
 import { project } from './json.js';
@@ -35,6 +40,8 @@ export interface StreamOptions {
   terminal: boolean;
   color: boolean;
   width: number;
+  /** CSV/TSV into a file: the header becomes the union of every answer's columns (see above). */
+  union?: boolean;
 }
 
 /**
@@ -43,6 +50,8 @@ export interface StreamOptions {
  */
 export interface Answer {
   portfolioId: number;
+  /** The requested date, for the warning that names an answer. */
+  date?: string;
   bytes: Buffer;
   rows(): Row[];
   /** Its memory may be reused (ReportResponse.release). */
@@ -61,14 +70,30 @@ export interface RowStream {
    * output resolved, so the next answer's body goes into the same memory (add and end call it too).
    */
   release(): void;
-  /** What closes the output, and notes for stderr. Gives back the last answer's memory (see add). */
-  end(): { text: string; notes: string[] };
+  /**
+   * What closes the output; notes (silenced by -q) and warnings (not) for stderr. Gives back the last
+   * answer's memory (see add).
+   */
+  end(): { text: string; notes: string[]; warnings: string[] };
+  /** With `union`: when later answers added columns, what the file's rewrite needs (else undefined). */
+  widened(): Widened | undefined;
   /** Rows delivered so far. */
   readonly rows: number;
 }
 
 /** The largest output the direct path's arena holds (more: an ordinary buffer). */
 const OUTPUT_MAX = 512 * 1024 * 1024;
+
+/** A CSV/TSV output whose columns grew after its first answer (StreamOptions.union). */
+export interface Widened {
+  kind: 'csv' | 'tsv';
+  /** The final header line, without its newline. */
+  header: string;
+  /** The output's pieces in order: their length in bytes and how many columns their rows have. */
+  pieces: { bytes: number; columns: number }[];
+  /** Columns in the end. */
+  columns: number;
+}
 
 export function createRowStream(o: StreamOptions): RowStream {
   const { format } = o;
@@ -79,7 +104,24 @@ export function createRowStream(o: StreamOptions): RowStream {
   /** CSV/TSV: the header's columns; JSON/NDJSON with --fields: the projection. Fixed by the first answer. */
   let columns: Column[] | undefined;
   const extra = new Set<string>();
+  /** The answers that had columns left out: "portfolio 1 on 2024-05-02". */
+  const leftOutOf: string[] = [];
+  const union = !!o.union && !o.fields && (format === 'csv' || format === 'tsv');
+  const pieces: Widened['pieces'] = [];
+  let firstColumns = 0;
   const table: Row[] = [];
+
+  /** Columns of a later answer that the header lacks: joined to the list (union), or left out. */
+  const more = (a: Answer, names: readonly string[]): boolean => {
+    if (names.length === 0 || o.fields) return false;
+    if (union) {
+      columns!.push(...names.map(columnOf));
+      return true;
+    }
+    for (const name of names) extra.add(name);
+    leftOutOf.push(`portfolio ${a.portfolioId}${a.date ? ` on ${a.date}` : ''}`);
+    return false;
+  };
 
   const rowsOf = (a: Answer): Row[] => {
     const rows = a.rows();
@@ -126,10 +168,13 @@ export function createRowStream(o: StreamOptions): RowStream {
     switch (format) {
       case 'csv':
       case 'tsv': {
-        if (!o.fields) {
-          const printed = new Set(columns!.map((c) => c.name));
-          for (const c of seenColumns(rows)) if (!printed.has(c.name)) extra.add(c.name);
-        }
+        const printed = new Set(columns!.map((c) => c.name));
+        more(
+          a,
+          seenColumns(rows)
+            .map((c) => c.name)
+            .filter((name) => !printed.has(name)),
+        );
         // renderDelimited's header line, then the rows: the header was printed with the first answer.
         const all = renderDelimited(rows, columns!, format);
         text = all.slice(headerOf(columns!).length + 1);
@@ -146,12 +191,13 @@ export function createRowStream(o: StreamOptions): RowStream {
   };
 
   const fast = (a: Answer): Buffer | undefined => {
-    const out = renderDirect(a.bytes, {
+    let out = renderDirect(a.bytes, {
       type: o.type,
       fields: o.fields,
       format: format as DirectFormat,
       columns,
-      reuse: true,
+      // With union a later answer may need a second pass over its body.
+      reuse: !(union && columns !== undefined),
       alloc,
       portfolioId: o.multi ? a.portfolioId : undefined,
     });
@@ -159,7 +205,16 @@ export function createRowStream(o: StreamOptions): RowStream {
     if (format === 'csv' || format === 'tsv') {
       const first = columns === undefined;
       if (first) columns = out.columns;
-      else if (!o.fields) for (const name of out.extra ?? []) extra.add(name);
+      else if (more(a, out.extra ?? [])) {
+        // Rendered again with the wider columns (the first pass kept the body intact: no reuse).
+        out = renderDirect(a.bytes, {
+          type: o.type,
+          format: format as DirectFormat,
+          columns,
+          reuse: true,
+          alloc,
+        })!;
+      }
       count += out.rows;
       return first ? out.bytes : out.bytes.subarray(Buffer.byteLength(out.header!) + 1);
     }
@@ -197,22 +252,37 @@ export function createRowStream(o: StreamOptions): RowStream {
     add(a) {
       releaseHeld();
       held.answer = a;
-      return (direct && fast(a)) || general(a);
+      const out = (direct && fast(a)) || general(a);
+      if (union && out.length > 0) {
+        firstColumns ||= columns!.length;
+        pieces.push({ bytes: Buffer.byteLength(out), columns: columns!.length });
+      }
+      return out;
+    },
+    widened() {
+      if (!union || !columns || columns.length === firstColumns) return undefined;
+      return { kind: format as 'csv' | 'tsv', header: headerOf(columns), pieces, columns: columns.length };
     },
     release: releaseHeld,
     end() {
       releaseHeld();
       const notes: string[] = [];
+      const warnings: string[] = [];
       if (extra.size > 0) {
-        notes.push(
-          `left out: column${extra.size > 1 ? 's' : ''} ${[...extra].join(', ')} (not in the first answer, which set the ${format.toUpperCase()} header; --fields chooses the columns)`,
+        const s = extra.size > 1 ? 's' : '';
+        const of =
+          leftOutOf.length > 3
+            ? `${leftOutOf.slice(0, 3).join(', ')} and ${leftOutOf.length - 3} more`
+            : leftOutOf.join(', ');
+        warnings.push(
+          `warning: left out column${s} ${[...extra].join(', ')} of ${of}: not in the first answer, which set the ${format.toUpperCase()} header; write to a file with -o to keep every column, or choose them with --fields`,
         );
       }
       switch (format) {
         case 'json':
-          return { text: count === 0 ? '[]\n' : compact ? ']\n' : '\n]\n', notes };
+          return { text: count === 0 ? '[]\n' : compact ? ']\n' : '\n]\n', notes, warnings };
         case 'ndjson':
-          return { text: '', notes };
+          return { text: '', notes, warnings };
         case 'csv':
         case 'tsv':
           return {
@@ -225,11 +295,12 @@ export function createRowStream(o: StreamOptions): RowStream {
                   )
                 : '',
             notes,
+            warnings,
           };
         case 'table': {
-          if (table.length === 0) return { text: '', notes };
+          if (table.length === 0) return { text: '', notes, warnings };
           const out = render({ ...o, rows: table, fields: o.fields });
-          return { text: out.text, notes: [...notes, ...out.notes] };
+          return { text: out.text, notes: [...notes, ...out.notes], warnings };
         }
       }
     },

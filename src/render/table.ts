@@ -35,18 +35,49 @@ export interface TableResult {
 /** Longest text cell shown on a terminal; longer text ends in "…". */
 export const MAX_TEXT_WIDTH = 40;
 
-/** A cell's text cut to `max` terminal cells with "…" (numbers are never cut: they are passed whole). */
+/**
+ * A cell's text cut to `max` terminal cells with "…" in the middle, keeping its tail (numbers are
+ * never cut: they are passed whole). Rows often differ only at the end — "Example 600 OG EUR" and
+ * "… JPY", ids ending …601 and …602 — so the tail is what tells them apart: the last word when it is
+ * short (a third of the room at most), else, for a text without spaces (an id), its last third.
+ * Under MIN_SPLIT_WIDTH cells, or for prose ending in a long word, only the start is kept.
+ */
 export function truncate(s: string, max: number): string {
   if (displayWidth(s) <= max) return s;
+  const tail = max >= MIN_SPLIT_WIDTH ? tailOf(s, Math.floor((max - 1) / 3)) : '';
+  const budget = max - 1 - displayWidth(tail);
   let out = '';
   let width = 0;
   for (const ch of s) {
     const w = charWidth(ch);
-    if (width + w > max - 1) break;
+    if (width + w > budget) break;
     out += ch;
     width += w;
   }
-  return `${out}…`;
+  // "Example 6…EUR", not "Example …EUR" with a space before the ellipsis.
+  return `${tail ? out.trimEnd() : out}…${tail}`;
+}
+
+/** Narrowest cell shortened in the middle; narrower ones keep their start only. */
+const MIN_SPLIT_WIDTH = 8;
+
+/** The end of `s` that fits in `room` cells: its last word if short enough, else its last characters. */
+function tailOf(s: string, room: number): string {
+  const word = /[^\s\-_/.]+$/u.exec(s)?.[0] ?? '';
+  if (word !== '' && displayWidth(word) <= room) return word;
+  // Prose whose last word is long: a fragment ("…ration") would tell less than the start alone.
+  if (/\s/u.test(s)) return '';
+  const chars = [...s];
+  let tail = '';
+  let width = 0;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = charWidth(chars[i]);
+    if (width + w > room) break;
+    tail = chars[i] + tail;
+    width += w;
+  }
+  // A combining mark whose letter stayed behind would sit on the ellipsis.
+  return tail.replace(/^[\p{Mn}\p{Me}\p{Cf}]+/u, '');
 }
 
 /** A column is numeric when every value present is a number. */
@@ -64,13 +95,18 @@ export function isNumericColumn(rows: readonly Row[], c: Column): boolean {
 export function renderTable(rows: readonly Row[], columns: readonly Column[], o: TableOptions): TableResult {
   const numeric = columns.map((c) => isNumericColumn(rows, c));
   const names = columns.map((c) => printable(c.name));
-  const cells = rows.map((row) =>
+  // The full texts, and (on a terminal) those capped at MAX_TEXT_WIDTH: their widths plan the layout;
+  // a narrower column shortens the full text again, so that the middle cut is made once.
+  const texts = rows.map((row) =>
     columns.map((c, i) => {
-      if (numeric[i]) return cellText(valueAt(row, c.path));
-      const text = printable(cellText(valueAt(row, c.path)));
-      return o.width !== undefined ? truncate(text, MAX_TEXT_WIDTH) : text;
+      const text = cellText(valueAt(row, c.path));
+      return numeric[i] ? text : printable(text);
     }),
   );
+  const cells =
+    o.width === undefined
+      ? texts
+      : texts.map((r) => r.map((t, i) => (numeric[i] ? t : truncate(t, MAX_TEXT_WIDTH))));
   const natural = names.map((name, i) =>
     cells.reduce((w, r) => Math.max(w, displayWidth(r[i])), displayWidth(name)),
   );
@@ -89,10 +125,12 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
     keep,
   );
   if (layout.kind === 'records')
-    return { text: drawRecords(names, cells, numeric, o.width, o.color), notes: [] };
+    return { text: drawRecords(names, texts, numeric, o.width, o.color), notes: [] };
   const widthOf = new Map(layout.shown.map((i, k) => [i, layout.widths[k]]));
-  const fitted = cells.map((r) =>
-    r.map((t, i) => (numeric[i] || !widthOf.has(i) ? t : truncate(t, widthOf.get(i)!))),
+  const fitted = texts.map((r) =>
+    r.map((t, i) =>
+      numeric[i] || !widthOf.has(i) ? t : truncate(t, Math.min(MAX_TEXT_WIDTH, widthOf.get(i)!)),
+    ),
   );
   const notes =
     layout.hidden.length > 0
@@ -163,7 +201,7 @@ function drawRecords(
     );
     names.forEach((name, i) => {
       const label = truncate(name, nameWidth);
-      const value = numeric[i] ? r[i] : truncate(r[i], valueWidth);
+      const value = numeric[i] ? r[i] : truncate(r[i], Math.min(MAX_TEXT_WIDTH, valueWidth));
       lines.push(`${bold(label)}${' '.repeat(nameWidth - displayWidth(label))} │ ${value}`.trimEnd());
     });
   });

@@ -1,6 +1,7 @@
 /**
- * The sandbox's Keycloak stand-in: the token endpoint (password and refresh_token grants) and bearer
- * verification for the report endpoints. Tokens are HS256 JWTs signed with per-process random keys;
+ * The sandbox's Keycloak stand-in: the token endpoint (password and refresh_token grants for the
+ * user client, client_credentials for service-account clients) and bearer verification for the
+ * report endpoints. Tokens are HS256 JWTs signed with per-process random keys;
  * `revoke()` rotates the access key, which makes every access token issued so far invalid.
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -9,6 +10,14 @@ export interface SandboxUser {
   username: string;
   password: string;
   /** The tenant this user may ask for (X-CLIENT-ID). */
+  tenant: string;
+}
+
+/** A confidential client with a service account (Keycloak: "Service accounts roles" on), tenant-bound. */
+export interface SandboxServiceClient {
+  clientId: string;
+  clientSecret: string;
+  /** The tenant its service account may ask for (X-CLIENT-ID). */
   tenant: string;
 }
 
@@ -72,6 +81,8 @@ export interface IssuerOptions {
   clientId: string;
   clientSecret: string;
   users: readonly SandboxUser[];
+  /** Clients allowed the client_credentials grant (and only that one, as Keycloak's defaults have it). */
+  serviceClients?: readonly SandboxServiceClient[];
   tokenTtl: number;
   refreshTtl: number;
   now: () => number;
@@ -96,14 +107,14 @@ export class TokenIssuer {
   logout(form: URLSearchParams): TokenAnswer {
     const clientId = form.get('client_id');
     if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
-    if (clientId !== this.o.clientId || form.get('client_secret') !== this.o.clientSecret)
+    if (!this.client(clientId, form.get('client_secret')))
       return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
     const token = form.get('refresh_token');
     if (!token) return oauthError(400, 'invalid_request', 'refresh_token not passed in request');
     const claims = verifyJwt(token, this.refreshKey);
     if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer)
       return oauthError(400, 'invalid_grant', 'Invalid refresh token');
-    if (claims.azp !== this.o.clientId)
+    if (claims.azp !== clientId)
       return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
     if (this.o.now() >= Number(claims.exp) * 1000 || this.ended.has(String(claims.sid)))
       return oauthError(400, 'invalid_grant', 'Session not active');
@@ -121,13 +132,66 @@ export class TokenIssuer {
   token(form: URLSearchParams): TokenAnswer {
     const grant = form.get('grant_type');
     if (!grant) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
-    if (grant !== 'password' && grant !== 'refresh_token')
+    if (grant !== 'password' && grant !== 'refresh_token' && grant !== 'client_credentials')
       return oauthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
     const clientId = form.get('client_id');
     if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
-    if (clientId !== this.o.clientId || form.get('client_secret') !== this.o.clientSecret)
+    const client = this.client(clientId, form.get('client_secret'));
+    if (!client)
       return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+    // Keycloak's answers for a grant the client is not enabled for (a client's flows are set apart).
+    if (grant === 'client_credentials') {
+      if (client === 'user')
+        return oauthError(400, 'unauthorized_client', 'Client not enabled to retrieve service account');
+      return this.issueServiceAccount(client);
+    }
+    if (client !== 'user') {
+      return grant === 'password'
+        ? oauthError(400, 'unauthorized_client', 'Client not allowed for direct access grants')
+        : oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
+    }
     return grant === 'password' ? this.passwordGrant(form) : this.refreshGrant(form);
+  }
+
+  /** The authenticated client: 'user' (the CLI's client), a service client, or undefined (refused). */
+  private client(id: string, secret: string | null): 'user' | SandboxServiceClient | undefined {
+    if (id === this.o.clientId) return secret === this.o.clientSecret ? 'user' : undefined;
+    const c = (this.o.serviceClients ?? []).find((sc) => sc.clientId === id);
+    return c && secret === c.clientSecret ? c : undefined;
+  }
+
+  /**
+   * A service account's token, as Keycloak issues it by default: user `service-account-<client id>`,
+   * no refresh token (refresh_expires_in 0), no session; renewing means asking again.
+   */
+  private issueServiceAccount(c: SandboxServiceClient): TokenAnswer {
+    const now = this.o.now();
+    const username = `service-account-${c.clientId}`;
+    const access = {
+      exp: Math.ceil((now + this.o.tokenTtl * 1000) / 1000),
+      iat: Math.floor(now / 1000),
+      jti: randomUUID(),
+      iss: this.o.issuer,
+      aud: 'account',
+      sub: subjectOf(username),
+      typ: 'Bearer',
+      azp: c.clientId,
+      scope: 'profile email',
+      preferred_username: username,
+      clientId: c.clientId,
+      tenant: c.tenant,
+    };
+    return {
+      status: 200,
+      body: {
+        access_token: signJwt(access, this.accessKey),
+        expires_in: this.o.tokenTtl,
+        refresh_expires_in: 0,
+        token_type: 'Bearer',
+        'not-before-policy': 0,
+        scope: 'profile email',
+      },
+    };
   }
 
   private passwordGrant(form: URLSearchParams): TokenAnswer {

@@ -39,8 +39,18 @@ export interface Fault {
   delayMs?: number;
   /** Send the headers and part of the body, then drop the connection. */
   truncate?: boolean;
+  /** Send the headers and part of the body, then pause this long (or until the client goes) before the rest. */
+  stallMs?: number;
   /** How many requests it affects (default 1). */
   count?: number;
+  /** Export answers: this Content-Disposition header instead of the sandbox's own name. */
+  contentDisposition?: string;
+  /**
+   * Export answers (whatever the format asked): a zip of one deflated member (the export's CSV name
+   * unless `member`) of `bytes` bytes, NUL bytes or one CSV line repeated — a zip bomb, or a CSV
+   * that is not text, in a few kB.
+   */
+  zip?: { bytes: number; fill: 'nul' | 'text'; member?: string };
 }
 
 export function createStats(): SandboxStats & { record(r: RequestRecord): void } {

@@ -6,16 +6,16 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type SandboxUser, TokenIssuer } from './auth.js';
+import { type SandboxServiceClient, type SandboxUser, TokenIssuer } from './auth.js';
 import { createFaults, createStats, type Fault, type SandboxStats } from './controls.js';
 import { SlidingWindow } from './limiter.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createCatalog } from './portfolios.js';
 import { createRoutes } from './routes.js';
 
-export type { SandboxUser } from './auth.js';
+export type { SandboxServiceClient, SandboxUser } from './auth.js';
 export type { Endpoint, Fault, RequestRecord, SandboxStats } from './controls.js';
-export { loginArgs, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
+export { loginArgs, SANDBOX_DEFAULTS, type SandboxOptions, serviceLoginArgs } from './options.js';
 export {
   BIG_PORTFOLIO_ID,
   BROKEN_PORTFOLIO_ID,
@@ -35,6 +35,8 @@ export interface Sandbox {
   clientId: string;
   clientSecret: string;
   users: readonly SandboxUser[];
+  /** Service-account clients (client_credentials only), each bound to a tenant. */
+  serviceClients: readonly SandboxServiceClient[];
   port: number;
   stats: SandboxStats;
   /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */
@@ -76,6 +78,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clientId: o.clientId,
     clientSecret: o.clientSecret,
     users: o.users,
+    serviceClients: o.serviceClients,
     tokenTtl: o.tokenTtl,
     refreshTtl: o.refreshTtl,
     now: o.now,
@@ -88,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clientId: o.clientId,
     clientSecret: o.clientSecret,
     users: o.users,
+    serviceClients: o.serviceClients,
     port: info.port,
     stats,
     revokeTokens: (opts) => issuer!.revoke(opts),

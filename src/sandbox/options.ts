@@ -3,7 +3,7 @@
  * server, so `prs sandbox`'s banner and the tests load them without the server's code.
  */
 import { parseRateLimit } from '../settings.js';
-import type { SandboxUser } from './auth.js';
+import type { SandboxServiceClient, SandboxUser } from './auth.js';
 
 /**
  * The `prs login` arguments that sign `user` in to a sandbox: the password goes on stdin and the
@@ -32,6 +32,30 @@ export function loginArgs(
   ];
 }
 
+/**
+ * The `prs login --client-credentials` arguments for a sandbox's service account; the secret goes in
+ * PRS_CLIENT_SECRET, never on argv.
+ */
+export function serviceLoginArgs(
+  s: { url: string; authUrl: string; realm: string },
+  client: { clientId: string; tenant: string },
+): string[] {
+  return [
+    'login',
+    '--client-credentials',
+    '--auth-url',
+    s.authUrl,
+    '--realm',
+    s.realm,
+    '--client-id',
+    client.clientId,
+    '--tenant',
+    client.tenant,
+    '--base-url',
+    s.url,
+  ];
+}
+
 export const SANDBOX_DEFAULTS = {
   host: '127.0.0.1',
   realm: 'prs-sandbox',
@@ -44,6 +68,10 @@ export const SANDBOX_DEFAULTS = {
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
     { username: 'other', password: 'other', tenant: 'other-tenant' },
   ] as readonly SandboxUser[],
+  /** A service account for cron-style runs (client_credentials), on the demo user's tenant. */
+  serviceClients: [
+    { clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' },
+  ] as readonly SandboxServiceClient[],
 } as const;
 
 export interface SandboxOptions {
@@ -60,6 +88,8 @@ export interface SandboxOptions {
   clientId?: string;
   clientSecret?: string;
   users?: readonly SandboxUser[];
+  /** Clients allowed only the client_credentials grant (default: prs-robot / robot-secret on demo-tenant). */
+  serviceClients?: readonly SandboxServiceClient[];
   /** Constituent rows of portfolio 900 (default 1000); streamed, so any size works. */
   bigExportRows?: number;
   /** Milliseconds added before each export answer (default 0): parallel-export benchmarks, interrupt tests. */
@@ -93,6 +123,7 @@ export function resolveOptions(o: SandboxOptions) {
     clientId: o.clientId ?? SANDBOX_DEFAULTS.clientId,
     clientSecret: o.clientSecret ?? SANDBOX_DEFAULTS.clientSecret,
     users,
+    serviceClients: o.serviceClients ?? SANDBOX_DEFAULTS.serviceClients,
     bigExportRows: big,
     exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
     now: o.clock ?? Date.now,

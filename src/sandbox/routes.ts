@@ -225,7 +225,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     if (ctx.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
     if (portfolio.failStatus) return sendError(res, ctx, portfolio.failStatus, 'Report generation failed');
     // 200
-    return sendReport(res, ctx, portfolio, q, !!fault?.truncate);
+    return sendReport(res, ctx, portfolio, q, fault);
   }
 
   function sendFault(res: ServerResponse, ctx: Ctx, f: Fault) {
@@ -248,7 +248,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     ctx: Ctx,
     p: Portfolio,
     q: Query,
-    truncate: boolean,
+    fault: Fault | undefined,
   ): Promise<void> {
     const eff = effectiveDateFor(q.date);
     const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
@@ -259,27 +259,33 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       const chunks = cached
         ? [cached]
         : bodies.remember(key, rows ? jsonChunks(rows, '{"report":[', ']}') : ['{"report":[]}']);
-      return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, truncate);
+      return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, fault);
     }
     if (!rows || !eff) {
       head(res, ctx, 200, { 'Content-Length': 0 });
       res.end();
       return;
     }
-    const ext = q.format === 'csv' ? 'zip' : 'json';
+    const isZip = q.format === 'csv' || fault?.zip !== undefined;
+    const ext = isZip ? 'zip' : 'json';
     const headers = {
-      'Content-Type': q.format === 'csv' ? 'application/zip' : 'application/json',
-      'Content-Disposition': contentDisposition(exportFileName(eff, p.name, ext)),
+      'Content-Type': isZip ? 'application/zip' : 'application/json',
+      'Content-Disposition':
+        fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, ext)),
     };
-    const chunks =
-      q.format === 'csv'
+    const chunks = fault?.zip
+      ? zipChunks(filler(fault.zip), {
+          member: fault.zip.member ?? exportFileName(eff, p.name, 'csv'),
+          date: eff,
+        })
+      : q.format === 'csv'
         ? zipChunks(csvChunks(q.reportType, rows), {
             member: exportFileName(eff, p.name, 'csv'),
             date: eff,
             store: p.id === BIG_PORTFOLIO_ID,
           })
         : jsonChunks(rows, '[', ']');
-    return stream(res, ctx, headers, chunks, truncate);
+    return stream(res, ctx, headers, chunks, fault);
   }
 
   /**
@@ -291,8 +297,10 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     ctx: Ctx,
     headers: Record<string, string | number>,
     chunks: Iterable<string | Uint8Array>,
-    truncate: boolean,
+    fault: Fault | undefined,
   ): Promise<void> {
+    const truncate = !!fault?.truncate;
+    const stallMs = fault?.stallMs ?? 0;
     const it = chunks[Symbol.iterator]();
     const first: Buffer[] = [];
     let size = 0;
@@ -313,6 +321,15 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
         res.destroy();
         return;
       }
+      if (stallMs > 0) {
+        const half = Math.floor(body.length / 2);
+        res.write(body.subarray(0, half));
+        await pause(res, stallMs);
+        if (res.destroyed) return;
+        record.bytes = body.length;
+        res.end(body.subarray(half));
+        return;
+      }
       record.bytes = body.length;
       res.end(body);
       return;
@@ -327,6 +344,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       if (!res.write(chunk)) await drained(res);
     };
     for (const b of first) await send(b);
+    if (stallMs > 0) await pause(res, stallMs);
     if (truncate) {
       await new Promise((r) => setImmediate(r));
       res.destroy();
@@ -408,6 +426,26 @@ function drained(res: ServerResponse): Promise<void> {
       resolve();
     };
     res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
+function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
+  const unit = z.fill === 'nul' ? '\0' : '2024-05-01,CH0102878927,Example 600 OG,1302.917413\n';
+  const piece = unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
+  for (let left = z.bytes; left > 0; left -= piece.length) yield piece.slice(0, Math.min(left, piece.length));
+}
+
+/** Waits `ms`, or less when the client goes away meanwhile. */
+function pause(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
     res.on('close', done);
   });
 }

@@ -1,18 +1,10 @@
 /**
- * The one place where an unusable HTTP answer of the report service becomes a typed error, with a
- * message naming what failed and what to do. src/main.ts turns the type into the exit code
- * (400 → 2, 401 → 4, 403 → 5, 404 → 6, 429 → 7, 5xx and anything else → 8).
- * Messages carry at most a short text from the body (a JSON `message`/`error`), never an HTML page.
+ * Reads a final unusable HTTP answer of the report service: its reason phrase and the short text in
+ * its body. Which error (and so exit code), message and hint it becomes is HTTP_FAILURES, beside the
+ * error classes in src/errors.ts. Messages carry at most a short text from the body (a JSON
+ * `message`/`error`), never an HTML page.
  */
-import {
-  AuthError,
-  ForbiddenError,
-  HttpError,
-  NotFoundError,
-  type PrsError,
-  RateLimitError,
-  ServiceError,
-} from '../errors.js';
+import { type FailedAnswer, httpFailure, type PrsError, ServiceError } from '../errors.js';
 
 /**
  * HTTP reason phrases, exactly node:http's STATUS_CODES table.
@@ -86,17 +78,8 @@ export const REASONS: Readonly<Record<number, string>> = {
   511: 'Network Authentication Required',
 };
 
-export interface ErrorContext {
-  method: string;
-  url: string;
-  portfolioId: number;
-  tenant: string;
-  baseUrl: string;
-  /** Retries already made when giving up. */
-  retries: number;
-  /** Under CI hints name environment variables instead of `prs login`. */
-  ci: boolean;
-}
+/** What prs knows about the request whose answer failed. */
+export type ErrorContext = Omit<FailedAnswer, 'status' | 'reason' | 'said'>;
 
 /** The error for a final non-200 answer. `body` is (the start of) the response body. */
 export function errorForStatus(
@@ -105,90 +88,26 @@ export function errorForStatus(
   contentType: string | undefined,
   c: ErrorContext,
 ): PrsError {
-  const said = shortMessage(body, contentType);
   const reason = `${status} ${REASONS[status] ?? 'Unknown Status'}`;
-  const after = c.retries > 0 ? ` (after ${c.retries} ${c.retries === 1 ? 'retry' : 'retries'})` : '';
-  const excerpt = said ?? '';
-  switch (true) {
-    case status === 400:
-      return new HttpError(
-        `the service rejected the request: ${said ?? reason}`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        {
-          hint: 'check the report type and the date',
-        },
-      );
-    case status === 401:
-      return new AuthError(`the service refused the access token (${reason}) even after signing in again`, {
-        hint: c.ci
-          ? 'check PRS_TOKEN, or PRS_USERNAME / PRS_PASSWORD / PRS_CLIENT_SECRET'
-          : 'run `prs login`, or check that the token is meant for this service',
-      });
-    case status === 403:
-      return new ForbiddenError(
-        `forbidden — check the tenant (X-CLIENT-ID ${c.tenant}) and your account's permissions`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        { hint: said ? `the service said: ${said}` : undefined },
-      );
-    case status === 404:
-      return new NotFoundError(
-        `portfolio ${c.portfolioId} not found — check the id`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        {
-          hint: `if every id gives 404, check the base URL (${c.baseUrl})`,
-        },
-      );
-    case status === 429:
-      return new RateLimitError(
-        `rate limited by the service (${reason})${after}${said ? `: ${said}` : ''}`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        { hint: 'try again later; if other clients share this account, lower --rate-limit' },
-      );
-    case status >= 500:
-      return new HttpError(
-        `service error: ${reason}${said ? `: ${said}` : ''}${after}`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        {
-          hint: 'the service has a problem; try again later',
-        },
-      );
-    default:
-      return new HttpError(
-        `unexpected answer from the service: ${reason}${said ? `: ${said}` : ''}`,
-        status,
-        c.method,
-        c.url,
-        excerpt,
-        { hint: `check the base URL (${c.baseUrl})` },
-      );
-  }
+  return httpFailure({ ...c, status, reason, said: shortMessage(body, contentType) });
 }
 
-/** A 200 whose body is not a report. */
+/**
+ * A 200 whose body is not a report. `broken`: JSON cut short or nested absurdly deep, the service's
+ * own fault (the URL is right: it answered JSON); else (HTML, another API's JSON) the URL is suspect.
+ */
 export function malformedResponse(
   why: string,
   contentType: string | undefined,
   c: { baseUrl: string },
+  broken = false,
 ): ServiceError {
   return new ServiceError(
     `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
     {
-      hint: `check the base URL (${c.baseUrl}); it should point at the report service`,
+      hint: broken
+        ? 'the service sent a broken answer; try again later, and tell its operators if it persists'
+        : `check the base URL (${c.baseUrl}); it should point at the report service`,
     },
   );
 }

@@ -12,6 +12,7 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
+import type { Endpoint, RunEvents } from '../run/events.js';
 import type { Settings } from '../settings.js';
 
 export interface HttpRequest {
@@ -42,6 +43,8 @@ export interface HttpOptions {
   timeoutMs: number;
   proxy: Settings['proxy'];
   io: Pick<IO, 'debug'>;
+  /** Each exchange's endpoint, status (0: no answer) and duration, for the run's watchers. */
+  events?: Pick<RunEvents, 'emit'>;
   /** Tests pass an undici MockAgent here. */
   dispatcher?: Dispatcher;
 }
@@ -75,7 +78,19 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   return new Agent(agentOpts);
 }
 
+/** Which endpoint a URL is (run/events.ts); undefined for any other (the logout call). */
+export function endpointOfUrl(url: string): Endpoint | undefined {
+  const path = url.split('?')[0];
+  if (path.endsWith('/protocol/openid-connect/token')) return 'token';
+  if (!path.includes('/report/generate/portfolio/')) return undefined;
+  return path.endsWith('/export') ? 'export' : 'report';
+}
+
 export function createHttp(o: HttpOptions): Http {
+  const answered = (url: string, status: number, durationMs: number) => {
+    const endpoint = o.events && endpointOfUrl(url);
+    if (endpoint) o.events!.emit({ event: 'response', endpoint, status, durationMs });
+  };
   let dispatcher: Promise<Dispatcher> | undefined;
   const getDispatcher = () => {
     dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
@@ -104,6 +119,7 @@ export function createHttp(o: HttpOptions): Http {
         });
         watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
+        answered(req.url, res.statusCode, ms);
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
         );
@@ -115,6 +131,7 @@ export function createHttp(o: HttpOptions): Http {
           url: req.url,
         };
       } catch (err) {
+        answered(req.url, 0, Date.now() - started);
         throw transportError(err, req, o.timeoutMs);
       }
     },
@@ -198,6 +215,10 @@ export function transportError(
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
+  // Headers past 16 kB: what the server sent is no sane HTTP answer (its fault, not the network's).
+  if (code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError') {
+    return new ServiceError(`malformed response from ${host}: its headers exceed 16 kB`, { cause: err });
+  }
   if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
     return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
   }

@@ -71,6 +71,13 @@ redis.call('SET', KEYS[3], u, 'PX', math.max(1, u - now))
 return 1
 `;
 
+/** The state as it is, changed in nothing: Redis's time, both sets with their scores, and until. */
+const PEEK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {now, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES'), redis.call('GET', KEYS[3]) or '0'}
+`;
+
 /** The Redis keys for one account (the file limiter's key hash): a hash tag keeps them on one cluster node. */
 export function redisKeys(hash: string): [string, string, string] {
   const base = `prs:limiter:{${hash}}`;
@@ -101,6 +108,9 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
   let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
+  const tls = o.url.startsWith('rediss:');
+  /** Whether a connection (and its TLS handshake, for rediss://) ever completed. */
+  let connected = false;
   let fallback: Limiter | undefined;
   let pending: Promise<void> | undefined;
   // Slot ids: unique across machines (random prefix) and within this process (counter).
@@ -131,8 +141,9 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     // Errors surface through the commands; an unhandled 'error' event would crash the process.
     c.on('error', () => {});
     await c.connect();
+    connected = true;
     const sha = Object.fromEntries(
-      Object.entries({ ACQUIRE, SETTLE, BLOCK }).map(([k, v]) => [
+      Object.entries({ ACQUIRE, SETTLE, BLOCK, PEEK }).map(([k, v]) => [
         k,
         createHash('sha1').update(v).digest('hex'),
       ]),
@@ -142,7 +153,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   };
 
   /** One script run, bounded by timeoutMs; EVALSHA, with EVAL once when Redis does not know the script yet. */
-  const run = async (name: 'ACQUIRE' | 'SETTLE' | 'BLOCK', argv: string[]): Promise<unknown> => {
+  const run = async (name: 'ACQUIRE' | 'SETTLE' | 'BLOCK' | 'PEEK', argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -152,7 +163,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       return await Promise.race([
         (async () => {
           const { client: c, sha } = await client!;
-          const script = { ACQUIRE, SETTLE, BLOCK }[name];
+          const script = { ACQUIRE, SETTLE, BLOCK, PEEK }[name];
           const args = [String(keys.length), ...keys, ...argv];
           try {
             return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
@@ -172,7 +183,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const fail = (err: unknown): Limiter => {
     if (!fallback) {
       o.warn(
-        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs)}); using the local file limiter`,
+        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
       );
       fallback = o.fallback({ stamps: done, open: [...inFlight.values()] });
       const c = client;
@@ -262,11 +273,31 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       }
       await fallback!.block(ms);
     },
+    async peek() {
+      if (!fallback) {
+        try {
+          const [now, done, open, until] = (await run('PEEK', [])) as [number, string[], string[], string];
+          // WITHSCORES: member, score, member, score, …
+          const scores = (a: string[]) => a.filter((_, i) => i % 2 === 1).map(Number);
+          const state: LimiterState = { stamps: scores(done), open: scores(open) };
+          if (Number(until) > 0) state.until = Number(until);
+          return { state, now: Number(now) };
+        } catch (err) {
+          if (err instanceof PrsError) throw err;
+          fail(err);
+        }
+      }
+      return fallback!.peek();
+    },
   };
 }
 
-/** Why Redis failed, in a few words and without the URL (which may carry the password). */
-function reasonOf(err: unknown, timeoutMs: number): string {
+/**
+ * Why Redis failed, in a few words and without the URL (which may carry the password). `handshake`:
+ * a rediss:// connection that never completed — a plain Redis port stays silent at a TLS hello (where
+ * an HTTP port answers, as https:// to one does: "wrong version number"), so its timeout says so too.
+ */
+export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
   const code = e?.code ?? e?.errors?.[0]?.code;
   const message = String(e?.message ?? err);
@@ -275,9 +306,26 @@ function reasonOf(err: unknown, timeoutMs: number): string {
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
     return 'authentication failed: wrong user or password';
   }
-  if (/timeout|no answer/i.test(message)) return `no answer within ${timeoutMs / 1000} s`;
+  const scheme = 'for a plain Redis port use redis://, not rediss://';
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i.test(`${code} ${message}`)) {
+    return `it did not speak TLS; ${scheme}`;
+  }
+  if (/timeout|no answer/i.test(message)) {
+    const secs = `${timeoutMs / 1000} s`;
+    return handshake
+      ? `no TLS handshake within ${secs}: it does not speak TLS; ${scheme}`
+      : `no answer within ${secs}`;
+  }
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
     return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
+  }
+  // @redis/client's words once the server went away (stopped, restarted, a dropped connection).
+  if (
+    /client is closed|socket closed unexpectedly|connection is closed/i.test(message) ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE'
+  ) {
+    return 'Redis closed the connection (stopped or restarted?)';
   }
   return redactText(message.split('\n')[0]!);
 }

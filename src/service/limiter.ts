@@ -127,6 +127,11 @@ export interface Limiter {
   idle(): Promise<void>;
   /** A 429 arrived anyway: no process sharing this state sends during the next `ms`. */
   block(ms: number): Promise<void>;
+  /**
+   * The shared state as it is now, changing nothing (`prs quota`, --dry-run): every process's
+   * requests, and `now` on the clock that state is kept by (Redis's own, for the Redis limiter).
+   */
+  peek(): Promise<{ state: LimiterState; now: number }>;
 }
 
 export interface LimiterOptions {
@@ -193,6 +198,13 @@ export function createLimiter(o: LimiterOptions): Limiter {
       await update((state, now) => ({
         write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
         result: undefined,
+      }));
+    },
+    async peek() {
+      // No lock: the file is only ever replaced whole (writeState), so a read sees one state.
+      return guarded(o.file, async () => ({
+        state: withCarried(readState(o.file), carried),
+        now: o.clock.now(),
       }));
     },
   };

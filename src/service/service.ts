@@ -8,14 +8,15 @@ import { runInNewContext } from 'node:vm';
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import type { ExportFormat } from '../input.js';
 import type { IO } from '../io.js';
 import { Accumulator, Arena } from '../json/arena.js';
-import { rowsOf } from '../json/report-body.js';
+import { isBrokenJson, rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
-import { createLimiter, type Limiter, type LimiterState, limiterFile, limiterKey } from './limiter.js';
-import { createRedisLimiter } from './limiter-redis.js';
+import type { Limiter } from './limiter.js';
+import { openLimiter } from './limiter-of.js';
 import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy, waitLine } from './retry.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
@@ -166,27 +167,46 @@ export function createService(d: ServiceDeps): Service {
     }
   }
 
+  /** The export endpoint; `save` consumes the body inside the retry loop (Service.exportReportWith). */
+  function exportCall<T>(
+    q: ReportQuery & { format: ExportFormat },
+    hooks: CallHooks,
+    save: (res: ExportResponse) => Promise<T>,
+  ): Promise<T> {
+    const { format, ...rest } = q;
+    return call<T>(
+      rest,
+      {
+        suffix: '/export',
+        query: { format },
+        accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
+        limited: false,
+        async onOk(res) {
+          const length = Number(header(res, 'content-length'));
+          const response: ExportResponse = {
+            contentDisposition: header(res, 'content-disposition'),
+            contentType: header(res, 'content-type'),
+            contentLength:
+              header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
+            body: res.body,
+          };
+          return save(response);
+        },
+      },
+      hooks,
+    );
+  }
+
   function getLimiter(baseUrl: string, tenant: string): Limiter {
-    const fileLimiter = (carried?: LimiterState) =>
-      createLimiter({
-        file: limiterFile(d.settings.cacheDir, baseUrl, tenant, d.session.identity()),
-        rate: d.settings.rateLimit,
-        clock: d.clock,
-        signal: d.signal,
-        carried,
-      });
-    limiter ??= d.settings.limiter
-      ? createRedisLimiter({
-          url: d.settings.limiter,
-          hash: limiterKey(baseUrl, tenant, d.session.identity()),
-          rate: d.settings.rateLimit,
-          clock: d.clock,
-          signal: d.signal,
-          fallback: fileLimiter,
-          warn: (line) => d.io.err(line),
-          debug: (line) => d.io.debug(line),
-        })
-      : fileLimiter();
+    limiter ??= openLimiter({
+      settings: d.settings,
+      baseUrl,
+      tenant,
+      identity: d.session.identity(),
+      clock: d.clock,
+      signal: d.signal,
+      io: d.io,
+    });
     return limiter;
   }
 
@@ -210,9 +230,11 @@ export function createService(d: ServiceDeps): Service {
                 if (rows) return rows;
                 // The next answer may be in these bytes now.
                 if (released) throw new Error('internal: an answer read after its release');
-                const parsed = rowsOf(bytes.toString('utf8'));
+                const text = bytes.toString('utf8');
+                const parsed = rowsOf(text);
                 if (typeof parsed === 'string') {
-                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! });
+                  const broken = isBrokenJson(text, parsed);
+                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! }, broken);
                 }
                 rows = parsed;
                 return rows;
@@ -228,28 +250,9 @@ export function createService(d: ServiceDeps): Service {
       );
     },
     exportReport(q, hooks = {}) {
-      const { format, ...rest } = q;
-      return call(
-        rest,
-        {
-          suffix: '/export',
-          query: { format },
-          accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
-          limited: false,
-          async onOk(res) {
-            const length = Number(header(res, 'content-length'));
-            return {
-              contentDisposition: header(res, 'content-disposition'),
-              contentType: header(res, 'content-type'),
-              contentLength:
-                header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
-              body: res.body,
-            } satisfies ExportResponse;
-          },
-        },
-        hooks,
-      );
+      return exportCall(q, hooks, async (res) => res);
     },
+    exportReportWith: exportCall,
     async close() {
       // The HTTP client belongs to deps and is closed there; the limiter may still be writing.
       await limiter?.idle();
@@ -266,11 +269,14 @@ export function tooLongToWait(failure: HttpError, ms: number, now: number): Http
   const Kind = failure.constructor as typeof HttpError;
   return new Kind(
     `${failure.message} — the service asks to wait ${waitText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
-    failure.status,
-    failure.method,
-    failure.url,
-    failure.body,
-    { cause: failure, hint: `run it again after ${at}` },
+    {
+      status: failure.status,
+      method: failure.method,
+      url: failure.url,
+      body: failure.body,
+      cause: failure,
+      hint: `run it again after ${at}`,
+    },
   );
 }
 

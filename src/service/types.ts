@@ -46,5 +46,16 @@ export interface CallHooks {
 export interface Service {
   report(q: ReportQuery, hooks?: CallHooks): Promise<ReportResponse>;
   exportReport(q: ReportQuery & { format: ExportFormat }, hooks?: CallHooks): Promise<ExportResponse>;
+  /**
+   * The export with its body consumed by `save` inside the service's one retry loop: a download
+   * that stalls past --timeout after its headers (a NetworkError from `save`) is asked for again, as a
+   * request that failed before them is (CLI.md: retried, then exit 9). Any other error of `save` ends
+   * the call. Safe: a stalled download never reached its commit, and its temporary file is gone.
+   */
+  exportReportWith<T>(
+    q: ReportQuery & { format: ExportFormat },
+    hooks: CallHooks,
+    save: (res: ExportResponse) => Promise<T>,
+  ): Promise<T>;
   close(): Promise<void>;
 }

@@ -161,6 +161,36 @@ describe('against oauth2-mock-server', () => {
     }
   });
 
+  it('a service account: the env-only form sends a standard client_credentials grant, and again once expired', async () => {
+    const dir = join(tmp.path, 'config-robot');
+    const robotEnv = {
+      PRS_CONFIG_DIR: dir,
+      HOME: tmp.path,
+      PRS_GRANT: 'client_credentials',
+      PRS_AUTH_URL: authUrl,
+      PRS_REALM: REALM,
+      PRS_CLIENT_ID: 'prs-robot',
+      PRS_CLIENT_SECRET: SECRET,
+      PRS_BASE_URL: 'http://127.0.0.1:9',
+    };
+    seen.length = 0;
+    const r = await runPrs(['auth', 'token'], { env: robotEnv });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(seen).toEqual([
+      { grant_type: 'client_credentials', client_id: 'prs-robot', client_secret: SECRET },
+    ]);
+    const file = join(dir, 'config.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(r.stdout).toBe(`${stored.profiles.default.session.accessToken}\n`);
+    expect(claims(stored.profiles.default.session.accessToken).iss).toBe(server.issuer.url);
+    stored.profiles.default.session.expiresAt = 0;
+    writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
+    const again = await runPrs(['auth', 'token'], { env: robotEnv });
+    expect(again.code).toBe(0);
+    expect(seen.map((f) => f.grant_type)).toEqual(['client_credentials', 'client_credentials']);
+  });
+
   it('a refusal is exit 4 with the server description', async () => {
     server.service.once('beforeResponse', (res) => {
       res.statusCode = 401;

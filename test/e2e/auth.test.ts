@@ -394,6 +394,11 @@ describe('logout ends the session at the token service', () => {
     expect(p.session).toBeUndefined();
     expect(p.secrets).toBeUndefined();
     expect(readFileSync(c.file(), 'utf8')).not.toContain(SECRET);
+    // The secret went too: signing in from the environment needs PRS_CLIENT_SECRET as well (issue 24).
+    const st = await c.prs(['auth', 'status']);
+    expect(st.stdout).toMatch(
+      /^renewal: +`prs login` needed \(or .*, or set PRS_USERNAME\/PRS_PASSWORD\/PRS_CLIENT_SECRET\)$/m,
+    );
     expect(c.sandbox.stats.requests.filter((q) => q.path.endsWith('/logout')).map((q) => q.status)).toEqual([
       204,
     ]);
@@ -487,7 +492,9 @@ describe('failures', () => {
   });
 
   it('without a terminal, a missing value is exit 2 naming its variable — never a hang', async () => {
-    const r = await c.prs(['login'], { env: { PRS_AUTH_URL: c.sandbox.authUrl } });
+    const r = await c.prs(['login'], {
+      env: { PRS_AUTH_URL: c.sandbox.authUrl, PRS_BASE_URL: c.sandbox.url },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^prs: missing realm: pass --realm or set PRS_REALM\nhint: also missing: client id \(PRS_CLIENT_ID\)/,

@@ -79,7 +79,19 @@ describe('bash', () => {
     [['prs', 'rep'], ['report']],
     [
       ['prs', ''],
-      ['auth', 'completion', 'config', 'export', 'help', 'login', 'logout', 'report', 'sandbox'],
+      [
+        'auth',
+        'cache',
+        'completion',
+        'config',
+        'export',
+        'help',
+        'login',
+        'logout',
+        'quota',
+        'report',
+        'sandbox',
+      ],
     ],
     [
       ['prs', 'auth', ''],
@@ -126,7 +138,19 @@ describe('bash', () => {
     ],
     [
       ['prs', 'help', ''],
-      ['auth', 'completion', 'config', 'exit-codes', 'export', 'login', 'logout', 'report', 'sandbox'],
+      [
+        'auth',
+        'cache',
+        'completion',
+        'config',
+        'exit-codes',
+        'export',
+        'login',
+        'logout',
+        'quota',
+        'report',
+        'sandbox',
+      ],
     ],
     [
       ['prs', 'help', 'auth', ''],
@@ -152,7 +176,19 @@ describe('bash', () => {
     ],
     [
       ['prs', '--tenant', 'auth', ''],
-      ['auth', 'completion', 'config', 'export', 'help', 'login', 'logout', 'report', 'sandbox'],
+      [
+        'auth',
+        'cache',
+        'completion',
+        'config',
+        'export',
+        'help',
+        'login',
+        'logout',
+        'quota',
+        'report',
+        'sandbox',
+      ],
     ],
   ])('%j', (words, want) => {
     expect(sorted(complete(words))).toEqual(sorted(want));
@@ -174,7 +210,22 @@ describe.skipIf(!has('fish'))('fish', () => {
 
   it.each([
     ['prs rep', ['report']],
-    ['prs ', ['auth', 'completion', 'config', 'export', 'help', 'login', 'logout', 'report', 'sandbox']],
+    [
+      'prs ',
+      [
+        'auth',
+        'cache',
+        'completion',
+        'config',
+        'export',
+        'help',
+        'login',
+        'logout',
+        'quota',
+        'report',
+        'sandbox',
+      ],
+    ],
     ['prs auth ', ['help', 'status', 'token']],
     ['prs config unset r', ['rate-limit', 'realm', 'retries']],
     ['prs report 1 -t constituent.p', ['constituent.proforma', 'constituent.proformacorporateactions']],

@@ -152,13 +152,26 @@ describe('prs export against a faulty server', () => {
     expect(listing()).toEqual(['keep.json']);
   });
 
-  it('a missing directory is exit 10 naming it, before any request', async () => {
+  it('a missing directory is created; a file in its way is exit 10 naming it, before any request', async () => {
+    server.respond({ headers: json, body: rows });
+    const made = await runPrs(
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--dir', join(out, 'a', 'b')],
+      {
+        env: env(),
+      },
+    );
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    expect(readdirSync(join(out, 'a', 'b'))).toHaveLength(1);
     server.requests.length = 0;
-    const r = await runPrs(['export', '42', '-t', 'index', '-d', '2024-05-01', '--dir', join(out, 'nope')], {
-      env: env(),
-    });
+    writeFileSync(join(out, 'file'), 'x');
+    const r = await runPrs(
+      ['export', '42', '-t', 'index', '-d', '2024-05-01', '--dir', join(out, 'file', 'nope')],
+      {
+        env: env(),
+      },
+    );
     expect(r.code).toBe(10);
-    expect(r.stderr).toContain(join(out, 'nope'));
+    expect(r.stderr).toContain(join(out, 'file', 'nope'));
     expect(server.requests).toHaveLength(0);
   });
 

@@ -133,14 +133,19 @@ describe('server faults on the JSON endpoint', () => {
     );
   });
 
+  // JSON cut short (or nested 100,000 deep) is the service's fault: no hint at the base URL, which is
+  // right (it answered JSON). An HTML page or another API's JSON points at the URL.
+  const ownFault = /^hint: the service sent a broken answer/;
+  const checkUrl = /^hint: check the base URL/;
   it.each([
-    ['[R-F08] invalid JSON with status 200: exit 8, not retried', json, '{"report":[{"a":1},'],
-    ['[R-F09] an HTML page with status 200 (wrong base URL, captive portal): exit 8', {}, html],
-    ['[R-F10] JSON of the wrong shape with status 200: exit 8', json, '{"rows":[]}'],
-  ])('%s', async (_title, headers, body) => {
+    ['[R-F08] invalid JSON with status 200: exit 8, not retried', json, '{"report":[{"a":1},', ownFault],
+    ['[R-F09] an HTML page with status 200 (wrong base URL, captive portal): exit 8', {}, html, checkUrl],
+    ['[R-F10] JSON of the wrong shape with status 200: exit 8', json, '{"rows":[]}', checkUrl],
+  ])('%s', async (_title, headers, body, hint) => {
     server.respond({ headers, body });
     const r = await faulty([...report, '--retries', '2']);
     expectCleanFailure(r, 8, /^prs: malformed response from the service: /);
+    expect(r.stderr.split('\n')[1]).toMatch(hint);
     expect(server.requests).toHaveLength(1);
   });
 

@@ -205,6 +205,8 @@ describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every
       expect(r.stderr).toMatch(
         /^prs: malformed response from the service: a row nests values more than 64 levels deep/,
       );
+      // The service's fault, not the base URL's (issue 24).
+      expect(r.stderr).toMatch(/\nhint: the service sent a broken answer/);
       expect(r.stdout).toBe('');
       expect(server.requests).toHaveLength(1);
     },

@@ -1,8 +1,8 @@
 /**
  * Signals while a session is renewed in the same run (issue 18 defect 1), against the BUILT binary
  * (`npm run build` first): the renewal writes the credential store through conf, whose atomic writer
- * hooks the process's signals; prs alone must own them. SIGINT → exit 130, SIGTERM → exit 143, one
- * `prs: interrupted` line, no temporary file left.
+ * hooks the process's signals; prs alone must own them. SIGINT → exit 130 and one `prs: interrupted`
+ * line, SIGTERM → exit 143 and one `prs: terminated` line (issue 22), no temporary file left.
  * Row ids in [brackets] are listed in docs/reliability.md (checked by test/unit/reliability/doc.test.ts).
  */
 
@@ -90,11 +90,11 @@ function expireAccessToken(configDir: string): string {
 
 describe('a signal during an export, after the session was renewed in the same run', () => {
   it.each([
-    ['SIGINT', 'SIGINT' as const, 130],
-    ['SIGTERM', 'SIGTERM' as const, 143],
+    ['SIGINT', 'SIGINT' as const, 130, 'prs: interrupted\n'],
+    ['SIGTERM', 'SIGTERM' as const, 143, 'prs: terminated\n'],
   ])(
-    '%s after a renewal, mid-download: one interrupted line, the signal exit code, no temporary file',
-    async (_name, signal, code) => {
+    '%s after a renewal, mid-download: one line saying which signal, its exit code, no temporary file',
+    async (_name, signal, code, line) => {
       const env = await login();
       const before = expireAccessToken(env.PRS_CONFIG_DIR!);
       const args = [
@@ -121,7 +121,7 @@ describe('a signal during an export, after the session was renewed in the same r
       expect({ code: r.code, signal: r.signal, stderr: r.stderr, stdout: r.stdout }).toEqual({
         code,
         signal: null,
-        stderr: 'prs: interrupted\n',
+        stderr: line,
         stdout: '',
       });
       expect(tempFiles(out)).toEqual([]);

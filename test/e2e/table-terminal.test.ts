@@ -117,6 +117,24 @@ describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
     expect(lines.at(-1)).toMatch(NOTE);
   });
 
+  it('portfolio 42 index at 80 columns: indexName shortened in the middle, its currency kept (EUR and JPY rows differ there too)', async () => {
+    const { code, lines } = await run(['report', '42', '-t', 'index', '-d', '2023-06-29'], 80);
+    expect(code, lines.join('\n')).toBe(0);
+    const col = headerCells(lines).indexOf('indexName');
+    expect(col, lines.join('\n')).toBeGreaterThanOrEqual(0);
+    const names = tableLines(lines)
+      .slice(3, -1)
+      .map((l) => l.split('│').slice(1, -1)[col]!.trim());
+    // Issue 24: both were "Example 600 O…", alike but for the currency column.
+    expect(names).toHaveLength(2);
+    expect(names[0]).toMatch(/^Example 6.*…EUR$|^Example 600 OG EUR$/);
+    expect(names[1]).toMatch(/^Example 6.*…JPY$|^Example 600 OG JPY$/);
+    expect(
+      names.some((n) => n.includes('…')),
+      lines.join('\n'),
+    ).toBe(true);
+  });
+
   it.each([80, 200])('--fields at %i columns: every field asked for, in the order asked', async (width) => {
     const fields = [
       'indexId.Net',

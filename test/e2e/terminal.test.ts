@@ -61,6 +61,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
 
   /** The prompts of `prs login` with nothing preset, in order (src/commands/login.ts), and the answers. */
   const loginAnswers = (): [prompt: string, answer: string, hidden?: true][] => [
+    ['Base URL:', sandbox.url],
     ['Auth URL:', sandbox.authUrl],
     ['Realm:', sandbox.realm],
     ['Client id:', sandbox.clientId],
@@ -68,7 +69,6 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     ['Username:', USER.username],
     ['Password:', PASSWORD, true],
     ['Tenant:', USER.tenant],
-    ['Base URL:', sandbox.url],
   ];
 
   it('login asks for every missing value, echoes neither secret, and signs in', async () => {
@@ -127,7 +127,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       PRS_CACHE_DIR: join(tmp.path, 'paste-cache'),
     };
     const t = await open({ args: ['login'], env: dirs });
-    await t.waitFor((s) => lastLine(s) === 'Auth URL:');
+    await t.waitFor((s) => lastLine(s) === 'Base URL:');
     // All eight answers in one paste: they reach prs in one read, while the first prompt is open.
     await t.type(
       loginAnswers()
@@ -148,7 +148,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
   it('Ctrl-C at the hidden "Client secret:" prompt is an interrupt: exit 130, no internal error', async () => {
     const dirs = { PRS_CONFIG_DIR: join(tmp.path, 'int-config'), PRS_CACHE_DIR: join(tmp.path, 'int-cache') };
     const t = await open({ args: ['login'], env: dirs });
-    for (const [prompt, answer] of loginAnswers().slice(0, 3)) {
+    for (const [prompt, answer] of loginAnswers().slice(0, 4)) {
       await t.waitFor((s) => lastLine(s) === prompt);
       await t.type(answer);
       await t.press('Enter');
@@ -181,12 +181,48 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(done.split('\n').filter((l) => l === 'Password:')).toHaveLength(2);
   });
 
+  it('a bad URL typed at "Base URL:" is said at once and asked again; "Realm:" refuses a URL', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'check-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'check-cache'),
+    };
+    const t = await open({ args: ['login'], env: dirs });
+    const wrong: Record<string, string> = { 'Base URL:': 'api.example.com', 'Realm:': sandbox.authUrl };
+    for (const [prompt, answer] of loginAnswers()) {
+      if (wrong[prompt]) {
+        await t.waitFor((s) => lastLine(s) === prompt);
+        await t.type(wrong[prompt]);
+        await t.press('Enter');
+        // Said before the next prompt, which is this one again (not the password's, 6 answers later).
+        await t.waitFor((s) => s.includes('; try again') && lastLine(s) === prompt);
+      }
+      await t.waitFor((s) => lastLine(s) === prompt);
+      await t.type(answer);
+      await t.press('Enter');
+    }
+    const done = await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+    const lines = done.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      'Base URL: api.example.com',
+      'invalid URL "api.example.com"; try again',
+      `Base URL: ${sandbox.url}`,
+      `Auth URL: ${sandbox.authUrl}`,
+    ]);
+    expect(lines).toContain(
+      `invalid realm "${sandbox.authUrl}": a realm is a name such as "acme", not a URL; try again`,
+    );
+    const stored = JSON.parse(readFileSync(join(dirs.PRS_CONFIG_DIR, 'config.json'), 'utf8'));
+    expect(stored.profiles.default.settings).toMatchObject({ 'base-url': sandbox.url, realm: sandbox.realm });
+  });
+
   it('--password-stdin with a terminal on stdin says what to do instead', async () => {
     const t = await open({
       args: ['login', '--password-stdin'],
       env: { PRS_CONFIG_DIR: join(tmp.path, 'stdin-config'), PRS_CLIENT_SECRET: CLIENT_SECRET },
     });
-    const screen = await t.waitFor('stdin is a terminal');
+    // The hint is the last line written: waiting for the first line alone could catch the screen between the two.
+    const screen = await t.waitFor('hint: pipe the password in');
     expect(await t.exitCode()).toBe(2);
     expect(screen).toMatch(
       /prs: --password-stdin: stdin is a terminal, not a pipe\nhint: pipe the password in/,
@@ -202,9 +238,10 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(table.map((l) => l[0])).toEqual(['┌', '│', '├', '│', '│', '└']);
     const [top, header, rule, row1, row2, bottom] = table;
     expect(header).toMatch(/│ effectiveDate +│ indexId +│ indexName +│ +indexValue │/);
-    // Eleven columns do not all fit 160 whole: long text may end in "…" (issue 18), numbers never.
-    expect(row1).toMatch(/│ Sandbox Europe 50 E(UR|…) +│/);
-    expect(row2).toMatch(/│ Sandbox Europe 50 U(SD|…) +│/);
+    // Eleven columns do not all fit 160 whole: long text may be shortened in the middle, keeping
+    // the currency that tells the rows apart (issue 24), numbers never.
+    expect(row1).toMatch(/│ Sandbox Europe 5[^│]*EUR +│/);
+    expect(row2).toMatch(/│ Sandbox Europe 5[^│]*USD +│/);
     for (const l of table) {
       expect(l.length).toBeLessThanOrEqual(160);
       expect(l.length).toBe(top.length);
@@ -226,7 +263,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(span(row2, 'indexValue')).toMatch(/^ *\d+\.\d+$/);
     // indexName is text: left-aligned, padded on the right.
     expect(span(header, 'indexName')).toMatch(/^indexName +$/);
-    expect(span(row1, 'indexName')).toMatch(/^Sandbox Europe 50 E(UR|…) *$/);
+    expect(span(row1, 'indexName')).toMatch(/^Sandbox Europe 5\S*EUR *$/);
   });
 
   it('a narrow terminal gets a trimmed table and a note, never wrapped rows', async () => {
@@ -246,7 +283,7 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(table[1]).toMatch(/^│ effectiveDate +│/);
   });
 
-  it('a range shows "n/N · waiting … for the rate limit" while it runs, and clears it at the end', async () => {
+  it('a range shows "n/N · date · portfolio · next request in … s" through a wait, and clears it at the end', async () => {
     const out = join(tmp.path, 'range.json');
     const t = await open({
       args: [
@@ -256,8 +293,11 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
       env,
     });
     // Five weekdays at 2 per 3 s: the third request has to wait.
-    const waiting = await t.waitFor(/[345]\/5 · waiting \d+ s for the rate limit/, { timeoutMs: 15_000 });
-    expect(lastLine(waiting)).toMatch(/^\S [345]\/5 · waiting \d+ s for the rate limit$/);
+    const line = /[345]\/5 · 2024-05-0\d · portfolio 42 · next request in (\d) s( · ETA \d+ s)?/;
+    const waiting = await t.waitFor(line, { timeoutMs: 15_000 });
+    expect(lastLine(waiting)).toMatch(
+      /^\S [345]\/5 · 2024-05-0\d · portfolio 42 · next request in \d s( · ETA \d+ s)?$/,
+    );
     expect(await t.exitCode({ timeoutMs: 20_000 })).toBe(0);
     // Only the note remains: no spinner frame, no half-erased progress text.
     expect(await t.screen()).toBe(`wrote 10 rows to ${out}`);

@@ -3,6 +3,7 @@ import type { ProfileData, Session, Store } from '../../src/auth/types.js';
 import { FakeClock } from '../../src/clock.js';
 import { type Deps, type GlobalOptions, storedProfile } from '../../src/deps.js';
 import { createTestIO, type TestIO } from '../../src/io.js';
+import { createRunEvents } from '../../src/run/events.js';
 import type { Http } from '../../src/service/http.js';
 import type { Service } from '../../src/service/types.js';
 import { resolveSettings, type Settings, type SettingValues } from '../../src/settings.js';
@@ -60,6 +61,7 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
     clock,
     signal: o.signal ?? new AbortController().signal,
     globals,
+    events: createRunEvents(),
     profileName: () => globals.profile ?? 'default',
     store: async () => store,
     profile: async (po = {}) => storedProfile(store, globals.profile ?? 'default', po.allowNew),
@@ -72,13 +74,17 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
         identity: () => 'test-user',
         ...o.session,
       }) as Session,
-    service: async () =>
-      ({
+    service: async () => {
+      const exportReport = o.service?.exportReport ?? notFaked('service.exportReport');
+      return {
         report: notFaked('service.report'),
-        exportReport: notFaked('service.exportReport'),
+        exportReport,
+        // The download (save) runs on the faked response; the service's own retry loop is tested on its own.
+        exportReportWith: async (q, hooks, save) => save(await exportReport(q, hooks)),
         close: async () => {},
         ...o.service,
-      }) as Service,
+      } as Service;
+    },
     close: async () => {},
   };
 }

@@ -2,16 +2,30 @@
 // rejected before any command module is loaded.
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, type CommandName } from '../../src/cli.js';
+import { buildProgram, type GlobalOptions } from '../../src/cli.js';
+import type { AuthStatusOptions } from '../../src/commands/auth.cli.js';
+import type { CompletionOptions } from '../../src/commands/completion.cli.js';
+import type { ConfigOptions } from '../../src/commands/config.cli.js';
+import type { ExportOptions } from '../../src/commands/export.cli.js';
+import type { LoginOptions } from '../../src/commands/login.cli.js';
+import type { LogoutOptions } from '../../src/commands/logout.cli.js';
+import type { ReportOptions } from '../../src/commands/report.cli.js';
 import { UsageError } from '../../src/errors.js';
 
-async function parse(argv: string[]): Promise<{ name: CommandName; options: object; globals: object }> {
-  let got: { name: CommandName; options: object; globals: object } | undefined;
+interface Ran {
+  /** The command's name, as its definition gives it to the runner. */
+  name: string;
+  options: unknown;
+  globals: GlobalOptions;
+}
+
+async function parse(argv: string[]): Promise<Ran> {
+  let got: Ran | undefined;
   const program = buildProgram({
     version: '1.2.3',
     now: () => new Date(2024, 4, 6, 9),
-    run: async (name, options, globals) => {
-      got = { name, options, globals };
+    run: async (command, options, globals) => {
+      got = { name: command.name, options, globals };
     },
   });
   program.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
@@ -62,7 +76,7 @@ describe('report argv', () => {
       { output: 'x.json', force: true },
     ],
     ['-o - is stdout', ['report', '7', '-t', 'index', '-d', 'today', '-o', '-'], { output: undefined }],
-  ])('%s', async (_name, argv, want) => {
+  ] satisfies [string, string[], Partial<ReportOptions>][])('%s', async (_name, argv, want) => {
     const { name, options } = await parse(argv);
     expect(name).toBe('report');
     expect(options).toMatchObject(want);
@@ -128,6 +142,32 @@ describe('report argv', () => {
   });
 });
 
+describe('report argv: the answer cache and --dry-run', () => {
+  const R = ['report', '42', '-t', 'index', '-d', '2024-05-01'];
+  it.each([
+    ['nothing said', [], { cache: 'use', dryRun: false }, undefined],
+    ['--refresh', ['--refresh'], { cache: 'refresh' }, undefined],
+    ['--no-cache', ['--no-cache'], { cache: 'off' }, undefined],
+    ['--dry-run', ['--dry-run'], { dryRun: true }, undefined],
+    // The global --cache <max-age> keeps its value beside report's --no-cache (one attribute name).
+    ['--cache 7d after the command', ['--cache', '7d'], { cache: 'use' }, '7d'],
+    ['--cache 7d and --no-cache', ['--cache', '7d', '--no-cache'], { cache: 'off' }, '7d'],
+  ])('%s', async (_n, extra, want, globalCache) => {
+    const { options, globals } = await parse([...R, ...extra]);
+    expect(options).toMatchObject(want);
+    expect((globals as { cache?: string }).cache).toBe(globalCache);
+  });
+  it('--cache before the command', async () => {
+    const { globals } = await parse(['--cache', '12h', ...R]);
+    expect((globals as { cache?: string }).cache).toBe('12h');
+  });
+  it('--refresh with --no-cache: a usage error', async () => {
+    await expect(parse([...R, '--refresh', '--no-cache'])).rejects.toThrow(
+      /--refresh conflicts with --no-cache/,
+    );
+  });
+});
+
 describe('export argv', () => {
   it('defaults', async () => {
     const { name, options } = await parse(['export', '42', '-t', 'constituent.close', '-d', '2024-05-01']);
@@ -146,7 +186,8 @@ describe('export argv', () => {
       parallel: 1,
       failFast: false,
       json: false,
-    });
+      dryRun: false,
+    } satisfies ExportOptions);
   });
   it.each([
     [
@@ -185,6 +226,14 @@ describe('export argv', () => {
   });
 });
 
+type OtherOptions =
+  | LoginOptions
+  | LogoutOptions
+  | AuthStatusOptions
+  | ConfigOptions
+  | CompletionOptions
+  | Record<string, never>;
+
 describe('other commands', () => {
   it.each([
     [
@@ -198,7 +247,9 @@ describe('other commands', () => {
     [['config', 'set', 'tenant', 't1'], 'config', { action: 'set', key: 'tenant', value: 't1' }],
     [['config', 'path'], 'config', { action: 'path' }],
     [['completion', 'zsh'], 'completion', { shell: 'zsh' }],
-  ])('%j', async (argv, wantName, want) => {
+    [['__complete', 'profiles'], 'completion', { list: 'profiles' }],
+    [['help', 'exit-codes'], 'help.exit-codes', {}],
+  ] satisfies [string[], string, Partial<OtherOptions>][])('%j', async (argv, wantName, want) => {
     const { name, options } = await parse(argv);
     expect(name).toBe(wantName);
     expect(options).toMatchObject(want);

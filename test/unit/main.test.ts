@@ -2,21 +2,31 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
+  BadRequestError,
+  EXIT_CODES,
+  ExitCode,
+  exitCodeFor,
   FileError,
+  FileExistsError,
   ForbiddenError,
   HttpError,
   InterruptedError,
+  ItemsFailedError,
   NetworkError,
   NoDataError,
   NotFoundError,
   RateLimitError,
+  ServerError,
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
-import { errorLines, exitCodeFor, quietInArgv } from '../../src/main.js';
+import { errorLines, processExitCode, quietInArgv } from '../../src/main.js';
+import { errorForStatus } from '../../src/service/errors-map.js';
+
+const http = (C: typeof HttpError, status: number) =>
+  new C('x', { status, method: 'GET', url: 'http://h/p' });
 
 describe('exitCodeFor: the contract table', () => {
-  const http = (C: typeof HttpError, status: number) => new C('x', status, 'GET', 'http://h/p');
   it.each([
     ['usage', new UsageError('x'), 2],
     ['no data', new NoDataError('x'), 3],
@@ -24,24 +34,62 @@ describe('exitCodeFor: the contract table', () => {
     ['403', http(ForbiddenError, 403), 5],
     ['404', http(NotFoundError, 404), 6],
     ['429', http(RateLimitError, 429), 7],
-    ['400 from the service', http(HttpError, 400), 2],
-    ['500 from the service', http(HttpError, 500), 8],
+    ['400 from the service', http(BadRequestError, 400), 2],
+    ['500 from the service', http(ServerError, 500), 8],
+    ['an unexpected status', http(HttpError, 409), 8],
     ['malformed body', new ServiceError('x'), 8],
     ['network', new NetworkError('x'), 9],
     ['file', new FileError('x'), 10],
+    ['file exists', new FileExistsError('a.json'), 10],
     ['interrupted', new InterruptedError(), 130],
+    ['items failed: the first failure', new ItemsFailedError('1 failed', http(NotFoundError, 404)), 6],
+    ['items failed on a bug', new ItemsFailedError('1 failed', new TypeError('x')), 1],
     ['bug', new TypeError('boom'), 1],
     ['thrown string', 'boom', 1],
+  ])('%s → %d', (_name, err, code) => {
+    expect(exitCodeFor(err)).toBe(code);
+    expect(processExitCode(err)).toBe(code);
+  });
+
+  it('every exit code an error class carries is one the help table explains', () => {
+    const classes = [UsageError, NoDataError, AuthError, HttpError, BadRequestError, ForbiddenError];
+    classes.push(NotFoundError, RateLimitError, ServerError, ServiceError, NetworkError, FileError);
+    const explained = EXIT_CODES.map((e) => e.code);
+    for (const C of [...classes, InterruptedError]) expect(explained).toContain(C.exitCode);
+    expect(EXIT_CODES.map((e) => e.code)).toEqual(Object.values(ExitCode));
+  });
+
+  // The HTTP status table (errors.ts HTTP_FAILURES) through the service's own entry: status → class.
+  it.each([
+    [400, BadRequestError],
+    [401, AuthError],
+    [403, ForbiddenError],
+    [404, NotFoundError],
+    [429, RateLimitError],
+    [500, ServerError],
+    [503, ServerError],
+    [409, HttpError],
+  ])('HTTP %i → %s', (status, C) => {
+    const c = { method: 'GET', url: 'u', portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
+    expect(errorForStatus(status, '', undefined, c).constructor).toBe(C);
+  });
+});
+
+describe("processExitCode: commander's own errors", () => {
+  it.each([
     ['commander usage', new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"), 2],
     ['commander help', new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), 0],
     ['commander version', new CommanderError(0, 'commander.version', '1.0.0'), 0],
-  ])('%s → %d', (_name, err, code) => expect(exitCodeFor(err)).toBe(code));
+  ])('%s → %d', (_name, err, code) => expect(processExitCode(err)).toBe(code));
 });
 
 describe('errorLines', () => {
   it('a message and a hint', () =>
     expect(
-      errorLines(new ForbiddenError('forbidden', 403, 'GET', 'u', '', { hint: 'check the tenant' }), false),
+      errorLines(
+        new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'u', hint: 'check the tenant' }),
+        false,
+      ),
     ).toEqual(['prs: forbidden', 'hint: check the tenant']));
   it('commander errors become one line plus the suggestion', () =>
     expect(

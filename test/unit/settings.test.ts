@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  parseGrant,
   parseRateLimit,
   parseRetries,
   parseTimeout,
@@ -91,8 +92,17 @@ describe('value parsers', () => {
   it.each([
     ['60', 60_000],
     ['0.5', 500],
+    ['0.001', 1],
+    ['86400', 86_400_000],
   ])('timeout %s', (v, ms) => expect(parseTimeout(v)).toBe(ms));
-  it.each(['0', '-1', 'abc', '', '1e3'])('bad timeout %j', (v) => expect(() => parseTimeout(v)).toThrow());
+  // 1e12 was "expected … greater than 0"; 1000000000000 was accepted and overflowed Node's timers.
+  it.each(['0', '-1', 'abc', '', '1e3', '1e12', '0.0001', '86400.5', '1000000000000'])(
+    'bad timeout %j',
+    (v) =>
+      expect(() => parseTimeout(v)).toThrow(
+        `invalid timeout "${v}": expected seconds from 0.001 to 86400, in digits (e.g. 60 or 2.5)`,
+      ),
+  );
   it.each([
     ['0', 0],
     ['3', 3],
@@ -105,4 +115,21 @@ describe('value parsers', () => {
   it.each(['ftp://x', 'not a url', 'https://user:pw@host'])('bad url %j', (v) =>
     expect(() => parseUrl(v)).toThrow(),
   );
+  it.each([
+    ['password', 'password'],
+    ['client_credentials', 'client_credentials'],
+    ['client-credentials', 'client_credentials'],
+  ])('grant %s', (v, want) => expect(parseGrant(v)).toBe(want));
+  it.each(['', 'implicit', 'Password', 'client credentials'])('bad grant %j', (v) =>
+    expect(() => parseGrant(v)).toThrow(/expected password or client_credentials/),
+  );
+  it('a service account has no user: PRS_USERNAME is not used with PRS_GRANT=client_credentials', () => {
+    const s = resolveSettings({}, { PRS_GRANT: 'client_credentials', PRS_USERNAME: 'demo' }, {});
+    expect(s.grant).toBe('client_credentials');
+    expect(s.username).toBeUndefined();
+    expect(resolveSettings({}, {}, {}).grant).toBe('password');
+    expect(() => resolveSettings({}, { PRS_GRANT: 'robot' }, {})).toThrow(
+      /invalid grant "robot".*\(from PRS_GRANT\)/,
+    );
+  });
 });

@@ -5,9 +5,8 @@ import { assess, authStatus, authToken, duration } from '../../../src/commands/a
 import { checkValue, config, parseKey } from '../../../src/commands/config.js';
 import { login, passwordFromStdin } from '../../../src/commands/login.js';
 import { logout } from '../../../src/commands/logout.js';
-import { AuthError, NoDataError, UsageError } from '../../../src/errors.js';
+import { AuthError, exitCodeFor, NoDataError, UsageError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { effectiveSettings, resolveSettings } from '../../../src/settings.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 import { fakeHttp, tokens } from './fake-http.js';
@@ -141,8 +140,8 @@ describe('prs login', () => {
     [
       'everything',
       { PRS_CONFIG_DIR: '/tmp/x' },
-      'missing auth URL: pass --auth-url or set PRS_AUTH_URL',
-      /also missing: realm \(PRS_REALM\), client id \(PRS_CLIENT_ID\), client secret \(PRS_CLIENT_SECRET\), username \(PRS_USERNAME\), password \(PRS_PASSWORD\), tenant \(PRS_TENANT\), base URL \(PRS_BASE_URL\)/,
+      'missing base URL: pass --base-url or set PRS_BASE_URL',
+      /also missing: auth URL \(PRS_AUTH_URL\), realm \(PRS_REALM\), client id \(PRS_CLIENT_ID\), client secret \(PRS_CLIENT_SECRET\), username \(PRS_USERNAME\), password \(PRS_PASSWORD\), tenant \(PRS_TENANT\)/,
     ],
     [
       'the client secret',
@@ -201,6 +200,7 @@ describe('prs login', () => {
       isStdinTTY: true,
       isStderrTTY: true,
       answers: [
+        'https://api.example.com/',
         'https://login.example.com',
         'acme',
         'prs-cli',
@@ -208,7 +208,6 @@ describe('prs login', () => {
         'demo',
         'pw-typed',
         't1',
-        'https://api.example.com/',
       ],
     });
     const hidden: string[] = [];
@@ -237,13 +236,61 @@ describe('prs login', () => {
       'base-url': 'https://api.example.com',
     });
     expect(io.stderrText()).not.toMatch(/secret-typed|pw-typed/);
+    // Base URL first, as the README says.
+    expect(io.stderrText()).toMatch(
+      /^Base URL: Auth URL: Realm: Client id: Client secret: Username: Password: Tenant: /,
+    );
   });
 
-  it('a bad URL typed at the prompt is a usage error', async () => {
-    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: ['not a url'] });
-    const err = await attempt(login(OPTS, fakeDeps({ env: { PRS_CONFIG_DIR: '/tmp/x' }, io })));
+  it('each answer is checked as it is given: a bad one is asked again at once, before any later prompt', async () => {
+    const io = createTestIO({
+      isStdinTTY: true,
+      isStderrTTY: true,
+      answers: [
+        'not a url',
+        'https://api.example.com',
+        'https://login.example.com/realms/acme/protocol/openid-connect/token',
+        'https://login.example.com',
+        'https://login.example.com/realms/acme',
+        '',
+        'acme',
+        'prs-cli',
+        '',
+        'secret-typed',
+        'demo',
+        'pw-typed',
+        't1',
+      ],
+    });
+    const http = fakeHttp();
+    http.queue({ body: tokens(1) });
+    const store = memoryStore();
+    await login(OPTS, fakeDeps({ env: { PRS_CONFIG_DIR: '/tmp/x' }, io, http, store }));
+    const prompts = /(Base URL|Auth URL|Realm|Client id|Client secret|Username|Password|Tenant): /g;
+    const said = io.stderrText().replace(prompts, '').split('\n');
+    expect(said.filter((l) => l && !l.startsWith('✓'))).toEqual([
+      'invalid URL "not a url"; try again',
+      'invalid auth URL "https://login.example.com/realms/acme/protocol/openid-connect/token": give the part before /realms; try again',
+      'invalid realm "https://login.example.com/realms/acme": a realm is a name such as "acme", not a URL; try again',
+      'no realm given; try again',
+      'no client secret given; try again',
+    ]);
+    expect(store.get('default')?.settings).toMatchObject({
+      'base-url': 'https://api.example.com',
+      'auth-url': 'https://login.example.com',
+      realm: 'acme',
+    });
+    expect(http.requests).toHaveLength(1);
+  });
+
+  it(`a bad answer ${3} times is exit 2 before any later prompt or request`, async () => {
+    const io = createTestIO({ isStdinTTY: true, isStderrTTY: true, answers: ['x', 'ftp://y', 'z'] });
+    const http = fakeHttp();
+    const err = await attempt(login(OPTS, fakeDeps({ env: { PRS_CONFIG_DIR: '/tmp/x' }, io, http })));
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/invalid URL "not a url" \(auth URL\)/);
+    expect((err as Error).message).toBe('invalid URL "z" (base URL)');
+    expect(io.stderrText()).not.toContain('Auth URL');
+    expect(http.requests).toEqual([]);
   });
 
   it('a refusal is exit 4 with the server description, and nothing is stored', async () => {
@@ -488,8 +535,17 @@ describe('prs config', () => {
     expect(d.io.stdoutText()).toBe('https://api.example.com\n');
     d = deps();
     await config({ action: 'list' }, d);
-    expect(d.io.stdoutText()).toContain('tenant:     demo-tenant              (profile)');
-    expect(d.io.stdoutText()).toContain('timeout:    60                       (default)');
+    expect(d.io.stdoutText()).toMatch(/^tenant: +demo-tenant +\(profile\)$/m);
+    expect(d.io.stdoutText()).toMatch(/^timeout: +60 +\(default\)$/m);
+    // Aligned: every value starts in the same column.
+    const column = new Set(
+      d.io
+        .stdoutText()
+        .split('\n')
+        .filter((l) => /: +\S/.test(l))
+        .map((l) => l.search(/(?<=: +)\S/)),
+    );
+    expect(column.size).toBe(1);
     expect(d.io.stdoutText()).toMatch(/^realm:$/m);
     d = deps();
     await config({ action: 'list', json: true }, d);

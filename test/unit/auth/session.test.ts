@@ -9,9 +9,15 @@ import {
 } from '../../../src/auth/session.js';
 import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
-import { AuthError, FileError, NetworkError, ServiceError, UsageError } from '../../../src/errors.js';
+import {
+  AuthError,
+  exitCodeFor,
+  FileError,
+  NetworkError,
+  ServiceError,
+  UsageError,
+} from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { resolveSettings } from '../../../src/settings.js';
 import { memoryStore } from '../../helpers/deps.js';
 import { fakeHttp, tokens } from './fake-http.js';
@@ -532,5 +538,103 @@ describe('identity', () => {
     [{ token: 'abc', username: 'demo', profile: 'default' }, /^token:[0-9a-f]{12}$/],
     [{ username: 'demo', profile: 'default' }, /^demo$/],
     [{ profile: 'ci' }, /^profile:ci$/],
+    [{ profile: 'ci', grant: 'client_credentials' as const, clientId: 'robot' }, /^client:robot$/],
   ])('%j → %s', (s, want) => expect(identityOf(s)).toMatch(want));
+});
+
+describe('a service account (grant client_credentials)', () => {
+  const ROBOT = {
+    'auth-url': 'http://auth.test',
+    realm: 'demo',
+    'client-id': 'robot',
+    grant: 'client_credentials',
+  };
+  const robotSession = (accessIn: number): StoredSession => ({
+    accessToken: 'stored-access',
+    expiresAt: T0 + accessIn,
+    bound: { grant: 'client_credentials', authUrl: 'http://auth.test', realm: 'demo', clientId: 'robot' },
+  });
+
+  it.each([
+    ['the kept secret', {}, { clientSecret: 'kept' }, 'kept'],
+    ['PRS_CLIENT_SECRET over the kept one', { PRS_CLIENT_SECRET: 'env' }, { clientSecret: 'kept' }, 'env'],
+  ])(
+    'an expired token is renewed by a new client_credentials grant with %s',
+    async (_n, env, secrets, want) => {
+      const { s, http, store } = setup({
+        env,
+        profile: { settings: ROBOT, session: robotSession(-1000), secrets },
+      });
+      http.queue({
+        expect: (f) => {
+          expect(Object.fromEntries(f)).toEqual({
+            grant_type: 'client_credentials',
+            client_id: 'robot',
+            client_secret: want,
+          });
+        },
+        body: { access_token: 'access-2', expires_in: 300, refresh_expires_in: 0, token_type: 'Bearer' },
+      });
+      expect(await s.token()).toBe('access-2');
+      expect(store.get('default')?.session).toMatchObject({
+        accessToken: 'access-2',
+        bound: { grant: 'client_credentials', clientId: 'robot' },
+      });
+      expect(store.get('default')?.session?.refreshToken).toBeUndefined();
+      http.done();
+    },
+  );
+
+  it('a 401 on a still-valid token: one new grant (there is no refresh token to try)', async () => {
+    const { s, http } = setup({
+      profile: { settings: ROBOT, session: robotSession(200_000), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue({ expect: (f) => expect(f.get('grant_type')).toBe('client_credentials'), body: tokens(2) });
+    expect(await s.renew('stored-access')).toBe('access-2');
+    http.done();
+  });
+
+  it('no secret anywhere (after logout): exit 4 naming `prs login --client-credentials`', async () => {
+    const { s, http } = setup({ profile: { settings: ROBOT } });
+    const err = await s.token().catch((e) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toBe('not logged in or session expired — run `prs login --client-credentials`');
+    http.done();
+  });
+
+  it('a user session is not used for a service account, nor changed: the env secret signs in for this run', async () => {
+    const user = {
+      ...session(200_000),
+      bound: { username: 'demo', authUrl: 'http://auth.test', realm: 'demo', clientId: 'robot' },
+    };
+    const { s, http, store } = setup({
+      env: { PRS_GRANT: 'client_credentials', PRS_CLIENT_SECRET: 'env' },
+      profile: { settings: { ...SETTINGS, 'client-id': 'robot' }, session: user },
+    });
+    http.queue({ expect: (f) => expect(f.get('grant_type')).toBe('client_credentials'), body: tokens(2) });
+    expect(await s.token()).toBe('access-2');
+    expect(store.get('default')?.session?.accessToken).toBe('stored-access');
+    http.done();
+  });
+
+  it('a refused client is exit 4 with the server description; the stored session stays', async () => {
+    const { s, http, store } = setup({
+      profile: { settings: ROBOT, session: robotSession(-1000), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue({
+      status: 400,
+      body: {
+        error: 'unauthorized_client',
+        error_description: 'Client not enabled to retrieve service account',
+      },
+    });
+    const err = await s.token().catch((e) => e);
+    expect(exitCodeFor(err)).toBe(4);
+    expect(err.message).toMatch(
+      /^sign-in refused by auth\.test: Client not enabled to retrieve service account$/,
+    );
+    expect(err.hint).toMatch(/service accounts enabled/);
+    expect(store.get('default')?.session?.accessToken).toBe('stored-access');
+    http.done();
+  });
 });

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, parseStoreText } from '../../../src/auth/store.js';
-import { UsageError } from '../../../src/errors.js';
-import { exitCodeFor } from '../../../src/main.js';
+import { exitCodeFor, UsageError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };

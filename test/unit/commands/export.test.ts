@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ExportOptions, exportCommand, retryStalled } from '../../../src/commands/export.js';
+import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
+  exitCodeFor,
   FileError,
   ForbiddenError,
   fileError,
   InterruptedError,
   ItemsFailedError,
-  NetworkError,
   NoDataError,
   NotFoundError,
   ServiceError,
@@ -19,7 +19,6 @@ import {
 import { MANIFEST_NAME } from '../../../src/export/manifest.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import type { ExportResponse, ReportQuery } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -344,11 +343,13 @@ describe('prs export (unit)', () => {
       requests: 0,
     },
     {
-      name: 'a missing directory: refused before any request',
-      opts: { dir: 'PLACEHOLDER/nope' },
+      // A missing directory is created (mkdir -p); one under a file cannot be.
+      name: 'a directory under a file: refused before any request',
+      opts: { dir: 'PLACEHOLDER/afile/nope' },
       replies: [],
+      before: { afile: 'x' },
       error: FileError,
-      message: /cannot write to .*nope: no such directory/,
+      message: /cannot write to .*afile\/nope: not a directory/,
       requests: 0,
     },
     {
@@ -362,7 +363,11 @@ describe('prs export (unit)', () => {
     },
     {
       name: 'an HTTP error passes through',
-      replies: [{ error: new NotFoundError('portfolio 42 not found', 404, 'GET', 'http://x') }],
+      replies: [
+        {
+          error: new NotFoundError('portfolio 42 not found', { status: 404, method: 'GET', url: 'http://x' }),
+        },
+      ],
       error: NotFoundError,
       message: /not found/,
     },
@@ -435,7 +440,7 @@ describe('prs export (unit)', () => {
   });
 
   it('a run-level failure (403) stops the run at once', async () => {
-    const forbidden = new ForbiddenError('forbidden', 403, 'GET', 'http://x');
+    const forbidden = new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'http://x' });
     const { deps, calls } = setup([{ body: '[1]' }, { error: forbidden }, { body: '[3]' }]);
     const err = await exportCommand(
       options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
@@ -446,7 +451,11 @@ describe('prs export (unit)', () => {
   });
 
   it('--json: one object per item, with status, path, bytes and the error exit code', async () => {
-    const notFound = new NotFoundError('portfolio 7 not found — check the id', 404, 'GET', 'http://x');
+    const notFound = new NotFoundError('portfolio 7 not found — check the id', {
+      status: 404,
+      method: 'GET',
+      url: 'http://x',
+    });
     const { deps } = setup((q) =>
       q.portfolioId === 7 ? { error: notFound } : q.date === '2024-05-02' ? { body: '' } : { body: '[1]' },
     );
@@ -518,29 +527,7 @@ describe('prs export (unit)', () => {
     );
   });
 
-  it('--parallel: a wait the service asked for (429/503) halves the exports in flight for the rest of the run', async () => {
-    let active = 0;
-    const activeAtCall: number[] = [];
-    const deps = fakeDeps({
-      service: {
-        exportReport: async (q: ReportQuery & { format: string }, hooks = {}) => {
-          activeAtCall.push(++active);
-          // As a retry would: the wait is announced once the first four are on their way.
-          if (q.date === '2024-05-01') setTimeout(() => hooks.onWait?.(1000, 'retry-after'), 0);
-          const body = new PassThrough();
-          setTimeout(() => body.end(`[${Number(q.date.slice(-2))}]`), 10);
-          body.on('end', () => active--);
-          return { body };
-        },
-      },
-    });
-    const dates = ['01', '02', '03', '06', '07', '08', '09', '10', '13', '14'].map((d) => `2024-05-${d}`);
-    await exportCommand(options({ dates, name: 'X', parallel: 4 }), deps);
-    expect(activeAtCall.slice(0, 4)).toEqual([1, 2, 3, 4]);
-    // After the wait: at most 2 at once (the 4 started before it drain first).
-    expect(activeAtCall.slice(4).every((n) => n <= 2)).toBe(true);
-    expect(listing()).toHaveLength(10);
-  });
+  // A wait the service asked for halving the exports in flight is the engine's: test/unit/run/engine.test.ts.
 
   it('--skip-existing: items recorded and unchanged are not requested; one altered by hand is, and is kept', async () => {
     const dates = ['2024-05-01', '2024-05-02', '2024-05-03'];
@@ -674,49 +661,5 @@ describe('prs export -o - on a terminal', () => {
     });
     await expect(exportCommand(options({ format: 'csv', output: '-' }), deps)).rejects.toThrow(UsageError);
     expect(calls).toEqual([]);
-  });
-});
-
-describe('retryStalled: a download that stalls after its headers is asked for again', () => {
-  const stall = new NetworkError('the download stalled after 10 bytes');
-  const run = async (outcomes: (Error | string)[], retries: number, stalled = true) => {
-    let calls = 0;
-    const waits: [number, string][] = [];
-    const slept: number[] = [];
-    const result = await retryStalled(
-      async () => {
-        const o = outcomes[Math.min(calls++, outcomes.length - 1)];
-        if (o instanceof Error) throw o;
-        return o;
-      },
-      {
-        stalled: (err) => stalled && err instanceof NetworkError,
-        retries,
-        onWait: (ms, reason) => waits.push([ms, reason]),
-        sleep: async (ms) => {
-          slept.push(ms);
-        },
-        random: () => 0,
-      },
-    ).catch((err: Error) => err);
-    return { result, calls, waits, slept };
-  };
-
-  it.each([
-    ['a stall, then the file', [stall, 'file'], 3, 'file', 2, [500]],
-    ['stalls beyond the retries: the stall', [stall], 2, stall, 3, [500, 1000]],
-    ['no retries: the stall at once', [stall], 0, stall, 1, []],
-  ] as const)('%s', async (_name, outcomes, retries, expected, calls, sleeps) => {
-    const r = await run([...outcomes], retries);
-    expect(r.result).toBe(expected);
-    expect(r.calls).toBe(calls);
-    expect(r.slept).toEqual(sleeps);
-    expect(r.waits).toEqual(sleeps.map((ms) => [ms, 'backoff']));
-  });
-
-  it('any other failure (or a failure before the download) is not retried here', async () => {
-    const corrupt = new ServiceError('the export is corrupt');
-    expect((await run([corrupt, 'file'], 3)).calls).toBe(1);
-    expect((await run([stall, 'file'], 3, false)).result).toBe(stall);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '../../../src/errors.js';
 import { colorFor, createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
+import type { RunEvent } from '../../../src/run/events.js';
 import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
@@ -133,7 +134,7 @@ const cases: Case[] = [
     wantStdout: '[{"portfolioId":7,"a":1},{"portfolioId":8,"a":2.50}]\n',
   },
   {
-    name: 'progress on a terminal stderr: per request and while waiting',
+    name: 'progress on a terminal stderr: per request, and the item stays through a wait',
     stderrTTY: true,
     options: { format: 'json', dates: ['2024-05-02', '2024-05-03'] },
     stubs: {
@@ -148,8 +149,8 @@ const cases: Case[] = [
     wantStderr:
       '[progress] 1/2 · 2024-05-02 · portfolio 42\n' +
       '[progress] 2/2 · 2024-05-03 · portfolio 42\n' +
-      '[progress] 2/2 · waiting 41 s for the rate limit\n' +
-      '[progress] 2/2 · retrying in 2 s\n',
+      '[progress] 2/2 · 2024-05-03 · portfolio 42 · next request in 41 s\n' +
+      '[progress] 2/2 · 2024-05-03 · portfolio 42 · retrying in 2 s\n',
   },
   {
     name: 'one request: no counter, but a wait is shown',
@@ -269,13 +270,16 @@ const cases: Case[] = [
     name: 'an item that fails is reported, the run goes on, the first failure decides the exit',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
     stubs: {
-      '42 2024-05-02': new NotFoundError('portfolio 42 not found', 404, 'GET', 'u', '', {
+      '42 2024-05-02': new NotFoundError('portfolio 42 not found', {
+        status: 404,
+        method: 'GET',
+        url: 'u',
         hint: 'check the portfolio id',
       }),
       '42 2024-05-03': IDX('2024-05-03'),
     },
     wantStdout: /^\{"effectiveDate":"2024-05-03".*\}\n$/,
-    wantStderr: 'prs: portfolio 42 on 2024-05-02: portfolio 42 not found\ncheck the portfolio id\n',
+    wantStderr: 'prs: portfolio 42 on 2024-05-02: portfolio 42 not found\nhint: check the portfolio id\n',
     wantError: {
       type: ItemsFailedError,
       message: '1 written, 1 failed: portfolio 42 on 2024-05-02 (not found)',
@@ -284,7 +288,13 @@ const cases: Case[] = [
   {
     name: '--fail-fast: the first failure ends the run, later requests not sent',
     options: { dates: ['2024-05-02', '2024-05-03'], failFast: true },
-    stubs: { '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', 404, 'GET', 'u') },
+    stubs: {
+      '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', {
+        status: 404,
+        method: 'GET',
+        url: 'u',
+      }),
+    },
     wantStdout: '',
     wantError: { type: NotFoundError, message: /portfolio 42 not found/ },
     wantCalls: 1,
@@ -292,7 +302,7 @@ const cases: Case[] = [
   {
     name: 'a run-level failure (403) ends the run at once',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
-    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', 403, 'GET', 'u') },
+    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'u' }) },
     wantStdout: '',
     wantError: { type: ForbiddenError },
     wantCalls: 1,
@@ -315,14 +325,15 @@ const cases: Case[] = [
       'portfolio 42: 2024-12-25, 2024-12-26 answered with the rows of 2024-12-24 (no data of their own: holiday?); not repeated\n',
   },
   {
-    name: 'CSV columns are fixed by the first answer; a later extra column is left out with a note',
+    name: 'CSV columns to stdout are fixed by the first answer; a later extra column is left out with a warning',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'csv' },
     stubs: {
       '42 2024-05-02': '{"report":[{"effectiveDate":"2024-05-02","indexValue":1.10}]}',
       '42 2024-05-03': '{"report":[{"indexValue":2.20,"effectiveDate":"2024-05-03","extra":"x"}]}',
     },
     wantStdout: 'effectiveDate,indexValue\n2024-05-02,1.10\n2024-05-03,2.20\n',
-    wantStderr: /left out: column extra \(not in the first answer/,
+    wantStderr:
+      'prs: warning: left out column extra of portfolio 42 on 2024-05-03: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields\n',
   },
   {
     name: 'an unknown --fields name stops the run before the second request',
@@ -383,12 +394,13 @@ describe('report', () => {
       },
     });
     await report(opts({ type: 'constituent.proforma', dates: ['2024-05-02'] }), deps);
-    expect(seen).toEqual([
-      {
-        q: { portfolioId: 42, reportType: 'constituent.proforma', date: '2024-05-02' },
-        signal: controller.signal,
-      },
+    expect(seen.map((s) => s.q)).toEqual([
+      { portfolioId: 42, reportType: 'constituent.proforma', date: '2024-05-02' },
     ]);
+    // The run's signal: the interrupt's, joined with the run's own stop and a stdout gone.
+    expect(seen[0]!.signal?.aborted).toBe(false);
+    controller.abort();
+    expect(seen[0]!.signal?.aborted).toBe(true);
   });
 
   it('stops between requests when interrupted', async () => {
@@ -405,6 +417,31 @@ describe('report', () => {
     expect(service.calls).toHaveLength(1);
     // Rows go out as each answer arrives: the first answer's are there, nothing after.
     expect(deps.io.stdoutText()).toMatch(/^\[\{"effectiveDate":"2024-05-02"[^\n]*\}$/);
+  });
+
+  it('tells its watchers: start, each wait with its item, each item in order (a holiday repeat is skipped)', async () => {
+    const service = fakeService({
+      '42 2024-12-24': IDX('2024-12-24'),
+      '42 2024-12-25': (h) => {
+        h.onWait?.(15_000, 'rate-limit');
+        return IDX('2024-12-24');
+      },
+      '42 2024-12-27': new NotFoundError('gone', { status: 404, method: 'GET', url: 'u' }),
+    });
+    const deps = fakeDeps({ service });
+    const events: RunEvent[] = [];
+    deps.events.on((e) => events.push(e));
+    await report(opts({ dates: ['2024-12-24', '2024-12-25', '2024-12-27'], format: 'ndjson' }), deps).catch(
+      () => {},
+    );
+    const item = (date: string) => ({ portfolioId: 42, date });
+    expect(events).toEqual([
+      { event: 'start', command: 'report', items: 3, requests: 3, etaMs: 0 },
+      { event: 'item', item: item('2024-12-24'), status: 'written', bytes: expect.any(Number) },
+      { event: 'wait', waitMs: 15_000, reason: 'rate-limit', item: item('2024-12-25') },
+      { event: 'item', item: item('2024-12-25'), status: 'skipped' },
+      { event: 'item', item: item('2024-12-27'), status: 'failed', exitCode: 6, message: 'gone' },
+    ]);
   });
 });
 

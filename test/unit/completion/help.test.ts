@@ -1,7 +1,7 @@
 // `prs help`, `prs help exit-codes`, the examples under every --help, and the completion command.
 import { type Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, type CommandName } from '../../../src/cli.js';
+import { buildProgram } from '../../../src/cli.js';
 import { completion } from '../../../src/commands/completion.js';
 import { exitCodes } from '../../../src/commands/help.js';
 import { generateCompletion } from '../../../src/completion/generate.js';
@@ -10,7 +10,7 @@ import { EXAMPLES, EXIT_CODES, exitCodesText } from '../../../src/help.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 
 interface Parsed {
-  ran?: { name: CommandName; options: object };
+  ran?: { name: string; options: unknown };
   out: string;
   error?: unknown;
 }
@@ -21,8 +21,8 @@ async function parse(argv: string[]): Promise<Parsed> {
   const program = buildProgram({
     version: '1.2.3',
     now: () => new Date(2024, 4, 6, 9),
-    run: async (name, options) => {
-      result.ran = { name, options };
+    run: async (command, options) => {
+      result.ran = { name: command.name, options };
     },
   });
   const quiet = (cmd: Command) => {

@@ -129,16 +129,98 @@ describe('zip check', () => {
   });
 
   it('reads big entries back exactly, whatever the compression ratio (inflated piece by piece)', async () => {
-    const repetitive = Buffer.alloc(8 * 1024 * 1024, 'a,b,c\n');
+    // Highly compressible (~1000-fold) but under the 1 MiB floor of the zip-bomb rule; and 8 MiB of
+    // text that compresses like real CSV (a few-fold), 5 MB.
+    const repetitive = Buffer.alloc(1024 * 1024, 'a,b,c\n');
     const mixed = Buffer.concat(
-      Array.from({ length: 2000 }, (_, i) =>
-        Buffer.from(`${i},${(i * 7919) % 10007},${'x'.repeat(i % 300)}\n`),
+      Array.from({ length: 150_000 }, (_, i) =>
+        Buffer.from(
+          `${i},${(i * 7919) % 10007},${((i * 2654435761) >>> 0).toString(36)},${'x'.repeat(i % 30)}\n`,
+        ),
       ),
     );
+    expect(mixed.length).toBeGreaterThan(4 * 1024 * 1024);
     const p = file(zipSync({ 'r.csv': repetitive, 'm.csv': [mixed, { level: 9 }] }));
     await verifyZip(p);
     expect((await contentOf(p, 'r.csv')) === repetitive.toString()).toBe(true);
-    expect(await contentOf(p, 'm.csv')).toBe(mixed.toString());
+    expect((await contentOf(p, 'm.csv')) === mixed.toString()).toBe(true);
+  });
+
+  describe('zip bombs and binary CSV (CLI.md zip safety)', () => {
+    const nul = (n: number) => Buffer.alloc(n);
+    /** The directory's sizes rewritten to look innocent: only the inflating can tell. */
+    const lying = (data: Uint8Array) => {
+      const copy = Buffer.from(data);
+      const cd = copy.lastIndexOf(Buffer.from([0x50, 0x4b, 1, 2]));
+      copy.writeUInt32LE(copy.readUInt32LE(cd + 20) * 50, cd + 24);
+      return copy;
+    };
+    it.each([
+      [
+        'a 4 MiB member of NUL bytes (~1000-fold)',
+        zipSync({ 'x.bin': nul(4 * 1024 * 1024) }),
+        /inflates more than 100-fold/,
+      ],
+      [
+        'a 2 MiB CSV of one line repeated',
+        zipSync({ 'x.csv': Buffer.alloc(2 * 1024 * 1024, 'a,b\n') }),
+        /inflates more than 100-fold/,
+      ],
+      [
+        'the same with the directory claiming a small size',
+        lying(zipSync({ 'x.bin': nul(4 * 1024 * 1024) })),
+        /inflates more than 100-fold|longer than declared/,
+      ],
+      [
+        'a small CSV member with a NUL byte',
+        zipSync({ 'x.csv': strToU8('a,b\n1,\u00002\n') }),
+        /holds NUL bytes/,
+      ],
+      ['64 kB of NUL named .csv (under the floor)', zipSync({ 'x.csv': nul(65536) }), /holds NUL bytes/],
+      [
+        'many small members that together inflate past the rule',
+        zipSync(Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`m${i}.bin`, nul(1000 * 1024)]))),
+        /the zip inflates more than 100-fold/,
+      ],
+    ])('refuses %s', async (_what, data, message) => {
+      const p = file(data);
+      await expect(verifyZip(p)).rejects.toThrow(ZipError);
+      await expect(verifyZip(p)).rejects.toThrow(message);
+    });
+
+    it('stops at the first MiB past the line, whatever the member declares', async () => {
+      let seen = 0;
+      const count = async () => (d: Uint8Array) => {
+        seen += d.length;
+      };
+      const p = file(zipSync({ 'x.bin': nul(64 * 1024 * 1024) }));
+      await expect(verifyZip(p, undefined, count)).rejects.toThrow(/inflates more than 100-fold/);
+      // Refused from the directory's word: nothing inflated at all.
+      expect(seen).toBe(0);
+      // The directory lies (50-fold, under the rule): inflating stops where the bytes cross it, after
+      // about 3 of the 64 MiB, not at the end.
+      seen = 0;
+      const bomb = zipSync({ 'x.bin': nul(64 * 1024 * 1024) });
+      const compressed = Buffer.from(bomb).readUInt32LE(
+        Buffer.from(bomb).lastIndexOf(Buffer.from([0x50, 0x4b, 1, 2])) + 20,
+      );
+      await expect(verifyZip(file(lying(bomb)), undefined, count)).rejects.toThrow(
+        /inflates more than 100-fold|longer than declared/,
+      );
+      expect(seen).toBeGreaterThan(0);
+      expect(seen).toBeLessThanOrEqual(50 * compressed + 4096);
+      expect(seen).toBeLessThan(8 * 1024 * 1024);
+    });
+
+    it.each([
+      ['900 kB of NUL bytes outside a CSV member', zipSync({ 'x.bin': nul(900 * 1024) })],
+      [
+        '900 kB of one CSV line repeated (~1000-fold, under the 1 MiB floor)',
+        zipSync({ 'y.csv': Buffer.alloc(900 * 1024, 'a,b\n') }),
+      ],
+    ])('accepts %s', async (_what, data) => {
+      await expect(verifyZip(file(data))).resolves.toHaveLength(1);
+    });
   });
 
   const flip = (data: Uint8Array, at: number) => {

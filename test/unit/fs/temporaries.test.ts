@@ -1,9 +1,11 @@
 /** The live temporary files main removes when it must leave at once (a second Ctrl-C, a stuck cleanup). */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
+import { processAlive, removeStaleTemporaries, tempNameFor } from '../../../src/fs/temp-names.js';
 import { temporaries } from '../../../src/fs/temporaries.js';
 
 let dir: string;
@@ -20,5 +22,51 @@ describe('temporaries', () => {
     temporaries.removeAllSync();
     expect(readdirSync(dir)).toEqual([]);
     await file.abort();
+  });
+});
+
+/** A process id that is certainly gone: a child that has exited (and been reaped). */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(r.stdout.toString());
+}
+
+describe('removeStaleTemporaries (the leftovers of a killed run)', () => {
+  /** A temporary name as another process of this machine would make it. */
+  const nameOf = (base: string, pid: number) => tempNameFor(base).replace(`.${process.pid}.`, `.${pid}.`);
+
+  it("removes those whose process is gone, keeps live processes' and this one's, and anything else", async () => {
+    const dead = deadPid();
+    const ourHost = /\.([0-9a-f]{4})[0-9a-f]{4}\.tmp$/.exec(tempNameFor('x'))![1];
+    const otherHost = ourHost === 'ffff' ? 'eeee' : 'ffff';
+    expect(processAlive(dead)).toBe(false);
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(1)).toBe(true); // init: alive, even when kill(1, 0) says EPERM
+    const stale = [nameOf('a.zip', dead), nameOf('prs-export-1-2.json', dead)];
+    const kept = [
+      nameOf('b.zip', process.pid),
+      nameOf('c.zip', 1),
+      // Another machine's (a shared directory): its process ids mean nothing here.
+      `.d.zip.${dead}.${otherHost}0000.tmp`,
+      'e.zip',
+      `e.zip.${dead}.tmp`,
+      `.e.zip.${dead}.12345678.txt`,
+    ];
+    for (const f of [...stale, ...kept]) writeFileSync(join(dir, f), 'x');
+    expect((await removeStaleTemporaries(dir)).sort()).toEqual([...stale].sort());
+    expect(readdirSync(dir).sort()).toEqual([...kept].sort());
+  });
+
+  it('asks whether each process lives, and a missing directory is nothing to do', async () => {
+    writeFileSync(join(dir, nameOf('a.zip', 4242)), 'x');
+    const asked: number[] = [];
+    expect(
+      await removeStaleTemporaries(dir, (pid) => {
+        asked.push(pid);
+        return true;
+      }),
+    ).toEqual([]);
+    expect(asked).toEqual([4242]);
+    expect(await removeStaleTemporaries(join(dir, 'nope'))).toEqual([]);
   });
 });

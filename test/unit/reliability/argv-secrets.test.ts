@@ -26,6 +26,7 @@ describe('secrets and argv', () => {
     );
     // Only flags about secrets exist: they take no value.
     expect(secretish.map(({ path, option }) => `${path} ${option.long}`).sort()).toEqual([
+      'prs login --client-credentials',
       'prs login --password-stdin',
       'prs login --save-password',
     ]);

@@ -31,7 +31,7 @@ const rows: Row[] = [...DOC.matchAll(/^\| (R-[A-Z]\d\d) \|(.*)\|(.*)\| `([^`]+)`
   outcome: m[3]!,
   file: m[4]!,
 }));
-const elsewhere = [...DOC.matchAll(/^\| (E-\d\d) \|.*\| `([^`]+)` › "(.+)" \|$/gm)].map((m) => ({
+const elsewhere = [...DOC.matchAll(/^\| (E-\d{2,3}) \|.*\| `([^`]+)` › "(.+)" \|$/gm)].map((m) => ({
   id: m[1]!,
   file: m[2]!,
   title: m[3]!,

@@ -3,6 +3,7 @@
  * gives for all their rows at once (when the answers share their columns), whether each answer takes
  * the direct path (its body's bytes) or the general one (its parsed rows).
  */
+import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat } from '../../../src/input.js';
@@ -10,6 +11,7 @@ import { Accumulator, Arena, REUSE_MIN } from '../../../src/json/arena.js';
 import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
 import { type Answer, createRowStream } from '../../../src/render/stream.js';
+import { widen } from '../../../src/render/union.js';
 import { rowsOf } from '../../../src/service/service.js';
 import type { Row } from '../../../src/service/types.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
@@ -34,11 +36,17 @@ interface Run {
   fields?: readonly string[];
 }
 
-function streamed(run: Run, answers: Answer[]): { text: string; notes: string[] } {
+const base = { type: 'index' as const, color: false, width: 120 };
+
+function streamed(run: Run, answers: Answer[]): { text: string; notes: string[]; warnings: string[] } {
   const s = createRowStream({ type: 'index', ...run, color: false, width: 120 });
   const parts = answers.map((a) => Buffer.from(s.add(a)));
   const end = s.end();
-  return { text: Buffer.concat([...parts, Buffer.from(end.text)]).toString('utf8'), notes: end.notes };
+  return {
+    text: Buffer.concat([...parts, Buffer.from(end.text)]).toString('utf8'),
+    notes: end.notes,
+    warnings: end.warnings,
+  };
 }
 
 function atOnce(run: Run, answers: Answer[]): string {
@@ -93,16 +101,17 @@ describe('createRowStream', () => {
     );
   });
 
-  it('CSV columns are the first answer’s; a later answer’s extra column is left out, with a note', () => {
+  it('CSV columns are the first answer’s; a later answer’s extra column is left out, with a warning naming it and the answer', () => {
     for (const general of [false, true]) {
       const got = streamed({ format: 'csv', terminal: false, multi: false }, [
         answerOf(42, '{"report":[{"a":1,"b":"x"}]}', general),
-        answerOf(42, '{"report":[{"b":"y","c":2.50,"a":3}]}', general),
+        { ...answerOf(42, '{"report":[{"b":"y","c":2.50,"a":3}]}', general), date: '2024-05-03' },
         answerOf(42, '{"report":[{"a":4}]}', general),
       ]);
       expect(got.text).toBe('a,b\n1,x\n3,y\n4,\n');
-      expect(got.notes).toEqual([
-        'left out: column c (not in the first answer, which set the CSV header; --fields chooses the columns)',
+      expect(got.notes).toEqual([]);
+      expect(got.warnings).toEqual([
+        'warning: left out column c of portfolio 42 on 2024-05-03: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields',
       ]);
     }
   });
@@ -146,6 +155,63 @@ describe('createRowStream', () => {
       const end = s.end();
       expect(text1 + text2 + end.text).toBe(want);
     }
+  });
+
+  it.each([
+    ['csv', false],
+    ['csv', true],
+    ['tsv', false],
+    ['tsv', true],
+  ] as const)(
+    'union (%s, general path %s): later columns join the header; earlier rows get empty cells',
+    async (format, general) => {
+      const stream = createRowStream({ ...base, format, terminal: false, multi: false, union: true });
+      const sep = format === 'csv' ? ',' : '\t';
+      const chunks = [
+        answerOf(42, '{"report":[{"a":1,"b":"x\\ny"},{"a":2,"b":"z"}]}', general),
+        answerOf(42, '{"report":[{"b":"y","c":2.50,"a":3}]}', general),
+        answerOf(42, '{"report":[{"d":true,"a":4}]}', general),
+        answerOf(42, '{"report":[{"a":5}]}', general),
+      ].map((a) => Buffer.from(stream.add(a)));
+      const w = stream.widened()!;
+      expect(w.header).toBe(['a', 'b', 'c', 'd'].join(sep));
+      const out: Buffer[] = [];
+      const sink = new Writable({
+        write(c, _e, done) {
+          out.push(c);
+          done();
+        },
+      });
+      await widen(
+        (async function* () {
+          // in odd slices, so that records and pieces cross chunk boundaries
+          const all = Buffer.concat(chunks);
+          for (let i = 0; i < all.length; i += 3) yield all.subarray(i, i + 3);
+        })(),
+        w,
+        sink,
+      );
+      const cell = format === 'csv' ? '"x\ny"' : 'x\\ny';
+      expect(Buffer.concat(out).toString()).toBe(
+        [
+          ['a', 'b', 'c', 'd'],
+          ['1', cell, '', ''],
+          ['2', 'z', '', ''],
+          ['3', 'y', '2.50', ''],
+          ['4', '', '', 'true'],
+          ['5', '', '', ''],
+        ]
+          .map((r) => `${r.join(sep)}\n`)
+          .join(''),
+      );
+    },
+  );
+
+  it('union: columns that never grew need no rewrite', () => {
+    const stream = createRowStream({ ...base, format: 'csv', terminal: false, multi: false, union: true });
+    stream.add(answerOf(42, '{"report":[{"a":1,"b":"x"}]}', false));
+    stream.add(answerOf(42, '{"report":[{"b":"y"}]}', false));
+    expect(stream.widened()).toBeUndefined();
   });
 });
 

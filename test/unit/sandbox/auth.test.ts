@@ -13,6 +13,7 @@ function issuer(start = Date.UTC(2024, 4, 1, 6, 0, 0)) {
       { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
       { username: 'other', password: 'other', tenant: 'other-tenant' },
     ],
+    serviceClients: [{ clientId: 'robot', clientSecret: 'r0bot', tenant: 'demo-tenant' }],
     tokenTtl: 300,
     refreshTtl: 1800,
     now: () => t,
@@ -28,6 +29,8 @@ const good = {
   password: 'demo',
 };
 
+const robot = { grant_type: 'client_credentials', client_id: 'robot', client_secret: 'r0bot' };
+
 describe('jwt', () => {
   it('verifies its own signature and rejects anything else', () => {
     const key = randomBytes(32);
@@ -42,7 +45,26 @@ describe('jwt', () => {
 describe('token endpoint', () => {
   it.each([
     [{}, 400, 'invalid_request', 'Missing form parameter: grant_type'],
-    [{ ...good, grant_type: 'client_credentials' }, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
+    [{ ...good, grant_type: 'implicit' }, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
+    // Keycloak's answers for a grant the client is not enabled for.
+    [
+      { ...good, grant_type: 'client_credentials' },
+      400,
+      'unauthorized_client',
+      'Client not enabled to retrieve service account',
+    ],
+    [
+      { ...robot, grant_type: 'password', username: 'demo', password: 'demo' },
+      400,
+      'unauthorized_client',
+      'Client not allowed for direct access grants',
+    ],
+    [
+      { ...robot, client_secret: 'wrong' },
+      401,
+      'unauthorized_client',
+      'Invalid client or Invalid client credentials',
+    ],
     [{ ...good, client_id: '' }, 400, 'invalid_request', 'Missing parameter: client_id'],
     [
       { ...good, client_id: 'nope' },
@@ -95,6 +117,22 @@ describe('token endpoint', () => {
       iat: Date.UTC(2024, 4, 1, 6, 0, 0) / 1000,
       exp: Date.UTC(2024, 4, 1, 6, 5, 0) / 1000,
     });
+  });
+
+  it('a service account: a tenant-bound token, no refresh token (as Keycloak by default)', () => {
+    const { i } = issuer();
+    const a = i.token(form(robot));
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({ expires_in: 300, refresh_expires_in: 0, token_type: 'Bearer' });
+    expect(a.body.refresh_token).toBeUndefined();
+    const claims = JSON.parse(Buffer.from(String(a.body.access_token).split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({
+      preferred_username: 'service-account-robot',
+      azp: 'robot',
+      tenant: 'demo-tenant',
+      typ: 'Bearer',
+    });
+    expect(i.checkBearer(`Bearer ${a.body.access_token}`).ok).toBe(true);
   });
 
   it('refreshes until the refresh token expires, then says "Token is not active"', () => {

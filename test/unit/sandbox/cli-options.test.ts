@@ -6,8 +6,8 @@ async function parse(argv: string[]) {
   let got: { name: string; options: Record<string, unknown> } | undefined;
   const program = buildProgram({
     version: '0.0.0',
-    run: async (name, options) => {
-      got = { name, options: options as Record<string, unknown> };
+    run: async (command, options) => {
+      got = { name: command.name, options: options as Record<string, unknown> };
     },
   });
   program.exitOverride();

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseSandboxOptions,
-  type SandboxCommandOptions,
-  sandbox,
-  startBanner,
-} from '../../../src/commands/sandbox.js';
+import type { SandboxCommandOptions } from '../../../src/commands/sandbox.cli.js';
+import { parseSandboxOptions, sandbox, startBanner } from '../../../src/commands/sandbox.js';
 import { UsageError } from '../../../src/errors.js';
 import { fakeDeps } from '../../helpers/deps.js';
 
@@ -58,10 +54,14 @@ describe('startBanner', () => {
       clientId: 'prs-cli',
       clientSecret: 'sandbox-secret',
       users: [{ username: 'demo', password: 'demo', tenant: 'demo-tenant' }],
+      serviceClients: [{ clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' }],
       rateLimit: '4/60s',
       tokenTtl: 300,
       bigRows: 1000,
     });
+    expect(lines).toContain(
+      '  PRS_CLIENT_SECRET=robot-secret prs login --client-credentials --auth-url http://127.0.0.1:5555 --realm prs-sandbox --client-id prs-robot --tenant demo-tenant --base-url http://127.0.0.1:5555',
+    );
     expect(lines).toContain(
       "  printf '%s' demo | PRS_CLIENT_SECRET=sandbox-secret prs login --auth-url http://127.0.0.1:5555 --realm prs-sandbox --client-id prs-cli --username demo --tenant demo-tenant --base-url http://127.0.0.1:5555 --password-stdin",
     );

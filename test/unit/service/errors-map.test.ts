@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../../src/errors.js';
-import { exitCodeFor } from '../../../src/main.js';
+import { ExitCode, exitCodeFor } from '../../../src/errors.js';
 import { type ErrorContext, errorForStatus, REASONS, shortMessage } from '../../../src/service/errors-map.js';
 
 describe('shortMessage', () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
 import { createLimiter, type Limiter, type LimiterState } from '../../../src/service/limiter.js';
-import { createRedisLimiter, redisKeys } from '../../../src/service/limiter-redis.js';
+import { createRedisLimiter, reasonOf, redisKeys } from '../../../src/service/limiter-redis.js';
 import { parseLimiterUrl } from '../../../src/settings.js';
 import {
   freePort,
@@ -21,6 +21,38 @@ import {
   type RedisServer,
   startRedis,
 } from '../../helpers/redis.js';
+
+describe('reasonOf: why Redis failed, in a few words', () => {
+  it.each([
+    [new Error('The client is closed'), false, 'Redis closed the connection (stopped or restarted?)'],
+    [new Error('Socket closed unexpectedly'), false, 'Redis closed the connection (stopped or restarted?)'],
+    [
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      false,
+      'Redis closed the connection (stopped or restarted?)',
+    ],
+    [
+      Object.assign(new Error('SSL routines:ssl3_get_record:wrong version number'), {
+        code: 'ERR_SSL_WRONG_VERSION_NUMBER',
+      }),
+      true,
+      'it did not speak TLS; for a plain Redis port use redis://, not rediss://',
+    ],
+    [
+      new Error('Connection timeout'),
+      true,
+      'no TLS handshake within 2 s: it does not speak TLS; for a plain Redis port use redis://, not rediss://',
+    ],
+    [new Error('Connection timeout'), false, 'no answer within 2 s'],
+    [
+      new Error('self-signed certificate (SELF_SIGNED_CERT_IN_CHAIN)'),
+      false,
+      'TLS: self-signed certificate (SELF_SIGNED_CERT_IN_CHAIN); trust a private CA with NODE_EXTRA_CA_CERTS',
+    ],
+  ])('%s (handshake pending: %s) → %s', (err, handshake, want) => {
+    expect(reasonOf(err, 2000, handshake)).toBe(want);
+  });
+});
 
 describe('parseLimiterUrl', () => {
   it.each([
@@ -172,6 +204,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
         .catch((err: Error) => err.name);
       expect(fourth).toBe('InterruptedError');
       expect(warnings).toHaveLength(1);
+      // Was "(The client is closed)", @redis/client's words.
+      expect(warnings[0]).toMatch(/unusable \(Redis closed the connection \(stopped or restarted\?\)\)/);
       expect(waits).toHaveLength(1);
       expect(waits[0]![1]).toBe('rate-limit');
       expect(waits[0]![0]).toBeGreaterThan(3000);
@@ -183,6 +217,21 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     } finally {
       await own.stop();
     }
+  });
+
+  it('rediss:// to a plain Redis port: it did not speak TLS, says the warning (was "no answer within 2 s")', async () => {
+    const warnings: string[] = [];
+    const m = limiter('4/1000', {
+      url: redis.url.replace(/^redis:/, 'rediss:'),
+      hash: `t${++hash}`,
+      timeoutMs: 300,
+      warnings,
+    });
+    m.settle(await m.acquire());
+    await m.idle();
+    expect(warnings).toEqual([
+      `prs: warning: rate limiter rediss://127.0.0.1:${redis.port} unusable (no TLS handshake within 0.3 s: it does not speak TLS; for a plain Redis port use redis://, not rediss://); using the local file limiter`,
+    ]);
   });
 
   it('a Redis that accepts but never answers: the timeout, then the file limiter', async () => {

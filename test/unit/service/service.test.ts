@@ -7,6 +7,7 @@ import type { Session } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
 import {
   AuthError,
+  exitCodeFor,
   ForbiddenError,
   HttpError,
   InterruptedError,
@@ -17,7 +18,6 @@ import {
   UsageError,
 } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
-import { exitCodeFor } from '../../../src/main.js';
 import { createHttp } from '../../../src/service/http.js';
 import { createService, rowsOf } from '../../../src/service/service.js';
 import type { CallHooks } from '../../../src/service/types.js';
@@ -521,6 +521,43 @@ describe('exportReport()', () => {
     expect1(404, '', { suffix: '/export', query: { format: 'csv' } });
     const err = await failure(service().exportReport(X));
     expect(err).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('exportReportWith(): a download that stalls after its headers is asked for again, by the one retry loop', () => {
+  const X = { ...Q, format: 'json' as const };
+  const stall = () =>
+    new NetworkError('the download stalled after 10 bytes', {
+      cause: Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }),
+    });
+  /** `save` plays each attempt's outcome: a stall (thrown), another failure, or the saved file. */
+  const run = async (outcomes: (Error | string)[], retries: number, requests: number) => {
+    expect1(200, '[1]', { suffix: '/export', query: { format: 'json' }, times: requests });
+    let calls = 0;
+    const result = await service({ retries: String(retries) })
+      .exportReportWith(X, hooks, async (res) => {
+        res.body.resume();
+        const o = outcomes[Math.min(calls++, outcomes.length - 1)];
+        if (o instanceof Error) throw o;
+        return o;
+      })
+      .catch((err: Error) => err);
+    return { result, calls };
+  };
+
+  it.each([
+    // name, outcomes, --retries, result, requests, sleeps (random 0.5: ¾ of 1 s, 2 s)
+    ['a stall, then the file', [stall(), 'file'], 3, 'file', 2, [750]],
+    ['stalls beyond the retries: the stall (exit 9)', [stall()], 2, NetworkError, 3, [750, 1500]],
+    ['no retries: the stall at once', [stall()], 0, NetworkError, 1, []],
+    ['a corrupt download is not retried', [new ServiceError('corrupt'), 'file'], 3, ServiceError, 1, []],
+  ] as const)('%s', async (_name, outcomes, retries, expected, requests, sleeps) => {
+    const r = await run([...outcomes], retries, requests);
+    if (typeof expected === 'string') expect(r.result).toBe(expected);
+    else expect(r.result).toBeInstanceOf(expected);
+    expect(r.calls).toBe(requests);
+    expect(clock.sleeps).toEqual(sleeps);
+    expect(waits).toEqual(sleeps.map((ms) => [ms, 'backoff']));
   });
 });
 

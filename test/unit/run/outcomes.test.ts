@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AuthError,
+  BadRequestError,
+  exitCodeFor,
   FileError,
   FileExistsError,
   ForbiddenError,
@@ -10,36 +12,34 @@ import {
   NetworkError,
   NotFoundError,
   RateLimitError,
+  ServerError,
   ServiceError,
-} from '../../src/errors.js';
-import { createTestIO } from '../../src/io.js';
-import { exitCodeFor } from '../../src/main.js';
+} from '../../../src/errors.js';
+import { createTestIO } from '../../../src/io.js';
+import { HolidayFilter } from '../../../src/run/holidays.js';
 import {
-  etaMs,
-  formatDuration,
-  HolidayFilter,
   isItemFailure,
   itemFailureReporter,
   itemsOf,
-  progressText,
   runFailure,
-  runProgress,
   summaryLine,
-} from '../../src/runs.js';
+} from '../../../src/run/outcomes.js';
+import { formatDuration, longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
 
-const http = (C: typeof HttpError, status: number) => new C('x', status, 'GET', 'http://h/');
+const http = (C: typeof HttpError, status: number) => new C('x', { status, method: 'GET', url: 'http://h/' });
 const item = { portfolioId: 999, date: '2024-05-02' };
 
 describe('isItemFailure', () => {
   it.each([
     ['404', http(NotFoundError, 404), true],
-    ['400', http(HttpError, 400), true],
-    ['500', http(HttpError, 500), true],
+    ['400', http(BadRequestError, 400), true],
+    ['500', http(ServerError, 500), true],
     ['corrupt answer', new ServiceError('malformed'), true],
     ['file exists', new FileExistsError('a.json'), true],
     ['403', http(ForbiddenError, 403), false],
     ['429 that persisted', http(RateLimitError, 429), false],
-    ['401 after re-auth', http(HttpError, 401), false],
+    ['401 after re-auth', new AuthError('refused'), false],
+    ['an unexpected status (409)', http(HttpError, 409), false],
     ['no session', new AuthError('no'), false],
     ['network', new NetworkError('refused'), false],
     ['disk full', new FileError('disk full'), false],
@@ -132,13 +132,16 @@ describe('durations and progress', () => {
   ])('formatDuration(%d) = %s', (ms, want) => expect(formatDuration(ms)).toBe(want));
 
   it.each([
-    [0, 4, 60_000, 0],
-    [3, 4, 60_000, 0],
-    [4, 4, 60_000, 60_000],
-    [208, 4, 60_000, 52 * 60_000],
-  ])('etaMs(%d, %d, %d) = %d', (remaining, limit, window, want) =>
-    expect(etaMs(remaining, limit, window)).toBe(want),
-  );
+    // requests, rate, plan's ETA → the notice (none up to 10 min)
+    [220, { limit: 4, windowMs: 60_000 }, 54 * 60_000, '220 requests at 4/60s: about 54 min (until 06:54)'],
+    [3, { limit: 1, windowMs: 600_000 }, 20 * 60_000, '3 requests at 1/600s: about 20 min (until 06:20)'],
+    [44, { limit: 4, windowMs: 60_000 }, 10 * 60_000, undefined],
+    [5, { limit: 10, windowMs: 500 }, 11 * 60_000, '5 requests at 10/500ms: about 11 min (until 06:11)'],
+  ])('longRunNotice(%d, %o, %d) = %s', (n, rate, eta, want) => {
+    // 06:00 local time, whatever the machine's zone: the notice names the local clock.
+    const now = new Date(2024, 4, 1, 6, 0, 0).getTime();
+    expect(longRunNotice(n, rate, eta, now)).toBe(want);
+  });
 
   it('progressText', () => {
     expect(progressText(12, 220, { portfolioId: 42, date: '2024-05-03' }, 51 * 60_000)).toBe(
@@ -148,6 +151,19 @@ describe('durations and progress', () => {
       '1/2 · 2024-05-03 · portfolio 42',
     );
   });
+
+  it.each([
+    [41_000, 'rate-limit', 6 * 60_000, '5/22 · 2024-05-03 · portfolio 42 · next request in 41 s · ETA 6 min'],
+    [
+      3_000,
+      'retry-after',
+      0,
+      '5/22 · 2024-05-03 · portfolio 42 · next request in 3 s (the service asked to wait)',
+    ],
+    [2_000, 'backoff', 90_000, '5/22 · 2024-05-03 · portfolio 42 · retrying in 2 s · ETA 2 min'],
+  ] as const)('progressText through a wait of %d ms (%s)', (ms, reason, eta, want) =>
+    expect(progressText(5, 22, { portfolioId: 42, date: '2024-05-03' }, eta, { ms, reason })).toBe(want),
+  );
 
   it('itemsOf: portfolio first, then date', () => {
     expect(itemsOf([1, 2], ['a', 'b'])).toEqual([
@@ -160,27 +176,59 @@ describe('durations and progress', () => {
 });
 
 describe('runProgress', () => {
+  const item = { portfolioId: 42, date: '2024-05-03' };
+
   it('without a terminal: one stderr line per wait over 5 s, none for short waits', () => {
     const io = createTestIO({ isStderrTTY: false });
     const p = runProgress(io);
-    p.onWait('3/20 · portfolio 42 on 2024-05-03')(41_000, 'rate-limit');
-    p.onWait('4/20')(2_000, 'backoff');
-    expect(io.stderrText()).toBe('3/20 · portfolio 42 on 2024-05-03: waiting 41 s for the rate limit\n');
+    p.onWait({ n: 3, total: 20, item }, 'portfolio 42 on 2024-05-03')(41_000, 'rate-limit');
+    p.onWait({ n: 4, total: 20, item }, 'portfolio 42 on 2024-05-03')(2_000, 'backoff');
+    expect(io.stderrText()).toBe('portfolio 42 on 2024-05-03: waiting 41 s for the rate limit\n');
   });
 
   it('with -q: nothing', () => {
     const io = createTestIO({ isStderrTTY: false, quiet: true });
-    runProgress(io).onWait('x')(41_000, 'retry-after');
+    runProgress(io).onWait(undefined, 'x')(41_000, 'retry-after');
     expect(io.stderrText()).toBe('');
   });
 
-  it('on a terminal: the progress line, every wait', () => {
+  it('on a terminal: the item and its ETA stay through a wait, which counts down each second', () => {
+    vi.useFakeTimers();
+    try {
+      const io = createTestIO({ isStderrTTY: true });
+      let t = 0;
+      const p = runProgress(io, () => t);
+      const at = { n: 5, total: 22, item, etaMs: 6 * 60_000 };
+      p.at(at);
+      p.onWait(at, 'portfolio 42 on 2024-05-03')(3_000, 'rate-limit');
+      for (let i = 0; i < 3; i++) {
+        t += 1000;
+        vi.advanceTimersByTime(1000);
+      }
+      p.stop();
+      expect(io.stderrText()).toBe(
+        [
+          '5/22 · 2024-05-03 · portfolio 42 · ETA 6 min',
+          '5/22 · 2024-05-03 · portfolio 42 · next request in 3 s · ETA 6 min',
+          '5/22 · 2024-05-03 · portfolio 42 · next request in 2 s · ETA 6 min',
+          '5/22 · 2024-05-03 · portfolio 42 · next request in 1 s · ETA 6 min',
+          // the wait is over: the line goes back to the item, and the ticking stops
+          '5/22 · 2024-05-03 · portfolio 42 · ETA 6 min',
+        ]
+          .map((l) => `[progress] ${l}\n`)
+          .join(''),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('on a terminal, a run of one item: just the wait', () => {
     const io = createTestIO({ isStderrTTY: true });
     const p = runProgress(io);
-    p.show('1/2 · 2024-05-03 · portfolio 42');
-    p.onWait('1/2')(2_000, 'backoff');
+    p.onWait(undefined, '')(2_000, 'backoff');
     p.stop();
-    expect(io.stderrText()).toContain('[progress] 1/2 · retrying in 2 s');
+    expect(io.stderrText()).toBe('[progress] retrying in 2 s\n');
   });
 });
 
@@ -189,13 +237,18 @@ describe('itemFailureReporter', () => {
     const io = createTestIO({ isStderrTTY: false });
     const reportFailure = itemFailureReporter(io);
     const missing = (id: number) =>
-      new NotFoundError(`portfolio ${id} not found`, 404, 'GET', 'u', '', { hint: 'check the portfolio id' });
+      new NotFoundError(`portfolio ${id} not found`, {
+        status: 404,
+        method: 'GET',
+        url: 'u',
+        hint: 'check the portfolio id',
+      });
     reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
     reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
     reportFailure({ portfolioId: 1, date: '2024-05-03' }, new Error('odd'));
     expect(io.stderrText().split('\n').filter(Boolean)).toEqual([
       'prs: portfolio 999 on 2024-05-02: portfolio 999 not found',
-      'check the portfolio id',
+      'hint: check the portfolio id',
       'prs: portfolio 998 on 2024-05-02: portfolio 998 not found',
       'prs: portfolio 1 on 2024-05-03: odd',
     ]);

@@ -1,0 +1,324 @@
+/**
+ * The answer cache's store (CLI.md "The answer cache"): one file per report answer, no library.
+ *
+ * Layout: `<cacheDir>/answers/<profile>/<sha256 of the key>.entry`, directories 0700, files 0600. A
+ * directory per profile makes `cache clear` and `logout` a removal of one directory, and the key inside
+ * (base URL, realm, client id, user, tenant, portfolio, type, date) keeps another user or tenant out.
+ *
+ * An entry: `prs-answer 1 <body length> <body sha256> <stored at, epoch ms>\n<key JSON>\n<body>`.
+ * Written to a temporary file and renamed into place, so two processes writing one entry leave one
+ * whole entry (the last rename wins), and a reader never sees half of one. Read whole and checked:
+ * another magic, a key that is not the one asked for, a length or digest that does not match → a miss,
+ * and the file is removed. The file's mtime is "last used" (set on write and on every hit, from the
+ * injected clock), which orders the eviction when the store outgrows `cache-size`: least recently used
+ * first. atime is not used: most systems mount with relatime or noatime.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../clock.js';
+
+/** Who asked, and for what: everything that makes one answer differ from another. */
+export interface AnswerKey {
+  baseUrl: string;
+  realm: string;
+  clientId: string;
+  /** The user, the service account, or a digest of PRS_TOKEN (auth/session.ts identityOf). */
+  identity: string;
+  tenant: string;
+  portfolioId: number;
+  reportType: string;
+  date: string;
+}
+
+export interface CachedAnswer {
+  bytes: Buffer;
+  storedAt: number;
+}
+
+export interface StoreInfo {
+  directory: string;
+  entries: number;
+  bytes: number;
+  /** Stored-at times of the oldest and newest entries (epoch ms); undefined when empty. */
+  oldest?: number;
+  newest?: number;
+  profiles: Record<string, { entries: number; bytes: number }>;
+}
+
+export interface CacheStore {
+  /** `<cacheDir>/answers`. */
+  readonly root: string;
+  /** A fresh entry (stored at most `maxAgeMs` ago), marked used; a corrupt one is removed. */
+  get(profile: string, key: AnswerKey, maxAgeMs: number): CachedAnswer | undefined;
+  /** Like get, but does not mark it used (--dry-run counts hits without changing the order). */
+  peek(profile: string, key: AnswerKey, maxAgeMs: number): boolean;
+  /** Stores an answer atomically, then evicts the least recently used entries beyond the bound. */
+  put(profile: string, key: AnswerKey, bytes: Buffer): void;
+  remove(profile: string, key: AnswerKey): void;
+  /** Removes one profile's entries, or every profile's: what was removed. */
+  clear(profile?: string): { entries: number; bytes: number };
+  info(): StoreInfo;
+}
+
+export const MAGIC = 'prs-answer 1';
+const EXT = '.entry';
+/** A temporary file older than this belongs to a process that died while writing. */
+const STALE_TEMP_MS = 60 * 60_000;
+
+/** The key as one line of JSON, its fields always in this order: what is stored and compared. */
+export function keyText(k: AnswerKey): string {
+  return JSON.stringify([
+    k.baseUrl,
+    k.realm,
+    k.clientId,
+    k.identity,
+    k.tenant,
+    k.portfolioId,
+    k.reportType,
+    k.date,
+  ]);
+}
+
+/** The entry's file name: the key's SHA-256 (the key holds user and tenant names: not in a path). */
+export function entryName(k: AnswerKey): string {
+  return `${createHash('sha256').update(keyText(k)).digest('hex')}${EXT}`;
+}
+
+/** A profile's directory name: profile names are already restricted to [A-Za-z0-9._-] (settings.ts). */
+const profileDir = (root: string, profile: string) => join(root, profile);
+
+/** The bytes of an entry file. */
+export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
+  const digest = createHash('sha256').update(body).digest('hex');
+  const head = `${MAGIC} ${body.length} ${digest} ${storedAt}\n${keyText(k)}\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+/**
+ * The answer in an entry file's bytes, or why it is unusable ('corrupt' or 'other key': a hash
+ * collision or a hand-copied file; either way not this answer).
+ */
+export function decodeEntry(file: Buffer, k: AnswerKey): CachedAnswer | 'corrupt' | 'other key' {
+  const first = file.indexOf(10);
+  if (first < 0 || first > 200) return 'corrupt';
+  const m = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/.exec(file.toString('latin1', 0, first));
+  if (!m) return 'corrupt';
+  const second = file.indexOf(10, first + 1);
+  if (second < 0) return 'corrupt';
+  const body = file.subarray(second + 1);
+  if (body.length !== Number(m[1])) return 'corrupt';
+  if (createHash('sha256').update(body).digest('hex') !== m[2]) return 'corrupt';
+  if (file.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
+  return { bytes: body, storedAt: Number(m[3]) };
+}
+
+/** The stored-at time from an entry's first line, without reading the body. */
+function storedAtOf(path: string): number | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(160);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const line = head.toString('latin1', 0, n).split('\n', 1)[0]!;
+    const m = /^prs-answer 1 \d+ [0-9a-f]{64} (\d+)$/.exec(line);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+interface Found {
+  path: string;
+  profile: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Every entry file under root (temporaries of dead writers removed on the way). */
+function scan(root: string, now: number, profiles?: string[]): Found[] {
+  const found: Found[] = [];
+  for (const profile of profiles ?? listDir(root)) {
+    const dir = profileDir(root, profile);
+    for (const name of listDir(dir)) {
+      const path = join(dir, name);
+      let st: ReturnType<typeof statSync>;
+      try {
+        st = statSync(path);
+      } catch {
+        continue; // removed meanwhile by another process
+      }
+      if (name.endsWith(EXT)) found.push({ path, profile, size: st.size, mtimeMs: st.mtimeMs });
+      else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TEMP_MS) unlinkQuiet(path);
+    }
+  }
+  return found;
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return [];
+    throw err;
+  }
+}
+
+function unlinkQuiet(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** mkdir -p with 0700, and 0700 made so when it was created wider (by hand, or an older umask). */
+function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+export interface StoreOptions {
+  cacheDir: string;
+  /** `cache-size`. */
+  maxBytes: number;
+  clock: Pick<Clock, 'now'>;
+}
+
+export function createCacheStore(o: StoreOptions): CacheStore {
+  const root = join(o.cacheDir, 'answers');
+  const pathOf = (profile: string, k: AnswerKey) => join(profileDir(root, profile), entryName(k));
+  /** The store's size as this process knows it: scanned at the first write, then kept up to date. */
+  let total: number | undefined;
+
+  const read = (profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined => {
+    const path = pathOf(profile, k);
+    let file: Buffer;
+    try {
+      file = readFileSync(path);
+    } catch {
+      return undefined;
+    }
+    const entry = decodeEntry(file, k);
+    if (entry === 'corrupt') {
+      unlinkQuiet(path);
+      return undefined;
+    }
+    if (entry === 'other key') return undefined;
+    // A stored-at time in the future (a clock set back) is no reason to trust the entry longer.
+    const age = o.clock.now() - entry.storedAt;
+    return age >= 0 && age < maxAgeMs ? entry : undefined;
+  };
+
+  const evict = () => {
+    const now = o.clock.now();
+    const all = scan(root, now);
+    total = all.reduce((sum, f) => sum + f.size, 0);
+    if (total <= o.maxBytes) return;
+    all.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+    for (const f of all) {
+      if (total <= o.maxBytes) break;
+      if (unlinkQuiet(f.path)) total -= f.size;
+    }
+  };
+
+  return {
+    root,
+    get(profile, k, maxAgeMs) {
+      const entry = read(profile, k, maxAgeMs);
+      if (entry) {
+        const t = o.clock.now() / 1000;
+        try {
+          utimesSync(pathOf(profile, k), t, t);
+        } catch {
+          // Removed meanwhile (another process evicted it): the answer in hand is still whole.
+        }
+      }
+      return entry;
+    },
+    peek(profile, k, maxAgeMs) {
+      return read(profile, k, maxAgeMs) !== undefined;
+    },
+    put(profile, k, body) {
+      const now = o.clock.now();
+      const bytes = encodeEntry(k, body, now);
+      // An answer larger than the whole store would only push everything else out, then itself.
+      if (bytes.length > o.maxBytes) return;
+      const dir = profileDir(root, profile);
+      privateDir(root);
+      privateDir(dir);
+      const path = pathOf(profile, k);
+      if (total === undefined) total = scan(root, now).reduce((sum, f) => sum + f.size, 0);
+      let before = 0;
+      try {
+        before = statSync(path).size;
+      } catch {
+        // A new entry.
+      }
+      const temp = join(
+        dir,
+        `.${entryName(k)}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`,
+      );
+      try {
+        writeFileSync(temp, bytes, { mode: 0o600 });
+        utimesSync(temp, now / 1000, now / 1000);
+        renameSync(temp, path);
+      } catch (err) {
+        unlinkQuiet(temp);
+        throw err;
+      }
+      total += bytes.length - before;
+      if (total > o.maxBytes) evict();
+    },
+    remove(profile, k) {
+      unlinkQuiet(pathOf(profile, k));
+    },
+    clear(profile) {
+      const found = scan(root, o.clock.now(), profile === undefined ? undefined : [profile]);
+      const removed = { entries: found.length, bytes: found.reduce((sum, f) => sum + f.size, 0) };
+      rmSync(profile === undefined ? root : profileDir(root, profile), { recursive: true, force: true });
+      total = undefined;
+      return removed;
+    },
+    info() {
+      const found = scan(root, o.clock.now());
+      const info: StoreInfo = { directory: root, entries: 0, bytes: 0, profiles: {} };
+      for (const f of found) {
+        info.entries++;
+        info.bytes += f.size;
+        const p = info.profiles[f.profile] ?? { entries: 0, bytes: 0 };
+        info.profiles[f.profile] = p;
+        p.entries++;
+        p.bytes += f.size;
+        const at = storedAtOf(f.path);
+        if (at === undefined) continue;
+        if (info.oldest === undefined || at < info.oldest) info.oldest = at;
+        if (info.newest === undefined || at > info.newest) info.newest = at;
+      }
+      return info;
+    },
+  };
+}
+
+/** Removes one profile's entries (or every profile's): how many there were. For `prs logout`. */
+export function clearAnswers(cacheDir: string, profile?: string): number {
+  return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile).entries;
+}

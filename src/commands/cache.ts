@@ -1,0 +1,115 @@
+/**
+ * `prs cache info [--json]` and `prs cache clear [--all]` (CLI.md "The answer cache"): what the answer
+ * store holds (every profile's, with this profile's share), and removing this profile's entries or
+ * every profile's. Neither needs a session or the network.
+ */
+import { createCacheStore } from '../cache/store.js';
+import type { Deps } from '../deps.js';
+import { fileError } from '../errors.js';
+import { resolveDirs } from '../settings.js';
+import type { CacheOptions } from './cache.cli.js';
+
+/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
+export type { CacheOptions };
+
+export interface CacheInfo {
+  directory: string;
+  entries: number;
+  bytes: number;
+  /** When the oldest and newest entries were stored (ISO); null when the store is empty. */
+  oldest: string | null;
+  newest: string | null;
+  /** `cache-size` in bytes, and the max-age in force (`off` when the cache is not used). */
+  maxBytes: number;
+  maxAge: string;
+  profile: { name: string; entries: number; bytes: number };
+}
+
+const iso = (ms: number | undefined) =>
+  ms === undefined ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** 1536 → "1.5 KiB": the units `cache-size` is written in. */
+export function sizeText(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${Number(v.toFixed(1))} ${units[u]}`;
+}
+
+export async function cache(
+  o: CacheOptions,
+  deps: Deps,
+): Promise<CacheInfo | { entries: number; bytes: number }> {
+  const { io } = deps;
+  const name = deps.profileName();
+  if (o.action === 'clear') {
+    // No settings needed (and none demanded: a profile deleted since can still have its entries cleared).
+    const store = createCacheStore({
+      cacheDir: resolveDirs(deps.env).cacheDir,
+      maxBytes: 1,
+      clock: deps.clock,
+    });
+    let removed: { entries: number; bytes: number };
+    try {
+      removed = store.clear(o.all ? undefined : name);
+    } catch (err) {
+      throw fileError(err, store.root, 'cannot clear the answer cache in');
+    }
+    io.note(
+      `✓ Removed ${removed.entries} cached answer${removed.entries === 1 ? '' : 's'} (${sizeText(removed.bytes)}; ${o.all ? 'every profile' : `profile ${name}`})`,
+    );
+    return removed;
+  }
+  const s = await deps.settings();
+  const store = createCacheStore({ cacheDir: s.cacheDir, maxBytes: s.cacheMaxBytes, clock: deps.clock });
+  let info: ReturnType<typeof store.info>;
+  try {
+    info = store.info();
+  } catch (err) {
+    throw fileError(err, store.root, 'cannot read the answer cache in');
+  }
+  const mine = info.profiles[name] ?? { entries: 0, bytes: 0 };
+  const result: CacheInfo = {
+    directory: info.directory,
+    entries: info.entries,
+    bytes: info.bytes,
+    oldest: iso(info.oldest),
+    newest: iso(info.newest),
+    maxBytes: s.cacheMaxBytes,
+    maxAge: s.cacheMaxAgeMs === undefined ? 'off' : ageText(s.cacheMaxAgeMs),
+    profile: { name, entries: mine.entries, bytes: mine.bytes },
+  };
+  if (o.json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return result;
+  }
+  const lines = [
+    ['directory', result.directory],
+    ['entries', `${result.entries} (${mine.entries} in profile ${name})`],
+    ['size', `${sizeText(result.bytes)} of ${sizeText(result.maxBytes)} (cache-size)`],
+    ['oldest', result.oldest ?? '-'],
+    ['newest', result.newest ?? '-'],
+    [
+      'max-age',
+      result.maxAge === 'off' ? 'off (answers are neither kept nor reused; see --cache)' : result.maxAge,
+    ],
+  ];
+  io.out(lines.map(([k, v]) => `${`${k}:`.padEnd(11)}${v}`).join('\n') + '\n');
+  return result;
+}
+
+/** 604800000 → "7d": the largest unit that divides the max-age exactly (as --cache takes it). */
+export function ageText(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms / 1000)}s`;
+}

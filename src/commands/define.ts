@@ -1,0 +1,80 @@
+/**
+ * What a command's definition (`src/commands/<name>.cli.ts`) is made of, as GitHub CLI's
+ * `NewCmdX(f, runF)` with its `XOptions`: the command's flags, the typed options its action builds
+ * from them (rejecting bad input before any I/O), and its implementation, loaded only when it runs.
+ * Definitions are on the start-up path (`prs --help` builds them all): they import commander, the
+ * argv parsers and types, never a command's body (`load` is a dynamic import, a chunk of its own).
+ */
+import { type Command, Option } from 'commander';
+import type { GlobalOptions } from '../cli.js';
+import type { Deps } from '../deps.js';
+import { UsageError } from '../errors.js';
+import { parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
+
+/** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
+export interface Runnable<O> {
+  readonly name: string;
+  load(): Promise<(options: O, deps: Deps) => Promise<unknown>>;
+}
+
+/** What an action hands over once its options are built: main loads the command and runs it. */
+export type Runner = <O>(command: Runnable<O>, options: O, globals: GlobalOptions) => Promise<void>;
+
+export interface DefineContext {
+  run: Runner;
+  /** "now" for `today` / `yesterday`; tests pin it. */
+  now: () => Date;
+}
+
+/**
+ * The global flags wherever they were given: before the command or after it. report's --no-cache is
+ * named `cache` too (commander's negated flag): the global --cache <max-age> is the program's own value.
+ */
+export const globalsOf = (cmd: Command): GlobalOptions => {
+  let program = cmd;
+  while (program.parent) program = program.parent;
+  return { ...cmd.optsWithGlobals(), cache: program.opts().cache };
+};
+
+/**
+ * A commander action: commander's arguments (the command's own positional values and flags, then the
+ * Command itself) → the typed options → run. `A` is what this command's definition declares.
+ */
+export function action<A extends unknown[], O>(
+  { run }: DefineContext,
+  command: Runnable<O>,
+  toOptions: (...args: A) => O,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const cmd = args[args.length - 1] as Command;
+    await run(command, toOptions(...(args.slice(0, -1) as A)), globalsOf(cmd));
+  };
+}
+
+export function usage(message: string, hint?: string): UsageError {
+  return new UsageError(message, { hint });
+}
+
+/** -t/--type, checked in the action (with "did you mean"), not by commander's plain choices() message. */
+export const reportTypeOption = () =>
+  new Option('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`);
+
+export function requireType(v: string | undefined): ReportType {
+  if (v === undefined) throw usage('missing --type', `one of: ${REPORT_TYPES.join(', ')}`);
+  return parseReportType(v);
+}
+
+/** The flags that choose dates, shared by report and export. */
+export interface DateFlags {
+  date?: string;
+  from?: string;
+  to?: string;
+  weekends?: boolean;
+}
+
+export const addDateOptions = (cmd: Command): Command =>
+  cmd
+    .option('-d, --date <date>', 'YYYY-MM-DD, today, yesterday or previous-weekday')
+    .option('--from <date>', 'first date of an inclusive range')
+    .option('--to <date>', 'last date of an inclusive range')
+    .option('--weekends', 'include Saturdays and Sundays in a range');

@@ -1,0 +1,125 @@
+/** `prs export`: its options and its flags (src/commands/define.ts says how the pieces fit). */
+import { type Command, Option } from 'commander';
+import {
+  type ExportFormat,
+  parseExportFormat,
+  parsePortfolioIds,
+  type ReportType,
+  resolveDates,
+} from '../input.js';
+import {
+  action,
+  addDateOptions,
+  type DateFlags,
+  type DefineContext,
+  type Runnable,
+  reportTypeOption,
+  requireType,
+  usage,
+} from './define.js';
+
+export interface ExportOptions {
+  portfolioIds: number[];
+  type: ReportType;
+  dates: string[];
+  format: ExportFormat;
+  dir: string;
+  /** A file path, or "-" for the raw bytes on stdout. */
+  output?: string;
+  name?: string;
+  force: boolean;
+  extract: boolean;
+  /** Items already exported into the target, and still there unchanged, are not fetched again. */
+  skipExisting?: boolean;
+  /** Exports in flight at once (1–8). */
+  parallel?: number;
+  /** Stop at the first failed item. */
+  failFast?: boolean;
+  /** Print a JSON array, one object per item, instead of bare paths. */
+  json?: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
+}
+
+/** The flags as commander hands them over (format, dir and parallel have defaults). */
+interface ExportFlags extends DateFlags {
+  type?: string;
+  format: string;
+  dir: string;
+  output?: string;
+  name?: string;
+  force?: boolean;
+  extract?: boolean;
+  skipExisting?: boolean;
+  parallel: string;
+  failFast?: boolean;
+  json?: boolean;
+  dryRun?: boolean;
+}
+
+const command: Runnable<ExportOptions> = {
+  name: 'export',
+  load: () => import('./export.js').then((m) => m.exportCommand),
+};
+
+export function defineExport(program: Command, ctx: DefineContext): void {
+  addDateOptions(
+    program
+      .command('export')
+      .description('download report files (JSON, or CSV in a zip), written whole or not at all')
+      .argument('<portfolioId...>', 'one or more portfolio ids')
+      .addOption(reportTypeOption()),
+  )
+    .addOption(new Option('-f, --format <fmt>', 'json | csv (csv arrives as a zip)').default('json'))
+    .option('--dir <dir>', 'directory for the files', '.')
+    .option('-o, --output <file|->', 'file path, or - for the raw bytes on stdout (one portfolio, one date)')
+    .option(
+      '--name <words>',
+      'the <name> part of <date>_<name>_index.<ext> when the server sends no file name',
+    )
+    .option('--force', 'overwrite existing files')
+    .option('--extract', 'csv: also write the CSV file(s) inside the zip')
+    .option('--skip-existing', 'skip items already exported here and unchanged (resume a run)')
+    .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
+    .option('--fail-fast', 'stop at the first item that fails')
+    .option('--json', 'print a JSON array, one object per item, instead of paths')
+    .option('--dry-run', 'send nothing: print the plan (items, requests after --skip-existing, ETA)')
+    .action(action(ctx, command, (ids: string[], o: ExportFlags) => exportOptions(ids, o, ctx.now())));
+}
+
+/** Flags → options; every bad combination is a UsageError before any request. */
+function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions {
+  const portfolioIds = parsePortfolioIds(ids);
+  const type = requireType(o.type);
+  const format = parseExportFormat(o.format);
+  const dates = resolveDates(o, now);
+  if (o.output !== undefined && (portfolioIds.length > 1 || dates.length > 1)) {
+    throw usage('--output takes one portfolio and one date; use --dir for several files');
+  }
+  if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
+  if (o.extract && o.output === '-') throw usage('--extract cannot be used with --output -');
+  if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
+  if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(o.name)) throw usage(`invalid --name "${o.name}"`);
+  return {
+    portfolioIds,
+    type,
+    dates,
+    format,
+    dir: o.dir,
+    output: o.output,
+    name: o.name,
+    force: !!o.force,
+    extract: !!o.extract,
+    skipExisting: !!o.skipExisting,
+    parallel: parseParallel(o.parallel),
+    failFast: !!o.failFast,
+    json: !!o.json,
+    dryRun: !!o.dryRun,
+  };
+}
+
+/** --parallel: a whole number from 1 to 8. */
+export function parseParallel(v: string): number {
+  if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
+  return Number(v.trim());
+}

@@ -1,0 +1,73 @@
+/**
+ * Temporary file names, and the leftovers of killed runs. Kept apart from temporaries.ts, which main
+ * loads at startup: this one loads with the atomic writer, when a file is written.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * This machine (and process-id namespace) in 4 hex digits, in every temporary file's name: a
+ * directory shared between machines (NFS), or between containers with a host name in common, holds
+ * temporaries whose process ids mean nothing here.
+ */
+const HOST_TAG = createHash('sha256').update(`${hostname()}\0${pidNamespace()}`).digest('hex').slice(0, 4);
+
+/** Linux: the pid namespace (`pid:[4026531836]`); elsewhere one namespace per host. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+}
+
+/** `.<name>.<pid>.<host tag><4 random hex>.tmp`: hidden, and telling whose it is. */
+export function tempNameFor(name: string): string {
+  return `.${name}.${process.pid}.${HOST_TAG}${randomBytes(2).toString('hex')}.tmp`;
+}
+
+const TEMP_NAME = /^\..+\.(\d{1,7})\.([0-9a-f]{4})[0-9a-f]{4}\.tmp$/;
+
+/** Whether a process with this id exists (EPERM: it does, only it is someone else's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes from `dir` the temporary files of this machine's prs runs that are gone (`kill -9`, out of
+ * memory, a power cut): those whose process id no longer exists. A live process's are never touched,
+ * nor another machine's. A pid reused since by an unrelated process keeps its stale file until that
+ * process ends too: erring towards keeping a file, never removing a writer's. Best effort; returns
+ * the names removed.
+ */
+export async function removeStaleTemporaries(
+  dir: string,
+  alive: (pid: number) => boolean = processAlive,
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || m[2] !== HOST_TAG) continue;
+    const pid = Number(m[1]);
+    if (pid < 1 || pid === process.pid || alive(pid)) continue;
+    try {
+      await unlink(join(dir, name));
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}

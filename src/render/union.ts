@@ -1,0 +1,88 @@
+/**
+ * CSV/TSV into a file whose columns grew after the first answer (render/stream.ts `union`): the rows
+ * were written as they came, each with the columns known at the time, so an earlier row lacks only
+ * trailing cells. At the end the file is written once more, from its temporary: the final header,
+ * then every record with its missing trailing cells added as empty ones. One streaming pass, in
+ * constant memory, and only for a run whose columns did grow (the common run pays nothing); the
+ * file still appears whole or not at all.
+ */
+import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { fileError } from '../errors.js';
+import type { AtomicFile } from '../fs/atomic.js';
+import type { Widened } from './stream.js';
+
+const LF = 0x0a;
+const QUOTE = 0x22;
+
+/**
+ * The pieces of `source` (its bytes, as `w.pieces` describe them) → `out`: the header replaced by
+ * `w.header`, each record padded to `w.columns` cells. A record ends at a LF outside quotes (CSV
+ * quotes a cell holding a newline; TSV escapes it, so there every LF ends a record).
+ */
+export async function widen(source: AsyncIterable<Buffer>, w: Widened, out: Writable): Promise<void> {
+  const csv = w.kind === 'csv';
+  const sep = csv ? ',' : '\t';
+  let piece = 0;
+  let left = w.pieces[0]?.bytes ?? 0;
+  let quoted = false;
+  let header = true;
+  await write(out, Buffer.from(`${w.header}\n`));
+  for await (const chunk of source) {
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      while (left === 0 && piece < w.pieces.length - 1) left = w.pieces[++piece]!.bytes;
+      left--;
+      const c = chunk[i]!;
+      if (c === QUOTE && csv) quoted = !quoted;
+      else if (c === LF && !quoted) {
+        if (header) {
+          header = false;
+          from = i + 1;
+          continue;
+        }
+        const missing = w.columns - w.pieces[piece]!.columns;
+        if (missing > 0) {
+          parts.push(chunk.subarray(from, i), Buffer.from(sep.repeat(missing)));
+          from = i;
+        }
+      }
+    }
+    if (!header) parts.push(chunk.subarray(from));
+    if (parts.length > 0) await write(out, Buffer.concat(parts));
+  }
+}
+
+/**
+ * Commits `file` widened: its temporary is closed, written again into a new temporary for the same
+ * path (`open`), and that one is committed; the first is removed either way.
+ */
+export async function commitWidened(
+  file: AtomicFile,
+  open: () => Promise<AtomicFile>,
+  w: Widened,
+): Promise<void> {
+  const wide = await open();
+  try {
+    if (!file.stream.closed) {
+      const closed = once(file.stream, 'close');
+      file.stream.end();
+      await closed;
+    }
+    if (file.stream.errored) throw fileError(file.stream.errored, file.path);
+    await widen(createReadStream(file.tempPath), w, wide.stream);
+    await wide.commit();
+  } catch (err) {
+    await wide.abort();
+    throw err;
+  } finally {
+    await file.abort();
+  }
+}
+
+async function write(out: Writable, chunk: Buffer): Promise<void> {
+  if (out.errored) throw out.errored;
+  if (!out.write(chunk)) await once(out, 'drain');
+}

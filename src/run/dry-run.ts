@@ -1,0 +1,199 @@
+/**
+ * `--dry-run` for report and export (CLI.md): the plan of a run, with nothing sent — no request and no
+ * token call. How many items; how many of them need no request (report: a fresh answer in the cache;
+ * export: `--skip-existing` finds it already exported and unchanged); the requests left; and, for the
+ * rate-limited JSON endpoint, the waits those imply from the limiter's state as it is now and the ETA,
+ * both from run/plan.ts planRequests (the one estimate). On stderr, or as JSON on stdout with --json.
+ *
+ * `planRun` and `planLines` are pure; `reportPlan` / `exportPlan` gather their inputs (cache, manifest,
+ * limiter state) for the commands, which call them before anything else and return.
+ */
+import { identityOf } from '../auth/session.js';
+import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
+import type { Deps } from '../deps.js';
+import type { ExportFormat, ReportType } from '../input.js';
+import type { LimiterState } from '../service/limiter.js';
+import type { RateLimit } from '../settings.js';
+import { itemsOf } from './outcomes.js';
+import { planRequests } from './plan.js';
+
+export interface RunPlan {
+  command: 'report' | 'export';
+  items: number;
+  /** report: items answered from the answer cache. */
+  cached: number;
+  /** export: items --skip-existing will not fetch. */
+  skipped: number;
+  /** Requests still to send. */
+  requests: number;
+  /** The JSON endpoint's client-side limit; null for export (the export endpoint has none). */
+  rateLimit: { limit: number; windowMs: number } | null;
+  /** Time spent waiting for the limit, in all (ms); 0 for export. */
+  waitMs: number;
+  /** From now until the last request may be sent (ms): the waits, not the service's own time; null for export. */
+  etaMs: number | null;
+  /** When the last request may be sent (ISO); null for export or when nothing is to be sent. */
+  until: string | null;
+}
+
+export interface PlanInput {
+  command: 'report' | 'export';
+  items: number;
+  cached?: number;
+  skipped?: number;
+  state: LimiterState;
+  now: number;
+  rate: RateLimit;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The plan from its counts and the limiter's state; pure. */
+export function planRun(p: PlanInput): RunPlan {
+  const cached = p.cached ?? 0;
+  const skipped = p.skipped ?? 0;
+  const requests = Math.max(0, p.items - cached - skipped);
+  const base = { command: p.command, items: p.items, cached, skipped, requests };
+  if (p.command === 'export') return { ...base, rateLimit: null, waitMs: 0, etaMs: null, until: null };
+  const times = planRequests(requests, p.state, p.now, p.rate);
+  return {
+    ...base,
+    rateLimit: { limit: p.rate.limit, windowMs: p.rate.windowMs },
+    waitMs: times.waitMs,
+    etaMs: times.etaMs,
+    until: requests > 0 ? iso(times.lastAt) : null,
+  };
+}
+
+/** "4 min", "2 h 5 min", "40 s". */
+export function spanText(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/** The plan as stderr lines. */
+export function planLines(p: RunPlan): string[] {
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const lines = [`dry run: ${plural(p.items, 'item')}, nothing sent`];
+  if (p.command === 'report') lines.push(`answered from the cache: ${p.cached}`);
+  else lines.push(`already exported (--skip-existing): ${p.skipped}`);
+  lines.push(`requests to send: ${p.requests}`);
+  if (p.rateLimit && p.etaMs !== null) {
+    const rate = `${p.rateLimit.limit}/${p.rateLimit.windowMs % 1000 === 0 ? `${p.rateLimit.windowMs / 1000}s` : `${p.rateLimit.windowMs}ms`}`;
+    lines.push(
+      p.requests === 0
+        ? `waits: none (rate limit ${rate})`
+        : `waits at ${rate} from the limiter's state now: ${spanText(p.waitMs)}; last request in about ${spanText(p.etaMs)} (${p.until})`,
+    );
+  } else {
+    lines.push('the export endpoint has no client-side rate limit: its time is the service’s');
+  }
+  return lines;
+}
+
+/** Prints the plan: JSON on stdout with --json, else lines on stderr (shown even with -q: asked for). */
+function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
+  if (json) deps.io.out(`${JSON.stringify(plan, null, 2)}\n`);
+  else for (const line of planLines(plan)) deps.io.err(line);
+  return plan;
+}
+
+/** The limiter's state now, read without taking a slot (a Redis limiter is asked; no request is sent). */
+async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
+  const s = await deps.settings();
+  const { target } = await import('../service/service.js');
+  const { openLimiter } = await import('../service/limiter-of.js');
+  const { baseUrl, tenant } = target(s);
+  const limiter = openLimiter({
+    settings: s,
+    baseUrl,
+    tenant,
+    identity: identityOf(s),
+    clock: deps.clock,
+    io: deps.io,
+  });
+  try {
+    return { ...(await limiter.peek()), rate: s.rateLimit };
+  } finally {
+    await limiter.idle();
+  }
+}
+
+export interface ReportPlanOptions {
+  portfolioIds: number[];
+  type: ReportType;
+  dates: string[];
+  cache?: CacheUse;
+  /** --json (report: -f json / --json): the plan as JSON on stdout. */
+  json: boolean;
+}
+
+/** report --dry-run: counts the fresh cache entries (without marking them used), then plans the rest. */
+export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunPlan> {
+  const s = await deps.settings();
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const store = o.cache === 'use' || o.cache === undefined ? storeFor(s, deps.clock) : undefined;
+  const now = deps.clock.now();
+  let cached = 0;
+  for (const item of items) {
+    if (!store || !cacheableDate(item.date, now)) continue;
+    const key = answerKey(s, { portfolioId: item.portfolioId, reportType: o.type, date: item.date });
+    if (key && store.peek(s.profile, key, s.cacheMaxAgeMs!)) cached++;
+  }
+  const limiter = await limiterNow(deps);
+  return show(deps, planRun({ command: 'report', items: items.length, cached, ...limiter }), o.json);
+}
+
+export interface ExportPlanOptions {
+  portfolioIds: number[];
+  type: ReportType;
+  dates: string[];
+  format: ExportFormat;
+  extract: boolean;
+  skipExisting?: boolean;
+  /** The target directory (--dir, or the --output file's). */
+  dir: string;
+  json: boolean;
+}
+
+/** export --dry-run: counts what --skip-existing would skip (export/manifest.ts's own check). */
+export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunPlan> {
+  const s = await deps.settings();
+  const items = itemsOf(o.portfolioIds, o.dates);
+  let skipped = 0;
+  if (o.skipExisting) {
+    const { openManifest, itemKey, unchanged } = await import('../export/manifest.js');
+    const manifest = await openManifest(o.dir);
+    for (const item of items) {
+      const recorded = manifest.get(
+        itemKey({
+          baseUrl: s.baseUrl ?? '',
+          tenant: s.tenant ?? '',
+          portfolioId: item.portfolioId,
+          type: o.type,
+          date: item.date,
+          format: o.format,
+          extract: o.extract,
+        }),
+      );
+      if (recorded && (await unchanged(o.dir, recorded))) skipped++;
+    }
+  }
+  // No limiter for the export endpoint; base URL and tenant are still checked as the real run would.
+  const { target } = await import('../service/service.js');
+  target(s);
+  return show(
+    deps,
+    planRun({
+      command: 'export',
+      items: items.length,
+      skipped,
+      state: { stamps: [] },
+      now: deps.clock.now(),
+      rate: s.rateLimit,
+    }),
+    o.json,
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * The one run engine of `report` and `export` (CLI.md "Runs of many items"): what happens to item 17
+ * of a run is decided here. Items go in, `work` does one of them, and the outcomes come out in item
+ * order, however many are in flight:
+ * - parallel up to `parallel` items; a wait the service asked for (429/503 Retry-After, a retry
+ *   backoff) halves the items in flight for the rest of the run (p-limit's settable concurrency);
+ * - an item-level failure (outcomes.ts isItemFailure) is reported as it comes and the run goes on;
+ *   a run-level failure, any failure with --fail-fast or in a run of one item, stops the run: no
+ *   further item starts and the ones in flight are aborted (their temporary files go with them);
+ * - an interrupt (the signal) and a stdout that can take no more (io.stdoutGone: its reader went
+ *   away, or a write failed) stop the run at once too;
+ * - the progress line, the 10-minute notice, the failure lines and the run's events (start, wait,
+ *   item) are written here; the summary is the command's (report and export end differently).
+ * `work` receives `turn()`: what must follow item order (names, output, commits) awaits it.
+ */
+import pLimit from 'p-limit';
+import { exitCodeFor, InterruptedError } from '../errors.js';
+import type { IO } from '../io.js';
+import type { RateLimit } from '../settings.js';
+import type { ItemStatus, RunEvents } from './events.js';
+import { type Failure, type Item, isItemFailure, itemFailureReporter, itemLabel } from './outcomes.js';
+import { planRequests } from './plan.js';
+import { longRunNotice, type Position, runProgress, type WaitReason } from './progress.js';
+
+/** What `work` made of an item that did not fail. */
+export interface ItemDone {
+  status: Exclude<ItemStatus, 'failed'>;
+  /** Files written (or kept) for it, the first being its main one. */
+  paths?: string[];
+  /** Bytes written for it (file or stdout). */
+  bytes?: number;
+}
+
+/** One item's outcome, delivered in item order. */
+export interface Outcome<R extends ItemDone = ItemDone> {
+  item: Item;
+  index: number;
+  status: ItemStatus;
+  paths: string[];
+  bytes?: number;
+  /** What work returned (not for a failure). */
+  result?: R;
+  /** A failure: the error and its exit code. */
+  error?: unknown;
+  exitCode?: number;
+}
+
+export interface ItemContext {
+  index: number;
+  /** Aborted by an interrupt, a stdout gone, or another item's run-level failure. */
+  signal: AbortSignal;
+  /** The wait hook for the item's requests (progress countdown, wait event, fewer in flight). */
+  onWait(ms: number, reason: WaitReason): void;
+  /** Resolves once every earlier item's outcome was delivered. */
+  turn(): Promise<void>;
+  /** Removes the progress line (before rows go to a terminal that stderr shares). */
+  clearProgress(): void;
+  /** Shows `text` on the progress line (a download's bytes so far). */
+  showProgress(text: string): void;
+}
+
+export interface RunOptions<R extends ItemDone> {
+  command: 'report' | 'export';
+  io: IO;
+  events: RunEvents;
+  /** Ctrl-C / SIGTERM. */
+  signal: AbortSignal;
+  now?: () => number;
+  /** Items in flight at once (1–8; default 1). */
+  parallel?: number;
+  failFast?: boolean;
+  /** The rate limit every item's request goes through (report): the ETA and the 10-minute notice. */
+  rate?: RateLimit;
+  /** Rewords a failure before it is classified and reported (export's file-exists hint). */
+  mapError?(err: unknown): unknown;
+  /** Each outcome, in item order, after the engine's own lines (export prints its paths here). */
+  onOutcome?(o: Outcome<R>): void;
+}
+
+export interface RunEnd<R extends ItemDone> {
+  /** Outcomes delivered, in item order (an item stopped by the end of the run has none). */
+  outcomes: Outcome<R>[];
+  failures: Failure[];
+  /** Why the run stopped early: the run-level failure, the interrupt, or the stdout's fault. */
+  stopped?: unknown;
+}
+
+export async function runItems<R extends ItemDone>(
+  items: readonly Item[],
+  work: (item: Item, ctx: ItemContext) => Promise<R>,
+  o: RunOptions<R>,
+): Promise<RunEnd<R>> {
+  const { io } = o;
+  const now = o.now ?? Date.now;
+  const total = items.length;
+  const stopOnAny = !!o.failFast || total === 1;
+  const outside = AbortSignal.any([o.signal, io.stdoutGone]);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([outside, stop.signal]);
+  /** The run-level stop: its error, and the last item whose outcome is still delivered. */
+  let stopped: { error: unknown; last: number } | undefined;
+  const halt = (error: unknown, last: number) => {
+    stopped ??= { error, last };
+    stop.abort(error);
+  };
+  const outsideError = () =>
+    io.stdoutGone.aborted
+      ? io.stdoutGone.reason
+      : o.signal.reason instanceof InterruptedError
+        ? o.signal.reason
+        : new InterruptedError();
+
+  const progress = runProgress(io, now);
+  const reportFailure = itemFailureReporter(io);
+  // The plan from an empty limiter state: the limiter's own state is the service's, not shared here.
+  const etaOf = (requests: number) =>
+    o.rate ? planRequests(requests, { stamps: [] }, now(), o.rate).etaMs : undefined;
+  const eta = etaOf(total) ?? 0;
+  o.events.emit({ event: 'start', command: o.command, items: total, requests: total, etaMs: eta });
+  const notice = o.rate && longRunNotice(total, o.rate, eta, now());
+  if (notice) io.note(notice);
+
+  const limit = pLimit(Math.min(8, Math.max(1, o.parallel ?? 1)));
+  const outcomes: Outcome<R>[] = [];
+  const failures: Failure[] = [];
+  let started = 0;
+
+  const deliver = (outcome: Outcome<R>) => {
+    const { item, status, error } = outcome;
+    outcomes.push(outcome);
+    if (status === 'failed') {
+      failures.push({ item, error });
+      // The failure that stops the run is printed once, by main.
+      if (!stopOnAny && stopped?.error !== error) {
+        progress.stop();
+        reportFailure(item, error);
+      }
+    }
+    o.onOutcome?.(outcome);
+    o.events.emit({
+      event: 'item',
+      item: { portfolioId: item.portfolioId, date: item.date },
+      status,
+      ...(outcome.paths[0] !== undefined && { path: outcome.paths[0] }),
+      ...(outcome.bytes !== undefined && { bytes: outcome.bytes }),
+      ...(status === 'failed' && {
+        exitCode: outcome.exitCode,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    });
+  };
+
+  const doOne = async (item: Item, index: number, turn: () => Promise<void>) => {
+    if (signal.aborted) return undefined; // queued when the run stopped: never started
+    const at: Position = { n: ++started, total, item, etaMs: etaOf(total - index) };
+    if (total > 1) progress.at(at);
+    const onWait = (ms: number, reason: WaitReason) => {
+      o.events.emit({ event: 'wait', waitMs: ms, reason, item: { ...item } });
+      // The service asked for a pause: fewer items at once from now on, rather than failing.
+      if (reason !== 'rate-limit') limit.concurrency = Math.max(1, Math.ceil(limit.concurrency / 2));
+      // A log line names its item, except a single report's (its error would say it anyway).
+      const label = total > 1 || o.command === 'export' ? itemLabel(item) : '';
+      progress.onWait(total > 1 ? at : undefined, label)(ms, reason);
+    };
+    try {
+      const r = await work(item, {
+        index,
+        signal,
+        onWait,
+        turn,
+        clearProgress: () => progress.stop(),
+        showProgress: (text) => progress.show(text),
+      });
+      return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes, result: r } as Outcome<R>;
+    } catch (err) {
+      if (outside.aborted) {
+        halt(outsideError(), -1);
+        return undefined;
+      }
+      // Stopped by another item: this one's error is a consequence, not an outcome.
+      if (stop.signal.aborted) return undefined;
+      const error = o.mapError ? o.mapError(err) : err;
+      if (stopOnAny || !isItemFailure(error)) halt(error, index);
+      const outcome: Outcome<R> = { item, index, status: 'failed', paths: [], error };
+      outcome.exitCode = exitCodeFor(error);
+      return outcome;
+    }
+  };
+
+  let previous = Promise.resolve();
+  const runs = items.map((item, index) => {
+    const before = previous;
+    const turn = () => before;
+    // Delivered before the slot is given back (as a sequential run would): an item's line and
+    // event come before the next item starts.
+    const mine = limit(async () => {
+      const outcome = await doOne(item, index, turn);
+      await before;
+      if (outcome && (!stopped || index <= stopped.last)) deliver(outcome);
+    });
+    previous = mine.catch(() => {});
+    return mine;
+  });
+  try {
+    await Promise.all(runs);
+  } finally {
+    progress.stop();
+  }
+  if (!stopped && outside.aborted) stopped = { error: outsideError(), last: -1 };
+  return { outcomes, failures, stopped: stopped?.error };
+}

@@ -1,0 +1,298 @@
+/**
+ * The answer cache (CLI.md "The answer cache"), the BUILT binary against the sandbox, counting the
+ * requests the sandbox received: hits send nothing, today is never kept, --refresh / --no-cache,
+ * another tenant or user misses, a corrupt entry is a miss and is replaced, two writers leave one
+ * whole entry, cache-size evicts, file modes, `prs cache info/clear`, logout clears the profile's.
+ */
+
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
+import { loginSandbox } from './reliability-helpers.js';
+
+const DAY = '2024-05-02';
+let sandbox: Sandbox;
+let tmp: ReturnType<typeof tempDir>;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  tmp = tempDir('prs-cache-');
+  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
+  env = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '1000/1s', PRS_CACHE: '7d' };
+});
+afterAll(async () => {
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+beforeEach(() => sandbox.stats.reset());
+
+const prs = (args: string[], extra: Record<string, string> = {}) =>
+  runPrs(args, { env: { ...env, ...extra } });
+const requests = () => sandbox.stats.count({ endpoint: 'report' });
+const answers = () => join(env.PRS_CACHE_DIR!, 'answers');
+const entries = (profile = 'default') => {
+  try {
+    return readdirSync(join(answers(), profile)).filter((f) => f.endsWith('.entry'));
+  } catch {
+    return [];
+  }
+};
+const report = (id: string, date: string, ...more: string[]) => [
+  'report',
+  id,
+  '-t',
+  'index',
+  '-d',
+  date,
+  '-f',
+  'json',
+  ...more,
+];
+
+describe('hits and misses', () => {
+  it('a past date: asked once, then answered from disk with no request; -v says cache hit', async () => {
+    const first = await prs(report('42', DAY));
+    expect(first.code, first.stderr).toBe(0);
+    expect(requests()).toBe(1);
+    const again = await prs(['-v', ...report('42', DAY)]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(requests()).toBe(1);
+    expect(again.stderr).toMatch(/^cache hit: portfolio 42 index 2024-05-02 \(stored .*Z\)$/m);
+    expect(again.stderr).not.toMatch(/^> GET/m);
+  });
+
+  it('--raw from the cache is the stored body byte for byte', async () => {
+    const live = await prs(report('1', '2024-05-08', '--raw').filter((a) => a !== '-f' && a !== 'json'));
+    expect(live.code, live.stderr).toBe(0);
+    const cached = await prs(report('1', '2024-05-08', '--raw').filter((a) => a !== '-f' && a !== 'json'));
+    expect(requests()).toBe(1);
+    expect(cached.stdoutBytes.equals(live.stdoutBytes)).toBe(true);
+  });
+
+  it('without --cache (off, the default) nothing is kept or read', async () => {
+    const before = entries().length;
+    await prs(report('44', DAY), { PRS_CACHE: '' });
+    await prs(report('44', DAY), { PRS_CACHE: 'off' });
+    expect(requests()).toBe(2);
+    expect(entries().length).toBe(before);
+  });
+
+  it("today's date is never kept", async () => {
+    const before = entries().length;
+    await prs(report('42', 'today'));
+    await prs(report('42', 'today'));
+    expect(requests()).toBe(2);
+    expect(entries().length).toBe(before);
+  });
+
+  it('an empty answer (a weekend) is kept: exit 3 both times, one request', async () => {
+    const a = await prs(report('42', '2024-05-04'));
+    const b = await prs(report('42', '2024-05-04'));
+    expect([a.code, b.code]).toEqual([3, 3]);
+    expect(b.stdout).toBe('[]\n');
+    expect(requests()).toBe(1);
+  });
+
+  it('an error is never kept', async () => {
+    const a = await prs(report('999', DAY));
+    const b = await prs(report('999', DAY));
+    expect([a.code, b.code]).toEqual([6, 6]);
+    expect(requests()).toBe(2);
+  });
+
+  it('--refresh asks again and updates; --no-cache neither reads nor writes', async () => {
+    await prs(report('1', DAY));
+    expect(requests()).toBe(1);
+    const refreshed = await prs(report('1', DAY, '--refresh'));
+    expect(refreshed.code).toBe(0);
+    expect(requests()).toBe(2);
+    await prs(report('1', DAY, '--no-cache'));
+    expect(requests()).toBe(3);
+    const before = entries().length;
+    await prs(report('1', '2024-05-06', '--no-cache'));
+    expect(entries().length).toBe(before);
+    await prs(report('1', DAY));
+    expect(requests()).toBe(5 - 1); // the last one was a hit
+  });
+
+  it('another tenant misses (and its 403 is not kept); another user misses, then hits its own', async () => {
+    await prs(report('42', DAY));
+    const base = requests();
+    const tenant = await prs(report('42', DAY, '--tenant', 'other-tenant'));
+    expect(tenant.code).toBe(5);
+    expect(requests()).toBe(base + 1);
+    const other = {
+      PRS_USERNAME: 'other',
+      PRS_PASSWORD: 'other',
+      PRS_CLIENT_SECRET: sandbox.clientSecret,
+      PRS_TENANT: 'other-tenant',
+    };
+    const a = await prs(report('42', DAY), other);
+    expect(a.code, a.stderr).toBe(0);
+    expect(requests()).toBe(base + 2);
+    await prs(report('42', DAY), other);
+    expect(requests()).toBe(base + 2);
+  });
+
+  it('files 0600 in 0700 directories', async () => {
+    await prs(report('42', DAY));
+    expect(statSync(answers()).mode & 0o777).toBe(0o700);
+    expect(statSync(join(answers(), 'default')).mode & 0o777).toBe(0o700);
+    for (const f of entries()) expect(statSync(join(answers(), 'default', f)).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('never a wrong answer', () => {
+  it('a truncated entry: a miss, removed and replaced, the right output', async () => {
+    const good = await prs(report('42', '2024-05-09'));
+    // The entry just written is the newest file.
+    const newest = entries()
+      .map((f) => join(answers(), 'default', f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
+    truncateSync(newest, statSync(newest).size - 5);
+    sandbox.stats.reset();
+    const again = await prs(report('42', '2024-05-09'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(good.stdout);
+    expect(requests()).toBe(1);
+    const third = await prs(report('42', '2024-05-09'));
+    expect(third.stdout).toBe(good.stdout);
+    expect(requests()).toBe(1);
+  });
+
+  it('two processes writing the same entry at once: one whole entry, no temporary left', async () => {
+    const run = () => {
+      const child = spawn(process.execPath, [PRS_BIN, ...report('42', '2024-05-10', '--refresh')], {
+        env: baseEnv(env),
+      });
+      child.stdin.end();
+      return collect(child).done;
+    };
+    const [a, b] = await Promise.all([run(), run()]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(readdirSync(join(answers(), 'default')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    sandbox.stats.reset();
+    const hit = await prs(report('42', '2024-05-10'));
+    expect(hit.stdout).toBe(a.stdout);
+    expect(requests()).toBe(0);
+  });
+});
+
+describe('cache-size', () => {
+  it('the store stays under the bound: the least recently used answers go first', async () => {
+    const root = tempDir('prs-cache-size-');
+    try {
+      const small: Record<string, string> = {
+        ...(await loginSandbox(sandbox, root.path)),
+        PRS_RATE_LIMIT: '1000/1s',
+        PRS_CACHE: '7d',
+      };
+      const set = await runPrs(['config', 'set', 'cache-size', '3KiB'], { env: small });
+      expect(set.code, set.stderr).toBe(0);
+      const dates = ['2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10', '2024-05-13'];
+      for (const d of dates) expect((await runPrs(report('42', d), { env: small })).code).toBe(0);
+      const dir = join(small.PRS_CACHE_DIR, 'answers', 'default');
+      const sizes = readdirSync(dir).map((f) => statSync(join(dir, f)).size);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3 * 1024);
+      expect(sizes.length).toBeLessThan(dates.length);
+      // The newest answer is kept, the oldest gone.
+      sandbox.stats.reset();
+      await runPrs(report('42', '2024-05-13'), { env: small });
+      expect(requests()).toBe(0);
+      await runPrs(report('42', '2024-05-06'), { env: small });
+      expect(requests()).toBe(1);
+    } finally {
+      root.cleanup();
+    }
+  });
+});
+
+describe('a range', () => {
+  it('200 of 250 dates cached: 50 requests; then all 250 from disk', async () => {
+    const root = tempDir('prs-cache-range-');
+    try {
+      const r = { ...(await loginSandbox(sandbox, root.path)), PRS_RATE_LIMIT: '1000/1s', PRS_CACHE: '7d' };
+      // 250 weekdays from 2023-01-02 end on 2023-12-15; 200 end on 2023-10-06.
+      const range = (to: string) => [
+        '-q',
+        'report',
+        '42',
+        '-t',
+        'index',
+        '--from',
+        '2023-01-02',
+        '--to',
+        to,
+        '-f',
+        'ndjson',
+      ];
+      const first = await runPrs(range('2023-10-06'), { env: r, timeoutMs: 60_000 });
+      expect(first.code, first.stderr).toBe(0);
+      expect(requests()).toBe(200);
+      sandbox.stats.reset();
+      const whole = await runPrs(range('2023-12-15'), { env: r, timeoutMs: 60_000 });
+      expect(whole.code, whole.stderr).toBe(0);
+      expect(requests()).toBe(50);
+      sandbox.stats.reset();
+      const cached = await runPrs(range('2023-12-15'), { env: r, timeoutMs: 60_000 });
+      expect(cached.stdout).toBe(whole.stdout);
+      expect(requests()).toBe(0);
+    } finally {
+      root.cleanup();
+    }
+  }, 120_000);
+});
+
+describe('prs cache info / clear, and logout', () => {
+  it("info counts the store; clear removes this profile's entries, --all every profile's; logout clears the profile's", async () => {
+    const root = tempDir('prs-cache-cmd-');
+    try {
+      const e: Record<string, string> = {
+        ...(await loginSandbox(sandbox, root.path)),
+        PRS_RATE_LIMIT: '1000/1s',
+        PRS_CACHE: '7d',
+      };
+      const second = await runPrs(['--profile', 'two', ...loginArgs(sandbox, sandbox.users[0]!)], {
+        env: { ...e, PRS_CLIENT_SECRET: sandbox.clientSecret },
+        input: sandbox.users[0]!.password,
+      });
+      expect(second.code, second.stderr).toBe(0);
+      for (const d of ['2024-05-06', '2024-05-07']) await runPrs(report('42', d), { env: e });
+      await runPrs(['--profile', 'two', ...report('42', '2024-05-06')], { env: e });
+      const info = await runPrs(['cache', 'info', '--json'], { env: e });
+      expect(info.code, info.stderr).toBe(0);
+      const json = JSON.parse(info.stdout);
+      expect(json).toMatchObject({
+        directory: join(e.PRS_CACHE_DIR!, 'answers'),
+        entries: 3,
+        maxBytes: 1024 ** 3,
+        maxAge: '7d',
+        profile: { name: 'default', entries: 2 },
+      });
+      expect(json.bytes).toBeGreaterThan(0);
+      expect(Date.parse(json.oldest)).toBeLessThanOrEqual(Date.parse(json.newest));
+      const text = await runPrs(['cache', 'info'], { env: e });
+      expect(text.stdout).toMatch(/^entries: {3}3 \(2 in profile default\)$/m);
+
+      const clear = await runPrs(['cache', 'clear'], { env: e });
+      expect(clear.stderr).toMatch(/^✓ Removed 2 cached answers \(.*; profile default\)$/m);
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(1);
+
+      // logout of profile two takes its entries with the session.
+      const out = await runPrs(['--profile', 'two', 'logout'], { env: e });
+      expect(out.code).toBe(0);
+      expect(out.stderr).toMatch(/^✓ Removed 1 cached answer$/m);
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(0);
+
+      await runPrs(report('42', '2024-05-06'), { env: e });
+      await runPrs(['cache', 'clear', '--all'], { env: e });
+      expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(0);
+    } finally {
+      root.cleanup();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * A reader of stderr that went away changes nothing (CLI.md "Output that scripts can trust"): the
+ * BUILT binary (`npm run build` first) with its stderr a pipe whose reader has already closed, as in
+ * `prs report 101 … 2>&1 >/dev/null | head -0`. Every write to stderr then fails with EPIPE, whatever
+ * the timing; the exit code must still be the contract's (issue 22: an exit 3 became exit 1).
+ * Listed in docs/reliability.md as E-75.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_PORTFOLIO_ID, loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
+
+let sandbox: Sandbox;
+let tmp: ReturnType<typeof tempDir>;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
+  tmp = tempDir('prs-stderr-closed-');
+  env = {
+    PRS_CONFIG_DIR: join(tmp.path, 'config'),
+    PRS_CACHE_DIR: join(tmp.path, 'cache'),
+    HOME: tmp.path,
+    PRS_RATE_LIMIT: '100/1s',
+  };
+  const user = sandbox.users[0]!;
+  const r = await runPrs(loginArgs(sandbox, user), {
+    input: user.password,
+    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
+  });
+  expect(r.code, r.stderr).toBe(0);
+});
+afterAll(async () => {
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+/** Runs prs with stderr a pipe closed by its reader before prs starts; resolves with the exit code. */
+function exitWithClosedStderr(args: string[]): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [PRS_BIN, ...args], {
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr.destroy();
+  let stdout = '';
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout });
+    });
+  });
+}
+
+const DATE = '2024-05-03';
+const noData = ['report', String(EMPTY_PORTFOLIO_ID), '-t', 'index', '-d', DATE];
+
+describe('a closed stderr changes nothing: the exit code of the same run with stderr read', () => {
+  it.each([
+    ['no data (an error line and a hint)', 3, noData],
+    ['no data with -v (a line per request as well)', 3, [...noData, '-v']],
+    ['no data as a table to stdout', 3, [...noData, '-f', 'table']],
+    ['an unknown command (commander refuses it)', 2, ['reprot']],
+    ['a bad date (refused before any request)', 2, ['report', '42', '-t', 'index', '-d', '2024-02-30']],
+    ['success', 0, ['report', '42', '-t', 'index', '-d', DATE, '--json']],
+  ])('%s: exit %i, as with stderr read', async (_name, code, args) => {
+    const read = await runPrs(args, { env });
+    expect(read.code, read.stderr).toBe(code);
+    const closed = await exitWithClosedStderr(args);
+    expect(closed).toEqual({ code, stdout: read.stdout });
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The cache in front of the service (src/cache/answers.ts cachedService): a hit never builds or calls
+ * the real service; a miss asks it and keeps what may be kept; --refresh asks and updates.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cachedService } from '../../../src/cache/answers.js';
+import { type CacheStore, createCacheStore } from '../../../src/cache/store.js';
+import { FakeClock } from '../../../src/clock.js';
+import { ServiceError } from '../../../src/errors.js';
+import { createTestIO } from '../../../src/io.js';
+import type { ReportQuery, Service } from '../../../src/service/types.js';
+import { resolveSettings } from '../../../src/settings.js';
+import { tempDir } from '../../helpers/run.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let clock: FakeClock;
+let store: CacheStore;
+let asked: ReportQuery[];
+let built: number;
+let body: string | Error;
+
+beforeEach(() => {
+  tmp = tempDir('prs-cache-answers-');
+  clock = new FakeClock(Date.UTC(2024, 4, 10, 12)); // "today" is 2024-05-10
+  store = createCacheStore({ cacheDir: tmp.path, maxBytes: 1024 ** 2, clock });
+  asked = [];
+  built = 0;
+  body = '{"report":[{"effectiveDate":"2024-05-02","indexValue":1.10}]}';
+});
+afterEach(() => tmp.cleanup());
+
+const settings = resolveSettings(
+  {},
+  {
+    PRS_CACHE_DIR: '/unused',
+    PRS_BASE_URL: 'https://reports.example.com',
+    PRS_TENANT: 'T1',
+    PRS_USERNAME: 'demo',
+    PRS_CACHE: '7d',
+  },
+);
+
+function service(use: 'use' | 'refresh' = 'use') {
+  const io = createTestIO({ verbose: true });
+  const real = async (): Promise<Service> => {
+    built++;
+    return {
+      async report(q) {
+        asked.push(q);
+        if (body instanceof Error) throw body;
+        const bytes = Buffer.from(body);
+        return { bytes, rows: () => [] };
+      },
+      exportReport: async () => {
+        throw new Error('not here');
+      },
+      exportReportWith: async () => {
+        throw new Error('not here');
+      },
+      close: async () => {},
+    };
+  };
+  return { io, svc: cachedService({ settings, use, store, clock, io, real }) };
+}
+const Q = { portfolioId: 42, reportType: 'index' as const, date: '2024-05-02' };
+
+describe('cachedService', () => {
+  it('a miss asks and keeps; the hit neither builds nor asks the real service, and says so with -v', async () => {
+    const first = service();
+    await first.svc.report(Q);
+    expect([built, asked.length]).toEqual([1, 1]);
+    const second = service();
+    const res = await second.svc.report(Q);
+    expect([built, asked.length]).toEqual([1, 1]);
+    expect(res.bytes.toString()).toBe(body);
+    expect(res.rows()).toEqual([{ effectiveDate: '2024-05-02', indexValue: expect.anything() }]);
+    expect(second.io.stderrText()).toMatch(
+      /^cache hit: portfolio 42 index 2024-05-02 \(stored 2024-05-10T12:00:00Z\)$/m,
+    );
+  });
+
+  it.each([
+    ['today', { date: '2024-05-10' }],
+    ['a future date', { date: '2024-05-13' }],
+  ])('%s: asked every time, never kept', async (_n, q) => {
+    await service().svc.report({ ...Q, ...q });
+    await service().svc.report({ ...Q, ...q });
+    expect(asked.length).toBe(2);
+    expect(store.info().entries).toBe(0);
+  });
+
+  it.each([
+    ['an error', new ServiceError('boom')],
+    ['a body that is not a report', '<html>maintenance</html>'],
+  ])('%s is not kept', async (_n, answer) => {
+    body = answer;
+    await service()
+      .svc.report(Q)
+      .catch(() => {});
+    expect(store.info().entries).toBe(0);
+  });
+
+  it('an empty answer is kept', async () => {
+    body = '';
+    await service().svc.report(Q);
+    const hit = await service().svc.report(Q);
+    expect(asked.length).toBe(1);
+    expect(hit.rows()).toEqual([]);
+  });
+
+  it('--refresh asks again and replaces the entry; older than max-age is asked again', async () => {
+    await service().svc.report(Q);
+    body = '{"report":[]}';
+    await service('refresh').svc.report(Q);
+    expect(asked.length).toBe(2);
+    expect((await service().svc.report(Q)).bytes.toString()).toBe('{"report":[]}');
+    clock.advance(7 * 86_400_000);
+    await service().svc.report(Q);
+    expect(asked.length).toBe(3);
+  });
+});
+
+describe('deps.service({cache})', () => {
+  it('a hit builds no HTTP client, session or limiter (the hook before the first HTTP client never runs)', async () => {
+    const { createDeps } = await import('../../../src/deps.js');
+    const env = {
+      PRS_CONFIG_DIR: `${tmp.path}/config`,
+      PRS_CACHE_DIR: tmp.path,
+      PRS_BASE_URL: 'https://reports.example.com',
+      PRS_TENANT: 'T1',
+      PRS_USERNAME: 'demo',
+    };
+    const io = createTestIO({ verbose: true });
+    let http = 0;
+    const deps = createDeps(io, env, { cache: '7d' }, new AbortController().signal, {
+      clock,
+      beforeHttp: async () => {
+        http++;
+      },
+    });
+    const s = await deps.settings();
+    const { answerKey } = await import('../../../src/cache/answers.js');
+    store.put(s.profile, answerKey(s, Q)!, Buffer.from('{"report":[]}'));
+    const svc = await deps.service({ cache: 'use' });
+    expect((await svc.report(Q)).bytes.toString()).toBe('{"report":[]}');
+    expect(http).toBe(0);
+    await deps.close();
+    // Without the cache (--no-cache) the service itself is built, HTTP client and all.
+    await deps.service({ cache: 'off' });
+    expect(http).toBe(1);
+    await deps.close();
+  });
+});

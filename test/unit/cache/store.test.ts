@@ -1,0 +1,261 @@
+/** The answer cache's store and key (src/cache/store.ts, src/cache/answers.ts): tables on a fake clock. */
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { answerKey, cacheableDate, isReportBody } from '../../../src/cache/answers.js';
+import {
+  type AnswerKey,
+  createCacheStore,
+  decodeEntry,
+  encodeEntry,
+  entryName,
+  keyText,
+} from '../../../src/cache/store.js';
+import { FakeClock } from '../../../src/clock.js';
+import { parseMaxAge, parseSize, resolveSettings } from '../../../src/settings.js';
+import { tempDir } from '../../helpers/run.js';
+
+const KEY: AnswerKey = {
+  baseUrl: 'https://reports.example.com',
+  realm: 'r',
+  clientId: 'prs-cli',
+  identity: 'demo',
+  tenant: 'T1',
+  portfolioId: 42,
+  reportType: 'index',
+  date: '2024-05-02',
+};
+const Q = { portfolioId: 42, reportType: 'index' as const, date: '2024-05-02' };
+const settings = (env: Record<string, string>) =>
+  resolveSettings({}, { PRS_CONFIG_DIR: '/tmp/x', PRS_CACHE_DIR: '/tmp/x/cache', ...env });
+const BASE = {
+  PRS_BASE_URL: 'https://reports.example.com',
+  PRS_REALM: 'r',
+  PRS_CLIENT_ID: 'prs-cli',
+  PRS_USERNAME: 'demo',
+  PRS_TENANT: 'T1',
+};
+
+describe('key derivation: every field that makes another answer makes another entry', () => {
+  const base = answerKey(settings(BASE), Q)!;
+  it('from the settings alone', () => expect(base).toEqual(KEY));
+  it.each([
+    ['base URL', { PRS_BASE_URL: 'https://other.example.com' }, {}],
+    ['realm', { PRS_REALM: 'r2' }, {}],
+    ['client id', { PRS_CLIENT_ID: 'other-cli' }, {}],
+    ['user', { PRS_USERNAME: 'other' }, {}],
+    ['tenant', { PRS_TENANT: 'T2' }, {}],
+    ['a token (its digest, never the token)', { PRS_TOKEN: 'abc' }, {}],
+    ['portfolio', {}, { portfolioId: 43 }],
+    ['type', {}, { reportType: 'constituent.close' as const }],
+    ['date', {}, { date: '2024-05-03' }],
+  ])('%s', (_name, env, query) => {
+    const k = answerKey(settings({ ...BASE, ...env }), { ...Q, ...query })!;
+    expect(keyText(k)).not.toBe(keyText(base));
+    expect(entryName(k)).not.toBe(entryName(base));
+    expect(keyText(k)).not.toContain('"abc"');
+  });
+  it('no base URL or tenant: nothing to key (the service refuses the run)', () => {
+    expect(answerKey(settings({ ...BASE, PRS_TENANT: '' }), Q)).toBeUndefined();
+    expect(answerKey(settings({ PRS_TENANT: 'T1' }), Q)).toBeUndefined();
+  });
+  it('the file name is a digest: no user or tenant name in a path', () => {
+    expect(entryName(KEY)).toMatch(/^[0-9a-f]{64}\.entry$/);
+  });
+});
+
+describe('max-age and size (the one resolver)', () => {
+  it.each([
+    ['30m', 1_800_000],
+    ['12h', 43_200_000],
+    ['7d', 604_800_000],
+    ['90s', 90_000],
+    ['2w', 1_209_600_000],
+    [' 7D ', 604_800_000],
+    ['off', undefined],
+    ['OFF', undefined],
+  ])('%s', (v, ms) => expect(parseMaxAge(v)).toBe(ms));
+  it.each(['7', '0d', '-1h', '7 days', '1.5h', '', 'never'])('refused: "%s"', (v) =>
+    expect(() => parseMaxAge(v)).toThrow(/^invalid cache max-age ".*": expected a duration such as 30m/),
+  );
+  it.each([
+    ['1GiB', 1024 ** 3],
+    ['500MiB', 500 * 1024 ** 2],
+    ['64KiB', 65_536],
+    ['2GB', 2e9],
+    ['1048576', 1_048_576],
+    ['1.5k', 1536],
+  ])('%s', (v, bytes) => expect(parseSize(v)).toBe(bytes));
+  it.each(['0', '-1GiB', '1PiB', 'big', ''])('refused: "%s"', (v) =>
+    expect(() => parseSize(v)).toThrow(/^invalid cache size/),
+  );
+  it('defaults: off, 1 GiB; a bad value names where it came from', () => {
+    const s = settings({});
+    expect([s.cacheMaxAgeMs, s.cacheMaxBytes]).toEqual([undefined, 1024 ** 3]);
+    expect(settings({ PRS_CACHE: '7d' }).cacheMaxAgeMs).toBe(604_800_000);
+    expect(() => settings({ PRS_CACHE: '7' })).toThrow(/\(from PRS_CACHE\)$/);
+    expect(() => resolveSettings({ cache: 'x' }, {})).toThrow(/\(from --cache\)$/);
+  });
+});
+
+describe('dates: only before today (UTC)', () => {
+  const now = Date.UTC(2024, 4, 3, 0, 30); // 00:30 UTC on 2024-05-03
+  it.each([
+    ['2024-05-02', true],
+    ['2023-12-31', true],
+    ['2024-05-03', false],
+    ['2024-05-04', false],
+  ])('%s', (date, ok) => expect(cacheableDate(date, now)).toBe(ok));
+});
+
+describe('isReportBody: what may be kept', () => {
+  it.each([
+    ['{"report":[{"a":1}]}', true],
+    ['{"report":[]}', true],
+    ['[]', true],
+    ['', true],
+    ['  \n', true],
+    ['[{"a":1}]', true],
+    ['<html>maintenance</html>', false],
+    ['{"report":[1,2]}', false],
+    ['{"report":{}}', false],
+    ['{"report":[{"a":1}', false],
+    ['null', false],
+  ])('%j → %s', (body, ok) => expect(isReportBody(Buffer.from(body))).toBe(ok));
+});
+
+describe('entries', () => {
+  const body = Buffer.from('{"report":[{"a":1.10}]}');
+  it('round trip, byte for byte', () => {
+    const e = decodeEntry(encodeEntry(KEY, body, 1234), KEY);
+    expect(e).toEqual({ bytes: body, storedAt: 1234 });
+  });
+  it.each([
+    ['truncated', (b: Buffer) => b.subarray(0, b.length - 1)],
+    [
+      'a flipped byte in the body',
+      (b: Buffer) => Buffer.concat([b.subarray(0, -2), Buffer.from('X'), b.subarray(-1)]),
+    ],
+    ['empty', () => Buffer.alloc(0)],
+    ['no header', (b: Buffer) => b.subarray(5)],
+    ['longer', (b: Buffer) => Buffer.concat([b, Buffer.from(' ')])],
+  ])('%s → corrupt', (_n, damage) =>
+    expect(decodeEntry(damage(encodeEntry(KEY, body, 1)), KEY)).toBe('corrupt'),
+  );
+  it('another key inside → not this answer', () => {
+    expect(decodeEntry(encodeEntry({ ...KEY, tenant: 'T2' }, body, 1), KEY)).toBe('other key');
+  });
+});
+
+describe('the store', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: FakeClock;
+  const DAY = 86_400_000;
+  const open = (maxBytes = 1024 ** 3) => createCacheStore({ cacheDir: tmp.path, maxBytes, clock });
+  const k = (portfolioId: number) => ({ ...KEY, portfolioId });
+  beforeEach(() => {
+    tmp = tempDir('prs-cache-store-');
+    clock = new FakeClock(Date.UTC(2024, 4, 10));
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('put then get; older than max-age is a miss; modes 0600 in 0700', () => {
+    const s = open();
+    s.put('default', KEY, Buffer.from('[]'));
+    expect(s.get('default', KEY, DAY)?.bytes.toString()).toBe('[]');
+    clock.advance(DAY);
+    expect(s.get('default', KEY, DAY)).toBeUndefined();
+    const dir = join(tmp.path, 'answers', 'default');
+    expect(statSync(join(tmp.path, 'answers')).mode & 0o777).toBe(0o700);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, entryName(KEY))).mode & 0o777).toBe(0o600);
+  });
+
+  it('a wider existing directory is made 0700', () => {
+    mkdirSync(join(tmp.path, 'answers', 'default'), { recursive: true, mode: 0o755 });
+    open().put('default', KEY, Buffer.from('[]'));
+    expect(statSync(join(tmp.path, 'answers', 'default')).mode & 0o777).toBe(0o700);
+  });
+
+  it('profiles are apart: another profile misses; clear(profile) leaves the others', () => {
+    const s = open();
+    s.put('a', KEY, Buffer.from('[1]'));
+    s.put('b', KEY, Buffer.from('[2]'));
+    expect(s.get('b', KEY, DAY)?.bytes.toString()).toBe('[2]');
+    expect(s.clear('a').entries).toBe(1);
+    expect(s.get('a', KEY, DAY)).toBeUndefined();
+    expect(s.get('b', KEY, DAY)).toBeDefined();
+    expect(s.info()).toMatchObject({ entries: 1, profiles: { b: { entries: 1 } } });
+    expect(s.clear().entries).toBe(1);
+    expect(s.info().entries).toBe(0);
+  });
+
+  it('a truncated entry is a miss and is removed', () => {
+    const s = open();
+    s.put('default', KEY, Buffer.from('{"report":[{"a":1}]}'));
+    const file = join(tmp.path, 'answers', 'default', entryName(KEY));
+    truncateSync(file, statSync(file).size - 3);
+    expect(s.get('default', KEY, DAY)).toBeUndefined();
+    expect(readdirSync(join(tmp.path, 'answers', 'default'))).toEqual([]);
+  });
+
+  it('info: entries, bytes, oldest and newest stored', () => {
+    const s = open();
+    s.put('default', k(1), Buffer.from('[]'));
+    clock.advance(1000);
+    s.put('default', k(2), Buffer.from('[]'));
+    const info = s.info();
+    expect(info).toMatchObject({ entries: 2, oldest: clock.now() - 1000, newest: clock.now() });
+    expect(info.bytes).toBe(
+      readdirSync(join(tmp.path, 'answers', 'default')).reduce(
+        (n, f) => n + readFileSync(join(tmp.path, 'answers', 'default', f)).length,
+        0,
+      ),
+    );
+  });
+
+  it('eviction: least recently used first (a hit counts as a use), until under the bound', () => {
+    const body = Buffer.alloc(300, 32);
+    const size = encodeEntry(k(1), body, clock.now()).length;
+    const s = open(size * 3);
+    for (const id of [1, 2, 3]) {
+      s.put('default', k(id), body);
+      clock.advance(1000);
+    }
+    expect(s.get('default', k(1), DAY)).toBeDefined(); // 1 is now the most recently used
+    clock.advance(1000);
+    s.put('default', k(4), body); // over the bound by one entry: 2 goes
+    const left = [1, 2, 3, 4].filter((id) => s.peek('default', k(id), DAY));
+    expect(left).toEqual([1, 3, 4]);
+    clock.advance(1000);
+    s.put('default', k(5), Buffer.alloc(size + 300, 32)); // an entry of two places: 3 then 1 go
+    expect([1, 3, 4, 5].filter((id) => s.peek('default', k(id), DAY))).toEqual([4, 5]);
+  });
+
+  it('an answer larger than the whole store is not kept', () => {
+    const s = open(100);
+    s.put('default', KEY, Buffer.alloc(200, 32));
+    expect(s.info().entries).toBe(0);
+  });
+
+  it("a dead writer's temporary file is removed by the next scan once stale; a fresh one is left", () => {
+    const dir = join(tmp.path, 'answers', 'default');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, '.x.entry.1.ab.tmp'), 'half');
+    utimesSync(join(dir, '.x.entry.1.ab.tmp'), clock.now() / 1000, clock.now() / 1000);
+    const s = open();
+    expect(s.info().entries).toBe(0);
+    expect(readdirSync(dir)).toHaveLength(1);
+    clock.advance(2 * 60 * 60_000);
+    s.info();
+    expect(readdirSync(dir)).toHaveLength(0);
+  });
+});

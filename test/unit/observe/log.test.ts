@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { createTestIO } from '../../../src/io.js';
+import {
+  entryFromText,
+  errorEntry,
+  formatLogLine,
+  jsonLogWanted,
+  type LineKind,
+  type LogEntry,
+} from '../../../src/observe/log.js';
+
+const T = Date.UTC(2024, 4, 3, 6, 0, 0, 123);
+
+describe('formatLogLine', () => {
+  it.each<[string, LogEntry, string]>([
+    [
+      'time first, then level, event, message',
+      { level: 'info', event: 'note', message: 'hello' },
+      '{"time":"2024-05-03T06:00:00.123Z","level":"info","event":"note","message":"hello"}\n',
+    ],
+    [
+      'fields after; undefined ones left out',
+      { level: 'error', event: 'item', message: 'x', portfolioId: 42, path: undefined, exitCode: 8 },
+      '{"time":"2024-05-03T06:00:00.123Z","level":"error","event":"item","message":"x","portfolioId":42,"exitCode":8}\n',
+    ],
+    [
+      'a newline or quote in a message stays inside the one line',
+      { level: 'warn', event: 'warning', message: 'a "b"\nc' },
+      '{"time":"2024-05-03T06:00:00.123Z","level":"warn","event":"warning","message":"a \\"b\\"\\nc"}\n',
+    ],
+  ])('%s', (_name, entry, want) => expect(formatLogLine(entry, T)).toBe(want));
+});
+
+describe('entryFromText: the lines prs prints today, classified', () => {
+  it.each<[LineKind, string, Partial<LogEntry>]>([
+    [
+      'debug',
+      '> GET https://api.example.com/api/v1/x?date=2024-05-03 {"authorization":"Bearer ***"}',
+      {
+        level: 'debug',
+        event: 'request',
+        method: 'GET',
+        url: 'https://api.example.com/api/v1/x?date=2024-05-03',
+      },
+    ],
+    [
+      'debug',
+      '< 429 GET https://api.example.com/api/v1/x (12 ms) application/json',
+      { level: 'debug', event: 'response', status: 429, method: 'GET', durationMs: 12 },
+    ],
+    ['debug', '~ waiting 41.0 s (rate-limit)', { event: 'wait', waitMs: 41_000, reason: 'rate-limit' }],
+    ['debug', '~ waiting 1.5 s (backoff)', { event: 'retry', waitMs: 1500, reason: 'backoff' }],
+    ['debug', '~ waiting 2.0 s (retry-after)', { event: 'retry', waitMs: 2000 }],
+    ['debug', 'auth: using the stored token', { level: 'debug', event: 'debug' }],
+    ['err', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
+    ['err', 'prs: 42 2024-05-03: service error: 500', { level: 'error', event: 'error' }],
+    ['note', 'hint: check the portfolio id', { level: 'info', event: 'hint' }],
+    ['note', 'prs: note: could not save the session', { level: 'info', event: 'note' }],
+    ['note', '220 requests at 4/60s: about 55 min', { level: 'info', event: 'note' }],
+    ['err', '✓ Logged in to x as y', { level: 'info', event: 'message' }],
+    ['err', '\u001b[31mprs: boom\u001b[39m\n', { level: 'error', event: 'error', message: 'prs: boom' }],
+  ])('%s %j', (kind, line, want) => expect(entryFromText(kind, line)).toMatchObject(want));
+});
+
+describe('errorEntry: main’s error lines as one object', () => {
+  it.each<[string[], number, Partial<LogEntry>]>([
+    [['prs: not found'], 6, { level: 'error', event: 'error', message: 'not found', exitCode: 6 }],
+    [
+      ['prs: forbidden (403)', 'hint: check the tenant'],
+      5,
+      { message: 'forbidden (403)', hint: 'check the tenant', exitCode: 5 },
+    ],
+    [['prs: interrupted\n'], 130, { message: 'interrupted', exitCode: 130 }],
+  ])('%j', (lines, code, want) => {
+    const e = errorEntry(lines, code);
+    expect(e).toMatchObject(want);
+    if (!want.hint) expect(e.hint).toBeUndefined();
+  });
+});
+
+describe('jsonLogWanted: flag > PRS_LOG_FORMAT, before any setting is read', () => {
+  it.each<[string[], Record<string, string>, boolean]>([
+    [['--log-format', 'json', 'report'], {}, true],
+    [['report', '--log-format=json'], {}, true],
+    [['--log-format', 'text'], { PRS_LOG_FORMAT: 'json' }, false],
+    [[], { PRS_LOG_FORMAT: 'json' }, true],
+    [[], { PRS_LOG_FORMAT: '' }, false],
+    [['--', '--log-format', 'json'], {}, false],
+  ])('%j %j → %s', (argv, env, want) => expect(jsonLogWanted(argv, env)).toBe(want));
+});
+
+describe('the IO in json format', () => {
+  it('err, note and debug go out as JSON lines; no progress; -q still silences notes', () => {
+    const io = createTestIO({ logFormat: 'json', verbose: true, isStderrTTY: true, quiet: false });
+    io.err('prs: boom');
+    io.note('hint: x');
+    io.debug('~ waiting 1.0 s (rate-limit)');
+    io.progress('1/2').update('2/2');
+    io.log({ level: 'info', event: 'summary', message: 'done', exitCode: 0 });
+    const lines = io
+      .stderrText()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.event)).toEqual(['error', 'hint', 'wait', 'summary']);
+    const quiet = createTestIO({ logFormat: 'json', quiet: true });
+    quiet.note('hint: x');
+    expect(quiet.stderrText()).toBe('');
+  });
+
+  it('text format: lines as before, and structured entries are not printed', () => {
+    const io = createTestIO();
+    io.err('prs: boom');
+    io.log({ level: 'info', event: 'summary', message: 'done' });
+    expect(io.stderrText()).toBe('prs: boom\n');
+    io.useLogFormat('json');
+    io.log({ level: 'info', event: 'summary', message: 'done' });
+    expect(io.stderrText()).toContain('"event":"summary"');
+  });
+});
