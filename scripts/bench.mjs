@@ -120,15 +120,50 @@ const prs = (...a) => [node, bin, ...a];
 const q = (s) => `'${s.replaceAll("'", "'\\''")}'`;
 
 /**
- * A report range streamed to NDJSON: 10 and 40 weekdays of portfolio 7 (20,000 constituent rows per
- * answer): peak RSS of each (flat: the rows of one answer at a time), and whether the first row was on
- * stdout before the second request reached the server.
+ * Report memory (issue 23), peak RSS of the prs process: one 20,000-row answer (portfolio 7) to NDJSON,
+ * CSV and JSON; 10 and 40 such answers in one range (flat: one answer's memory at a time); one
+ * 200,000-row answer (portfolio 900, from a second sandbox, sent chunked without a Content-Length) to
+ * each format, against 2 × its body + 60 MiB. The rows' size is printed beside the figures. Also
+ * whether a range's first row was on stdout before its second request reached the server.
  */
 async function reportRangeRow() {
-  const range = (to) =>
-    prs('-q', 'report', '7', '-t', 'constituent.close', '--from', '2024-05-01', '--to', to, '-f', 'ndjson');
+  const day = '2024-05-02';
+  const one = (id, f) => prs('-q', 'report', id, '-t', 'constituent.close', '-d', day, '-f', f);
+  const range = (to, f = 'ndjson') =>
+    prs('-q', 'report', '7', '-t', 'constituent.close', '--from', '2024-05-01', '--to', to, '-f', f);
+  const shape = async (id, e = env) => {
+    const body = await output(prs('report', id, '-t', 'constituent.close', '-d', day, '--raw'), e);
+    const rows = JSON.parse(body).report;
+    return {
+      bodyMB: body.length / 1e6,
+      rows: rows.length,
+      rowBytes: body.length / rows.length,
+      fields: Object.keys(rows[0]).length,
+    };
+  };
+  const formats = ['ndjson', 'csv', 'json'];
+  const small = await shape('7');
+  const one20k = {};
+  for (const f of formats) one20k[f] = await peakRss(one('7', f));
   const rss10 = await peakRss(range('2024-05-14'));
   const rss40 = await peakRss(range('2024-06-25'));
+  const rss40csv = await peakRss(range('2024-06-25', 'csv'));
+  const big = await startSandbox({ port: 0, rateLimit: '1000000/1s', bigExportRows: 200_000 });
+  const bigEnv = { ...env, PRS_CONFIG_DIR: join(work, 'config-big'), PRS_CACHE_DIR: join(work, 'cache-big') };
+  let large;
+  const one200k = {};
+  try {
+    await time(
+      `printf %s ${q(user.password)} | ${prs(...loginArgs(big, user))
+        .map(q)
+        .join(' ')}`,
+      bigEnv,
+    );
+    large = await shape('900', bigEnv);
+    for (const f of formats) one200k[f] = await peakRss(one('900', f), bigEnv);
+  } finally {
+    await big.close();
+  }
   sandbox.stats.reset();
   const firstRowAt = await new Promise((resolve, reject) => {
     const c = spawn(node, range('2024-05-14').slice(1), { env, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -141,18 +176,48 @@ async function reportRangeRow() {
   });
   const second = sandbox.stats.requests.filter((r) => r.endpoint === 'report')[1];
   const before = second !== undefined && firstRowAt < second.at;
+  const bigBound = (2 * large.bodyMB * 1e6) / 2 ** 20 + 60;
   const row = {
-    name: 'report range 20k rows/answer → NDJSON: peak RSS',
+    name: 'report memory: peak RSS',
+    rows20k: small,
+    rows200k: large,
+    oneAnswer20kMiB: one20k,
     peakRssMiB10: rss10,
     peakRssMiB40: rss40,
+    peakRssMiB40csv: rss40csv,
+    oneAnswer200kMiB: one200k,
+    bound200kMiB: bigBound,
     firstRowBeforeSecondRequest: before,
-    target: 'under 150 MiB and flat; first row before the second request',
+    target:
+      '20k rows ≤ 80 MB; 40 answers ≤ 85 MB; 200k rows ≤ 2 × body + 60 MB; first row before the second request',
   };
   results.push(row);
-  const ok = rss40 < 150 && rss40 < rss10 * 1.15 && before;
+  const mib = (x) => `${x.toFixed(1)}`;
+  const per = (o) => formats.map((f) => `${f} ${mib(o[f])}`).join(', ');
+  const rowsOf = (s) =>
+    `${s.rows} rows of ${s.rowBytes.toFixed(0)} B, ${s.fields} fields, ${s.bodyMB.toFixed(1)} MB`;
+  const ok = (v, max) => (v <= max ? '✓' : '✗');
   console.log(
-    `report range → NDJSON          peak RSS ${rss10.toFixed(1)} MiB (10 items), ${rss40.toFixed(1)} MiB (40 items); first row ${before ? 'before' : 'after'} the second request  ${ok ? '✓' : '✗'} target < 150 MiB, flat, first row first`,
+    `report memory, peak RSS MiB\n  one answer (${rowsOf(small)}): ${per(one20k)}  ${ok(Math.max(...Object.values(one20k)), 80)} target ≤ 80\n` +
+      `  a range of them: ${mib(rss10)} for 10, ${mib(rss40)} for 40 (CSV: ${mib(rss40csv)})  ${ok(Math.max(rss40, rss40csv), 85)} target ≤ 85, flat\n` +
+      `  one answer (${rowsOf(large)}): ${per(one200k)}  ${ok(Math.max(...Object.values(one200k)), bigBound)} target ≤ ${mib(bigBound)} (2 × body + 60)\n` +
+      `  first row ${before ? 'before' : 'after'} the second request  ${before ? '✓' : '✗'}`,
   );
+}
+
+/** A command's stdout (it must exit 0). */
+function output(cmd, e = env) {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd[0], cmd.slice(1), { env: e, stdio: ['ignore', 'pipe', 'inherit'] });
+    const parts = [];
+    c.stdout.on('data', (d) => parts.push(d));
+    c.on('error', reject);
+    c.on('close', (code) =>
+      code === 0
+        ? resolve(Buffer.concat(parts).toString('utf8'))
+        : reject(new Error(`${label(cmd)} exited ${code}`)),
+    );
+  });
 }
 
 /** 250 weekdays of one portfolio, every answer in the cache: the whole run's time (target: under 1 s). */
@@ -190,9 +255,9 @@ async function cachedRangeRow() {
   );
 }
 
-async function peakRss(cmd) {
+async function peakRss(cmd, e = env) {
   const out = join(work, `rss-${results.length}-${Math.random().toString(36).slice(2)}`);
-  await time([node, '--import', probe, ...cmd.slice(1)], { BENCH_RSS_OUT: out });
+  await time([node, '--import', probe, ...cmd.slice(1)], { ...e, BENCH_RSS_OUT: out });
   const { readFileSync } = await import('node:fs');
   return Number(readFileSync(out, 'utf8')) / 1024; // KiB → MiB
 }

@@ -8,7 +8,12 @@ const switches: ProcessSwitches = {
   // the background for ~35 MB of peak memory and no gain in a short-lived CLI (a small report was
   // ~90 ms slower with it). Liftoff alone keeps `prs export` under 100 MB whatever the file size.
   // Applied before the first HTTP client, not at start: loading node:v8 costs every start ~3 ms.
-  beforeHttp: async () => (await import('node:v8')).setFlagsFromString('--liftoff-only'),
+  // --expose-gc: a large report body's reader collects undici's spent chunks as it goes (service.ts).
+  beforeHttp: async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    setFlagsFromString('--liftoff-only');
+    setFlagsFromString('--expose-gc');
+  },
 };
 
 // PRS_DEBUG=1 prints stack traces: Node maps them to src/*.ts lines through the maps the build writes

@@ -109,13 +109,16 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
           { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
           { signal: ctx.signal, onWait: ctx.onWait },
         );
-        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes)))
+        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) {
+          res.release?.();
           return { status: 'skipped' };
+        }
         const before = stream.rows;
-        const chunk = stream.add({ ...item, bytes: res.bytes, rows: res.rows });
+        const chunk = stream.add({ ...item, bytes: res.bytes, rows: res.rows, release: res.release });
         // The spinner's line must not land between rows on a shared terminal.
         if (chunk.length > 0 && io.isStdoutTTY) ctx.clearProgress();
         await sink.write(chunk);
+        stream.release(); // written: the next answer may reuse its memory
         return { status: stream.rows === before ? 'empty' : 'written', bytes: chunk.length };
       },
       {

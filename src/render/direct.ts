@@ -23,7 +23,10 @@
  * integers (JS objects list those first) or hold a dot (two paths could share a column name),
  * duplicate keys (JSON.parse keeps the last), and a key that holds an object in one row and a value in
  * another. So the output is byte for byte the general path's; a property test holds the two together.
- * 4. `jsonRows`: JSON and NDJSON are the body's own bytes when they already are the output.
+ * 4. `jsonRows`: JSON and NDJSON are the body's own bytes when they already are the output (with
+ *    several portfolios, each row copied with `"portfolioId":N,` first). `jsonFields`: with --fields,
+ *    each row reduced to the chosen columns, written from the tape.
+ * Outputs go where the caller's `alloc` says (the row stream's arena, json/arena.ts).
  */
 import {
   EMPTY_OBJECT,
@@ -44,6 +47,12 @@ import { csvCell, tsvCell } from './delimited.js';
 import { type Scan, scanRow, Tape, templateOf } from './tape.js';
 
 /**
+ * Where an output goes: `size` bytes, uninitialised (the row stream passes its arena, json/arena.ts).
+ * A later call may be handed the same memory: an output abandoned half way is not read again.
+ */
+export type Alloc = (size: number) => Buffer;
+
+/**
  * The usual answer in one pass: when every row after row 0 has row 0's layout (so every row has every
  * column, in row 0's order) and the output lists the columns in that order, each row is written out
  * as it is read, with no tape between. `header` gets row 0's columns and returns the header line, or
@@ -55,6 +64,7 @@ export function emitRows(
   b: Buffer,
   kind: 'csv' | 'tsv',
   header: (columns: string[]) => string | undefined,
+  alloc: Alloc = Buffer.allocUnsafe,
 ): { bytes: Buffer; rows: number } | undefined {
   let p = rowsStart(b);
   if (p < 0) return undefined;
@@ -70,7 +80,7 @@ export function emitRows(
   const csv = kind === 'csv';
   // A cell is never longer than its value's JSON, and every value comes after a key at least as long
   // as the separator after the cell (see emitDelimited), so the body's length bounds the output.
-  const out = Buffer.allocUnsafe(Buffer.byteLength(head) + 1 + b.length);
+  const out = alloc(Buffer.byteLength(head) + 1 + b.length);
   let o = out.write(head, 0, 'utf8');
   out[o++] = 10;
   for (let x = 0; x < m; x++) {
@@ -82,7 +92,7 @@ export function emitRows(
   p = afterRow(b, q, wrapped);
   while (p >= 0) {
     p = emitTemplateRow(b, p, template.around, out, at, csv);
-    if (p < 0) return undefined;
+    if (p < 0) break;
     o = at.o;
     rows++;
     p = afterRow(b, p, wrapped);
@@ -172,6 +182,8 @@ export function jsonRows(
   b: Buffer,
   ndjson: boolean,
   reuse = false,
+  alloc: Alloc = Buffer.allocUnsafe,
+  portfolioId?: number,
 ): { bytes: Buffer; rows: number } | undefined {
   const first = rowsStart(b);
   if (first < 0 || b[first - 1] !== 91) return undefined;
@@ -181,6 +193,12 @@ export function jsonRows(
   const template = templateOf(t, first, p);
   const row0 = b.toString('utf8', first, p);
   if (!template || stringifyLossless(parseLossless(row0)) !== row0) return undefined;
+  // A row's own portfolioId would take the lead key's value (the general path spreads the row after it).
+  if (
+    portfolioId !== undefined &&
+    t.tree.columns.some((c) => c === 'portfolioId' || c.startsWith('portfolioId.'))
+  )
+    return undefined;
   const commas: number[] = [];
   while (b[p] === 44) {
     commas.push(p);
@@ -189,13 +207,14 @@ export function jsonRows(
   }
   if (b[p] !== 93 || afterRow(b, p, isWrapped(b)) !== END) return undefined;
   const rows = commas.length + 1;
+  if (portfolioId !== undefined) return withPortfolio(b, first, p, commas, ndjson, portfolioId, alloc);
   if (!ndjson) {
     // `[rows]` and a newline: in `b` itself when given up and a byte follows the `]` (the wrapper's `}`).
     if (reuse && p + 1 < b.length) {
       b[p + 1] = 10;
       return { bytes: b.subarray(first - 1, p + 2), rows };
     }
-    const bytes = Buffer.allocUnsafe(p + 2 - (first - 1));
+    const bytes = alloc(p + 2 - (first - 1));
     b.copy(bytes, 0, first - 1, p + 1);
     bytes[bytes.length - 1] = 10;
     return { bytes, rows };
@@ -203,11 +222,111 @@ export function jsonRows(
   // The rows without the brackets, each comma between two rows a newline.
   // The rows without the brackets, each comma between two rows a newline: in `b` itself when the
   // caller hands it over (a run streams many answers: one body's worth of memory less per answer).
-  const bytes = reuse ? b.subarray(first, p + 1) : Buffer.allocUnsafe(p - first + 1);
+  const bytes = reuse ? b.subarray(first, p + 1) : alloc(p - first + 1);
   if (!reuse) b.copy(bytes, 0, first, p);
   for (const c of commas) bytes[c - first] = 10;
   bytes[bytes.length - 1] = 10;
   return { bytes, rows };
+}
+
+/**
+ * jsonRows for several portfolios: each row (b[first, end) split at `commas`, each with a key) with
+ * `"portfolioId":N,` first, as the general path writes `{portfolioId, ...row}`. Longer than the
+ * body, so never in it.
+ */
+function withPortfolio(
+  b: Buffer,
+  first: number,
+  end: number,
+  commas: number[],
+  ndjson: boolean,
+  portfolioId: number,
+  alloc: Alloc,
+): { bytes: Buffer; rows: number } {
+  const lead = Buffer.from(`{"portfolioId":${portfolioId},`);
+  const rows = commas.length + 1;
+  const out = alloc(end - first + rows * (lead.length - 1) + (ndjson ? 1 : 3));
+  let o = 0;
+  if (!ndjson) out[o++] = 91;
+  let s = first;
+  for (let r = 0; r < rows; r++) {
+    const e = r < commas.length ? commas[r] : end;
+    o += lead.copy(out, o);
+    o += b.copy(out, o, s + 1, e);
+    out[o++] = r < commas.length ? (ndjson ? 10 : 44) : ndjson ? 10 : 93;
+    s = e + 1;
+  }
+  if (!ndjson) out[o++] = 10;
+  return { bytes: out.subarray(0, o), rows };
+}
+
+/**
+ * JSON or NDJSON of a scan reduced to --fields (`names`, the tape columns `pick`; -1: a column the
+ * data lacks), as project() + stringifyLossless write them: each row `{"name":value,...}` in `names`
+ * order, a value written as JSON.stringify writes it (numbers as sent), null where the row lacks it.
+ * A name given twice counts once, at its first place (project() sets the same key twice).
+ */
+export function jsonFields(
+  s: Scan,
+  pick: Int32Array,
+  names: readonly string[],
+  ndjson: boolean,
+  alloc: Alloc = Buffer.allocUnsafe,
+): Buffer {
+  const keep: number[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < names.length; i++) {
+    if (seen.has(names[i])) continue;
+    seen.add(names[i]);
+    keep.push(i);
+  }
+  // `{"name":` or `,"name":` before each value; ahead of the rows, as bytes.
+  const keys = keep.map((i, k) => Buffer.from(`${k === 0 ? '{' : ','}${JSON.stringify(names[i])}:`));
+  const cols = Int32Array.from(keep, (i) => pick[i]);
+  const fixed = keys.reduce((n, k) => n + k.length, 0) + 2;
+  // A value is at most its token (an escape never restringifies longer), null 4 bytes, `{}` 2.
+  const size = 2 + s.rows * (fixed + 4 * cols.length) + s.valueBytes + 2 * s.count;
+  const out = alloc(size);
+  const { buf, col, start, end } = s;
+  const kinds = s.kind;
+  const slot = new Int32Array(s.columns.length);
+  const inRow = new Int32Array(s.columns.length).fill(-1);
+  let o = 0;
+  if (!ndjson) out[o++] = 91;
+  let e = 0;
+  for (let r = 0; r < s.rows; r++) {
+    const last = s.rowEnd[r];
+    for (; e < last; e++) {
+      slot[col[e]] = e;
+      inRow[col[e]] = r;
+    }
+    for (let k = 0; k < cols.length; k++) {
+      o += keys[k].copy(out, o);
+      const c = cols[k];
+      if (c < 0 || inRow[c] !== r) {
+        o += out.write('null', o, 'latin1');
+        continue;
+      }
+      const x = slot[c];
+      const kind = kinds[x];
+      if (kind === STR_ESC) {
+        const token = buf.toString('utf8', start[x] - 1, end[x] + 1);
+        o += out.write(JSON.stringify(JSON.parse(token)), o, 'utf8');
+      } else if (kind === EMPTY_OBJECT) {
+        out[o++] = 123;
+        out[o++] = 125;
+      } else if (kind <= STR_ESC) {
+        o += buf.copy(out, o, start[x] - 1, end[x] + 1); // the string with its quotes
+      } else {
+        o += buf.copy(out, o, start[x], end[x]); // a number or a literal, as sent
+      }
+    }
+    out[o++] = 125;
+    if (r < s.rows - 1) out[o++] = ndjson ? 10 : 44;
+  }
+  if (!ndjson) out[o++] = 93;
+  out[o++] = 10;
+  return out.subarray(0, o);
 }
 
 /** A row with row 0's layout whose values are all written back as they came; else -1. */
@@ -236,7 +355,13 @@ function checkTemplateRow(b: Buffer, p: number, around: Buffer[]): number {
  * The CSV or TSV bytes of a scan: `header` (already made cells), then one line per row with the tape
  * columns `pick` (-1: a column the data lacks, always empty). Same rules as renderDelimited.
  */
-export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: 'csv' | 'tsv'): Buffer {
+export function emitDelimited(
+  s: Scan,
+  pick: Int32Array,
+  header: string,
+  kind: 'csv' | 'tsv',
+  alloc: Alloc = Buffer.allocUnsafe,
+): Buffer {
   const csv = kind === 'csv';
   const n = pick.length;
   // The most any column is printed per row (--fields may name one twice), to bound the output.
@@ -251,7 +376,7 @@ export function emitDelimited(s: Scan, pick: Int32Array, header: string, kind: '
     s.rows * (n + 1) +
     most * (s.valueBytes + 7 * s.count) +
     (n === 1 && csv ? 2 * s.rows : 0);
-  const out = Buffer.allocUnsafe(size);
+  const out = alloc(size);
   let o = out.write(header, 0, 'utf8');
   out[o++] = 10;
   if (s.uniform && n > 1 && n === s.columns.length && pick.every((c, i) => c === i)) {

@@ -13,7 +13,7 @@ import {
   selectFields,
 } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
-import { emitDelimited, emitRows, jsonRows } from './direct.js';
+import { type Alloc, emitDelimited, emitRows, jsonFields, jsonRows } from './direct.js';
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 import { scanReport } from './tape.js';
@@ -104,23 +104,32 @@ export function renderDirect(
     columns?: readonly Column[];
     /** The body is not needed afterwards: its memory may hold the output. */
     reuse?: boolean;
+    /** Where the output goes (default: a new buffer). */
+    alloc?: Alloc;
+    /** Several portfolios: each row led by this `portfolioId` (JSON/NDJSON; else undefined). */
+    portfolioId?: number;
   },
 ): DirectRendered | undefined {
-  if (r.format === 'json' || r.format === 'ndjson') {
-    // --fields reshapes every row (project): the general path.
-    return r.fields ? undefined : jsonRows(body, r.format === 'ndjson', r.reuse);
-  }
+  const json = r.format === 'json' || r.format === 'ndjson';
+  if (json && !r.fields) return jsonRows(body, r.format === 'ndjson', r.reuse, r.alloc, r.portfolioId);
+  if (r.portfolioId !== undefined) return undefined;
   const csv = r.format === 'csv';
+  const delimited = csv ? 'csv' : 'tsv';
   const headerOf = (columns: readonly Column[]) =>
     columns.map((c) => (csv ? csvCell(c.name) : tsvCell(c.name))).join(csv ? ',' : '\t');
-  if (!r.fields) {
+  if (!r.fields && !json) {
     // The usual answer, in one pass, when the columns print in the order the rows have them.
     let columns: Column[] | undefined;
-    const one = emitRows(body, r.format, (names) => {
-      columns = r.columns ? [...r.columns] : orderColumns(r.type, names.map(columnOf), 'seen');
-      const same = columns.length === names.length && columns.every((c, i) => c.name === names[i]);
-      return same ? headerOf(columns) : undefined;
-    });
+    const one = emitRows(
+      body,
+      delimited,
+      (names) => {
+        columns = r.columns ? [...r.columns] : orderColumns(r.type, names.map(columnOf), 'seen');
+        const same = columns.length === names.length && columns.every((c, i) => c.name === names[i]);
+        return same ? headerOf(columns) : undefined;
+      },
+      r.alloc,
+    );
     if (one && columns) return { ...one, columns, header: headerOf(columns), extra: [] };
   }
   const scan = scanReport(body);
@@ -133,10 +142,15 @@ export function renderDirect(
   }
   const index = new Map(scan.columns.map((name, i) => [name, i]));
   const pick = Int32Array.from(columns, (c) => index.get(c.name) ?? -1);
+  if (json) {
+    // --fields: each row reduced to the chosen columns (project), straight from the tape.
+    const names = columns.map((c) => c.name);
+    return { bytes: jsonFields(scan, pick, names, r.format === 'ndjson', r.alloc), rows: scan.rows, columns };
+  }
   const header = headerOf(columns);
   const printed = new Set(columns.map((c) => c.name));
   return {
-    bytes: emitDelimited(scan, pick, header, r.format),
+    bytes: emitDelimited(scan, pick, header, delimited, r.alloc),
     rows: scan.rows,
     columns,
     header,

@@ -17,9 +17,12 @@
  * next request.
  *
  * Each answer takes the direct path (render/direct.ts, the body's bytes) when it fits, else the
- * general one (the parsed rows); both give the same bytes.
+ * general one (the parsed rows); both give the same bytes. The general path is left for the table,
+ * indented JSON, CSV/TSV of several portfolios and bodies outside the direct path's shape.
+ * Memory: an answer's body and output are reused by the next answer once written (`release`).
  */
 import type { ReportFormat, ReportType } from '../input.js';
+import { Arena } from '../json/arena.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Row } from '../service/types.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
@@ -51,18 +54,35 @@ export interface Answer {
   date?: string;
   bytes: Buffer;
   rows(): Row[];
+  /** Its memory may be reused (ReportResponse.release). */
+  release?(): void;
 }
 
 export interface RowStream {
-  /** The output for this answer (empty for an answer without rows, and for table). */
+  /**
+   * The output for this answer (empty for an answer without rows, and for table). It is valid until
+   * `release`, the next `add` or `end`, which let the next answer reuse this one's body and output
+   * (a run's memory stays that of one answer): call them only once the sink's write of it resolved.
+   */
   add(answer: Answer): string | Buffer;
-  /** What closes the output; notes (silenced by -q) and warnings (not) for stderr. */
+  /**
+   * The last answer's body and output may be reused now: call it once the sink's write of that
+   * output resolved, so the next answer's body goes into the same memory (add and end call it too).
+   */
+  release(): void;
+  /**
+   * What closes the output; notes (silenced by -q) and warnings (not) for stderr. Gives back the last
+   * answer's memory (see add).
+   */
   end(): { text: string; notes: string[]; warnings: string[] };
   /** With `union`: when later answers added columns, what the file's rewrite needs (else undefined). */
   widened(): Widened | undefined;
   /** Rows delivered so far. */
   readonly rows: number;
 }
+
+/** The largest output the direct path's arena holds (more: an ordinary buffer). */
+const OUTPUT_MAX = 512 * 1024 * 1024;
 
 /** A CSV/TSV output whose columns grew after its first answer (StreamOptions.union). */
 export interface Widened {
@@ -78,8 +98,8 @@ export interface Widened {
 export function createRowStream(o: StreamOptions): RowStream {
   const { format } = o;
   const compact = format === 'json' && !o.terminal;
-  // The direct path: one portfolio (no portfolioId to add), JSON only where compact.
-  const direct = !o.multi && (format === 'csv' || format === 'tsv' || format === 'ndjson' || compact);
+  // The direct path: JSON only where compact; CSV/TSV for one portfolio (no portfolioId column).
+  const direct = format === 'ndjson' || compact || (!o.multi && (format === 'csv' || format === 'tsv'));
   let count = 0;
   /** CSV/TSV: the header's columns; JSON/NDJSON with --fields: the projection. Fixed by the first answer. */
   let columns: Column[] | undefined;
@@ -178,6 +198,8 @@ export function createRowStream(o: StreamOptions): RowStream {
       columns,
       // With union a later answer may need a second pass over its body.
       reuse: !(union && columns !== undefined),
+      alloc,
+      portfolioId: o.multi ? a.portfolioId : undefined,
     });
     if (!out) return undefined;
     if (format === 'csv' || format === 'tsv') {
@@ -190,11 +212,14 @@ export function createRowStream(o: StreamOptions): RowStream {
           format: format as DirectFormat,
           columns,
           reuse: true,
+          alloc,
         })!;
       }
       count += out.rows;
       return first ? out.bytes : out.bytes.subarray(Buffer.byteLength(out.header!) + 1);
     }
+    // --fields: the first answer's columns are every later answer's (as on the general path).
+    if (o.fields && columns === undefined) columns = out.columns;
     let bytes = out.bytes;
     if (format === 'json') {
       // `[rows]\n` (ours to change) → the rows, after `[` (the first answer) or `,` (later ones).
@@ -205,8 +230,28 @@ export function createRowStream(o: StreamOptions): RowStream {
     return bytes;
   };
 
+  /** The last answer and its output, given back at release, the next add or end. */
+  let held: { answer?: Answer; out?: Buffer } = {};
+  const releaseHeld = () => {
+    held.answer?.release?.();
+    outputs.release(held.out);
+    held = {};
+  };
+
+  /** Outputs of the direct path, one answer after another (json/arena.ts). */
+  const outputs = new Arena(OUTPUT_MAX);
+  // Within one answer, a second attempt (the two passes after the one pass gave up) takes the
+  // first's memory: the abandoned output is never read.
+  const alloc = (size: number) => {
+    outputs.release(held.out);
+    const out = outputs.get(size);
+    held.out = out;
+    return out;
+  };
   return {
     add(a) {
+      releaseHeld();
+      held.answer = a;
       const out = (direct && fast(a)) || general(a);
       if (union && out.length > 0) {
         firstColumns ||= columns!.length;
@@ -218,7 +263,9 @@ export function createRowStream(o: StreamOptions): RowStream {
       if (!union || !columns || columns.length === firstColumns) return undefined;
       return { kind: format as 'csv' | 'tsv', header: headerOf(columns), pieces, columns: columns.length };
     },
+    release: releaseHeld,
     end() {
+      releaseHeld();
       const notes: string[] = [];
       const warnings: string[] = [];
       if (extra.size > 0) {

@@ -4,11 +4,13 @@
  * retries per the policy in retry.ts and maps the final failure in errors-map.ts. The endpoints differ
  * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
  */
+import { runInNewContext } from 'node:vm';
 import type { Session } from '../auth/types.js';
 import type { Clock } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { ExportFormat } from '../input.js';
 import type { IO } from '../io.js';
+import { Accumulator, Arena } from '../json/arena.js';
 import { isBrokenJson, rowsOf } from '../json/report-body.js';
 import type { Settings } from '../settings.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
@@ -60,6 +62,9 @@ interface Endpoint<T> {
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
   const random = d.random ?? Math.random;
+  const maxReportBytes = d.maxReportBytes ?? REPORT_BODY_MAX;
+  /** The large answers' bodies, one after another (each released once its rows are written). */
+  const bodies = new Arena(maxReportBytes);
 
   async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
@@ -215,13 +220,16 @@ export function createService(d: ServiceDeps): Service {
           accept: 'application/json',
           limited: true,
           async onOk(res) {
-            const bytes = await readWhole(res, d.maxReportBytes ?? REPORT_BODY_MAX);
+            const bytes = await readWhole(res, maxReportBytes, bodies);
+            let released = false;
             const contentType = header(res, 'content-type');
             let rows: Row[] | undefined;
             return {
               bytes,
               rows() {
                 if (rows) return rows;
+                // The next answer may be in these bytes now.
+                if (released) throw new Error('internal: an answer read after its release');
                 const text = bytes.toString('utf8');
                 const parsed = rowsOf(text);
                 if (typeof parsed === 'string') {
@@ -230,6 +238,10 @@ export function createService(d: ServiceDeps): Service {
                 }
                 rows = parsed;
                 return rows;
+              },
+              release() {
+                released = true;
+                bodies.release(bytes);
               },
             } satisfies ReportResponse;
           },
@@ -304,35 +316,60 @@ async function discard(res: HttpResponse): Promise<void> {
   await res.body.dump().catch(() => {});
 }
 
-/** The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. */
-async function readWhole(res: HttpResponse, max: number): Promise<Buffer> {
-  // With a Content-Length, each chunk is copied into place as it arrives (between arrivals) rather
-  // than all at the end; the length is only a size hint: the bytes received decide.
+/**
+ * The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. The bytes go
+ * into one buffer as they arrive: a large body into the run's arena (json/arena.ts), reused by the
+ * next answer once this one is released; no list of chunks joined at the end, which held a body
+ * sent without a Content-Length twice. A Content-Length is only a size hint: the bytes received decide.
+ */
+async function readWhole(res: HttpResponse, max: number, arena: Arena): Promise<Buffer> {
   const length = Number(header(res, 'content-length'));
-  let whole =
-    Number.isSafeInteger(length) && length > 0 && length <= max ? Buffer.allocUnsafe(length) : undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    const c = chunk as Buffer;
-    if (size + c.length > max) {
-      res.body.destroy();
-      throw new ServiceError(
-        `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
-        {
-          hint: 'use `prs export`, which streams large reports to a file',
-        },
-      );
+  const hint = Number.isSafeInteger(length) && length > 0 && length <= max ? length : 0;
+  const into = new Accumulator(arena, max, hint);
+  let collected = 0;
+  try {
+    for await (const chunk of res.body) {
+      if (into.size - collected >= COLLECT_EVERY) {
+        collected = into.size;
+        collectYoung();
+      }
+      if (!into.push(chunk as Buffer)) {
+        res.body.destroy();
+        throw new ServiceError(
+          `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
+          {
+            hint: 'use `prs export`, which streams large reports to a file',
+          },
+        );
+      }
     }
-    if (whole && size + c.length > whole.length) {
-      chunks.push(whole.subarray(0, size));
-      whole = undefined;
-    }
-    if (whole) whole.set(c, size);
-    else chunks.push(c);
-    size += c.length;
+  } catch (err) {
+    into.drop();
+    throw err;
   }
-  return whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
+  return into.take();
+}
+
+/** How much of a body is read between two young-generation collections. */
+const COLLECT_EVERY = 4 * 1024 * 1024;
+let youngGc: ((o: { type: 'minor' }) => void) | null | undefined;
+
+/**
+ * A young-generation collection, where the process allows one (entry.ts sets --expose-gc; gc() is
+ * exposed to contexts made after the flag is set, so a fresh one). undici hands a body over in views
+ * of the socket's read buffers, a new one per read, which V8 keeps until a collection and let reach
+ * ~25 MB before one: a 40-answer run's memory grew with it. A collection of the young generation,
+ * where those spent buffers are, takes well under a millisecond.
+ */
+function collectYoung(): void {
+  if (youngGc === undefined) {
+    try {
+      youngGc = runInNewContext('gc') as typeof youngGc;
+    } catch {
+      youngGc = null;
+    }
+  }
+  youngGc?.({ type: 'minor' });
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */

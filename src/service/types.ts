@@ -20,6 +20,11 @@ export interface ReportResponse {
    * the malformed-response ServiceError (exit 8).
    */
   rows(): Row[];
+  /**
+   * Nothing reads `bytes` or calls `rows` any more (its output was written): the next answer may
+   * reuse its memory (json/arena.ts). Optional to call: an answer never released keeps its own.
+   */
+  release?(): void;
 }
 
 export interface ExportResponse {

@@ -174,10 +174,18 @@ describe('renderDirect: JSON and NDJSON are the body’s own bytes when they alr
     }
   });
 
-  it('--fields reshapes the rows: the general path', () => {
-    const b = Buffer.from(report('{"isin":"X1","n":1}'));
-    expect(direct(b, 'json', ['isin'])).toBeUndefined();
-    expect(general(b, 'json', ['isin'])).toBe('[{"isin":"X1"}]\n');
+  it('--fields reshapes the rows from the tape, as the general path does (absent: null, escapes as JSON.stringify writes them)', () => {
+    const b = Buffer.from(
+      report('{"isin":"X1","n":1.10,"o":{"p":"\\u00e9","q":{ }}}', '{"isin":"X\\"2","o":{"p":null,"q":{}}}'),
+    );
+    for (const format of ['json', 'ndjson'] as const) {
+      for (const f of [['isin'], ['o', 'n'], ['n', 'isin', 'n'], ['o.q', 'currency']]) {
+        expect(direct(b, format, f)).toBe(general(b, format, f));
+      }
+    }
+    expect(direct(b, 'ndjson', ['n', 'o'])).toBe(
+      '{"n":1.10,"o.p":"é","o.q":{}}\n{"n":null,"o.p":null,"o.q":{}}\n',
+    );
   });
 });
 
@@ -290,35 +298,43 @@ describe('renderDirect: properties', () => {
     { nil: undefined },
   );
 
-  it('where it answers, it answers what the general path does (CSV and TSV, with and without --fields)', () => {
+  it('where it answers, it answers what the general path does (every format, with and without --fields)', () => {
     let answered = 0;
+    let withFields = 0;
     fc.assert(
-      fc.property(body, fc.constantFrom<Format>('csv', 'tsv'), fields, (text, format, f) => {
-        const b = Buffer.from(text);
-        let want: string | undefined;
-        let wantErr: unknown;
-        try {
-          want = general(b, format, f);
-        } catch (err) {
-          wantErr = err;
-        }
-        let got: string | undefined;
-        try {
-          got = direct(b, format, f);
-        } catch (err) {
-          // Only the --fields usage error may come out, and only when the general path raises it too.
-          expect(String(err)).toBe(String(wantErr));
-          return;
-        }
-        if (got !== undefined) {
-          answered++;
-          expect(Buffer.from(got)).toEqual(Buffer.from(want!));
-        }
-      }),
-      { numRuns: 1500 },
+      fc.property(
+        body,
+        fc.constantFrom<AnyFormat>('csv', 'tsv', 'json', 'ndjson'),
+        fields,
+        (text, format, f) => {
+          const b = Buffer.from(text);
+          let want: string | undefined;
+          let wantErr: unknown;
+          try {
+            want = general(b, format, f);
+          } catch (err) {
+            wantErr = err;
+          }
+          let got: string | undefined;
+          try {
+            got = direct(b, format, f);
+          } catch (err) {
+            // Only the --fields usage error may come out, and only when the general path raises it too.
+            expect(String(err)).toBe(String(wantErr));
+            return;
+          }
+          if (got !== undefined) {
+            answered++;
+            if (f && (format === 'json' || format === 'ndjson')) withFields++;
+            expect(Buffer.from(got)).toEqual(Buffer.from(want!));
+          }
+        },
+      ),
+      { numRuns: 2500 },
     );
     // The generator mostly makes bodies the direct path takes: the property is not vacuous.
-    expect(answered).toBeGreaterThan(250);
+    expect(answered).toBeGreaterThan(400);
+    expect(withFields).toBeGreaterThan(100);
   });
 
   it('rows that all have the same keys in the same order (the usual answer) render as the general path does', () => {
@@ -417,6 +433,60 @@ describe('renderDirect: properties', () => {
     );
     expect(answered).toBeGreaterThan(300);
     alwaysAnswers(compact, ['json', 'ndjson']);
+  });
+
+  it('several portfolios: JSON and NDJSON, where answered, are the general path’s rows led by portfolioId', () => {
+    const scalar = fc.oneof(
+      literal,
+      str.map((v) => JSON.stringify(v)),
+      fc.constantFrom('null', 'true', '{}'),
+    );
+    // One key per body (a row's own portfolioId among them), the same in every row.
+    const compact = fc
+      .tuple(
+        fc.constantFrom('isin', 'portfolioId', 'p'),
+        fc.array(fc.tuple(scalar, scalar), { minLength: 1, maxLength: 6 }),
+      )
+      .map(([k, rows]) => report(...rows.map(([a, b]) => `{"${k}":${a},"o":{"p":${b}}}`)));
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(body, compact),
+        fc.constantFrom<AnyFormat>('json', 'ndjson'),
+        fc.integer({ min: 1, max: 99999 }),
+        (text, format, portfolioId) => {
+          const b = Buffer.from(text);
+          const got = renderDirect(b, { type: 'index', format, portfolioId })?.bytes.toString('utf8');
+          const rows = rowsOf(text);
+          if (got === undefined || typeof rows === 'string') return;
+          answered++;
+          const led = rows.map((row) => ({ portfolioId, ...row }));
+          const want = render({
+            type: 'index',
+            format,
+            rows: led,
+            multi: true,
+            color: false,
+            terminal: false,
+            width: 80,
+          });
+          expect(got).toBe(want.text);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    expect(answered).toBeGreaterThan(200);
+    // A row's own portfolioId key: the general path (it would take the lead's value).
+    expect(
+      renderDirect(Buffer.from(report('{"portfolioId":1,"a":2}')), {
+        type: 'index',
+        format: 'ndjson',
+        portfolioId: 7,
+      }),
+    ).toBeUndefined();
+    expect(
+      renderDirect(Buffer.from(report('{"a":2}')), { type: 'index', format: 'csv', portfolioId: 7 }),
+    ).toBeUndefined();
   });
 
   it('a damaged body is never rendered differently (one byte changed, dropped or cut off)', () => {

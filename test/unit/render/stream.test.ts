@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat } from '../../../src/input.js';
+import { Accumulator, Arena, REUSE_MIN } from '../../../src/json/arena.js';
 import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
 import { type Answer, createRowStream } from '../../../src/render/stream.js';
@@ -112,6 +113,47 @@ describe('createRowStream', () => {
       expect(got.warnings).toEqual([
         'warning: left out column c of portfolio 42 on 2024-05-03: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields',
       ]);
+    }
+  });
+
+  it('large answers one after another in the same memory, each once its output was written', () => {
+    const rows = Array.from({ length: 12_000 }, (_, i) => `{"a":${i},"b":"name ${i}, ok","c":null}`);
+    const body = `{"report":[${rows.join(',')}]}`;
+    const bodies = new Arena(4 * 1024 * 1024);
+    // As the service reads one (readWhole), released as the service's answer releases it.
+    const answer = (): Answer => {
+      const into = new Accumulator(bodies, 4 * 1024 * 1024);
+      into.push(Buffer.from(body));
+      const bytes = into.take();
+      return { portfolioId: 42, bytes, rows: () => parsed(body), release: () => bodies.release(bytes) };
+    };
+    for (const format of ['csv', 'ndjson', 'json'] as const) {
+      const want = streamed({ format, terminal: false, multi: false }, [
+        answerOf(42, body, false),
+        answerOf(42, body, false),
+      ]).text;
+      const s = createRowStream({
+        type: 'index',
+        format,
+        terminal: false,
+        multi: false,
+        color: false,
+        width: 80,
+      });
+      const first = answer();
+      expect(first.bytes.length).toBeGreaterThanOrEqual(REUSE_MIN);
+      const out1 = s.add(first) as Buffer;
+      const text1 = out1.toString('utf8');
+      s.release();
+      const second = answer();
+      const out2 = s.add(second) as Buffer;
+      expect(bodies.owns(second.bytes)).toBe(true);
+      expect(out2.buffer === out1.buffer).toBe(true);
+      const text2 = out2.toString('utf8');
+      // Without a release the next body has memory of its own.
+      expect(bodies.owns(answer().bytes)).toBe(false);
+      const end = s.end();
+      expect(text1 + text2 + end.text).toBe(want);
     }
   });
 

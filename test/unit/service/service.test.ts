@@ -194,6 +194,28 @@ describe('report(): size cap', () => {
     expect1(200, body, length === undefined ? {} : { headers: { 'content-length': length } });
     expect((await service().report(Q)).bytes.toString()).toBe(body);
   });
+  const large = `{"report":[${'{"a":12345,"b":"x"},'.repeat(20_000)}{"a":2}]}`;
+  it.each([
+    ['without a Content-Length', undefined],
+    ['with its Content-Length', String(large.length)],
+  ])(
+    'a large body %s: whole, and the next answer’s goes into its memory once released',
+    async (_n, length) => {
+      const headers = length === undefined ? {} : { headers: { 'content-length': length } };
+      const s = service();
+      expect1(200, large, headers);
+      const first = await s.report(Q);
+      expect(first.bytes.toString()).toBe(large);
+      first.release?.();
+      expect1(200, large.replace('"a":2', '"a":3'), headers);
+      const second = await s.report(Q);
+      expect(second.bytes.toString()).toBe(large.replace('"a":2', '"a":3'));
+      // The same memory: the first answer's bytes are the second's now, and its rows are refused.
+      expect(first.bytes.toString()).toBe(second.bytes.toString());
+      expect(() => first.rows()).toThrow(/internal: an answer read after its release/);
+      expect(second.rows()).toHaveLength(20_001);
+    },
+  );
   it('one byte over → ServiceError (exit 8) pointing to prs export', async () => {
     expect1(200, body);
     const err = await failure(service({}, { maxReportBytes: body.length - 1 }).report(Q));

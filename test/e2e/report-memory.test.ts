@@ -1,0 +1,74 @@
+/**
+ * Peak memory of `prs report` (issue 23): a run holds one answer at a time (its body and output are
+ * reused by the next once written, and undici's spent chunks are collected as a body arrives), so
+ * ten 20,000-row answers (sandbox portfolio 7: 307-byte rows, 6.1 MB each) peak where one does. The
+ * BUILT binary (run `npm run build` first); its own peak RSS, read at its exit. Before: 67 MiB for
+ * one answer, 103 for ten. Node 20 only (Node 24 runs ~20 MB higher, see docs/performance.md); ~6 s;
+ * PRS_SKIP_MEMORY_TEST=1 leaves it out.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
+import { loginSandbox } from './reliability-helpers.js';
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+let sandbox: Sandbox;
+let tmp: ReturnType<typeof tempDir>;
+let session: Record<string, string>;
+let probe: string;
+beforeAll(async () => {
+  tmp = tempDir('prs-report-memory-');
+  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
+  session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '1000/1s' };
+  probe = join(tmp.path, 'rss-probe.cjs');
+  writeFileSync(
+    probe,
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+  );
+});
+afterAll(async () => {
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+let n = 0;
+/** Peak RSS (MiB) of one `prs report` run, its output thrown away. */
+async function peakOf(args: string[]): Promise<number> {
+  const out = join(tmp.path, `rss-${n++}`);
+  const child = spawn(process.execPath, ['-r', probe, PRS_BIN, ...args], {
+    env: baseEnv({ ...session, RSS_OUT: out }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect([code, stderr]).toEqual([0, '']);
+  return Number(readFileSync(out, 'utf8')) / 1024;
+}
+
+describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || NODE_MAJOR !== 20)('report memory', () => {
+  it('ten 20,000-row answers in one run peak where one does, under 85 MiB', async () => {
+    const report = (...dates: string[]) => [
+      '-q',
+      'report',
+      '7',
+      '-t',
+      'constituent.close',
+      ...dates,
+      '-f',
+      'ndjson',
+    ];
+    const one = await peakOf(report('-d', '2024-05-02'));
+    // 2024-05-01 .. 2024-05-14: ten weekdays.
+    const ten = await peakOf(report('--from', '2024-05-01', '--to', '2024-05-14'));
+    expect(one).toBeLessThan(80);
+    expect(ten).toBeLessThan(85);
+    expect(ten - one).toBeLessThan(15);
+  }, 60_000);
+});
