@@ -91,23 +91,14 @@ export async function exportCommand(
   const service = await deps.service();
   if (toStdout) return exportToStdout(o, deps, service);
   const { saveExport } = await import('../export/save.js');
-  const { openManifest, itemKey, unchanged, describeFiles } = await import('../export/manifest.js');
+  const { openManifest, exportItemKey, keptFiles, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
   const dir = o.output === undefined ? o.dir : dirname(o.output);
   const settings = await deps.settings();
-  const keyOf = (item: Item) =>
-    itemKey({
-      baseUrl: settings.baseUrl ?? '',
-      tenant: settings.tenant ?? '',
-      portfolioId: item.portfolioId,
-      type: o.type,
-      date: item.date,
-      format: o.format,
-      extract: o.extract,
-    });
+  const keyOf = (item: Item) => exportItemKey(settings, o, item);
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
   const { runItems } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
@@ -126,8 +117,8 @@ export async function exportCommand(
   const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
     const seen = deliveredOf(item.portfolioId);
-    const recorded = manifest?.get(key);
-    if (o.skipExisting && recorded && (await unchanged(dir, recorded))) {
+    const recorded = o.skipExisting && manifest ? await keptFiles(manifest, dir, key) : undefined;
+    if (recorded) {
       await turn();
       const paths = recorded.map((f) => join(dir, f.name));
       if (!seen.has(recorded[0].sha256)) seen.set(recorded[0].sha256, { date: item.date, paths });

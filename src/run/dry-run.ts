@@ -164,22 +164,9 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
   const items = itemsOf(o.portfolioIds, o.dates);
   let skipped = 0;
   if (o.skipExisting) {
-    const { openManifest, itemKey, unchanged } = await import('../export/manifest.js');
+    const { openManifest, exportItemKey, keptFiles } = await import('../export/manifest.js');
     const manifest = await openManifest(o.dir);
-    for (const item of items) {
-      const recorded = manifest.get(
-        itemKey({
-          baseUrl: s.baseUrl ?? '',
-          tenant: s.tenant ?? '',
-          portfolioId: item.portfolioId,
-          type: o.type,
-          date: item.date,
-          format: o.format,
-          extract: o.extract,
-        }),
-      );
-      if (recorded && (await unchanged(o.dir, recorded))) skipped++;
-    }
+    for (const item of items) if (await keptFiles(manifest, o.dir, exportItemKey(s, o, item))) skipped++;
   }
   // No limiter for the export endpoint; base URL and tenant are still checked as the real run would.
   const { target } = await import('../service/service.js');
