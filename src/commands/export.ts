@@ -100,7 +100,7 @@ export async function exportCommand(
   const settings = await deps.settings();
   const keyOf = (item: Item) => exportItemKey(settings, o, item);
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
-  const { runItems } = await import('../run/engine.js');
+  const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
 
   const written = new Set<string>();
@@ -170,11 +170,7 @@ export async function exportCommand(
   };
 
   const run = await runItems(items, exportItem, {
-    command: 'export',
-    io,
-    events: deps.events,
-    signal: deps.signal,
-    now: () => deps.clock.now(),
+    ...runWith(deps, 'export'),
     parallel: o.parallel,
     failFast: o.failFast,
     // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
@@ -248,7 +244,7 @@ async function exportToStdout(
 ): Promise<string[]> {
   const { io } = deps;
   const { streamExport } = await import('../export/save.js');
-  const { runItems } = await import('../run/engine.js');
+  const { runItems, runWith } = await import('../run/engine.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const what = itemLabel(items[0]!);
   const run = await runItems(
@@ -267,7 +263,7 @@ async function exportToStdout(
       });
       return { status: bytes === 0 ? 'empty' : 'written', bytes };
     },
-    { command: 'export', io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
+    runWith(deps, 'export'),
   );
   if (run.stopped) throw run.stopped;
   if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);
