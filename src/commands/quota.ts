@@ -11,7 +11,7 @@ import type { LimiterState } from '../service/limiter.js';
 import { spanOf } from '../service/limiter.js';
 import { limiterPlace, openLimiter } from '../service/limiter-of.js';
 import { target } from '../service/service.js';
-import type { RateLimit } from '../settings.js';
+import { type RateLimit, rateText } from '../settings.js';
 import type { QuotaOptions } from './quota.cli.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -54,10 +54,6 @@ export function assessQuota(
     pausedUntil: paused ? iso(state.until!) : null,
   };
 }
-
-/** "4/60s". */
-export const rateText = (r: RateLimit) =>
-  r.windowMs % 1000 === 0 ? `${r.limit}/${r.windowMs / 1000}s` : `${r.limit}/${r.windowMs}ms`;
 
 export function quotaLines(q: Quota): string[] {
   const wait = Math.ceil(q.nextSlotInMs / 1000);

@@ -13,7 +13,7 @@ import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answ
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../input.js';
 import type { LimiterState } from '../service/limiter.js';
-import type { RateLimit } from '../settings.js';
+import { type RateLimit, rateText } from '../settings.js';
 import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 
@@ -81,7 +81,7 @@ export function planLines(p: RunPlan): string[] {
   else lines.push(`already exported (--skip-existing): ${p.skipped}`);
   lines.push(`requests to send: ${p.requests}`);
   if (p.rateLimit && p.etaMs !== null) {
-    const rate = `${p.rateLimit.limit}/${p.rateLimit.windowMs % 1000 === 0 ? `${p.rateLimit.windowMs / 1000}s` : `${p.rateLimit.windowMs}ms`}`;
+    const rate = rateText(p.rateLimit);
     lines.push(
       p.requests === 0
         ? `waits: none (rate limit ${rate})`
