@@ -3,7 +3,9 @@
  * store holds (every profile's, with this profile's share), and removing this profile's entries or
  * every profile's. Neither needs a session or the network.
  */
+
 import { createCacheStore } from '../cache/store.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
@@ -25,8 +27,7 @@ export interface CacheInfo {
   profile: { name: string; entries: number; bytes: number };
 }
 
-const iso = (ms: number | undefined) =>
-  ms === undefined ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
 /** 1536 → "1.5 KiB": the units `cache-size` is written in. */
 export function sizeText(n: number): string {

@@ -8,8 +8,10 @@
  * `planRun` and `planLines` are pure; `reportPlan` / `exportPlan` gather their inputs (cache, manifest,
  * limiter state) for the commands, which call them before anything else and return.
  */
+
 import { identityOf } from '../auth/session.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../input.js';
 import type { LimiterState } from '../service/limiter.js';
@@ -46,8 +48,6 @@ export interface PlanInput {
   rate: RateLimit;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /** The plan from its counts and the limiter's state; pure. */
 export function planRun(p: PlanInput): RunPlan {
   const cached = p.cached ?? 0;
@@ -61,7 +61,7 @@ export function planRun(p: PlanInput): RunPlan {
     rateLimit: { limit: p.rate.limit, windowMs: p.rate.windowMs },
     waitMs: times.waitMs,
     etaMs: times.etaMs,
-    until: requests > 0 ? iso(times.lastAt) : null,
+    until: requests > 0 ? isoSeconds(times.lastAt) : null,
   };
 }
 
@@ -104,9 +104,9 @@ function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
 async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
   const s = await deps.settings();
   const { target } = await import('../service/service.js');
-  const { openLimiter } = await import('../service/limiter-of.js');
+  const { peekLimiter } = await import('../service/limiter-of.js');
   const { baseUrl, tenant } = target(s);
-  const limiter = openLimiter({
+  const peeked = await peekLimiter({
     settings: s,
     baseUrl,
     tenant,
@@ -114,11 +114,7 @@ async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: numbe
     clock: deps.clock,
     io: deps.io,
   });
-  try {
-    return { ...(await limiter.peek()), rate: s.rateLimit };
-  } finally {
-    await limiter.idle();
-  }
+  return { ...peeked, rate: s.rateLimit };
 }
 
 export interface ReportPlanOptions {
