@@ -35,7 +35,7 @@ export interface Tally {
   >;
   rateLimitWaitMs: number;
   bytesWritten: number;
-  /** Item failures as their lines ("42 2024-05-03: …"), for the failure ping. */
+  /** Item failures as their lines ("portfolio 42 on 2024-05-03: …"), for the failure ping. */
   failures: string[];
 }
 
@@ -65,10 +65,17 @@ export function count(t: Tally, e: RunEvent): void {
   }
 }
 
+/** Every response counted, whatever its endpoint and status. */
+function requestCount(t: Tally): number {
+  let n = 0;
+  for (const r of t.requests.values()) n += r.count;
+  return n;
+}
+
 /** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests" — the success ping's body and the summary entry's message. */
 export function summaryLine(command: RunCommand, t: Tally, exitCode: number, durationMs: number): string {
   const items = ITEM_STATUSES.filter((s) => t.items[s] > 0).map((s) => `${t.items[s]} ${s}`);
-  const requests = [...t.requests.values()].reduce((n, r) => n + r.count, 0);
+  const requests = requestCount(t);
   return [
     `prs ${command}: exit ${exitCode} after ${(durationMs / 1000).toFixed(1)} s`,
     ...(items.length ? [items.join(', ')] : []),
@@ -213,7 +220,7 @@ export async function watchRun(
         event: 'summary',
         message: summary,
         ...tally.items,
-        requests: [...tally.requests.values()].reduce((n, r) => n + r.count, 0),
+        requests: requestCount(tally),
         exitCode,
         durationMs,
       });
