@@ -5,7 +5,9 @@
  * code stays the run's. Commands know nothing of them.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
+import { tempNameFor } from '../fs/temp-names.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -123,9 +125,13 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-/** Replaces `path` atomically (a temporary beside it, then rename), so the collector never reads half a file. */
+/**
+ * Replaces `path` atomically (a temporary beside it, then rename), so the collector never reads half a
+ * file. Synchronous (a second Ctrl-C writes it on the way out); the temporary is named as every prs
+ * temporary is (fs/temp-names.ts: hidden, whose it is), so two hosts sharing the directory never collide.
+ */
 export function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = join(dirname(path), tempNameFor(basename(path)));
   try {
     writeFileSync(tmp, text, { mode: 0o644 });
     renameSync(tmp, path);
