@@ -4,7 +4,8 @@
  * every profile's. Neither needs a session or the network.
  */
 
-import { createCacheStore } from '../cache/store.js';
+import { join } from 'node:path';
+import { clearAnswers, createCacheStore } from '../cache/store.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
@@ -48,17 +49,12 @@ export async function cache(
   const { io } = deps;
   const name = deps.profileName();
   if (o.action === 'clear') {
-    // No settings needed (and none demanded: a profile deleted since can still have its entries cleared).
-    const store = createCacheStore({
-      cacheDir: resolveDirs(deps.env).cacheDir,
-      maxBytes: 1,
-      clock: deps.clock,
-    });
+    const { cacheDir } = resolveDirs(deps.env);
     let removed: { entries: number; bytes: number };
     try {
-      removed = store.clear(o.all ? undefined : name);
+      removed = clearAnswers(cacheDir, o.all ? undefined : name);
     } catch (err) {
-      throw fileError(err, store.root, 'cannot clear the answer cache in');
+      throw fileError(err, join(cacheDir, 'answers'), 'cannot clear the answer cache in');
     }
     io.note(
       `✓ Removed ${removed.entries} cached answer${removed.entries === 1 ? '' : 's'} (${sizeText(removed.bytes)}; ${o.all ? 'every profile' : `profile ${name}`})`,
