@@ -47,6 +47,7 @@ import type { createAtomicFile } from '../fs/atomic.js';
 import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { type Item, itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
+import type { Service } from '../service/types.js';
 import type { ExportOptions } from './export.cli.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -237,11 +238,7 @@ function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
 }
 
 /** `-o -`: one export's raw bytes on stdout. */
-async function exportToStdout(
-  o: ExportOptions,
-  deps: Deps,
-  service: Awaited<ReturnType<Deps['service']>>,
-): Promise<string[]> {
+async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {
   const { io } = deps;
   const { streamExport } = await import('../export/save.js');
   const { runItems, runWith } = await import('../run/engine.js');
