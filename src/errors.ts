@@ -340,26 +340,22 @@ export function httpFailure(a: FailedAnswer): PrsError {
   });
 }
 
+/** The words a FileError gives for a file-system errno; any other error keeps its own message. */
+const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([
+  ['ENOSPC', 'disk full'],
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'permission denied'],
+  ['ENOENT', 'no such directory'],
+  ['EEXIST', 'already exists'],
+  ['EROFS', 'read-only file system'],
+  ['EFBIG', 'file too large'],
+  ['EIO', 'input/output error'],
+  ['ENOTDIR', 'not a directory'],
+]);
+
 /** Turns a local file-system error (ENOSPC, EACCES, ENOENT, EEXIST, ...) into a FileError naming the path. */
 export function fileError(err: unknown, path: string, what = 'cannot write'): FileError {
-  const code = (err as NodeJS.ErrnoException)?.code;
   const reason =
-    code === 'ENOSPC'
-      ? 'disk full'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'ENOENT'
-          ? 'no such directory'
-          : code === 'EEXIST'
-            ? 'already exists'
-            : code === 'EROFS'
-              ? 'read-only file system'
-              : code === 'EFBIG'
-                ? 'file too large'
-                : code === 'EIO'
-                  ? 'input/output error'
-                  : code === 'ENOTDIR'
-                    ? 'not a directory'
-                    : ((err as Error)?.message ?? String(err));
+    FILE_ERRNO_WORDS.get((err as NodeJS.ErrnoException)?.code) ?? (err as Error)?.message ?? String(err);
   return new FileError(`${what} ${path}: ${reason}`, { cause: err });
 }

@@ -389,6 +389,13 @@ export function parseGrant(value: string): GrantType {
   throw new Error(`invalid grant "${value}": expected password or client_credentials`);
 }
 
+/** A rate limit as its user writes it: "4/60s", "10/500ms" (parseRateLimit's inverse). */
+export function rateText(rate: RateLimit): string {
+  return rate.windowMs % 1000 === 0
+    ? `${rate.limit}/${rate.windowMs / 1000}s`
+    : `${rate.limit}/${rate.windowMs}ms`;
+}
+
 /** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */
 export function parseRateLimit(value: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);

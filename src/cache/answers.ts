@@ -9,7 +9,7 @@
  */
 
 import { identityOf } from '../auth/session.js';
-import type { Clock } from '../clock.js';
+import { type Clock, isoSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { rowsOf } from '../json/report-body.js';
@@ -92,9 +92,7 @@ export function cachedService(o: CachedServiceOptions): Service {
       if (key && o.use === 'use') {
         const hit = o.store.get(profile, key, maxAgeMs);
         if (hit) {
-          o.io.debug(
-            `cache hit: ${label(q)} (stored ${new Date(hit.storedAt).toISOString().replace(/\.\d+Z$/, 'Z')})`,
-          );
+          o.io.debug(`cache hit: ${label(q)} (stored ${isoSeconds(hit.storedAt)})`);
           return fromCache(hit.bytes, () => o.store.remove(profile, key));
         }
       }

@@ -318,7 +318,10 @@ export function createCacheStore(o: StoreOptions): CacheStore {
   };
 }
 
-/** Removes one profile's entries (or every profile's): how many there were. For `prs logout`. */
-export function clearAnswers(cacheDir: string, profile?: string): number {
-  return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile).entries;
+/**
+ * Removes one profile's entries (or every profile's): how many there were and their size. Needs no
+ * settings (`prs cache clear`, `prs logout`): a profile deleted since can still have its entries cleared.
+ */
+export function clearAnswers(cacheDir: string, profile?: string): { entries: number; bytes: number } {
+  return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile);
 }

@@ -5,6 +5,7 @@
  * health check. So "ready" means "by what is stored and set, a call would not need a prompt"; a
  * refresh token the server revoked meanwhile still looks ready until the next real call.
  */
+
 import {
   accessUsable,
   availableCredentials,
@@ -14,6 +15,7 @@ import {
   serviceAccountSecret,
 } from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
@@ -62,10 +64,6 @@ export interface AuthStatus {
   afterThat: 'saved password' | 'env credentials' | 'client secret' | 'login';
   ready: boolean;
   via: ReadyVia | null;
-}
-
-export function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** "4m 59s", "2h 3m", "12s". */
@@ -136,11 +134,13 @@ export function assess(
     serviceAccount: service ? (s.clientId ?? null) : null,
     tenant: s.tenant ?? null,
     limiter: s.limiter ? redactUrlPassword(s.limiter) : null,
-    accessTokenExpiresAt: session && session.expiresAt > 0 ? iso(session.expiresAt) : null,
+    accessTokenExpiresAt: session && session.expiresAt > 0 ? isoSeconds(session.expiresAt) : null,
     accessTokenValid: accessValid,
     refreshToken: !!session?.refreshToken,
     refreshTokenExpiresAt:
-      session?.refreshToken && session.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
+      session?.refreshToken && session.refreshExpiresAt !== undefined
+        ? isoSeconds(session.refreshExpiresAt)
+        : null,
     refreshTokenValid: refreshValid,
     savedCredentials: !!(stored?.secrets?.password && stored.secrets.clientSecret),
     clientSecret: secret,
@@ -148,7 +148,7 @@ export function assess(
     envToken: !!s.token,
     sessionForeign: foreign,
     renewableUntil:
-      renewable && session?.refreshExpiresAt !== undefined ? iso(session.refreshExpiresAt) : null,
+      renewable && session?.refreshExpiresAt !== undefined ? isoSeconds(session.refreshExpiresAt) : null,
     afterThat: serviceReady
       ? 'client secret'
       : creds
@@ -173,19 +173,19 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
   const access = !session
     ? 'none'
     : st.accessTokenValid
-      ? `valid until ${iso(session.expiresAt)} (${duration(session.expiresAt - now)} left)`
+      ? `valid until ${isoSeconds(session.expiresAt)} (${duration(session.expiresAt - now)} left)`
       : session.expiresAt > now
-        ? `expiring at ${iso(session.expiresAt)} (${renews ? 'will be renewed' : 'cannot be renewed; used until then'})`
+        ? `expiring at ${isoSeconds(session.expiresAt)} (${renews ? 'will be renewed' : 'cannot be renewed; used until then'})`
         : session.expiresAt > 0
-          ? `expired at ${iso(session.expiresAt)}`
+          ? `expired at ${isoSeconds(session.expiresAt)}`
           : 'rejected by the service';
   const refresh = !session?.refreshToken
     ? 'none'
     : session.refreshExpiresAt === undefined
       ? 'present, no expiry given'
       : st.refreshTokenValid
-        ? `valid until ${iso(session.refreshExpiresAt)} (${duration(session.refreshExpiresAt - now)} left)`
-        : `expired at ${iso(session.refreshExpiresAt)}`;
+        ? `valid until ${isoSeconds(session.refreshExpiresAt)} (${duration(session.refreshExpiresAt - now)} left)`
+        : `expired at ${isoSeconds(session.refreshExpiresAt)}`;
   const refreshNote =
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
       ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'

@@ -3,7 +3,10 @@
  * store holds (every profile's, with this profile's share), and removing this profile's entries or
  * every profile's. Neither needs a session or the network.
  */
-import { createCacheStore } from '../cache/store.js';
+
+import { join } from 'node:path';
+import { clearAnswers, createCacheStore } from '../cache/store.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
@@ -25,8 +28,7 @@ export interface CacheInfo {
   profile: { name: string; entries: number; bytes: number };
 }
 
-const iso = (ms: number | undefined) =>
-  ms === undefined ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
 /** 1536 → "1.5 KiB": the units `cache-size` is written in. */
 export function sizeText(n: number): string {
@@ -47,17 +49,12 @@ export async function cache(
   const { io } = deps;
   const name = deps.profileName();
   if (o.action === 'clear') {
-    // No settings needed (and none demanded: a profile deleted since can still have its entries cleared).
-    const store = createCacheStore({
-      cacheDir: resolveDirs(deps.env).cacheDir,
-      maxBytes: 1,
-      clock: deps.clock,
-    });
+    const { cacheDir } = resolveDirs(deps.env);
     let removed: { entries: number; bytes: number };
     try {
-      removed = store.clear(o.all ? undefined : name);
+      removed = clearAnswers(cacheDir, o.all ? undefined : name);
     } catch (err) {
-      throw fileError(err, store.root, 'cannot clear the answer cache in');
+      throw fileError(err, join(cacheDir, 'answers'), 'cannot clear the answer cache in');
     }
     io.note(
       `✓ Removed ${removed.entries} cached answer${removed.entries === 1 ? '' : 's'} (${sizeText(removed.bytes)}; ${o.all ? 'every profile' : `profile ${name}`})`,

@@ -47,6 +47,7 @@ import type { createAtomicFile } from '../fs/atomic.js';
 import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { type Item, itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
+import type { Service } from '../service/types.js';
 import type { ExportOptions } from './export.cli.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -91,25 +92,16 @@ export async function exportCommand(
   const service = await deps.service();
   if (toStdout) return exportToStdout(o, deps, service);
   const { saveExport } = await import('../export/save.js');
-  const { openManifest, itemKey, unchanged, describeFiles } = await import('../export/manifest.js');
+  const { openManifest, exportItemKey, keptFiles, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
   const dir = o.output === undefined ? o.dir : dirname(o.output);
   const settings = await deps.settings();
-  const keyOf = (item: Item) =>
-    itemKey({
-      baseUrl: settings.baseUrl ?? '',
-      tenant: settings.tenant ?? '',
-      portfolioId: item.portfolioId,
-      type: o.type,
-      date: item.date,
-      format: o.format,
-      extract: o.extract,
-    });
+  const keyOf = (item: Item) => exportItemKey(settings, o, item);
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
-  const { runItems } = await import('../run/engine.js');
+  const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
 
   const written = new Set<string>();
@@ -126,8 +118,8 @@ export async function exportCommand(
   const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
     const seen = deliveredOf(item.portfolioId);
-    const recorded = manifest?.get(key);
-    if (o.skipExisting && recorded && (await unchanged(dir, recorded))) {
+    const recorded = o.skipExisting && manifest ? await keptFiles(manifest, dir, key) : undefined;
+    if (recorded) {
       await turn();
       const paths = recorded.map((f) => join(dir, f.name));
       if (!seen.has(recorded[0].sha256)) seen.set(recorded[0].sha256, { date: item.date, paths });
@@ -179,11 +171,7 @@ export async function exportCommand(
   };
 
   const run = await runItems(items, exportItem, {
-    command: 'export',
-    io,
-    events: deps.events,
-    signal: deps.signal,
-    now: () => deps.clock.now(),
+    ...runWith(deps, 'export'),
     parallel: o.parallel,
     failFast: o.failFast,
     // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
@@ -250,14 +238,10 @@ function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
 }
 
 /** `-o -`: one export's raw bytes on stdout. */
-async function exportToStdout(
-  o: ExportOptions,
-  deps: Deps,
-  service: Awaited<ReturnType<Deps['service']>>,
-): Promise<string[]> {
+async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {
   const { io } = deps;
   const { streamExport } = await import('../export/save.js');
-  const { runItems } = await import('../run/engine.js');
+  const { runItems, runWith } = await import('../run/engine.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const what = itemLabel(items[0]!);
   const run = await runItems(
@@ -276,7 +260,7 @@ async function exportToStdout(
       });
       return { status: bytes === 0 ? 'empty' : 'written', bytes };
     },
-    { command: 'export', io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
+    runWith(deps, 'export'),
   );
   if (run.stopped) throw run.stopped;
   if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);

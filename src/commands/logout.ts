@@ -69,13 +69,12 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const { io } = deps;
   // The profile's cached answers are the tenant's data: they go with the session (CLI.md).
   // A cache that cannot be removed does not stop the logout (the user asked to forget the session).
+  const { cacheDir } = resolveDirs(deps.env);
   try {
-    const cleared = clearAnswers(resolveDirs(deps.env).cacheDir, o.all ? undefined : deps.profileName());
+    const cleared = clearAnswers(cacheDir, o.all ? undefined : deps.profileName()).entries;
     if (cleared > 0) io.err(`✓ Removed ${cleared} cached answer${cleared === 1 ? '' : 's'}`);
   } catch (err) {
-    io.note(
-      `prs: note: ${fileError(err, resolveDirs(deps.env).cacheDir, 'could not remove the cached answers in').message}`,
-    );
+    io.note(`prs: note: ${fileError(err, cacheDir, 'could not remove the cached answers in').message}`);
   }
   const store = await deps.store();
   if (!o.all) {

@@ -4,14 +4,16 @@
  * sharing it, when the next slot frees, and any Retry-After pause in force. It reads the limiter's
  * state and changes nothing; no token, no request. Exit 0.
  */
+
 import { identityOf } from '../auth/session.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';
 import type { LimiterState } from '../service/limiter.js';
 import { spanOf } from '../service/limiter.js';
-import { limiterPlace, openLimiter } from '../service/limiter-of.js';
+import { limiterPlace, peekLimiter } from '../service/limiter-of.js';
 import { target } from '../service/service.js';
-import type { RateLimit } from '../settings.js';
+import { type RateLimit, rateText } from '../settings.js';
 import type { QuotaOptions } from './quota.cli.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -30,8 +32,6 @@ export interface Quota {
   pausedUntil: string | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /** The quota as data, from the limiter's state at `now`; pure. */
 export function assessQuota(
   state: LimiterState,
@@ -49,15 +49,11 @@ export function assessQuota(
     limiter,
     used,
     inFlight,
-    nextSlotAt: iso(next),
+    nextSlotAt: isoSeconds(next),
     nextSlotInMs: next - now,
-    pausedUntil: paused ? iso(state.until!) : null,
+    pausedUntil: paused ? isoSeconds(state.until!) : null,
   };
 }
-
-/** "4/60s". */
-export const rateText = (r: RateLimit) =>
-  r.windowMs % 1000 === 0 ? `${r.limit}/${r.windowMs / 1000}s` : `${r.limit}/${r.windowMs}ms`;
 
 export function quotaLines(q: Quota): string[] {
   const wait = Math.ceil(q.nextSlotInMs / 1000);
@@ -76,13 +72,7 @@ export async function quota(o: QuotaOptions, deps: Deps): Promise<Quota> {
   const s = await deps.settings();
   const { baseUrl, tenant } = target(s);
   const t = { settings: s, baseUrl, tenant, identity: identityOf(s) };
-  const limiter = openLimiter({ ...t, clock: deps.clock, signal: deps.signal, io: deps.io });
-  let peeked: Awaited<ReturnType<typeof limiter.peek>>;
-  try {
-    peeked = await limiter.peek();
-  } finally {
-    await limiter.idle();
-  }
+  const peeked = await peekLimiter({ ...t, clock: deps.clock, signal: deps.signal, io: deps.io });
   // Redis unusable: peek() has warned (naming the local file limiter) and read the file instead.
   const place = limiterPlace(t);
   const q = assessQuota(peeked.state, peeked.now, s.rateLimit, place);

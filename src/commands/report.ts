@@ -14,8 +14,9 @@
 import type { Deps } from '../deps.js';
 import { NoDataError } from '../errors.js';
 import type { ReportFormat } from '../input.js';
-import type { ItemDone } from '../run/engine.js';
-import { itemsOf, runFailure } from '../run/outcomes.js';
+import type { ItemContext, ItemDone } from '../run/engine.js';
+import { type Item, itemsOf, runFailure } from '../run/outcomes.js';
+import type { Service } from '../service/types.js';
 import type { ReportOptions } from './report.cli.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -60,6 +61,25 @@ export function describeEmpty(empty: ReportResult['empty'], max = 8): string {
     .join('; ');
 }
 
+/** One item's answer from the service: the one request of report's two paths. */
+function ask(service: Service, o: ReportOptions, item: Item, ctx: ItemContext) {
+  return service.report(
+    { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
+    { signal: ctx.signal, onWait: ctx.onWait },
+  );
+}
+
+/** Exit 4 when the whole run found no rows. */
+function noData(o: ReportOptions, empty: ReportResult['empty']): NoDataError {
+  return new NoDataError(`no data for ${describeEmpty(empty)}`, {
+    hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
+  });
+}
+
+function wroteNote(deps: Deps, count: number, path: string): void {
+  deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${path}`);
+}
+
 export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult> {
   const { io } = deps;
   const format = o.format ?? defaultFormat(o.output, io.isStdoutTTY);
@@ -79,7 +99,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const { createRowStream } = await import('../render/stream.js');
   const { effectiveDateOf } = await import('../json/report-body.js');
   const { fileSink, streamSink } = await import('../render/sink.js');
-  const { runItems } = await import('../run/engine.js');
+  const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
@@ -105,10 +125,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     const run = await runItems(
       items,
       async (item, ctx): Promise<ItemDone> => {
-        const res = await service.report(
-          { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-          { signal: ctx.signal, onWait: ctx.onWait },
-        );
+        const res = await ask(service, o, item, ctx);
         if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) {
           res.release?.();
           return { status: 'skipped' };
@@ -122,11 +139,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         return { status: stream.rows === before ? 'empty' : 'written', bytes: chunk.length };
       },
       {
-        command: 'report',
-        io,
-        events: deps.events,
-        signal: deps.signal,
-        now: () => deps.clock.now(),
+        ...runWith(deps, 'report'),
         failFast: o.failFast,
         rate: total > 1 ? (await deps.settings()).rateLimit : undefined,
       },
@@ -147,8 +160,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     for (const warning of end.warnings) io.err(`prs: ${warning}`);
     for (const note of end.notes) io.note(note);
     for (const note of holidays.notes()) io.note(note);
-    if (o.output !== undefined && count > 0)
-      io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+    if (o.output !== undefined && count > 0) wroteNote(deps, count, o.output);
     const failed = runFailure(
       [
         [written, 'written'],
@@ -161,11 +173,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
       if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
       throw failed;
     }
-    if (count === 0) {
-      throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
-        hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
-      });
-    }
+    if (count === 0) throw noData(o, empty);
     if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
     return { count, empty };
   } catch (err) {
@@ -175,36 +183,25 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
 }
 
 /** --raw: one answer's body exactly as received (checked to be a report: a malformed one is exit 8). */
-async function rawReport(
-  o: ReportOptions,
-  deps: Deps,
-  service: Awaited<ReturnType<Deps['service']>>,
-): Promise<ReportResult> {
-  const { runItems } = await import('../run/engine.js');
+async function rawReport(o: ReportOptions, deps: Deps, service: Service): Promise<ReportResult> {
+  const { runItems, runWith } = await import('../run/engine.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   let count = 0;
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      const res = await service.report(
-        { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-        { signal: ctx.signal, onWait: ctx.onWait },
-      );
+      const res = await ask(service, o, item, ctx);
       count = res.rows().length;
       if (o.output !== undefined) {
         const { writeFileAtomic } = await import('../fs/atomic.js');
         await writeFileAtomic(o.output, res.bytes, { force: o.force });
-        if (count > 0) deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
+        if (count > 0) wroteNote(deps, count, o.output);
       } else if (res.bytes.length > 0) deps.io.out(res.bytes);
       return { status: count > 0 ? 'written' : 'empty', bytes: res.bytes.length };
     },
-    { command: 'report', io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() },
+    runWith(deps, 'report'),
   );
   if (run.stopped) throw run.stopped;
-  if (count === 0) {
-    throw new NoDataError(`no data for ${describeEmpty(items)}`, {
-      hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
-    });
-  }
+  if (count === 0) throw noData(o, items);
   return { count, empty: [] };
 }

@@ -42,6 +42,23 @@ export function itemKey(k: ItemKey): string {
   return [k.baseUrl, k.tenant, k.portfolioId, k.type, k.date, k.format, k.extract ? 'extract' : ''].join('|');
 }
 
+/** The key of one item of an export run: the settings' service and tenant, the run's request, the item. */
+export function exportItemKey(
+  settings: { baseUrl?: string; tenant?: string },
+  run: Pick<ItemKey, 'type' | 'format' | 'extract'>,
+  item: Pick<ItemKey, 'portfolioId' | 'date'>,
+): string {
+  return itemKey({
+    baseUrl: settings.baseUrl ?? '',
+    tenant: settings.tenant ?? '',
+    portfolioId: item.portfolioId,
+    type: run.type,
+    date: item.date,
+    format: run.format,
+    extract: run.extract,
+  });
+}
+
 export interface Manifest {
   get(key: string): ManifestFile[] | undefined;
   /** Appends the entry once its files are committed. */
@@ -121,6 +138,16 @@ export async function unchanged(dir: string, files: readonly ManifestFile[]): Pr
     }
   }
   return true;
+}
+
+/** The files recorded for `key` when every one is still in `dir` unchanged (--skip-existing skips the item). */
+export async function keptFiles(
+  manifest: Manifest,
+  dir: string,
+  key: string,
+): Promise<ManifestFile[] | undefined> {
+  const recorded = manifest.get(key);
+  return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
 }
 
 /** The manifest's record of files just committed. */

@@ -5,7 +5,9 @@
  * code stays the run's. Commands know nothing of them.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
+import { tempNameFor } from '../fs/temp-names.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -35,7 +37,7 @@ export interface Tally {
   >;
   rateLimitWaitMs: number;
   bytesWritten: number;
-  /** Item failures as their lines ("42 2024-05-03: …"), for the failure ping. */
+  /** Item failures as their lines ("portfolio 42 on 2024-05-03: …"), for the failure ping. */
   failures: string[];
 }
 
@@ -65,10 +67,17 @@ export function count(t: Tally, e: RunEvent): void {
   }
 }
 
+/** Every response counted, whatever its endpoint and status. */
+function requestCount(t: Tally): number {
+  let n = 0;
+  for (const r of t.requests.values()) n += r.count;
+  return n;
+}
+
 /** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests" — the success ping's body and the summary entry's message. */
 export function summaryLine(command: RunCommand, t: Tally, exitCode: number, durationMs: number): string {
   const items = ITEM_STATUSES.filter((s) => t.items[s] > 0).map((s) => `${t.items[s]} ${s}`);
-  const requests = [...t.requests.values()].reduce((n, r) => n + r.count, 0);
+  const requests = requestCount(t);
   return [
     `prs ${command}: exit ${exitCode} after ${(durationMs / 1000).toFixed(1)} s`,
     ...(items.length ? [items.join(', ')] : []),
@@ -116,9 +125,13 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-/** Replaces `path` atomically (a temporary beside it, then rename), so the collector never reads half a file. */
+/**
+ * Replaces `path` atomically (a temporary beside it, then rename), so the collector never reads half a
+ * file. Synchronous (a second Ctrl-C writes it on the way out); the temporary is named as every prs
+ * temporary is (fs/temp-names.ts: hidden, whose it is), so two hosts sharing the directory never collide.
+ */
 export function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = join(dirname(path), tempNameFor(basename(path)));
   try {
     writeFileSync(tmp, text, { mode: 0o644 });
     renameSync(tmp, path);
@@ -213,7 +226,7 @@ export async function watchRun(
         event: 'summary',
         message: summary,
         ...tally.items,
-        requests: [...tally.requests.values()].reduce((n, r) => n + r.count, 0),
+        requests: requestCount(tally),
         exitCode,
         durationMs,
       });

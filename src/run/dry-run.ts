@@ -8,12 +8,14 @@
  * `planRun` and `planLines` are pure; `reportPlan` / `exportPlan` gather their inputs (cache, manifest,
  * limiter state) for the commands, which call them before anything else and return.
  */
+
 import { identityOf } from '../auth/session.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
+import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../input.js';
 import type { LimiterState } from '../service/limiter.js';
-import type { RateLimit } from '../settings.js';
+import { type RateLimit, rateText } from '../settings.js';
 import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 
@@ -46,8 +48,6 @@ export interface PlanInput {
   rate: RateLimit;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /** The plan from its counts and the limiter's state; pure. */
 export function planRun(p: PlanInput): RunPlan {
   const cached = p.cached ?? 0;
@@ -61,7 +61,7 @@ export function planRun(p: PlanInput): RunPlan {
     rateLimit: { limit: p.rate.limit, windowMs: p.rate.windowMs },
     waitMs: times.waitMs,
     etaMs: times.etaMs,
-    until: requests > 0 ? iso(times.lastAt) : null,
+    until: requests > 0 ? isoSeconds(times.lastAt) : null,
   };
 }
 
@@ -81,7 +81,7 @@ export function planLines(p: RunPlan): string[] {
   else lines.push(`already exported (--skip-existing): ${p.skipped}`);
   lines.push(`requests to send: ${p.requests}`);
   if (p.rateLimit && p.etaMs !== null) {
-    const rate = `${p.rateLimit.limit}/${p.rateLimit.windowMs % 1000 === 0 ? `${p.rateLimit.windowMs / 1000}s` : `${p.rateLimit.windowMs}ms`}`;
+    const rate = rateText(p.rateLimit);
     lines.push(
       p.requests === 0
         ? `waits: none (rate limit ${rate})`
@@ -104,9 +104,9 @@ function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
 async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
   const s = await deps.settings();
   const { target } = await import('../service/service.js');
-  const { openLimiter } = await import('../service/limiter-of.js');
+  const { peekLimiter } = await import('../service/limiter-of.js');
   const { baseUrl, tenant } = target(s);
-  const limiter = openLimiter({
+  const peeked = await peekLimiter({
     settings: s,
     baseUrl,
     tenant,
@@ -114,11 +114,7 @@ async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: numbe
     clock: deps.clock,
     io: deps.io,
   });
-  try {
-    return { ...(await limiter.peek()), rate: s.rateLimit };
-  } finally {
-    await limiter.idle();
-  }
+  return { ...peeked, rate: s.rateLimit };
 }
 
 export interface ReportPlanOptions {
@@ -164,22 +160,9 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
   const items = itemsOf(o.portfolioIds, o.dates);
   let skipped = 0;
   if (o.skipExisting) {
-    const { openManifest, itemKey, unchanged } = await import('../export/manifest.js');
+    const { openManifest, exportItemKey, keptFiles } = await import('../export/manifest.js');
     const manifest = await openManifest(o.dir);
-    for (const item of items) {
-      const recorded = manifest.get(
-        itemKey({
-          baseUrl: s.baseUrl ?? '',
-          tenant: s.tenant ?? '',
-          portfolioId: item.portfolioId,
-          type: o.type,
-          date: item.date,
-          format: o.format,
-          extract: o.extract,
-        }),
-      );
-      if (recorded && (await unchanged(o.dir, recorded))) skipped++;
-    }
+    for (const item of items) if (await keptFiles(manifest, o.dir, exportItemKey(s, o, item))) skipped++;
   }
   // No limiter for the export endpoint; base URL and tenant are still checked as the real run would.
   const { target } = await import('../service/service.js');

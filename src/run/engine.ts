@@ -14,6 +14,7 @@
  * `work` receives `turn()`: what must follow item order (names, output, commits) awaits it.
  */
 import pLimit from 'p-limit';
+import type { Deps } from '../deps.js';
 import { exitCodeFor, InterruptedError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RateLimit } from '../settings.js';
@@ -75,6 +76,14 @@ export interface RunOptions<R extends ItemDone> {
   mapError?(err: unknown): unknown;
   /** Each outcome, in item order, after the engine's own lines (export prints its paths here). */
   onOutcome?(o: Outcome<R>): void;
+}
+
+/** The options every run takes from Deps: its terminal, its watchers, the interrupt and the clock. */
+export function runWith(
+  deps: Pick<Deps, 'io' | 'events' | 'signal' | 'clock'>,
+  command: RunOptions<ItemDone>['command'],
+): RunOptions<ItemDone> {
+  return { command, io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() };
 }
 
 export interface RunEnd<R extends ItemDone> {

@@ -4,7 +4,7 @@
  * log), and the notice of a run planned to take longer than ten minutes.
  */
 import type { IO, Progress } from '../io.js';
-import type { RateLimit } from '../settings.js';
+import { type RateLimit, rateText } from '../settings.js';
 import type { Item } from './outcomes.js';
 
 export type WaitReason = 'rate-limit' | 'retry-after' | 'backoff';
@@ -59,13 +59,6 @@ export const QUIET_WAIT_MS = 5000;
 
 /** A run planned longer than this says so before its first request. */
 export const LONG_RUN_MS = 10 * 60_000;
-
-/** "4/60s", "10/500ms". */
-export function rateText(rate: RateLimit): string {
-  return rate.windowMs % 1000 === 0
-    ? `${rate.limit}/${rate.windowMs / 1000}s`
-    : `${rate.limit}/${rate.windowMs}ms`;
-}
 
 /**
  * "220 requests at 4/60s: about 54 min (until 07:05)" when the plan is longer than ten minutes,

@@ -44,6 +44,16 @@ export function openLimiter(t: LimiterTarget): Limiter {
     : fileLimiter();
 }
 
+/** The state now, read without taking a slot (a Redis limiter is asked; no request is sent). */
+export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']> {
+  const limiter = openLimiter(t);
+  try {
+    return await limiter.peek();
+  } finally {
+    await limiter.idle();
+  }
+}
+
 /** Where the state is kept, as shown to users: the file's path, or the Redis URL without its password. */
 export function limiterPlace(t: Omit<LimiterTarget, 'clock' | 'io' | 'signal'>): {
   kind: 'file' | 'redis';

@@ -6,7 +6,7 @@
  */
 import { runInNewContext } from 'node:vm';
 import type { Session } from '../auth/types.js';
-import type { Clock } from '../clock.js';
+import { type Clock, isoSeconds } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { ExportFormat } from '../input.js';
 import type { IO } from '../io.js';
@@ -265,7 +265,7 @@ export function createService(d: ServiceDeps): Service {
  * stays exit 7), failing now with the time the service named rather than waiting for nothing.
  */
 export function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
-  const at = new Date(now + ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  const at = isoSeconds(now + ms);
   const Kind = failure.constructor as typeof HttpError;
   return new Kind(
     `${failure.message} — the service asks to wait ${waitText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,

@@ -9,24 +9,20 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox } from './reliability-helpers.js';
+import { type LoggedIn, loginSandbox, startLoggedIn } from '../helpers/session.js';
 
 const DAY = '2024-05-02';
 let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-cache-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
-  env = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '1000/1s', PRS_CACHE: '7d' };
+  setup = await startLoggedIn('prs-cache-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
+  ({ sandbox, env } = setup);
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], extra: Record<string, string> = {}) =>

@@ -8,23 +8,20 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPlan } from '../../src/run/dry-run.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox } from './reliability-helpers.js';
+import { type LoggedIn, loginSandbox, startLoggedIn } from '../helpers/session.js';
 
 let sandbox: Sandbox;
 let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-dry-run-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
-  env = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '1000/1s', PRS_CACHE: '7d' };
+  setup = await startLoggedIn('prs-dry-run-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
+  ({ sandbox, tmp, env } = setup);
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], extra: Record<string, string> = {}) =>

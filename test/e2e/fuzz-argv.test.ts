@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/input.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { CONTRACT_CODES, dirsEnv, STACK } from './reliability-helpers.js';
+import { dirsEnv } from '../helpers/session.js';
+import { CONTRACT_CODES, STACK } from './reliability-helpers.js';
 
 const SEED = Number(process.env.PRS_FUZZ_SEED ?? 20240503);
 const RUNS = Number(process.env.PRS_FUZZ_RUNS ?? 200);

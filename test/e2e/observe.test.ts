@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/redis.js';
 import { baseEnv, collect, PRS_BIN, type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+import { dirsEnv } from '../helpers/session.js';
 
 const PROMTOOL = (() => {
   try {
@@ -48,9 +49,7 @@ function robotEnv(sb: Sandbox, extra: Record<string, string> = {}): Record<strin
   const dir = join(tmp.path, `run${n++}`);
   mkdirSync(join(dir, 'out'), { recursive: true });
   return {
-    HOME: dir,
-    PRS_CONFIG_DIR: join(dir, 'config'),
-    PRS_CACHE_DIR: join(dir, 'cache'),
+    ...dirsEnv(dir),
     PRS_GRANT: 'client_credentials',
     PRS_CLIENT_ID: 'prs-robot',
     PRS_CLIENT_SECRET: 'robot-secret',

@@ -9,9 +9,10 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { baseEnv, collect, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox, STACK } from './reliability-helpers.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { baseEnv, collect, PRS_BIN, type RunResult, runPrs, type tempDir } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { STACK } from './reliability-helpers.js';
 
 const DATE = '2024-05-02';
 /** 20 weekdays: 2024-05-01 … 2024-05-28. */
@@ -20,15 +21,12 @@ let sandbox: Sandbox;
 let tmp: ReturnType<typeof tempDir>;
 let session: Record<string, string>;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-output-trust-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
-  session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '100/1s' };
+  setup = await startLoggedIn('prs-output-trust-', { rateLimit: '100/1s' });
+  ({ sandbox, tmp, env: session } = setup);
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], env: Record<string, string> = {}) =>

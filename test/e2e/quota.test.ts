@@ -5,25 +5,22 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox } from './reliability-helpers.js';
+import { runPrs, type tempDir } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
 let sandbox: Sandbox;
 let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-quota-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
   // A window long enough that nothing leaves it during the test: the count is exact.
-  env = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '10/600s' };
+  setup = await startLoggedIn('prs-quota-', { rateLimit: '1000/1s' }, { PRS_RATE_LIMIT: '10/600s' });
+  ({ sandbox, tmp, env } = setup);
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 
 interface QuotaJson {
   rateLimit: { limit: number; windowMs: number };

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, expectCleanFailure, readJson } from './reliability-helpers.js';
+import { dirsEnv } from '../helpers/session.js';
+import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let n = 0;

@@ -7,10 +7,11 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, expectCleanFailure, loginSandbox, readJson } from './reliability-helpers.js';
+import { runPrs, type tempDir } from '../helpers/run.js';
+import { dirsEnv, type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 let sandbox: Sandbox;
@@ -23,16 +24,18 @@ let onSandboxLog: (line: string) => void = () => {};
 let n = 0;
 let out: string;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-reliability-faults-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s', log: (l) => onSandboxLog(l) });
   server = await startFaultServer();
-  session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '100/1s' };
+  setup = await startLoggedIn('prs-reliability-faults-', {
+    rateLimit: '100/1s',
+    log: (l) => onSandboxLog(l),
+  });
+  ({ sandbox, tmp, env: session } = setup);
 });
 afterAll(async () => {
-  await sandbox?.close();
   await server?.close();
-  tmp?.cleanup();
+  await setup?.close();
 });
 beforeEach(() => {
   sandbox.stats.reset();

@@ -1,14 +1,12 @@
 /**
  * Shared pieces of the reliability suite (test/e2e/reliability-*.test.ts, test/e2e/fuzz-*.test.ts):
- * a sandbox login into a private config dir, the contract's "clean failure" check, a spawned prs for
- * Ctrl-C tests.
+ * the contract's "clean failure" check, a spawned prs for Ctrl-C tests (the sandbox login is
+ * test/helpers/session.ts).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
-import { baseEnv, collect, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
+import { baseEnv, collect, PRS_BIN, type RunResult } from '../helpers/run.js';
 
 /** The exit codes of CLI.md. */
 export const CONTRACT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130, 143] as const;
@@ -41,29 +39,6 @@ export function readJson(path: string): unknown {
   } catch (err) {
     throw new Error(`${path} is not valid JSON: ${(err as Error).message}\n${text.slice(0, 200)}`);
   }
-}
-
-/** Environment for a private config and cache dir under `root`. */
-export const dirsEnv = (root: string) => ({
-  PRS_CONFIG_DIR: join(root, 'config'),
-  PRS_CACHE_DIR: join(root, 'cache'),
-  HOME: root,
-});
-
-/** `prs login` against the sandbox as its first user; returns the env that reaches the session. */
-export async function loginSandbox(
-  sandbox: Sandbox,
-  root: string,
-  extraArgs: string[] = [],
-): Promise<Record<string, string>> {
-  const env = dirsEnv(root);
-  const user = sandbox.users[0]!;
-  const r = await runPrs([...loginArgs(sandbox, user), ...extraArgs], {
-    input: user.password,
-    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
-  });
-  expect(r.code, r.stderr).toBe(0);
-  return env;
 }
 
 /** A prs process to interrupt: collects its output, resolves `done` with the result. */

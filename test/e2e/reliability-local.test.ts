@@ -12,15 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import {
-  dirsEnv,
-  expectCleanFailure,
-  loginSandbox,
-  readJson,
-  spawnPrs,
-  tempFiles,
-  waitFor,
-} from './reliability-helpers.js';
+import { dirsEnv, loginSandbox } from '../helpers/session.js';
+import { expectCleanFailure, readJson, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 const isRoot = process.getuid?.() === 0;

@@ -13,7 +13,8 @@ import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.j
 import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, expectCleanFailure, loginSandbox, readJson } from './reliability-helpers.js';
+import { dirsEnv, loginSandbox } from '../helpers/session.js';
+import { expectCleanFailure, readJson } from './reliability-helpers.js';
 import {
   type CountingServer,
   type RecordingProxy,

@@ -10,30 +10,25 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
-import { loginSandbox } from './reliability-helpers.js';
+import { baseEnv, PRS_BIN, type tempDir } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-let sandbox: Sandbox;
 let tmp: ReturnType<typeof tempDir>;
 let session: Record<string, string>;
 let probe: string;
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-report-memory-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
-  session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '1000/1s' };
+  setup = await startLoggedIn('prs-report-memory-', { rateLimit: '1000/1s' });
+  ({ tmp, env: session } = setup);
   probe = join(tmp.path, 'rss-probe.cjs');
   writeFileSync(
     probe,
     "process.on('exit', () => require('node:fs').writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
   );
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 
 let n = 0;
 /** Peak RSS (MiB) of one `prs report` run, its output thrown away. */

@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, loginSandbox } from './reliability-helpers.js';
+import { baseEnv, collect, PRS_BIN, runPrs, type tempDir } from '../helpers/run.js';
+import { dirsEnv, type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
 let sandbox: Sandbox;
@@ -21,16 +21,15 @@ let session: Record<string, string>;
 let out: string;
 let n = 0;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  tmp = tempDir('prs-report-runs-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
   server = await startFaultServer();
-  session = { ...(await loginSandbox(sandbox, tmp.path)), PRS_RATE_LIMIT: '100/1s' };
+  setup = await startLoggedIn('prs-report-runs-', { rateLimit: '100/1s' });
+  ({ sandbox, tmp, env: session } = setup);
 });
 afterAll(async () => {
-  await sandbox?.close();
   await server?.close();
-  tmp?.cleanup();
+  await setup?.close();
 });
 beforeEach(() => {
   sandbox.stats.reset();

@@ -5,10 +5,10 @@
  * `prs login` is used, none is in the environment. Two processes sharing one rate-limit window:
  * test/e2e/service-limiter.test.ts.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
+import { loginSandbox } from '../helpers/session.js';
 
 let sandbox: Sandbox;
 let tmp: ReturnType<typeof tempDir>;
@@ -17,18 +17,8 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, tokenTtl: 2, refreshTtl: 60, rateLimit: '4/2s' });
   tmp = tempDir('prs-session-');
-  env = {
-    PRS_CONFIG_DIR: join(tmp.path, 'config'),
-    PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    HOME: tmp.path,
-  };
-  const user = sandbox.users[0];
   // The secret only for the login, which keeps it with the session: the runs below have none in env.
-  const r = await runPrs(loginArgs(sandbox, user), {
-    input: user.password,
-    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
-  });
-  expect(r.code, r.stderr).toBe(0);
+  env = await loginSandbox(sandbox, tmp.path);
 });
 
 afterAll(async () => {

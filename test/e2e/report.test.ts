@@ -13,12 +13,11 @@ import { render } from '../../src/render/index.js';
 import {
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
-  loginArgs,
   PRECISION_PORTFOLIO_ID,
   type Sandbox,
-  startSandbox,
 } from '../../src/sandbox/index.js';
-import { type RunOptions, runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
+import { type RunOptions, runPrs, runPrsIntoClosedPipe, type tempDir } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03'; // a Friday
 let sandbox: Sandbox;
@@ -38,27 +37,12 @@ async function serviceBody(id: number, type: string, date = DATE): Promise<strin
 }
 const rowsOf = (body: string) => (parseLossless(body) as { report: Record<string, unknown>[] }).report;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
-  tmp = tempDir('prs-report-e2e-');
-  env = {
-    PRS_CONFIG_DIR: join(tmp.path, 'config'),
-    PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    HOME: tmp.path,
-    PRS_RATE_LIMIT: '100/1s',
-  };
-  const user = sandbox.users[0];
-  const login = await prs(loginArgs(sandbox, user), {
-    input: user.password,
-    env: { PRS_CLIENT_SECRET: sandbox.clientSecret },
-  });
-  expect(login.code, login.stderr).toBe(0);
+  setup = await startLoggedIn('prs-report-e2e-', { rateLimit: '100/1s' });
+  ({ sandbox, tmp, env } = setup);
 });
-
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 
 describe('every type × format', () => {
   describe.each(REPORT_TYPES)('%s', (type) => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
 import { type Sandbox, serviceLoginArgs, startSandbox } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+import { dirsEnv } from '../helpers/session.js';
 
 let sandbox: Sandbox;
 let now = Date.now();
@@ -29,11 +30,7 @@ afterAll(async () => {
 function context() {
   const tmp = tempDir('prs-service-account-');
   dirs.push(tmp);
-  const env = {
-    PRS_CONFIG_DIR: join(tmp.path, 'config'),
-    PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    HOME: tmp.path,
-  };
+  const env = dirsEnv(tmp.path);
   const file = join(env.PRS_CONFIG_DIR, 'config.json');
   type Profile = {
     settings: Record<string, string>;

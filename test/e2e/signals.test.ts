@@ -11,7 +11,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, readJson, tempFiles, waitFor } from './reliability-helpers.js';
+import { dirsEnv } from '../helpers/session.js';
+import { readJson, tempFiles, waitFor } from './reliability-helpers.js';
 
 let sandbox: ChildProcess;
 let url: string;

@@ -6,35 +6,19 @@
  * Listed in docs/reliability.md as E-75.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMPTY_PORTFOLIO_ID, loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { baseEnv, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
+import { EMPTY_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { baseEnv, PRS_BIN, runPrs } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
 
+let setup: LoggedIn | undefined;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
-  tmp = tempDir('prs-stderr-closed-');
-  env = {
-    PRS_CONFIG_DIR: join(tmp.path, 'config'),
-    PRS_CACHE_DIR: join(tmp.path, 'cache'),
-    HOME: tmp.path,
-    PRS_RATE_LIMIT: '100/1s',
-  };
-  const user = sandbox.users[0]!;
-  const r = await runPrs(loginArgs(sandbox, user), {
-    input: user.password,
-    env: { ...env, PRS_CLIENT_SECRET: sandbox.clientSecret },
-  });
-  expect(r.code, r.stderr).toBe(0);
+  setup = await startLoggedIn('prs-stderr-closed-', { rateLimit: '100/1s' });
+  ({ env } = setup);
 });
-afterAll(async () => {
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => setup?.close());
 
 /** Runs prs with stderr a pipe closed by its reader before prs starts; resolves with the exit code. */
 function exitWithClosedStderr(args: string[]): Promise<{ code: number | null; stdout: string }> {

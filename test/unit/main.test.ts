@@ -9,6 +9,7 @@ import {
   FileError,
   FileExistsError,
   ForbiddenError,
+  fileError,
   HttpError,
   InterruptedError,
   ItemsFailedError,
@@ -72,6 +73,30 @@ describe('exitCodeFor: the contract table', () => {
   ])('HTTP %i → %s', (status, C) => {
     const c = { method: 'GET', url: 'u', portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
     expect(errorForStatus(status, '', undefined, c).constructor).toBe(C);
+  });
+});
+
+describe('fileError: an errno in words, naming the path', () => {
+  const errno = (code: string) => Object.assign(new Error(`${code}: raw`), { code });
+  it.each([
+    ['ENOSPC', 'disk full'],
+    ['EACCES', 'permission denied'],
+    ['EPERM', 'permission denied'],
+    ['ENOENT', 'no such directory'],
+    ['EEXIST', 'already exists'],
+    ['EROFS', 'read-only file system'],
+    ['EFBIG', 'file too large'],
+    ['EIO', 'input/output error'],
+    ['ENOTDIR', 'not a directory'],
+    ['EMFILE', 'EMFILE: raw'],
+  ])('%s → %s', (code, words) => {
+    const err = fileError(errno(code), '/x/a.json');
+    expect(err).toBeInstanceOf(FileError);
+    expect(err.message).toBe(`cannot write /x/a.json: ${words}`);
+  });
+  it('another verb, and a thrown non-Error', () => {
+    expect(fileError(errno('EACCES'), '/x', 'cannot read').message).toBe('cannot read /x: permission denied');
+    expect(fileError('odd', '/x').message).toBe('cannot write /x: odd');
   });
 });
 

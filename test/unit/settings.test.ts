@@ -5,6 +5,7 @@ import {
   parseRetries,
   parseTimeout,
   parseUrl,
+  rateText,
   resolveDirs,
   resolveProfileName,
   resolveSettings,
@@ -89,6 +90,13 @@ describe('value parsers', () => {
   it.each(['4', '0/60s', '4/0s', 'x/60s', '4/60y', '-1/60s'])('bad rate limit %j', (v) =>
     expect(() => parseRateLimit(v)).toThrow(),
   );
+  it.each([
+    ['4/60s', '4/60s'],
+    ['10/1m', '10/60s'],
+    ['1/1h', '1/3600s'],
+    ['100/500ms', '100/500ms'],
+    ['3/1500ms', '3/1500ms'],
+  ])('rate limit %s is written back as %s', (v, text) => expect(rateText(parseRateLimit(v))).toBe(text));
   it.each([
     ['60', 60_000],
     ['0.5', 500],

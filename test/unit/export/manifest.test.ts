@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   describeFiles,
+  exportItemKey,
   itemKey,
+  keptFiles,
   MANIFEST_NAME,
   openManifest,
   unchanged,
@@ -59,6 +61,22 @@ describe('manifest', () => {
       itemKey({ ...base, extract: true }),
     ]);
     expect(keys.size).toBe(6);
+  });
+
+  it("an export run's item key is the item key of its settings (unset ones empty) and request", () => {
+    const run = { type: 'index', format: 'json', extract: false };
+    const item = { portfolioId: 42, date: '2024-05-01' };
+    expect(exportItemKey({ baseUrl: 'https://x', tenant: 't' }, run, item)).toBe(key('2024-05-01'));
+    expect(exportItemKey({}, run, item)).toBe(itemKey({ ...run, ...item, baseUrl: '', tenant: '' }));
+  });
+
+  it('keptFiles: the recorded files while unchanged, else nothing', async () => {
+    const files = await recordFile('a.json', '[1]');
+    const m = await openManifest(dir.path);
+    expect(await keptFiles(m, dir.path, key('2024-05-01'))).toEqual(files);
+    expect(await keptFiles(m, dir.path, key('2024-05-02'))).toBeUndefined();
+    writeFileSync(join(dir.path, 'a.json'), '[2]');
+    expect(await keptFiles(m, dir.path, key('2024-05-01'))).toBeUndefined();
   });
 
   it('a recorded file is found again, and is unchanged until altered or removed', async () => {
