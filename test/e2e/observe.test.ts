@@ -127,6 +127,13 @@ describe('--log-format json: every stderr line one JSON object', () => {
     expect(r.code).toBe(8);
     const lines = jsonLines(r.stderr);
     expect(lines.some((l) => l.level === 'error' && String(l.message).includes('500'))).toBe(true);
+    // The item's error is one entry carrying its item, exit code and hint (no separate hint line).
+    expect(lines.find((l) => l.event === 'error' && l.portfolioId === 500)).toMatchObject({
+      level: 'error',
+      exitCode: 8,
+      hint: expect.stringContaining('try again later'),
+    });
+    expect(lines.filter((l) => l.event === 'hint')).toEqual([]);
     const last = lines.filter((l) => l.event === 'error').at(-1)!;
     expect(last.exitCode).toBe(8);
     expect(lines.at(-1)).toMatchObject({ event: 'summary', level: 'error', exitCode: 8 });
