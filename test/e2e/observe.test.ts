@@ -261,6 +261,38 @@ describe('--metrics-file: replaced after every run, checked by promtool', () => 
     expect(readFileSync(file, 'utf8')).toMatch(/^# HELP prs_last_run_exit_code /);
   });
 
+  it('a setting that does not resolve (PRS_RATE_LIMIT=bad, a bad --cache): exit 2 recorded, the last success kept, the failure pinged', async () => {
+    const m = await monitor();
+    try {
+      const env = robotEnv(sandbox);
+      const file = join(env.HOME!, 'usage.prom');
+      const ok = await prs(['--metrics-file', file, ...exportOf(env, '42')], env);
+      expect(ok.code, ok.stderr).toBe(0);
+      const success = series(readFileSync(file, 'utf8'))[`prs_last_success_timestamp_seconds${L('export')}`];
+      expect(success).toBeGreaterThan(0);
+      // A cron line whose environment or profile went bad: no request, but the run's end is recorded.
+      const bad = await prs(['--metrics-file', file, '--ping-url', m.url, ...exportOf(env, '42')], {
+        ...env,
+        PRS_RATE_LIMIT: 'bad',
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^prs: invalid rate limit "bad".*\(from PRS_RATE_LIMIT\)$/m);
+      await promtoolCheck(file);
+      const m2 = series(readFileSync(file, 'utf8'));
+      expect(m2[`prs_last_run_exit_code${L('export')}`]).toBe(2);
+      expect(m2[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
+      expect(m.seen).toEqual([
+        'GET /ping/5f2c-secret-uuid/start',
+        expect.stringMatching(/^POST \/ping\/5f2c-secret-uuid\/2 prs: invalid rate limit "bad"/),
+      ]);
+      const cache = await prs(['--metrics-file', file, '--cache', 'bogus', ...REPORT], env);
+      expect(cache.code).toBe(2);
+      expect(series(readFileSync(file, 'utf8'))[`prs_last_run_exit_code${L('report')}`]).toBe(2);
+    } finally {
+      await m.close();
+    }
+  });
+
   it('a report run is labelled command="report"; no earlier success → no last-success series yet', async () => {
     const env = robotEnv(sandbox);
     const file = join(env.HOME!, 'report.prom');
