@@ -73,8 +73,9 @@ export async function quota(o: QuotaOptions, deps: Deps): Promise<Quota> {
   const { baseUrl, tenant } = target(s);
   const t = { settings: s, baseUrl, tenant, identity: identityOf(s) };
   const peeked = await peekLimiter({ ...t, clock: deps.clock, signal: deps.signal, io: deps.io });
-  // Redis unusable: peek() has warned (naming the local file limiter) and read the file instead.
-  const place = limiterPlace(t);
+  // Redis unusable: peek() has warned (naming the local file limiter) and read the file instead, so
+  // the state shown is the file's: name the file, not the Redis URL.
+  const place = limiterPlace(peeked.local ? { ...t, settings: { ...s, limiter: undefined } } : t);
   const q = assessQuota(peeked.state, peeked.now, s.rateLimit, place);
   if (o.json) deps.io.out(`${JSON.stringify(q, null, 2)}\n`);
   else deps.io.out(`${quotaLines(q).join('\n')}\n`);

@@ -6,12 +6,12 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Deps } from '../deps.js';
+import { type Deps, globalSettingValues } from '../deps.js';
 import { tempNameFor } from '../fs/temp-names.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
-import type { Settings } from '../settings.js';
+import { checkSetting, effectiveSettings, resolveProxy, type Settings } from '../settings.js';
 import type { LogEntry } from './log.js';
 import { ITEM_STATUSES, lastSuccessFrom, metricsText, type RunMetrics } from './metrics.js';
 import { type PingKind, pingRequest, sendPing } from './ping.js';
@@ -149,6 +149,34 @@ function readText(path: string): string {
   }
 }
 
+/** What the watchers need of the settings: where the run's signals go. */
+type RunSignals = Pick<Settings, 'profile' | 'metricsFile' | 'pingUrl' | 'proxy'>;
+
+/**
+ * The run's settings do not resolve (a bad PRS_RATE_LIMIT, a hand-edited profile): the metrics file
+ * and ping URL read on their own, so that the run's exit 2 is still recorded and pinged (CLI.md:
+ * "after every report or export run"); the command then meets the same error and main ends the run
+ * with it. When even they cannot be read, `err` goes on as before (no watchers).
+ */
+async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
+  try {
+    const stored = await deps.profile().catch(() => undefined);
+    const eff = effectiveSettings(globalSettingValues(deps.globals), deps.env, stored?.settings ?? {});
+    const one = (key: 'metrics-file' | 'ping-url') => {
+      const value = eff[key].value;
+      return value ? checkSetting(key, value) : undefined;
+    };
+    return {
+      profile: deps.profileName(),
+      metricsFile: one('metrics-file'),
+      pingUrl: one('ping-url'),
+      proxy: resolveProxy(deps.env),
+    };
+  } catch {
+    throw err;
+  }
+}
+
 /**
  * Starts watching a report/export run (before its first request; sends the start ping). `run.type`:
  * the report type of the command's options, added to each item entry of the JSON log.
@@ -158,7 +186,7 @@ export async function watchRun(
   command: RunCommand,
   run: { type?: string } = {},
 ): Promise<RunObserver> {
-  const s: Settings = await deps.settings();
+  const s: RunSignals = await deps.settings().catch((err) => signalsAlone(deps, err));
   const { io } = deps;
   const started = deps.clock.now();
   const tally = emptyTally();

@@ -5,6 +5,7 @@
  */
 import {
   BadRequestError,
+  exitCodeFor,
   FileExistsError,
   HttpError,
   ItemsFailedError,
@@ -28,13 +29,28 @@ export function itemLabel(item: Item): string {
 
 /**
  * Reports an item's failure as it happens: its line, then its hint the first time that hint comes
- * (twenty unknown portfolios or missing files need not say twenty times what to do).
+ * (twenty unknown portfolios or missing files need not say twenty times what to do). In the JSON log
+ * it is one `error` entry with the item's fields and its hint as a field, as the run's final error is
+ * (observe/log.ts errorEntry; CLI.md: "`error` (with its hint)"): each record stands alone there.
  */
 export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
   const hints = new Set<string>();
   return (item, error) => {
-    io.err(`prs: ${itemLabel(item)}: ${(error as Error).message}`);
+    const message = `${itemLabel(item)}: ${(error as Error).message}`;
     const hint = error instanceof PrsError ? error.hint : undefined;
+    if (io.logFormat === 'json') {
+      io.log({
+        level: 'error',
+        event: 'error',
+        message,
+        portfolioId: item.portfolioId,
+        date: item.date,
+        exitCode: exitCodeFor(error),
+        hint,
+      });
+      return;
+    }
+    io.err(`prs: ${message}`);
     if (hint && !hints.has(hint)) {
       hints.add(hint);
       io.note(`hint: ${hint}`);

@@ -287,7 +287,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
           fail(err);
         }
       }
-      return fallback!.peek();
+      return { ...(await fallback!.peek()), local: true };
     },
   };
 }

@@ -130,8 +130,9 @@ export interface Limiter {
   /**
    * The shared state as it is now, changing nothing (`prs quota`, --dry-run): every process's
    * requests, and `now` on the clock that state is kept by (Redis's own, for the Redis limiter).
+   * `local`: a Redis limiter found Redis unusable and read its local file instead.
    */
-  peek(): Promise<{ state: LimiterState; now: number }>;
+  peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
 }
 
 export interface LimiterOptions {

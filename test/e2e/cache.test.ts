@@ -6,7 +6,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, truncateSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
@@ -103,14 +103,20 @@ describe('hits and misses', () => {
   it('--refresh asks again and updates; --no-cache neither reads nor writes', async () => {
     await prs(report('1', DAY));
     expect(requests()).toBe(1);
+    const stored = () =>
+      new Map(entries().map((f) => [f, readFileSync(join(answers(), 'default', f), 'utf8')]));
+    const before = stored();
     const refreshed = await prs(report('1', DAY, '--refresh'));
     expect(refreshed.code).toBe(0);
     expect(requests()).toBe(2);
+    // "updates": the entry is written again (its stored time is in its header), not just bypassed.
+    const after = stored();
+    expect([...after].filter(([f, text]) => before.get(f) !== text)).toHaveLength(1);
     await prs(report('1', DAY, '--no-cache'));
     expect(requests()).toBe(3);
-    const before = entries().length;
+    const count = entries().length;
     await prs(report('1', '2024-05-06', '--no-cache'));
-    expect(entries().length).toBe(before);
+    expect(entries().length).toBe(count);
     await prs(report('1', DAY));
     expect(requests()).toBe(5 - 1); // the last one was a hit
   });

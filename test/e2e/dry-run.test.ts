@@ -132,6 +132,50 @@ describe('export --dry-run', () => {
     expect(sandbox.stats.count({ endpoint: 'export' })).toBe(plan.requests);
   });
 
+  it('a plan is not a run: no token call even with no session, no metrics file, no ping', async () => {
+    // A fresh config dir and credentials in the environment: a real run would first sign in (one
+    // token call), write the metrics file and ping start and success — the ping URL is the sandbox's
+    // own, so a ping would be counted with the rest.
+    const root = tempDir('prs-dry-run-quiet-');
+    try {
+      const metrics = join(root.path, 'prs.prom');
+      const user = sandbox.users[0]!;
+      const fresh = {
+        PRS_CONFIG_DIR: join(root.path, 'config'),
+        PRS_CACHE_DIR: join(root.path, 'cache'),
+        HOME: root.path,
+        PRS_BASE_URL: sandbox.url,
+        PRS_AUTH_URL: sandbox.authUrl,
+        PRS_REALM: sandbox.realm,
+        PRS_CLIENT_ID: sandbox.clientId,
+        PRS_CLIENT_SECRET: sandbox.clientSecret,
+        PRS_USERNAME: user.username,
+        PRS_PASSWORD: user.password,
+        PRS_TENANT: user.tenant,
+        PRS_METRICS_FILE: metrics,
+        PRS_PING_URL: `${sandbox.url}/ping/dry-run-check`,
+      };
+      const { existsSync } = await import('node:fs');
+      for (const args of [
+        [...range('2024-05-06', '2024-05-08'), '--dry-run'],
+        ['export', '42', '-t', 'index', '-d', '2024-05-06', '--dir', root.path, '--dry-run', '--json'],
+      ]) {
+        const dry = await prs(args, fresh);
+        expect(dry.code, dry.stderr).toBe(0);
+        expect(sent()).toBe(0);
+        expect(existsSync(metrics)).toBe(false);
+      }
+      // The same environment does reach the sandbox on a real run: the checks above could fail.
+      const real = await prs([...range('2024-05-06', '2024-05-06'), '-f', 'json', '-q'], fresh);
+      expect(real.code, real.stderr).toBe(0);
+      expect(sandbox.stats.count({ endpoint: 'token' })).toBe(1);
+      expect(sandbox.stats.requests.some((r) => r.path.startsWith('/ping/dry-run-check'))).toBe(true);
+      expect(existsSync(metrics)).toBe(true);
+    } finally {
+      root.cleanup();
+    }
+  });
+
   it('a missing --dir is not created by a plan', async () => {
     const dir = join(tmp.path, 'not-yet');
     const r = await prs(['export', '42', '-t', 'index', '-d', '2024-05-06', '--dir', dir, '--dry-run']);

@@ -126,6 +126,13 @@ describe('--log-format json: every stderr line one JSON object', () => {
     expect(r.code).toBe(8);
     const lines = jsonLines(r.stderr);
     expect(lines.some((l) => l.level === 'error' && String(l.message).includes('500'))).toBe(true);
+    // The item's error is one entry carrying its item, exit code and hint (no separate hint line).
+    expect(lines.find((l) => l.event === 'error' && l.portfolioId === 500)).toMatchObject({
+      level: 'error',
+      exitCode: 8,
+      hint: expect.stringContaining('try again later'),
+    });
+    expect(lines.filter((l) => l.event === 'hint')).toEqual([]);
     const last = lines.filter((l) => l.event === 'error').at(-1)!;
     expect(last.exitCode).toBe(8);
     expect(lines.at(-1)).toMatchObject({ event: 'summary', level: 'error', exitCode: 8 });
@@ -251,6 +258,38 @@ describe('--metrics-file: replaced after every run, checked by promtool', () => 
     expect(m3[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
     // Nothing half-written beside it.
     expect(readFileSync(file, 'utf8')).toMatch(/^# HELP prs_last_run_exit_code /);
+  });
+
+  it('a setting that does not resolve (PRS_RATE_LIMIT=bad, a bad --cache): exit 2 recorded, the last success kept, the failure pinged', async () => {
+    const m = await monitor();
+    try {
+      const env = robotEnv(sandbox);
+      const file = join(env.HOME!, 'usage.prom');
+      const ok = await prs(['--metrics-file', file, ...exportOf(env, '42')], env);
+      expect(ok.code, ok.stderr).toBe(0);
+      const success = series(readFileSync(file, 'utf8'))[`prs_last_success_timestamp_seconds${L('export')}`];
+      expect(success).toBeGreaterThan(0);
+      // A cron line whose environment or profile went bad: no request, but the run's end is recorded.
+      const bad = await prs(['--metrics-file', file, '--ping-url', m.url, ...exportOf(env, '42')], {
+        ...env,
+        PRS_RATE_LIMIT: 'bad',
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^prs: invalid rate limit "bad".*\(from PRS_RATE_LIMIT\)$/m);
+      await promtoolCheck(file);
+      const m2 = series(readFileSync(file, 'utf8'));
+      expect(m2[`prs_last_run_exit_code${L('export')}`]).toBe(2);
+      expect(m2[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
+      expect(m.seen).toEqual([
+        'GET /ping/5f2c-secret-uuid/start',
+        expect.stringMatching(/^POST \/ping\/5f2c-secret-uuid\/2 prs: invalid rate limit "bad"/),
+      ]);
+      const cache = await prs(['--metrics-file', file, '--cache', 'bogus', ...REPORT], env);
+      expect(cache.code).toBe(2);
+      expect(series(readFileSync(file, 'utf8'))[`prs_last_run_exit_code${L('report')}`]).toBe(2);
+    } finally {
+      await m.close();
+    }
   });
 
   it('a report run is labelled command="report"; no earlier success → no last-success series yet', async () => {

@@ -139,5 +139,11 @@ describe.skipIf(!REDIS_SERVER)('the Redis limiter', () => {
     expect(down.code).toBe(0);
     expect(down.stderr).toMatch(/^prs: warning: rate limiter redis:\/\/:\*\*\*@127\.0\.0\.1:1 unusable/m);
     expect(down.stderr + down.stdout).not.toContain('sekret');
+    // What it counted is the local file's state: `kept in` names that file, not the Redis URL.
+    expect(down.stdout).toMatch(/^kept in: {4}\/.*limiter-[0-9a-f]+\.json$/m);
+    const downJson = await runPrs(['quota', '--json'], {
+      env: { ...renv, PRS_LIMITER: 'redis://:sekret@127.0.0.1:1' },
+    });
+    expect((JSON.parse(downJson.stdout) as QuotaJson).limiter.kind).toBe('file');
   });
 });

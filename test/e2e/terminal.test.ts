@@ -304,6 +304,41 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(10);
   });
 
+  it('--log-format json on a terminal: no progress line and no colour, every line one JSON object', async () => {
+    const out = join(tmp.path, 'json-log.json');
+    const started = Date.now();
+    const run = (format: 'json' | 'text') =>
+      open({
+        args: [
+          ...'report 42 999 -t index --from 2024-05-01 --to 2024-05-02 --rate-limit 2/3s -f json -o'.split(
+            ' ',
+          ),
+          out,
+          '--force',
+          '--log-format',
+          format,
+        ],
+        env,
+      });
+    const t = await run('json');
+    // exitCode samples the screen every 50 ms while prs runs: a progress line would be caught.
+    expect(await t.exitCode({ timeoutMs: 20_000 })).toBe(6); // 999: not found, an item failure
+    // Four requests at 2 per 3 s: a wait of seconds, so the samples covered a waiting range.
+    expect(Date.now() - started).toBeGreaterThan(2000);
+    for (const screen of t.screens)
+      for (const line of screen.split('\n').filter(Boolean))
+        expect(() => JSON.parse(line), line).not.toThrow();
+    const last = (await t.screen()).split('\n');
+    expect(last.map((l) => (JSON.parse(l) as { event: string }).event)).toContain('summary');
+    // No colour: text mode paints the final error red on this terminal (so the check can fail).
+    const red = /\u001b\[(?:[0-9;]*;)?31m/;
+    expect(await t.styled()).not.toMatch(red);
+    t.close();
+    const text = await run('text');
+    expect(await text.exitCode({ timeoutMs: 20_000 })).toBe(6);
+    expect(await text.styled()).toMatch(red);
+  });
+
   it('with -q a range shows no progress at all', async () => {
     const out = join(tmp.path, 'quiet.json');
     const started = Date.now();

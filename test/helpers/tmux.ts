@@ -133,6 +133,11 @@ export class Terminal {
     return text;
   }
 
+  /** The screen with its colours and attributes as escape sequences (capture-pane -e): colour checks. */
+  async styled(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', SESSION);
+  }
+
   /** Polls the screen until it matches; throws with the last screen when the deadline passes. */
   async waitFor(match: Match, o: WaitOptions = {}): Promise<string> {
     const test =

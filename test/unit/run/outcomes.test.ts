@@ -253,4 +253,35 @@ describe('itemFailureReporter', () => {
       'prs: portfolio 1 on 2024-05-03: odd',
     ]);
   });
+
+  it('in the JSON log: one error entry per failure, with the item, its exit code and its hint as fields', () => {
+    const io = createTestIO({ isStderrTTY: false, logFormat: 'json' });
+    const reportFailure = itemFailureReporter(io);
+    const missing = (id: number) =>
+      new NotFoundError(`portfolio ${id} not found`, {
+        status: 404,
+        method: 'GET',
+        url: 'u',
+        hint: 'check the portfolio id',
+      });
+    reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
+    reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
+    const lines = io
+      .stderrText()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const entry = (id: number) => ({
+      time: '2024-05-03T06:00:00.000Z',
+      level: 'error',
+      event: 'error',
+      message: `portfolio ${id} on 2024-05-02: portfolio ${id} not found`,
+      portfolioId: id,
+      date: '2024-05-02',
+      exitCode: 6,
+      hint: 'check the portfolio id',
+    });
+    // Each record stands alone: the hint on both, and never a separate `hint` line.
+    expect(lines).toEqual([entry(999), entry(998)]);
+  });
 });
