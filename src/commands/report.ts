@@ -129,6 +129,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         now: () => deps.clock.now(),
         failFast: o.failFast,
         rate: total > 1 ? (await deps.settings()).rateLimit : undefined,
+        limiterState: service.limiterState && (() => service.limiterState!()),
       },
     );
     if (run.stopped) throw run.stopped;

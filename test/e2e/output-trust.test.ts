@@ -189,6 +189,20 @@ describe('a run planned longer than ten minutes', () => {
     expect(q.stderr).not.toMatch(/requests at/);
     expect(existsSync(join(tmp.path, 'cache-long'))).toBe(true);
   });
+
+  it('plans from the limiter state as it is: slots an earlier run took count', async () => {
+    // 2 items at 2/660s from an empty window: no wait, no notice. After one request in the same
+    // window, the second of them waits 11 minutes: the notice says so before the first request.
+    const env = { PRS_CACHE_DIR: join(tmp.path, 'cache-taken') };
+    const args = ['report', '999', '42', '-t', 'index', '-d', DATE, '--fail-fast', '--rate-limit', '2/660s'];
+    const fresh = await prs(args, env);
+    expect(fresh.code).toBe(6);
+    expect(fresh.stderr).not.toMatch(/requests at/);
+    const r = await prs(args, env);
+    expect(r.code).toBe(6);
+    expect(r.stderr.split('\n')[0]).toMatch(/^2 requests at 2\/660s: about 11 min \(until \d\d:\d\d\)$/);
+    expect(reportRequests()).toBe(2);
+  });
 });
 
 describe('a reader of stdout that goes away', () => {
