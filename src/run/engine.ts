@@ -79,8 +79,12 @@ export interface RunOptions<R extends ItemDone> {
   limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
   /** Rewords a failure before it is classified and reported (export's file-exists hint). */
   mapError?(err: unknown): unknown;
-  /** Each outcome, in item order, after the engine's own lines (export prints its paths here). */
-  onOutcome?(o: Outcome<R>): void;
+  /**
+   * Each outcome, in item order, after the engine's own lines (export prints its paths here). A
+   * promise holds the item's slot until it settles: a path's write that finds stdout's reader gone
+   * then stops the run before the next item's request.
+   */
+  onOutcome?(o: Outcome<R>): void | Promise<void>;
 }
 
 export interface RunEnd<R extends ItemDone> {
@@ -146,7 +150,7 @@ export async function runItems<R extends ItemDone>(
         reportFailure(item, error);
       }
     }
-    o.onOutcome?.(outcome);
+    const written = o.onOutcome?.(outcome);
     o.events.emit({
       event: 'item',
       item: { portfolioId: item.portfolioId, date: item.date },
@@ -158,6 +162,7 @@ export async function runItems<R extends ItemDone>(
         message: error instanceof Error ? error.message : String(error),
       }),
     });
+    return written;
   };
 
   const doOne = async (item: Item, index: number, turn: () => Promise<void>) => {
@@ -206,7 +211,7 @@ export async function runItems<R extends ItemDone>(
     const mine = limit(async () => {
       const outcome = await doOne(item, index, turn);
       await before;
-      if (outcome && (!stopped || index <= stopped.last)) deliver(outcome);
+      if (outcome && (!stopped || index <= stopped.last)) await deliver(outcome);
     });
     previous = mine.catch(() => {});
     return mine;
