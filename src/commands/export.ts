@@ -178,9 +178,12 @@ export async function exportCommand(
     mapError: (err) =>
       err instanceof FileExistsError && !o.skipExisting ? new FileExistsError(err.path, EXISTS_HINT) : err,
     onOutcome: (r) => {
-      if (r.status === 'written' && !o.json) for (const p of r.paths) io.out(`${p}\n`);
       // A single export says it in its error; in a range each gap is noted and the rest goes on.
       if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
+      if (r.status !== 'written' || o.json) return;
+      for (const p of r.paths) io.out(`${p}\n`);
+      // Written out before the next item starts: a reader that left (`| head -1`) costs no request.
+      return io.flush();
     },
   });
 

@@ -117,7 +117,12 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     union: o.output !== undefined,
   });
   let sink = streamSink(io.stdout, io.stdoutGone);
-  const open = async () => (await import('../fs/atomic.js')).createAtomicFile(o.output!, { force: o.force });
+  const open = async () => {
+    const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+    // A run killed there before (`kill -9`) left its temporary: gone now, as export's go.
+    await removeStaleBeside(o.output!);
+    return createAtomicFile(o.output!, { force: o.force });
+  };
   const file = o.output === undefined ? undefined : await open();
   if (file) sink = fileSink(file);
   const holidays = new HolidayFilter();
@@ -142,6 +147,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
         ...runWith(deps, 'report'),
         failFast: o.failFast,
         rate: total > 1 ? (await deps.settings()).rateLimit : undefined,
+        limiterState: service.limiterState && (() => service.limiterState!()),
       },
     );
     if (run.stopped) throw run.stopped;

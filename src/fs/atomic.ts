@@ -66,7 +66,7 @@ export async function assertDirectory(dir: string): Promise<void> {
 export async function prepareExportTarget(dir: string, output?: string): Promise<void> {
   if (output !== undefined) {
     await assertWritableDir(output);
-    if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
+    await removeStaleBeside(output);
     return;
   }
   try {
@@ -78,6 +78,11 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   }
   await assertDirectory(dir);
   await removeStaleTemporaries(dir);
+}
+
+/** The temporaries a killed run left beside `output` (`-o FILE`) go; a special file has none. */
+export async function removeStaleBeside(output: string): Promise<void> {
+  if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
 }
 
 /** Fails early (before any request) when the file `path` could not be written at all. */

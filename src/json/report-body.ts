@@ -14,6 +14,7 @@ const MAX_ROW_DEPTH = 64;
 
 const NOT_JSON = 'the body is not JSON';
 const TOO_DEEP = `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
+const BODY_TOO_DEEP = `the body nests values more than ${MAX_ROW_DEPTH} levels deep`;
 
 /** The rows of a body, or why it is not a report (for the malformed-response error, exit 8). */
 export function rowsOf(body: string): Row[] | string {
@@ -25,8 +26,11 @@ export function rowsOf(body: string): Row[] | string {
     return NOT_JSON;
   }
   const rows = Array.isArray(value) ? value : isRecord(value) ? value.report : undefined;
-  if (!Array.isArray(rows)) return 'expected an object with a "report" array';
-  if (!rows.every(isRecord)) return 'the report rows are not JSON objects';
+  // A wrong shape nested absurdly deep (`[[[…]]]` 100,000 levels) is JSON gone wrong, not another
+  // API's answer: measured only once the shape is wrong, so a report's rows are walked once.
+  const wrong = (why: string) => (deeperThan(value, MAX_ROW_DEPTH) ? BODY_TOO_DEEP : why);
+  if (!Array.isArray(rows)) return wrong('expected an object with a "report" array');
+  if (!rows.every(isRecord)) return wrong('the report rows are not JSON objects');
   if (rows.some((row) => deeperThan(row, MAX_ROW_DEPTH))) return TOO_DEEP;
   return rows;
 }
@@ -37,7 +41,7 @@ export function rowsOf(body: string): Row[] | string {
  * more likely a wrong base URL.
  */
 export function isBrokenJson(body: string, why: string): boolean {
-  return why === TOO_DEEP || (why === NOT_JSON && /^\s*[[{]/.test(body));
+  return why === TOO_DEEP || why === BODY_TOO_DEEP || (why === NOT_JSON && /^\s*[[{]/.test(body));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -17,6 +17,7 @@ import pLimit from 'p-limit';
 import type { Deps } from '../deps.js';
 import { exitCodeFor, InterruptedError } from '../errors.js';
 import type { IO } from '../io.js';
+import type { LimiterState } from '../service/limiter.js';
 import type { RateLimit } from '../settings.js';
 import type { ItemStatus, RunEvents } from './events.js';
 import { type Failure, type Item, isItemFailure, itemFailureReporter, itemLabel } from './outcomes.js';
@@ -72,10 +73,19 @@ export interface RunOptions<R extends ItemDone> {
   failFast?: boolean;
   /** The rate limit every item's request goes through (report): the ETA and the 10-minute notice. */
   rate?: RateLimit;
+  /**
+   * The shared limiter's state now (service.limiterState): with it the ETA and the notice count the
+   * slots already taken (an earlier run's, another process's) rather than planning from an empty window.
+   */
+  limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
   /** Rewords a failure before it is classified and reported (export's file-exists hint). */
   mapError?(err: unknown): unknown;
-  /** Each outcome, in item order, after the engine's own lines (export prints its paths here). */
-  onOutcome?(o: Outcome<R>): void;
+  /**
+   * Each outcome, in item order, after the engine's own lines (export prints its paths here). A
+   * promise holds the item's slot until it settles: a path's write that finds stdout's reader gone
+   * then stops the run before the next item's request.
+   */
+  onOutcome?(o: Outcome<R>): void | Promise<void>;
 }
 
 /** The options every run takes from Deps: its terminal, its watchers, the interrupt and the clock. */
@@ -121,10 +131,14 @@ export async function runItems<R extends ItemDone>(
 
   const progress = runProgress(io, now);
   const reportFailure = itemFailureReporter(io);
-  // The plan from an empty limiter state: the limiter's own state is the service's, not shared here.
-  const etaOf = (requests: number) =>
-    o.rate ? planRequests(requests, { stamps: [] }, now(), o.rate).etaMs : undefined;
-  const eta = etaOf(total) ?? 0;
+  // The plan from the limiter's state as it is (a peek: no slot taken); an empty window when it cannot
+  // be read, as a limiter that failed would start.
+  const etaOf = async (requests: number) => {
+    if (!o.rate) return undefined;
+    const live = await o.limiterState?.().catch(() => undefined);
+    return planRequests(requests, live?.state ?? { stamps: [] }, live?.now ?? now(), o.rate).etaMs;
+  };
+  const eta = (await etaOf(total)) ?? 0;
   o.events.emit({ event: 'start', command: o.command, items: total, requests: total, etaMs: eta });
   const notice = o.rate && longRunNotice(total, o.rate, eta, now());
   if (notice) io.note(notice);
@@ -145,7 +159,7 @@ export async function runItems<R extends ItemDone>(
         reportFailure(item, error);
       }
     }
-    o.onOutcome?.(outcome);
+    const written = o.onOutcome?.(outcome);
     o.events.emit({
       event: 'item',
       item: { portfolioId: item.portfolioId, date: item.date },
@@ -157,11 +171,12 @@ export async function runItems<R extends ItemDone>(
         message: error instanceof Error ? error.message : String(error),
       }),
     });
+    return written;
   };
 
   const doOne = async (item: Item, index: number, turn: () => Promise<void>) => {
     if (signal.aborted) return undefined; // queued when the run stopped: never started
-    const at: Position = { n: ++started, total, item, etaMs: etaOf(total - index) };
+    const at: Position = { n: ++started, total, item, etaMs: await etaOf(total - index) };
     if (total > 1) progress.at(at);
     const onWait = (ms: number, reason: WaitReason) => {
       o.events.emit({ event: 'wait', waitMs: ms, reason, item: { ...item } });
@@ -205,7 +220,7 @@ export async function runItems<R extends ItemDone>(
     const mine = limit(async () => {
       const outcome = await doOne(item, index, turn);
       await before;
-      if (outcome && (!stopped || index <= stopped.last)) deliver(outcome);
+      if (outcome && (!stopped || index <= stopped.last)) await deliver(outcome);
     });
     previous = mine.catch(() => {});
     return mine;

@@ -253,6 +253,10 @@ export function createService(d: ServiceDeps): Service {
       return exportCall(q, hooks, async (res) => res);
     },
     exportReportWith: exportCall,
+    limiterState() {
+      const { baseUrl, tenant } = target(d.settings);
+      return getLimiter(baseUrl, tenant).peek();
+    },
     async close() {
       // The HTTP client belongs to deps and is closed there; the limiter may still be writing.
       await limiter?.idle();

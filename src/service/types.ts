@@ -1,6 +1,7 @@
 /** The service adapter's interface: the two endpoints of spec §4, behind retries, the limiter and re-auth. */
 import type { Readable } from 'node:stream';
 import type { ExportFormat, ReportType } from '../input.js';
+import type { LimiterState } from './limiter.js';
 
 export interface ReportQuery {
   portfolioId: number;
@@ -57,5 +58,10 @@ export interface Service {
     hooks: CallHooks,
     save: (res: ExportResponse) => Promise<T>,
   ): Promise<T>;
+  /**
+   * The shared limiter's state now, read without taking a slot (no request, no HTTP client): what a
+   * run's ETA and 10-minute notice plan from. Absent where no limiter is at hand (the answer cache).
+   */
+  limiterState?(): Promise<{ state: LimiterState; now: number }>;
   close(): Promise<void>;
 }

@@ -187,30 +187,56 @@ describe('a run planned longer than ten minutes', () => {
     expect(q.stderr).not.toMatch(/requests at/);
     expect(existsSync(join(tmp.path, 'cache-long'))).toBe(true);
   });
+
+  it('plans from the limiter state as it is: slots an earlier run took count', async () => {
+    // 2 items at 2/660s from an empty window: no wait, no notice. After one request in the same
+    // window, the second of them waits 11 minutes: the notice says so before the first request.
+    const env = { PRS_CACHE_DIR: join(tmp.path, 'cache-taken') };
+    const args = ['report', '999', '42', '-t', 'index', '-d', DATE, '--fail-fast', '--rate-limit', '2/660s'];
+    const fresh = await prs(args, env);
+    expect(fresh.code).toBe(6);
+    expect(fresh.stderr).not.toMatch(/requests at/);
+    const r = await prs(args, env);
+    expect(r.code).toBe(6);
+    expect(r.stderr.split('\n')[0]).toMatch(/^2 requests at 2\/660s: about 11 min \(until \d\d:\d\d\)$/);
+    expect(reportRequests()).toBe(2);
+  });
 });
 
 describe('a reader of stdout that goes away', () => {
-  it('report piped into `head -1` over a 20-date range: at most 2 requests, exit 0, nothing on stderr', async () => {
+  it('report piped into `head -1` over a 20-date range: at most 2 requests sent, exit 0, no message', async () => {
     // The second answer onwards comes 300 ms late: `head` has surely gone by then, whatever the load.
     // (These faults outlive the test; it comes last among this sandbox's report runs.)
     sandbox.injectFault({ endpoint: 'report', delayMs: 1, count: 1 });
     sandbox.injectFault({ endpoint: 'report', delayMs: 300, count: 30 });
     const r = await sh(
-      `{ "$NODE" "$PRS" report 42 -t index ${RANGE.join(' ')} -f ndjson 2>"$CODE.err"; echo $? >"$CODE"; } | head -1`,
+      `{ "$NODE" "$PRS" -v report 42 -t index ${RANGE.join(' ')} -f ndjson 2>"$CODE.err"; echo $? >"$CODE"; } | head -1`,
     );
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.prsCode).toBe(0);
-    expect(r.prsStderr()).toBe('');
+    // -v: a line per request as it is sent (one aborted in its delay never reaches the sandbox's
+    // count), and nothing else: no message.
+    const lines = r.prsStderr().split('\n').filter(Boolean);
+    expect(lines.filter((l) => !/^[<>] /.test(l))).toEqual([]);
+    expect(lines.filter((l) => /^> GET .*\/portfolio\/42\?/.test(l)).length).toBeLessThanOrEqual(2);
     expect(reportRequests()).toBeLessThanOrEqual(2);
   });
 
-  it('export: the paths piped into `head -1` stop the run too', async () => {
+  it('export: the paths piped into `head -1` stop the run too, after at most 2 requests', async () => {
+    // As for report: the second answer onwards comes 300 ms late, when `head` has surely gone.
+    sandbox.injectFault({ endpoint: 'export', delayMs: 1, count: 1 });
+    sandbox.injectFault({ endpoint: 'export', delayMs: 300, count: 30 });
     const dir = join(tmp.path, 'exports');
     const r = await sh(
-      `mkdir -p "${dir}"; { "$NODE" "$PRS" export 42 -t index ${RANGE.join(' ')} --dir "${dir}" 2>"$CODE.err"; echo $? >"$CODE"; } | head -1`,
+      `mkdir -p "${dir}"; { "$NODE" "$PRS" -v export 42 -t index ${RANGE.join(' ')} --dir "${dir}" 2>"$CODE.err"; echo $? >"$CODE"; } | head -1`,
     );
     expect(r.prsCode).toBe(0);
-    expect(r.prsStderr()).toBe('');
-    expect(sandbox.stats.count({ endpoint: 'export' })).toBeLessThan(20);
+    // -v: a line per request as it is sent (an aborted one never reaches the sandbox's count), and
+    // nothing else: no message, no summary.
+    const lines = r.prsStderr().split('\n').filter(Boolean);
+    expect(lines.filter((l) => !/^[<>] /.test(l))).toEqual([]);
+    // Was 3: the next item started before the write of the second path had failed.
+    expect(lines.filter((l) => /^> GET .*\/export\?/.test(l)).length).toBeLessThanOrEqual(2);
+    expect(sandbox.stats.count({ endpoint: 'export' })).toBeLessThanOrEqual(2);
   });
 });

@@ -120,6 +120,26 @@ describe('killed runs and missing directories', () => {
     expect(readdirSync(out).filter((f) => f.endsWith('.json'))).toHaveLength(4);
   });
 
+  it('[R-H11] kill -9 during a report -o range: the next report -o into that directory removes the temporary of the dead run (never of a live one), exit 0', async () => {
+    const file = join(out, 'range.csv');
+    // One request a minute: the run holds its temporary while it waits for the second.
+    const run = spawnPrs(
+      ['report', '42', '-t', 'index', '--from', '2024-05-06', '--to', '2024-05-09', '-f', 'csv', '-o', file],
+      { ...session, PRS_RATE_LIMIT: '1/60s', PRS_CACHE_DIR: join(out, 'slow-cache') },
+    );
+    expect(await waitFor(() => tempFiles(out).length === 1)).toBe(true);
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    const [left] = tempFiles(out);
+    expect(left).toContain(`.${run.child.pid}.`);
+    const live = left!.replace(`.${run.child.pid}.`, `.${process.pid}.`);
+    writeFileSync(join(out, live), 'x');
+
+    const r = await prs(['report', '42', '-t', 'index', '-d', DATE, '-f', 'csv', '-o', file]);
+    expect([r.code, r.stderr]).toEqual([0, `wrote 2 rows to ${file}\n`]);
+    expect(tempFiles(out)).toEqual([live]);
+  });
+
   it('[R-H06] --dir that does not exist (with parents): created as mkdir -p, the file in it, exit 0', async () => {
     const dir = join(out, '2024', 'may');
     const r = await prs(['export', '42', '-t', 'index', '-d', DATE, '--dir', dir]);

@@ -210,6 +210,28 @@ describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every
       expect(server.requests).toHaveLength(1);
     },
   );
+
+  it("a body of arrays nested 100,000 deep (no row at all): exit 8, the service's fault, not the base URL", async () => {
+    server.respond({
+      body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-f', 'csv'], {
+      env: {
+        ...dirsEnv(join(tmp.path, 'faulty')),
+        PRS_BASE_URL: server.url,
+        PRS_TENANT: 't',
+        PRS_TOKEN: 'ready-token',
+        PRS_RATE_LIMIT: '100/1s',
+      },
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(
+      /^prs: malformed response from the service: the body nests values more than 64 levels deep/,
+    );
+    expect(r.stderr).toMatch(/\nhint: the service sent a broken answer/);
+    expect(r.stdout).toBe('');
+  });
 });
 
 describe('-o on interrupt', () => {

@@ -232,4 +232,66 @@ describe('runItems', () => {
     expect(io.stderrText()).toBe('3 requests at 1/600s: about 20 min (until 06:20)\n');
     expect(events[0]).toEqual({ event: 'start', command: 'report', items: 3, requests: 3, etaMs: 1_200_000 });
   });
+  it.each([
+    // slots taken (ms before now), in flight → the start event's ETA, the notice (only past ten minutes)
+    ['an empty window', [], [], 0, ''],
+    ['both slots taken a minute ago', [-60_000, -60_000], [], 600_000, ''],
+    ['both slots taken just now', [0, 0], [], 660_000, '2 requests at 2/660s: about 11 min (until 06:11)\n'],
+    [
+      'one slot taken, one in flight',
+      [0],
+      [0],
+      660_000,
+      '2 requests at 2/660s: about 11 min (until 06:11)\n',
+    ],
+  ])(
+    'the notice and the ETA plan from the limiter state as it is: %s',
+    async (_, stamps, open, etaMs, notice) => {
+      const io = createTestIO();
+      const events: RunEvent[] = [];
+      const bus = createRunEvents();
+      bus.on((e) => events.push(e));
+      const now = new Date(2024, 4, 2, 6, 0, 0).getTime();
+      const state = { stamps: stamps.map((t) => now + t), open: open.map((t) => now + t) };
+      let peeks = 0;
+      const items = [1, 2].map((portfolioId) => ({ portfolioId, date: '2024-05-02' }));
+      const p = runItems(items, async () => ({ status: 'written' }) as ItemDone, {
+        command: 'report',
+        io,
+        events: bus,
+        signal: new AbortController().signal,
+        now: () => now,
+        rate: { limit: 2, windowMs: 660_000 },
+        limiterState: async () => {
+          peeks++;
+          return { state, now };
+        },
+      });
+      await vi.runAllTimersAsync();
+      await p;
+      expect(io.stderrText()).toBe(notice);
+      expect(events[0]).toEqual({ event: 'start', command: 'report', items: 2, requests: 2, etaMs });
+      expect(peeks).toBe(3); // the start, then each item's progress line
+    },
+  );
+
+  it('a limiter state that cannot be read plans from an empty window', async () => {
+    const io = createTestIO();
+    const p = runItems(
+      [1, 2, 3].map((portfolioId) => ({ portfolioId, date: '2024-05-02' })),
+      async () => ({ status: 'written' }) as ItemDone,
+      {
+        command: 'report',
+        io,
+        events: createRunEvents(),
+        signal: new AbortController().signal,
+        now: () => new Date(2024, 4, 2, 6, 0, 0).getTime(),
+        rate: { limit: 1, windowMs: 600_000 },
+        limiterState: () => Promise.reject(new Error('redis gone')),
+      },
+    );
+    await vi.runAllTimersAsync();
+    await p;
+    expect(io.stderrText()).toBe('3 requests at 1/600s: about 20 min (until 06:20)\n');
+  });
 });
