@@ -17,8 +17,12 @@ import { withLock } from '../fs/lock.js';
 import type { IO } from '../io.js';
 import type { Http } from '../service/http.js';
 import type { Settings } from '../settings.js';
+import { identityOf } from './identity.js';
 import { hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
+
+// Its own module so that a cache hit (cache/answers.ts) gets it without this one and the token client.
+export { identityOf };
 
 /** Renew an access token this long before it expires (CLI.md). */
 export const RENEW_MARGIN_MS = 30_000;
@@ -153,19 +157,6 @@ export function endpointOf(s: Settings, clientSecret: string | undefined): Token
   if (!s.realm) throw missing('realm', 'PRS_REALM', '--realm');
   if (!s.clientId) throw missing('client id', 'PRS_CLIENT_ID', '--client-id');
   return { authUrl: s.authUrl, realm: s.realm, clientId: s.clientId, clientSecret };
-}
-
-/** What the rate limiter counts requests for. A digest, never the token itself. */
-export function identityOf(
-  s: Pick<Settings, 'token' | 'username' | 'profile'> & Partial<Pick<Settings, 'grant' | 'clientId'>>,
-): string {
-  if (s.token) {
-    // node:crypto loaded only here: a static import costs every start a few ms.
-    const { createHash } = process.getBuiltinModule('node:crypto');
-    return `token:${createHash('sha256').update(s.token).digest('hex').slice(0, 12)}`;
-  }
-  if (s.grant === 'client_credentials' && s.clientId) return `client:${s.clientId}`;
-  return s.username ?? `profile:${s.profile}`;
 }
 
 export interface SessionDeps {

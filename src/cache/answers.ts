@@ -8,7 +8,7 @@
  * page must not be served for a week); an empty answer is kept (no data is a fact: exit 3).
  */
 
-import { identityOf } from '../auth/session.js';
+import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';

@@ -7,7 +7,6 @@
  * is ever printed.
  */
 import type { Dispatcher } from 'undici';
-import request from 'undici/lib/api/api-request.js';
 import { redactPingUrl } from '../redact.js';
 
 export const PING_TIMEOUT_MS = 5_000;
@@ -44,6 +43,9 @@ export async function sendPing(
   const u = new URL(req.url);
   let status: number;
   try {
+    // Loaded here, not at the top: main loads this module for every report/export, and most runs
+    // send no ping (undici's request module and node:net are ~3–5 ms of a cache hit's start).
+    const { default: request } = await import('undici/lib/api/api-request.js');
     const res = await request.call(dispatcher, {
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
