@@ -5,7 +5,7 @@
  * state and changes nothing; no token, no request. Exit 0.
  */
 
-import { identityOf } from '../auth/session.js';
+import { identityOf } from '../auth/identity.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';

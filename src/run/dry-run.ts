@@ -9,7 +9,7 @@
  * limiter state) for the commands, which call them before anything else and return.
  */
 
-import { identityOf } from '../auth/session.js';
+import { identityOf } from '../auth/identity.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
