@@ -168,6 +168,8 @@ export function createDeps(
   });
   const cached = once(async () => {
     const s = await settings();
+    // The cache is off unless asked for: then its module is not loaded at all (a small report's start).
+    if (s.cacheMaxAgeMs === undefined) return undefined;
     const { storeFor } = await import('./cache/answers.js');
     return storeFor(s, clock);
   });

@@ -164,11 +164,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     deps = createDeps(io, env, globals, controller.signal, switches);
     // A dry run is not a run: no metrics file, no pings.
     if ((command.name === 'report' || command.name === 'export') && !(options as { dryRun?: boolean }).dryRun)
-      observer = await (await import('./observe/index.js')).watchRun(
-        deps,
-        command.name,
-        options as { type?: string },
-      );
+      observer = await watch(deps, command.name, options as { type?: string });
     await (await implementation)(options, deps);
   };
 
@@ -210,6 +206,21 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await deps?.close().catch(() => {});
     await io?.flush();
   }
+}
+
+/**
+ * The watchers of a report/export run, loaded only when one is asked for (a metrics file, a ping URL,
+ * JSON logs) or when the settings do not resolve (a bad setting still writes the metrics file that
+ * the flag or variable names: observe/index.ts). A plain run pays nothing for them.
+ */
+async function watch(
+  deps: Deps,
+  command: 'report' | 'export',
+  options: { type?: string },
+): Promise<RunObserver | undefined> {
+  const s = await deps.settings().catch(() => undefined);
+  if (s && !s.metricsFile && !s.pingUrl && s.logFormat !== 'json') return undefined;
+  return (await import('./observe/index.js')).watchRun(deps, command, options);
 }
 
 /**
