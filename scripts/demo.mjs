@@ -1,5 +1,6 @@
 // `npm run demo`: a guided tour against the built-in sandbox. Starts the sandbox on a free port, signs in
-// with a throwaway config dir, prints an index report, exports a CSV zip, lists it, then cleans up.
+// with a throwaway config dir, prints an index report, exports a CSV zip, shows the answer cache, the
+// rate-limit window and a dry-run plan, lists the files, then cleans up.
 // Everything runs on loopback; nothing is left running or written outside a temporary folder.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -83,6 +84,26 @@ try {
     '--extract',
     '--dir',
     exportsDir,
+  ]);
+  // The rate limit spent once: a past date's answer kept for 7 days (-v shows the hit), the window in
+  // view, and a plan before a range is sent.
+  const cached = ['report', '42', '--type', 'index', '--date', '2023-06-29', '--format', 'csv'];
+  await prs(['--cache', '7d', ...cached, '--fields', 'indexName,indexValue']);
+  await prs(['--cache', '7d', '-v', ...cached, '--fields', 'indexName,indexValue']);
+  await prs(['quota']);
+  await prs([
+    '--cache',
+    '7d',
+    'report',
+    '42',
+    '1',
+    '--type',
+    'index',
+    '--from',
+    '2023-06-26',
+    '--to',
+    '2023-06-30',
+    '--dry-run',
   ]);
   console.log(`\n${bold(`$ ls -l ${exportsDir}`)}`);
   for (const name of readdirSync(exportsDir).sort()) {

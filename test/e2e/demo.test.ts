@@ -26,6 +26,10 @@ it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () 
   expect(out).toMatch(/│ 2023-06-29 +│ .* │ Example 600 OG EUR +│ +1302\.917413 │/);
   expect(out).toMatch(/exports\/2023-06-30_Example_600_OG_index\.zip\n/);
   expect(out).toMatch(/2023-06-30_Example_600_OG_index\.csv/);
+  // The answer cache, the window and a plan: the second ask is a hit, and the plan counts it.
+  expect(out).toMatch(/cache hit: portfolio 42 index 2023-06-29/);
+  expect(out).toMatch(/rate limit: 4\/60s\n/);
+  expect(out).toMatch(/dry run: 10 items, nothing sent\nanswered from the cache: 1\nrequests to send: 9\n/);
   const work = /Config and exports go to (\S+) /.exec(out)?.[1];
   expect(work).toBeTruthy();
   expect(existsSync(work!)).toBe(false);
