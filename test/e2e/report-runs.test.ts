@@ -31,6 +31,14 @@ afterAll(async () => {
   await server?.close();
   await setup?.close();
 });
+/** prs against the fault server with a ready token (no sign-in), its own config and cache dirs. */
+const faultyEnv = () => ({
+  ...dirsEnv(join(tmp.path, 'faulty')),
+  PRS_BASE_URL: server.url,
+  PRS_TENANT: 't',
+  PRS_TOKEN: 'ready-token',
+  PRS_RATE_LIMIT: '100/1s',
+});
 beforeEach(() => {
   sandbox.stats.reset();
   server.requests.length = 0;
@@ -192,13 +200,7 @@ describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every
     async (...format) => {
       server.respond({ body: deep, headers: { 'content-type': 'application/json' } });
       const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, ...format], {
-        env: {
-          ...dirsEnv(join(tmp.path, 'faulty')),
-          PRS_BASE_URL: server.url,
-          PRS_TENANT: 't',
-          PRS_TOKEN: 'ready-token',
-          PRS_RATE_LIMIT: '100/1s',
-        },
+        env: faultyEnv(),
       });
       expect(r.code, r.stderr).toBe(8);
       expect(r.stderr).toMatch(
@@ -217,13 +219,7 @@ describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every
       headers: { 'content-type': 'application/json' },
     });
     const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-f', 'csv'], {
-      env: {
-        ...dirsEnv(join(tmp.path, 'faulty')),
-        PRS_BASE_URL: server.url,
-        PRS_TENANT: 't',
-        PRS_TOKEN: 'ready-token',
-        PRS_RATE_LIMIT: '100/1s',
-      },
+      env: faultyEnv(),
     });
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toMatch(

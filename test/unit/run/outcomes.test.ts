@@ -233,16 +233,17 @@ describe('runProgress', () => {
 });
 
 describe('itemFailureReporter', () => {
+  const missing = (id: number) =>
+    new NotFoundError(`portfolio ${id} not found`, {
+      status: 404,
+      method: 'GET',
+      url: 'u',
+      hint: 'check the portfolio id',
+    });
+
   it('prints each failure as it happens, and each hint only the first time it comes', () => {
     const io = createTestIO({ isStderrTTY: false });
     const reportFailure = itemFailureReporter(io);
-    const missing = (id: number) =>
-      new NotFoundError(`portfolio ${id} not found`, {
-        status: 404,
-        method: 'GET',
-        url: 'u',
-        hint: 'check the portfolio id',
-      });
     reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
     reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
     reportFailure({ portfolioId: 1, date: '2024-05-03' }, new Error('odd'));
@@ -257,13 +258,6 @@ describe('itemFailureReporter', () => {
   it('in the JSON log: one error entry per failure, with the item, its exit code and its hint as fields', () => {
     const io = createTestIO({ isStderrTTY: false, logFormat: 'json' });
     const reportFailure = itemFailureReporter(io);
-    const missing = (id: number) =>
-      new NotFoundError(`portfolio ${id} not found`, {
-        status: 404,
-        method: 'GET',
-        url: 'u',
-        hint: 'check the portfolio id',
-      });
     reportFailure({ portfolioId: 999, date: '2024-05-02' }, missing(999));
     reportFailure({ portfolioId: 998, date: '2024-05-02' }, missing(998));
     const lines = io
