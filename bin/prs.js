@@ -21,12 +21,22 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else {
   // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
   require('node:module').enableCompileCache?.();
-  try {
-    require('../dist/main.js');
-  } catch (err) {
-    // One line, no stack: Node's message for a missing module goes on with the require stack.
-    const reason = String(err?.message).split('\n')[0];
-    process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
-    process.exit(1);
-  }
+  // `prs report` goes to the answer cache's fast path first (dist/hit.js, src/cache/hit.ts): a report
+  // the cache holds is answered there, before the CLI loads; any other report runs the CLI.
+  const answered = args.includes('report')
+    ? Promise.resolve()
+        .then(() => require('../dist/hit.js').answerFromCache(process.argv, process.env))
+        .catch(() => undefined)
+    : Promise.resolve(undefined);
+  answered.then((code) => {
+    if (code !== undefined) process.exit(code);
+    try {
+      require('../dist/main.js');
+    } catch (err) {
+      // One line, no stack: Node's message for a missing module goes on with the require stack.
+      const reason = String(err?.message).split('\n')[0];
+      process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
+      process.exit(1);
+    }
+  });
 }

@@ -172,6 +172,40 @@ for (const file of readdirSync(out, { recursive: true })) {
 }
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
+/**
+ * The answer cache's fast path (src/cache/hit.ts), bin/prs.js's first stop for `prs report`: one file,
+ * everything it imports inside it. Loaded from the split chunks above, a hit spent ~7 ms of its ~42
+ * (CA bundle unset) resolving, reading and compiling 18 chunk files; as one file it takes ~35 ms
+ * (`prs --version`: ~23). What it shares with the CLI (settings, the store, the renderers) is compiled
+ * a second time only when it does not answer, i.e. before a request that takes far longer. Nothing in
+ * it may load heavy modules at its start (the build checks the ones that would).
+ */
+const hit = await build({
+  entryPoints: { hit: 'src/cache/hit.ts' },
+  outdir: out,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  banner: { js: "'use strict';" },
+  sourcemap: 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // auth/store.ts loads conf to write a profile, which a hit never does: left a real import().
+  external: ['conf'],
+  metafile: true,
+});
+const heavy = Object.keys(hit.metafile.inputs).filter((f) =>
+  /node_modules\/(undici|conf|ora|commander)\//.test(f),
+);
+if (heavy.length > 0) {
+  rmSync(out, { recursive: true, force: true });
+  throw new Error(`build: the cache's fast path (dist/hit.js) would bundle ${heavy[0]}: import it lazily`);
+}
+
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);
 renameSync(out, 'dist');

@@ -6,18 +6,19 @@ import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
 import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
-import { UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
   type Env,
+  globalSettingValues,
   resolveDirs,
   resolveProfileName,
   resolveSettings,
   type Settings,
   type SettingValues,
+  storedProfile,
 } from './settings.js';
 
 /** Global options of CLI.md, as commander hands them over. */
@@ -68,38 +69,6 @@ export interface DepsOverrides extends ProcessSwitches {
   clock?: Clock;
   /** Tests hand an undici MockAgent here. */
   dispatcher?: import('undici').Dispatcher;
-}
-
-export function globalSettingValues(g: GlobalOptions): SettingValues {
-  const v: SettingValues = {};
-  if (g.baseUrl !== undefined) v['base-url'] = g.baseUrl;
-  if (g.tenant !== undefined) v.tenant = g.tenant;
-  if (g.timeout !== undefined) v.timeout = g.timeout;
-  if (g.retries !== undefined) v.retries = g.retries;
-  if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
-  if (g.limiter !== undefined) v.limiter = g.limiter;
-  if (g.cache !== undefined) v.cache = g.cache;
-  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
-  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
-  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
-  return v;
-}
-
-/** The one "profile does not exist" check (see Deps.profile). */
-export function storedProfile(
-  store: Pick<Store, 'get' | 'profileNames'>,
-  name: string,
-  allowNew = false,
-): ProfileData | undefined {
-  const stored = store.get(name);
-  // A named profile that was never created is a typo far more often than a wish for an empty one.
-  if (!stored && name !== 'default' && !allowNew) {
-    const names = store.profileNames();
-    throw new UsageError(`profile "${name}" does not exist`, {
-      hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
-    });
-  }
-  return stored;
 }
 
 export function createDeps(

@@ -4,9 +4,12 @@
  */
 import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import kleur from 'kleur';
+import { colorFor, redIf } from './color.js';
 import { fileError, StdoutClosedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './observe/log.js';
+
+/** The colour rule lives in color.ts; re-exported for the modules and tests that import it from here. */
+export { colorFor };
 
 export interface Progress {
   /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
@@ -135,28 +138,6 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
   const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
   return { stream, gone: ac.signal, idle };
 }
-
-/**
- * Colour, the one rule: --no-color and NO_COLOR turn it off; FORCE_COLOR (not "0"/"false") turns it
- * on; else the stream's terminal decides (not TERM=dumb).
- */
-export function colorFor(
-  flag: boolean | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  isTTY: boolean,
-): boolean {
-  if (flag === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
-  return isTTY && env.TERM !== 'dumb';
-}
-
-/** kleur paints only when its own guess at import (stdout's terminal) says so; here the IO has decided. */
-const redIf = (on: boolean) => (text: string) => {
-  if (!on) return text;
-  kleur.enabled = true;
-  return kleur.red(text);
-};
 
 const noProgress: Progress = { update() {}, stop() {} };
 

@@ -4,6 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { ProfileData, Store } from './auth/types.js';
+import type { GlobalOptions } from './cli.js';
 import { UsageError } from './errors.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
@@ -114,6 +116,39 @@ export interface Settings {
   ci: boolean;
   /** Which layer each setting came from, for `prs config list` and `auth status`. */
   sources: Partial<Record<SettingKey, SettingSource>>;
+}
+
+/** The global flags as setting values (the resolver's `flags` layer). */
+export function globalSettingValues(g: GlobalOptions): SettingValues {
+  const v: SettingValues = {};
+  if (g.baseUrl !== undefined) v['base-url'] = g.baseUrl;
+  if (g.tenant !== undefined) v.tenant = g.tenant;
+  if (g.timeout !== undefined) v.timeout = g.timeout;
+  if (g.retries !== undefined) v.retries = g.retries;
+  if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
+  if (g.limiter !== undefined) v.limiter = g.limiter;
+  if (g.cache !== undefined) v.cache = g.cache;
+  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
+  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
+  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
+  return v;
+}
+
+/** The one "profile does not exist" check (see Deps.profile). */
+export function storedProfile(
+  store: Pick<Store, 'get' | 'profileNames'>,
+  name: string,
+  allowNew = false,
+): ProfileData | undefined {
+  const stored = store.get(name);
+  // A named profile that was never created is a typo far more often than a wish for an empty one.
+  if (!stored && name !== 'default' && !allowNew) {
+    const names = store.profileNames();
+    throw new UsageError(`profile "${name}" does not exist`, {
+      hint: names.length ? `profiles: ${names.join(', ')}` : 'create it with `prs login --profile <name>`',
+    });
+  }
+  return stored;
 }
 
 /** Directories only, for code that must find the store before a profile can be read. */

@@ -13,7 +13,6 @@
  * injected clock), which orders the eviction when the store outgrows `cache-size`: least recently used
  * first. atime is not used: most systems mount with relatime or noatime.
  */
-import { createHash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -31,6 +30,14 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
+
+/**
+ * SHA-256 of a key or a body. node:crypto is loaded at the first use, not with this module: the
+ * answer cache's fast path (cache/hit.ts) is one file whose imports all load at its start, and a
+ * report that the cache does not answer should not pay for it (~2 ms).
+ */
+const sha256 = (data: string | Buffer) =>
+  process.getBuiltinModule('node:crypto').createHash('sha256').update(data).digest('hex');
 
 /** Who asked, and for what: everything that makes one answer differ from another. */
 export interface AnswerKey {
@@ -96,7 +103,7 @@ export function keyText(k: AnswerKey): string {
 
 /** The entry's file name: the key's SHA-256 (the key holds user and tenant names: not in a path). */
 export function entryName(k: AnswerKey): string {
-  return `${createHash('sha256').update(keyText(k)).digest('hex')}${EXT}`;
+  return `${sha256(keyText(k))}${EXT}`;
 }
 
 /** A profile's directory name: profile names are already restricted to [A-Za-z0-9._-] (settings.ts). */
@@ -104,7 +111,7 @@ const profileDir = (root: string, profile: string) => join(root, profile);
 
 /** The bytes of an entry file. */
 export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
-  const digest = createHash('sha256').update(body).digest('hex');
+  const digest = sha256(body);
   const head = `${MAGIC} ${body.length} ${digest} ${storedAt}\n${keyText(k)}\n`;
   return Buffer.concat([Buffer.from(head), body]);
 }
@@ -122,7 +129,7 @@ export function decodeEntry(file: Buffer, k: AnswerKey): CachedAnswer | 'corrupt
   if (second < 0) return 'corrupt';
   const body = file.subarray(second + 1);
   if (body.length !== Number(m[1])) return 'corrupt';
-  if (createHash('sha256').update(body).digest('hex') !== m[2]) return 'corrupt';
+  if (sha256(body) !== m[2]) return 'corrupt';
   if (file.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
   return { bytes: body, storedAt: Number(m[3]) };
 }

@@ -7,11 +7,17 @@
  * an existing one (a mistyped --profile must not look empty).
  */
 import type { Deps } from '../deps.js';
-import { globalSettingValues } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
 import { redactPingUrl, redactUrlPassword } from '../redact.js';
-import { checkSetting, effectiveSettings, SETTING_ENV, SETTING_KEYS, type SettingKey } from '../settings.js';
+import {
+  checkSetting,
+  effectiveSettings,
+  globalSettingValues,
+  SETTING_ENV,
+  SETTING_KEYS,
+  type SettingKey,
+} from '../settings.js';
 import type { ConfigOptions } from './config.cli.js';
 
 export function parseKey(key: string): SettingKey {

@@ -8,8 +8,9 @@
 import { type Command, Option } from 'commander';
 import type { GlobalOptions } from '../cli.js';
 import type { Deps } from '../deps.js';
-import { UsageError } from '../errors.js';
-import { parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
+import { REPORT_TYPES } from '../input.js';
+
+export { type DateFlags, requireType, usage } from './flags.js';
 
 /** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
 export interface Runnable<O> {
@@ -51,26 +52,9 @@ export function action<A extends unknown[], O>(
   };
 }
 
-export function usage(message: string, hint?: string): UsageError {
-  return new UsageError(message, { hint });
-}
-
 /** -t/--type, checked in the action (with "did you mean"), not by commander's plain choices() message. */
 export const reportTypeOption = () =>
   new Option('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`);
-
-export function requireType(v: string | undefined): ReportType {
-  if (v === undefined) throw usage('missing --type', `one of: ${REPORT_TYPES.join(', ')}`);
-  return parseReportType(v);
-}
-
-/** The flags that choose dates, shared by report and export. */
-export interface DateFlags {
-  date?: string;
-  from?: string;
-  to?: string;
-  weekends?: boolean;
-}
 
 export const addDateOptions = (cmd: Command): Command =>
   cmd

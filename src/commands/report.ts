@@ -13,37 +13,18 @@
  */
 import type { Deps } from '../deps.js';
 import { NoDataError } from '../errors.js';
-import type { ReportFormat } from '../input.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { type Item, itemsOf, runFailure } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
-import type { ReportOptions } from './report.cli.js';
+import { defaultFormat, type ReportOptions } from './report.flags.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
-export type { ReportOptions };
+export { defaultFormat, type ReportOptions };
 
 /** What a run produced: how many rows, and the requests that came back empty. */
 export interface ReportResult {
   count: number;
   empty: { portfolioId: number; date: string }[];
-}
-
-/**
- * The format when none was asked for: by the extension of an --output file (never a table in a
- * file), else table on a terminal and JSON in a pipe (CLI.md).
- */
-export function defaultFormat(output: string | undefined, isStdoutTTY: boolean): ReportFormat {
-  if (output !== undefined) {
-    const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase();
-    return ext === 'csv'
-      ? 'csv'
-      : ext === 'tsv'
-        ? 'tsv'
-        : ext === 'ndjson' || ext === 'jsonl'
-          ? 'ndjson'
-          : 'json';
-  }
-  return isStdoutTTY ? 'table' : 'json';
 }
 
 /** "portfolio 42 on 2024-05-03, 2024-05-06" per portfolio, at most `max` dates each. */

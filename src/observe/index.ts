@@ -6,12 +6,18 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type Deps, globalSettingValues } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { tempNameFor } from '../fs/temp-names.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
-import { checkSetting, effectiveSettings, resolveProxy, type Settings } from '../settings.js';
+import {
+  checkSetting,
+  effectiveSettings,
+  globalSettingValues,
+  resolveProxy,
+  type Settings,
+} from '../settings.js';
 import type { LogEntry } from './log.js';
 import { ITEM_STATUSES, lastSuccessFrom, metricsText, type RunMetrics } from './metrics.js';
 import { type PingKind, pingRequest, sendPing } from './ping.js';

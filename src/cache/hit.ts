@@ -1,0 +1,265 @@
+/**
+ * The answer cache's fast path (issue 25: a hit within 1.3× of `prs --version`): `prs report` answered
+ * from the cache before commander and the CLI load. The CLI's own path costs a hit ~35 ms of module
+ * loading (commander, eleven definitions, main, the engine) for ~1 ms of work; this path loads the
+ * settings, the store and the row stream only.
+ *
+ * It takes the case cron jobs and pipes meet: one portfolio, one date, json/ndjson/csv/tsv to a pipe
+ * or a file on stdout, the cache on, the answer stored. Anything else returns undefined before a byte
+ * is written, and the CLI runs as ever: an argv it does not read exactly as commander does (an option
+ * it does not know, `-v`, `--help`, `--`, a short-flag group, a repeated flag), options that ask for
+ * more (several items, -o, --fields, --raw, --dry-run, --refresh, --no-cache), a terminal, settings
+ * that do not resolve or that watch a run (JSON log, metrics file, ping URL, PRS_DEBUG), a miss, an
+ * entry the renderer refuses, an answer without rows. What it prints is what the CLI prints for the
+ * same hit, because it builds it with the same pieces: report's flags → options (report.flags.ts),
+ * the settings resolver, the store and its key, the row stream. test/unit/cache/hit.test.ts holds the
+ * argv reading to commander's, test/e2e/cache-hit.test.ts the output to the CLI's.
+ */
+import { fstatSync, statSync, writeSync } from 'node:fs';
+import { openStore } from '../auth/store.js';
+import type { GlobalOptions } from '../cli.js';
+import { colorFor, redIf } from '../color.js';
+import { defaultFormat, type ReportFlags, reportOptions } from '../commands/report.flags.js';
+import { ExitCode, fileError } from '../errors.js';
+import { rowsOf } from '../json/report-body.js';
+import { createRowStream } from '../render/stream.js';
+import {
+  type Env,
+  globalSettingValues,
+  resolveDirs,
+  resolveProfileName,
+  resolveSettings,
+  storedProfile,
+} from '../settings.js';
+import { answerKey, cacheableDate, storeFor } from './answers.js';
+
+/** What the fast path reads from argv: report's positional ids, its flags, the global flags. */
+export interface FastArgv {
+  ids: string[];
+  flags: ReportFlags;
+  globals: GlobalOptions;
+}
+
+/** The global flags that take a value (cli.ts addGlobalOptions), by spelling → GlobalOptions field. */
+const GLOBAL_VALUES: Record<string, keyof GlobalOptions> = {
+  '--profile': 'profile',
+  '--base-url': 'baseUrl',
+  '--tenant': 'tenant',
+  '--timeout': 'timeout',
+  '--retries': 'retries',
+  '--rate-limit': 'rateLimit',
+  '--limiter': 'limiter',
+  '--log-format': 'logFormat',
+  '--metrics-file': 'metricsFile',
+  '--ping-url': 'pingUrl',
+  '--cache': 'cache',
+};
+/** report's flags that take a value (report.cli.ts, define.ts addDateOptions). */
+const REPORT_VALUES: Record<string, keyof ReportFlags> = {
+  '-t': 'type',
+  '--type': 'type',
+  '-d': 'date',
+  '--date': 'date',
+  '--from': 'from',
+  '--to': 'to',
+  '-f': 'format',
+  '--format': 'format',
+  '--fields': 'fields',
+  '-o': 'output',
+  '--output': 'output',
+};
+/** report's switches; `--no-cache` is commander's negation (`cache: false`). */
+const REPORT_SWITCHES: Record<string, [keyof ReportFlags, boolean]> = {
+  '--json': ['json', true],
+  '--force': ['force', true],
+  '--raw': ['raw', true],
+  '--fail-fast': ['failFast', true],
+  '--dry-run': ['dryRun', true],
+  '--refresh': ['refresh', true],
+  '--no-cache': ['cache', false],
+  '--weekends': ['weekends', true],
+};
+
+/**
+ * argv after node and the script → report's ids, flags and the globals, read as commander reads them;
+ * undefined for anything this reader does not know for certain. Commander takes the word after a flag
+ * with a value as that value whatever it looks like (`--cache -q` is the max-age "-q"), and so does
+ * this. Global flags go before or after `report`; report's own only after it.
+ */
+export function readArgv(args: readonly string[]): FastArgv | undefined {
+  const ids: string[] = [];
+  const flags: Record<string, unknown> = {};
+  const globals: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  let command = false;
+  /** One flag once: commander keeps the last of a repeat, an unusual argv this path leaves to it. */
+  const set = (into: Record<string, unknown>, field: string, value: unknown) => {
+    if (seen.has(field)) return false;
+    seen.add(field);
+    into[field] = value;
+    return true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-') || arg === '-') {
+      if (!command) {
+        if (arg !== 'report') return undefined;
+        command = true;
+      } else ids.push(arg);
+      continue;
+    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const nextValue = () => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
+    let ok: boolean;
+    if (name in GLOBAL_VALUES) {
+      const value = nextValue();
+      ok = value !== undefined && set(globals, GLOBAL_VALUES[name]!, value);
+    } else if (command && name in REPORT_VALUES) {
+      const value = nextValue();
+      ok = value !== undefined && set(flags, REPORT_VALUES[name]!, value);
+    } else if (eq > 0)
+      return undefined; // `--json=1`: commander's error, not ours
+    else if (name === '-q' || name === '--quiet') ok = set(globals, 'quiet', true);
+    else if (name === '--no-color') ok = set(globals, 'color', false);
+    else if (command && name in REPORT_SWITCHES) {
+      const [field, value] = REPORT_SWITCHES[name]!;
+      ok = set(flags, field, value);
+    } else return undefined;
+    if (!ok) return undefined;
+  }
+  if (!command) return undefined;
+  return { ids, flags: flags as ReportFlags, globals: globals as GlobalOptions };
+}
+
+/**
+ * `prs report …` answered from the answer cache: the exit code, or undefined when this path does not
+ * answer it (see the top of this file). Nothing is written unless it answers.
+ */
+export async function answerFromCache(
+  argv: readonly string[],
+  env: Env,
+  clock: { now(): number } = Date,
+): Promise<number | undefined> {
+  const read = readArgv(argv.slice(2));
+  const hit = read && (await storedHit(read, env, clock));
+  if (!hit) return undefined;
+  const { options: o, format, bytes } = hit;
+  const stream = createRowStream({
+    type: o.type,
+    format,
+    multi: false,
+    terminal: false,
+    color: false,
+    width: 80,
+  });
+  let chunk: string | Buffer;
+  try {
+    chunk = stream.add({
+      portfolioId: o.portfolioIds[0]!,
+      date: o.dates[0],
+      bytes,
+      rows: () => {
+        const rows = rowsOf(bytes.toString('utf8'));
+        // The CLI's path removes such an entry and says so: left to it.
+        if (typeof rows === 'string') throw new Error(rows);
+        return rows;
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  // No rows is exit 3 in the CLI's words; nothing was written yet.
+  if (stream.rows === 0) return undefined;
+  const out = stdoutWriter(read.globals, env);
+  // From the first byte on this path owns the run: it never hands over to the CLI (which would print
+  // the answer a second time). The answer's output first: end() gives its memory back. One answer has
+  // no notes or warnings (they come from the table and from a later answer's columns).
+  try {
+    return (await out(chunk)) ?? (await out(stream.end().text)) ?? ExitCode.ok;
+  } catch (err) {
+    process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);
+    return ExitCode.internal;
+  }
+}
+
+/** The options, the format and the stored answer when this path answers the argv; else undefined. */
+async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
+  try {
+    const o = reportOptions(read.ids, read.flags, new Date(clock.now()));
+    if (o.portfolioIds.length !== 1 || o.dates.length !== 1 || o.cache !== 'use') return undefined;
+    if (o.output !== undefined || o.fields || o.raw || o.dryRun) return undefined;
+    // A terminal gets the table or indented JSON (and a person does not notice 30 ms).
+    if (stdoutIsTerminal()) return undefined;
+    const format = o.format ?? defaultFormat(undefined, false);
+    if (format === 'table') return undefined;
+    const g = read.globals;
+    const profile = storedProfile(
+      await openStore(resolveDirs(env).configDir),
+      resolveProfileName(g.profile, env),
+    );
+    const s = resolveSettings(
+      { ...globalSettingValues(g), profile: g.profile },
+      env,
+      profile?.settings ?? {},
+    );
+    if (s.cacheMaxAgeMs === undefined || s.logFormat === 'json' || s.metricsFile || s.pingUrl || s.debug)
+      return undefined;
+    const q = { portfolioId: o.portfolioIds[0]!, reportType: o.type, date: o.dates[0]! };
+    const key = cacheableDate(q.date, clock.now()) ? answerKey(s, q) : undefined;
+    const stored = key && storeFor(s, clock)?.get(s.profile, key, s.cacheMaxAgeMs);
+    return stored ? { options: o, format, bytes: stored.bytes } : undefined;
+  } catch {
+    // A bad flag or setting, an unreadable config: the CLI says it in its words.
+    return undefined;
+  }
+}
+
+/**
+ * Whether stdout is a terminal, without node:tty (~1.5 ms: it loads net and streams): a pipe or a
+ * file is not a character device, and /dev/null (the character device a script most often gives)
+ * is told by its device number; any other character device is asked of node:tty.
+ */
+function stdoutIsTerminal(): boolean {
+  if (process.platform === 'win32') return process.getBuiltinModule('node:tty').isatty(1);
+  const st = fstatSync(1);
+  if (!st.isCharacterDevice() || st.rdev === statSync('/dev/null').rdev) return false;
+  return process.getBuiltinModule('node:tty').isatty(1);
+}
+
+/**
+ * Writes to stdout (fd 1) whole, with stdout's rules (CLI.md "Output that scripts can trust"): undefined
+ * to go on, else the exit code the run ends with: 0 when the reader left (silently), 10 for any other
+ * failure, said in one line as the CLI says it (io.ts guardStdout). A non-blocking stdout (inherited
+ * from a parent that made it so) is handed to Node's stream for the rest: only it can wait for room.
+ */
+function stdoutWriter(globals: GlobalOptions, env: Env) {
+  let stream = false;
+  return async (data: string | Buffer): Promise<number | undefined> => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    let at = 0;
+    let failure: NodeJS.ErrnoException | undefined;
+    try {
+      if (!stream) while (at < bytes.length) at += writeSync(1, bytes, at, bytes.length - at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') stream = true;
+      else failure = err as NodeJS.ErrnoException;
+    }
+    if (stream && at < bytes.length) failure = await streamWrite(bytes.subarray(at));
+    if (!failure) return undefined;
+    if (failure.code === 'EPIPE' || failure.code === 'ECONNRESET') return ExitCode.ok;
+    const err = fileError(failure, 'stdout', 'cannot write to');
+    process.stderr.on('error', () => {}); // a closed stderr changes no exit code (as main.ts)
+    const isTTY = process.getBuiltinModule('node:tty').isatty(2);
+    process.stderr.write(`${redIf(colorFor(globals.color, env, isTTY))(`prs: ${err.message}`)}\n`);
+    return err.exitCode;
+  };
+}
+
+/** Through process.stdout: its write error, if any. */
+function streamWrite(bytes: Buffer): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    process.stdout.once('error', resolve);
+    process.stdout.write(bytes, (err) => resolve(err ?? undefined));
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The answer cache's fast path (src/cache/hit.ts, dist/hit.js), the BUILT binary against the sandbox:
+ * a report the cache holds is answered before the CLI loads (dist/main.js is never required: read
+ * from Node's module cache at exit), with exactly the bytes the CLI printed when it asked the service,
+ * in every format it takes, and no request; what it does not take goes to the CLI, which prints the
+ * same. stdout's rules hold on this path too: a reader that left is exit 0 in silence, a full disk or
+ * a short write exit 10 in one line, and a non-blocking stdout that fills up loses nothing.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import {
+  baseEnv,
+  collect,
+  PRS_BIN,
+  type RunResult,
+  runPrsIntoClosedPipe,
+  type tempDir,
+} from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+
+const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
+const DAY = '2024-05-02';
+let sandbox: Sandbox;
+let tmp: ReturnType<typeof tempDir>;
+let env: Record<string, string>;
+
+let setup: LoggedIn | undefined;
+beforeAll(async () => {
+  setup = await startLoggedIn('prs-cache-hit-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
+  ({ sandbox, tmp, env } = setup);
+});
+afterAll(() => setup?.close());
+beforeEach(() => sandbox.stats.reset());
+
+const requests = () => sandbox.stats.count({ endpoint: 'report' });
+let n = 0;
+
+/** prs with `args`; also which dist/ files it loaded. */
+async function prs(args: string[]): Promise<RunResult & { loaded: string[] }> {
+  const list = join(tmp.path, `loaded-${n++}`);
+  const child = spawn(process.execPath, ['-r', PRELOAD, PRS_BIN, ...args], {
+    env: baseEnv({ ...env, PRS_TEST_LOADED: list }),
+  });
+  child.stdin.end();
+  const r = await collect(child).done;
+  return { ...r, loaded: readFileSync(list, 'utf8').split('\n').filter(Boolean) };
+}
+
+/** `report <id> -t <type> -d <date> …`: each case of the first table has a date of its own (the key has
+ * no format), so that its first run asks. */
+const report = (id: string, type: string, ...more: string[]) => [
+  'report',
+  id,
+  '-t',
+  type,
+  '-d',
+  DAY,
+  ...more,
+];
+const on = (date: string, args: string[]) => args.map((a) => (a === DAY ? date : a));
+
+describe('a hit is answered before the CLI loads, with the CLI’s bytes', () => {
+  it.each([
+    ['index, default format (json in a pipe)', on('2024-04-01', report('42', 'index'))],
+    ['index, csv', on('2024-04-02', report('42', 'index', '-f', 'csv'))],
+    ['20,000 rows, ndjson', on('2024-04-03', report('7', 'constituent.close', '-f', 'ndjson'))],
+    ['20,000 rows, csv', on('2024-04-04', report('7', 'constituent.close', '--format=csv'))],
+    ['20,000 rows, tsv, -q', on('2024-04-05', ['-q', ...report('7', 'constituent.close', '-f', 'tsv')])],
+    [
+      '20,000 rows, --json, --cache given after',
+      on('2024-04-08', [...report('7', 'constituent.close', '--json'), '--cache', '3d']),
+    ],
+  ])('%s', async (_name, args) => {
+    const asked = await prs(args);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.loaded).toContain('main.js');
+    expect(requests()).toBe(1);
+    const hit = await prs(args);
+    expect(hit.code, hit.stderr).toBe(0);
+    expect(hit.stderr).toBe('');
+    expect(hit.loaded).toEqual(['hit.js']);
+    expect(hit.stdoutBytes.equals(asked.stdoutBytes)).toBe(true);
+    expect(requests()).toBe(1);
+  });
+
+  it.each([
+    ['-v (the CLI says "cache hit")', ['-v'], /^cache hit: portfolio 42 index 2024-05-02/m],
+    ['a table asked for in a pipe', ['-f', 'table'], /^$/],
+    ['--fields', ['--fields', 'indexName,currency', '-f', 'csv'], /^$/],
+  ])(
+    'what it does not take goes to the CLI, which answers from the cache: %s',
+    async (_name, more, stderr) => {
+      const args = report('42', 'index', ...more);
+      await prs(args); // stored (if not already)
+      sandbox.stats.reset();
+      const again = await prs(args);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.loaded).toContain('main.js');
+      expect(again.stderr).toMatch(stderr);
+      expect(requests()).toBe(0);
+    },
+  );
+
+  it('--raw goes to the CLI and prints the stored bytes, which the fast path’s JSON came from', async () => {
+    const raw = await prs(report('42', 'index', '--raw'));
+    expect(raw.code, raw.stderr).toBe(0);
+    expect(raw.loaded).toContain('main.js');
+    const json = await prs(report('42', 'index', '-f', 'json'));
+    expect(json.loaded).toEqual(['hit.js']);
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(raw.stdout).report ?? JSON.parse(raw.stdout));
+  });
+
+  it('a miss (today, never kept) goes to the CLI and asks', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const r = await prs(['report', '42', '-t', 'index', '-d', today, '-f', 'json']);
+    expect(r.loaded).toContain('main.js');
+    expect(requests()).toBe(1);
+  });
+});
+
+describe('stdout’s rules on the fast path', () => {
+  const big = report('7', 'constituent.close', '-f', 'csv');
+  beforeAll(async () => {
+    expect((await prs(big)).code).toBe(0); // stored
+  });
+
+  it('a reader that went away: exit 0, nothing on stderr, no request', async () => {
+    const r = await runPrsIntoClosedPipe(big, { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(requests()).toBe(0);
+  });
+
+  it('/dev/full: exit 10, one line', async () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [PRS_BIN, ...big], {
+        env: baseEnv(env),
+        stdio: ['ignore', fd, 'pipe'],
+      });
+      const err: Buffer[] = [];
+      child.stderr?.on('data', (c: Buffer) => err.push(c));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(10);
+      expect(Buffer.concat(err).toString()).toBe('prs: cannot write to stdout: disk full\n');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('a short write past `ulimit -f` (SIGXFSZ ignored): exit 10, never 0', async () => {
+    const out = join(tmp.path, 'short.csv');
+    const codeFile = join(tmp.path, 'short.code');
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        `trap '' XFSZ; ulimit -f 8; "$NODE" "$PRS" "$@" >"${out}"; echo $? >"${codeFile}"`,
+        'sh',
+        ...big,
+      ],
+      { env: baseEnv({ ...env, NODE: process.execPath, PRS: PRS_BIN }) },
+    );
+    child.stdin.end();
+    const r = await collect(child).done;
+    expect(Number(readFileSync(codeFile, 'utf8'))).toBe(10);
+    expect(r.stderr).toBe('prs: cannot write to stdout: file too large\n');
+    expect(statSync(out).size).toBe(8 * 512);
+  });
+
+  it('a non-blocking stdout (inherited from a Node parent) that fills up: every byte arrives, exit 0', async () => {
+    const expected = (await prs(big)).stdoutBytes;
+    // The parent's own stdout is a pipe Node made non-blocking; prs shares it and meets EAGAIN when the
+    // reader (this test, reading slowly) falls behind.
+    const parent = `const r = require('node:child_process').spawnSync(process.execPath, [process.env.PRS, ...process.argv.slice(1)], { stdio: ['ignore', 'inherit', 'inherit'] }); process.stdout; process.exitCode = r.status;`;
+    const child = spawn(process.execPath, ['-e', `process.stdout; ${parent}`, ...big], {
+      env: baseEnv({ ...env, PRS: PRS_BIN }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => {
+      chunks.push(c);
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), 1);
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(Buffer.concat(chunks).equals(expected)).toBe(true);
+  });
+});
