@@ -3,40 +3,66 @@
 // sooner than ES modules. This file only dispatches; the CLI itself is dist/main.js.
 'use strict';
 
-const args = process.argv.slice(2);
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  // `prs --version` on its own needs none of the CLI: answered before it loads (scripts and CI logs
-  // ask it to check the tool). The same line commander prints; any other argv goes through commander.
-  // Written directly, so that stdout's rules hold here too (CLI.md "Output that scripts can trust"):
-  // a reader that left is no failure; any other write error is exit 10 in one line, never a stack.
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+/**
+ * Could the answer cache be on for this run? Only then does `prs report` try its fast path (dist/hit.js,
+ * src/cache/hit.ts) before the CLI: a report the cache does not answer would pay ~3 ms for the detour.
+ * A quick over-estimate, never a decision (the settings resolver decides, in either path): a --cache
+ * flag, PRS_CACHE, or a "cache" key anywhere in the config file, found where settings.ts resolveDirs
+ * looks for it (test/unit/bin.test.ts holds the two to the same directory).
+ */
+function cacheMayBeOn(args, env) {
+  if (env.PRS_CACHE || args.some((a) => a === '--cache' || a.startsWith('--cache='))) return true;
+  const home = env.HOME || require('node:os').homedir();
+  const dir = env.PRS_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'prs');
   try {
-    require('node:fs').writeSync(1, `${require('../package.json').version}\n`);
-  } catch (err) {
-    if (err?.code !== 'EPIPE') {
-      const reason = err?.code === 'ENOSPC' ? 'disk full' : String(err?.message).split('\n')[0];
-      process.stderr.write(`prs: cannot write to stdout: ${reason}\n`);
-      process.exitCode = 10;
-    }
+    return readFileSync(join(dir, 'config.json'), 'utf8').includes('"cache"');
+  } catch {
+    return false;
   }
-} else {
-  // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
-  require('node:module').enableCompileCache?.();
-  // `prs report` goes to the answer cache's fast path first (dist/hit.js, src/cache/hit.ts): a report
-  // the cache holds is answered there, before the CLI loads; any other report runs the CLI.
-  const answered = args.includes('report')
-    ? Promise.resolve()
-        .then(() => require('../dist/hit.js').answerFromCache(process.argv, process.env))
-        .catch(() => undefined)
-    : Promise.resolve(undefined);
-  answered.then((code) => {
-    if (code !== undefined) process.exit(code);
+}
+
+if (require.main === module) run(process.argv.slice(2));
+else module.exports = { cacheMayBeOn };
+
+function run(args) {
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    // `prs --version` on its own needs none of the CLI: answered before it loads (scripts and CI logs
+    // ask it to check the tool). The same line commander prints; any other argv goes through commander.
+    // Written directly, so that stdout's rules hold here too (CLI.md "Output that scripts can trust"):
+    // a reader that left is no failure; any other write error is exit 10 in one line, never a stack.
     try {
-      require('../dist/main.js');
+      require('node:fs').writeSync(1, `${require('../package.json').version}\n`);
     } catch (err) {
-      // One line, no stack: Node's message for a missing module goes on with the require stack.
-      const reason = String(err?.message).split('\n')[0];
-      process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
-      process.exit(1);
+      if (err?.code !== 'EPIPE') {
+        const reason = err?.code === 'ENOSPC' ? 'disk full' : String(err?.message).split('\n')[0];
+        process.stderr.write(`prs: cannot write to stdout: ${reason}\n`);
+        process.exitCode = 10;
+      }
     }
-  });
+  } else {
+    // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
+    require('node:module').enableCompileCache?.();
+    // `prs report` goes to the answer cache's fast path first (dist/hit.js, src/cache/hit.ts): a report
+    // the cache holds is answered there, before the CLI loads; any other report runs the CLI.
+    const answered =
+      args.includes('report') && cacheMayBeOn(args, process.env)
+        ? Promise.resolve()
+            .then(() => require('../dist/hit.js').answerFromCache(process.argv, process.env))
+            .catch(() => undefined)
+        : Promise.resolve(undefined);
+    answered.then((code) => {
+      if (code !== undefined) process.exit(code);
+      try {
+        require('../dist/main.js');
+      } catch (err) {
+        // One line, no stack: Node's message for a missing module goes on with the require stack.
+        const reason = String(err?.message).split('\n')[0];
+        process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
+        process.exit(1);
+      }
+    });
+  }
 }

@@ -114,6 +114,22 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(raw.stdout).report ?? JSON.parse(raw.stdout));
   });
 
+  it('the cache turned on by the profile (`prs config set cache 7d`) takes the fast path too', async () => {
+    const args = ['report', '42', '-t', 'index', '-d', '2024-04-09', '-f', 'json'];
+    const set = await prs(['config', 'set', 'cache', '7d']);
+    expect(set.code, set.stderr).toBe(0);
+    try {
+      env = { ...env, PRS_CACHE: '' };
+      expect((await prs(args)).loaded).toContain('main.js');
+      const hit = await prs(args);
+      expect(hit.loaded).toEqual(['hit.js']);
+      expect(requests()).toBe(1);
+    } finally {
+      env = { ...env, PRS_CACHE: '7d' };
+      expect((await prs(['config', 'unset', 'cache'])).code).toBe(0);
+    }
+  });
+
   it('a miss (today, never kept) goes to the CLI and asks', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const r = await prs(['report', '42', '-t', 'index', '-d', today, '-f', 'json']);

@@ -59,12 +59,13 @@ describe('start-up loads no command body', () => {
     expect(r.sources.filter((f) => BODY.test(f))).toEqual([]);
   });
 
-  it('only `prs report` loads the answer cache’s fast path, and first', () => {
-    expect(loadedBy(['report', 'abc', '-t', 'index', '-d', '2024-05-01']).chunks[0]).toBe('hit.js');
+  it('only `prs report` with the cache possibly on loads the answer cache’s fast path, and first', () => {
+    const bad = ['report', 'abc', '-t', 'index', '-d', '2024-05-01'];
+    expect(loadedBy(['--cache', '7d', ...bad]).chunks[0]).toBe('hit.js');
+    expect(loadedBy(bad).chunks).not.toContain('hit.js');
     expect(
-      loadedBy(['export', '42', '-t', 'index', '-d', '2024-05-01', '--parallel', '9']).chunks,
+      loadedBy(['--cache', '7d', 'export', '42', '-t', 'index', '-d', '2024-05-01']).chunks,
     ).not.toContain('hit.js');
-    expect(loadedBy(['--help']).chunks).not.toContain('hit.js');
   });
 
   it('a command that runs loads its own body (so the check above can see one)', () => {
