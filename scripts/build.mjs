@@ -180,6 +180,19 @@ writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
  * a second time only when it does not answer, i.e. before a request that takes far longer. Nothing in
  * it may load heavy modules at its start (the build checks the ones that would).
  */
+/** The fast path never draws a table (a terminal or `-f table` goes to the CLI): the renderer's table stays out. */
+const noTable = {
+  name: 'no-table',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
+      args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-no-table' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'prs-no-table' }, () => ({
+      contents: "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
+      loader: 'js',
+    }));
+  },
+};
 const hit = await build({
   entryPoints: { hit: 'src/cache/hit.ts' },
   outdir: out,
@@ -197,6 +210,7 @@ const hit = await build({
   // auth/store.ts loads conf to write a profile, which a hit never does: left a real import().
   external: ['conf'],
   metafile: true,
+  plugins: [noTable],
 });
 const heavy = Object.keys(hit.metafile.inputs).filter((f) =>
   /node_modules\/(undici|conf|ora|commander)\//.test(f),
