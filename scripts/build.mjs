@@ -185,10 +185,13 @@ const noTable = {
   name: 'no-table',
   setup(b) {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
-      args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-no-table' } : undefined,
+      args.importer.endsWith('src/render/index.ts')
+        ? { path: 'table', namespace: 'prs-no-table' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'prs-no-table' }, () => ({
-      contents: "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
+      contents:
+        "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
       loader: 'js',
     }));
   },
