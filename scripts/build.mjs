@@ -186,10 +186,10 @@ const noTable = {
   setup(b) {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
       args.importer.endsWith('src/render/index.ts')
-        ? { path: 'table', namespace: 'prs-no-table' }
+        ? { path: 'table', namespace: 'prs-stub' }
         : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'prs-no-table' }, () => ({
+    b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, () => ({
       contents:
         "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
       loader: 'js',
