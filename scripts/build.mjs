@@ -185,9 +185,7 @@ const noTable = {
   name: 'no-table',
   setup(b) {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
-      args.importer.endsWith('src/render/index.ts')
-        ? { path: 'table', namespace: 'prs-stub' }
-        : undefined,
+      args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-stub' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, () => ({
       contents:
