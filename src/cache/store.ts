@@ -26,7 +26,7 @@ import {
   statSync,
   unlinkSync,
   utimesSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -106,14 +106,22 @@ export function entryName(k: AnswerKey): string {
   return `${sha256(keyText(k))}${EXT}`;
 }
 
+/** All of `bytes` to a file descriptor (writeSync may write less than it was given). */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
 /** A profile's directory name: profile names are already restricted to [A-Za-z0-9._-] (settings.ts). */
 const profileDir = (root: string, profile: string) => join(root, profile);
 
-/** The bytes of an entry file. */
+/** An entry file's first two lines; the body follows them. */
+function entryHead(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
+  return Buffer.from(`${MAGIC} ${body.length} ${sha256(body)} ${storedAt}\n${keyText(k)}\n`);
+}
+
+/** The bytes of an entry file (the store writes the head and the body apart: no copy of the body). */
 export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
-  const digest = sha256(body);
-  const head = `${MAGIC} ${body.length} ${digest} ${storedAt}\n${keyText(k)}\n`;
-  return Buffer.concat([Buffer.from(head), body]);
+  return Buffer.concat([entryHead(k, body, storedAt), body]);
 }
 
 /**
@@ -266,9 +274,10 @@ export function createCacheStore(o: StoreOptions): CacheStore {
     },
     put(profile, k, body) {
       const now = o.clock.now();
-      const bytes = encodeEntry(k, body, now);
+      const head = entryHead(k, body, now);
+      const size = head.length + body.length;
       // An answer larger than the whole store would only push everything else out, then itself.
-      if (bytes.length > o.maxBytes) return;
+      if (size > o.maxBytes) return;
       const dir = profileDir(root, profile);
       privateDir(root);
       privateDir(dir);
@@ -285,14 +294,20 @@ export function createCacheStore(o: StoreOptions): CacheStore {
         `.${entryName(k)}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`,
       );
       try {
-        writeFileSync(temp, bytes, { mode: 0o600 });
+        const fd = openSync(temp, 'w', 0o600);
+        try {
+          writeAll(fd, head);
+          writeAll(fd, body);
+        } finally {
+          closeSync(fd);
+        }
         utimesSync(temp, now / 1000, now / 1000);
         renameSync(temp, path);
       } catch (err) {
         unlinkQuiet(temp);
         throw err;
       }
-      total += bytes.length - before;
+      total += size - before;
       if (total > o.maxBytes) evict();
     },
     remove(profile, k) {

@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerKey, cacheableDate, isReportBody } from '../../../src/cache/answers.js';
 import {
@@ -20,6 +21,8 @@ import {
   keyText,
 } from '../../../src/cache/store.js';
 import { FakeClock } from '../../../src/clock.js';
+import { rowsOf } from '../../../src/json/report-body.js';
+import { scanReport } from '../../../src/render/tape.js';
 import { parseMaxAge, parseSize, resolveSettings } from '../../../src/settings.js';
 import { tempDir } from '../../helpers/run.js';
 
@@ -130,6 +133,41 @@ describe('isReportBody: what may be kept', () => {
     ['{"report":[{"a":1}', false],
     ['null', false],
   ])('%j → %s', (body, ok) => expect(isReportBody(Buffer.from(body))).toBe(ok));
+
+  it('agrees with rowsOf (what the renderer takes) on generated bodies, whole or cut short or spoiled', () => {
+    const scalar = fc.oneof(
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const row = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), scalar, { minKeys: 1, maxKeys: 5 });
+    const body = fc
+      .record({
+        rows: fc.array(row, { maxLength: 6 }),
+        wrapped: fc.boolean(),
+        cut: fc.nat(),
+        spoil: fc.nat(3),
+      })
+      .map(({ rows, wrapped, cut, spoil }) => {
+        const text = JSON.stringify(wrapped ? { report: rows } : rows);
+        if (spoil === 1) return text.slice(0, cut % (text.length + 1));
+        if (spoil === 2) return text.replace(/:/, ';');
+        return text;
+      });
+    let scanned = 0;
+    fc.assert(
+      fc.property(body, (text) => {
+        const b = Buffer.from(text);
+        if (scanReport(b)) scanned++;
+        expect(isReportBody(b), text).toBe(typeof rowsOf(text) !== 'string');
+      }),
+      { numRuns: 1000, seed: 7 },
+    );
+    // The scan (no row objects built) decided a good share of them.
+    expect(scanned).toBeGreaterThan(50);
+  });
 });
 
 describe('entries', () => {
