@@ -12,8 +12,7 @@ import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
-import { rowsOf } from '../json/report-body.js';
-import { scanReport } from '../render/tape.js';
+import { isReportBytes, rowsOf } from '../json/report-body.js';
 import type { ReportQuery, ReportResponse, Row, Service } from '../service/types.js';
 import type { Settings } from '../settings.js';
 import { type AnswerKey, type CacheStore, createCacheStore } from './store.js';
@@ -53,14 +52,13 @@ export function storeFor(s: Settings, clock: Pick<Clock, 'now'>): CacheStore | u
 }
 
 /**
- * Is this body a report answer (rowsOf's rules)? Most answers are told by the direct renderers' scan
- * (render/tape.ts), which reads the bytes without building a row: whatever it takes, the general
- * path renders the same (the property tests of render/direct.ts), so it is a report. Other shapes
- * are parsed with JSON.parse (not the lossless parser: the digits do not matter for yes or no). The
- * parse made storing a 20,000-row answer cost 13 MB more than printing it (85 against 72 MB peak).
+ * Is this body a report answer (rowsOf's rules)? Read from the bytes (isReportBytes: no row is built;
+ * parsing a 20,000-row answer whole cost 13 MB, a 200,000-row one ~150 MB); the shapes that reader
+ * leaves are parsed with JSON.parse (not the lossless parser: the digits do not matter for yes or no).
  */
 export function isReportBody(bytes: Buffer): boolean {
-  if (scanReport(bytes)) return true;
+  const verdict = isReportBytes(bytes);
+  if (verdict !== undefined) return verdict;
   const text = bytes.toString('utf8');
   if (text.trim() === '') return true;
   let value: unknown;

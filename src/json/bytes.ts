@@ -155,3 +155,36 @@ function digitsEnd(b: Buffer, p: number): number {
   while (isDigit(b[p])) p++;
   return p;
 }
+
+/**
+ * Just past the JSON value that starts at `p`, or -1 when the JSON grammar does not hold there or it
+ * nests more than `depth` levels. Allocates nothing: it tells a large body's shape without parsing it
+ * (report-body.ts isReportBytes).
+ */
+export function jsonValueEnd(b: Buffer, p: number, n: number, depth: number): number {
+  const c = b[p];
+  if (c !== 123 && c !== 91) {
+    const v = scanValue(b, p, n);
+    return v < 0 ? -1 : valueEnd(v);
+  }
+  if (depth === 0) return -1;
+  const close = c === 123 ? 125 : 93;
+  p = skipWs(b, p + 1, n);
+  if (b[p] === close) return p + 1;
+  for (;;) {
+    if (c === 123) {
+      if (b[p] !== 34) return -1;
+      const k = stringEnd(b, p + 1, n);
+      if (k < 0) return -1;
+      p = skipWs(b, (k >>> 2) + 1, n);
+      if (b[p] !== 58) return -1;
+      p = skipWs(b, p + 1, n);
+    }
+    p = jsonValueEnd(b, p, n, depth - 1);
+    if (p < 0) return -1;
+    p = skipWs(b, p, n);
+    if (b[p] === close) return p + 1;
+    if (b[p] !== 44) return -1;
+    p = skipWs(b, p + 1, n);
+  }
+}
