@@ -43,7 +43,9 @@ function run(args) {
       }
     }
   } else {
-    // Node >= 22.1 caches compiled bytecode between runs; on Node 20 this is a no-op.
+    // Compiled bytecode kept between runs (bin/code-cache.js); Node >= 22.1's own compile cache for
+    // whatever that leaves (PRS_DEBUG, a build without an id).
+    require('./code-cache.js').useCodeCache(join(__dirname, '..', 'dist'), process.env, module);
     require('node:module').enableCompileCache?.();
     // `prs report` goes to the answer cache's fast path first (dist/hit.js, src/cache/hit.ts): a report
     // the cache holds is answered there, before the CLI loads; any other report runs the CLI.

@@ -1,6 +1,7 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
 // chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate. The chunks are then
 // turned into CommonJS (see the end of this file).
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, transform } from 'esbuild';
@@ -220,6 +221,18 @@ if (heavy.length > 0) {
   rmSync(out, { recursive: true, force: true });
   throw new Error(`build: the cache's fast path (dist/hit.js) would bundle ${heavy[0]}: import it lazily`);
 }
+
+/**
+ * The build's id: a digest of every file it wrote. bin/code-cache.js keeps V8's code cache per build
+ * id, since V8 itself checks a cache against the source's length only.
+ */
+const digest = createHash('sha256');
+for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
+  if (!file.endsWith('.js')) continue;
+  digest.update(file);
+  digest.update(readFileSync(join(out, file)));
+}
+writeFileSync(join(out, 'build-id'), `${digest.digest('hex').slice(0, 16)}\n`);
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

@@ -9,7 +9,10 @@ const switches: ProcessSwitches = {
   // ~90 ms slower with it). Liftoff alone keeps `prs export` under 100 MB whatever the file size.
   // Applied before the first HTTP client, not at start: loading node:v8 costs every start ~3 ms.
   // --expose-gc: a large report body's reader collects undici's spent chunks as it goes (service.ts).
+  // The code cache (bin/code-cache.js) is told first: V8 takes a cache only under the flags it was
+  // made with, so it keeps what was compiled until now before they change.
   beforeHttp: async () => {
+    (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('prs.beforeV8Flags')]?.();
     const { setFlagsFromString } = await import('node:v8');
     setFlagsFromString('--liftoff-only');
     setFlagsFromString('--expose-gc');

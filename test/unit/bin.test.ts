@@ -9,8 +9,12 @@ import { CONFIG_FILE } from '../../src/auth/store.js';
 import { resolveDirs } from '../../src/settings.js';
 import { tempDir } from '../helpers/run.js';
 
-const { cacheMayBeOn } = createRequire(import.meta.url)('../../bin/prs.js') as {
+const require = createRequire(import.meta.url);
+const { cacheMayBeOn } = require('../../bin/prs.js') as {
   cacheMayBeOn(args: string[], env: Record<string, string | undefined>): boolean;
+};
+const { codeCacheDir } = require('../../bin/code-cache.js') as {
+  codeCacheDir(env: Record<string, string | undefined>, buildId: string): string;
 };
 const tmp = tempDir('prs-bin-gate-');
 afterAll(() => tmp.cleanup());
@@ -46,5 +50,17 @@ describe('cacheMayBeOn', () => {
     ['nothing', report, {}, false],
   ])('%s', (_name, args, extra, want) => {
     expect(cacheMayBeOn(args, { HOME: join(tmp.path, 'empty'), ...extra })).toBe(want);
+  });
+});
+
+describe('codeCacheDir (bin/code-cache.js): under the cache directory settings.ts resolves', () => {
+  it.each([
+    ['PRS_CACHE_DIR', { PRS_CACHE_DIR: '/c/prs', HOME: '/h' }],
+    ['XDG_CACHE_HOME', { XDG_CACHE_HOME: '/x', HOME: '/h' }],
+    ['HOME', { HOME: '/h' }],
+  ])('%s', (_name, env) => {
+    expect(codeCacheDir(env, 'abc')).toBe(
+      join(resolveDirs(env).cacheDir, 'code', `abc-${process.version}-${process.arch}`),
+    );
   });
 });
