@@ -221,8 +221,8 @@ describe('export --parallel', () => {
     out = join(home.path, `out${n++}`);
     mkdirSync(out);
     const par = await prs([...args, '--parallel', '4']);
-    expect(par.code).toBe(0);
-    expect(seq.code).toBe(0);
+    expect(par.code, par.stderr).toBe(0);
+    expect(seq.code, seq.stderr).toBe(0);
     expect(files()).toEqual(files(seqDir));
     for (const f of files()) expect(sha256(join(out, f))).toBe(sha256(join(seqDir, f)));
     expect(par.stdout.replaceAll(out, '')).toBe(seq.stdout.replaceAll(seqDir, ''));
