@@ -234,6 +234,10 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       await assertWritableTarget(p, c.force);
     }
     // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
+    // The names are this run's from now on: an item downloading alongside (--parallel) whose server
+    // names its file as this one's (a holiday answered with this date's rows) must find the name taken
+    // from the moment the file can exist, or it would open it as a file in the way (exit 10).
+    for (const p of paths) c.written.add(p);
     const committed: string[] = [];
     try {
       await file.commit(path);
@@ -247,9 +251,9 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       // it. Without --force each was a new name (link(2) refuses existing ones), so removing it leaves
       // the directory as it was; with --force a replaced file cannot come back and stays replaced.
       if (!c.force) for (const p of committed) await unlink(p).catch(() => {});
+      for (const p of paths) if (!committed.includes(p) || !c.force) c.written.delete(p);
       throw err;
     }
-    for (const p of committed) c.written.add(p);
     return { kind: 'written', paths, files: saved };
   } catch (err) {
     await abortAll();
