@@ -10,12 +10,10 @@ const path = require('node:path');
 const Module = require('node:module');
 
 /**
- * `<cache dir>/code/<build id>-<node version>-<arch>`: the cache directory as settings.ts resolveDirs
- * finds it (test/unit/bin.test.ts holds the two together). A new build, Node or CPU gets a new place.
+ * `<cache dir>/code/<build id>-<node version>-<arch>`: a new build, Node or CPU gets a new place.
+ * The cache directory is settings.ts's (bin/prs.js prsDirs).
  */
-function codeCacheDir(env, buildId) {
-  const home = env.HOME || require('node:os').homedir();
-  const cacheDir = env.PRS_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'prs');
+function codeCacheDir(cacheDir, buildId) {
   return path.join(cacheDir, 'code', `${buildId}-${process.version}-${process.arch}`);
 }
 
@@ -97,23 +95,23 @@ function save(dir, fresh) {
  * the file is compiled, then its cache written anew at exit. Off with PRS_DEBUG (its stack traces
  * need Node's own compile, which registers the source maps) and when the build has no id.
  */
-function useCodeCache(distDir, env, main) {
+function useCodeCache(distDir, cacheDir, env, main) {
   try {
-    install(distDir, env, main);
+    install(distDir, cacheDir, env, main);
   } catch {
-    // No home directory, an unreadable dist/: compiled as Node does.
+    // An unreadable dist/ or cache directory: compiled as Node does.
   }
 }
 
-function install(distDir, env, main) {
-  if (env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true') return;
+function install(distDir, cacheDir, env, main) {
+  if (cacheDir === undefined || env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true') return;
   let buildId;
   try {
     buildId = fs.readFileSync(path.join(distDir, 'build-id'), 'utf8').trim();
   } catch {
     return;
   }
-  const dir = codeCacheDir(env, buildId);
+  const dir = codeCacheDir(cacheDir, buildId);
   if (!mayUse(dir)) return;
   const vm = require('node:vm');
   const fresh = [];

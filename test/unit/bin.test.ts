@@ -1,6 +1,7 @@
-// bin/prs.js's gate before the answer cache's fast path: "could the cache be on?", an over-estimate
-// that must look for the config file exactly where the settings resolver does (resolveDirs), or a
-// profile's `cache` would silently stop taking the fast path.
+// What bin/prs.js decides before the CLI loads: where prs's directories are (prsDirs, which must be
+// settings.ts resolveDirs exactly, or a profile's `cache` would silently stop taking the fast path and
+// the code cache would live elsewhere than the rest), and the gate before the answer cache's fast
+// path, "could the cache be on?", an over-estimate.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -9,37 +10,51 @@ import { CONFIG_FILE } from '../../src/auth/store.js';
 import { resolveDirs } from '../../src/settings.js';
 import { tempDir } from '../helpers/run.js';
 
+type Env = Record<string, string | undefined>;
 const require = createRequire(import.meta.url);
-const { cacheMayBeOn } = require('../../bin/prs.js') as {
-  cacheMayBeOn(args: string[], env: Record<string, string | undefined>): boolean;
+const { cacheMayBeOn, prsDirs } = require('../../bin/prs.js') as {
+  cacheMayBeOn(args: string[], env: Env, configDir: string): boolean;
+  prsDirs(env: Env): { configDir: string; cacheDir: string };
 };
 const { codeCacheDir } = require('../../bin/code-cache.js') as {
-  codeCacheDir(env: Record<string, string | undefined>, buildId: string): string;
+  codeCacheDir(cacheDir: string, buildId: string): string;
 };
 const tmp = tempDir('prs-bin-gate-');
 afterAll(() => tmp.cleanup());
 const report = ['report', '42', '-t', 'index', '-d', '2024-05-01'];
 
-describe('cacheMayBeOn', () => {
+describe('prsDirs: settings.ts resolveDirs, without loading the CLI', () => {
   it.each([
-    ['PRS_CONFIG_DIR', (d: string) => ({ PRS_CONFIG_DIR: join(d, 'cfg'), HOME: d })],
-    ['XDG_CONFIG_HOME', (d: string) => ({ XDG_CONFIG_HOME: join(d, 'xdg'), HOME: d })],
-    ['HOME', (d: string) => ({ HOME: d })],
-  ])('finds a profile’s cache setting where resolveDirs puts the config (%s)', (name, envOf) => {
-    const env = envOf(join(tmp.path, name));
-    const dir = resolveDirs(env).configDir;
+    ['PRS_CONFIG_DIR, PRS_CACHE_DIR', { PRS_CONFIG_DIR: '/c/cfg', PRS_CACHE_DIR: '/c/cache', HOME: '/h' }],
+    ['XDG_CONFIG_HOME, XDG_CACHE_HOME', { XDG_CONFIG_HOME: '/x', XDG_CACHE_HOME: '/y', HOME: '/h' }],
+    ['HOME', { HOME: '/h' }],
+    ['empty variables are unset', { PRS_CONFIG_DIR: '', XDG_CACHE_HOME: '', HOME: '/h' }],
+  ])('%s', (_name, env) => {
+    expect(prsDirs(env)).toEqual(resolveDirs(env));
+  });
+
+  it('the code cache lives under the cache directory, per build, Node and CPU', () => {
+    expect(codeCacheDir('/c/cache', 'abc')).toBe(
+      join('/c/cache', 'code', `abc-${process.version}-${process.arch}`),
+    );
+  });
+});
+
+describe('cacheMayBeOn', () => {
+  it('finds a profile’s cache setting in the config file', () => {
+    const dir = join(tmp.path, 'cfg');
     mkdirSync(dir, { recursive: true });
-    expect(cacheMayBeOn(report, env)).toBe(false); // no config file
+    expect(cacheMayBeOn(report, {}, dir)).toBe(false); // no config file
     writeFileSync(
       join(dir, CONFIG_FILE),
       JSON.stringify({ profiles: { default: { settings: { tenant: 'T' } } } }),
     );
-    expect(cacheMayBeOn(report, env)).toBe(false);
+    expect(cacheMayBeOn(report, {}, dir)).toBe(false);
     writeFileSync(
       join(dir, CONFIG_FILE),
       JSON.stringify({ profiles: { default: { settings: { cache: '7d' } } } }),
     );
-    expect(cacheMayBeOn(report, env)).toBe(true);
+    expect(cacheMayBeOn(report, {}, dir)).toBe(true);
   });
 
   it.each([
@@ -49,18 +64,6 @@ describe('cacheMayBeOn', () => {
     ['--no-cache alone', [...report, '--no-cache'], {}, false],
     ['nothing', report, {}, false],
   ])('%s', (_name, args, extra, want) => {
-    expect(cacheMayBeOn(args, { HOME: join(tmp.path, 'empty'), ...extra })).toBe(want);
-  });
-});
-
-describe('codeCacheDir (bin/code-cache.js): under the cache directory settings.ts resolves', () => {
-  it.each([
-    ['PRS_CACHE_DIR', { PRS_CACHE_DIR: '/c/prs', HOME: '/h' }],
-    ['XDG_CACHE_HOME', { XDG_CACHE_HOME: '/x', HOME: '/h' }],
-    ['HOME', { HOME: '/h' }],
-  ])('%s', (_name, env) => {
-    expect(codeCacheDir(env, 'abc')).toBe(
-      join(resolveDirs(env).cacheDir, 'code', `abc-${process.version}-${process.arch}`),
-    );
+    expect(cacheMayBeOn(args, extra, join(tmp.path, 'empty'))).toBe(want);
   });
 });
