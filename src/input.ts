@@ -2,23 +2,25 @@
  * Pure parsers for user input shared by `report` and `export`. Each throws UsageError with a one-line
  * message, so bad input is rejected before any request is sent.
  */
+
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  REPORT_FORMATS,
+  REPORT_TYPES,
+  type ReportFormat,
+  type ReportType,
+} from './domain.js';
 import { UsageError } from './errors.js';
 
-export const REPORT_TYPES = [
-  'index',
-  'constituent.close',
-  'constituent.open',
-  'constituent.proforma',
-  'constituent.corporateactions',
-  'constituent.proformacorporateactions',
-] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
-
-export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
-
-export const EXPORT_FORMATS = ['json', 'csv'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  REPORT_FORMATS,
+  REPORT_TYPES,
+  type ReportFormat,
+  type ReportType,
+};
 
 /**
  * Edit distance for "did you mean": insertions, deletions, substitutions and swaps of two neighbours

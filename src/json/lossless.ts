@@ -19,26 +19,9 @@
  * cannot represent (text that already contains a `\u0000` escape), and for precise SyntaxError messages.
  */
 
-/** A JSON number kept as the exact text the service sent. */
-export class JsonNumber {
-  constructor(readonly raw: string) {}
-  toString(): string {
-    return this.raw;
-  }
-  toJSON(): string {
-    return this.raw;
-  }
-}
+import { isJsonNumeric, JsonNumber, numberText } from '../domain.js';
 
-/** True for the two shapes a parsed number can take. */
-export function isJsonNumeric(v: unknown): v is number | JsonNumber {
-  return typeof v === 'number' || v instanceof JsonNumber;
-}
-
-/** The text of a number as it must be printed: the raw digits of a JsonNumber, String() of a number. */
-export function numberText(v: number | JsonNumber): string {
-  return typeof v === 'number' ? String(v) : v.raw;
-}
+export { isJsonNumeric, JsonNumber, numberText };
 
 const fail = (text: string, pos: number, what?: string): never => {
   const found = pos >= text.length ? 'end of JSON input' : `token ${JSON.stringify(text[pos])}`;

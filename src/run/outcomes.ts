@@ -3,6 +3,8 @@
  * which only an item, the item's failure line, and the run's summary line. Used by the engine
  * (engine.ts); pure helpers.
  */
+
+import type { Item } from '../domain.js';
 import {
   BadRequestError,
   exitCodeFor,
@@ -16,11 +18,7 @@ import {
 } from '../errors.js';
 import type { IO } from '../io.js';
 
-/** One portfolio × date of a run. */
-export interface Item {
-  portfolioId: number;
-  date: string;
-}
+export type { Item };
 
 /** "portfolio 42 on 2024-05-03". */
 export function itemLabel(item: Item): string {

@@ -7,7 +7,9 @@ import type { IO, Progress } from '../io.js';
 import { type RateLimit, rateText } from '../settings.js';
 import type { Item } from './outcomes.js';
 
-export type WaitReason = 'rate-limit' | 'retry-after' | 'backoff';
+export type { WaitReason } from '../domain.js';
+
+import type { WaitReason } from '../domain.js';
 
 /** "40 s", "51 min", "1 h 05 min". */
 export function formatDuration(ms: number): string {

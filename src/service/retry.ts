@@ -28,7 +28,9 @@ export type Outcome =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
 
-export type WaitReason = 'retry-after' | 'rate-limit' | 'backoff';
+export type { WaitReason } from '../domain.js';
+
+import type { WaitReason } from '../domain.js';
 
 export type Decision =
   /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */

@@ -9,8 +9,9 @@ export interface ReportQuery {
   date: string;
 }
 
-/** A report row as parsed losslessly: numbers keep the exact digits the service sent (see src/render/lossless.ts). */
-export type Row = Record<string, unknown>;
+import type { Row } from '../domain.js';
+
+export type { Row };
 
 export interface ReportResponse {
   /** The body exactly as received (for --raw, and for the formats rendered straight from it: render/direct.ts). */
