@@ -29,30 +29,45 @@ export function tsvCell(s: string): string {
   return TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (m) => TSV_ESCAPES[m]) : s;
 }
 
-/** A header line, then one line per row; absent and null values are empty cells. Ends with a newline. */
-export function renderDelimited(
+/** The header line of `columns` (without its newline). */
+export function delimitedHeader(columns: readonly Column[], kind: 'csv' | 'tsv'): string {
+  const cell = kind === 'csv' ? csvCell : tsvCell;
+  return columns.map((c) => cell(c.name)).join(kind === 'csv' ? ',' : '\t');
+}
+
+/** One line per row, each ending with a newline; absent and null values are empty cells. */
+export function delimitedLines(
   rows: readonly Row[],
   columns: readonly Column[],
   kind: 'csv' | 'tsv',
 ): string {
+  if (rows.length === 0) return '';
   const cell = kind === 'csv' ? csvCell : tsvCell;
   const sep = kind === 'csv' ? ',' : '\t';
-  const lines = new Array<string>(rows.length + 1);
-  lines[0] = columns.map((c) => cell(c.name)).join(sep);
+  const lines = new Array<string>(rows.length);
   const n = columns.length;
   const flat = columns.every((c) => c.path.length === 1);
-  const keys = columns.map((c) => c.path[0]);
+  const keys = columns.map((c) => c.path[0]!);
   const cells = new Array<string>(n);
   for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
+    const row = rows[r]!;
     for (let i = 0; i < n; i++) {
-      const v = flat ? own(row, keys[i]) : valueAt(row, columns[i].path);
+      const v = flat ? own(row, keys[i]!) : valueAt(row, columns[i]!.path);
       // Strings and numbers first, without the general cellText; numbers never need quoting.
       cells[i] = typeof v === 'string' ? cell(v) : typeof v === 'number' ? String(v) : cell(cellText(v));
     }
     const line = cells.join(sep);
     // A lone empty cell would be a blank line, which CSV readers skip: quote it.
-    lines[r + 1] = line === '' && n === 1 && kind === 'csv' ? '""' : line;
+    lines[r] = line === '' && n === 1 && kind === 'csv' ? '""' : line;
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A header line, then one line per row. Ends with a newline. */
+export function renderDelimited(
+  rows: readonly Row[],
+  columns: readonly Column[],
+  kind: 'csv' | 'tsv',
+): string {
+  return `${delimitedHeader(columns, kind)}\n${delimitedLines(rows, columns, kind)}`;
 }

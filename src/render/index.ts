@@ -17,6 +17,7 @@ import { type Alloc, emitDelimited, emitRows, jsonFields, jsonRows } from './dir
 import { project, renderJson, renderNdjson } from './json.js';
 import { renderTable } from './table.js';
 import { scanReport } from './tape.js';
+import { createWriter, type RowWriter } from './writer.js';
 
 export interface RenderRequest {
   type: ReportType;
@@ -74,6 +75,33 @@ export function render(r: RenderRequest): Rendered {
       });
     }
   }
+}
+
+/** A report's output settings: render()'s, without the rows. */
+export type ReportWriterOptions = Omit<RenderRequest, 'rows'> & {
+  /** CSV/TSV into a file: the header is every answer's columns (writer.ts `union`). */
+  union?: boolean;
+};
+
+/** The writer for a report's rows (writer.ts) in these settings: the report's columns, --fields, the table. */
+export function reportWriter(r: ReportWriterOptions): RowWriter {
+  const pick = (rows: readonly Row[], order: 'seen' | 'spec') =>
+    columnsOf({ type: r.type, rows, fields: r.fields, multi: r.multi }, order);
+  return createWriter({
+    format: r.format,
+    columns: pick,
+    emptyColumns: () => pick([], 'seen'),
+    project: r.fields !== undefined,
+    indent: r.terminal,
+    union: r.union && !r.fields,
+    table: (rows, columns) =>
+      renderTable(rows, columns, {
+        color: r.color,
+        width: r.terminal ? r.width : undefined,
+        type: r.type,
+        picked: r.fields !== undefined,
+      }),
+  });
 }
 
 /** The formats renderDirect may answer: JSON only where it is compact (not to a terminal). */

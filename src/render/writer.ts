@@ -1,0 +1,232 @@
+/**
+ * One writer per output format, over any rows that have columns: a report's answers, a diff's rows.
+ *
+ *   const w = createWriter({ format: 'csv' });
+ *   for (const answer of answers) {
+ *     const a = w.answer('portfolio 42 on 2024-05-03');
+ *     for (const batch of answer) sink.write(a.rows(batch)); // the output for these rows
+ *     a.done();                                               // the answer checked out: it counts
+ *   }
+ *   const end = w.end(); // closes the output (`]`, an empty CSV's header, the whole table)
+ *
+ * An answer's output is what `rows` returned for it; nothing of it is part of the writer's state until
+ * `done` (an answer found malformed half-way is dropped by not calling `done`: its output is thrown
+ * away by the caller, and the next answer is written as if it never came). Calls go one answer at a
+ * time. Rows are `Row`s (domain.ts): numbers are printed with `numberText`, never through a double.
+ *
+ * Formats: `json` (an array of rows; indented with `indent`), `ndjson` (one compact row a line),
+ * `csv`/`tsv` (a header, then one line a row, nested objects as dotted columns: render/delimited.ts),
+ * `table` (collects every row; drawn at `end` by `table`). Text comes back as strings; a binary
+ * writer (Parquet) may implement the same interface with Uint8Array chunks.
+ *
+ * Columns (CSV/TSV always; JSON/NDJSON with `project`; the table) are decided by `columns` on the
+ * first rows that come, and then fixed: a later row's column outside them is left out with a warning
+ * naming it and its answer (CSV/TSV to stdout, CLI.md "Output that scripts can trust"), or, with
+ * `union` (CSV/TSV into a file that appears at the end), joins the end of the columns: `widened()` then
+ * tells the file's rewrite (render/union.ts) the final header and how many cells each answer's lines lack.
+ */
+import { stringifyLossless } from '../json/lossless.js';
+import type { Row } from '../service/types.js';
+import { type Column, columnOf, seenColumns } from './columns.js';
+import { delimitedHeader, delimitedLines } from './delimited.js';
+import { project } from './json.js';
+
+export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
+
+/** What one chunk of output is: text, or bytes (a binary format). */
+export type Chunk = string | Uint8Array;
+
+export interface WriterOptions {
+  format: WriterFormat;
+  /**
+   * The columns for the first rows that came (`seen`: CSV/TSV, and JSON/NDJSON with `project`;
+   * `spec`: the table). May throw (an unknown --fields name: the run stops before the next request).
+   * Default: the rows' own columns in first-seen order (columns.ts seenColumns).
+   */
+  columns?(rows: readonly Row[], order: 'seen' | 'spec'): Column[];
+  /** The columns when no row came at all: the header of an empty CSV/TSV. Default: none. */
+  emptyColumns?(): Column[];
+  /** JSON/NDJSON rows reduced to the columns, keyed by their dotted names (--fields). */
+  project?: boolean;
+  /** JSON indented by two spaces (a terminal), else compact. */
+  indent?: boolean;
+  /** CSV/TSV into a file that appears at the end: later columns join instead of being left out. */
+  union?: boolean;
+  /** The table drawn from every row (only for `table`); empty text when there is none. */
+  table?(rows: Row[], columns: Column[]): { text: string; notes: string[] };
+}
+
+export interface AnswerWriter {
+  /** The output for these rows of the answer (more may follow). */
+  rows(rows: readonly Row[]): Chunk;
+  /** The answer checked out: its rows and columns count from now on. */
+  done(): void;
+}
+
+export interface WriterEnd {
+  /** What closes the output: `]\n`, the header of an empty CSV, the table; '' when nothing. */
+  text: Chunk;
+  /** For stderr, silenced by -q. */
+  notes: string[];
+  /** For stderr, not silenced by -q (columns left out). */
+  warnings: string[];
+}
+
+/** A CSV/TSV output whose columns grew after its first answer (WriterOptions.union). */
+export interface Widened {
+  kind: 'csv' | 'tsv';
+  /** The final header line, without its newline. */
+  header: string;
+  /** The output's pieces in order (one per answer with rows): their length in bytes and how many columns their lines have. */
+  pieces: { bytes: number; columns: number }[];
+  /** Columns in the end. */
+  columns: number;
+}
+
+export interface RowWriter {
+  /** Begins the next answer; `label` names it in a warning ("portfolio 42 on 2024-05-03"). */
+  answer(label?: string): AnswerWriter;
+  end(): WriterEnd;
+  /** With `union`, once the columns grew: what the file's rewrite needs (else undefined). */
+  widened(): Widened | undefined;
+  /** Rows of the answers done so far. */
+  readonly rows: number;
+}
+
+export function createWriter(o: WriterOptions): RowWriter {
+  const { format } = o;
+  const delimited = format === 'csv' || format === 'tsv' ? format : undefined;
+  const needsColumns = delimited !== undefined || (o.project === true && format !== 'table');
+  const columnsFor = o.columns ?? ((rows: readonly Row[]) => seenColumns(rows));
+  let count = 0;
+  /** Fixed by the first rows (see above); grows with `union`. */
+  let columns: Column[] | undefined;
+  let firstColumns = 0;
+  const pieces: Widened['pieces'] = [];
+  const extra = new Set<string>();
+  const leftOutOf: string[] = [];
+  const table: Row[] = [];
+
+  return {
+    answer(label) {
+      let n = 0;
+      // Tentative until done(): this answer's rows for the table, the columns it fixed or added, the
+      // extra ones it had, its pieces of a union file.
+      const held: Row[] = [];
+      let mine: Column[] | undefined;
+      const own = new Set<string>();
+      const mypieces: Widened['pieces'] = [];
+      const cols = () => mine ?? columns;
+      const track = (c: string) => {
+        if (o.union) mypieces.push({ bytes: Buffer.byteLength(c), columns: cols()!.length });
+        return c;
+      };
+      return {
+        rows(rows) {
+          if (rows.length === 0) return '';
+          if (format === 'table') {
+            // Checked on the first rows, as the streamed formats do (an unknown --fields name stops
+            // here); drawn at the end with every row's columns.
+            if (table.length === 0 && n === 0) columnsFor(rows, 'spec');
+            for (const row of rows) held.push(row);
+            n += rows.length;
+            return '';
+          }
+          let head = '';
+          if (needsColumns && !cols()) {
+            mine = columnsFor(rows, 'seen');
+            if (delimited) head = `${delimitedHeader(mine, delimited)}\n`;
+          } else if (delimited && !o.project) {
+            const known = new Set(cols()!.map((c) => c.name));
+            const more = seenColumns(rows).filter((c) => !known.has(c.name));
+            if (more.length > 0) {
+              if (o.union) mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
+              else for (const c of more) own.add(c.name);
+            }
+          }
+          const first = count === 0 && n === 0;
+          n += rows.length;
+          if (delimited) return track(head + delimitedLines(rows, cols()!, delimited));
+          const out = o.project ? project(rows, cols()!) : rows;
+          if (format === 'ndjson') {
+            const parts = new Array<string>(out.length);
+            for (let i = 0; i < out.length; i++) parts[i] = stringifyLossless(out[i]);
+            return `${parts.join('\n')}\n`;
+          }
+          if (!o.indent) {
+            const parts = new Array<string>(out.length);
+            for (let i = 0; i < out.length; i++) parts[i] = stringifyLossless(out[i]);
+            return (first ? '[' : ',') + parts.join(',');
+          }
+          // Indented as stringifyLossless(allRows, 2) would: each row's lines two spaces in (JSON text
+          // holds no raw newline inside a string, so every newline is a line of the layout).
+          const body = out
+            .map((row) => `  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`)
+            .join(',\n');
+          return (first ? '[\n' : ',\n') + body;
+        },
+        done() {
+          if (format === 'table') {
+            for (const row of held) table.push(row);
+            count += n;
+            return;
+          }
+          if (mine) columns = mine;
+          if (n > 0 && own.size > 0) {
+            for (const c of own) extra.add(c);
+            leftOutOf.push(label ?? `answer ${leftOutOf.length + 1}`);
+          }
+          if (mypieces.length > 0) {
+            firstColumns ||= mypieces[0]!.columns;
+            pieces.push(...mypieces);
+          }
+          count += n;
+        },
+      };
+    },
+    widened() {
+      if (!o.union || !delimited || !columns || columns.length === firstColumns) return undefined;
+      return {
+        kind: delimited,
+        header: delimitedHeader(columns, delimited),
+        pieces,
+        columns: columns.length,
+      };
+    },
+    end() {
+      const notes: string[] = [];
+      const warnings: string[] = [];
+      if (extra.size > 0) {
+        const s = extra.size > 1 ? 's' : '';
+        const of =
+          leftOutOf.length > 3
+            ? `${leftOutOf.slice(0, 3).join(', ')} and ${leftOutOf.length - 3} more`
+            : leftOutOf.join(', ');
+        warnings.push(
+          `warning: left out column${s} ${[...extra].join(', ')} of ${of}: not in the first answer, which set the ${format.toUpperCase()} header; write to a file with -o to keep every column, or choose them with --fields`,
+        );
+      }
+      switch (format) {
+        case 'json':
+          return { text: count === 0 ? '[]\n' : o.indent ? '\n]\n' : ']\n', notes, warnings };
+        case 'ndjson':
+          return { text: '', notes, warnings };
+        case 'csv':
+        case 'tsv':
+          return {
+            text: count === 0 ? `${delimitedHeader(o.emptyColumns?.() ?? [], format)}\n` : '',
+            notes,
+            warnings,
+          };
+        case 'table': {
+          if (table.length === 0 || !o.table) return { text: '', notes, warnings };
+          const out = o.table(table, columnsFor(table, 'spec'));
+          return { text: out.text, notes: [...notes, ...out.notes], warnings };
+        }
+      }
+    },
+    get rows() {
+      return count;
+    },
+  };
+}

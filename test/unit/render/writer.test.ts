@@ -1,0 +1,128 @@
+/**
+ * The writers (src/render/writer.ts): rows given in batches and answers give the bytes render() gives
+ * for all the rows at once; a dropped answer leaves no trace; CSV/TSV columns are the first rows'.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReportFormat } from '../../../src/domain.js';
+import { JsonNumber } from '../../../src/domain.js';
+import { render, reportWriter } from '../../../src/render/index.js';
+import { createWriter } from '../../../src/render/writer.js';
+import type { Row } from '../../../src/service/types.js';
+
+interface Run {
+  format: ReportFormat;
+  terminal: boolean;
+  multi: boolean;
+  fields?: readonly string[];
+}
+
+const base = { type: 'index' as const, color: false, width: 120 };
+
+/** Answers of batches of rows through the report's writer; `drop` answers are begun, then dropped. */
+function written(run: Run, answers: { id: number; batches: Row[][]; drop?: boolean }[]) {
+  const w = reportWriter({ ...base, ...run });
+  let text = '';
+  for (const a of answers) {
+    const aw = w.answer(`portfolio ${a.id}`);
+    let out = '';
+    for (const batch of a.batches) {
+      out += aw.rows(run.multi ? batch.map((row) => ({ portfolioId: a.id, ...row })) : batch) as string;
+    }
+    if (a.drop) continue;
+    aw.done();
+    text += out;
+  }
+  const end = w.end();
+  return { text: text + (end.text as string), notes: end.notes, warnings: end.warnings, rows: w.rows };
+}
+
+describe('reportWriter', () => {
+  const num = fc.oneof(
+    fc.integer().map((n) => n),
+    fc.constantFrom(new JsonNumber('1.10'), new JsonNumber('5E-13'), new JsonNumber('1234567.123456789012')),
+  );
+  const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('a,b', 'say "hi"', 'x\ny', 'tab\there'));
+  const value = fc.oneof(num, str, fc.constantFrom(null, true));
+  const row = fc
+    .tuple(value, value, value, value)
+    .map(([a, b, c, d]): Row => ({ effectiveDate: a, indexValue: b, indexId: { Net: c, Price: d } }));
+  const batches = fc.array(fc.array(row, { maxLength: 3 }), { maxLength: 3 });
+  const run = fc.record({
+    format: fc.constantFrom<ReportFormat>('json', 'ndjson', 'csv', 'tsv', 'table'),
+    terminal: fc.boolean(),
+    multi: fc.boolean(),
+    fields: fc.option(fc.constantFrom(['indexValue', 'indexId.Net'], ['indexId']), { nil: undefined }),
+  });
+
+  it('answers in batches are render() of all their rows; a dropped answer leaves nothing', () => {
+    let nonEmpty = 0;
+    fc.assert(
+      fc.property(run, fc.array(fc.tuple(batches, fc.boolean()), { maxLength: 4 }), (r, answers) => {
+        const kept = answers.filter(([, drop]) => !drop);
+        const all = kept.flatMap(([b], i) =>
+          b.flat().map((row) => (r.multi ? { portfolioId: answers.indexOf(kept[i]!) + 1, ...row } : row)),
+        );
+        const got = written(
+          r,
+          answers.map(([b, drop], i) => ({ id: i + 1, batches: b, drop })),
+        );
+        const want = render({ ...base, ...r, rows: all });
+        expect(got.text).toBe(want.text);
+        expect(got.rows).toBe(all.length);
+        expect(got.warnings).toEqual([]);
+        if (all.length > 0 && r.format !== 'table') nonEmpty++;
+      }),
+      { numRuns: 400 },
+    );
+    // Not vacuous: most runs wrote rows.
+    expect(nonEmpty).toBeGreaterThan(100);
+  });
+
+  it('no rows at all: [] for JSON, a header for CSV, nothing for NDJSON and table', () => {
+    const none = [{ id: 42, batches: [[]] }];
+    const b = { terminal: false, multi: false };
+    expect(written({ ...b, format: 'json' }, none).text).toBe('[]\n');
+    expect(written({ ...b, format: 'ndjson' }, none).text).toBe('');
+    expect(written({ ...b, format: 'table' }, none).text).toBe('');
+    expect(written({ ...b, format: 'csv', fields: ['indexValue', 'currency'] }, none).text).toBe(
+      'indexValue,currency\n',
+    );
+  });
+
+  it('CSV to stdout: a later answer’s extra column is left out, with a warning (not a note) naming it and the answer', () => {
+    const got = written({ format: 'csv', terminal: false, multi: false }, [
+      { id: 42, batches: [[{ a: 1, b: 'x' }]] },
+      { id: 43, batches: [[{ b: 'y', c: new JsonNumber('2.50'), a: 3 }]] },
+      { id: 44, batches: [[{ a: 4 }]] },
+    ]);
+    expect(got.text).toBe('a,b\n1,x\n3,y\n4,\n');
+    expect(got.notes).toEqual([]);
+    expect(got.warnings).toEqual([
+      'warning: left out column c of portfolio 43: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields',
+    ]);
+  });
+
+  it('union: later columns join; widened() gives each piece’s width, batch by batch', () => {
+    const w = createWriter({ format: 'csv', union: true });
+    const a = w.answer();
+    const p1 = a.rows([{ a: 1 }]) as string;
+    const p2 = a.rows([{ a: 2, b: 'x' }]) as string;
+    a.done();
+    expect(p1 + p2).toBe('a\n1\n2,x\n');
+    expect(w.widened()).toEqual({
+      kind: 'csv',
+      header: 'a,b',
+      columns: 2,
+      pieces: [
+        { bytes: 4, columns: 1 },
+        { bytes: 4, columns: 2 },
+      ],
+    });
+    const same = createWriter({ format: 'tsv', union: true });
+    const b = same.answer();
+    b.rows([{ a: 1 }]);
+    b.done();
+    expect(same.widened()).toBeUndefined();
+  });
+});
