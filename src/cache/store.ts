@@ -21,15 +21,14 @@ import {
   readdirSync,
   readFileSync,
   readSync,
-  renameSync,
   rmSync,
   statSync,
   unlinkSync,
   utimesSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
+import { replaceFile } from '../fs/atomic.js';
 
 /**
  * SHA-256 of a key or a body. node:crypto is loaded at the first use, not with this module: the
@@ -104,11 +103,6 @@ export function keyText(k: AnswerKey): string {
 /** The entry's file name: the key's SHA-256 (the key holds user and tenant names: not in a path). */
 export function entryName(k: AnswerKey): string {
   return `${sha256(keyText(k))}${EXT}`;
-}
-
-/** All of `bytes` to a file descriptor (writeSync may write less than it was given). */
-function writeAll(fd: number, bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 /** A profile's directory name: profile names are already restricted to [A-Za-z0-9._-] (settings.ts). */
@@ -289,24 +283,7 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       } catch {
         // A new entry.
       }
-      const temp = join(
-        dir,
-        `.${entryName(k)}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`,
-      );
-      try {
-        const fd = openSync(temp, 'w', 0o600);
-        try {
-          writeAll(fd, head);
-          writeAll(fd, body);
-        } finally {
-          closeSync(fd);
-        }
-        utimesSync(temp, now / 1000, now / 1000);
-        renameSync(temp, path);
-      } catch (err) {
-        unlinkQuiet(temp);
-        throw err;
-      }
+      replaceFile(path, [head, body], { mode: 0o600, mtimeMs: now });
       total += size - before;
       if (total > o.maxBytes) evict();
     },

@@ -6,16 +6,27 @@
  * Format: `.prs-manifest.jsonl`, one JSON object per line, `{"key":…,"files":[{name,bytes,sha256,
  * mtimeMs}]}`; a later line for a key replaces an earlier one. A line is appended (one write(2) with
  * O_APPEND, atomic for lines this small, also between two prs processes sharing the directory) only
- * after the item's files were committed, so an interrupted run never records a file that is not whole
- * and in place. A line cut short (power loss) or a manifest that is corrupt or gone only means that
- * more gets fetched: every reading is tolerant. An append-only log rather than a rewritten JSON file:
- * a year's backfill of 20 portfolios (5,000 items) would otherwise rewrite a megabyte per file.
+ * after the item's files were committed, so an interrupted run never records a file that is not whole.
+ * Appended only to a manifest prs made: a regular file of this user with no other name. Anything else
+ * in its place (a link, a hard link to /etc/passwd planted in a shared drop directory, another user's
+ * file, a FIFO) is neither read nor followed: it is replaced whole (fs/atomic.ts replaceFile), and
+ * a dangling link's target is never created. A line cut short, or a manifest corrupt or gone, only
+ * means that more gets fetched: every reading is tolerant.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { appendFile, readFile, stat } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileError } from '../errors.js';
+import { replaceFile } from '../fs/atomic.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
@@ -65,15 +76,43 @@ export interface Manifest {
   record(key: string, files: ManifestFile[]): Promise<void>;
 }
 
-/** Reads the manifest of `dir`; a missing or unreadable one is empty. */
+/**
+ * Opens `path` without following a link or waiting on a FIFO; the descriptor when what is there is a
+ * manifest prs made (a regular file of this user, with no other name), else undefined (closed).
+ */
+function openOwn(path: string, flags: number): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0), 0o644);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ELOOP: a link (dangling or not); ENXIO: a FIFO nobody reads. Neither is ours.
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const s = fstatSync(fd);
+  const uid = process.getuid?.();
+  if (s.isFile() && s.nlink === 1 && (uid === undefined || s.uid === uid)) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
+/** Reads the manifest of `dir`; a missing, unreadable or foreign one (see above) is empty. */
 export async function openManifest(dir: string): Promise<Manifest> {
   const path = join(dir, MANIFEST_NAME);
   const entries = new Map<string, ManifestFile[]>();
   let text = '';
   try {
-    text = await readFile(path, 'utf8');
+    const fd = openOwn(path, constants.O_RDONLY);
+    if (fd !== undefined) {
+      try {
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
+    }
   } catch {
-    // No manifest yet (or unreadable): everything is fetched.
+    // Unreadable: everything is fetched.
   }
   for (const line of text.split('\n')) {
     const entry = parseLine(line);
@@ -84,9 +123,22 @@ export async function openManifest(dir: string): Promise<Manifest> {
   return {
     get: (key) => entries.get(key),
     async record(key, files) {
-      const line = `${pendingNewline ? '\n' : ''}${JSON.stringify({ key, files })}\n`;
+      const line = `${JSON.stringify({ key, files })}\n`;
       try {
-        await appendFile(path, line, { mode: 0o644 });
+        const fd = openOwn(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+        if (fd === undefined) {
+          // Not ours: replaced by what this run knows, never written through.
+          const all = [...entries]
+            .filter(([k]) => k !== key)
+            .map(([k, f]) => JSON.stringify({ key: k, files: f }));
+          replaceFile(path, [...all, line].join('\n'));
+        } else {
+          try {
+            writeSync(fd, `${pendingNewline ? '\n' : ''}${line}`);
+          } finally {
+            closeSync(fd);
+          }
+        }
       } catch (err) {
         throw fileError(err, path);
       }

@@ -5,11 +5,23 @@
  * target appeared meanwhile, instead of rename(2), which would silently clobber it.
  */
 import { once } from 'node:events';
-import { constants, createReadStream, createWriteStream, type Stats, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  utimesSync,
+  type WriteStream,
+  writeSync,
+} from 'node:fs';
 import { access, link, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { FileError, FileExistsError, fileError } from '../errors.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
@@ -32,6 +44,49 @@ export interface AtomicFile {
 
 export function tempPathFor(path: string): string {
   return join(dirname(path), tempNameFor(basename(path)));
+}
+
+export interface ReplaceOptions {
+  /** The new file's mode (before the umask); default 0644. */
+  mode?: number;
+  /** fsync before the rename: the file survives a power cut whole (state that must not be lost). */
+  fsync?: boolean;
+  /** The new file's modification time (ms), set before it appears. */
+  mtimeMs?: number;
+}
+
+/**
+ * Replaces `path` whole: the data goes to a temporary beside it (temp-names.ts), which rename(2) then
+ * puts in place. A reader sees the old file or the new one, never half of one; a link at `path` is
+ * replaced itself, never followed (as root, a link planted in a shared directory must not redirect the
+ * write). Synchronous: small state files (metrics, limiter, cache entries, the export manifest), and a
+ * second Ctrl-C writes the metrics on the way out. Throws the system error; the temporary is removed.
+ */
+export function replaceFile(
+  path: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+  o: ReplaceOptions = {},
+): void {
+  const temp = tempPathFor(path);
+  const fd = openSync(temp, 'wx', o.mode ?? 0o644);
+  let open = true;
+  try {
+    for (const chunk of typeof data === 'string'
+      ? [Buffer.from(data)]
+      : data instanceof Uint8Array
+        ? [data]
+        : data)
+      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+    if (o.fsync) fsyncSync(fd);
+    open = false;
+    closeSync(fd);
+    if (o.mtimeMs !== undefined) utimesSync(temp, o.mtimeMs / 1000, o.mtimeMs / 1000);
+    renameSync(temp, path);
+  } catch (err) {
+    if (open) closeSync(fd);
+    rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /**
@@ -156,6 +211,7 @@ export async function createAtomicFile(
         }
         if (stream.errored) throw stream.errored;
         if (special) {
+          const { pipeline } = await import('node:stream/promises');
           await pipeline(createReadStream(tempPath), createWriteStream(path, { flags: 'w' }));
           await unlink(tempPath);
         } else if (o.force) await rename(tempPath, path);

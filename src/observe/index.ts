@@ -4,10 +4,9 @@
  * events.ts) and never change the run: whatever goes wrong with them is one warning, and the exit
  * code stays the run's. Commands know nothing of them.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Deps } from '../deps.js';
-import { tempNameFor } from '../fs/temp-names.js';
+import { replaceFile } from '../fs/atomic.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -131,22 +130,6 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-/**
- * Replaces `path` atomically (a temporary beside it, then rename), so the collector never reads half a
- * file. Synchronous (a second Ctrl-C writes it on the way out); the temporary is named as every prs
- * temporary is (fs/temp-names.ts: hidden, whose it is), so two hosts sharing the directory never collide.
- */
-export function writeAtomically(path: string, text: string): void {
-  const tmp = join(dirname(path), tempNameFor(basename(path)));
-  try {
-    writeFileSync(tmp, text, { mode: 0o644 });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
-
 function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -226,7 +209,8 @@ export async function watchRun(
     if (!s.metricsFile) return;
     try {
       const previous = lastSuccessFrom(readText(s.metricsFile), command, s.profile);
-      writeAtomically(
+      // Replaced whole, synchronously (a second Ctrl-C writes it on the way out): the collector never reads half a file.
+      replaceFile(
         s.metricsFile,
         metricsText({
           command,

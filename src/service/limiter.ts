@@ -10,10 +10,11 @@
  * (another client, a server with a different window): nobody sharing the state sends before it.
  * A missing or corrupt file counts as empty and is rewritten on the next request.
  */
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
+import { replaceFile } from '../fs/atomic.js';
 import { withLockSync } from '../fs/lock.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks } from './types.js';
@@ -222,23 +223,9 @@ function readState(file: string): LimiterState {
   return parseState(text);
 }
 
-/**
- * Replaces the state file via a rename, so a reader never sees half of it. Under the lock, so the
- * temp name needs no randomness; no fsync: after a power cut an empty window is as good as any.
- */
+/** Replaced whole, so a reader without the lock sees one state; no fsync: after a power cut an empty window is as good as any. */
 function writeState(file: string, state: LimiterState): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify({ v: 1, ...state })}\n`, { mode: 0o600 });
-    renameSync(temp, file);
-  } catch (err) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Never written.
-    }
-    throw err;
-  }
+  replaceFile(file, `${JSON.stringify({ v: 1, ...state })}\n`, { mode: 0o600 });
 }
 
 async function guarded<T>(file: string, fn: () => Promise<T>): Promise<T> {

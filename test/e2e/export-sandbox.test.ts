@@ -2,7 +2,15 @@
  * `prs export` end to end: the BUILT binary (run `npm run build` first) against the in-process
  * sandbox, signing in from the environment (password grant) with a temporary config and cache.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -188,6 +196,34 @@ describe('prs export against the sandbox', () => {
     expect(r.stderr).toBe(`prs: ${message}\n`);
     expect(r.stdout).toBe('');
     expect(listing()).toEqual([]);
+  });
+
+  it("--skip-existing never writes through a planted manifest link, nor creates a dangling one's target", async () => {
+    const outside = join(home.path, `outside${n}`);
+    mkdirSync(outside);
+    const target = join(outside, 'passwd');
+    writeFileSync(target, 'root:x:0:0:root:/root:/bin/bash\n');
+    const manifest = join(out, '.prs-manifest.jsonl');
+    symlinkSync(target, manifest);
+    const args = ['42', '-t', 'index', '-d', '2024-05-01', '--dir', out, '--skip-existing'];
+    const r = await prs(args);
+    expect(r.code).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('root:x:0:0:root:/root:/bin/bash\n');
+    expect(lstatSync(manifest).isFile()).toBe(true);
+    // The manifest prs made in its place serves the rerun: skipped, not fetched again.
+    sandbox.stats.reset();
+    const again = await prs(args);
+    expect(again.code).toBe(0);
+    expect(sandbox.stats.requests.filter((q) => q.endpoint === 'export')).toEqual([]);
+
+    const dangling = join(outside, 'created');
+    const other = join(home.path, `out${n++}`);
+    mkdirSync(other);
+    symlinkSync(dangling, join(other, '.prs-manifest.jsonl'));
+    const d = await prs(['42', '-t', 'index', '-d', '2024-05-01', '--dir', other, '--skip-existing']);
+    expect(d.code).toBe(0);
+    expect(existsSync(dangling)).toBe(false);
+    expect(lstatSync(join(other, '.prs-manifest.jsonl')).isFile()).toBe(true);
   });
 
   it('a 500 from the service: exit 8, no file', async () => {

@@ -1,5 +1,18 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -119,5 +132,56 @@ describe('manifest', () => {
     const files = await recordFile('b.json', '[2]');
     appendFileSync(join(dir.path, MANIFEST_NAME), '\n');
     expect((await openManifest(dir.path)).get(key('2024-05-01'))).toEqual(files);
+  });
+
+  describe('never written through what it did not make (as root, a planted link reached /etc/passwd)', () => {
+    let outside: string;
+    beforeEach(() => {
+      outside = mkdtempSync(join(tmpdir(), 'prs-manifest-outside-'));
+    });
+    afterEach(() => rmSync(outside, { recursive: true, force: true }));
+    const manifest = () => join(dir.path, MANIFEST_NAME);
+    const OUTSIDE_TEXT = 'root:x:0:0:root:/root:/bin/bash\n';
+
+    it.each([
+      ['a link to a file outside', 'symlink'],
+      ['a hard link to a file outside', 'hardlink'],
+    ])('%s is replaced, its target untouched and unread', async (_what, kind) => {
+      const target = join(outside, 'passwd');
+      // A target that looks like a manifest: reading it through the link would skip item 2024-05-02.
+      const planted = `${OUTSIDE_TEXT}${JSON.stringify({ key: key('2024-05-02'), files: [{ name: 'a.json', bytes: 3, sha256: sha('[1]'), mtimeMs: 1 }] })}\n`;
+      writeFileSync(target, planted);
+      if (kind === 'symlink') symlinkSync(target, manifest());
+      else linkSync(target, manifest());
+      expect((await openManifest(dir.path)).get(key('2024-05-02'))).toBeUndefined();
+      const files = await recordFile('a.json', '[1]');
+      expect(readFileSync(target, 'utf8')).toBe(planted);
+      expect(lstatSync(manifest()).isFile()).toBe(true);
+      expect(lstatSync(manifest()).nlink).toBe(1);
+      expect((await openManifest(dir.path)).get(key('2024-05-01'))).toEqual(files);
+      // The next record appends to the manifest prs made.
+      await recordFile('b.json', '[2]', '2024-05-03');
+      const reread = await openManifest(dir.path);
+      expect(reread.get(key('2024-05-01'))).toEqual(files);
+      expect(reread.get(key('2024-05-03'))).toHaveLength(1);
+      expect(readFileSync(target, 'utf8')).toBe(planted);
+    });
+
+    it('a dangling link: its target is never created', async () => {
+      const target = join(outside, 'created-by-prs');
+      symlinkSync(target, manifest());
+      const files = await recordFile('a.json', '[1]');
+      expect(existsSync(target)).toBe(false);
+      expect(lstatSync(manifest()).isFile()).toBe(true);
+      expect((await openManifest(dir.path)).get(key('2024-05-01'))).toEqual(files);
+    });
+
+    it.runIf(process.getuid?.() === 0)("another user's file is replaced, not appended to", async () => {
+      writeFileSync(manifest(), 'theirs\n');
+      chownSync(manifest(), 12345, 12345);
+      await recordFile('a.json', '[1]');
+      expect(lstatSync(manifest()).uid).toBe(0);
+      expect(readFileSync(manifest(), 'utf8')).not.toContain('theirs');
+    });
   });
 });

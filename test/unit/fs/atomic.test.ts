@@ -1,8 +1,17 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { createAtomicFile, writeFileAtomic } from '../../../src/fs/atomic.js';
+import { createAtomicFile, replaceFile, writeFileAtomic } from '../../../src/fs/atomic.js';
 import { withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
@@ -77,5 +86,34 @@ describe('withLock', () => {
     );
     for (let i = 0; i < order.length; i += 2) expect(order[i].slice(0, 1)).toBe(order[i + 1].slice(0, 1));
     expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
+describe('replaceFile', () => {
+  it('replaces a file whole, in pieces given, with the mode and time asked for; no temporary left', () => {
+    const p = join(dir.path, 'state.json');
+    writeFileSync(p, 'old and longer');
+    replaceFile(p, [Buffer.from('ne'), Buffer.from('w')], { mode: 0o600, mtimeMs: 1_000_000 });
+    expect(readFileSync(p, 'utf8')).toBe('new');
+    expect(statSync(p).mode & 0o777).toBe(0o600);
+    expect(statSync(p).mtimeMs).toBe(1_000_000);
+    expect(readdirSync(dir.path)).toEqual(['state.json']);
+  });
+  it('replaces a link in its place (dangling or not), never its target', () => {
+    const target = join(dir.path, 'target');
+    writeFileSync(target, 'keep');
+    symlinkSync(target, join(dir.path, 'a'));
+    symlinkSync(join(dir.path, 'missing'), join(dir.path, 'b'));
+    replaceFile(join(dir.path, 'a'), 'x');
+    replaceFile(join(dir.path, 'b'), 'y');
+    expect(readFileSync(target, 'utf8')).toBe('keep');
+    expect(existsSync(join(dir.path, 'missing'))).toBe(false);
+    expect(lstatSync(join(dir.path, 'a')).isFile() && lstatSync(join(dir.path, 'b')).isFile()).toBe(true);
+  });
+  it('a failed replace throws and leaves the old file and no temporary', () => {
+    const p = join(dir.path, 'd');
+    mkdirSync(p);
+    expect(() => replaceFile(p, 'x')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(readdirSync(dir.path)).toEqual(['d']);
   });
 });
