@@ -16,9 +16,10 @@ import { AuthError, FileError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
 import type { IO } from '../io.js';
 import type { Http } from '../service/http.js';
+import { waitLine } from '../service/retry.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
-import { hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
+import { type Grant, hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
 // Its own module so that a cache hit (cache/answers.ts) gets it without this one and the token client.
@@ -168,6 +169,8 @@ export interface SessionDeps {
   signal: AbortSignal;
   /** Serialises renewals across processes; tests pass a pass-through. Default: a lock file beside the store. */
   lock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Retry jitter; tests pass a fixed one. */
+  random?: () => number;
 }
 
 export function createSession(d: SessionDeps): Session {
@@ -183,6 +186,16 @@ export function createSession(d: SessionDeps): Session {
     return run;
   };
   let memo: StoredSession | undefined;
+  /** Every token call of the session: retried like the API within --retries, each wait a -v line. */
+  const grantToken = (ep: TokenEndpoint, grant: Grant, previous?: StoredSession) =>
+    requestToken(d.http, ep, grant, {
+      clock: d.clock,
+      retries: s.retries,
+      signal: d.signal,
+      previous,
+      random: d.random,
+      onWait: (ms, reason) => d.io.debug(waitLine(ms, reason)),
+    });
   const bindingNow = () => bindingOf(s) as SessionBinding;
 
   const save = async (fn: (p: ProfileData | undefined) => ProfileData | undefined) => {
@@ -211,12 +224,11 @@ export function createSession(d: SessionDeps): Session {
     }
     if (s.username && s.password && s.clientSecret) {
       d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
-      const next = await requestToken(
-        d.http,
-        endpointOf(s, s.clientSecret),
-        { type: 'password', username: s.username, password: s.password },
-        { now, signal: d.signal },
-      );
+      const next = await grantToken(endpointOf(s, s.clientSecret), {
+        type: 'password',
+        username: s.username,
+        password: s.password,
+      });
       memo = next;
       return next.accessToken;
     }
@@ -234,12 +246,7 @@ export function createSession(d: SessionDeps): Session {
   /** A service account's grant: no refresh token comes with it, so every renewal is one of these. */
   const clientCredentials = (secret: string): Promise<StoredSession> => {
     d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
-    return requestToken(
-      d.http,
-      endpointOf(s, secret),
-      { type: 'client_credentials' },
-      { now, signal: d.signal },
-    );
+    return grantToken(endpointOf(s, secret), { type: 'client_credentials' });
   };
 
   const renewStored = async (
@@ -268,11 +275,10 @@ export function createSession(d: SessionDeps): Session {
     if (cur && refreshUsable(cur, now())) {
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
-        const next = await requestToken(
-          d.http,
+        const next = await grantToken(
           endpointOf(s, secret),
           { type: 'refresh_token', refreshToken: cur.refreshToken! },
-          { now, signal: d.signal, previous: cur },
+          cur,
         );
         await saveSession({ ...next, bound: cur.bound });
         memo = next;
@@ -298,12 +304,11 @@ export function createSession(d: SessionDeps): Session {
 
     if (creds) {
       d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
-      const next = await requestToken(
-        d.http,
-        endpointOf(s, creds.clientSecret),
-        { type: 'password', username: creds.username, password: creds.password },
-        { now, signal: d.signal },
-      );
+      const next = await grantToken(endpointOf(s, creds.clientSecret), {
+        type: 'password',
+        username: creds.username,
+        password: creds.password,
+      });
       await saveSession({ ...next, bound: bindingNow() });
       memo = next;
       return next.accessToken;

@@ -4,8 +4,11 @@
  * Nothing here logs: the HTTP layer writes the -v lines with form secrets masked, and the response
  * body (which holds the tokens) is never printed or put into an error message.
  */
-import { AuthError, ServiceError } from '../errors.js';
+import type { Clock } from '../clock.js';
+import type { WaitReason } from '../domain.js';
+import { AuthError, NetworkError, type PrsError, ServiceError } from '../errors.js';
 import type { Http } from '../service/http.js';
+import { networkCodeOf, nextDelay, type Outcome, retryPolicy } from '../service/retry.js';
 import type { StoredSession } from './types.js';
 
 export interface TokenEndpoint {
@@ -125,12 +128,70 @@ export function sessionFromResponse(body: unknown, now: number, previous?: Store
   return session;
 }
 
-/** POSTs one grant. Refusal → TokenRefusedError (exit 4); 5xx or a non-JSON answer → ServiceError (exit 8). */
+/** How a token call waits and retries: the API's policy (service/retry.ts), within `--retries`. */
+export interface TokenCallOptions {
+  clock: Clock;
+  /** `--retries`: a 5xx, 429 or network failure is tried again this many times; a refusal never. */
+  retries: number;
+  signal?: AbortSignal;
+  /** A refresh answer that does not rotate the refresh token keeps this one's. */
+  previous?: StoredSession;
+  /** Jitter source; tests pass a fixed one. */
+  random?: () => number;
+  /** Called before each wait (the -v line). */
+  onWait?: (ms: number, reason: WaitReason) => void;
+}
+
+/**
+ * POSTs one grant, retried like the API (CLI.md "Answers on the wire"): a 5xx, 429 or network failure
+ * waits (Retry-After first, else backoff) and tries again within `retries`. Refusal →
+ * TokenRefusedError (exit 4), never retried; a 5xx after the retries or a non-JSON answer →
+ * ServiceError (exit 8); the network → NetworkError (exit 9).
+ */
 export async function requestToken(
   http: Http,
   ep: TokenEndpoint,
   grant: Grant,
-  o: { now: () => number; signal?: AbortSignal; previous?: StoredSession },
+  o: TokenCallOptions,
+): Promise<StoredSession> {
+  const policy = retryPolicy(o.retries);
+  for (let attempt = 1; ; attempt++) {
+    let outcome: Outcome;
+    let failure: PrsError;
+    try {
+      return await tokenAttempt(http, ep, grant, o);
+    } catch (err) {
+      if (err instanceof TokenServerError)
+        outcome = { kind: 'status', status: err.status, retryAfter: err.retryAfter };
+      else if (err instanceof NetworkError) outcome = { kind: 'network', code: networkCodeOf(err) };
+      else throw err;
+      failure = err;
+    }
+    const next = nextDelay(policy, attempt, outcome, o.clock.now(), o.random);
+    if (next.action === 'give-up') throw failure;
+    o.onWait?.(next.ms, next.reason);
+    await o.clock.sleep(next.ms, o.signal);
+  }
+}
+
+/** A 5xx or 429 from the token endpoint: worth another attempt (exit 8 when none is left). */
+class TokenServerError extends ServiceError {
+  override name = 'TokenServerError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryAfter: string | undefined,
+    hint?: string,
+  ) {
+    super(message, { hint });
+  }
+}
+
+async function tokenAttempt(
+  http: Http,
+  ep: TokenEndpoint,
+  grant: Grant,
+  o: TokenCallOptions,
 ): Promise<StoredSession> {
   const url = tokenUrl(ep.authUrl, ep.realm);
   const host = hostOf(url);
@@ -155,10 +216,10 @@ export async function requestToken(
         { hint: 'check --auth-url: it should be the Keycloak base URL, before /realms' },
       );
     }
-    return sessionFromResponse(json, o.now(), o.previous);
+    return sessionFromResponse(json, o.clock.now(), o.previous);
   }
   const oauth = json as { error?: unknown; error_description?: unknown } | undefined;
-  if (res.status >= 400 && res.status < 500 && typeof oauth?.error === 'string') {
+  if (res.status >= 400 && res.status < 500 && res.status !== 429 && typeof oauth?.error === 'string') {
     const desc =
       typeof oauth.error_description === 'string' && oauth.error_description
         ? oauth.error_description
@@ -176,9 +237,17 @@ export async function requestToken(
       hint: 'check --auth-url (the Keycloak base URL, before /realms) and --realm',
     });
   }
-  throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`, {
-    hint: res.status >= 500 ? 'the sign-in service is having trouble; try again later' : undefined,
-  });
+  const message = `the token endpoint at ${host} answered HTTP ${res.status}`;
+  if (res.status >= 500 || res.status === 429) {
+    const retryAfter = res.headers['retry-after'];
+    throw new TokenServerError(
+      message,
+      res.status,
+      Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      'the sign-in service is having trouble; try again later',
+    );
+  }
+  throw new ServiceError(message);
 }
 
 function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {

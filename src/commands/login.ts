@@ -13,7 +13,9 @@
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
+import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
+import { waitLine } from '../service/retry.js';
 import { checkSetting, type SettingKey, type SettingValues } from '../settings.js';
 import type { LoginOptions } from './login.cli.js';
 
@@ -156,20 +158,20 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const passwordPrompted = missing.some((f) => f.secret === 'password');
   let session: StoredSession | undefined;
   // A refused password asks again for the password only, up to 3 tries, as sudo does.
-  if (service)
-    session = await requestToken(
-      http,
-      endpoint,
-      { type: 'client_credentials' },
-      { now: () => deps.clock.now(), signal: deps.signal },
-    );
+  const call = {
+    clock: deps.clock,
+    retries: s.retries,
+    signal: deps.signal,
+    onWait: (ms: number, reason: WaitReason) => io.debug(waitLine(ms, reason)),
+  };
+  if (service) session = await requestToken(http, endpoint, { type: 'client_credentials' }, call);
   for (let attempt = 1; !session; attempt++) {
     try {
       session = await requestToken(
         http,
         endpoint,
         { type: 'password', username: username!, password: secrets.password! },
-        { now: () => deps.clock.now(), signal: deps.signal },
+        call,
       );
     } catch (err) {
       const wrongPassword = err instanceof TokenRefusedError && err.error === 'invalid_grant';

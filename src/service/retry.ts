@@ -96,6 +96,12 @@ export function nextDelay(
   return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
 }
 
+/** The transport failure code under a NetworkError (what `networkCodes` is matched against), or ''. */
+export function networkCodeOf(err: { cause?: unknown }): string {
+  const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
+  return cause?.code ?? cause?.cause?.code ?? '';
+}
+
 /** The -v line of every wait, whoever waits (the service's retries and limiter, an export's download). */
 export function waitLine(ms: number, reason: WaitReason): string {
   return `~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`;

@@ -17,7 +17,14 @@ import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
 import type { Limiter } from './limiter.js';
 import { openLimiter } from './limiter-of.js';
-import { MAX_RETRY_AFTER_MS, nextDelay, type Outcome, retryPolicy, waitLine } from './retry.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  networkCodeOf,
+  nextDelay,
+  type Outcome,
+  retryPolicy,
+  waitLine,
+} from './retry.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
 
 export interface ServiceDeps {
@@ -137,7 +144,7 @@ export function createService(d: ServiceDeps): Service {
       } catch (err) {
         if (!(err instanceof NetworkError)) throw err;
         failure = err;
-        outcome = { kind: 'network', code: networkCode(err) };
+        outcome = { kind: 'network', code: networkCodeOf(err) };
       }
       const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
       if (next.action === 'give-up') {
@@ -309,11 +316,6 @@ export function target(s: Pick<Settings, 'baseUrl' | 'tenant' | 'ci'>): { baseUr
 function header(res: HttpResponse, name: string): string | undefined {
   const v = res.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function networkCode(err: NetworkError): string {
-  const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
-  return cause?.code ?? cause?.cause?.code ?? '';
 }
 
 async function discard(res: HttpResponse): Promise<void> {

@@ -325,7 +325,7 @@ describe('expiry', () => {
       s.obtainedAt = Date.now() - 100_000;
     });
     c.sandbox.injectFault({ endpoint: 'token', status: 503, count: 1 });
-    const r = await c.prs(['auth', 'token']);
+    const r = await c.prs(['auth', 'token', '--retries', '0']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${c.stored().profiles.default.session.accessToken}\n`);
     expect(r.stderr).toMatch(
@@ -505,7 +505,7 @@ describe('failures', () => {
     expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(0);
   });
 
-  it('an unreachable auth server is exit 9', async () => {
+  it('an unreachable auth server is exit 9 after --retries more tries', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as { port: number }).port;
@@ -528,6 +528,9 @@ describe('failures', () => {
         '--base-url',
         'http://127.0.0.1:1',
         '--password-stdin',
+        '--retries',
+        '1',
+        '-v',
       ],
       {
         input: 'pw\n',
@@ -535,7 +538,9 @@ describe('failures', () => {
       },
     );
     expect(r.code).toBe(9);
-    expect(r.stderr).toMatch(/^prs: connection refused by 127\.0\.0\.1:\d+\n/);
+    expect(r.stderr.match(/^> POST \S+\/protocol\/openid-connect\/token /gm)).toHaveLength(2);
+    expect(r.stderr.match(/^~ waiting [\d.]+ s \(backoff\)$/gm)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^prs: connection refused by 127\.0\.0\.1:\d+\n/m);
   });
 
   it('a corrupt config file is exit 2 naming it; `prs logout --all` repairs it', async () => {
@@ -583,5 +588,54 @@ describe('failures', () => {
       expect(stderr).not.toContain(secret);
     }
     expect(stderr).not.toMatch(/eyJ/);
+  });
+});
+
+describe('the token endpoint is retried like the API (a Keycloak restart at 06:00)', () => {
+  it('renewal: an expired token, the token service answering 503 twice, then OK — the export succeeds', async () => {
+    const c = await context({ tokenTtl: 120, refreshTtl: 600 });
+    expect((await c.login()).code).toBe(0);
+    rewrite(c, (s) => {
+      s.expiresAt = Date.now() - 1000;
+    });
+    const out = tempDir('prs-auth-retry-');
+    dirs.push(out);
+    c.sandbox.injectFault({ endpoint: 'token', status: 503, retryAfter: 1 });
+    c.sandbox.injectFault({ endpoint: 'token', status: 502 });
+    const r = await c.prs([
+      '-v',
+      '--retries',
+      '5',
+      'export',
+      '42',
+      '-t',
+      'index',
+      '-d',
+      '2024-05-02',
+      '--dir',
+      out.path,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    // Retry-After honoured for the first, backoff for the second.
+    expect(r.stderr.match(/^~ waiting .*$/gm)).toEqual([
+      '~ waiting 1.0 s (retry-after)',
+      expect.stringMatching(/^~ waiting [\d.]+ s \(backoff\)$/),
+    ]);
+    const tokenCalls = c.sandbox.stats.requests.filter((q) => q.endpoint === 'token').map((q) => q.status);
+    expect(tokenCalls.slice(-3)).toEqual([503, 502, 200]);
+    expect(c.stored().profiles.default.session.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  it('login: a 503 then OK signs in; a refusal is not retried (one call, exit 4)', async () => {
+    const c = await context();
+    c.sandbox.injectFault({ endpoint: 'token', status: 503, retryAfter: 1 });
+    const r = await c.login(['-v']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('~ waiting 1.0 s (retry-after)');
+    expect(c.sandbox.stats.requests.map((q) => q.status)).toEqual([503, 200]);
+    c.sandbox.stats.reset();
+    const refused = await c.login([], { PRS_CLIENT_SECRET: 'wrong' });
+    expect(refused.code).toBe(4);
+    expect(c.sandbox.stats.count({ endpoint: 'token' })).toBe(1);
   });
 });

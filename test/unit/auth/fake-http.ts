@@ -10,6 +10,8 @@ export interface Answer {
   /** Raw text instead of JSON. */
   text?: string;
   contentType?: string;
+  /** More response headers (Retry-After). */
+  headers?: Record<string, string>;
   /** Throw this instead of answering (a transport failure). */
   error?: Error;
 }
@@ -40,6 +42,7 @@ export function fakeHttp(): FakeHttp {
         status: a.status ?? 200,
         headers: {
           'content-type': a.contentType ?? (a.text === undefined ? 'application/json' : 'text/html'),
+          ...a.headers,
         },
         body: { text: async () => text } as unknown as HttpResponse['body'],
         method: req.method,

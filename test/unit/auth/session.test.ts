@@ -59,6 +59,7 @@ function setup(
     io,
     signal: new AbortController().signal,
     lock: (fn) => fn(),
+    random: () => 0,
   });
   return { s, http, store, clock, io, name };
 }
@@ -331,7 +332,7 @@ describe('session.token()', () => {
     ['a 5xx', { status: 503, text: 'down' }, 8],
   ])('3: %s leaves the stored session as it was', async (_n, answer, code) => {
     const { s, http, store } = setup({
-      env: { PRS_CLIENT_SECRET: 'wrong' },
+      env: { PRS_CLIENT_SECRET: 'wrong', PRS_RETRIES: '0' },
       profile: { settings: SETTINGS, session: session(0), secrets: { clientSecret: 'kept' } },
     });
     http.queue(answer);
@@ -345,10 +346,11 @@ describe('session.token()', () => {
     const { s, http, io } = setup({
       profile: { settings: SETTINGS, session: session(10_000), secrets: { clientSecret: 'kept' } },
     });
-    http.queue({ status: 503, text: 'down' });
+    // The first try and --retries (3) more, all refused.
+    for (let i = 0; i < 4; i++) http.queue({ status: 503, text: 'down' });
     expect(await s.token()).toBe('stored-access');
     expect(io.stderrText()).toMatch(
-      /note: could not renew the session .*using the current token, valid 10 s more/,
+      /note: could not renew the session \(the token endpoint at auth\.test answered HTTP 503\); using the current token, valid \d+ s more/,
     );
     http.done();
   });
@@ -425,7 +427,7 @@ describe('session.token()', () => {
     ['a 200 without access_token', { status: 200, body: { foo: 1 } }, ServiceError],
     ['a 404 page', { status: 404, text: 'Not Found' }, ServiceError],
   ])('%s from the token endpoint is a service error', async (_n, answer, type) => {
-    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    const { s, http } = setup({ env: { ...ENV_CREDS, PRS_RETRIES: '0' }, profile: { settings: SETTINGS } });
     http.queue(answer);
     const err = await s.token().catch((e) => e);
     expect(err).toBeInstanceOf(type);
@@ -635,6 +637,84 @@ describe('a service account (grant client_credentials)', () => {
     );
     expect(err.hint).toMatch(/service accounts enabled/);
     expect(store.get('default')?.session?.accessToken).toBe('stored-access');
+    http.done();
+  });
+});
+
+describe('the token endpoint is retried like the API (CLI.md "Answers on the wire")', () => {
+  const down = { status: 503, text: 'down' };
+  const refused = () =>
+    new NetworkError('connection refused by auth.test', { cause: { code: 'ECONNREFUSED' } });
+  const ok = { body: tokens(5) };
+  // Backoff with random() = 0: half of 1 s, 2 s, 4 s (service/retry.ts).
+  it.each([
+    ['a 503, then an answer', [down, ok], {}, 'access-5', [500]],
+    ['a 502 and a 500, then an answer', [{ status: 502 }, { status: 500 }, ok], {}, 'access-5', [500, 1000]],
+    [
+      'a 503 with Retry-After: 7 (waited as asked)',
+      [{ ...down, headers: { 'retry-after': '7' } }, ok],
+      {},
+      'access-5',
+      [7000],
+    ],
+    [
+      'a 429 with Retry-After: 2',
+      [{ status: 429, body: {}, headers: { 'retry-after': '2' } }, ok],
+      {},
+      'access-5',
+      [2000],
+    ],
+    ['a refused connection, then an answer', [{ error: refused() }, ok], {}, 'access-5', [500]],
+    ['503 four times (--retries 3): exit 8', [down, down, down, down], {}, 8, [500, 1000, 2000]],
+    ['503 with --retries 0: exit 8 at once', [down], { PRS_RETRIES: '0' }, 8, []],
+    [
+      'refused connections past --retries 1: exit 9',
+      [{ error: refused() }, { error: refused() }],
+      { PRS_RETRIES: '1' },
+      9,
+      [500],
+    ],
+    [
+      'a Retry-After past 120 s: exit 8 at once, no wait',
+      [{ ...down, headers: { 'retry-after': '600' } }],
+      {},
+      8,
+      [],
+    ],
+    [
+      'a refusal (400 invalid_grant): never retried, exit 4',
+      [{ status: 400, body: { error: 'invalid_grant', error_description: 'Invalid user credentials' } }],
+      {},
+      4,
+      [],
+    ],
+    [
+      'a refusal (401 invalid_client): never retried, exit 4',
+      [{ status: 401, body: { error: 'invalid_client' } }],
+      {},
+      4,
+      [],
+    ],
+  ] as const)('%s', async (_n, answers, env, want, sleeps) => {
+    const { s, http, clock } = setup({ env: { ...ENV_CREDS, ...env }, profile: { settings: SETTINGS } });
+    http.queue(...answers);
+    const got = await s.token().catch((e) => exitCodeFor(e));
+    expect(got).toBe(want);
+    expect(clock.sleeps).toEqual(sleeps);
+    http.done();
+  });
+
+  it('a renewal (refresh grant) is retried too, and each wait is a -v line', async () => {
+    const { s, http, clock, io } = setup({
+      profile: { settings: SETTINGS, session: session(0), secrets: { clientSecret: 'kept' } },
+    });
+    http.queue(
+      { ...down, headers: { 'retry-after': '3' } },
+      { expect: (f) => expect(f.get('grant_type')).toBe('refresh_token'), body: tokens(6) },
+    );
+    expect(await s.token()).toBe('access-6');
+    expect(clock.sleeps).toEqual([3000]);
+    expect(io.stderrText()).toContain('~ waiting 3.0 s (retry-after)');
     http.done();
   });
 });
