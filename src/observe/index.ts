@@ -208,22 +208,27 @@ export async function watchRun(
   const writeMetrics = (exitCode: number, now: number) => {
     if (!s.metricsFile) return;
     try {
-      const previous = lastSuccessFrom(readText(s.metricsFile), command, s.profile);
-      // Replaced whole, synchronously (a second Ctrl-C writes it on the way out): the collector never reads half a file.
+      const text = readText(s.metricsFile);
+      const previous = lastSuccessFrom(text, command, s.profile);
+      // Replaced whole, synchronously (a second Ctrl-C writes it on the way out): the collector never
+      // reads half a file. Other commands' and profiles' series in it are kept.
       replaceFile(
         s.metricsFile,
-        metricsText({
-          command,
-          profile: s.profile,
-          exitCode,
-          endedAt: now,
-          durationMs: now - started,
-          lastSuccessAt: exitCode === 0 ? now : previous,
-          items: tally.items,
-          requests: [...tally.requests.values()],
-          rateLimitWaitMs: tally.rateLimitWaitMs,
-          bytesWritten: tally.bytesWritten,
-        }),
+        metricsText(
+          {
+            command,
+            profile: s.profile,
+            exitCode,
+            endedAt: now,
+            durationMs: now - started,
+            lastSuccessAt: exitCode === 0 ? now : previous,
+            items: tally.items,
+            requests: [...tally.requests.values()],
+            rateLimitWaitMs: tally.rateLimitWaitMs,
+            bytesWritten: tally.bytesWritten,
+          },
+          text,
+        ),
       );
     } catch (err) {
       warn(`could not write the metrics file ${s.metricsFile}`, err);

@@ -42,9 +42,34 @@ function labels(pairs: Record<string, string>): string {
 /** Seconds with at most millisecond precision, never in exponent notation. */
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
-/** The file's text: HELP and TYPE for each family, every series labelled with command and profile. */
-export function metricsText(m: RunMetrics): string {
+/** A sample line of the exposition: its metric name and its labels (unescaped). */
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\} \S+$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"/g;
+const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+
+/**
+ * The sample lines of a previous file that belong to other runs (another command or profile), by
+ * metric name. Lines that do not parse, and comments, are left out: HELP and TYPE are written anew.
+ */
+export function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of previous.split('\n')) {
+    const m = SAMPLE.exec(line);
+    if (!m) continue;
+    const l = new Map([...m[2]!.matchAll(LABEL)].map(([, k, v]) => [k!, unescapeLabel(v!)]));
+    if (l.get('command') === command && l.get('profile') === profile) continue;
+    out.set(m[1]!, [...(out.get(m[1]!) ?? []), line]);
+  }
+  return out;
+}
+
+/**
+ * The file's text: HELP and TYPE for each family, every series labelled with command and profile.
+ * `previous`: the file this one replaces; its other runs' series are kept (otherSeries).
+ */
+export function metricsText(m: RunMetrics, previous = ''): string {
   const base = { command: m.command, profile: m.profile };
+  const others = otherSeries(previous, m.command, m.profile);
   const out: string[] = [];
   const family = (
     name: string,
@@ -52,8 +77,9 @@ export function metricsText(m: RunMetrics): string {
     help: string,
     series: [Record<string, string>, string][],
   ) => {
-    if (!series.length) return;
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const kept = others.get(name) ?? [];
+    if (!series.length && !kept.length) return;
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...kept);
     for (const [extra, value] of series) out.push(`${name}${labels({ ...base, ...extra })} ${value}`);
   };
   family(

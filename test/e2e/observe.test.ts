@@ -307,6 +307,34 @@ describe('--metrics-file: replaced after every run, checked by promtool', () => 
     expect(m[`prs_requests_total${L('report', ',endpoint="report",code="500"')}`]).toBe(1);
   });
 
+  it("a shared file keeps the other commands' and profiles' series (README's alert on export still fires)", async () => {
+    const env = robotEnv(sandbox);
+    const file = join(env.HOME!, 'shared.prom');
+    const exported = await prs(['--metrics-file', file, ...exportOf(env, '42')], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const success = series(readFileSync(file, 'utf8'))[`prs_last_success_timestamp_seconds${L('export')}`];
+    expect(success).toBeGreaterThan(0);
+    const reported = await prs(['--metrics-file', file, ...REPORT], env);
+    expect(reported.code, reported.stderr).toBe(0);
+    expect((await prs(['--profile', 'nightly', 'config', 'set', 'tenant', 'demo-tenant'], env)).code).toBe(0);
+    const other = await prs(['--profile', 'nightly', '--metrics-file', file, ...REPORT.slice(0, -1)], env);
+    expect(other.code, other.stderr).toBe(0);
+    await promtoolCheck(file);
+    const m = series(readFileSync(file, 'utf8'));
+    expect(m[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
+    expect(m[`prs_items${L('export', ',status="written"')}`]).toBe(1);
+    expect(m[`prs_last_run_exit_code${L('report')}`]).toBe(0);
+    expect(m['prs_last_run_exit_code{command="report",profile="nightly"}']).toBe(0);
+    // A rerun replaces its own series only: still one of each.
+    const again = await prs(['--metrics-file', file, ...exportOf(env, '500')], env);
+    expect(again.code).toBe(8);
+    await promtoolCheck(file);
+    const text = readFileSync(file, 'utf8');
+    expect(text.match(/^prs_last_run_exit_code\{command="export",profile="default"\} 8$/gm)).toHaveLength(1);
+    expect(series(text)[`prs_last_success_timestamp_seconds${L('export')}`]).toBe(success);
+    expect(series(text)[`prs_last_run_exit_code${L('report')}`]).toBe(0);
+  });
+
   it('an unwritable metrics file is one warning; the exit code stays the run’s', async () => {
     const env = robotEnv(sandbox);
     const r = await prs(['--metrics-file', join(env.HOME!, 'missing-dir', 'x.prom'), ...REPORT], env);

@@ -89,6 +89,40 @@ describe('metricsText', () => {
   ])('escapeLabel(%j) → %j', (v, want) => expect(escapeLabel(v)).toBe(want));
 });
 
+describe('a shared file: a run replaces only its own series', () => {
+  const exportFile = metricsText(base);
+  const nightly = metricsText(
+    { ...base, profile: 'nigh"tly', exitCode: 8, lastSuccessAt: undefined },
+    exportFile,
+  );
+  const both = metricsText({ ...base, command: 'report', requests: [] }, nightly);
+  const sampleLines = (text: string) => text.split('\n').filter((l) => l && !l.startsWith('#'));
+
+  it('keeps every series of the other commands and profiles, once each, under one HELP/TYPE per family', () => {
+    for (const line of sampleLines(nightly)) expect(sampleLines(both)).toContain(line);
+    expect(both.match(/^# TYPE prs_items /gm)).toHaveLength(1);
+    expect(both).toMatch(/prs_last_run_exit_code\{command="report",profile="default"\} 0\n/);
+    // A family with only others' series (report made no request) is still there.
+    expect(both).toMatch(/prs_requests_total\{command="export",profile="default",endpoint="token"/);
+    // export default 13, export nigh"tly 12 (no success yet), report default 10 (no requests).
+    expect(sampleLines(both)).toHaveLength(13 + 12 + 10);
+  });
+
+  it("replaces its own: the earlier run's series of this command and profile are gone", () => {
+    const again = metricsText({ ...base, exitCode: 3, requests: [] }, both);
+    expect(again.match(/prs_last_run_exit_code\{command="export",profile="default"\}/g)).toHaveLength(1);
+    expect(again).toMatch(/prs_last_run_exit_code\{command="export",profile="default"\} 3\n/);
+    expect(again).not.toMatch(/prs_requests_total\{command="export",profile="default"/);
+    expect(again).toMatch(/prs_last_run_exit_code\{command="export",profile="nigh\\"tly"\} 8\n/);
+    expect(again).toMatch(/prs_last_run_exit_code\{command="report",profile="default"\} 0\n/);
+  });
+
+  it('a line that does not parse is not carried over', () => {
+    const text = metricsText(base, 'garbage\nprs_items{command="report" 1\n');
+    expect(text).toBe(exportFile);
+  });
+});
+
 describe('lastSuccessFrom: the previous file read back', () => {
   const file = metricsText(base);
   it.each<[string, string, string, string, number | undefined]>([
