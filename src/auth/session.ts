@@ -19,11 +19,13 @@ import type { Http } from '../service/http.js';
 import { waitLine } from '../service/retry.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
+import { notLoggedIn } from './not-logged-in.js';
 import { type Grant, hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
-// Its own module so that a cache hit (cache/answers.ts) gets it without this one and the token client.
-export { identityOf };
+// Their own modules so that a cache hit (cache/answers.ts) and the service's first check get them
+// without this one and the token client.
+export { identityOf, notLoggedIn };
 
 /** Renew an access token this long before it expires (CLI.md). */
 export const RENEW_MARGIN_MS = 30_000;
@@ -129,25 +131,6 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
 export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
   if (s.grant !== 'client_credentials') return undefined;
   return s.clientSecret ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.clientSecret);
-}
-
-/** Step 5. In CI nobody can run `prs login`, so name the variables instead. */
-export function notLoggedIn(
-  s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
-  hint?: string,
-): AuthError {
-  const service = s.grant === 'client_credentials';
-  const login =
-    (s.profile === 'default' ? '`prs login' : `\`prs login --profile ${s.profile}`) +
-    (service ? ' --client-credentials`' : '`');
-  return s.ci
-    ? new AuthError(
-        service
-          ? 'not logged in — set PRS_CLIENT_ID and PRS_CLIENT_SECRET with PRS_GRANT=client_credentials (or PRS_TOKEN)'
-          : 'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
-        { hint },
-      )
-    : new AuthError(`not logged in or session expired — run ${login}`, { hint });
 }
 
 /** The token endpoint's coordinates; a missing one is a usage error naming its variable. */

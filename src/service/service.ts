@@ -5,6 +5,7 @@
  * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
  */
 import { runInNewContext } from 'node:vm';
+import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
@@ -298,8 +299,26 @@ function waitText(ms: number): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-/** Base URL and tenant, or a usage error naming where to set them, before any request. */
-export function target(s: Pick<Settings, 'baseUrl' | 'tenant' | 'ci'>): { baseUrl: string; tenant: string } {
+/**
+ * Base URL and tenant, or a usage error naming where to set them, before any request; on a machine
+ * never logged in, exit 4 "not logged in" instead, whichever is missing.
+ */
+export function target(
+  s: Pick<
+    Settings,
+    | 'baseUrl'
+    | 'tenant'
+    | 'ci'
+    | 'profile'
+    | 'token'
+    | 'username'
+    | 'password'
+    | 'clientSecret'
+    | 'grant'
+    | 'sources'
+  >,
+): { baseUrl: string; tenant: string } {
+  if ((!s.baseUrl || !s.tenant) && neverLoggedIn(s)) throw neverLoggedInError(s);
   if (!s.baseUrl) {
     throw new UsageError('no base URL for the report service', {
       hint: s.ci ? 'set PRS_BASE_URL' : 'pass --base-url, set PRS_BASE_URL, or run `prs login`',

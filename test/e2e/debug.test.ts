@@ -15,9 +15,15 @@ const tmp = tempDir('prs-debug-');
 afterAll(() => tmp.cleanup());
 
 // No base URL anywhere: a usage error (exit 2) thrown deep in the service adapter, before any request.
+// (A ready token: on a machine with nothing at all it would be "not logged in", exit 4.)
 const noBaseUrl = (env: Record<string, string>) =>
   runPrs(['report', '42', '-t', 'index', '-d', '2024-05-01'], {
-    env: { PRS_CONFIG_DIR: join(tmp.path, 'config'), PRS_CACHE_DIR: join(tmp.path, 'cache'), ...env },
+    env: {
+      PRS_CONFIG_DIR: join(tmp.path, 'config'),
+      PRS_CACHE_DIR: join(tmp.path, 'cache'),
+      PRS_TOKEN: 'ready-token',
+      ...env,
+    },
   });
 
 describe('PRS_DEBUG', () => {

@@ -91,12 +91,12 @@ describe('report --dry-run', () => {
     }
   });
 
-  it('a bad input is still exit 2 before anything; no base URL: exit 2', async () => {
+  it('a bad input is still exit 2 before anything; never logged in: exit 4', async () => {
     expect((await prs([...range('2024-05-06', '2024-05-03'), '--dry-run'])).code).toBe(2);
     const r = await prs([...range('2024-05-06', '2024-05-08'), '--dry-run'], {
       PRS_CONFIG_DIR: join(tmp.path, 'none'),
     });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(4);
     expect(sent()).toBe(0);
   });
 });

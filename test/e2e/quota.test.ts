@@ -99,12 +99,12 @@ describe('the file limiter', () => {
     writeFileSync(file, JSON.stringify({ v: 1, stamps: [] }));
   });
 
-  it('no base URL or tenant: exit 2 before anything', async () => {
+  it('never logged in (no base URL or tenant anywhere): exit 4 before anything', async () => {
     const r = await runPrs(['quota'], {
       env: { ...env, PRS_TENANT: '', PRS_CONFIG_DIR: `${tmp.path}/none` },
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^prs: no base URL/);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^prs: not logged in — run `prs login`\n/);
   });
 });
 

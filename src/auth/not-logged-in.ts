@@ -1,0 +1,52 @@
+/**
+ * Exit 4 "not logged in" (CLI.md "Session", step 5), and its early form: a machine where prs was never
+ * logged in hears that, whatever setting is missing first, rather than "no base URL" (CLI.md
+ * "Installing, help and first steps").
+ */
+import { AuthError } from '../errors.js';
+import type { Settings } from '../settings.js';
+
+/** Step 5. In CI nobody can run `prs login`, so name the variables instead. */
+export function notLoggedIn(
+  s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
+  hint?: string,
+): AuthError {
+  const service = s.grant === 'client_credentials';
+  const login =
+    (s.profile === 'default' ? '`prs login' : `\`prs login --profile ${s.profile}`) +
+    (service ? ' --client-credentials`' : '`');
+  return s.ci
+    ? new AuthError(
+        service
+          ? 'not logged in — set PRS_CLIENT_ID and PRS_CLIENT_SECRET with PRS_GRANT=client_credentials (or PRS_TOKEN)'
+          : 'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+        { hint },
+      )
+    : new AuthError(`not logged in or session expired — run ${login}`, { hint });
+}
+
+/**
+ * Nothing to sign in with and nothing from a login: no PRS_TOKEN, no credentials in the environment,
+ * and no setting from the profile (every login stores its settings there).
+ */
+export function neverLoggedIn(
+  s: Pick<Settings, 'token' | 'username' | 'password' | 'clientSecret' | 'grant' | 'sources'>,
+): boolean {
+  if (s.token) return false;
+  if (s.grant === 'client_credentials' ? s.clientSecret : s.username && s.password && s.clientSecret)
+    return false;
+  return !Object.values(s.sources).includes('profile');
+}
+
+/** The first-steps error: in CI every variable a run needs, else `prs login`. */
+export function neverLoggedInError(s: Pick<Settings, 'ci' | 'profile'>): AuthError {
+  const login = s.profile === 'default' ? '`prs login`' : `\`prs login --profile ${s.profile}\``;
+  return s.ci
+    ? new AuthError(
+        'not logged in — set PRS_BASE_URL, PRS_TENANT, PRS_AUTH_URL, PRS_REALM, PRS_CLIENT_ID with PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+        { hint: 'a service account: PRS_GRANT=client_credentials with PRS_CLIENT_ID and PRS_CLIENT_SECRET' },
+      )
+    : new AuthError(`not logged in — run ${login}`, {
+        hint: 'it asks for the service URL, the sign-in details and your tenant, and keeps them in the profile',
+      });
+}
