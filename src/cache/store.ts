@@ -12,6 +12,11 @@
  * and the file is removed. The file's mtime is "last used" (set on write and on every hit, from the
  * injected clock), which orders the eviction when the store outgrows `cache-size`: least recently used
  * first. atime is not used: most systems mount with relatime or noatime.
+ *
+ * A clear (`prs logout`, `prs cache clear`) first leaves a mark, `<cacheDir>/answers.cleared/<profile>`
+ * (`all@` for every profile; `@` is never in a profile name): a store created before the mark changed
+ * stores nothing more for that profile, so a run that is still going when its profile logs out does
+ * not put the tenant's answers back. Checked again after the rename, so a clear in between still wins.
  */
 import {
   chmodSync,
@@ -212,8 +217,37 @@ export interface StoreOptions {
   clock: Pick<Clock, 'now'>;
 }
 
+const CLEARED = 'answers.cleared';
+const ALL = 'all@';
+
+function readMark(cacheDir: string, name: string): string {
+  try {
+    return readFileSync(join(cacheDir, CLEARED, name), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Every profile's clear mark as it is now (none yet: an empty map). */
+function readMarks(cacheDir: string): Map<string, string> {
+  return new Map(listDir(join(cacheDir, CLEARED)).map((name) => [name, readMark(cacheDir, name)]));
+}
+
+/** Leaves the mark of a clear of `profile` (or all): best effort, the clear itself is what was asked. */
+function markCleared(cacheDir: string, profile: string | undefined): void {
+  try {
+    privateDir(join(cacheDir, CLEARED));
+    replaceFile(join(cacheDir, CLEARED, profile ?? ALL), `${Date.now()} ${Math.random()}\n`, { mode: 0o600 });
+  } catch {}
+}
+
 export function createCacheStore(o: StoreOptions): CacheStore {
   const root = join(o.cacheDir, 'answers');
+  const marks = readMarks(o.cacheDir);
+  /** The profile's answers were cleared (logout) since this store was created. */
+  const clearedSince = (profile: string) =>
+    [ALL, profile].some((name) => readMark(o.cacheDir, name) !== (marks.get(name) ?? ''));
+  const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');
   const pathOf = (profile: string, k: AnswerKey) => join(profileDir(root, profile), entryName(k));
   /** The store's size as this process knows it: scanned at the first write, then kept up to date. */
   let total: number | undefined;
@@ -272,6 +306,7 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       const size = head.length + body.length;
       // An answer larger than the whole store would only push everything else out, then itself.
       if (size > o.maxBytes) return;
+      if (clearedSince(profile)) throw loggedOut();
       const dir = profileDir(root, profile);
       privateDir(root);
       privateDir(dir);
@@ -284,6 +319,10 @@ export function createCacheStore(o: StoreOptions): CacheStore {
         // A new entry.
       }
       replaceFile(path, [head, body], { mode: 0o600, mtimeMs: now });
+      if (clearedSince(profile)) {
+        unlinkQuiet(path);
+        throw loggedOut();
+      }
       total += size - before;
       if (total > o.maxBytes) evict();
     },
@@ -291,6 +330,9 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       unlinkQuiet(pathOf(profile, k));
     },
     clear(profile) {
+      markCleared(o.cacheDir, profile);
+      // This store's own clear does not stop it.
+      for (const name of [ALL, profile ?? ALL]) marks.set(name, readMark(o.cacheDir, name));
       const found = scan(root, o.clock.now(), profile === undefined ? undefined : [profile]);
       const removed = { entries: found.length, bytes: found.reduce((sum, f) => sum + f.size, 0) };
       rmSync(profile === undefined ? root : profileDir(root, profile), { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerKey, cacheableDate, isReportBody } from '../../../src/cache/answers.js';
 import {
   type AnswerKey,
+  clearAnswers,
   createCacheStore,
   decodeEntry,
   encodeEntry,
@@ -217,6 +218,24 @@ describe('the store', () => {
     expect(statSync(join(tmp.path, 'answers')).mode & 0o777).toBe(0o700);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, entryName(KEY))).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ['that profile', 'default' as string | undefined],
+    ['every profile (--all)', undefined],
+  ])('a logout of %s during a run: the run stores no further answers; a later run does', (_what, cleared) => {
+    const run = open();
+    run.put('default', k(1), Buffer.from('[1]'));
+    run.put('other', k(1), Buffer.from('[1]'));
+    expect(clearAnswers(tmp.path, cleared).entries).toBe(cleared ? 1 : 2);
+    expect(() => run.put('default', k(2), Buffer.from('[2]'))).toThrow(/logged out/);
+    expect(clearAnswers(tmp.path, 'default').entries).toBe(0);
+    // Another profile is untouched by a logout of this one.
+    if (cleared) run.put('other', k(2), Buffer.from('[2]'));
+    expect(run.get('other', k(2), DAY) !== undefined).toBe(cleared !== undefined);
+    const next = open();
+    next.put('default', k(3), Buffer.from('[3]'));
+    expect(next.get('default', k(3), DAY)?.bytes.toString()).toBe('[3]');
   });
 
   it('a wider existing directory is made 0700', () => {
