@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --log-format' '* --metrics-file' '* --ping-url' '* --cache'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
                         set skip 1
                 end
                 continue
@@ -56,12 +56,12 @@ complete -c prs -l base-url -x -d 'service base URL, the part before /api/v1 (en
 complete -c prs -l tenant -x -d 'tenant id, sent as X-CLIENT-ID (env PRS_TENANT)'
 complete -c prs -l timeout -x -d 'per-request timeout (env PRS_TIMEOUT; default 60)'
 complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)'
-complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)'
+complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint (env PRS_RATE_LIMIT; default "4/60s")'
 complete -c prs -l limiter -x -d 'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)'
-complete -c prs -l log-format -x -a 'text json' -d 'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)'
+complete -c prs -l cache -x -d 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")'
+complete -c prs -l log-format -x -a 'text json' -d 'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")'
 complete -c prs -l metrics-file -r -F -d 'after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)'
 complete -c prs -l ping-url -x -d 'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)'
-complete -c prs -l cache -x -d 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)'
 complete -c prs -s q -l quiet -d 'no progress, notes or hints on stderr'
 complete -c prs -s v -l verbose -d 'one line per HTTP request/response on stderr, secrets redacted'
 complete -c prs -l no-color -d 'no colour (also NO_COLOR; FORCE_COLOR forces it)'
@@ -72,7 +72,7 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
@@ -126,15 +126,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -219,7 +219,7 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "help" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'

@@ -20,12 +20,12 @@ _prs_globals() {
     '--tenant=[tenant id, sent as X-CLIENT-ID (env PRS_TENANT)]:id: '
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
-    '--rate-limit=[client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)]:n/window: '
+    '--rate-limit=[client-side limit for the JSON endpoint (env PRS_RATE_LIMIT; default "4/60s")]:n/window: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
-    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")]:max-age: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
-    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -52,7 +52,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'cache:the answer cache (see --cache): what it holds, and clearing it'
@@ -214,7 +214,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_set() {
@@ -223,7 +223,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)' \
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)' \
     '2:value: '
 }
 
@@ -233,7 +233,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username rate-limit timeout retries limiter cache cache-size grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_path() {
@@ -390,10 +390,10 @@ _prs_cmd_sandbox() {
     '--timeout=[per-request timeout (env PRS_TIMEOUT; default 60)]:seconds: '
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
-    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)]:text|json:(text json)'
+    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")]:max-age: '
+    '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
-    '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)]:max-age: '
     '(-q --quiet)-q[no progress, notes or hints on stderr]'
     '(-q --quiet)--quiet[no progress, notes or hints on stderr]'
     '(-v --verbose)-v[one line per HTTP request/response on stderr, secrets redacted]'
@@ -428,7 +428,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, rate-limit, timeout, retries, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'cache:the answer cache (see --cache): what it holds, and clearing it'

@@ -18,8 +18,10 @@ import { defineQuota } from './commands/quota.cli.js';
 import { defineReport } from './commands/report.cli.js';
 import { defineSandbox } from './commands/sandbox.cli.js';
 import { addHelpTexts } from './help.js';
+import { flagHelp, GLOBAL_FLAGS, SETTINGS, type SettingRow } from './settings.js';
 
 export type { Runnable, Runner } from './commands/define.js';
+export type { GlobalOptions } from './settings.js';
 
 export interface BuildOptions {
   version: string;
@@ -58,61 +60,8 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
   return program;
 }
 
-/**
- * The flags every command takes, before or after the command name, as commander hands them over
- * (settings.ts resolves them against the environment and the profile). A new global flag: its field
- * here and its definition in addGlobalOptions below.
- */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  timeout?: string;
-  retries?: string;
-  rateLimit?: string;
-  limiter?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-  /** --cache <max-age> (report's --no-cache is a flag of its own: see globalsOf). */
-  cache?: string;
-  logFormat?: string;
-  metricsFile?: string;
-  pingUrl?: string;
-}
-
+/** The flags every command takes, before or after the command name: settings.ts's global rows. */
 function addGlobalOptions(program: Command): Command {
-  return program
-    .option('--profile <name>', 'named settings and session (env PRS_PROFILE; default "default")')
-    .option('--base-url <url>', 'service base URL, the part before /api/v1 (env PRS_BASE_URL)')
-    .option('--tenant <id>', 'tenant id, sent as X-CLIENT-ID (env PRS_TENANT)')
-    .option('--timeout <seconds>', 'per-request timeout (env PRS_TIMEOUT; default 60)')
-    .option('--retries <n>', 'retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)')
-    .option(
-      '--rate-limit <n/window>',
-      'client-side limit for the JSON endpoint, e.g. 4/60s (env PRS_RATE_LIMIT)',
-    )
-    .option(
-      '--limiter <url>',
-      'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)',
-    )
-    .option(
-      '--log-format <text|json>',
-      'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT)',
-    )
-    .option(
-      '--metrics-file <path>',
-      'after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)',
-    )
-    .option(
-      '--ping-url <url>',
-      'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)',
-    )
-    .option(
-      '--cache <max-age>',
-      'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default off)',
-    )
-    .option('-q, --quiet', 'no progress, notes or hints on stderr')
-    .option('-v, --verbose', 'one line per HTTP request/response on stderr, secrets redacted')
-    .option('--no-color', 'no colour (also NO_COLOR; FORCE_COLOR forces it)');
+  for (const name of GLOBAL_FLAGS) program.option((SETTINGS[name] as SettingRow).flag!, flagHelp(name));
+  return program;
 }

@@ -4,7 +4,6 @@
  */
 import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
-import type { GlobalOptions } from './cli.js';
 import { type Clock, systemClock } from './clock.js';
 import type { IO } from './io.js';
 import { createRunEvents, type RunEvents } from './run/events.js';
@@ -12,6 +11,7 @@ import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
   type Env,
+  type GlobalOptions,
   globalSettingValues,
   resolveDirs,
   resolveProfileName,
@@ -21,9 +21,7 @@ import {
   storedProfile,
 } from './settings.js';
 
-/** Global options of CLI.md, as commander hands them over. */
-/** The global flags; defined with them, in src/cli.ts. */
-export type { GlobalOptions } from './cli.js';
+export type { GlobalOptions } from './settings.js';
 
 export interface Deps {
   io: IO;

@@ -10,9 +10,9 @@ import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
 import type { RunObserver } from './observe/index.js';
-import { errorEntry, formatLogLine, jsonLogWanted } from './observe/log.js';
+import { errorEntry, formatLogLine } from './observe/log.js';
 import { redactText } from './redact.js';
-import { type Env, isDebug } from './settings.js';
+import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
 
 declare const __PRS_VERSION__: string;
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
@@ -38,18 +38,6 @@ export function printable(s: string): string {
     /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
     (c) => CONTROL_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-}
-
-/**
- * `-q` / `--quiet` in an argv that commander may have refused: also inside a group of short flags
- * (`-qv`, `-vq`), where every letter before the q is a flag without a value (`-oq` is `-o q`).
- */
-export function quietInArgv(argv: readonly string[]): boolean {
-  for (const arg of argv) {
-    if (arg === '--') return false;
-    if (arg === '--quiet' || /^-[vhV]*q/.test(arg)) return true;
-  }
-  return false;
 }
 
 /** The one or two stderr lines for an error. */
@@ -190,8 +178,8 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
-      const errIo = io ?? createIO({ color: argv.includes('--no-color') ? false : undefined, env });
-      const quiet = io ? io.quiet : quietInArgv(argv);
+      const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
+      const quiet = io ? io.quiet : switchInArgv(argv, 'quiet');
       if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
       else {
         process.stderr.write(`${errIo.red(lines[0])}\n`);

@@ -5,64 +5,271 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ProfileData, Store } from './auth/types.js';
-import type { GlobalOptions } from './cli.js';
 import { UsageError } from './errors.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** What a flag's value completes to in the shells (src/completion/model.ts reads it). */
+export type Completion =
+  | 'file'
+  | 'dir'
+  | 'profiles'
+  | { values: readonly string[]; descriptions?: Readonly<Record<string, string>> };
+
+/**
+ * One setting or global flag. A new one is a row here plus the code that uses it: commander's
+ * definition, `prs config`, the resolver, masking, completions and the fast path read this table.
+ */
+export interface SettingRow {
+  /** Commander's spelling: `--base-url <url>` (a value), `-q, --quiet` or `--no-color` (a switch). */
+  flag?: string;
+  /** The flag belongs to `prs login` only; without this it is global (before or after any command). */
+  on?: 'login';
+  env?: string;
+  /** Stored per profile and shown by `prs config` under the row's key. */
+  config?: true;
+  default?: string;
+  /** The value in use (a number, a URL without its trailing slash…); throws Error with one line. */
+  parse?: (value: string) => unknown;
+  /** A secret part: how the value may be shown (config list, errors, auth status). */
+  mask?: (value: string) => string;
+  /** The field of Settings it resolves to, when not the key in camelCase. */
+  field?: string;
+  help: string;
+  complete?: Completion;
+}
+
+export const SETTINGS = {
+  profile: {
+    flag: '--profile <name>',
+    env: 'PRS_PROFILE',
+    default: 'default',
+    help: 'named settings and session',
+    complete: 'profiles',
+  },
+  'base-url': {
+    flag: '--base-url <url>',
+    env: 'PRS_BASE_URL',
+    config: true,
+    parse: parseUrl,
+    help: 'service base URL, the part before /api/v1',
+  },
+  'auth-url': {
+    flag: '--auth-url <url>',
+    on: 'login',
+    env: 'PRS_AUTH_URL',
+    config: true,
+    parse: parseAuthUrl,
+    help: 'Keycloak base URL, before /realms',
+  },
+  realm: {
+    flag: '--realm <realm>',
+    on: 'login',
+    env: 'PRS_REALM',
+    config: true,
+    parse: parseRealm,
+    help: 'Keycloak realm',
+  },
+  'client-id': {
+    flag: '--client-id <id>',
+    on: 'login',
+    env: 'PRS_CLIENT_ID',
+    config: true,
+    help: 'OAuth client id',
+  },
+  tenant: { flag: '--tenant <id>', env: 'PRS_TENANT', config: true, help: 'tenant id, sent as X-CLIENT-ID' },
+  username: { flag: '--username <user>', on: 'login', env: 'PRS_USERNAME', config: true, help: 'user name' },
+  timeout: {
+    flag: '--timeout <seconds>',
+    env: 'PRS_TIMEOUT',
+    config: true,
+    default: '60',
+    parse: parseTimeout,
+    field: 'timeoutMs',
+    help: 'per-request timeout',
+  },
+  retries: {
+    flag: '--retries <n>',
+    env: 'PRS_RETRIES',
+    config: true,
+    default: '3',
+    parse: parseRetries,
+    help: 'retries for 429, 5xx and network failures',
+  },
+  'rate-limit': {
+    flag: '--rate-limit <n/window>',
+    env: 'PRS_RATE_LIMIT',
+    config: true,
+    default: '4/60s',
+    parse: parseRateLimit,
+    help: 'client-side limit for the JSON endpoint',
+  },
+  limiter: {
+    flag: '--limiter <url>',
+    env: 'PRS_LIMITER',
+    config: true,
+    parse: parseLimiterUrl,
+    mask: redactUrlPassword,
+    help: 'share the rate limit between machines: redis://[user:password@]host:port[/db]',
+  },
+  cache: {
+    flag: '--cache <max-age>',
+    env: 'PRS_CACHE',
+    config: true,
+    default: 'off',
+    parse: parseMaxAge,
+    field: 'cacheMaxAgeMs',
+    help: 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off',
+  },
+  'cache-size': {
+    env: 'PRS_CACHE_SIZE',
+    config: true,
+    default: '1GiB',
+    parse: parseSize,
+    field: 'cacheMaxBytes',
+    help: "the answer cache's bound: the least recently used answers go first",
+  },
+  grant: {
+    env: 'PRS_GRANT',
+    config: true,
+    default: 'password',
+    parse: parseGrant,
+    help: 'password, or client_credentials for a service account',
+  },
+  'log-format': {
+    flag: '--log-format <text|json>',
+    env: 'PRS_LOG_FORMAT',
+    config: true,
+    default: 'text',
+    parse: parseLogFormat,
+    help: 'json: every stderr message one JSON object per line',
+    complete: { values: ['text', 'json'] },
+  },
+  'metrics-file': {
+    flag: '--metrics-file <path>',
+    env: 'PRS_METRICS_FILE',
+    config: true,
+    help: 'after each report/export run, write Prometheus metrics there',
+    complete: 'file',
+  },
+  'ping-url': {
+    flag: '--ping-url <url>',
+    env: 'PRS_PING_URL',
+    config: true,
+    parse: parsePingUrl,
+    mask: redactPingUrl,
+    help: 'tell a Healthchecks-style monitor of each run: start, success, failure',
+  },
+  quiet: { flag: '-q, --quiet', help: 'no progress, notes or hints on stderr' },
+  verbose: { flag: '-v, --verbose', help: 'one line per HTTP request/response on stderr, secrets redacted' },
+  color: { flag: '--no-color', help: 'no colour (also NO_COLOR; FORCE_COLOR forces it)' },
+} as const satisfies Record<string, SettingRow>;
+
+type Rows = typeof SETTINGS;
+export type SettingName = keyof Rows;
+type Name = SettingName;
+/** `base-url` → `baseUrl`. */
+type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
+type Global<K extends Name> = Rows[K] extends { flag: string }
+  ? Rows[K] extends { on: string }
+    ? never
+    : K
+  : never;
+type FlagValue<K extends Name> = Rows[K] extends { flag: `${string}<${string}` } ? string : boolean;
+
+/** The global flags as commander hands them over (each row with a flag not tied to one command). */
+export type GlobalOptions = { [K in Name as Global<K> extends never ? never : Camel<K>]?: FlagValue<K> };
+
 /** Keys accepted by `prs config` and stored per profile. */
-export const SETTING_KEYS = [
-  'base-url',
-  'auth-url',
-  'realm',
-  'client-id',
-  'tenant',
-  'username',
-  'rate-limit',
-  'timeout',
-  'retries',
-  'limiter',
-  'cache',
-  'cache-size',
-  'grant',
-  'log-format',
-  'metrics-file',
-  'ping-url',
-] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
+export type SettingKey = { [K in Name]: Rows[K] extends { config: true } ? K : never }[Name];
 export type SettingValues = Partial<Record<SettingKey, string>>;
 
-/** The environment variable behind each setting key. */
-export const SETTING_ENV: Record<SettingKey, string> = {
-  'base-url': 'PRS_BASE_URL',
-  'auth-url': 'PRS_AUTH_URL',
-  realm: 'PRS_REALM',
-  'client-id': 'PRS_CLIENT_ID',
-  tenant: 'PRS_TENANT',
-  username: 'PRS_USERNAME',
-  'rate-limit': 'PRS_RATE_LIMIT',
-  timeout: 'PRS_TIMEOUT',
-  retries: 'PRS_RETRIES',
-  limiter: 'PRS_LIMITER',
-  cache: 'PRS_CACHE',
-  'cache-size': 'PRS_CACHE_SIZE',
-  grant: 'PRS_GRANT',
-  'log-format': 'PRS_LOG_FORMAT',
-  'metrics-file': 'PRS_METRICS_FILE',
-  'ping-url': 'PRS_PING_URL',
-};
+const names = Object.keys(SETTINGS) as Name[];
+/** A row as the plain shape every reader of the table takes. */
+export const settingRow = (name: Name): SettingRow => SETTINGS[name];
+const row = settingRow;
+export const SETTING_KEYS = names.filter((k) => row(k).config) as SettingKey[];
+/** The global flags' rows, in `prs --help` order. */
+export const GLOBAL_FLAGS = names.filter((k) => row(k).flag && !row(k).on);
+/** `prs login`'s own setting flags (--auth-url …). */
+export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 
-export const DEFAULTS = {
-  timeout: '60',
-  retries: '3',
-  'rate-limit': '4/60s',
-  cache: 'off',
-  'cache-size': '1GiB',
-  grant: 'password',
-  'log-format': 'text',
-  profile: 'default',
-} as const;
+/** The long flag of a row: `--base-url`, `--quiet`, `--no-color`. */
+export const longFlag = (name: Name): string => /--[\w-]+/.exec(row(name).flag ?? '')![0];
+/** GlobalOptions' field for a row: `base-url` → `baseUrl` (commander's attribute name). */
+export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** A row's help line as `--help` shows it: its words, then its environment variable and default. */
+export function flagHelp(name: Name): string {
+  const r = row(name);
+  const extra = [
+    r.env && `env ${r.env}`,
+    r.default && `default ${/^\d+$/.test(r.default) ? r.default : `"${r.default}"`}`,
+  ];
+  const tail = extra.filter(Boolean).join('; ');
+  return tail ? `${r.help} (${tail})` : r.help;
+}
+
+/** A value as it may be shown: a secret part masked (the limiter URL's password, the ping URL's path). */
+export function shownValue(key: Name, value: string): string {
+  return row(key).mask?.(value) ?? value;
+}
+
+/**
+ * A global flag's value in an argv commander has not read (it may have refused it): the last
+ * `--flag value` or `--flag=value` before `--`.
+ */
+export function flagInArgv(argv: readonly string[], name: Name): string | undefined {
+  const flag = longFlag(name);
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === flag) value = argv[i + 1];
+    else if (a.startsWith(`${flag}=`)) value = a.slice(flag.length + 1);
+  }
+  return value;
+}
+
+/** A global switch (`-q`, `--no-color`) in an argv commander has not read, also inside `-qv`. */
+export function switchInArgv(argv: readonly string[], name: Name): boolean {
+  const flag = row(name).flag ?? '';
+  const short = /^-(\w),/.exec(flag)?.[1];
+  // Every letter of a short group before this one must be a switch (`-oq` is `-o q`).
+  const switches = names
+    .map((n) => /^-(\w), --[\w-]+$/.exec(row(n).flag ?? '')?.[1])
+    .filter(Boolean)
+    .join('');
+  const group = short && new RegExp(`^-[${switches}hV]*${short}`);
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === longFlag(name) || group?.test(arg)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the JSON log format is asked for before any settings are read (a parse error, the IO's
+ * first line): the flag, else its variable. A profile's `log-format` applies once the settings are
+ * resolved (deps.ts).
+ */
+export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
+  const value = flagInArgv(argv, 'log-format') ?? (env[SETTINGS['log-format'].env] || undefined);
+  return value?.trim() === 'json';
+}
+
+type Parsed<K extends Name> = Rows[K] extends { parse: (v: string) => infer T } ? T : string;
+type FieldName<K extends Name> = Rows[K] extends { field: infer F extends string } ? F : Camel<K>;
+type Required<K extends SettingKey> = Rows[K] extends { default: string }
+  ? undefined extends Parsed<K>
+    ? never
+    : K
+  : never;
+/** The resolved value of each config key, under its Settings field name. */
+type SettingFields = { [K in SettingKey as Required<K> extends never ? never : FieldName<K>]: Parsed<K> } & {
+  [K in SettingKey as Required<K> extends never ? FieldName<K> : never]?: Exclude<Parsed<K>, undefined>;
+};
 
 export type LogFormat = 'text' | 'json';
 
@@ -74,35 +281,13 @@ export interface RateLimit {
   windowMs: number;
 }
 
-export interface Settings {
+/** The settings of a run: each config key under its field (timeoutMs in ms, rateLimit parsed…), and: */
+export interface Settings extends SettingFields {
   profile: string;
   /** Where the credential store lives: PRS_CONFIG_DIR, else $XDG_CONFIG_HOME/prs, else ~/.config/prs. */
   configDir: string;
   /** Where shared limiter state lives: PRS_CACHE_DIR, else $XDG_CACHE_HOME/prs, else ~/.cache/prs. */
   cacheDir: string;
-  baseUrl?: string;
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  tenant?: string;
-  username?: string;
-  timeoutMs: number;
-  retries: number;
-  rateLimit: RateLimit;
-  /** Where the rate-limit state is shared: a redis:// or rediss:// URL; absent → the file in cacheDir. */
-  limiter?: string;
-  /** The answer cache (CLI.md): reuse stored answers up to this age (ms); undefined = off. */
-  cacheMaxAgeMs?: number;
-  /** The answer cache's bound in bytes (`cache-size`): the least recently used entries go first. */
-  cacheMaxBytes: number;
-  /** `client_credentials`: a service account (no user, no password; CLI.md "Session"). */
-  grant: GrantType;
-  /** `json`: every stderr message as one JSON object per line (CLI.md "Unattended runs"). */
-  logFormat: LogFormat;
-  /** After each report/export run, Prometheus text metrics are written here (atomically). */
-  metricsFile?: string;
-  /** A Healthchecks-style monitor (a secret: shown redacted). */
-  pingUrl?: string;
   /** PRS_TOKEN: a ready access token, used as is. */
   token?: string;
   /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
@@ -121,16 +306,10 @@ export interface Settings {
 /** The global flags as setting values (the resolver's `flags` layer). */
 export function globalSettingValues(g: GlobalOptions): SettingValues {
   const v: SettingValues = {};
-  if (g.baseUrl !== undefined) v['base-url'] = g.baseUrl;
-  if (g.tenant !== undefined) v.tenant = g.tenant;
-  if (g.timeout !== undefined) v.timeout = g.timeout;
-  if (g.retries !== undefined) v.retries = g.retries;
-  if (g.rateLimit !== undefined) v['rate-limit'] = g.rateLimit;
-  if (g.limiter !== undefined) v.limiter = g.limiter;
-  if (g.cache !== undefined) v.cache = g.cache;
-  if (g.logFormat !== undefined) v['log-format'] = g.logFormat;
-  if (g.metricsFile !== undefined) v['metrics-file'] = g.metricsFile;
-  if (g.pingUrl !== undefined) v['ping-url'] = g.pingUrl;
+  for (const key of SETTING_KEYS) {
+    const value = row(key).on ? undefined : (g as Record<string, unknown>)[fieldOf(key)];
+    if (typeof value === 'string') v[key] = value;
+  }
   return v;
 }
 
@@ -161,7 +340,7 @@ export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
 
 /** Profile name: flag > PRS_PROFILE > "default". An empty PRS_PROFILE is unset, as for every PRS_* setting. */
 export function resolveProfileName(flag: string | undefined, env: Env): string {
-  const name = flag ?? (env.PRS_PROFILE || undefined) ?? DEFAULTS.profile;
+  const name = flag ?? (env[SETTINGS.profile.env] || undefined) ?? SETTINGS.profile.default;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
     throw new UsageError(`invalid profile name "${name}"`, {
       hint: 'use letters, digits, ".", "_" or "-"',
@@ -183,11 +362,12 @@ export function effectiveSettings(
   profile: SettingValues,
 ): Record<SettingKey, { value?: string; source?: SettingSource }> {
   const layer = (key: SettingKey): { value?: string; source?: SettingSource } => {
-    const fromEnv = env[SETTING_ENV[key]];
+    const { env: name, default: fallback } = row(key);
+    const fromEnv = name === undefined ? undefined : env[name];
     if (flags[key] !== undefined) return { value: flags[key], source: 'flag' };
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: 'env' };
     if (profile[key] !== undefined) return { value: profile[key], source: 'profile' };
-    if (key in DEFAULTS) return { value: DEFAULTS[key as keyof typeof DEFAULTS], source: 'default' };
+    if (fallback !== undefined) return { value: fallback, source: 'default' };
     return {};
   };
   return Object.fromEntries(SETTING_KEYS.map((key) => [key, layer(key)])) as Record<
@@ -218,7 +398,7 @@ export function resolveSettings(
   };
   const where = (key: SettingKey) =>
     sources[key] === 'env'
-      ? SETTING_ENV[key]
+      ? row(key).env
       : sources[key] === 'profile'
         ? `profile setting ${key}`
         : `--${key}`;
@@ -226,49 +406,28 @@ export function resolveSettings(
   const repair = (key: SettingKey) => {
     if (sources[key] !== 'profile') return {};
     const name = resolveProfileName(flags.profile, env);
-    const prs = name === DEFAULTS.profile ? 'prs' : `prs --profile ${name}`;
+    const prs = name === SETTINGS.profile.default ? 'prs' : `prs --profile ${name}`;
     return { hint: `fix it with \`${prs} config set ${key} <value>\` or \`${prs} config unset ${key}\`` };
   };
-  const checked = <T>(key: SettingKey, parse: (v: string) => T): T => {
-    const raw = pick(key)!;
-    try {
-      return parse(raw);
-    } catch (err) {
-      throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
-    }
-  };
-  /** A key whose empty value means unset; otherwise checked by its one parser (checkSetting). */
-  const optional = (key: SettingKey): string | undefined => {
+  /** A key without a default whose value is empty is unset; any other is read by its row's parse. */
+  const value = (key: SettingKey): unknown => {
     const raw = pick(key);
-    if (raw === undefined || raw === '') return undefined;
+    const { parse, default: fallback } = row(key);
+    if (raw === undefined || (raw === '' && fallback === undefined)) return undefined;
     try {
-      return checkSetting(key, raw);
+      return parse ? parse(raw.trim()) : raw;
     } catch (err) {
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
-
-  const grant = checked('grant', parseGrant);
+  const fields: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) fields[row(key).field ?? fieldOf(key)] = value(key);
+  // A service account has no user: a PRS_USERNAME left in the environment names nobody.
+  if (fields.grant === 'client_credentials') fields.username = undefined;
   return {
+    ...(fields as unknown as SettingFields),
     profile: resolveProfileName(flags.profile, env),
     ...resolveDirs(env),
-    baseUrl: optional('base-url'),
-    authUrl: optional('auth-url'),
-    realm: optional('realm'),
-    clientId: pick('client-id') || undefined,
-    tenant: pick('tenant') || undefined,
-    // A service account has no user: a PRS_USERNAME left in the environment names nobody.
-    username: grant === 'client_credentials' ? undefined : pick('username') || undefined,
-    timeoutMs: checked('timeout', parseTimeout),
-    retries: checked('retries', parseRetries),
-    rateLimit: checked('rate-limit', parseRateLimit),
-    limiter: pick('limiter') ? checked('limiter', parseLimiterUrl) : undefined,
-    cacheMaxAgeMs: checked('cache', parseMaxAge),
-    cacheMaxBytes: checked('cache-size', parseSize),
-    grant,
-    logFormat: checked('log-format', parseLogFormat),
-    metricsFile: optional('metrics-file'),
-    pingUrl: optional('ping-url'),
     token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
@@ -287,40 +446,9 @@ export function checkSetting(key: SettingKey, value: string): string {
   const v = value.trim();
   const bad = controlCharacters(key, v);
   if (bad) throw new Error(bad);
-  switch (key) {
-    case 'base-url':
-      return parseUrl(v);
-    case 'auth-url':
-      return parseAuthUrl(v);
-    case 'realm':
-      return parseRealm(v);
-    case 'rate-limit':
-      parseRateLimit(v);
-      return v;
-    case 'timeout':
-      parseTimeout(v);
-      return v;
-    case 'retries':
-      parseRetries(v);
-      return v;
-    case 'limiter':
-      return parseLimiterUrl(v);
-    case 'grant':
-      return parseGrant(v);
-    case 'log-format':
-      return parseLogFormat(v);
-    case 'ping-url':
-      return parsePingUrl(v);
-    case 'cache':
-      parseMaxAge(v);
-      return v;
-    case 'cache-size':
-      parseSize(v);
-      return v;
-    default:
-      if (v === '') throw new Error(`invalid ${key} "${value}"`);
-      return v;
-  }
+  if (v === '' && !row(key).parse) throw new Error(`invalid ${key} "${value}"`);
+  const parsed = row(key).parse?.(v);
+  return typeof parsed === 'string' ? parsed : v;
 }
 
 /** `text` (the default) or `json`. */
@@ -369,9 +497,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Why a setting's value cannot be used, when it holds a control character (also `config set`'s check). */
 export function controlCharacters(key: SettingKey, value: string): string | undefined {
   if (!CONTROL.test(value)) return undefined;
-  const shown =
-    key === 'limiter' ? redactUrlPassword(value) : key === 'ping-url' ? redactPingUrl(value) : value;
-  return `invalid ${key} "${shown}": control characters are not allowed`;
+  return `invalid ${key} "${shownValue(key, value)}": control characters are not allowed`;
 }
 
 /** An environment value sent as a header, shown by its name only (a token is a secret). */

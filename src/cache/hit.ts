@@ -17,18 +17,22 @@
  */
 import { fstatSync, statSync, writeSync } from 'node:fs';
 import { openStore } from '../auth/store.js';
-import type { GlobalOptions } from '../cli.js';
 import { colorFor, redIf } from '../color.js';
-import { defaultFormat, type ReportFlags, reportOptions } from '../commands/report.flags.js';
+import { spelling } from '../commands/flags.js';
+import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from '../commands/report.flags.js';
 import { ExitCode, fileError } from '../errors.js';
 import { rowsOf } from '../json/report-body.js';
 import { createRowStream } from '../render/stream.js';
 import {
   type Env,
+  fieldOf,
+  GLOBAL_FLAGS,
+  type GlobalOptions,
   globalSettingValues,
   resolveDirs,
   resolveProfileName,
   resolveSettings,
+  settingRow,
   storedProfile,
 } from '../settings.js';
 import { answerKey, cacheableDate, storeFor } from './answers.js';
@@ -40,45 +44,27 @@ export interface FastArgv {
   globals: GlobalOptions;
 }
 
-/** The global flags that take a value (cli.ts addGlobalOptions), by spelling → GlobalOptions field. */
-const GLOBAL_VALUES: Record<string, keyof GlobalOptions> = {
-  '--profile': 'profile',
-  '--base-url': 'baseUrl',
-  '--tenant': 'tenant',
-  '--timeout': 'timeout',
-  '--retries': 'retries',
-  '--rate-limit': 'rateLimit',
-  '--limiter': 'limiter',
-  '--log-format': 'logFormat',
-  '--metrics-file': 'metricsFile',
-  '--ping-url': 'pingUrl',
-  '--cache': 'cache',
-};
-/** report's flags that take a value (report.cli.ts, define.ts addDateOptions). */
-const REPORT_VALUES: Record<string, keyof ReportFlags> = {
-  '-t': 'type',
-  '--type': 'type',
-  '-d': 'date',
-  '--date': 'date',
-  '--from': 'from',
-  '--to': 'to',
-  '-f': 'format',
-  '--format': 'format',
-  '--fields': 'fields',
-  '-o': 'output',
-  '--output': 'output',
-};
-/** report's switches; `--no-cache` is commander's negation (`cache: false`). */
-const REPORT_SWITCHES: Record<string, [keyof ReportFlags, boolean]> = {
-  '--json': ['json', true],
-  '--force': ['force', true],
-  '--raw': ['raw', true],
-  '--fail-fast': ['failFast', true],
-  '--dry-run': ['dryRun', true],
-  '--refresh': ['refresh', true],
-  '--no-cache': ['cache', false],
-  '--weekends': ['weekends', true],
-};
+/** Where a spelling goes: a global or a report field; a value from argv, or a switch's boolean. */
+type Reading = { into: 'globals' | 'flags'; field: string; takesValue: boolean; on: boolean };
+
+/**
+ * The spellings this path reads, from the flag tables: report's flags, every global flag with a value
+ * (a setting: the resolver reads it) and the global switches known to change nothing here but stderr.
+ */
+const SPELLINGS: Map<string, Reading> = (() => {
+  const map = new Map<string, Reading>();
+  const add = (flag: string, into: Reading['into'], field: string) => {
+    const s = spelling(flag);
+    const reading = { into, field, takesValue: s.value, on: !s.negated };
+    for (const name of [s.short, s.long]) if (name) map.set(name, reading);
+  };
+  for (const name of GLOBAL_FLAGS) {
+    const { flag } = settingRow(name);
+    if (spelling(flag!).value || name === 'quiet' || name === 'color') add(flag!, 'globals', fieldOf(name));
+  }
+  for (const [field, row] of Object.entries(REPORT_FLAGS)) add(row.flag, 'flags', field);
+  return map;
+})();
 
 /**
  * argv after node and the script → report's ids, flags and the globals, read as commander reads them;
@@ -111,21 +97,16 @@ export function readArgv(args: readonly string[]): FastArgv | undefined {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const nextValue = () => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
+    const reading = SPELLINGS.get(name);
+    // Report's own flags only after `report`; `--json=1` is commander's error, not ours.
+    if (!reading || (reading.into === 'flags' && !command)) return undefined;
+    const into = reading.into === 'globals' ? globals : flags;
     let ok: boolean;
-    if (name in GLOBAL_VALUES) {
+    if (reading.takesValue) {
       const value = nextValue();
-      ok = value !== undefined && set(globals, GLOBAL_VALUES[name]!, value);
-    } else if (command && name in REPORT_VALUES) {
-      const value = nextValue();
-      ok = value !== undefined && set(flags, REPORT_VALUES[name]!, value);
-    } else if (eq > 0)
-      return undefined; // `--json=1`: commander's error, not ours
-    else if (name === '-q' || name === '--quiet') ok = set(globals, 'quiet', true);
-    else if (name === '--no-color') ok = set(globals, 'color', false);
-    else if (command && name in REPORT_SWITCHES) {
-      const [field, value] = REPORT_SWITCHES[name]!;
-      ok = set(flags, field, value);
-    } else return undefined;
+      ok = value !== undefined && set(into, reading.field, value);
+    } else if (eq > 0) return undefined;
+    else ok = set(into, reading.field, reading.on);
     if (!ok) return undefined;
   }
   if (!command) return undefined;

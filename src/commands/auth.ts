@@ -17,8 +17,7 @@ import {
 import type { ProfileData } from '../auth/types.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
-import { redactUrlPassword } from '../redact.js';
-import type { Settings } from '../settings.js';
+import { type Settings, shownValue } from '../settings.js';
 import type { AuthStatusOptions } from './auth.cli.js';
 
 export type ReadyVia =
@@ -133,7 +132,7 @@ export function assess(
     grant: s.grant,
     serviceAccount: service ? (s.clientId ?? null) : null,
     tenant: s.tenant ?? null,
-    limiter: s.limiter ? redactUrlPassword(s.limiter) : null,
+    limiter: s.limiter ? shownValue('limiter', s.limiter) : null,
     accessTokenExpiresAt: session && session.expiresAt > 0 ? isoSeconds(session.expiresAt) : null,
     accessTokenValid: accessValid,
     refreshToken: !!session?.refreshToken,

@@ -9,14 +9,14 @@
 import type { Deps } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
-import { redactPingUrl, redactUrlPassword } from '../redact.js';
 import {
   checkSetting,
   effectiveSettings,
   globalSettingValues,
-  SETTING_ENV,
   SETTING_KEYS,
   type SettingKey,
+  settingRow,
+  shownValue,
 } from '../settings.js';
 import type { ConfigOptions } from './config.cli.js';
 
@@ -37,11 +37,8 @@ export function checkValue(key: SettingKey, value: string): string {
   }
 }
 
-/** What `list` shows of a value: a limiter URL without its password. */
-function shown(key: SettingKey, value: string | undefined): string | undefined {
-  if (key === 'ping-url' && value) return redactPingUrl(value);
-  return key === 'limiter' && value ? redactUrlPassword(value) : value;
-}
+/** What `list` shows of a value: its secret part masked. */
+const shown = (key: SettingKey, value: string | undefined) => (value ? shownValue(key, value) : value);
 
 export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
   const { io } = deps;
@@ -72,7 +69,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       for (const e of all) {
         const where =
           e.source === 'env'
-            ? `env ${SETTING_ENV[e.key]}`
+            ? `env ${settingRow(e.key).env}`
             : e.source === 'flag'
               ? `flag --${e.key}`
               : e.source;
@@ -87,7 +84,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       const e = effective[key!];
       if (e.value === undefined) {
         throw new NoDataError(`${key} is not set (profile ${name})`, {
-          hint: `set it with \`prs config set ${key} <value>\` or ${SETTING_ENV[key!]}`,
+          hint: `set it with \`prs config set ${key} <value>\` or ${settingRow(key!).env!}`,
         });
       }
       io.out(`${e.value}\n`);
@@ -98,9 +95,9 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       const value = checkValue(key!, o.value);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
       io.note(`✓ ${key} = ${shown(key!, value)} (profile ${name})`);
-      const env = deps.env[SETTING_ENV[key!]];
+      const env = deps.env[settingRow(key!).env!];
       if (env !== undefined && env !== '')
-        io.note(`note: ${SETTING_ENV[key!]} is set and takes precedence over the profile`);
+        io.note(`note: ${settingRow(key!).env!} is set and takes precedence over the profile`);
       return;
     }
     case 'unset': {

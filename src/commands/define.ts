@@ -5,10 +5,11 @@
  * Definitions are on the start-up path (`prs --help` builds them all): they import commander, the
  * argv parsers and types, never a command's body (`load` is a dynamic import, a chunk of its own).
  */
-import { type Command, Option } from 'commander';
-import type { GlobalOptions } from '../cli.js';
+import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
-import { REPORT_TYPES } from '../input.js';
+import type { GlobalOptions } from '../settings.js';
+
+import { addFlags, ITEM_FLAGS } from './flags.js';
 
 export { type DateFlags, requireType, usage } from './flags.js';
 
@@ -52,13 +53,5 @@ export function action<A extends unknown[], O>(
   };
 }
 
-/** -t/--type, checked in the action (with "did you mean"), not by commander's plain choices() message. */
-export const reportTypeOption = () =>
-  new Option('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`);
-
-export const addDateOptions = (cmd: Command): Command =>
-  cmd
-    .option('-d, --date <date>', 'YYYY-MM-DD, today, yesterday or previous-weekday')
-    .option('--from <date>', 'first date of an inclusive range')
-    .option('--to <date>', 'last date of an inclusive range')
-    .option('--weekends', 'include Saturdays and Sundays in a range');
+/** -t/--type and the date flags (flags.ts ITEM_FLAGS), report's and export's. */
+export const addItemOptions = (cmd: Command): Command => addFlags(cmd, ITEM_FLAGS);

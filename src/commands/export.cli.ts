@@ -9,11 +9,10 @@ import {
 } from '../input.js';
 import {
   action,
-  addDateOptions,
+  addItemOptions,
   type DateFlags,
   type DefineContext,
   type Runnable,
-  reportTypeOption,
   requireType,
   usage,
 } from './define.js';
@@ -63,12 +62,11 @@ const command: Runnable<ExportOptions> = {
 };
 
 export function defineExport(program: Command, ctx: DefineContext): void {
-  addDateOptions(
+  addItemOptions(
     program
       .command('export')
       .description('download report files (JSON, or CSV in a zip), written whole or not at all')
-      .argument('<portfolioId...>', 'one or more portfolio ids')
-      .addOption(reportTypeOption()),
+      .argument('<portfolioId...>', 'one or more portfolio ids'),
   )
     .addOption(new Option('-f, --format <fmt>', 'json | csv (csv arrives as a zip)').default('json'))
     .option('--dir <dir>', 'directory for the files', '.')

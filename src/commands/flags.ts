@@ -3,7 +3,8 @@
  * path (src/cache/hit.ts) builds report's options with them before commander is loaded.
  */
 import { UsageError } from '../errors.js';
-import { parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
+import { DATE_WORDS, parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
+import type { Completion } from '../settings.js';
 
 export function usage(message: string, hint?: string): UsageError {
   return new UsageError(message, { hint });
@@ -21,3 +22,61 @@ export interface DateFlags {
   to?: string;
   weekends?: boolean;
 }
+
+/** A command's flag: commander's spelling, its help line, what its value completes to. */
+export interface FlagRow {
+  flag: string;
+  help: string;
+  complete?: Completion;
+}
+
+/** What each report type means, beside it in zsh and fish (the flag's own help lists them all). */
+const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
+  index: 'index values and market values',
+  'constituent.close': 'constituents at the close',
+  'constituent.open': 'constituents at the open',
+  'constituent.proforma': 'pro-forma constituents',
+  'constituent.corporateactions': 'corporate actions of the constituents',
+  'constituent.proformacorporateactions': 'pro-forma corporate actions',
+};
+const DATES: Completion = { values: Object.keys(DATE_WORDS), descriptions: DATE_WORDS };
+
+/**
+ * -t/--type and the flags that choose dates, report's and export's. --type is checked in the action
+ * (with "did you mean"), not by commander's plain choices() message.
+ */
+export const ITEM_FLAGS = {
+  type: {
+    flag: '-t, --type <type>',
+    help: `report type (required): ${REPORT_TYPES.join(', ')}`,
+    complete: { values: REPORT_TYPES, descriptions: REPORT_TYPE_DESCRIPTIONS },
+  },
+  date: {
+    flag: '-d, --date <date>',
+    help: 'YYYY-MM-DD, today, yesterday or previous-weekday',
+    complete: DATES,
+  },
+  from: { flag: '--from <date>', help: 'first date of an inclusive range', complete: DATES },
+  to: { flag: '--to <date>', help: 'last date of an inclusive range', complete: DATES },
+  weekends: { flag: '--weekends', help: 'include Saturdays and Sundays in a range' },
+} as const satisfies Record<string, FlagRow>;
+
+/** A flag table's rows on a command, in the table's order. */
+export function addFlags<C extends { option(flags: string, description: string): C }>(
+  cmd: C,
+  table: Record<string, FlagRow>,
+): C {
+  for (const row of Object.values(table)) cmd.option(row.flag, row.help);
+  return cmd;
+}
+
+/** Commander's reading of a flag's spelling: `-o, --output <file>`, `--no-cache`. */
+export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {
+  const m = /^(?:(-\w), )?(--[\w-]+)( [<[])?/.exec(flag)!;
+  return { short: m[1], long: m[2]!, value: !!m[3], negated: m[2]!.startsWith('--no-') };
+}
+
+/** The value a table's flags take as commander hands them over: a string, or a switch's boolean. */
+export type FlagsOf<T extends Record<string, { flag: string }>> = {
+  -readonly [K in keyof T]?: T[K]['flag'] extends `${string}<${string}` ? string : boolean;
+};

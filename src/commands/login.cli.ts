@@ -1,5 +1,6 @@
 /** `prs login`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
+import { flagHelp, LOGIN_FLAGS, settingRow } from '../settings.js';
 import { action, type DefineContext, type Runnable } from './define.js';
 
 export interface LoginOptions {
@@ -29,13 +30,9 @@ const command: Runnable<LoginOptions> = {
 };
 
 export function defineLogin(program: Command, ctx: DefineContext): void {
-  program
-    .command('login')
-    .description('sign in and store the session in the profile')
-    .option('--auth-url <url>', 'Keycloak base URL, before /realms (env PRS_AUTH_URL)')
-    .option('--realm <realm>', 'Keycloak realm (env PRS_REALM)')
-    .option('--client-id <id>', 'OAuth client id (env PRS_CLIENT_ID)')
-    .option('--username <user>', 'user name (env PRS_USERNAME)')
+  const login = program.command('login').description('sign in and store the session in the profile');
+  for (const name of LOGIN_FLAGS) login.option(settingRow(name).flag!, flagHelp(name));
+  login
     .option('--password-stdin', 'read the password from stdin')
     .option(
       '--save-password',

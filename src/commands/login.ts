@@ -16,7 +16,7 @@ import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { waitLine } from '../service/retry.js';
-import { checkSetting, type SettingKey, type SettingValues } from '../settings.js';
+import { checkSetting, longFlag, type SettingKey, type SettingValues, settingRow } from '../settings.js';
 import type { LoginOptions } from './login.cli.js';
 
 /** One value login needs, in prompt order. */
@@ -30,16 +30,22 @@ export interface LoginField {
   flag?: string;
 }
 
+/** A setting's field: its variable and flag from the settings table. */
+const setting = (key: SettingKey, label: string): LoginField => {
+  const { env, flag } = settingRow(key);
+  return { key, label, env: env!, flag: flag && longFlag(key) };
+};
+
 /** Prompt order: base URL first, as the README and CLI.md say (what the user knows best comes first). */
 export const LOGIN_FIELDS: readonly LoginField[] = [
-  { key: 'base-url', label: 'base URL', env: 'PRS_BASE_URL', flag: '--base-url' },
-  { key: 'auth-url', label: 'auth URL', env: 'PRS_AUTH_URL', flag: '--auth-url' },
-  { key: 'realm', label: 'realm', env: 'PRS_REALM', flag: '--realm' },
-  { key: 'client-id', label: 'client id', env: 'PRS_CLIENT_ID', flag: '--client-id' },
+  setting('base-url', 'base URL'),
+  setting('auth-url', 'auth URL'),
+  setting('realm', 'realm'),
+  setting('client-id', 'client id'),
   { secret: 'clientSecret', label: 'client secret', env: 'PRS_CLIENT_SECRET' },
-  { key: 'username', label: 'username', env: 'PRS_USERNAME', flag: '--username' },
+  setting('username', 'username'),
   { secret: 'password', label: 'password', env: 'PRS_PASSWORD', flag: '--password-stdin' },
-  { key: 'tenant', label: 'tenant', env: 'PRS_TENANT', flag: '--tenant' },
+  setting('tenant', 'tenant'),
 ];
 
 /** Wrong answers to one prompt before login gives up (exit 2), as sudo gives up on passwords. */

@@ -7,11 +7,12 @@ import {
   parseFields,
   parsePortfolioIds,
   parseReportFormat,
+  REPORT_FORMATS,
   type ReportFormat,
   type ReportType,
   resolveDates,
 } from '../input.js';
-import { type DateFlags, requireType, usage } from './flags.js';
+import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 export interface ReportOptions {
   portfolioIds: number[];
@@ -31,21 +32,48 @@ export interface ReportOptions {
   cache?: 'use' | 'refresh' | 'off';
 }
 
+const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
+  table: 'aligned columns (the default on a terminal)',
+  json: 'an array of rows (the default in a pipe)',
+  ndjson: 'one JSON row per line',
+  csv: 'comma-separated, a header line first',
+  tsv: 'tab-separated, a header line first',
+};
+
+/**
+ * report's flags, in `--help` order: its definition (report.cli.ts), the fast path's argv reader and
+ * the completions read them. The key is commander's name for the value (`--no-cache` → cache: false).
+ */
+export const REPORT_FLAGS = {
+  ...ITEM_FLAGS,
+  format: {
+    flag: '-f, --format <fmt>',
+    help: 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
+    complete: { values: REPORT_FORMATS, descriptions: REPORT_FORMAT_DESCRIPTIONS },
+  },
+  json: { flag: '--json', help: 'same as -f json' },
+  fields: {
+    flag: '--fields <a,b,...>',
+    help: 'columns to keep, in this order; dotted paths for nested values',
+  },
+  output: {
+    flag: '-o, --output <file>',
+    help: 'write to a file (atomically); - for stdout',
+    complete: 'file',
+  },
+  force: { flag: '--force', help: 'overwrite an existing --output file' },
+  raw: { flag: '--raw', help: 'print the response body exactly as received (one portfolio, one date)' },
+  failFast: { flag: '--fail-fast', help: 'stop at the first item that fails' },
+  dryRun: {
+    flag: '--dry-run',
+    help: 'send nothing: print the plan (items, requests after cache hits, waits, ETA)',
+  },
+  refresh: { flag: '--refresh', help: 'ask the service again and update the answer cache' },
+  cache: { flag: '--no-cache', help: 'neither read nor write the answer cache this run' },
+} as const satisfies Record<string, FlagRow>;
+
 /** The flags as commander hands them over. */
-export interface ReportFlags extends DateFlags {
-  type?: string;
-  format?: string;
-  json?: boolean;
-  fields?: string;
-  output?: string;
-  force?: boolean;
-  raw?: boolean;
-  failFast?: boolean;
-  dryRun?: boolean;
-  refresh?: boolean;
-  /** false for --no-cache. */
-  cache?: boolean;
-}
+export type ReportFlags = FlagsOf<typeof REPORT_FLAGS>;
 
 /** Flags → options; every bad combination is a UsageError before any request. */
 export function reportOptions(ids: string[], o: ReportFlags, now: Date): ReportOptions {

@@ -3,17 +3,11 @@
  * so the three renderers never touch commander and can be tested on hand-built specs.
  */
 import type { Command, Option } from 'commander';
+import { ITEM_FLAGS, spelling } from '../commands/flags.js';
+import { REPORT_FLAGS } from '../commands/report.flags.js';
 import { HELP_TOPICS } from '../help.js';
-import {
-  DATE_WORDS,
-  EXPORT_FORMATS,
-  type ExportFormat,
-  REPORT_FORMATS,
-  REPORT_TYPES,
-  type ReportFormat,
-  type ReportType,
-} from '../input.js';
-import { SETTING_KEYS } from '../settings.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../input.js';
+import { type Completion, SETTING_KEYS, SETTINGS } from '../settings.js';
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueSpec =
@@ -69,29 +63,23 @@ export interface CompletionSpec {
 export const COMPLETE_COMMAND = '__complete';
 export const DYNAMIC_LISTS = ['profiles'] as const;
 
-const choices = (values: readonly string[], descriptions?: Record<string, string>): ValueSpec =>
+const choices = (values: readonly string[], descriptions?: Readonly<Record<string, string>>): ValueSpec =>
   descriptions
-    ? { kind: 'choices', values: [...values], descriptions }
+    ? { kind: 'choices', values: [...values], descriptions: { ...descriptions } }
     : { kind: 'choices', values: [...values] };
 const none: ValueSpec = { kind: 'none' };
-const DATE_CHOICES = choices(Object.keys(DATE_WORDS), DATE_WORDS);
 
-/** What each value means, beside it in zsh and fish (the option's own text lists them all). */
-const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
-  index: 'index values and market values',
-  'constituent.close': 'constituents at the close',
-  'constituent.open': 'constituents at the open',
-  'constituent.proforma': 'pro-forma constituents',
-  'constituent.corporateactions': 'corporate actions of the constituents',
-  'constituent.proformacorporateactions': 'pro-forma corporate actions',
-};
-const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
-  table: 'aligned columns (the default on a terminal)',
-  json: 'an array of rows (the default in a pipe)',
-  ndjson: 'one JSON row per line',
-  csv: 'comma-separated, a header line first',
-  tsv: 'tab-separated, a header line first',
-};
+const valueSpec = (c: Completion): ValueSpec =>
+  typeof c === 'string' ? { kind: c } : choices(c.values, c.descriptions);
+
+/** A flag table's completions, keyed as OPTION_VALUES is (a command path, or none for every command). */
+function fromTable(table: Record<string, { flag?: string; help: string; complete?: Completion }>, path = '') {
+  const out: Record<string, ValueSpec> = {};
+  for (const row of Object.values(table))
+    if (row.flag && row.complete) out[`${path}${spelling(row.flag).long}`] = valueSpec(row.complete);
+  return out;
+}
+
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
   json: 'the rows as one JSON file (the default)',
   csv: 'a zip of CSV files (--extract writes them out too)',
@@ -99,21 +87,17 @@ const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
 
 /**
  * Value completions the commander definition cannot express (some options are validated in the
- * action, for a better message than commander's choices()). Keyed by "<command path> <long flag>"
- * first, then by the long flag alone; a unit test checks every key names a real option.
+ * action, for a better message than commander's choices()): the flag tables' `complete`, and export's.
+ * Keyed by "<command path> <long flag>" first, then by the long flag alone; a unit test checks every
+ * key names a real option.
  */
 export const OPTION_VALUES: Record<string, ValueSpec> = {
-  '--type': choices(REPORT_TYPES, REPORT_TYPE_DESCRIPTIONS),
-  'report --format': choices(REPORT_FORMATS, REPORT_FORMAT_DESCRIPTIONS),
+  ...fromTable(SETTINGS),
+  ...fromTable(ITEM_FLAGS),
+  ...fromTable(REPORT_FLAGS, 'report '),
   'export --format': choices(EXPORT_FORMATS, EXPORT_FORMAT_DESCRIPTIONS),
-  '--date': DATE_CHOICES,
-  '--from': DATE_CHOICES,
-  '--to': DATE_CHOICES,
-  '--profile': { kind: 'profiles' },
-  '--output': { kind: 'file' },
+  'export --output': { kind: 'file' },
   '--dir': { kind: 'dir' },
-  '--log-format': choices(['text', 'json']),
-  '--metrics-file': { kind: 'file' },
 };
 
 /** The same for positional arguments: "<command path> <argument name>". */

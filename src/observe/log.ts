@@ -87,22 +87,3 @@ export function errorEntry(lines: readonly string[], exitCode: number): LogEntry
     detail: detail.length ? detail.join('\n') : undefined,
   };
 }
-
-/**
- * Whether the JSON format is asked for before any settings are read (a parse error, the IO's first
- * line): `--log-format json` or `--log-format=json` in argv (before `--`), else PRS_LOG_FORMAT. A
- * profile's `log-format` applies once the settings are resolved (deps.ts).
- */
-export function jsonLogWanted(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): boolean {
-  let flag: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') break;
-    if (a === '--log-format') flag = argv[i + 1];
-    else if (a.startsWith('--log-format=')) flag = a.slice('--log-format='.length);
-  }
-  return (flag ?? (env.PRS_LOG_FORMAT || undefined))?.trim() === 'json';
-}

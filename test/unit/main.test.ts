@@ -21,8 +21,9 @@ import {
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
-import { errorLines, processExitCode, quietInArgv } from '../../src/main.js';
+import { errorLines, processExitCode } from '../../src/main.js';
 import { errorForStatus } from '../../src/service/errors-map.js';
+import { switchInArgv } from '../../src/settings.js';
 
 const http = (C: typeof HttpError, status: number) =>
   new C('x', { status, method: 'GET', url: 'http://h/p' });
@@ -138,7 +139,7 @@ describe('errorLines', () => {
     ));
 });
 
-describe('quietInArgv (before commander has parsed the flags)', () => {
+describe("switchInArgv(argv, 'quiet') (before commander has parsed the flags)", () => {
   it.each([
     [['-q', 'report'], true],
     [['--quiet'], true],
@@ -149,5 +150,5 @@ describe('quietInArgv (before commander has parsed the flags)', () => {
     [['-oq'], false],
     [['--', '-q'], false],
     [['--quietly'], false],
-  ])('%j → %s', (argv, want) => expect(quietInArgv(argv)).toBe(want));
+  ])('%j → %s', (argv, want) => expect(switchInArgv(argv, 'quiet')).toBe(want));
 });

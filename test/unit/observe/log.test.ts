@@ -4,10 +4,10 @@ import {
   entryFromText,
   errorEntry,
   formatLogLine,
-  jsonLogWanted,
   type LineKind,
   type LogEntry,
 } from '../../../src/observe/log.js';
+import { jsonLogWanted } from '../../../src/settings.js';
 
 const T = Date.UTC(2024, 4, 3, 6, 0, 0, 123);
 
