@@ -241,7 +241,7 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
     .map((n) => /^-(\w), --[\w-]+$/.exec(row(n).flag ?? '')?.[1])
     .filter(Boolean)
     .join('');
-  const group = short && new RegExp(`^-[${switches}hV]*${short}`);
+  const group = short ? new RegExp(`^-[${switches}hV]*${short}`) : undefined;
   for (const arg of argv) {
     if (arg === '--') return false;
     if (arg === longFlag(name) || group?.test(arg)) return true;
