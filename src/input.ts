@@ -84,6 +84,19 @@ export const parseReportType = (v: string): ReportType => oneOf('report type', v
 export const parseReportFormat = (v: string): ReportFormat => oneOf('format', v, REPORT_FORMATS);
 export const parseExportFormat = (v: string): ExportFormat => oneOf('format', v, EXPORT_FORMATS);
 
+/**
+ * `-o`/`--output`: a file path, or `-` for stdout. A bare format name (`-o json`, as kubectl and the
+ * aws CLI spell a format) is refused before any request: it is almost never meant as a file name, and
+ * `-o ./json` still writes one. `formats`: the command's own (`-f`'s values).
+ */
+export function parseOutput(v: string | undefined, formats: readonly string[]): string | undefined {
+  if (v === undefined || !formats.includes(v.toLowerCase())) return v;
+  const f = v.toLowerCase();
+  throw new UsageError(`-o ${v} names a format, not a file — did you mean -f ${f}?`, {
+    hint: `to write a file named ${v}, say -o ./${v}`,
+  });
+}
+
 /** A positive integer within 32 bits (the service's portfolioId). */
 export function parsePortfolioId(v: string): number {
   if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647) {
@@ -137,6 +150,13 @@ export function parseDate(v: string, now: Date = new Date()): string {
     const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
     const date = new Date(Date.UTC(y, mo - 1, d));
     if (y >= 1900 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) return v;
+    // The shape is right: say what is wrong with the date itself, not the shape again.
+    if (mo < 1 || mo > 12) throw new UsageError(`invalid date "${v}": there is no month ${m[2]}`);
+    if (y >= 1900) {
+      const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+      const month = new Date(Date.UTC(y, mo - 1, 1)).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
+      throw new UsageError(`invalid date "${v}": that date does not exist (${month} ${y} has ${days} days)`);
+    }
   }
   throw new UsageError(
     `invalid date "${v}": expected YYYY-MM-DD, "today", "yesterday" or "previous-weekday"`,

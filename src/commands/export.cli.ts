@@ -1,8 +1,10 @@
 /** `prs export`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import { type Command, Option } from 'commander';
 import {
+  EXPORT_FORMATS,
   type ExportFormat,
   parseExportFormat,
+  parseOutput,
   parsePortfolioIds,
   type ReportType,
   resolveDates,
@@ -104,7 +106,7 @@ function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions 
     dates,
     format,
     dir: o.dir,
-    output: o.output,
+    output: parseOutput(o.output, EXPORT_FORMATS),
     name: o.name,
     force: !!o.force,
     extract: !!o.extract,

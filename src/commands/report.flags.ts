@@ -5,6 +5,7 @@
  */
 import {
   parseFields,
+  parseOutput,
   parsePortfolioIds,
   parseReportFormat,
   REPORT_FORMATS,
@@ -96,7 +97,7 @@ export function reportOptions(ids: string[], o: ReportFlags, now: Date): ReportO
     format,
     fields: o.fields === undefined ? undefined : parseFields(o.fields),
     // `-o -` is stdout, as for export (and most tools), not a file named "-".
-    output: o.output === undefined || o.output === '-' ? undefined : o.output,
+    output: o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS),
     force: !!o.force,
     raw: !!o.raw,
     failFast: !!o.failFast,

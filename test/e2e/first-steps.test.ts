@@ -2,9 +2,12 @@
  * A newcomer's first hour (CLI.md "Installing, help and first steps"): the BUILT binary on a machine
  * where prs has never run (empty HOME, no PRS_* variables).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
+import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
 const tmp = tempDir('prs-first-steps-');
 afterAll(() => tmp.cleanup());
@@ -41,5 +44,41 @@ describe('never logged in', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^prs: no base URL for the report service\n/);
+  });
+});
+
+describe('-o given a format name (kubectl and aws users type -o json)', () => {
+  let setup: LoggedIn;
+  beforeAll(async () => {
+    setup = await startLoggedIn('prs-first-steps-o-', { rateLimit: '100/1s' });
+  });
+  afterAll(() => setup?.close());
+  const id = String(EXAMPLE_PORTFOLIO_ID);
+  const run = (args: string[], cwd: string) => runPrs(args, { env: setup.env, cwd });
+
+  it.each([
+    ['report -o json', ['report', id, '-t', 'index', '-d', '2024-05-03', '-o', 'json'], 'json'],
+    ['report --output CSV', ['report', id, '-t', 'index', '-d', '2024-05-03', '--output', 'CSV'], 'csv'],
+    ['export -o csv', ['export', id, '-t', 'index', '-d', '2024-05-03', '-o', 'csv'], 'csv'],
+  ])('%s: exit 2 "did you mean -f …?" before any request, no file', async (_n, args, format) => {
+    const cwd = tempDir('prs-o-');
+    const before = setup.sandbox.stats.requests.length;
+    const r = await run(args, cwd.path);
+    const given = args.at(-1)!;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `prs: -o ${given} names a format, not a file — did you mean -f ${format}?\nhint: to write a file named ${given}, say -o ./${given}\n`,
+    );
+    expect(existsSync(join(cwd.path, given))).toBe(false);
+    expect(setup.sandbox.stats.requests.length).toBe(before);
+    cwd.cleanup();
+  });
+
+  it('-o ./json writes the file named json', async () => {
+    const cwd = tempDir('prs-o-');
+    const r = await run(['report', id, '-t', 'index', '-d', '2024-05-03', '-o', './json'], cwd.path);
+    expect([r.code, r.stderr]).toEqual([0, 'wrote 2 rows to ./json\n']);
+    expect(JSON.parse(readFileSync(join(cwd.path, 'json'), 'utf8')).length).toBeGreaterThan(0);
+    cwd.cleanup();
   });
 });

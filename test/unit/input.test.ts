@@ -4,6 +4,7 @@ import {
   editDistance,
   parseDate,
   parseFields,
+  parseOutput,
   parsePortfolioId,
   parsePortfolioIds,
   parseReportType,
@@ -33,6 +34,20 @@ describe('parseDate', () => {
     '2024-05-01T00:00',
     '1800-01-01',
   ])('rejects %j', (input) => expect(() => parseDate(input, now)).toThrow(/invalid date/));
+
+  it.each([
+    ['2023-02-30', 'that date does not exist (February 2023 has 28 days)'],
+    ['2023-02-29', 'that date does not exist (February 2023 has 28 days)'],
+    ['2024-02-30', 'that date does not exist (February 2024 has 29 days)'],
+    ['2024-04-31', 'that date does not exist (April 2024 has 30 days)'],
+    ['2024-05-00', 'that date does not exist (May 2024 has 31 days)'],
+    ['2024-13-01', 'there is no month 13'],
+    ['2024-00-10', 'there is no month 00'],
+    ['2024-5-1', 'expected YYYY-MM-DD, "today", "yesterday" or "previous-weekday"'],
+    ['1800-01-01', 'expected YYYY-MM-DD, "today", "yesterday" or "previous-weekday"'],
+  ])('%s says why: %s', (input, why) =>
+    expect(() => parseDate(input, now)).toThrow(`invalid date "${input}": ${why}`),
+  );
 
   it('yesterday crosses a month boundary', () =>
     expect(parseDate('yesterday', new Date(2024, 2, 1, 8))).toBe('2024-02-29'));
@@ -136,4 +151,28 @@ describe('suggest: only what is close (issue 18 defect 7)', () => {
 describe('parseFields', () => {
   it('splits and trims', () => expect(parseFields('a, b.c ,d')).toEqual(['a', 'b.c', 'd']));
   it('rejects empty names', () => expect(() => parseFields('a,,b')).toThrow(/empty field/));
+});
+
+describe('parseOutput: a bare format name is not a file name (CLI.md "first steps")', () => {
+  const formats = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+  it.each([
+    ['json', 'json'],
+    ['csv', 'csv'],
+    ['JSON', 'json'],
+    ['ndjson', 'ndjson'],
+  ])('-o %s → exit 2, did you mean -f %s?', (v, f) =>
+    expect(() => parseOutput(v, formats)).toThrow(
+      `-o ${v} names a format, not a file — did you mean -f ${f}?`,
+    ),
+  );
+  it.each([
+    ['./json', './json'],
+    ['out.json', 'out.json'],
+    ['json/', 'json/'],
+    ['-', '-'],
+    ['report', 'report'],
+    [undefined, undefined],
+  ])('-o %s is a path', (v, want) => expect(parseOutput(v, formats)).toBe(want));
+  it("only the command's own formats: export has no table", () =>
+    expect(parseOutput('table', ['json', 'csv'])).toBe('table'));
 });

@@ -60,6 +60,15 @@ describe('parseDate', () => {
         if (word === 'today') expect(r).toEqual({ ok: '2024-05-15' });
         else if (word === 'yesterday') expect(r).toEqual({ ok: '2024-05-14' });
         else if (real) expect(r).toEqual({ ok: s });
+        // Right shape, no such date: the message says what is wrong with the date, not the shape.
+        else if (m && (Number(m[2]) < 1 || Number(m[2]) > 12))
+          expect(r).toEqual({ error: `invalid date "${s}": there is no month ${m[2]}` });
+        else if (m && Number(m[1]) >= 1900)
+          expect(r).toEqual({
+            error: expect.stringMatching(
+              /^invalid date ".*": that date does not exist \(\w+ \d{4} has \d\d days\)$/,
+            ),
+          });
         else expect(r).toEqual({ error: expect.stringMatching(/^invalid date ".*": expected YYYY-MM-DD/s) });
       }),
       { numRuns: 2000 },
