@@ -434,8 +434,10 @@ describe('report(): the client-side limiter', () => {
   });
 
   it('missing base URL or tenant → UsageError before any request', async () => {
+    // With something to sign in with (PRS_TOKEN): never logged in is exit 4 (test/unit/auth/not-logged-in).
+    const env = { PRS_CACHE_DIR: cacheDir, PRS_TOKEN: 'x' };
     const noBase = createService({
-      settings: resolveSettings({ tenant: 'acme' }, { PRS_CACHE_DIR: cacheDir }),
+      settings: resolveSettings({ tenant: 'acme' }, env),
       session: { token: async () => 'x', renew: async () => 'y', identity: () => 'a' },
       http: createHttp({ timeoutMs: 1000, proxy: {}, io: createTestIO(), dispatcher: agent }),
       clock,
@@ -446,7 +448,7 @@ describe('report(): the client-side limiter', () => {
     expect(e1).toBeInstanceOf(UsageError);
     expect(e1.hint).toContain('--base-url');
     expect(e1.hint).toContain('PRS_BASE_URL');
-    const e2 = await failure(service({ tenant: '' }).report(Q));
+    const e2 = await failure(service({ tenant: '' }, { env }).report(Q));
     expect(e2).toBeInstanceOf(UsageError);
     expect(e2.hint).toContain('--tenant');
     expect(e2.hint).toContain('PRS_TENANT');
