@@ -85,7 +85,9 @@ export function createDeps(
     };
   };
   const profileName = () => resolveProfileName(globals.profile, env);
-  const store = once(async () => (await import('./auth/store.js')).openStore(resolveDirs(env).configDir));
+  const store = once(async () =>
+    (await import('./auth/store.js')).openStore(resolveDirs(env).configDir, { warn: (line) => io.err(line) }),
+  );
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
   const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {

@@ -6,7 +6,16 @@
  * A corrupt or hand-mangled file never crashes a command: reading it throws a UsageError (exit 2)
  * naming the file and the repair, and `reset()` (used by `prs logout --all`) moves it aside.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
@@ -88,9 +97,16 @@ export function holdsSecrets(data: StoreData): boolean {
 /**
  * Private means private: a directory or file others may read or write is tightened to 0700/0600
  * when prs may change it; where it cannot, secrets are refused there (as ssh refuses a key file
- * others can read). Without secrets to write, a loose mode is left as the user chose it.
+ * others can read). Without secrets, a loose mode is left as the user chose it. Returns what it
+ * tightened (path and former mode).
  */
-export function ensurePrivate(dir: string, file: string, secrets: boolean): void {
+export function ensurePrivate(
+  dir: string,
+  file: string,
+  secrets: boolean,
+  refusing = 'refusing to store the session in',
+): { path: string; mode: number }[] {
+  const tightened: { path: string; mode: number }[] = [];
   for (const [path, mode] of [
     [dir, 0o700],
     [file, 0o600],
@@ -104,24 +120,44 @@ export function ensurePrivate(dir: string, file: string, secrets: boolean): void
     if ((current & 0o077) === 0) continue;
     try {
       chmodSync(path, mode);
+      tightened.push({ path, mode: current });
     } catch (err) {
       if (!secrets) continue;
       throw new FileError(
-        `refusing to store the session in ${path}: others can read or write it (mode ${current.toString(8)}) and prs cannot change that (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        `${refusing} ${path}: others can read or write it (mode ${current.toString(8)}) and prs cannot change that (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
         {
           hint: `make it private (chmod ${mode.toString(8)} ${path}) or set PRS_CONFIG_DIR to a directory of your own`,
         },
       );
     }
   }
+  return tightened;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export async function openStore(configDir: string): Promise<Store> {
+export interface OpenStoreOptions {
+  /**
+   * Says (one line) that a file holding secrets was made private when read. Without it (the cache's
+   * fast path) such a file is refused instead, and the CLI proper tightens it and says so.
+   */
+  warn?: (line: string) => void;
+}
+
+export async function openStore(configDir: string, o: OpenStoreOptions = {}): Promise<Store> {
   const path = join(configDir, CONFIG_FILE);
+  /** Secrets readable by others are made private before they are used, once, with a warning. */
+  const privateSecrets = (fileMode: number) => {
+    if ((fileMode & 0o077) === 0 && (statSync(configDir).mode & 0o077) === 0) return;
+    if (!o.warn) throw new FileError(`${path} holds secrets others can read`);
+    const tightened = ensurePrivate(configDir, path, true, 'refusing to use the secrets in');
+    for (const t of tightened)
+      o.warn(
+        `prs: warning: ${t.path} holds secrets and others could ${t.path === path ? 'read' : 'open'} it (mode ${t.mode.toString(8)}): made it ${t.path === path ? '0600' : '0700'}`,
+      );
+  };
   const ensureDir = () => {
     try {
       // conf would create it 0755; create it ourselves first, private.
@@ -133,8 +169,15 @@ export async function openStore(configDir: string): Promise<Store> {
 
   const read = (): StoreData => {
     let text: string;
+    let mode: number;
     try {
-      text = readFileSync(path, 'utf8');
+      const fd = openSync(path, 'r');
+      try {
+        mode = fstatSync(fd).mode;
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       if ((err as NodeJS.ErrnoException).code === 'EISDIR')
@@ -143,6 +186,7 @@ export async function openStore(configDir: string): Promise<Store> {
     }
     const parsed = parseStoreText(text);
     if ('error' in parsed) throw corruptStoreError(path, parsed.error);
+    if (holdsSecrets(parsed.data)) privateSecrets(mode);
     return parsed.data;
   };
 

@@ -230,7 +230,11 @@ function readMark(cacheDir: string, name: string): string {
 
 /** Every profile's clear mark as it is now (none yet: an empty map). */
 function readMarks(cacheDir: string): Map<string, string> {
-  return new Map(listDir(join(cacheDir, CLEARED)).map((name) => [name, readMark(cacheDir, name)]));
+  try {
+    return new Map(listDir(join(cacheDir, CLEARED)).map((name) => [name, readMark(cacheDir, name)]));
+  } catch {
+    return new Map(); // an unreadable cache dir: every get misses, every put fails (and is skipped)
+  }
 }
 
 /** Leaves the mark of a clear of `profile` (or all): best effort, the clear itself is what was asked. */

@@ -137,7 +137,8 @@ export interface Limiter {
 }
 
 export interface LimiterOptions {
-  file: string;
+  /** The state file; absent: the state is this process's alone, in memory (the cache dir is unusable). */
+  file?: string;
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
@@ -152,18 +153,25 @@ export interface LimiterOptions {
 export function createLimiter(o: LimiterOptions): Limiter {
   const rate = o.rate;
   let carried = o.carried;
+  let memory: LimiterState = { stamps: [] };
+  const file = o.file;
+  const read = () => (file === undefined ? memory : readState(file));
+  const change = <T>(fn: (state: LimiterState, now: number) => { write?: LimiterState; result: T }) => {
+    const state = withCarried(read(), carried);
+    const { write, result } = fn(state, o.clock.now());
+    const changed = write ?? (carried ? state : undefined);
+    carried = undefined;
+    if (changed && file === undefined) memory = changed;
+    else if (changed) writeState(file!, changed);
+    return result;
+  };
   const update = <T>(fn: (state: LimiterState, now: number) => { write?: LimiterState; result: T }) =>
-    guarded(o.file, () =>
-      // Synchronous under the lock: a few small file operations, done before anything else runs.
-      withLockSync(o.file, () => {
-        const state = withCarried(readState(o.file), carried);
-        const { write, result } = fn(state, o.clock.now());
-        const changed = write ?? (carried ? state : undefined);
-        carried = undefined;
-        if (changed) writeState(o.file, changed);
-        return result;
-      }),
-    );
+    file === undefined
+      ? Promise.resolve(change(fn))
+      : guarded(file, () =>
+          // Synchronous under the lock: a few small file operations, done before anything else runs.
+          withLockSync(file, () => change(fn)),
+        );
   let pending: Promise<void> | undefined;
   return {
     async acquire(hooks = {}) {
@@ -204,10 +212,8 @@ export function createLimiter(o: LimiterOptions): Limiter {
     },
     async peek() {
       // No lock: the file is only ever replaced whole (writeState), so a read sees one state.
-      return guarded(o.file, async () => ({
-        state: withCarried(readState(o.file), carried),
-        now: o.clock.now(),
-      }));
+      const now = async () => ({ state: withCarried(read(), carried), now: o.clock.now() });
+      return file === undefined ? now() : guarded(file, now);
     },
   };
 }

@@ -5,8 +5,8 @@
  * whole entry, cache-size evicts, file modes, `prs cache info/clear`, logout clears the profile's.
  */
 
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
@@ -182,6 +182,57 @@ describe('never a wrong answer', () => {
     expect(hit.stdout).toBe(a.stdout);
     expect(requests()).toBe(0);
   });
+});
+
+describe('PRS_CACHE_DIR unusable: the run goes on', () => {
+  it.each([
+    ['under a file (not a directory)', 'file'],
+    ['immutable (nothing can be created in it, not even by root)', 'immutable'],
+  ])(
+    '%s: one warning, the rate limit counted by this process alone, the cache all misses',
+    async (_what, kind) => {
+      const place = tempDir('prs-cache-unusable-');
+      let cacheDir = join(place.path, 'cache');
+      if (kind === 'file') {
+        writeFileSync(join(place.path, 'file'), '');
+        cacheDir = join(place.path, 'file', 'cache');
+      } else {
+        mkdirSync(cacheDir);
+        try {
+          execFileSync('chattr', ['+i', cacheDir], { stdio: 'ignore' });
+        } catch {
+          place.cleanup();
+          return; // no chattr here (not root, not ext4): the "file" case stands for both
+        }
+      }
+      try {
+        const outputs: string[] = [];
+        for (const _ of [1, 2]) {
+          const r = await prs(
+            ['report', '42', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-03', '--json'],
+            {
+              PRS_CACHE_DIR: cacheDir,
+            },
+          );
+          expect(r.code, r.stderr).toBe(0);
+          expect(
+            new Set(JSON.parse(r.stdout).map((row: { effectiveDate: string }) => row.effectiveDate)).size,
+          ).toBe(3);
+          outputs.push(r.stdout);
+          const warnings = r.stderr.split('\n').filter((l) => l.startsWith('prs: warning:'));
+          expect(warnings).toEqual([
+            expect.stringMatching(
+              /^prs: warning: cannot use the rate-limit state .*; counting this process's requests alone$/,
+            ),
+          ]);
+        }
+        expect(requests()).toBe(6);
+      } finally {
+        if (kind === 'immutable') execFileSync('chattr', ['-i', cacheDir]);
+        place.cleanup();
+      }
+    },
+  );
 });
 
 describe('cache-size', () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -57,6 +57,71 @@ describe('openStore', () => {
     chmodSync(store.path, 0o644);
     await store.update('default', (p) => ({ ...p!, settings: { tenant: 'x' } }));
     expect(mode(store.path)).toBe(0o600);
+  });
+
+  describe('a config.json holding a secret that others can read', () => {
+    const SECRET = JSON.stringify({
+      profiles: { a: { settings: { tenant: 't' }, secrets: { clientSecret: 's3cret' } } },
+    });
+    const loose = () => {
+      const file = join(dir.path, 'config.json');
+      writeFileSync(file, SECRET);
+      chmodSync(file, 0o644);
+      chmodSync(dir.path, 0o755);
+      return file;
+    };
+
+    it('is made 0600 (directory 0700) when read, with one warning however often it is read', async () => {
+      const file = loose();
+      const warnings: string[] = [];
+      const store = await openStore(dir.path, { warn: (l) => warnings.push(l) });
+      expect(store.get('a')?.secrets?.clientSecret).toBe('s3cret');
+      store.get('a');
+      store.profileNames();
+      expect([mode(file), mode(dir.path)]).toEqual([0o600, 0o700]);
+      expect(warnings).toEqual([
+        `prs: warning: ${dir.path} holds secrets and others could open it (mode 755): made it 0700`,
+        `prs: warning: ${file} holds secrets and others could read it (mode 644): made it 0600`,
+      ]);
+    });
+
+    it('without a secret in it, its mode is the user’s choice: left, no warning', async () => {
+      const file = join(dir.path, 'config.json');
+      writeFileSync(file, JSON.stringify({ profiles: { a: { settings: { tenant: 't' } } } }));
+      chmodSync(file, 0o644);
+      const warnings: string[] = [];
+      expect((await openStore(dir.path, { warn: (l) => warnings.push(l) })).get('a')).toBeDefined();
+      expect([mode(file), warnings]).toEqual([0o644, []]);
+    });
+
+    it('the fast path (no warn) refuses it and leaves it for the CLI to tighten and say so', async () => {
+      const file = loose();
+      await expect(openStore(dir.path).then((s) => s.get('a'))).rejects.toThrow(/holds secrets/);
+      expect(mode(file)).toBe(0o644);
+    });
+
+    it.runIf(process.getuid?.() === 0 && chattrWorks())(
+      'one that cannot be tightened (immutable) is refused: exit 10 with the way out',
+      async () => {
+        const file = loose();
+        execFileSync('chattr', ['+i', file]);
+        try {
+          const store = await openStore(dir.path, { warn: () => {} });
+          let err: unknown;
+          try {
+            store.get('a');
+          } catch (e) {
+            err = e;
+          }
+          expect((err as Error).message).toMatch(
+            /^refusing to use the secrets in .*config\.json: others can read or write it \(mode 644\) and prs cannot change that \(EPERM\)$/,
+          );
+          expect(exitCodeFor(err)).toBe(10);
+        } finally {
+          execFileSync('chattr', ['-i', file]);
+        }
+      },
+    );
   });
 
   it('always reads the disk: a second instance sees the first one’s writes', async () => {
@@ -174,3 +239,19 @@ describe('openStore', () => {
     expect(mode(join(configDir, 'config.json'))).toBe(0o600);
   });
 });
+
+/** chattr +i works here (root on ext4, and the capability to set it): else the refusal test is skipped. */
+function chattrWorks(): boolean {
+  const probeDir = tempDir('prs-chattr-');
+  const probe = join(probeDir.path, 'probe');
+  writeFileSync(probe, '');
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probeDir.cleanup();
+  }
+}
