@@ -59,6 +59,7 @@ complete -c prs -l retries -x -d 'retries for 429, 5xx and network failures (env
 complete -c prs -n 'not __prs_at "sandbox"' -l rate-limit -x -d 'client-side limit for the JSON endpoint (env PRS_RATE_LIMIT; default "4/60s")'
 complete -c prs -l limiter -x -d 'share the rate limit between machines: redis://[user:password@]host:port[/db] (env PRS_LIMITER)'
 complete -c prs -l cache -x -d 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")'
+complete -c prs -l no-cache -d 'neither read nor write the answer cache this run (report, diff); --cache is then off'
 complete -c prs -l log-format -x -a 'text json' -d 'json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")'
 complete -c prs -l metrics-file -r -F -d 'after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)'
 complete -c prs -l ping-url -x -d 'tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)'
@@ -157,7 +158,6 @@ complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactl
 complete -c prs -n '__prs_at "report"' -l fail-fast -d 'stop at the first item that fails'
 complete -c prs -n '__prs_at "report"' -l dry-run -d 'send nothing: print the plan (items, requests after cache hits, waits, ETA)'
 complete -c prs -n '__prs_at "report"' -l refresh -d 'ask the service again and update the answer cache'
-complete -c prs -n '__prs_at "report"' -l no-cache -d 'neither read nor write the answer cache this run'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
 
 # prs export

@@ -23,6 +23,7 @@ _prs_globals() {
     '--rate-limit=[client-side limit for the JSON endpoint (env PRS_RATE_LIMIT; default "4/60s")]:n/window: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
     '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")]:max-age: '
+    '--no-cache[neither read nor write the answer cache this run (report, diff); --cache is then off]'
     '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '
@@ -273,7 +274,6 @@ _prs_cmd_report() {
     '--fail-fast[stop at the first item that fails]' \
     '--dry-run[send nothing: print the plan (items, requests after cache hits, waits, ETA)]' \
     '--refresh[ask the service again and update the answer cache]' \
-    '--no-cache[neither read nor write the answer cache this run]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '
@@ -391,6 +391,7 @@ _prs_cmd_sandbox() {
     '--retries=[retries for 429, 5xx and network failures (env PRS_RETRIES; default 3)]:n: '
     '--limiter=[share the rate limit between machines: redis://\[user:password@\]host:port\[/db\] (env PRS_LIMITER)]:url: '
     '--cache=[reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off (env PRS_CACHE; default "off")]:max-age: '
+    '--no-cache[neither read nor write the answer cache this run (report, diff); --cache is then off]'
     '--log-format=[json: every stderr message one JSON object per line (env PRS_LOG_FORMAT; default "text")]:text|json:(text json)'
     '--metrics-file=[after each report/export run, write Prometheus metrics there (env PRS_METRICS_FILE)]:path:_files'
     '--ping-url=[tell a Healthchecks-style monitor of each run: start, success, failure (env PRS_PING_URL)]:url: '

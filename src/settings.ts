@@ -122,6 +122,10 @@ export const SETTINGS = {
     field: 'cacheMaxAgeMs',
     help: 'reuse stored report answers for past dates up to this age: 30m, 12h, 7d, off',
   },
+  'no-cache': {
+    flag: '--no-cache',
+    help: 'neither read nor write the answer cache this run (report, diff); --cache is then off',
+  },
   'cache-size': {
     env: 'PRS_CACHE_SIZE',
     config: true,

@@ -29,13 +29,18 @@ export interface DefineContext {
 }
 
 /**
- * The global flags wherever they were given: before the command or after it. report's --no-cache is
- * named `cache` too (commander's negated flag): the global --cache <max-age> is the program's own value.
+ * The global flags wherever they were given: before the command or after it. --cache <max-age> and
+ * --no-cache share commander's attribute `cache` (the last one given wins): false is --no-cache.
  */
 export const globalsOf = (cmd: Command): GlobalOptions => {
   let program = cmd;
   while (program.parent) program = program.parent;
-  return { ...cmd.optsWithGlobals(), cache: program.opts().cache };
+  const cache = program.opts().cache as string | false | undefined;
+  return {
+    ...cmd.optsWithGlobals(),
+    cache: cache === false ? undefined : cache,
+    noCache: cache === false ? true : undefined,
+  };
 };
 
 /**
@@ -49,7 +54,8 @@ export function action<A extends unknown[], O>(
 ): (...args: unknown[]) => Promise<void> {
   return async (...args) => {
     const cmd = args[args.length - 1] as Command;
-    await run(command, toOptions(...(args.slice(0, -1) as A)), globalsOf(cmd));
+    // The Command last, as commander passes it: a definition may read the global flags from it.
+    await run(command, toOptions(...(args as A)), globalsOf(cmd));
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type ReportType,
   resolveDates,
 } from '../input.js';
+import type { GlobalOptions } from '../settings.js';
 import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 export interface ReportOptions {
@@ -43,7 +44,7 @@ const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
 
 /**
  * report's flags, in `--help` order: its definition (report.cli.ts), the fast path's argv reader and
- * the completions read them. The key is commander's name for the value (`--no-cache` → cache: false).
+ * the completions read them. The key is commander's name for the value. (--no-cache is global.)
  */
 export const REPORT_FLAGS = {
   ...ITEM_FLAGS,
@@ -70,14 +71,18 @@ export const REPORT_FLAGS = {
     help: 'send nothing: print the plan (items, requests after cache hits, waits, ETA)',
   },
   refresh: { flag: '--refresh', help: 'ask the service again and update the answer cache' },
-  cache: { flag: '--no-cache', help: 'neither read nor write the answer cache this run' },
 } as const satisfies Record<string, FlagRow>;
 
 /** The flags as commander hands them over. */
 export type ReportFlags = FlagsOf<typeof REPORT_FLAGS>;
 
 /** Flags → options; every bad combination is a UsageError before any request. */
-export function reportOptions(ids: string[], o: ReportFlags, now: Date): ReportOptions {
+export function reportOptions(
+  ids: string[],
+  o: ReportFlags,
+  now: Date,
+  globals: Pick<GlobalOptions, 'noCache'> = {},
+): ReportOptions {
   const format = o.json ? 'json' : o.format === undefined ? undefined : parseReportFormat(o.format);
   if (o.json && o.format !== undefined && o.format !== 'json') {
     throw usage(`--json conflicts with --format ${o.format}`);
@@ -102,14 +107,14 @@ export function reportOptions(ids: string[], o: ReportFlags, now: Date): ReportO
     raw: !!o.raw,
     failFast: !!o.failFast,
     dryRun: !!o.dryRun,
-    cache: cacheUse(o),
+    cache: cacheUse(o, !!globals.noCache),
   };
 }
 
-/** --refresh / --no-cache (commander: `cache` false for --no-cache). */
-function cacheUse(o: ReportFlags): 'use' | 'refresh' | 'off' {
-  if (o.refresh && o.cache === false) throw usage('--refresh conflicts with --no-cache');
-  return o.refresh ? 'refresh' : o.cache === false ? 'off' : 'use';
+/** --refresh / the global --no-cache (settings.ts: accepted before the command too). */
+function cacheUse(o: ReportFlags, noCache: boolean): 'use' | 'refresh' | 'off' {
+  if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');
+  return o.refresh ? 'refresh' : noCache ? 'off' : 'use';
 }
 
 /**

@@ -119,6 +119,11 @@ describe('hits and misses', () => {
     expect(entries().length).toBe(count);
     await prs(report('1', DAY));
     expect(requests()).toBe(5 - 1); // the last one was a hit
+    // A global option: before the command too (CLI.md), neither read nor written.
+    const early = await prs(['--no-cache', ...report('1', DAY)]);
+    expect([early.code, requests()]).toEqual([0, 5]);
+    await prs(['--no-cache', ...report('1', '2024-05-07')]);
+    expect([entries().length, requests()]).toEqual([count, 6]);
   });
 
   it('another tenant misses (and its 403 is not kept); another user misses, then hits its own', async () => {

@@ -149,13 +149,21 @@ describe('report argv: the answer cache and --dry-run', () => {
     ['--refresh', ['--refresh'], { cache: 'refresh' }, undefined],
     ['--no-cache', ['--no-cache'], { cache: 'off' }, undefined],
     ['--dry-run', ['--dry-run'], { dryRun: true }, undefined],
-    // The global --cache <max-age> keeps its value beside report's --no-cache (one attribute name).
+    // --cache <max-age> and --no-cache share commander's attribute: the last one given wins.
     ['--cache 7d after the command', ['--cache', '7d'], { cache: 'use' }, '7d'],
-    ['--cache 7d and --no-cache', ['--cache', '7d', '--no-cache'], { cache: 'off' }, '7d'],
+    ['--cache 7d and --no-cache', ['--cache', '7d', '--no-cache'], { cache: 'off' }, undefined],
   ])('%s', async (_n, extra, want, globalCache) => {
     const { options, globals } = await parse([...R, ...extra]);
     expect(options).toMatchObject(want);
     expect((globals as { cache?: string }).cache).toBe(globalCache);
+  });
+  it('--no-cache before the command too (CLI.md: `prs --no-cache report …`)', async () => {
+    const { options, globals } = await parse(['--no-cache', ...R]);
+    expect(options).toMatchObject({ cache: 'off' });
+    expect(globals).toMatchObject({ noCache: true });
+    await expect(parse(['--no-cache', ...R, '--refresh'])).rejects.toThrow(
+      /--refresh conflicts with --no-cache/,
+    );
   });
   it('--cache before the command', async () => {
     const { globals } = await parse(['--cache', '12h', ...R]);

@@ -99,7 +99,7 @@ describe('readArgv: what it accepts, commander reads the same way', () => {
     ['yesterday', ['report', '42', '-t', 'index', '-d', 'yesterday']],
     ['-o - and --force', [...base, '-o', '-', '--force']],
     ['switches that a hit does not take', [...base, '--raw', '--fail-fast', '--weekends']],
-    ['--no-cache and --refresh', [...base, '--no-cache']],
+    ['--refresh', [...base, '--refresh']],
     ['two portfolios', ['report', '1', '2', '-t', 'index', '-d', '2024-05-01']],
     ['a range', ['report', '1', '-t', 'index', '--from', '2024-05-01', '--to', '2024-05-03']],
     ['a bad portfolio id', ['report', 'abc', '-t', 'index', '-d', '2024-05-01']],
@@ -197,6 +197,9 @@ describe('readArgv: what it leaves to the CLI', () => {
     ['a repeated flag (commander keeps the last)', [...base, '-d', '2024-05-02']],
     ['a switch given a value', [...base, '--json=1']],
     ['an unknown flag', [...base, '--bogus']],
+    // A global switch that asks for more than a hit: the CLI's path (no cache at all).
+    ['--no-cache after the command', [...base, '--no-cache']],
+    ['--no-cache before the command', ['--no-cache', ...base]],
     ['report flags before the command', ['-t', 'index', 'report', '42', '-d', '2024-05-01']],
     ['a flag missing its value', [...base, '-f']],
     ['a second command word', ['help', 'report']],

@@ -66,6 +66,7 @@ describe('specFromProgram', () => {
       '--rate-limit',
       '--limiter',
       '--cache',
+      '--no-cache',
       '--log-format',
       '--metrics-file',
       '--ping-url',
