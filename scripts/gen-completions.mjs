@@ -1,6 +1,7 @@
 // Writes completions/prs.{bash,zsh,fish} from the commander program (src/cli.ts and src/commands/*.cli.ts).
 // `node scripts/gen-completions.mjs --check` only compares, exiting 1 when a file is out of date.
-// src/ is TypeScript and buildProgram is not exported from dist/, so bundle the generator on the fly.
+// src/ is TypeScript and buildProgram is not exported from dist/, so bundle the generator and the
+// program on the fly.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
 
 const result = await build({
-  entryPoints: [join(root, 'src/completion/generate.ts')],
+  // The generator and the program it is handed (the CLI's own, whose actions never run here).
+  stdin: {
+    contents:
+      "export { generateAll, COMPLETION_FILES } from './src/completion/generate.ts';\n" +
+      "export { buildProgram } from './src/cli.ts';\n",
+    resolveDir: root,
+    loader: 'ts',
+  },
   bundle: true,
   write: false,
   format: 'esm',
@@ -28,8 +36,9 @@ let generated;
 try {
   const file = join(dir, 'generate.mjs');
   writeFileSync(file, result.outputFiles[0].contents);
-  const { generateAll, COMPLETION_FILES } = await import(pathToFileURL(file).href);
-  generated = Object.entries(generateAll()).map(([shell, text]) => [COMPLETION_FILES[shell], text]);
+  const { buildProgram, generateAll, COMPLETION_FILES } = await import(pathToFileURL(file).href);
+  const program = buildProgram({ version: '0.0.0', run: async () => {} });
+  generated = Object.entries(generateAll(program)).map(([shell, text]) => [COMPLETION_FILES[shell], text]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -13,15 +13,6 @@ import {
 } from './domain.js';
 import { UsageError } from './errors.js';
 
-export {
-  EXPORT_FORMATS,
-  type ExportFormat,
-  REPORT_FORMATS,
-  REPORT_TYPES,
-  type ReportFormat,
-  type ReportType,
-};
-
 /**
  * Edit distance for "did you mean": insertions, deletions, substitutions and swaps of two neighbours
  * (optimal string alignment), each one edit, since a swap (`exprot`) is the commonest typo.

@@ -6,7 +6,7 @@ import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
 import { fileError, StdoutClosedError } from './errors.js';
-import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './observe/log.js';
+import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
 
 /** The colour rule lives in color.ts; re-exported for the modules and tests that import it from here. */
 export { colorFor };
@@ -58,7 +58,7 @@ export interface IO {
   progress(text: string): Progress;
   /** Resolves when everything written to stdout/stderr has been flushed. */
   flush(): Promise<void>;
-  /** `json`: every stderr line goes out as one JSON object (observe/log.ts); no progress, no colour. */
+  /** `json`: every stderr line goes out as one JSON object (log.ts); no progress, no colour. */
   readonly logFormat: 'text' | 'json';
   /** The profile's `log-format`, known once the settings are resolved (flag and env are known at once). */
   useLogFormat(format: 'text' | 'json'): void;

@@ -9,8 +9,8 @@ import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
+import { errorEntry, formatLogLine } from './log.js';
 import type { RunObserver } from './observe/index.js';
-import { errorEntry, formatLogLine } from './observe/log.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
 

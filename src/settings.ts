@@ -4,7 +4,6 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ProfileData, Store } from './auth/types.js';
 import { UsageError } from './errors.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
@@ -317,12 +316,12 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   return v;
 }
 
-/** The one "profile does not exist" check (see Deps.profile). */
-export function storedProfile(
-  store: Pick<Store, 'get' | 'profileNames'>,
+/** The one "profile does not exist" check (see Deps.profile), over the store (auth/store.ts). */
+export function storedProfile<P>(
+  store: { get(name: string): P | undefined; profileNames(): readonly string[] },
   name: string,
   allowNew = false,
-): ProfileData | undefined {
+): P | undefined {
   const stored = store.get(name);
   // A named profile that was never created is a typo far more often than a wish for an empty one.
   if (!stored && name !== 'default' && !allowNew) {

@@ -10,10 +10,11 @@
 
 import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
+import type { Row } from '../domain.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { isReportBytes, rowsOf } from '../json/report-body.js';
-import type { ReportQuery, ReportResponse, Row, Service } from '../service/types.js';
+import type { ReportQuery, ReportResponse, Service } from '../service/types.js';
 import type { Settings } from '../settings.js';
 import { type AnswerKey, type CacheStore, createCacheStore } from './store.js';
 

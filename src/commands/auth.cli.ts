@@ -1,13 +1,7 @@
 /** `prs auth status|token`: their options and flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
+import type { AuthStatusOptions, AuthTokenOptions } from './auth.js';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface AuthStatusOptions {
-  json: boolean;
-}
-
-/** `prs auth token` takes no options. */
-export type AuthTokenOptions = Record<string, never>;
 
 const status: Runnable<AuthStatusOptions> = {
   name: 'auth.status',

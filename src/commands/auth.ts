@@ -18,7 +18,13 @@ import type { ProfileData } from '../auth/types.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { type Settings, shownValue } from '../settings.js';
-import type { AuthStatusOptions } from './auth.cli.js';
+
+export interface AuthStatusOptions {
+  json: boolean;
+}
+
+/** `prs auth token` takes no options. */
+export type AuthTokenOptions = Record<string, never>;
 
 export type ReadyVia =
   | 'PRS_TOKEN'

@@ -1,13 +1,7 @@
 /** `prs cache info|clear`: their options and flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
+import type { CacheOptions } from './cache.js';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface CacheOptions {
-  action: 'info' | 'clear';
-  json?: boolean;
-  /** clear: every profile's entries. */
-  all?: boolean;
-}
 
 const command: Runnable<CacheOptions> = {
   name: 'cache',

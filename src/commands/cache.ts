@@ -10,11 +10,15 @@ import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
-import type { CacheOptions } from './cache.cli.js';
+
+export interface CacheOptions {
+  action: 'info' | 'clear';
+  json?: boolean;
+  /** clear: every profile's entries. */
+  all?: boolean;
+}
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
-export type { CacheOptions };
-
 export interface CacheInfo {
   directory: string;
   entries: number;

@@ -3,12 +3,11 @@
  * flags (src/commands/define.ts says how the pieces fit).
  */
 import { Argument, type Command } from 'commander';
+import type { Shell } from '../completion/generate.js';
+import type { CompletionOptions } from './completion.js';
 import { action, type DefineContext, type Runnable, usage } from './define.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
-
-export type CompletionOptions = { shell: Shell } | { list: string };
+export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
 
 const command: Runnable<CompletionOptions> = {
   name: 'completion',
@@ -27,7 +26,8 @@ export function defineCompletion(program: Command, ctx: DefineContext): void {
     .command('completion')
     .description('print the shell completion script')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
-    .action(action(ctx, command, (shell: string) => ({ shell: shellOf(shell) })));
+    // The program itself, as gh hands a command its parent: the scripts are generated from it.
+    .action(action(ctx, command, (shell: string) => ({ shell: shellOf(shell), program })));
 
   // Hidden: dynamic values for the completion scripts (`prs __complete profiles`).
   program

@@ -5,9 +5,13 @@
  * for profile names: fast, no network, silent on any problem (a broken config must not spray errors
  * into a shell's completion menu).
  */
+
+import type { Command } from 'commander';
+import type { Shell } from '../completion/generate.js';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
-import type { CompletionOptions } from './completion.cli.js';
+
+export type CompletionOptions = { shell: Shell; program: Command } | { list: string };
 
 /** The dynamic lists the scripts may ask for. */
 export const COMPLETION_LISTS = ['profiles'] as const;
@@ -24,7 +28,7 @@ export async function completion(o: CompletionOptions, deps: Deps): Promise<void
     return;
   }
   const { generateCompletion } = await import('../completion/generate.js');
-  deps.io.out(generateCompletion(o.shell));
+  deps.io.out(generateCompletion(o.shell, o.program));
 }
 
 async function profileNames(deps: Deps): Promise<string[]> {

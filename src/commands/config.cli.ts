@@ -1,14 +1,8 @@
 /** `prs config list|get|set|unset|path`: options and flags (src/commands/define.ts: how they fit). */
 import type { Command } from 'commander';
 import { SETTING_KEYS } from '../settings.js';
+import type { ConfigOptions } from './config.js';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface ConfigOptions {
-  action: 'list' | 'get' | 'set' | 'unset' | 'path';
-  key?: string;
-  value?: string;
-  json?: boolean;
-}
 
 const command: Runnable<ConfigOptions> = {
   name: 'config',

@@ -18,7 +18,13 @@ import {
   settingRow,
   shownValue,
 } from '../settings.js';
-import type { ConfigOptions } from './config.cli.js';
+
+export interface ConfigOptions {
+  action: 'list' | 'get' | 'set' | 'unset' | 'path';
+  key?: string;
+  value?: string;
+  json?: boolean;
+}
 
 export function parseKey(key: string): SettingKey {
   if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;

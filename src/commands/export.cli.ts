@@ -1,14 +1,7 @@
 /** `prs export`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import { type Command, Option } from 'commander';
-import {
-  EXPORT_FORMATS,
-  type ExportFormat,
-  parseExportFormat,
-  parseOutput,
-  parsePortfolioIds,
-  type ReportType,
-  resolveDates,
-} from '../input.js';
+import { EXPORT_FORMATS } from '../domain.js';
+import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
 import {
   action,
   addItemOptions,
@@ -18,29 +11,7 @@ import {
   requireType,
   usage,
 } from './define.js';
-
-export interface ExportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  format: ExportFormat;
-  dir: string;
-  /** A file path, or "-" for the raw bytes on stdout. */
-  output?: string;
-  name?: string;
-  force: boolean;
-  extract: boolean;
-  /** Items already exported into the target, and still there unchanged, are not fetched again. */
-  skipExisting?: boolean;
-  /** Exports in flight at once (1–8). */
-  parallel?: number;
-  /** Stop at the first failed item. */
-  failFast?: boolean;
-  /** Print a JSON array, one object per item, instead of bare paths. */
-  json?: boolean;
-  /** --dry-run: print the plan, send nothing. */
-  dryRun?: boolean;
-}
+import type { ExportOptions } from './export.js';
 
 /** The flags as commander hands them over (format, dir and parallel have defaults). */
 interface ExportFlags extends DateFlags {

@@ -41,18 +41,39 @@
  */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
+import type { ExportFormat, Item, ReportType } from '../domain.js';
 import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
 import type { createAtomicFile } from '../fs/atomic.js';
 import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
-import { type Item, itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
+import { itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
-import type { ExportOptions } from './export.cli.js';
+
+export interface ExportOptions {
+  portfolioIds: number[];
+  type: ReportType;
+  dates: string[];
+  format: ExportFormat;
+  dir: string;
+  /** A file path, or "-" for the raw bytes on stdout. */
+  output?: string;
+  name?: string;
+  force: boolean;
+  extract: boolean;
+  /** Items already exported into the target, and still there unchanged, are not fetched again. */
+  skipExisting?: boolean;
+  /** Exports in flight at once (1–8). */
+  parallel?: number;
+  /** Stop at the first failed item. */
+  failFast?: boolean;
+  /** Print a JSON array, one object per item, instead of bare paths. */
+  json?: boolean;
+  /** --dry-run: print the plan, send nothing. */
+  dryRun?: boolean;
+}
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
-export type { ExportOptions };
-
 /** Test seams; the CLI passes none. */
 export interface ExportSeams {
   openFile?: typeof createAtomicFile;

@@ -2,8 +2,10 @@
  * Flag → option pieces that several definitions share, without commander: the answer cache's fast
  * path (src/cache/hit.ts) builds report's options with them before commander is loaded.
  */
+
+import { REPORT_TYPES, type ReportType } from '../domain.js';
 import { UsageError } from '../errors.js';
-import { DATE_WORDS, parseReportType, REPORT_TYPES, type ReportType } from '../input.js';
+import { DATE_WORDS, parseReportType } from '../input.js';
 import type { Completion } from '../settings.js';
 
 export function usage(message: string, hint?: string): UsageError {

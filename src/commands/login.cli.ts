@@ -2,17 +2,7 @@
 import type { Command } from 'commander';
 import { flagHelp, LOGIN_FLAGS, settingRow } from '../settings.js';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface LoginOptions {
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  username?: string;
-  passwordStdin: boolean;
-  savePassword: boolean;
-  /** A service account: grant_type=client_credentials. */
-  clientCredentials?: boolean;
-}
+import type { LoginOptions } from './login.js';
 
 interface LoginFlags {
   authUrl?: string;

@@ -17,7 +17,17 @@ import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { waitLine } from '../service/retry.js';
 import { checkSetting, longFlag, type SettingKey, type SettingValues, settingRow } from '../settings.js';
-import type { LoginOptions } from './login.cli.js';
+
+export interface LoginOptions {
+  authUrl?: string;
+  realm?: string;
+  clientId?: string;
+  username?: string;
+  passwordStdin: boolean;
+  savePassword: boolean;
+  /** A service account: grant_type=client_credentials. */
+  clientCredentials?: boolean;
+}
 
 /** One value login needs, in prompt order. */
 export interface LoginField {

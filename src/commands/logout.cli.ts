@@ -1,10 +1,7 @@
 /** `prs logout`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface LogoutOptions {
-  all: boolean;
-}
+import type { LogoutOptions } from './logout.js';
 
 const command: Runnable<LogoutOptions> = {
   name: 'logout',

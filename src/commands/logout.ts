@@ -11,7 +11,10 @@ import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
 import { fileError, UsageError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
-import type { LogoutOptions } from './logout.cli.js';
+
+export interface LogoutOptions {
+  all: boolean;
+}
 
 /** The whole remote part of a logout, every profile together, ends within this. */
 export const END_SESSION_BUDGET_MS = 5_000;

@@ -1,10 +1,7 @@
 /** `prs quota`: its options and flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
 import { action, type DefineContext, type Runnable } from './define.js';
-
-export interface QuotaOptions {
-  json: boolean;
-}
+import type { QuotaOptions } from './quota.js';
 
 const command: Runnable<QuotaOptions> = {
   name: 'quota',

@@ -9,16 +9,17 @@ import { identityOf } from '../auth/identity.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';
-import type { LimiterState } from '../service/limiter.js';
 import { spanOf } from '../service/limiter.js';
 import { limiterPlace, peekLimiter } from '../service/limiter-of.js';
 import { target } from '../service/service.js';
+import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
-import type { QuotaOptions } from './quota.cli.js';
+
+export interface QuotaOptions {
+  json: boolean;
+}
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
-export type { QuotaOptions };
-
 export interface Quota {
   rateLimit: { limit: number; windowMs: number };
   limiter: { kind: 'file' | 'redis'; where: string };

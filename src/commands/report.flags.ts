@@ -3,16 +3,8 @@
  * answer cache's fast path (src/cache/hit.ts), which answers a cached report before commander loads,
  * build them with the same function.
  */
-import {
-  parseFields,
-  parseOutput,
-  parsePortfolioIds,
-  parseReportFormat,
-  REPORT_FORMATS,
-  type ReportFormat,
-  type ReportType,
-  resolveDates,
-} from '../input.js';
+import { REPORT_FORMATS, type ReportFormat, type ReportType } from '../domain.js';
+import { parseFields, parseOutput, parsePortfolioIds, parseReportFormat, resolveDates } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
 import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
 

@@ -12,9 +12,10 @@
  * already delivered for that portfolio (a holiday answered with the day before) is not repeated.
  */
 import type { Deps } from '../deps.js';
+import type { Item } from '../domain.js';
 import { NoDataError } from '../errors.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
-import { type Item, itemsOf, runFailure } from '../run/outcomes.js';
+import { itemsOf, runFailure } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
 import { defaultFormat, type ReportOptions } from './report.flags.js';
 

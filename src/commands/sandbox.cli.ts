@@ -1,18 +1,7 @@
 /** `prs sandbox`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import type { Command } from 'commander';
 import { type DefineContext, globalsOf, type Runnable } from './define.js';
-
-/** The flags as given; commands/sandbox.ts checks them (parseSandboxOptions) when it runs. */
-export interface SandboxCommandOptions {
-  port: string;
-  host: string;
-  rateLimit: string;
-  tokenTtl: string;
-  refreshTtl: string;
-  /** Constituent rows of portfolio 900. */
-  bigRows?: string;
-  exportDelay?: string;
-}
+import type { SandboxCommandOptions } from './sandbox.js';
 
 interface SandboxFlags {
   port: string;

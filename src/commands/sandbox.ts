@@ -6,7 +6,18 @@ import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
-import type { SandboxCommandOptions } from './sandbox.cli.js';
+
+/** The flags as given; commands/sandbox.ts checks them (parseSandboxOptions) when it runs. */
+export interface SandboxCommandOptions {
+  port: string;
+  host: string;
+  rateLimit: string;
+  tokenTtl: string;
+  refreshTtl: string;
+  /** Constituent rows of portfolio 900. */
+  bigRows?: string;
+  exportDelay?: string;
+}
 
 const MAX_TTL = 10 * 365 * 86_400;
 const MAX_BIG_ROWS = 100_000_000;

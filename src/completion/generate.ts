@@ -1,9 +1,9 @@
 /**
- * The three completion scripts, generated from the commander program. `prs completion <shell>` and
- * scripts/gen-completions.mjs (which writes completions/) both call this, so they print the same text.
+ * The three completion scripts, generated from the commander program they are handed. `prs completion
+ * <shell>` and scripts/gen-completions.mjs (which writes completions/) both call this, so they print
+ * the same text.
  */
 import type { Command } from 'commander';
-import { buildProgram } from '../cli.js';
 import { renderBash } from './bash.js';
 import { renderFish } from './fish.js';
 import { specFromProgram } from './model.js';
@@ -40,17 +40,7 @@ function header(shell: Shell): string {
   ].join('\n');
 }
 
-/** The program as the CLI builds it; actions never run here. */
-export function completionProgram(): Command {
-  return buildProgram({
-    version: '0.0.0',
-    run: async () => {
-      throw new Error('completion program: actions do not run');
-    },
-  });
-}
-
-export function generateCompletion(shell: Shell, program: Command = completionProgram()): string {
+export function generateCompletion(shell: Shell, program: Command): string {
   const spec = specFromProgram(program);
   switch (shell) {
     case 'bash':
@@ -62,7 +52,7 @@ export function generateCompletion(shell: Shell, program: Command = completionPr
   }
 }
 
-export function generateAll(program: Command = completionProgram()): Record<Shell, string> {
+export function generateAll(program: Command): Record<Shell, string> {
   return {
     bash: generateCompletion('bash', program),
     zsh: generateCompletion('zsh', program),

@@ -5,8 +5,8 @@
 import type { Command, Option } from 'commander';
 import { ITEM_FLAGS, spelling } from '../commands/flags.js';
 import { REPORT_FLAGS } from '../commands/report.flags.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { HELP_TOPICS } from '../help.js';
-import { EXPORT_FORMATS, type ExportFormat } from '../input.js';
 import { type Completion, SETTING_KEYS, SETTINGS } from '../settings.js';
 
 /** What a value (of an option or an argument) completes to. */

@@ -1,8 +1,8 @@
+import type { ExportFormat } from '../domain.js';
 /**
  * File names for exports. Pure functions: the server's Content-Disposition name reduced to a safe
  * plain name, else the `<date>_<name>_index.<ext>` rule of CLI.md.
  */
-import type { ExportFormat } from '../input.js';
 
 export type ExportKind = 'json' | 'zip';
 

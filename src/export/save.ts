@@ -9,6 +9,7 @@ import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ExportFormat } from '../domain.js';
 import {
   FileExistsError,
   fileError,
@@ -18,7 +19,6 @@ import {
   ServiceError,
 } from '../errors.js';
 import { type AtomicFile, assertWritableTarget, createAtomicFile } from '../fs/atomic.js';
-import type { ExportFormat } from '../input.js';
 import type { ExportResponse } from '../service/types.js';
 import { JsonArrayScanner, JsonScanError } from './json-scan.js';
 import { sha256File } from './manifest.js';

@@ -19,9 +19,7 @@
  * cannot represent (text that already contains a `\u0000` escape), and for precise SyntaxError messages.
  */
 
-import { isJsonNumeric, JsonNumber, numberText } from '../domain.js';
-
-export { isJsonNumeric, JsonNumber, numberText };
+import { JsonNumber } from '../domain.js';
 
 const fail = (text: string, pos: number, what?: string): never => {
   const found = pos >= text.length ? 'end of JSON input' : `token ${JSON.stringify(text[pos])}`;

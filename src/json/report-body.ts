@@ -5,7 +5,7 @@
  * for the rows' bytes (the direct renderers), `effectiveDateOf` for the date the rows are for.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Row } from '../service/types.js';
+import type { Row } from '../domain.js';
 import { jsonValueEnd, keyEnd, sameBytes, skipWs } from './bytes.js';
 import { deeperThan, parseLossless } from './lossless.js';
 

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Deps } from '../deps.js';
 import { replaceFile } from '../fs/atomic.js';
+import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -17,7 +18,6 @@ import {
   resolveProxy,
   type Settings,
 } from '../settings.js';
-import type { LogEntry } from './log.js';
 import { ITEM_STATUSES, lastSuccessFrom, metricsText, type RunMetrics } from './metrics.js';
 import { type PingKind, pingRequest, sendPing } from './ping.js';
 

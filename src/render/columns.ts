@@ -2,10 +2,10 @@
  * Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`), the spec's fields
  * per report type give the table its order, and `--fields` picks and orders columns.
  */
+
+import { JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
-import type { ReportType } from '../input.js';
-import { JsonNumber, numberText, stringifyLossless } from '../json/lossless.js';
-import type { Row } from '../service/types.js';
+import { stringifyLossless } from '../json/lossless.js';
 
 /** A column: its dotted name and the keys leading to its value. */
 export interface Column {

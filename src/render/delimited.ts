@@ -10,7 +10,7 @@
  * — the convention of jq's @tsv and PostgreSQL's text format: lossless, and `cut -f` still works.
  */
 
-import type { Row } from '../service/types.js';
+import type { Row } from '../domain.js';
 import { type Column, cellText, own, valueAt } from './columns.js';
 
 const CSV_SPECIAL = /[",\n\r]/;

@@ -2,8 +2,8 @@
  * Rows → text in one of the five formats. Pure: no I/O; what the user should know besides the data
  * comes back as `notes` for stderr.
  */
-import type { ReportFormat, ReportType } from '../input.js';
-import type { Row } from '../service/types.js';
+
+import type { ReportFormat, ReportType, Row } from '../domain.js';
 import {
   type Column,
   columnOf,

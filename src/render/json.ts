@@ -5,8 +5,9 @@
  * Layout: compact (one line) when piped or written to a file — smaller and faster, and `jq .`
  * pretty-prints it; indented by 2 spaces when stdout is a terminal, where a person reads it.
  */
+
+import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import type { Row } from '../service/types.js';
 import { type Column, valueAt } from './columns.js';
 
 /**

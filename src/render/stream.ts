@@ -21,10 +21,10 @@
  * indented JSON, CSV/TSV of several portfolios and bodies outside the direct path's shape.
  * Memory: an answer's body and output are reused by the next answer once written (`release`).
  */
-import type { ReportFormat, ReportType } from '../input.js';
+
+import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { Arena } from '../json/arena.js';
 import { stringifyLossless } from '../json/lossless.js';
-import type { Row } from '../service/types.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
 import { csvCell, renderDelimited, tsvCell } from './delimited.js';
 import { columnsOf, type DirectFormat, render, renderDirect } from './index.js';

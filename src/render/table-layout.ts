@@ -9,7 +9,8 @@
  * 4. otherwise records: every column on its own line.
  * Shown columns keep the order they came in (the spec's, or the user's --fields order).
  */
-import type { ReportType } from '../input.js';
+
+import type { ReportType } from '../domain.js';
 import { PORTFOLIO_COLUMN } from './columns.js';
 
 /**

@@ -9,9 +9,7 @@
  * box characters in a few milliseconds.
  */
 import { eastAsianWidth } from 'get-east-asian-width';
-import type { ReportType } from '../input.js';
-import { isJsonNumeric } from '../json/lossless.js';
-import type { Row } from '../service/types.js';
+import { isJsonNumeric, type ReportType, type Row } from '../domain.js';
 import { type Column, cellText, valueAt } from './columns.js';
 import { hiddenNote, planTable, priorities } from './table-layout.js';
 

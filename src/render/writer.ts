@@ -25,8 +25,9 @@
  * `union` (CSV/TSV into a file that appears at the end), joins the end of the columns: `widened()` then
  * tells the file's rewrite (render/union.ts) the final header and how many cells each answer's lines lack.
  */
+
+import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import type { Row } from '../service/types.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
 import { delimitedHeader, delimitedLines } from './delimited.js';
 import { project } from './json.js';

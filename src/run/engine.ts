@@ -15,14 +15,15 @@
  */
 import pLimit from 'p-limit';
 import type { Deps } from '../deps.js';
+import type { Item, WaitReason } from '../domain.js';
 import { exitCodeFor, InterruptedError } from '../errors.js';
 import type { IO } from '../io.js';
-import type { LimiterState } from '../service/limiter.js';
+import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 import type { ItemStatus, RunEvents } from './events.js';
-import { type Failure, type Item, isItemFailure, itemFailureReporter, itemLabel } from './outcomes.js';
+import { type Failure, isItemFailure, itemFailureReporter, itemLabel } from './outcomes.js';
 import { planRequests } from './plan.js';
-import { longRunNotice, type Position, runProgress, type WaitReason } from './progress.js';
+import { longRunNotice, type Position, runProgress } from './progress.js';
 
 /** What `work` made of an item that did not fail. */
 export interface ItemDone {

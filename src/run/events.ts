@@ -11,7 +11,6 @@ export type Endpoint = 'report' | 'export' | 'token';
 export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
 
 /** Why a run paused. */
-export type { WaitReason } from '../domain.js';
 
 import type { WaitReason } from '../domain.js';
 

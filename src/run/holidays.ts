@@ -1,8 +1,8 @@
+import type { Item } from '../domain.js';
 /**
  * Holiday answers in a range (CLI.md "Runs of many items"): the service answers a date without data
  * with an earlier day's rows; such a repeat is not delivered twice, and a note names the dates.
  */
-import type { Item } from './outcomes.js';
 
 /**
  * Holidays: the service answers a date without data with an earlier day's rows. Per portfolio, the

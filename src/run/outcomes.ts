@@ -18,8 +18,6 @@ import {
 } from '../errors.js';
 import type { IO } from '../io.js';
 
-export type { Item };
-
 /** "portfolio 42 on 2024-05-03". */
 export function itemLabel(item: Item): string {
   return `portfolio ${item.portfolioId} on ${item.date}`;
@@ -29,7 +27,7 @@ export function itemLabel(item: Item): string {
  * Reports an item's failure as it happens: its line, then its hint the first time that hint comes
  * (twenty unknown portfolios or missing files need not say twenty times what to do). In the JSON log
  * it is one `error` entry with the item's fields and its hint as a field, as the run's final error is
- * (observe/log.ts errorEntry; CLI.md: "`error` (with its hint)"): each record stands alone there.
+ * (log.ts errorEntry; CLI.md: "`error` (with its hint)"): each record stands alone there.
  */
 export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
   const hints = new Set<string>();

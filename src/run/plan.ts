@@ -5,7 +5,8 @@
  * and the run cannot disagree about the rule; only other processes sharing the limit can make the
  * real run slower.
  */
-import { decide, type LimiterState, settle } from '../service/limiter.js';
+import { decide, settle } from '../service/limiter.js';
+import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 
 export interface RequestTimes {

@@ -3,13 +3,10 @@
  * (item, ETA, and a countdown through a wait), one plain line per long wait without one (a cron
  * log), and the notice of a run planned to take longer than ten minutes.
  */
+
+import type { Item, WaitReason } from '../domain.js';
 import type { IO, Progress } from '../io.js';
 import { type RateLimit, rateText } from '../settings.js';
-import type { Item } from './outcomes.js';
-
-export type { WaitReason } from '../domain.js';
-
-import type { WaitReason } from '../domain.js';
 
 /** "40 s", "51 min", "1 h 05 min". */
 export function formatDuration(ms: number): string {

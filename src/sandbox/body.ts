@@ -4,7 +4,7 @@
  * time, while the server writes each chunk with backpressure.
  */
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import type { ReportType } from '../input.js';
+import type { ReportType } from '../domain.js';
 import { csvHeader, csvLine } from './csv.js';
 import { type Fields, toJson } from './values.js';
 

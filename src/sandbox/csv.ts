@@ -5,7 +5,8 @@
  * never in the CSV (the column set is fixed per type). Lines end in "\n"; cells follow RFC 4180 quoting;
  * null is an empty cell; numbers are the JSON literals verbatim.
  */
-import type { ReportType } from '../input.js';
+
+import type { ReportType } from '../domain.js';
 import { type Fields, get, isNum, type Val } from './values.js';
 
 /** [header, path] pairs: a path is a key or "key.subkey". */

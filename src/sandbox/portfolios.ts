@@ -10,7 +10,8 @@
  *   500  Broken: always answers 500 once the request is valid (for retry handling).
  *   900  Big Export: `bigExportRows` constituent rows (default 1000), generated and streamed.
  */
-import type { ReportType } from '../input.js';
+
+import type { ReportType } from '../domain.js';
 import { dayNumber } from './calendar.js';
 import {
   constituentRow,

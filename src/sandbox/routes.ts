@@ -5,7 +5,7 @@
  * small Spring-style JSON.
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
-import { REPORT_TYPES, type ReportType } from '../input.js';
+import { REPORT_TYPES, type ReportType } from '../domain.js';
 import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
 import { csvChunks, jsonChunks, peek, zipChunks } from './body.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';

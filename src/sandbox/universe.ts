@@ -3,7 +3,8 @@
  * (portfolio id, security index, day), so the same request always gives the same bytes and a
  * portfolio of any size can be generated row by row without holding it in memory.
  */
-import type { ReportType } from '../input.js';
+
+import type { ReportType } from '../domain.js';
 import { addDays, dayNumber, nextBusinessDay } from './calendar.js';
 import { between, decimal, type Fields, mix, num, type Val } from './values.js';
 

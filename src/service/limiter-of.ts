@@ -8,8 +8,9 @@ import { FileError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
-import { createLimiter, type Limiter, type LimiterState, limiterFile, limiterKey } from './limiter.js';
+import { createLimiter, type Limiter, limiterFile, limiterKey } from './limiter.js';
 import { createRedisLimiter } from './limiter-redis.js';
+import type { LimiterState } from './types.js';
 
 export interface LimiterTarget {
   settings: Pick<Settings, 'cacheDir' | 'rateLimit' | 'limiter'>;

@@ -15,8 +15,8 @@ import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
-import { KEPT, type Limiter, type LimiterState, spanOf } from './limiter.js';
-import type { CallHooks } from './types.js';
+import { KEPT, type Limiter, spanOf } from './limiter.js';
+import type { CallHooks, LimiterState } from './types.js';
 
 /** Connecting, authenticating and each script: slower than this and the local file limiter takes over. */
 export const REDIS_TIMEOUT_MS = 2000;

@@ -17,15 +17,7 @@ import { FileError, fileError, PrsError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
 import { withLockSync } from '../fs/lock.js';
 import type { RateLimit } from '../settings.js';
-import type { CallHooks } from './types.js';
-
-export interface LimiterState {
-  /** Completion times of recent requests. */
-  stamps: number[];
-  /** Send times of requests still in flight. */
-  open?: number[];
-  until?: number;
-}
+import type { CallHooks, LimiterState } from './types.js';
 
 export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; waitMs: number };
 

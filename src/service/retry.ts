@@ -28,8 +28,6 @@ export type Outcome =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
 
-export type { WaitReason } from '../domain.js';
-
 import type { WaitReason } from '../domain.js';
 
 export type Decision =

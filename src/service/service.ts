@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
+import type { ExportFormat, Row } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import type { ExportFormat } from '../input.js';
 import type { IO } from '../io.js';
 import { Accumulator, Arena } from '../json/arena.js';
 import { isBrokenJson, rowsOf } from '../json/report-body.js';
@@ -26,7 +26,7 @@ import {
   retryPolicy,
   waitLine,
 } from './retry.js';
-import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Row, Service } from './types.js';
+import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
 
 export interface ServiceDeps {
   settings: Settings;

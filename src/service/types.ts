@@ -1,17 +1,12 @@
 /** The service adapter's interface: the two endpoints of spec §4, behind retries, the limiter and re-auth. */
 import type { Readable } from 'node:stream';
-import type { ExportFormat, ReportType } from '../input.js';
-import type { LimiterState } from './limiter.js';
+import type { ExportFormat, ReportType, Row } from '../domain.js';
 
 export interface ReportQuery {
   portfolioId: number;
   reportType: ReportType;
   date: string;
 }
-
-import type { Row } from '../domain.js';
-
-export type { Row };
 
 export interface ReportResponse {
   /** The body exactly as received (for --raw, and for the formats rendered straight from it: render/direct.ts). */
@@ -37,6 +32,15 @@ export interface ExportResponse {
   contentLength?: number;
   /** The body; empty (zero bytes) when there is no data. Must be consumed or destroyed. */
   body: Readable;
+}
+
+/** The shared limiter's record (service/limiter.ts). */
+export interface LimiterState {
+  /** Completion times of recent requests. */
+  stamps: number[];
+  /** Send times of requests still in flight. */
+  open?: number[];
+  until?: number;
 }
 
 export interface CallHooks {

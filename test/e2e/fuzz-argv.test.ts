@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_TYPES } from '../../src/input.js';
+import { REPORT_TYPES } from '../../src/domain.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { dirsEnv } from '../helpers/session.js';

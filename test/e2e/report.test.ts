@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_TYPES } from '../../src/input.js';
+import { REPORT_TYPES } from '../../src/domain.js';
 import { parseLossless, stringifyLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
 import { render } from '../../src/render/index.js';

@@ -5,7 +5,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Unzip, UnzipPassThrough, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_TYPES, type ReportType } from '../../src/input.js';
+import { REPORT_TYPES, type ReportType } from '../../src/domain.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 
 const PATH = '/api/v1/report-service/report/generate/portfolio/';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_TYPES } from '../../src/input.js';
+import { REPORT_TYPES } from '../../src/domain.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';

@@ -3,12 +3,12 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, type GlobalOptions } from '../../src/cli.js';
-import type { AuthStatusOptions } from '../../src/commands/auth.cli.js';
-import type { CompletionOptions } from '../../src/commands/completion.cli.js';
-import type { ConfigOptions } from '../../src/commands/config.cli.js';
-import type { ExportOptions } from '../../src/commands/export.cli.js';
-import type { LoginOptions } from '../../src/commands/login.cli.js';
-import type { LogoutOptions } from '../../src/commands/logout.cli.js';
+import type { AuthStatusOptions } from '../../src/commands/auth.js';
+import type { CompletionOptions } from '../../src/commands/completion.js';
+import type { ConfigOptions } from '../../src/commands/config.js';
+import type { ExportOptions } from '../../src/commands/export.js';
+import type { LoginOptions } from '../../src/commands/login.js';
+import type { LogoutOptions } from '../../src/commands/logout.js';
 import type { ReportOptions } from '../../src/commands/report.cli.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultFormat, describeEmpty, type ReportOptions, report } from '../../../src/commands/report.js';
+import type { Row } from '../../../src/domain.js';
 import {
   FileError,
   ForbiddenError,
@@ -13,7 +14,7 @@ import {
 import { colorFor, createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
 import type { RunEvent } from '../../../src/run/events.js';
-import type { CallHooks, ReportQuery, ReportResponse, Row } from '../../../src/service/types.js';
+import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
 

@@ -2,6 +2,7 @@
 // definitions; and the renderers must quote whatever text a description holds.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../../src/cli.js';
 import { bashQuote, renderBash } from '../../../src/completion/bash.js';
 import { fishQuote, renderFish } from '../../../src/completion/fish.js';
 import { COMPLETION_FILES, generateAll, generateCompletion } from '../../../src/completion/generate.js';
@@ -9,9 +10,11 @@ import type { CompletionSpec } from '../../../src/completion/model.js';
 import { optionSpecs, renderZsh, zshQuote } from '../../../src/completion/zsh.js';
 
 const root = new URL('../../../', import.meta.url);
+/** The program as the CLI builds it; actions never run here. */
+const program = () => buildProgram({ version: '0.0.0', run: async () => {} });
 
 describe('checked-in completion scripts', () => {
-  const generated = generateAll();
+  const generated = generateAll(program());
   it.each(Object.entries(COMPLETION_FILES))(
     '%s: %s is up to date (else run: npm run completions)',
     (shell, path) => {
@@ -21,8 +24,8 @@ describe('checked-in completion scripts', () => {
   );
 
   it('generation is deterministic', () => {
-    expect(generateAll()).toEqual(generated);
-    expect(generateCompletion('zsh')).toBe(generated.zsh);
+    expect(generateAll(program())).toEqual(generated);
+    expect(generateCompletion('zsh', program())).toBe(generated.zsh);
   });
 
   it('each script says it is generated and how to install it', () => {

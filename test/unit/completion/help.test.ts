@@ -171,8 +171,9 @@ describe('exit codes', () => {
 describe('completion command', () => {
   it.each(['bash', 'zsh', 'fish'] as const)('prints the %s script', async (shell) => {
     const deps = fakeDeps();
-    await completion({ shell }, deps);
-    expect(deps.io.stdoutText()).toBe(generateCompletion(shell));
+    const program = buildProgram({ version: '0.0.0', run: async () => {} });
+    await completion({ shell, program }, deps);
+    expect(deps.io.stdoutText()).toBe(generateCompletion(shell, program));
     expect(deps.io.stderrText()).toBe('');
   });
 

@@ -10,7 +10,7 @@ import {
   optionsFor,
   specFromProgram,
 } from '../../../src/completion/model.js';
-import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../../../src/input.js';
+import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../../../src/domain.js';
 import { SETTING_KEYS } from '../../../src/settings.js';
 
 const spec = specFromProgram(buildProgram({ version: '1.0.0', run: async () => {} }));

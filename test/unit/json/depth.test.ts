@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deeperThan, JsonNumber, parseLossless } from '../../../src/json/lossless.js';
+import { JsonNumber } from '../../../src/domain.js';
+import { deeperThan, parseLossless } from '../../../src/json/lossless.js';
 import { isBrokenJson } from '../../../src/json/report-body.js';
 import { rowsOf } from '../../../src/service/service.js';
 

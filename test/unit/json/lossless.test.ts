@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  isJsonNumeric,
-  JsonNumber,
-  numberText,
-  parseLossless,
-  parseLosslessByHand,
-  stringifyLossless,
-} from '../../../src/json/lossless.js';
+import { isJsonNumeric, JsonNumber, numberText } from '../../../src/domain.js';
+import { parseLossless, parseLosslessByHand, stringifyLossless } from '../../../src/json/lossless.js';
 
 const parsers = [
   ['parseLossless', parseLossless],

@@ -8,10 +8,10 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, numberText, parseLossless } from '../../../src/json/lossless.js';
+import { JsonNumber, numberText, type Row } from '../../../src/domain.js';
+import { parseLossless } from '../../../src/json/lossless.js';
 import { cellText, flatten, isNested } from '../../../src/render/columns.js';
 import { render } from '../../../src/render/index.js';
-import type { Row } from '../../../src/service/types.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
 
 /** JSON number literals, many that a double cannot hold. */

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber } from '../../../src/json/lossless.js';
+import { JsonNumber } from '../../../src/domain.js';
 import { columnOf, columnsFor } from '../../../src/render/columns.js';
 import { csvCell, renderDelimited, tsvCell } from '../../../src/render/delimited.js';
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReportType } from '../../../src/input.js';
+import type { ReportType } from '../../../src/domain.js';
 import { emitDelimited, emitRows } from '../../../src/render/direct.js';
 import { render, renderDirect } from '../../../src/render/index.js';
 import { scanReport } from '../../../src/render/tape.js';

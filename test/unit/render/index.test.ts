@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { JsonNumber } from '../../../src/domain.js';
 import { UsageError } from '../../../src/errors.js';
-import { JsonNumber } from '../../../src/json/lossless.js';
 import { type RenderRequest, render } from '../../../src/render/index.js';
 
 const base: RenderRequest = {

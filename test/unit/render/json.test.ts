@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonNumber } from '../../../src/json/lossless.js';
+import { JsonNumber } from '../../../src/domain.js';
 import { columnOf } from '../../../src/render/columns.js';
 import { project, renderJson, renderNdjson } from '../../../src/render/json.js';
 

@@ -6,14 +6,13 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReportFormat } from '../../../src/input.js';
+import type { ReportFormat, Row } from '../../../src/domain.js';
 import { Accumulator, Arena, REUSE_MIN } from '../../../src/json/arena.js';
 import { effectiveDateOf } from '../../../src/json/report-body.js';
 import { render } from '../../../src/render/index.js';
 import { type Answer, createRowStream } from '../../../src/render/stream.js';
 import { widen } from '../../../src/render/union.js';
 import { rowsOf } from '../../../src/service/service.js';
-import type { Row } from '../../../src/service/types.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
 
 const parsed = (body: string): Row[] => {

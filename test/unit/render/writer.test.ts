@@ -4,11 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReportFormat } from '../../../src/domain.js';
+import type { ReportFormat, Row } from '../../../src/domain.js';
 import { JsonNumber } from '../../../src/domain.js';
 import { render, reportWriter } from '../../../src/render/index.js';
 import { createWriter } from '../../../src/render/writer.js';
-import type { Row } from '../../../src/service/types.js';
 
 interface Run {
   format: ReportFormat;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxCommandOptions } from '../../../src/commands/sandbox.cli.js';
+import type { SandboxCommandOptions } from '../../../src/commands/sandbox.js';
 import { parseSandboxOptions, sandbox, startBanner } from '../../../src/commands/sandbox.js';
 import { UsageError } from '../../../src/errors.js';
 import { fakeDeps } from '../../helpers/deps.js';

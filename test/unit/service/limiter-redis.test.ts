@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
-import { createLimiter, type Limiter, type LimiterState } from '../../../src/service/limiter.js';
+import { createLimiter, type Limiter } from '../../../src/service/limiter.js';
 import { createRedisLimiter, reasonOf, redisKeys } from '../../../src/service/limiter-redis.js';
+import type { LimiterState } from '../../../src/service/types.js';
 import { parseLimiterUrl } from '../../../src/settings.js';
 import {
   freePort,

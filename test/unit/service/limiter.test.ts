@@ -4,14 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/clock.js';
 import { FileError } from '../../../src/errors.js';
-import {
-  createLimiter,
-  decide,
-  type LimiterState,
-  limiterFile,
-  parseState,
-  settle,
-} from '../../../src/service/limiter.js';
+import { createLimiter, decide, limiterFile, parseState, settle } from '../../../src/service/limiter.js';
+import type { LimiterState } from '../../../src/service/types.js';
 
 const T = 1_000_000;
 const rate = { limit: 4, windowMs: 1000 };
