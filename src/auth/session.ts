@@ -20,6 +20,7 @@ import { waitLine } from '../service/retry.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
 import { notLoggedIn } from './not-logged-in.js';
+import { tokenRefused, withSession } from './store.js';
 import { type Grant, hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
@@ -190,13 +191,7 @@ export function createSession(d: SessionDeps): Session {
       d.io.note(`prs: note: could not save the session: ${err.message}`);
     }
   };
-  const saveSession = (next: StoredSession | undefined) =>
-    save((p) => {
-      const base: ProfileData = p ?? { settings: {} };
-      if (next) return { ...base, session: next };
-      const { session: _dropped, ...rest } = base;
-      return p ? rest : undefined;
-    });
+  const saveSession = (next: StoredSession | undefined) => save((p) => withSession(p, next));
 
   /** The stored session is someone else's (CLI.md "Session"): env credentials sign in for this run only. */
   const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
@@ -316,9 +311,7 @@ export function createSession(d: SessionDeps): Session {
       if (rejected !== undefined && cur?.accessToken === rejected) {
         // Never hand out a token the service has refused, in this run or the next.
         cur = { ...cur, expiresAt: 0 };
-        await save((p) =>
-          p?.session?.accessToken === rejected ? { ...p, session: { ...p.session, expiresAt: 0 } } : p,
-        );
+        await save((p) => tokenRefused(p, rejected));
       } else if (accessUsable(cur, now())) {
         d.io.debug('auth: using the token another prs process renewed meanwhile');
         memo = cur;

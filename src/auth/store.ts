@@ -19,8 +19,8 @@ import {
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
-import { SETTING_KEYS } from '../settings.js';
-import type { ProfileData, Store } from './types.js';
+import { SETTING_KEYS, type SettingValues } from '../settings.js';
+import type { ProfileData, Store, StoredSession } from './types.js';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -89,9 +89,54 @@ function profileProblem(p: unknown): string | undefined {
   return undefined;
 }
 
+/*
+ * What login, logout and the session leave in a profile's record: decided here, once, and written
+ * by the one writer below (Store.update).
+ */
+
+/**
+ * A login: the settings it used, the session, and the client secret (refresh grants need it); the
+ * password only with --save-password, and a login without it drops what an earlier one saved.
+ */
+export function loggedIn(
+  cur: ProfileData | undefined,
+  settings: SettingValues,
+  session: StoredSession,
+  secrets: { clientSecret?: string; password?: string },
+  savePassword: boolean,
+): ProfileData {
+  const { clientSecret, password } = secrets;
+  return { ...cur, settings, session, secrets: savePassword ? { password, clientSecret } : { clientSecret } };
+}
+
+/** A session renewed (or dropped: `undefined`); a profile that was not there gets one only with a session. */
+export function withSession(
+  cur: ProfileData | undefined,
+  next: StoredSession | undefined,
+): ProfileData | undefined {
+  const base: ProfileData = cur ?? { settings: {} };
+  if (next) return { ...base, session: next };
+  const { session: _dropped, ...rest } = base;
+  return cur ? rest : undefined;
+}
+
+/** The service refused this access token: it is never handed out again, here or in the next run. */
+export function tokenRefused(cur: ProfileData | undefined, token: string): ProfileData | undefined {
+  return cur?.session?.accessToken === token ? { ...cur, session: { ...cur.session, expiresAt: 0 } } : cur;
+}
+
+/** A logout: the session and every secret go, the settings stay. */
+export function forgotten(cur: ProfileData): ProfileData {
+  const { session: _session, secrets: _secrets, ...rest } = cur;
+  return rest;
+}
+
+/** Whether a profile holds anything a logout forgets. */
+export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.session || p?.secrets);
+
 /** Whether any profile holds a token or a secret (then the file and its directory must be private). */
 export function holdsSecrets(data: StoreData): boolean {
-  return Object.values(data.profiles).some((p) => p.session || p.secrets);
+  return Object.values(data.profiles).some(holdsSession);
 }
 
 /**

@@ -10,8 +10,9 @@
  * client id. Keycloak gives it no refresh token: the session renews itself with a new grant and the
  * kept secret.
  */
+import { loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
-import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
+import type { SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
@@ -207,19 +208,15 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   };
 
   const store = await deps.store();
-  await store.update(s.profile, (cur) => {
-    const next: ProfileData = {
-      ...cur,
-      settings: grantSetting({ ...cur?.settings, ...definedOnly(values) }, service),
-      session: { ...session, bound },
-      // The client secret always (refresh grants need it); the password only when asked to, and a
-      // login without --save-password drops what an earlier one saved: the user chose again.
-      secrets: o.savePassword
-        ? { password: secrets.password, clientSecret: secrets.clientSecret }
-        : { clientSecret: secrets.clientSecret },
-    };
-    return next;
-  });
+  await store.update(s.profile, (cur) =>
+    loggedIn(
+      cur,
+      grantSetting({ ...cur?.settings, ...definedOnly(values) }, service),
+      { ...session, bound },
+      secrets,
+      o.savePassword,
+    ),
+  );
 
   io.err(
     `✓ Logged in to ${new URL(values['auth-url']!).host} as ${service ? `service account ${endpoint.clientId}` : username} (profile ${s.profile}, tenant ${values.tenant})`,

@@ -5,6 +5,7 @@
  * forgetting is what the user asked for, and it is already done. Exit 0 even when there was nothing
  * to forget. `--all` also repairs an unreadable config file by moving it aside.
  */
+import { forgotten, holdsSession } from '../auth/store.js';
 import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import { clearAnswers } from '../cache/store.js';
@@ -60,14 +61,6 @@ async function endRemotely(targets: (TokenEndpoint & { refreshToken: string })[]
   );
 }
 
-/** A profile without its session and secrets. */
-export function forget(p: ProfileData): ProfileData {
-  const { session: _session, secrets: _secrets, ...rest } = p;
-  return rest;
-}
-
-const holdsSomething = (p: ProfileData | undefined) => !!(p?.session || p?.secrets);
-
 export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const { io } = deps;
   // The profile's cached answers are the tenant's data: they go with the session (CLI.md).
@@ -82,12 +75,12 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const store = await deps.store();
   if (!o.all) {
     const name = deps.profileName();
-    if (!holdsSomething(store.get(name))) {
+    if (!holdsSession(store.get(name))) {
       io.err(`Not logged in (profile ${name}); nothing to forget`);
       return;
     }
     const target = endpointToEnd(store.get(name)!, deps.env.PRS_CLIENT_SECRET || undefined);
-    await store.update(name, (p) => (p ? forget(p) : p));
+    await store.update(name, (p) => (p ? forgotten(p) : p));
     io.err(`✓ Logged out (profile ${name})`);
     await endRemotely(target ? [target] : [], deps);
     return;
@@ -104,20 +97,20 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
     );
     return;
   }
-  const forgotten: string[] = [];
+  const loggedOut: string[] = [];
   const targets: (TokenEndpoint & { refreshToken: string })[] = [];
   for (const name of names) {
     await store.update(name, (p) => {
-      if (!p || !holdsSomething(p)) return p;
-      forgotten.push(name);
+      if (!p || !holdsSession(p)) return p;
+      loggedOut.push(name);
       const target = endpointToEnd(p, undefined);
       if (target) targets.push(target);
-      return forget(p);
+      return forgotten(p);
     });
   }
   io.err(
-    forgotten.length
-      ? `✓ Logged out of ${forgotten.length === 1 ? 'profile' : 'profiles'} ${forgotten.join(', ')}`
+    loggedOut.length
+      ? `✓ Logged out of ${loggedOut.length === 1 ? 'profile' : 'profiles'} ${loggedOut.join(', ')}`
       : 'Not logged in anywhere; nothing to forget',
   );
   await endRemotely(targets, deps);

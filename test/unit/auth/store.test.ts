@@ -3,7 +3,15 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, parseStoreText } from '../../../src/auth/store.js';
+import {
+  forgotten,
+  holdsSession,
+  loggedIn,
+  openStore,
+  parseStoreText,
+  tokenRefused,
+  withSession,
+} from '../../../src/auth/store.js';
 import { exitCodeFor, UsageError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/run.js';
 
@@ -33,6 +41,46 @@ describe('parseStoreText (pure)', () => {
     ['{"profiles":{"a":{"session":{"accessToken":"x","expiresAt":1,"refreshToken":2}}}}', false],
     ['{"profiles":{"a":{"secrets":"pw"}}}', false],
   ])('%s → ok %s', (text, ok) => expect('data' in parseStoreText(text)).toBe(ok));
+});
+
+describe("a profile's record: what login, logout and the session leave (pure)", () => {
+  const session = { accessToken: 'a', expiresAt: 10 };
+  const kept = { settings: { tenant: 't' }, session, secrets: { password: 'p', clientSecret: 'c' } };
+  it.each<[string, unknown, unknown]>([
+    [
+      'login keeps the client secret, drops a saved password',
+      loggedIn(kept, { tenant: 'u' }, session, { password: 'p2', clientSecret: 'c2' }, false),
+      { settings: { tenant: 'u' }, session, secrets: { clientSecret: 'c2' } },
+    ],
+    [
+      'login --save-password keeps both',
+      loggedIn(undefined, {}, session, { password: 'p2', clientSecret: 'c2' }, true),
+      { settings: {}, session, secrets: { password: 'p2', clientSecret: 'c2' } },
+    ],
+    [
+      'a renewal replaces the session',
+      withSession(kept, { ...session, accessToken: 'b' }),
+      { ...kept, session: { ...session, accessToken: 'b' } },
+    ],
+    [
+      'a refused refresh drops it, keeping the rest',
+      withSession(kept, undefined),
+      { settings: kept.settings, secrets: kept.secrets },
+    ],
+    ['no profile and no session: still none', withSession(undefined, undefined), undefined],
+    [
+      'a refused token expires now',
+      tokenRefused(kept, 'a'),
+      { ...kept, session: { ...session, expiresAt: 0 } },
+    ],
+    ['another token is left alone', tokenRefused(kept, 'x'), kept],
+    ['logout forgets session and secrets, keeps settings', forgotten(kept), { settings: { tenant: 't' } }],
+    [
+      'holdsSession',
+      [holdsSession(kept), holdsSession(forgotten(kept)), holdsSession(undefined)],
+      [true, false, false],
+    ],
+  ])('%s', (_what, got, want) => expect(got).toEqual(want));
 });
 
 describe('openStore', () => {
