@@ -181,16 +181,26 @@ writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
  * a second time only when it does not answer, i.e. before a request that takes far longer. Nothing in
  * it may load heavy modules at its start (the build checks the ones that would).
  */
-/** The fast path never draws a table (a terminal or `-f table` goes to the CLI): the renderer's table stays out. */
+/**
+ * The fast path never draws a table (a terminal or `-f table` goes to the CLI): the renderer's table
+ * stays out. Nor does it write the credential store (auth/store.ts loads conf only to write): conf
+ * stays out too, and dist/ requires nothing from node_modules (package.json: everything the bundle
+ * inlines is a devDependency).
+ */
+const STUBBED = {
+  table:
+    "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
+  conf: "export default class { constructor() { throw new Error('prs: the answer cache fast path writes no profile'); } }\n",
+};
 const noTable = {
   name: 'no-table',
   setup(b) {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
       args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-stub' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, () => ({
-      contents:
-        "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
+    b.onResolve({ filter: /^conf$/ }, () => ({ path: 'conf', namespace: 'prs-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, (args) => ({
+      contents: STUBBED[args.path],
       loader: 'js',
     }));
   },
@@ -209,8 +219,6 @@ const hit = await build({
   sourcesContent: false,
   legalComments: 'none',
   logLevel: 'warning',
-  // auth/store.ts loads conf to write a profile, which a hit never does: left a real import().
-  external: ['conf'],
   metafile: true,
   plugins: [noTable],
 });
