@@ -3,7 +3,7 @@
 // rate-limit window and a dry-run plan, lists the files, then cleans up.
 // Everything runs on loopback; nothing is left running or written outside a temporary folder.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,7 +109,8 @@ try {
   for (const name of readdirSync(exportsDir).sort()) {
     console.log(`${String(statSync(join(exportsDir, name)).size).padStart(8)}  ${name}`);
   }
-  console.log('\nDone. Try `prs --help`, `prs help exit-codes`, or `prs sandbox` to keep a sandbox running.');
+  const { nextSteps, prsOnPath } = await import('./next-steps.mjs');
+  console.log(`\n${nextSteps(realpathSync(bin), prsOnPath())}`);
 } catch (err) {
   failed = true;
   console.error(`demo failed: ${err.message}`);

@@ -1,6 +1,7 @@
 // `npm run demo` is the README's first command: it must finish on its own, exit 0 and show real output.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { baseEnv } from '../helpers/run.js';
@@ -9,7 +10,8 @@ const script = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url))
 
 it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () => {
   const child = spawn(process.execPath, [script], {
-    env: baseEnv({ CI: 'true' }),
+    // A PATH without any prs (the demo runs node by its path): the last lines say how to get one.
+    env: baseEnv({ CI: 'true', PATH: dirname(process.execPath) }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -33,4 +35,8 @@ it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () 
   const work = /Config and exports go to (\S+) /.exec(out)?.[1];
   expect(work).toBeTruthy();
   expect(existsSync(work!)).toBe(false);
+  // `Try prs --help` was "command not found" after a clone: how to get prs on PATH (issue 34 item 11).
+  expect(out).toMatch(
+    /\nDone\. `prs` is not on your PATH yet, .*run `npm link` \(once, in this folder\)\.\nOr run it in place: node bin\/prs\.js --help\n$/,
+  );
 });
