@@ -27,6 +27,15 @@ _prs_value() {
     'export -o'|'export --output') _prs_v='f' ;;
     'export --name') _prs_v='n' ;;
     'export --parallel') _prs_v='n' ;;
+    'diff -t'|'diff --type') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
+    'diff --from') _prs_v='w:today yesterday previous-weekday' ;;
+    'diff --to') _prs_v='w:today yesterday previous-weekday' ;;
+    'diff -d'|'diff --date') _prs_v='w:today yesterday previous-weekday' ;;
+    'diff --against') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
+    'diff --key') _prs_v='n' ;;
+    'diff --fields') _prs_v='n' ;;
+    'diff -f'|'diff --format') _prs_v='w:table json ndjson csv tsv' ;;
+    'diff -o'|'diff --output') _prs_v='f' ;;
     'sandbox --port') _prs_v='n' ;;
     'sandbox --host') _prs_v='n' ;;
     'sandbox --rate-limit') _prs_v='n' ;;
@@ -88,7 +97,7 @@ _prs() {
         ;;
       *)
         case "$cmd $word" in
-          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' cache'|'cache info'|'cache clear'|'cache help'|' quota'|' completion'|' sandbox'|' help'|'help login'|'help logout'|'help auth'|'help auth status'|'help auth token'|'help config'|'help config list'|'help config get'|'help config set'|'help config unset'|'help config path'|'help report'|'help export'|'help cache'|'help cache info'|'help cache clear'|'help quota'|'help completion'|'help sandbox'|'help exit-codes')
+          ' login'|' logout'|' auth'|'auth status'|'auth token'|'auth help'|' config'|'config list'|'config get'|'config set'|'config unset'|'config path'|'config help'|' report'|' export'|' diff'|' cache'|'cache info'|'cache clear'|'cache help'|' quota'|' completion'|' sandbox'|' help'|'help login'|'help logout'|'help auth'|'help auth status'|'help auth token'|'help config'|'help config list'|'help config get'|'help config set'|'help config unset'|'help config path'|'help report'|'help export'|'help diff'|'help cache'|'help cache info'|'help cache clear'|'help quota'|'help completion'|'help sandbox'|'help exit-codes')
             cmd=${cmd:+$cmd }$word
             nargs=0
             ;;
@@ -129,6 +138,7 @@ _prs() {
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw --fail-fast --dry-run --refresh -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'diff') words='-t --type --from --to --each --weekends -d --date --against --key --fields -f --format -o --output --force --fail-fast --dry-run --refresh --exit-code -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache info') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache clear') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
@@ -150,6 +160,7 @@ _prs() {
       'help config path') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help report') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help export') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'help diff') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help cache') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help cache info') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help cache clear') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
@@ -160,7 +171,7 @@ _prs() {
     esac
   else
     case $cmd in
-      '') words='login logout auth config report export cache quota completion sandbox help' ;;
+      '') words='login logout auth config report export diff cache quota completion sandbox help' ;;
       'auth') words='status token help' ;;
       'auth help') ((nargs == 0)) && { _prs_v='w:status token'; _prs_complete_value; return 0; } ;;
       'config') words='list get set unset path help' ;;
@@ -171,7 +182,7 @@ _prs() {
       'cache') words='info clear help' ;;
       'cache help') ((nargs == 0)) && { _prs_v='w:info clear'; _prs_complete_value; return 0; } ;;
       'completion') ((nargs == 0)) && { _prs_v='w:bash zsh fish'; _prs_complete_value; return 0; } ;;
-      'help') words='login logout auth config report export cache quota completion sandbox exit-codes' ;;
+      'help') words='login logout auth config report export diff cache quota completion sandbox exit-codes' ;;
       'help auth') words='status token' ;;
       'help config') words='list get set unset path' ;;
       'help cache') words='info clear' ;;

@@ -20,13 +20,13 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
                         set skip 1
                 end
                 continue
         end
         switch "$cmd $tok"
-            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' cache' 'cache info' 'cache clear' 'cache help' ' quota' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help cache' 'help cache info' 'help cache clear' 'help quota' 'help completion' 'help sandbox' 'help exit-codes'
+            case ' login' ' logout' ' auth' 'auth status' 'auth token' 'auth help' ' config' 'config list' 'config get' 'config set' 'config unset' 'config path' 'config help' ' report' ' export' ' diff' ' cache' 'cache info' 'cache clear' 'cache help' ' quota' ' completion' ' sandbox' ' help' 'help login' 'help logout' 'help auth' 'help auth status' 'help auth token' 'help config' 'help config list' 'help config get' 'help config set' 'help config unset' 'help config path' 'help report' 'help export' 'help diff' 'help cache' 'help cache info' 'help cache clear' 'help quota' 'help completion' 'help sandbox' 'help exit-codes'
                 set cmd (string trim -- "$cmd $tok")
                 set nargs 0
             case '*'
@@ -76,6 +76,7 @@ complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
 complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "" 0' -a 'diff' -d 'what changed in a report: between two dates, or between two report types on one date'
 complete -c prs -n '__prs_at "" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
 complete -c prs -n '__prs_at "" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "" 0' -a 'completion' -d 'print the shell completion script'
@@ -179,6 +180,25 @@ complete -c prs -n '__prs_at "export"' -l json -d 'print a JSON array, one objec
 complete -c prs -n '__prs_at "export"' -l dry-run -d 'send nothing: print the plan (items, requests after --skip-existing, ETA)'
 complete -c prs -n '__prs_at "export"' -s h -l help -d 'show help'
 
+# prs diff
+complete -c prs -n '__prs_at "diff"' -s t -l type -x -a 'index\\t\'index values and market values\' constituent.close\\t\'constituents at the close\' constituent.open\\t\'constituents at the open\' constituent.proforma\\t\'pro-forma constituents\' constituent.corporateactions\\t\'corporate actions of the constituents\' constituent.proformacorporateactions\\t\'pro-forma corporate actions\'' -d 'report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions'
+complete -c prs -n '__prs_at "diff"' -l from -x -a 'today\\t\'today\\\'s date (local time)\' yesterday\\t\'yesterday\\\'s date (local time)\' previous-weekday\\t\'the latest Monday–Friday before today (for cron)\'' -d 'the old date'
+complete -c prs -n '__prs_at "diff"' -l to -x -a 'today\\t\'today\\\'s date (local time)\' yesterday\\t\'yesterday\\\'s date (local time)\' previous-weekday\\t\'the latest Monday–Friday before today (for cron)\'' -d 'the new date'
+complete -c prs -n '__prs_at "diff"' -l each -d 'with --from/--to: every consecutive pair of weekdays in the range (a change log)'
+complete -c prs -n '__prs_at "diff"' -l weekends -d 'with --each: include Saturdays and Sundays'
+complete -c prs -n '__prs_at "diff"' -s d -l date -x -a 'today\\t\'today\\\'s date (local time)\' yesterday\\t\'yesterday\\\'s date (local time)\' previous-weekday\\t\'the latest Monday–Friday before today (for cron)\'' -d 'with --against: the one date on which two report types are compared'
+complete -c prs -n '__prs_at "diff"' -l against -x -a 'index\\t\'index values and market values\' constituent.close\\t\'constituents at the close\' constituent.open\\t\'constituents at the open\' constituent.proforma\\t\'pro-forma constituents\' constituent.corporateactions\\t\'corporate actions of the constituents\' constituent.proformacorporateactions\\t\'pro-forma corporate actions\'' -d 'with -d: the report type compared with --type (e.g. constituent.proforma)'
+complete -c prs -n '__prs_at "diff"' -l key -x -d 'the fields that identify a row (default by type: isin, eventId, indexId)'
+complete -c prs -n '__prs_at "diff"' -l fields -x -d 'compare only these fields (default: all but the key and effectiveDate)'
+complete -c prs -n '__prs_at "diff"' -s f -l format -x -a 'table\\t\'aligned columns (the default on a terminal)\' json\\t\'an array of rows (the default in a pipe)\' ndjson\\t\'one JSON row per line\' csv\\t\'comma-separated, a header line first\' tsv\\t\'tab-separated, a header line first\'' -d 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)'
+complete -c prs -n '__prs_at "diff"' -s o -l output -r -F -d 'write to a file (atomically); - for stdout'
+complete -c prs -n '__prs_at "diff"' -l force -d 'overwrite an existing --output file'
+complete -c prs -n '__prs_at "diff"' -l fail-fast -d 'stop at the first item that fails'
+complete -c prs -n '__prs_at "diff"' -l dry-run -d 'send nothing: print the plan (requests after cache hits, waits, ETA)'
+complete -c prs -n '__prs_at "diff"' -l refresh -d 'ask the service again and update the answer cache'
+complete -c prs -n '__prs_at "diff"' -l exit-code -d 'exit 11 when anything changed, 0 when nothing did'
+complete -c prs -n '__prs_at "diff"' -s h -l help -d 'show help'
+
 # prs cache
 complete -c prs -n '__prs_at "cache"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'
@@ -222,6 +242,7 @@ complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
 complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
+complete -c prs -n '__prs_at "help" 0' -a 'diff' -d 'what changed in a report: between two dates, or between two report types on one date'
 complete -c prs -n '__prs_at "help" 0' -a 'cache' -d 'the answer cache (see --cache): what it holds, and clearing it'
 complete -c prs -n '__prs_at "help" 0' -a 'quota' -d 'the rate limit in force, the requests counted in its window, and the next free slot'
 complete -c prs -n '__prs_at "help" 0' -a 'completion' -d 'print the shell completion script'
@@ -260,6 +281,8 @@ complete -c prs -n '__prs_at "help config" 0' -a 'path' -d 'print the config fil
 # prs help report
 
 # prs help export
+
+# prs help diff
 
 # prs help cache
 complete -c prs -n '__prs_at "help cache" 0' -a 'info' -d 'directory, entries, bytes, oldest and newest stored answers'

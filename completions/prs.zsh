@@ -56,6 +56,7 @@ _prs() {
         'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'diff:what changed in a report: between two dates, or between two report types on one date'
         'cache:the answer cache (see --cache): what it holds, and clearing it'
         'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
@@ -73,6 +74,7 @@ _prs() {
         config) _prs_cmd_config && ret=0 ;;
         report) _prs_cmd_report && ret=0 ;;
         export) _prs_cmd_export && ret=0 ;;
+        diff) _prs_cmd_diff && ret=0 ;;
         cache) _prs_cmd_cache && ret=0 ;;
         quota) _prs_cmd_quota && ret=0 ;;
         completion) _prs_cmd_completion && ret=0 ;;
@@ -308,6 +310,35 @@ _prs_cmd_export() {
     '*:portfolioId: '
 }
 
+_prs_cmd_diff() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals \
+    '(-t --type)-t+[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '(-t --type)--type=[report type (required): index, constituent.close, constituent.open, constituent.proforma, constituent.corporateactions, constituent.proformacorporateactions]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '--from=[the old date]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)" previous-weekday\:"the latest Monday–Friday before today (for cron)"))' \
+    '--to=[the new date]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)" previous-weekday\:"the latest Monday–Friday before today (for cron)"))' \
+    '--each[with --from/--to: every consecutive pair of weekdays in the range (a change log)]' \
+    '--weekends[with --each: include Saturdays and Sundays]' \
+    '(-d --date)-d+[with --against: the one date on which two report types are compared]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)" previous-weekday\:"the latest Monday–Friday before today (for cron)"))' \
+    '(-d --date)--date=[with --against: the one date on which two report types are compared]:date:((today\:"today'\''s date (local time)" yesterday\:"yesterday'\''s date (local time)" previous-weekday\:"the latest Monday–Friday before today (for cron)"))' \
+    '--against=[with -d: the report type compared with --type (e.g. constituent.proforma)]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
+    '--key=[the fields that identify a row (default by type: isin, eventId, indexId)]:a,b: ' \
+    '--fields=[compare only these fields (default: all but the key and effectiveDate)]:a,b: ' \
+    '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
+    '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
+    '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
+    '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
+    '--force[overwrite an existing --output file]' \
+    '--fail-fast[stop at the first item that fails]' \
+    '--dry-run[send nothing: print the plan (requests after cache hits, waits, ETA)]' \
+    '--refresh[ask the service again and update the answer cache]' \
+    '--exit-code[exit 11 when anything changed, 0 when nothing did]' \
+    '(- *)-h[show help]' \
+    '(- *)--help[show help]' \
+    '*:portfolioId: '
+}
+
 _prs_cmd_cache() {
   local curcontext=$curcontext state state_descr line ret=1
   typeset -A opt_args
@@ -432,6 +463,7 @@ _prs_cmd_help() {
         'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
+        'diff:what changed in a report: between two dates, or between two report types on one date'
         'cache:the answer cache (see --cache): what it holds, and clearing it'
         'quota:the rate limit in force, the requests counted in its window, and the next free slot'
         'completion:print the shell completion script'
@@ -449,6 +481,7 @@ _prs_cmd_help() {
         config) _prs_cmd_help_config && ret=0 ;;
         report) _prs_cmd_help_report && ret=0 ;;
         export) _prs_cmd_help_export && ret=0 ;;
+        diff) _prs_cmd_help_diff && ret=0 ;;
         cache) _prs_cmd_help_cache && ret=0 ;;
         quota) _prs_cmd_help_quota && ret=0 ;;
         completion) _prs_cmd_help_completion && ret=0 ;;
@@ -581,6 +614,12 @@ _prs_cmd_help_report() {
 }
 
 _prs_cmd_help_export() {
+  local -a globals
+  _prs_globals
+  _arguments -s -S : $globals
+}
+
+_prs_cmd_help_diff() {
   local -a globals
   _prs_globals
   _arguments -s -S : $globals

@@ -10,6 +10,7 @@ import { defineCache } from './commands/cache.cli.js';
 import { defineCompletion } from './commands/completion.cli.js';
 import { defineConfig } from './commands/config.cli.js';
 import type { Runner } from './commands/define.js';
+import { defineDiff } from './commands/diff.cli.js';
 import { defineExport } from './commands/export.cli.js';
 import { defineHelp } from './commands/help.cli.js';
 import { defineLogin } from './commands/login.cli.js';
@@ -38,6 +39,7 @@ const COMMANDS = [
   defineConfig,
   defineReport,
   defineExport,
+  defineDiff,
   defineCache,
   defineQuota,
   defineCompletion,

@@ -19,6 +19,7 @@ export const ExitCode = {
   service: 8,
   network: 9,
   file: 10,
+  changed: 11,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -67,6 +68,11 @@ export const EXIT_CODES: readonly ExitCodeInfo[] = [
     code: ExitCode.file,
     short: 'local file',
     meaning: 'local file: exists (no --force), unwritable, missing directory or disk full',
+  },
+  {
+    code: ExitCode.changed,
+    short: 'changed',
+    meaning: 'diff --exit-code: something changed (0 when nothing did)',
   },
   {
     code: ExitCode.interrupted,
@@ -201,6 +207,18 @@ export class FileExistsError extends FileError {
     hint = 'use --force to overwrite it',
   ) {
     super(`${path} already exists`, { hint });
+  }
+}
+
+/**
+ * Exit 11: `prs diff --exit-code` found a change. Not a failure, so nothing is printed for it (as
+ * `git diff --exit-code`): the summary lines already said what changed.
+ */
+export class ChangesFoundError extends PrsError {
+  static override readonly exitCode: number = ExitCode.changed;
+  override name = 'ChangesFoundError';
+  constructor() {
+    super('changes found');
   }
 }
 

@@ -55,6 +55,24 @@ export const EXAMPLES: Record<string, Example[]> = {
     ],
     ['a second set of settings and session', 'prs --profile prod login'],
   ],
+  diff: [
+    [
+      'what changed between two dates (entered, left, weights, shares, prices)',
+      'prs diff 77 -t constituent.close --from 2024-03-15 --to 2024-03-18',
+    ],
+    [
+      'what the coming rebalance changes: close against pro forma',
+      'prs diff 77 -t constituent.close -d 2024-03-15 --against constituent.proforma',
+    ],
+    [
+      'a change log of every weekday of a month, as CSV',
+      'prs diff 77 -t constituent.close --from 2024-03-01 --to 2024-03-29 --each -f csv -o changes.csv',
+    ],
+    [
+      'a nightly check: exit 11 when anything changed',
+      'prs diff 77 -t constituent.close --from previous-weekday --to today --exit-code -q',
+    ],
+  ],
   login: [
     [
       'interactive, secrets hidden; keeps the session and client secret (0600), not the password',

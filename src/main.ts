@@ -5,7 +5,7 @@
 import { type Command, CommanderError } from 'commander';
 import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
-import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
+import { ChangesFoundError, ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
@@ -174,7 +174,8 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    if (code !== ExitCode.ok) {
+    // diff --exit-code's 11 is an answer, not an error: nothing to say (as git diff --exit-code).
+    if (code !== ExitCode.ok && !(err instanceof ChangesFoundError && !received)) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.

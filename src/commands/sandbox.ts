@@ -76,7 +76,7 @@ export function startBanner(s: {
     'then try:',
     '  prs report 42 --type index --date 2023-06-29',
     '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',
-    `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 101 no data · 500 always fails · 900 big export (${s.bigRows} rows)`,
+    `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 77 a rebalance (for diff) · 101 no data · 500 always fails · 900 big export (${s.bigRows} rows)`,
   ];
   if (other) {
     lines.push(

@@ -3,6 +3,7 @@
  * so the three renderers never touch commander and can be tested on hand-built specs.
  */
 import type { Command, Option } from 'commander';
+import { DIFF_FLAGS } from '../commands/diff.flags.js';
 import { ITEM_FLAGS, spelling } from '../commands/flags.js';
 import { REPORT_FLAGS } from '../commands/report.flags.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
@@ -95,6 +96,7 @@ export const OPTION_VALUES: Record<string, ValueSpec> = {
   ...fromTable(SETTINGS),
   ...fromTable(ITEM_FLAGS),
   ...fromTable(REPORT_FLAGS, 'report '),
+  ...fromTable(DIFF_FLAGS, 'diff '),
   'export --format': choices(EXPORT_FORMATS, EXPORT_FORMAT_DESCRIPTIONS),
   'export --output': { kind: 'file' },
   '--dir': { kind: 'dir' },

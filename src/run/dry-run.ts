@@ -124,22 +124,28 @@ export interface ReportPlanOptions {
   cache?: CacheUse;
   /** --json (report: -f json / --json): the plan as JSON on stdout. */
   json: boolean;
+  /** diff --against: each portfolio × date is asked for these types (default: `type` alone). */
+  types?: readonly ReportType[];
 }
 
 /** report --dry-run: counts the fresh cache entries (without marking them used), then plans the rest. */
 export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunPlan> {
   const s = await deps.settings();
+  const types = o.types ?? [o.type];
   const items = itemsOf(o.portfolioIds, o.dates);
   const store = o.cache === 'use' || o.cache === undefined ? storeFor(s, deps.clock) : undefined;
   const now = deps.clock.now();
   let cached = 0;
   for (const item of items) {
     if (!store || !cacheableDate(item.date, now)) continue;
-    const key = answerKey(s, { portfolioId: item.portfolioId, reportType: o.type, date: item.date });
-    if (key && store.peek(s.profile, key, s.cacheMaxAgeMs!)) cached++;
+    for (const reportType of types) {
+      const key = answerKey(s, { portfolioId: item.portfolioId, reportType, date: item.date });
+      if (key && store.peek(s.profile, key, s.cacheMaxAgeMs!)) cached++;
+    }
   }
   const limiter = await limiterNow(deps);
-  return show(deps, planRun({ command: 'report', items: items.length, cached, ...limiter }), o.json);
+  const count = items.length * types.length;
+  return show(deps, planRun({ command: 'report', items: count, cached, ...limiter }), o.json);
 }
 
 export interface ExportPlanOptions {

@@ -24,6 +24,7 @@ export {
   LARGE_PORTFOLIO_ID,
   PRECISION_PORTFOLIO_ID,
 } from './portfolios.js';
+export { REBALANCE_PORTFOLIO_ID } from './rebalance.js';
 export { parseQuery } from './routes.js';
 
 export interface Sandbox {

@@ -8,11 +8,13 @@
  *   42   Example 600 OG: modelled on the public docs (index rows "Example 600 OG EUR" / "... JPY").
  *   101  Empty Shell: exists, but every type and date has no data.
  *   500  Broken: always answers 500 once the request is valid (for retry handling).
+ *   77   Rebalance Demo: a quarterly rebalance, a dual listing, a split (rebalance.ts; for `prs diff`).
  *   900  Big Export: `bigExportRows` constituent rows (default 1000), generated and streamed.
  */
 
 import type { ReportType } from '../domain.js';
 import { dayNumber } from './calendar.js';
+import { REBALANCE_NAME, REBALANCE_PORTFOLIO_ID, rebalanceRows } from './rebalance.js';
 import {
   constituentRow,
   corporateActionRow,
@@ -363,6 +365,13 @@ export function createCatalog(o: CatalogOptions = {}): Map<number, Portfolio> {
     }),
     precisionStress(),
     example600(),
+    {
+      id: REBALANCE_PORTFOLIO_ID,
+      name: REBALANCE_NAME,
+      description: 'a quarterly rebalance, a dual listing, a split',
+      inception: '2020-01-02',
+      rows: rebalanceRows,
+    },
     emptyShell(),
     broken(),
     universe({

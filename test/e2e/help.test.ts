@@ -90,7 +90,7 @@ describe('prs help', () => {
       .map((l) => /^\s+(\d+) {2}\S/.exec(l)?.[1])
       .filter(Boolean)
       .map(Number);
-    expect(codes).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130, 143]);
+    expect(codes).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 130, 143]);
     expect(r.stdout).toMatch(/^\s+5 {2}forbidden \(403\) — check the tenant$/m);
   });
 

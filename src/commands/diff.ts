@@ -1,0 +1,173 @@
+/**
+ * `prs diff`: what changed in a report between two answers (CLI.md `prs diff`). A run like report's
+ * (src/run/engine.ts): each portfolio × date × type is one request through the service (the answer
+ * cache, the shared limiter, retries), in order; an item that fails on its own is reported and the run
+ * goes on. Each answer is compared with the portfolio's previous one as it arrives, so at most two
+ * answers' rows are held; the pair's rows are written (json, ndjson) or kept for the end (csv, tsv,
+ * table) and its summary line goes to stderr.
+ */
+import type { Deps } from '../deps.js';
+import { anyChange, countsText, diffRows, type PairCounts } from '../diff/compare.js';
+import { chooseKey, defaultKey } from '../diff/keys.js';
+import { diffWriter } from '../diff/output.js';
+import type { Item, ReportType, Row } from '../domain.js';
+import { ChangesFoundError, NoDataError } from '../errors.js';
+import type { ItemDone } from '../run/engine.js';
+import { itemLabel, runFailure } from '../run/outcomes.js';
+import type { DiffOptions } from './diff.flags.js';
+import { defaultFormat, describeEmpty } from './report.js';
+
+export type { DiffOptions };
+
+export interface DiffResult {
+  /** One per pair compared, in order. */
+  pairs: { portfolioId: number; from: string; to: string; counts: PairCounts }[];
+}
+
+/** The answer kept for the next comparison of its portfolio. */
+interface Answer {
+  item: Item;
+  type: ReportType;
+  rows: Row[];
+}
+
+const labelOf = (a: Answer, o: DiffOptions) => `${itemLabel(a.item)}${o.against ? ` (${a.type})` : ''}`;
+
+export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
+  const { io } = deps;
+  const format = o.format ?? defaultFormat(o.output, io.isStdoutTTY);
+  if (o.output !== undefined) {
+    const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
+    await assertWritableDir(o.output);
+    await assertWritableTarget(o.output, o.force);
+  }
+  const dates = [...new Set(o.steps.map((s) => s.date))];
+  if (o.dryRun) {
+    const { reportPlan } = await import('../run/dry-run.js');
+    const types = o.against ? [o.type, o.against] : undefined;
+    await reportPlan({ ...o, dates, types, json: o.format === 'json' }, deps);
+    return { pairs: [] };
+  }
+  const service = await deps.service({ cache: o.cache });
+  const { fileSink, streamSink } = await import('../render/sink.js');
+  const { runItems, runWith } = await import('../run/engine.js');
+  const { HolidayFilter } = await import('../run/holidays.js');
+  const multi = o.portfolioIds.length > 1;
+  const lead = [...(multi ? ['portfolioId'] : []), ...(o.each ? ['fromDate', 'toDate'] : [])];
+  const writer = diffWriter({
+    format,
+    lead,
+    key: [defaultKey(o.type).first],
+    terminal: io.isStdoutTTY && o.output === undefined,
+    color: o.output === undefined && io.colorStdout,
+    width: io.columns,
+  });
+  const items = o.portfolioIds.flatMap((portfolioId) => o.steps.map((s) => ({ portfolioId, date: s.date })));
+  const typeAt = (index: number) => o.steps[index % o.steps.length]!.type;
+
+  let sink = streamSink(io.stdout, io.stdoutGone);
+  let file: Awaited<ReturnType<typeof import('../fs/atomic.js').createAtomicFile>> | undefined;
+  if (o.output !== undefined) {
+    const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+    await removeStaleBeside(o.output);
+    file = await createAtomicFile(o.output, { force: o.force });
+    sink = fileSink(file);
+  }
+  const holidays = new HolidayFilter();
+  const previous = new Map<number, Answer>();
+  const result: DiffResult = { pairs: [] };
+  try {
+    const run = await runItems(
+      items,
+      async (item, ctx): Promise<ItemDone> => {
+        const type = typeAt(ctx.index);
+        const res = await service.report(
+          { portfolioId: item.portfolioId, reportType: type, date: item.date },
+          { signal: ctx.signal, onWait: ctx.onWait },
+        );
+        const rows = res.rows();
+        res.release?.(); // the rows are objects of their own: the body's memory may go
+        // No rows is no data, except for corporate actions, where it is a day without events.
+        if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
+        const effective = rows[0]?.effectiveDate;
+        if (o.each && !holidays.admit(item, typeof effective === 'string' ? effective : undefined))
+          return { status: 'skipped' };
+        await ctx.turn();
+        const now: Answer = { item, type, rows };
+        const before = previous.get(item.portfolioId);
+        previous.set(item.portfolioId, now);
+        if (!before) return { status: 'written', bytes: 0 };
+        const key = chooseKey(
+          o.type,
+          [
+            { rows: before.rows, label: labelOf(before, o) },
+            { rows, label: labelOf(now, o) },
+          ],
+          o.key,
+        );
+        const pairLead: Row = {};
+        if (multi) pairLead.portfolioId = item.portfolioId;
+        if (o.each) {
+          pairLead.fromDate = before.item.date;
+          pairLead.toDate = item.date;
+        }
+        const d = diffRows(before.rows, rows, { type: o.type, key, fields: o.fields, lead: pairLead });
+        before.rows = []; // only the newer answer is compared again
+        result.pairs.push({
+          portfolioId: item.portfolioId,
+          from: before.item.date,
+          to: item.date,
+          counts: d.counts,
+        });
+        const text = writer.add(d.rows);
+        // The spinner's line must not land between rows on a shared terminal.
+        if (io.isStdoutTTY) ctx.clearProgress();
+        const pair = o.against
+          ? `${item.date} ${before.type} → ${type}`
+          : `${before.item.date} → ${item.date}`;
+        io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(d.counts)}`);
+        await sink.write(text);
+        return { status: 'written', bytes: Buffer.byteLength(text) };
+      },
+      {
+        ...runWith(deps, 'report'),
+        failFast: o.failFast,
+        rate: items.length > 1 ? (await deps.settings()).rateLimit : undefined,
+        limiterState: service.limiterState && (() => service.limiterState!()),
+      },
+    );
+    if (run.stopped) throw run.stopped;
+    const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
+    const end = writer.end();
+    if (result.pairs.length === 0 && format === 'table') await sink.abort();
+    else {
+      await sink.write(end.text);
+      await sink.commit();
+    }
+    for (const note of end.notes) if (result.pairs.length > 0) io.note(note);
+    for (const note of holidays.notes()) io.note(note);
+    if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
+    if (o.output !== undefined && result.pairs.length > 0) io.note(`wrote the diff to ${o.output}`);
+    const failed = runFailure(
+      [
+        [result.pairs.length, result.pairs.length === 1 ? 'pair compared' : 'pairs compared'],
+        [holidays.count, 'not repeated'],
+        [empty.length, 'empty'],
+      ],
+      run.failures,
+    );
+    if (failed) throw failed;
+    if (result.pairs.length === 0)
+      throw new NoDataError(
+        `nothing to compare: ${empty.length > 0 ? `no data for ${describeEmpty(empty)}` : 'fewer than two answers'}`,
+        {
+          hint: `check the dates (a weekend or holiday?) and the report type ${o.type}`,
+        },
+      );
+    if (o.exitCode && result.pairs.some((p) => anyChange(p.counts))) throw new ChangesFoundError();
+    return result;
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+}

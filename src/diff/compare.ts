@@ -1,0 +1,136 @@
+/**
+ * Two answers of a report → the rows of their diff (CLI.md `prs diff`): joined by key, compared field
+ * by field as CSV flattens them (`oldShares.Net`), one output row per value that differs. Numbers are
+ * compared and subtracted exactly on their digits (decimal.ts); `1.0` and `1` are the same number.
+ */
+import { isJsonNumeric, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { type Column, columnOf, flatten, selectFields, valueAt } from '../render/columns.js';
+import { sameNumber, subtract } from './decimal.js';
+import { keyOf } from './keys.js';
+
+export type Change = 'added' | 'removed' | 'changed';
+
+export interface PairCounts {
+  added: number;
+  removed: number;
+  changed: number;
+  unchanged: number;
+}
+
+export interface DiffInput {
+  type: ReportType;
+  /** The key fields (keys.ts chooseKey), dotted names. */
+  key: readonly string[];
+  /** --fields: compare only these (a nested object's name stands for its dotted columns). */
+  fields?: readonly string[];
+  /** What leads every output row: portfolioId, fromDate, toDate as they apply. */
+  lead?: Row;
+}
+
+export interface PairDiff {
+  rows: Row[];
+  counts: PairCounts;
+}
+
+/** Never compared unless asked for by --fields: it is the date of the answer, so it always differs. */
+const ANSWER_DATE = 'effectiveDate';
+
+/** Two values (absent counts as null) are the same: numbers by value, objects by their JSON. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  const x = a === undefined ? null : a;
+  const y = b === undefined ? null : b;
+  if (x === y) return true;
+  if (isJsonNumeric(x) && isJsonNumeric(y)) return sameNumber(numberText(x), numberText(y));
+  if (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null)
+    return stringifyLossless(x) === stringifyLossless(y);
+  return false;
+}
+
+/** to − from for two numbers, exact, as a number to print; else null. */
+export function deltaOf(from: unknown, to: unknown): JsonNumber | null {
+  if (!isJsonNumeric(from) || !isJsonNumeric(to)) return null;
+  const d = subtract(numberText(to), numberText(from));
+  return d === undefined ? null : new JsonNumber(d);
+}
+
+/** The compared fields: --fields (checked against both answers' columns), else every column but the key's. */
+export function comparedFields(
+  type: ReportType,
+  before: readonly Record<string, unknown>[],
+  after: readonly Record<string, unknown>[],
+  key: readonly string[],
+  fields?: readonly string[],
+): string[] {
+  const seen = new Set<string>();
+  for (const rows of [before, after]) for (const r of rows) for (const k in r) seen.add(k);
+  const keys = new Set(key);
+  if (fields) {
+    const columns: Column[] = [...seen].map(columnOf);
+    return selectFields(columns, fields, type)
+      .map((c) => c.name)
+      .filter((n) => !keys.has(n));
+  }
+  return [...seen].filter((n) => !keys.has(n) && n !== ANSWER_DATE);
+}
+
+/** The diff of `before` (old) and `after` (new): the new answer's order, then the rows it lost. */
+export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput): PairDiff {
+  const oldFlat = before.map(flatten);
+  const newFlat = after.map(flatten);
+  const fields = comparedFields(o.type, oldFlat, newFlat, o.key, o.fields);
+  const paths = o.key.map((k) => columnOf(k).path);
+  const keyText = (row: Row) => keyOf(row, paths);
+  const index = new Map<string, number>();
+  for (let i = 0; i < before.length; i++) index.set(keyText(before[i]!), i);
+  const matched = new Uint8Array(before.length);
+  const counts: PairCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+  const out: Row[] = [];
+  const emit = (row: Row, change: Change, field: string, from: unknown, to: unknown) => {
+    const r: Row = { ...o.lead, change };
+    for (let k = 0; k < paths.length; k++) {
+      const v = valueAt(row, paths[k]!);
+      r[o.key[k]!] = v === undefined ? null : v;
+    }
+    r.field = field;
+    r.from = from === undefined ? null : from;
+    r.to = to === undefined ? null : to;
+    r.delta = deltaOf(from, to);
+    out.push(r);
+  };
+  for (let j = 0; j < after.length; j++) {
+    const row = after[j]!;
+    const i = index.get(keyText(row));
+    const now = newFlat[j]!;
+    if (i === undefined) {
+      counts.added++;
+      for (const f of fields) emit(row, 'added', f, null, now[f]);
+      continue;
+    }
+    matched[i] = 1;
+    const was = oldFlat[i]!;
+    let changed = false;
+    for (const f of fields) {
+      if (sameValue(was[f], now[f])) continue;
+      changed = true;
+      emit(row, 'changed', f, was[f], now[f]);
+    }
+    if (changed) counts.changed++;
+    else counts.unchanged++;
+  }
+  for (let i = 0; i < before.length; i++) {
+    if (matched[i]) continue;
+    counts.removed++;
+    const was = oldFlat[i]!;
+    for (const f of fields) emit(before[i]!, 'removed', f, was[f], null);
+  }
+  return { rows: out, counts };
+}
+
+/** "1 added, 1 removed, 4 changed, 1 unchanged". */
+export function countsText(c: PairCounts): string {
+  return `${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`;
+}
+
+/** Whether anything changed. */
+export const anyChange = (c: PairCounts): boolean => c.added + c.removed + c.changed > 0;

@@ -1,0 +1,71 @@
+/**
+ * Which fields identify a row of a report, so that two answers can be joined (CLI.md `prs diff`,
+ * `--key`): by type, a first key and the field added when the first repeats within an answer (a dual
+ * listing: one ISIN, two tickers), or the user's `--key`, which must not repeat.
+ */
+import type { ReportType, Row } from '../domain.js';
+import { UsageError } from '../errors.js';
+import { cellText, columnOf, valueAt } from '../render/columns.js';
+
+/** The default key of a type: its first field, and the one added when the first repeats. */
+export function defaultKey(type: ReportType): { first: string; second: string } {
+  if (type === 'index') return { first: 'indexId', second: 'indexName' };
+  if (type.endsWith('corporateactions')) return { first: 'eventId', second: 'isin' };
+  return { first: 'isin', second: 'securityTicker' };
+}
+
+/** The key text of a row for `fields` (dotted paths): its values' cell texts, joined unambiguously. */
+export function keyOf(row: Row, paths: readonly (readonly string[])[]): string {
+  if (paths.length === 1) return cellText(valueAt(row, paths[0]!));
+  let s = '';
+  for (const p of paths) s += `${JSON.stringify(cellText(valueAt(row, p)))},`;
+  return s;
+}
+
+/** The first key that occurs twice among `rows` (its values, space-separated), or undefined. */
+export function repeated(rows: readonly Row[], fields: readonly string[]): string | undefined {
+  const paths = fields.map((f) => columnOf(f).path);
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const k = keyOf(row, paths);
+    if (seen.has(k)) return paths.map((p) => cellText(valueAt(row, p))).join(' ');
+    seen.add(k);
+  }
+  return undefined;
+}
+
+/** Where an answer came from, for the message that names a repeated key. */
+export interface AnswerLabel {
+  rows: readonly Row[];
+  /** "portfolio 42 on 2024-03-15 (constituent.close)" */
+  label: string;
+}
+
+/**
+ * The key fields for joining these answers: `explicit` (--key) as given, else the type's first key,
+ * with its second added when the first repeats in any of them. A key that still repeats within an
+ * answer cannot join it: exit 2 naming the value.
+ */
+export function chooseKey(
+  type: ReportType,
+  answers: readonly AnswerLabel[],
+  explicit?: readonly string[],
+): string[] {
+  const check = (fields: string[], hint: string) => {
+    for (const a of answers) {
+      const value = repeated(a.rows, fields);
+      if (value !== undefined)
+        throw new UsageError(
+          `the key ${fields.join(',')} repeats within the answer of ${a.label}: ${value}`,
+          {
+            hint,
+          },
+        );
+    }
+    return fields;
+  };
+  if (explicit) return check([...explicit], 'choose fields that tell the rows apart with --key a,b');
+  const { first, second } = defaultKey(type);
+  const single = answers.every((a) => repeated(a.rows, [first]) === undefined);
+  return single ? [first] : check([first, second], 'choose fields that tell the rows apart with --key a,b');
+}
