@@ -1,9 +1,9 @@
 /**
  * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
- * and never touch `process.*`. `createTestIO()` returns the same interface over buffers.
+ * and never touch `process.*`. `createTestIO()` is the same IO over in-memory streams.
  */
 import { writeSync } from 'node:fs';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
 import { fileError, StdoutClosedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
@@ -77,7 +77,31 @@ export interface IOOptions {
   logFormat?: 'text' | 'json';
   /** The process's stdout guard (main makes it first, before any output); else one is made here. */
   stdout?: StdoutGuard;
+  /** The streams, as gh's IOStreams: the process's by default; createTestIO hands in memory ones. */
+  streams?: IOStreams;
+  /** Asks at a prompt (default: the terminal, through npm's `read`). */
+  prompter?: (question: string, hidden: boolean) => Promise<string>;
+  /** Shows progress once the IO has decided to (default: ora, loaded when first shown). */
+  spinner?: (text: string, color: boolean) => Progress;
+  /** The time put on JSON lines. */
+  now?: () => number;
 }
+
+/** A stream as the IO reads it: its terminal, if any, and width. */
+type Terminal = { isTTY?: boolean; columns?: number };
+
+export interface IOStreams {
+  stdout: NodeJS.WritableStream & Terminal;
+  stderr: NodeJS.WritableStream & Terminal;
+  /** Made on first use: process.stdin costs its creation (only prompts and --password-stdin read it). */
+  stdin(): NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+const processStreams: IOStreams = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: () => process.stdin,
+};
 
 /** stdout behind a writer that owns its write errors (see IO.stdoutGone). */
 export interface StdoutGuard {
@@ -142,23 +166,24 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
 const noProgress: Progress = { update() {}, stop() {} };
 
 export function createIO(opts: IOOptions): IO {
-  const { stdout, stderr } = process;
+  const { stdout, stderr, stdin } = opts.streams ?? processStreams;
   const guard = opts.stdout ?? guardStdout(stdout);
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
   const env = opts.env ?? {};
+  const now = opts.now ?? Date.now;
   let json = opts.logFormat === 'json';
   const colorWanted = colorFor(opts.color, env, isStderrTTY);
-  // process.stdin is created on first use (~1.5 ms): only login's prompt and --password-stdin read it.
   let stdinTTY: boolean | undefined;
   const isStdinTTY = () => {
-    stdinTTY ??= !!process.stdin.isTTY;
+    stdinTTY ??= !!stdin().isTTY;
     return stdinTTY;
   };
-  const promptTTY = createPrompter();
+  const prompter = opts.prompter ?? createPrompter();
+  const showProgress = opts.spinner ?? spinner;
   // The stderr side: one writer, so every line takes the same path to text or to JSON.
   const line = (kind: LineKind, text: string) => {
-    if (json) stderr.write(formatLogLine(entryFromText(kind, text), Date.now()));
+    if (json) stderr.write(formatLogLine(entryFromText(kind, text), now()));
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
@@ -190,13 +215,13 @@ export function createIO(opts: IOOptions): IO {
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     verbose: !!opts.verbose,
-    prompt: (question, o) => promptTTY(question, !!o?.hidden),
+    prompt: (question, o) => prompter(question, !!o?.hidden),
     readStdin: async () => {
       const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      for await (const chunk of stdin()) chunks.push(Buffer.from(chunk));
       return Buffer.concat(chunks).toString('utf8');
     },
-    progress: (text) => (isStderrTTY && !quiet && !json ? spinner(text, colorWanted) : noProgress),
+    progress: (text) => (isStderrTTY && !quiet && !json ? showProgress(text, colorWanted) : noProgress),
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
     get logFormat() {
       return json ? 'json' : 'text';
@@ -205,12 +230,12 @@ export function createIO(opts: IOOptions): IO {
       json = format === 'json';
     },
     log: (entry) => {
-      if (json) stderr.write(formatLogLine(entry, Date.now()));
+      if (json) stderr.write(formatLogLine(entry, now()));
     },
   };
 }
 
-function drain(stream: NodeJS.WriteStream): Promise<void> {
+function drain(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }): Promise<void> {
   if (!stream.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve) => {
     stream.once('drain', resolve);
@@ -311,91 +336,66 @@ export interface TestIO extends IO {
   stderrText(): string;
 }
 
-/** An IO over buffers for unit tests. `answers` feed prompts in order; `stdin` feeds readStdin. */
-export function createTestIO(
-  o: Partial<
-    Pick<
-      IO,
-      'isStdoutTTY' | 'isStderrTTY' | 'isStdinTTY' | 'color' | 'colorStdout' | 'columns' | 'quiet' | 'verbose'
-    >
-  > & {
-    answers?: string[];
-    stdin?: string;
-    logFormat?: 'text' | 'json';
-    /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
-    now?: () => number;
-    /** Abort it to play a stdout that went away or failed. */
-    stdoutGone?: AbortSignal;
-  } = {},
-): TestIO {
+export interface TestIOOptions extends Pick<IOOptions, 'quiet' | 'verbose' | 'color' | 'env' | 'logFormat'> {
+  isStdoutTTY?: boolean;
+  isStderrTTY?: boolean;
+  isStdinTTY?: boolean;
+  /** The terminal's width (default 120). */
+  columns?: number;
+  /** Fed to prompts in order; a prompt with none left fails the test. */
+  answers?: string[];
+  /** What readStdin reads. */
+  stdin?: string;
+  /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
+  now?: () => number;
+  /** Abort it to play a stdout that went away or failed. */
+  stdoutGone?: AbortSignal;
+}
+
+/**
+ * createIO over in-memory streams, as gh's iostreams.Test(): the same decisions (colour, progress,
+ * JSON lines) over buffers. A prompt writes its question to stderr and takes the next answer; the
+ * progress line is written as `[progress] <text>` lines.
+ */
+export function createTestIO(o: TestIOOptions = {}): TestIO {
+  const memory = (into: Buffer[], tty: boolean) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _enc, cb) {
+          into.push(Buffer.from(chunk));
+          cb();
+        },
+      }),
+      { isTTY: tty, columns: o.columns ?? 120 },
+    );
   const out: Buffer[] = [];
-  let err = '';
+  const err: Buffer[] = [];
+  const stdout = memory(out, !!o.isStdoutTTY);
+  const stderr = memory(err, !!o.isStderrTTY);
   const answers = [...(o.answers ?? [])];
-  const stdout = new Writable({
-    write(chunk, _enc, cb) {
-      out.push(Buffer.from(chunk));
-      cb();
+  const io = createIO({
+    ...o,
+    streams: {
+      stdout,
+      stderr,
+      stdin: () => Object.assign(Readable.from([Buffer.from(o.stdin ?? '')]), { isTTY: !!o.isStdinTTY }),
+    },
+    stdout: { stream: stdout, gone: o.stdoutGone ?? new AbortController().signal, idle: async () => {} },
+    now: o.now ?? (() => Date.UTC(2024, 4, 3, 6, 0, 0)),
+    prompter: async (question) => {
+      stderr.write(question);
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error(`unexpected prompt: ${question}`);
+      return answer;
+    },
+    spinner: (text) => {
+      stderr.write(`[progress] ${text}\n`);
+      return { update: (t) => stderr.write(`[progress] ${t}\n`), stop() {} };
     },
   });
-  const isStdinTTY = o.isStdinTTY ?? false;
-  const isStderrTTY = o.isStderrTTY ?? false;
-  let json = o.logFormat === 'json';
-  const now = o.now ?? (() => Date.UTC(2024, 4, 3, 6, 0, 0));
-  const line = (kind: LineKind, l: string) => {
-    err += json ? formatLogLine(entryFromText(kind, l), now()) : l.endsWith('\n') ? l : `${l}\n`;
-  };
-  return {
-    out: (t) => {
-      out.push(Buffer.from(t));
-    },
-    stdout,
-    stdoutGone: o.stdoutGone ?? new AbortController().signal,
-    err: (l) => line('err', l),
-    note: (l) => {
-      if (!o.quiet) line('note', l);
-    },
-    debug: (l) => {
-      if (o.verbose) line('debug', l);
-    },
-    isStdoutTTY: o.isStdoutTTY ?? false,
-    isStderrTTY,
-    isStdinTTY,
-    canPrompt: isStdinTTY && isStderrTTY,
-    color: o.color ?? false,
-    colorStdout: o.colorStdout ?? false,
-    red: redIf(o.color ?? false),
-    columns: o.columns ?? 120,
-    quiet: !!o.quiet,
-    verbose: !!o.verbose,
-    prompt: async (q) => {
-      err += q;
-      const a = answers.shift();
-      if (a === undefined) throw new Error(`unexpected prompt: ${q}`);
-      return a;
-    },
-    readStdin: async () => o.stdin ?? '',
-    progress: (text) => {
-      if (!isStderrTTY || o.quiet || json) return noProgress;
-      err += `[progress] ${text}\n`;
-      return {
-        update: (t) => {
-          err += `[progress] ${t}\n`;
-        },
-        stop() {},
-      };
-    },
-    flush: async () => {},
-    get logFormat() {
-      return json ? 'json' : 'text';
-    },
-    useLogFormat: (format) => {
-      json = format === 'json';
-    },
-    log: (entry) => {
-      if (json) err += formatLogLine(entry, now());
-    },
+  return Object.assign(io, {
     stdoutText: () => Buffer.concat(out).toString('utf8'),
     stdoutBytes: () => Buffer.concat(out),
-    stderrText: () => err,
-  };
+    stderrText: () => Buffer.concat(err).toString('utf8'),
+  });
 }

@@ -15,8 +15,15 @@ describe('colorFor: the one colour rule', () => {
 
 describe('the IO paints', () => {
   it('red only when colour is on', () => {
-    expect(createTestIO({ color: true }).red('prs: x')).toBe('\x1b[31mprs: x\x1b[39m');
-    expect(createTestIO({ color: false }).red('prs: x')).toBe('prs: x');
+    expect(createTestIO({ isStderrTTY: true }).red('prs: x')).toBe('\x1b[31mprs: x\x1b[39m');
+    expect(createTestIO({ isStderrTTY: true, color: false }).red('prs: x')).toBe('prs: x');
+  });
+
+  it('no colour under JSON logs: the test IO is createIO, so it decides as the real one', () => {
+    const io = createTestIO({ isStderrTTY: true, env: { FORCE_COLOR: '1' }, logFormat: 'json' });
+    expect([io.color, io.red('x')]).toEqual([false, 'x']);
+    io.useLogFormat('text');
+    expect([io.color, io.red('x')]).toEqual([true, '\x1b[31mx\x1b[39m']);
   });
 
   it('decides both streams from --no-color and the environment', () => {

@@ -11,7 +11,7 @@ import {
   NotFoundError,
   UsageError,
 } from '../../../src/errors.js';
-import { colorFor, createTestIO } from '../../../src/io.js';
+import { createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
 import type { RunEvent } from '../../../src/run/events.js';
 import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
@@ -366,9 +366,10 @@ describe('report', () => {
       isStderrTTY: !!c.stderrTTY,
       quiet: c.quiet,
       columns: 200,
+      // Plain text to compare against; colour has its own cases below.
+      env: { NO_COLOR: '1' },
     });
     const service = fakeService(c.stubs);
-    // Plain text to compare against; colour has its own cases below.
     const deps = fakeDeps({ io, service, env: { NO_COLOR: '1' } });
     const run = report(opts(c.options), deps);
     if (c.wantError) {
@@ -455,7 +456,7 @@ describe('report colour', () => {
     ['pipe, FORCE_COLOR', false, { FORCE_COLOR: '1' }, undefined, true],
   ])('%s → bold header %s', async (_name, tty, env, colorFlag, bold) => {
     // The IO decides colour once (colorFor); the report uses its stdout decision.
-    const io = createTestIO({ isStdoutTTY: tty, colorStdout: colorFor(colorFlag, env, tty) });
+    const io = createTestIO({ isStdoutTTY: tty, env, color: colorFlag });
     await report(
       opts({ format: 'table' }),
       fakeDeps({
