@@ -17,6 +17,7 @@ _prs_value() {
     'report --to') _prs_v='w:today yesterday previous-weekday' ;;
     'report -f'|'report --format') _prs_v='w:table json ndjson csv tsv' ;;
     'report --fields') _prs_v='n' ;;
+    'report --jq') _prs_v='n' ;;
     'report -o'|'report --output') _prs_v='f' ;;
     'export -t'|'export --type') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
     'export -d'|'export --date') _prs_v='w:today yesterday previous-weekday' ;;
@@ -136,7 +137,7 @@ _prs() {
       'config unset') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
-      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields -o --output --force --raw --fail-fast --dry-run --refresh -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields --jq -o --output --force --raw --fail-fast --dry-run --refresh -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'diff') words='-t --type --from --to --each --weekends -d --date --against --key --fields -f --format -o --output --force --fail-fast --dry-run --refresh --exit-code -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;

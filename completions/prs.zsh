@@ -269,6 +269,7 @@ _prs_cmd_report() {
     '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
     '--json[same as -f json]' \
     '--fields=[columns to keep, in this order; dotted paths for nested values]:a,b,...: ' \
+    '--jq=[a jq filter over the rows (the array -f json prints): strings raw, else compact JSON; digits kept]:filter: ' \
     '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
     '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
     '--force[overwrite an existing --output file]' \

@@ -1,7 +1,7 @@
 // `npm run bench`: prs against what users would run instead (node -e 0, curl | jq, curl -o), on loopback
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
-// Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv,
+// Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv, jq,
 // export, extract, limiter, limiter-redis, report-range, cache)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -433,6 +433,16 @@ try {
         `${curl(url)} | jq .report`,
         { env },
       );
+      if (want('jq')) {
+        // issue 33: --jq over 20,000 rows at most the time of curl | jq with the same filter.
+        const filter = '.[] | select(.indexWeighting > 0.01) | .isin';
+        await compare(
+          `20k rows --jq vs curl|jq${suffix}`,
+          prs('report', '7', '-t', 'constituent.close', '-d', day, '--jq', filter),
+          `${curl(url)} | jq -r ${q(`.report | ${filter}`)}`,
+          { target: 1, env },
+        );
+      }
       if (suffix) return; // the table row compares prs with itself
       await compare(
         '20k rows → table vs CSV',

@@ -24,6 +24,8 @@ export interface ReportOptions {
   dryRun?: boolean;
   /** The answer cache: use it (when on), --refresh, --no-cache. */
   cache?: 'use' | 'refresh' | 'off';
+  /** --jq: a jq filter over the rows array (render/jq.ts); the format is then the filter's output. */
+  jq?: string;
 }
 
 const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
@@ -49,6 +51,10 @@ export const REPORT_FLAGS = {
   fields: {
     flag: '--fields <a,b,...>',
     help: 'columns to keep, in this order; dotted paths for nested values',
+  },
+  jq: {
+    flag: '--jq <filter>',
+    help: 'a jq filter over the rows (the array -f json prints): strings raw, else compact JSON; digits kept',
   },
   output: {
     flag: '-o, --output <file>',
@@ -87,6 +93,7 @@ export function reportOptions(
   }
   if (o.raw && (format !== undefined || o.fields !== undefined))
     throw usage('--raw cannot be combined with --format or --fields');
+  if (o.jq !== undefined) checkJq(o);
   return {
     portfolioIds,
     type,
@@ -100,7 +107,28 @@ export function reportOptions(
     failFast: !!o.failFast,
     dryRun: !!o.dryRun,
     cache: cacheUse(o, !!globals.noCache),
+    ...(o.jq === undefined ? {} : { jq: o.jq }),
   };
+}
+
+/** --jq decides the output itself: no format, no field list, no raw body beside it. */
+function checkJq(o: ReportFlags): void {
+  const other = o.raw
+    ? '--raw'
+    : o.json
+      ? '--json'
+      : o.format !== undefined
+        ? '--format'
+        : o.fields !== undefined
+          ? '--fields'
+          : undefined;
+  if (other) {
+    throw usage(
+      `--jq cannot be combined with ${other}`,
+      "the filter decides the output: pick fields in it, e.g. --jq '.[] | {isin, indexWeighting}'",
+    );
+  }
+  if (o.jq!.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
 }
 
 /** --refresh / the global --no-cache (settings.ts: accepted before the command too). */

@@ -14,6 +14,7 @@
 import type { Deps } from '../deps.js';
 import type { Item } from '../domain.js';
 import { NoDataError } from '../errors.js';
+import type { Sink } from '../render/sink.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
@@ -64,7 +65,9 @@ function wroteNote(deps: Deps, count: number, path: string): void {
 
 export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult> {
   const { io } = deps;
-  const format = o.format ?? defaultFormat(o.output, io.isStdoutTTY);
+  // --jq: the rows array as -f json prints it goes to the filter, checked before any request.
+  const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
+  const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {
     const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
@@ -85,7 +88,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const { HolidayFilter } = await import('../run/holidays.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
-  const toTerminal = io.isStdoutTTY && o.output === undefined;
+  const toTerminal = io.isStdoutTTY && o.output === undefined && !jq;
   const stream = createRowStream({
     type: o.type,
     format,
@@ -93,7 +96,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     multi: o.portfolioIds.length > 1,
     terminal: toTerminal,
     // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
-    color: o.output === undefined && io.colorStdout,
+    color: o.output === undefined && io.colorStdout && !jq,
     width: io.columns,
     // A file appears only at the end: its CSV/TSV header can be every answer's columns.
     union: o.output !== undefined,
@@ -107,6 +110,10 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   };
   const file = o.output === undefined ? undefined : await open();
   if (file) sink = fileSink(file);
+  const out = sink;
+  // The filter needs the whole array: the answers' output is kept until the end, then filtered.
+  const kept: Buffer[] = [];
+  if (jq) sink = keepSink(kept);
   const holidays = new HolidayFilter();
   try {
     const run = await runItems(
@@ -143,6 +150,12 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     else if (file && widened) await (await import('../render/union.js')).commitWidened(file, open, widened);
     else {
       await sink.write(end.text);
+      if (jq) {
+        const text = jq.run(Buffer.concat(kept));
+        kept.length = 0;
+        sink = out;
+        await sink.write(text);
+      }
       await sink.commit();
     }
     for (const warning of end.warnings) io.err(`prs: ${warning}`);
@@ -165,9 +178,20 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
     return { count, empty };
   } catch (err) {
-    await sink.abort();
+    await out.abort();
     throw err;
   }
+}
+
+/** --jq: output kept in memory (copied: the row stream reuses its buffers) until the filter runs. */
+function keepSink(kept: Buffer[]): Sink {
+  return {
+    async write(chunk) {
+      kept.push(Buffer.from(chunk));
+    },
+    async commit() {},
+    async abort() {},
+  };
 }
 
 /** --raw: one answer's body exactly as received (checked to be a report: a malformed one is exit 8). */

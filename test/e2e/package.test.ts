@@ -28,8 +28,11 @@ function runtimeImports(): Set<string> {
     if (!file.endsWith('.js')) continue;
     const text = readFileSync(join(dist, file), 'utf8');
     // A quote or backtick right before: a string that ajv puts into code it generates, not a call.
-    for (const m of text.matchAll(/(?<![\w$.'"`])(?:require|import)\("([^"]+)"\)/g)) {
-      const spec = m[1]!;
+    // createRequire(__filename)("x"): a package loaded from node_modules beside dist/ (render/jq-engine.ts).
+    for (const m of text.matchAll(
+      /(?<![\w$.'"`])(?:require|import)\("([^"]+)"\)|\(__filename\)\("([^"]+)"\)/g,
+    )) {
+      const spec = (m[1] ?? m[2])!;
       if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec)) continue;
       found.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
     }

@@ -1,0 +1,24 @@
+/**
+ * jq-web, loaded with require: its module value is a Promise, which an `import()` (in the CommonJS
+ * bundle as under vitest) would try to adopt as a thenable. `__filename` is this chunk's in the bundle
+ * and this file's under vitest; from either, node_modules/jq-web resolves (it reads its .wasm beside
+ * itself, so it stays a dependency outside the bundle). render/jq.ts imports this module lazily.
+ */
+import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+
+declare const __filename: string;
+
+export interface JqWeb {
+  /** jq over `input` as text (as `printf %s input | jq flags filter`): its stdout less the last newline. */
+  raw(input: string | Uint8Array, filter: string, flags?: string[]): string | undefined;
+}
+
+export function loadJq(): Promise<JqWeb> {
+  // jq parses the whole input in one call: V8's baseline code would run most of it before the
+  // default budget promotes the parser to optimised code (docs/performance.md: the figures).
+  // A WebAssembly-only flag, read when the module compiles: nothing else in prs runs WebAssembly.
+  setFlagsFromString('--wasm-tiering-budget=1000');
+  const require = createRequire(__filename);
+  return require('jq-web') as Promise<JqWeb>;
+}

@@ -1,0 +1,187 @@
+/**
+ * `--jq <filter>`: jq itself (1.7, compiled to WebAssembly: the jq-web package) over the rows' exact
+ * JSON text. jq 1.7 keeps a number literal's digits until the filter computes with it, so a value the
+ * filter passes through prints as the service sent it (jq 1.6 and JSON.parse would round
+ * `1234567.123456789012`). Output follows GitHub CLI's `--jq`: one result per line, a string raw, any
+ * other value as compact JSON (`jq -r -c`). The engine loads only when a filter is given (dynamic
+ * import); the choice and its figures are in docs/performance.md.
+ */
+import type { Row } from '../domain.js';
+import { UsageError } from '../errors.js';
+import { stringifyLossless } from '../json/lossless.js';
+
+/** A filter that compiled: `run` applies it to a JSON text (the rows array) and gives its output lines. */
+export interface JqProgram {
+  readonly filter: string;
+  /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
+  run(input: string | Uint8Array): string;
+}
+
+interface JqFailure extends Error {
+  exitCode?: number;
+  stderr?: string;
+}
+
+/** jq's first error line, without its `jq: error: ` lead and the line number of our wrapper. */
+function firstError(e: JqFailure): string {
+  const text = e.stderr ?? e.message.replace(/^Non-zero exit code: \d+\n?/, '');
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  return line
+    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/ at <top-level>, line \d+:$/, '')
+    .trim();
+}
+
+/** jq (emscripten) sets process.exitCode as a C program would: prs's own stays as it was. */
+function keepExitCode<T>(fn: () => T): T {
+  const before = process.exitCode;
+  try {
+    return fn();
+  } finally {
+    process.exitCode = before;
+  }
+}
+
+/**
+ * Loads the engine and checks that `filter` compiles, without running it on anything (it sits after
+ * `empty`, so even `repeat(1)` ends at once): a filter that does not compile is a UsageError (exit 2),
+ * decided before any request.
+ */
+export async function compileJq(filter: string): Promise<JqProgram> {
+  const jq = await (await import('./jq-engine.js')).loadJq();
+  // The newlines keep a trailing `# comment` from swallowing the closing parenthesis.
+  try {
+    keepExitCode(() => jq.raw('null', `empty | (\n${filter}\n)`, ['-n']));
+  } catch (err) {
+    throw new UsageError(`--jq: the filter does not compile: ${firstError(err as JqFailure)}`, {
+      hint: 'the jq manual: https://jqlang.org/manual/',
+    });
+  }
+  return {
+    filter,
+    run(input) {
+      let out: string | undefined;
+      try {
+        // Compact JSON, one result per line: the lines are then given back the service's spelling.
+        out = keepExitCode(() => jq.raw(input, filter, ['-c', '-M']));
+      } catch (err) {
+        throw new UsageError(`--jq: ${firstError(err as JqFailure)}`);
+      }
+      if (out === undefined || out === '') return '';
+      // The input's literals that jq spells otherwise: looked for only once the output may hold one
+      // (an `E`), or when the input has a literal with an exponent (`100E-2` prints as `1.00`).
+      const source = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
+      let spelling = /\d[eE][+-]?\d/.test(source) ? spellings(source) : undefined;
+      let text = '';
+      for (const line of out.split('\n')) {
+        // A string prints raw (`jq -r`); anything else as compact JSON.
+        if (line.startsWith('"')) text += `${JSON.parse(line) as string}\n`;
+        else {
+          if (spelling === undefined && line.includes('E')) spelling = spellings(source);
+          text += `${spelling ? respell(line, spelling) : line}\n`;
+        }
+      }
+      return text;
+    },
+  };
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Each number literal of `input` whose text jq 1.7 prints in another spelling (its decNumber form:
+ * `0.000000000000000001` as `1E-18`, `1e5` as `1E+5`, `100E-2` as `1.00`), keyed by that spelling.
+ * jq prints a computed number as a double, which never takes these forms (a lower-case `e`, no
+ * trailing zero), so the map gives back only literals the filter passed through.
+ */
+function spellings(input: string | Uint8Array): Map<string, string> {
+  const text =
+    typeof input === 'string'
+      ? input
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  const map = new Map<string, string>();
+  for (const raw of numberTokens(text)) {
+    const canonical = decimalSpelling(raw);
+    if (canonical !== raw && !map.has(canonical)) map.set(canonical, raw);
+  }
+  return map;
+}
+
+/** The number tokens of a JSON text (outside strings). */
+function* numberTokens(text: string): Generator<string> {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // a string: to its closing quote
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(text);
+      if (m) {
+        yield m[0];
+        i += m[0].length - 1;
+      }
+    }
+  }
+}
+
+/** `line` with each number token that `spelling` knows put back as the service sent it. */
+function respell(line: string, spelling: Map<string, string>): string {
+  if (spelling.size === 0) return line;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34) {
+      for (i++; i < line.length; i++) {
+        const d = line.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      NUMBER.lastIndex = i;
+      const token = NUMBER.exec(line)?.[0] ?? '';
+      const raw = spelling.get(token);
+      if (raw !== undefined) {
+        out += line.slice(from, i) + raw;
+        from = i + token.length;
+      }
+      i += Math.max(token.length, 1) - 1;
+    }
+  }
+  return out + line.slice(from);
+}
+
+/**
+ * A number literal as jq 1.7 prints it when passed through: decNumber's to-scientific-string (the
+ * General Decimal Arithmetic spec) of the literal's coefficient and exponent.
+ */
+export function decimalSpelling(raw: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(raw);
+  if (!m) return raw;
+  const [, sign, int, frac = '', exp = '0'] = m;
+  let digits = (int + frac).replace(/^0+(?=\d)/, '');
+  const exponent = Number(exp) - frac.length;
+  if (/^0+$/.test(digits)) digits = '0';
+  const adjusted = exponent + digits.length - 1;
+  if (exponent <= 0 && adjusted >= -6) {
+    if (exponent === 0) return sign + digits;
+    const point = digits.length + exponent;
+    return point > 0
+      ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
+      : `${sign}0.${'0'.repeat(-point)}${digits}`;
+  }
+  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${mantissa}E${adjusted >= 0 ? '+' : '-'}${Math.abs(adjusted)}`;
+}
+
+/** The rows as the JSON array that `-f json` prints, every number in the digits it came with. */
+export function rowsText(rows: Iterable<Row>): string {
+  const parts: string[] = [];
+  for (const row of rows) parts.push(stringifyLossless(row));
+  return `[${parts.join(',')}]`;
+}

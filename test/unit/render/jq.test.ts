@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { JsonNumber } from '../../../src/domain.js';
+import { compileJq, decimalSpelling, rowsText } from '../../../src/render/jq.js';
+
+describe('decimalSpelling (jq 1.7’s spelling of a literal it passes through)', () => {
+  it.each([
+    ['0', '0'],
+    ['-0', '-0'],
+    ['1.10', '1.10'],
+    ['1234567.123456789012', '1234567.123456789012'],
+    ['12345678901234567890', '12345678901234567890'],
+    ['0.000001', '0.000001'],
+    ['0.0000001', '1E-7'],
+    ['0.000000000000000001', '1E-18'],
+    ['1e5', '1E+5'],
+    ['15E2', '1.5E+3'],
+    ['100E-2', '1.00'],
+    ['6.02214076E+23', '6.02214076E+23'],
+    ['0.00', '0.00'],
+  ])('%s → %s', (raw, want) => expect(decimalSpelling(raw)).toBe(want));
+});
+
+describe('compileJq', () => {
+  it('runs a filter over the rows’ exact text, gh style', async () => {
+    const jq = await compileJq('.[] | .a, .s, .o');
+    const rows = [
+      { a: new JsonNumber('0.000000000000000001'), s: 'x\ny', o: { n: new JsonNumber('9007199254740993') } },
+      { a: 1.5, s: '', o: [new JsonNumber('1e5')] },
+    ];
+    expect(jq.run(rowsText(rows))).toBe('0.000000000000000001\nx\ny\n{"n":9007199254740993}\n1.5\n\n[1e5]\n');
+  });
+
+  it('computes with numbers as jq does (a double), and gives back no literal for a computed value', async () => {
+    const jq = await compileJq('.[] | .a * 1, .a');
+    expect(jq.run('[{"a":0.000000000000000001}]')).toBe('1e-18\n0.000000000000000001\n');
+  });
+
+  it('no result: no output', async () => {
+    expect((await compileJq('.[] | select(false)')).run('[1,2]')).toBe('');
+  });
+
+  it.each(['.[', 'nosuch', '. as', '{'])('%j does not compile: a UsageError', async (f) => {
+    await expect(compileJq(f)).rejects.toMatchObject({ name: 'UsageError', exitCode: 2 });
+  });
+
+  it('checks a filter that never ends without running it; a trailing comment is fine', async () => {
+    await expect(compileJq('repeat(1)')).resolves.toBeDefined();
+    await expect(compileJq('.[] # the rows')).resolves.toBeDefined();
+  });
+});
