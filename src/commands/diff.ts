@@ -7,7 +7,7 @@
  * table) and its summary line goes to stderr.
  */
 import type { Deps } from '../deps.js';
-import { anyChange, countsText, diffRows, type PairCounts } from '../diff/compare.js';
+import { anyChange, countsText, diffBatches, type PairCounts } from '../diff/compare.js';
 import { chooseKey, defaultKey } from '../diff/keys.js';
 import { diffWriter } from '../diff/output.js';
 import type { Item, ReportType, Row } from '../domain.js';
@@ -111,23 +111,31 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
           pairLead.fromDate = before.item.date;
           pairLead.toDate = item.date;
         }
-        const d = diffRows(before.rows, rows, { type: o.type, key, fields: o.fields, lead: pairLead });
-        before.rows = []; // only the newer answer is compared again
-        result.pairs.push({
-          portfolioId: item.portfolioId,
-          from: before.item.date,
-          to: item.date,
-          counts: d.counts,
+        // In batches: a pair of large answers' output rows never all in memory (json, ndjson).
+        const batches = diffBatches(before.rows, rows, {
+          type: o.type,
+          key,
+          fields: o.fields,
+          lead: pairLead,
         });
-        const text = writer.add(d.rows);
-        // The spinner's line must not land between rows on a shared terminal.
-        if (io.isStdoutTTY) ctx.clearProgress();
+        let bytes = 0;
+        let step = batches.next();
+        for (; !step.done; step = batches.next()) {
+          const text = writer.add(step.value);
+          if (text === '') continue;
+          // The spinner's line must not land between rows on a shared terminal.
+          if (io.isStdoutTTY) ctx.clearProgress();
+          bytes += Buffer.byteLength(text);
+          await sink.write(text);
+        }
+        const counts = step.value;
+        before.rows = []; // only the newer answer is compared again
+        result.pairs.push({ portfolioId: item.portfolioId, from: before.item.date, to: item.date, counts });
         const pair = o.against
           ? `${item.date} ${before.type} → ${type}`
           : `${before.item.date} → ${item.date}`;
-        io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(d.counts)}`);
-        await sink.write(text);
-        return { status: 'written', bytes: Buffer.byteLength(text) };
+        io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
+        return { status: 'written', bytes };
       },
       {
         ...runWith(deps, 'report'),

@@ -5,7 +5,7 @@
  */
 import { isJsonNumeric, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { type Column, columnOf, flatten, selectFields, valueAt } from '../render/columns.js';
+import { type Column, columnOf, flatten, isNested, selectFields, valueAt } from '../render/columns.js';
 import { sameNumber, subtract } from './decimal.js';
 import { keyOf } from './keys.js';
 
@@ -41,6 +41,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
   const x = a === undefined ? null : a;
   const y = b === undefined ? null : b;
   if (x === y) return true;
+  // Two plain numbers are their own texts' values (domain.ts): no digits to compare.
+  if (typeof x === 'number' && typeof y === 'number') return false;
   if (isJsonNumeric(x) && isJsonNumeric(y)) return sameNumber(numberText(x), numberText(y));
   if (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null)
     return stringifyLossless(x) === stringifyLossless(y);
@@ -74,18 +76,33 @@ export function comparedFields(
   return [...seen].filter((n) => !keys.has(n) && n !== ANSWER_DATE);
 }
 
-/** The diff of `before` (old) and `after` (new): the new answer's order, then the rows it lost. */
-export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput): PairDiff {
-  const oldFlat = before.map(flatten);
-  const newFlat = after.map(flatten);
+/** A row as dotted name → value; a row without nested objects (a constituent's) is its own, uncopied. */
+function flat(row: Row): Record<string, unknown> {
+  for (const k in row) if (isNested(row[k])) return flatten(row);
+  return row;
+}
+
+/** How many output rows a batch of diffBatches holds: their memory is short-lived, whatever the answers' size. */
+const BATCH = 2048;
+
+/**
+ * The diff of `before` (old) and `after` (new), in batches of output rows: the new answer's order,
+ * then the rows it lost. Returns the counts once every batch was taken.
+ */
+export function* diffBatches(
+  before: readonly Row[],
+  after: readonly Row[],
+  o: DiffInput,
+): Generator<Row[], PairCounts> {
+  const oldFlat = before.map(flat);
+  const newFlat = after.map(flat);
   const fields = comparedFields(o.type, oldFlat, newFlat, o.key, o.fields);
   const paths = o.key.map((k) => columnOf(k).path);
-  const keyText = (row: Row) => keyOf(row, paths);
   const index = new Map<string, number>();
-  for (let i = 0; i < before.length; i++) index.set(keyText(before[i]!), i);
+  for (let i = 0; i < before.length; i++) index.set(keyOf(before[i]!, paths), i);
   const matched = new Uint8Array(before.length);
   const counts: PairCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
-  const out: Row[] = [];
+  let out: Row[] = [];
   const emit = (row: Row, change: Change, field: string, from: unknown, to: unknown) => {
     const r: Row = { ...o.lead, change };
     for (let k = 0; k < paths.length; k++) {
@@ -98,33 +115,52 @@ export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffI
     r.delta = deltaOf(from, to);
     out.push(r);
   };
+  const full = () => out.length >= BATCH;
+  const take = () => {
+    const batch = out;
+    out = [];
+    return batch;
+  };
   for (let j = 0; j < after.length; j++) {
     const row = after[j]!;
-    const i = index.get(keyText(row));
+    const i = index.get(keyOf(row, paths));
     const now = newFlat[j]!;
     if (i === undefined) {
       counts.added++;
       for (const f of fields) emit(row, 'added', f, null, now[f]);
-      continue;
+    } else {
+      matched[i] = 1;
+      const was = oldFlat[i]!;
+      let changed = false;
+      for (const f of fields) {
+        if (sameValue(was[f], now[f])) continue;
+        changed = true;
+        emit(row, 'changed', f, was[f], now[f]);
+      }
+      if (changed) counts.changed++;
+      else counts.unchanged++;
     }
-    matched[i] = 1;
-    const was = oldFlat[i]!;
-    let changed = false;
-    for (const f of fields) {
-      if (sameValue(was[f], now[f])) continue;
-      changed = true;
-      emit(row, 'changed', f, was[f], now[f]);
-    }
-    if (changed) counts.changed++;
-    else counts.unchanged++;
+    if (full()) yield take();
   }
   for (let i = 0; i < before.length; i++) {
     if (matched[i]) continue;
     counts.removed++;
     const was = oldFlat[i]!;
     for (const f of fields) emit(before[i]!, 'removed', f, was[f], null);
+    if (full()) yield take();
   }
-  return { rows: out, counts };
+  if (out.length > 0) yield take();
+  return counts;
+}
+
+/** The whole diff of two answers at once (diffBatches, collected). */
+export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput): PairDiff {
+  const it = diffBatches(before, after, o);
+  const rows: Row[] = [];
+  for (let r = it.next(); ; r = it.next()) {
+    if (r.done) return { rows, counts: r.value };
+    for (const row of r.value) rows.push(row);
+  }
 }
 
 /** "1 added, 1 removed, 4 changed, 1 unchanged". */

@@ -8,9 +8,8 @@
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Column } from '../render/columns.js';
-import { renderDelimited } from '../render/delimited.js';
-import { renderJson } from '../render/json.js';
 import { renderTable } from '../render/table.js';
+import { createWriter } from '../render/writer.js';
 import { shift } from './decimal.js';
 
 /** The columns every diff row ends with. */
@@ -80,52 +79,38 @@ export function diffTable(
   return renderTable(shown, all, { color: o.color, width: o.terminal ? o.width : undefined, picked: true });
 }
 
+/**
+ * The diff's rows through the writer every format has (render/writer.ts): one pair is one answer of
+ * it; csv, tsv and the table get every pair's rows as one, at the end, so that their columns hold
+ * every pair's key fields.
+ */
 export function diffWriter(o: DiffWriterOptions): DiffWriter {
+  const w = createWriter({
+    format: o.format,
+    columns: (rows) => diffColumns(rows, o.lead, o.key),
+    emptyColumns: () => diffColumns([], o.lead, o.key),
+    indent: o.format === 'json' && o.terminal,
+    table: (rows) => diffTable(rows, o),
+  });
+  const streamed = o.format === 'json' || o.format === 'ndjson';
   const kept: Row[] = [];
-  let opened = false;
-  switch (o.format) {
-    case 'ndjson':
-      return {
-        add: (rows) => (rows.length === 0 ? '' : `${rows.map((r) => stringifyLossless(r)).join('\n')}\n`),
-        end: () => ({ text: '', notes: [] }),
-      };
-    case 'json':
-      // Indented for a person at a terminal (all at the end), else one streamed array.
-      if (o.terminal)
-        return {
-          add: (rows) => {
-            for (const r of rows) kept.push(r);
-            return '';
-          },
-          end: () => ({ text: renderJson(kept, true), notes: [] }),
-        };
-      return {
-        add: (rows) => {
-          if (rows.length === 0) return '';
-          const text = `${opened ? ',' : '['}${rows.map((r) => stringifyLossless(r)).join(',')}`;
-          opened = true;
-          return text;
-        },
-        end: () => ({ text: opened ? ']\n' : '[]\n', notes: [] }),
-      };
-    case 'csv':
-    case 'tsv': {
-      const kind = o.format;
-      return {
-        add: (rows) => {
-          for (const r of rows) kept.push(r);
-          return '';
-        },
-        end: () => ({ text: renderDelimited(kept, diffColumns(kept, o.lead, o.key), kind), notes: [] }),
-      };
-    }
-    case 'table':
-      return {
-        add: (rows) => {
-          for (const r of rows) kept.push(r);
-          return '';
-        },
-        end: () => diffTable(kept, o),
-      };
-  }
+  const write = (rows: readonly Row[]) => {
+    const a = w.answer();
+    const text = a.rows(rows);
+    a.done();
+    return String(text);
+  };
+  return {
+    add(rows) {
+      if (streamed) return write(rows);
+      for (const r of rows) kept.push(r);
+      return '';
+    },
+    end() {
+      const text = kept.length > 0 ? write(kept) : '';
+      const e = w.end();
+      const none = o.format === 'table' && kept.length === 0 ? ['no changes'] : [];
+      return { text: text + String(e.text), notes: [...e.warnings, ...e.notes, ...none] };
+    },
+  };
 }
