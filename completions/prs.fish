@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff --jq' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
                         set skip 1
                 end
                 continue
@@ -192,6 +192,7 @@ complete -c prs -n '__prs_at "diff"' -l against -x -a 'index\\t\'index values an
 complete -c prs -n '__prs_at "diff"' -l key -x -d 'the fields that identify a row (default by type: isin, eventId, indexId)'
 complete -c prs -n '__prs_at "diff"' -l fields -x -d 'compare only these fields (default: all but the key and effectiveDate)'
 complete -c prs -n '__prs_at "diff"' -s f -l format -x -a 'table\\t\'aligned columns (the default on a terminal)\' json\\t\'an array of rows (the default in a pipe)\' ndjson\\t\'one JSON row per line\' csv\\t\'comma-separated, a header line first\' tsv\\t\'tab-separated, a header line first\'' -d 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)'
+complete -c prs -n '__prs_at "diff"' -l jq -x -d 'a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept'
 complete -c prs -n '__prs_at "diff"' -s o -l output -r -F -d 'write to a file (atomically); - for stdout'
 complete -c prs -n '__prs_at "diff"' -l force -d 'overwrite an existing --output file'
 complete -c prs -n '__prs_at "diff"' -l fail-fast -d 'stop at the first item that fails'

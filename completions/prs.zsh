@@ -328,6 +328,7 @@ _prs_cmd_diff() {
     '--fields=[compare only these fields (default: all but the key and effectiveDate)]:a,b: ' \
     '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
     '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
+    '--jq=[a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept]:filter: ' \
     '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
     '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
     '--force[overwrite an existing --output file]' \

@@ -40,6 +40,8 @@ export interface DiffOptions {
   cache: 'use' | 'refresh' | 'off';
   /** --exit-code: exit 11 when anything changed. */
   exitCode: boolean;
+  /** --jq: a jq filter over the diff rows (render/jq.ts); the output is then the filter's. */
+  jq?: string;
 }
 
 /** diff's flags, in `--help` order (its definition and the completions read them). */
@@ -71,6 +73,10 @@ export const DIFF_FLAGS = {
     help: 'compare only these fields (default: all but the key and effectiveDate)',
   },
   format: REPORT_FLAGS.format,
+  jq: {
+    flag: '--jq <filter>',
+    help: 'a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept',
+  },
   output: REPORT_FLAGS.output,
   force: REPORT_FLAGS.force,
   failFast: REPORT_FLAGS.failFast,
@@ -152,6 +158,14 @@ export function diffOptions(
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const format = o.format === undefined ? undefined : parseReportFormat(o.format);
+  if (o.jq !== undefined) {
+    if (o.format !== undefined)
+      throw usage(
+        '--jq cannot be combined with --format',
+        'the filter decides the output, e.g. --jq \'.[] | select(.change == "added") | .isin\'',
+      );
+    if (o.jq.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].field'");
+  }
   if (o.refresh && globals.noCache) throw usage('--refresh conflicts with --no-cache');
   return {
     portfolioIds,
@@ -168,5 +182,6 @@ export function diffOptions(
     dryRun: !!o.dryRun,
     cache: o.refresh ? 'refresh' : globals.noCache ? 'off' : 'use',
     exitCode: !!o.exitCode,
+    ...(o.jq === undefined ? {} : { jq: o.jq }),
   };
 }

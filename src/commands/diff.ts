@@ -35,7 +35,9 @@ const labelOf = (a: Answer, o: DiffOptions) => `${itemLabel(a.item)}${o.against 
 
 export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
   const { io } = deps;
-  const format = o.format ?? defaultFormat(o.output, io.isStdoutTTY);
+  // --jq: the diff rows array as -f json prints it goes to the filter, checked before any request.
+  const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
+  const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   if (o.output !== undefined) {
     const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
     await assertWritableDir(o.output);
@@ -58,8 +60,8 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
     format,
     lead,
     key: [defaultKey(o.type).first],
-    terminal: io.isStdoutTTY && o.output === undefined,
-    color: o.output === undefined && io.colorStdout,
+    terminal: io.isStdoutTTY && o.output === undefined && !jq,
+    color: o.output === undefined && io.colorStdout && !jq,
     width: io.columns,
   });
   const items = o.portfolioIds.flatMap((portfolioId) => o.steps.map((s) => ({ portfolioId, date: s.date })));
@@ -73,6 +75,15 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
     file = await createAtomicFile(o.output, { force: o.force });
     sink = fileSink(file);
   }
+  // --jq: the rows' JSON is kept until the filter runs on it at the end; its output goes to `out`.
+  const out = sink;
+  const kept: Buffer[] = [];
+  if (jq)
+    sink = {
+      write: async (chunk) => void kept.push(Buffer.from(chunk)),
+      commit: async () => {},
+      abort: async () => {},
+    };
   const holidays = new HolidayFilter();
   const previous = new Map<number, Answer>();
   const result: DiffResult = { pairs: [] };
@@ -150,6 +161,12 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
     if (result.pairs.length === 0 && format === 'table') await sink.abort();
     else {
       await sink.write(end.text);
+      if (jq) {
+        const text = jq.run(Buffer.concat(kept));
+        kept.length = 0;
+        sink = out;
+        await sink.write(text);
+      }
       await sink.commit();
     }
     for (const note of end.notes) if (result.pairs.length > 0) io.note(note);
@@ -175,7 +192,7 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
     if (o.exitCode && result.pairs.some((p) => anyChange(p.counts))) throw new ChangesFoundError();
     return result;
   } catch (err) {
-    await sink.abort();
+    await out.abort();
     throw err;
   }
 }

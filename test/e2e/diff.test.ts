@@ -276,6 +276,31 @@ it('--each: consecutive weekdays, a holiday answer left out, fromDate/toDate in 
   expect(requests()).toBe(10);
 });
 
+describe('--jq', () => {
+  const args = ['diff', P, '-t', 'index', '--from', '2024-03-14', '--to', '2024-03-15'];
+  it('over the diff rows, every digit kept', async () => {
+    const r = await prs([
+      ...args,
+      '--jq',
+      '.[] | select(.field | test("total|tracking")) | [.from, .to, .delta]',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      '[12.3456789012345678,12.3456789012345679,0.0000000000000001]\n[0.049999999999,5E-13,-0.0499999999985]\n',
+    );
+  });
+  it.each([
+    ['a filter that does not compile', ['--jq', '.[']],
+    ['with --format', ['--jq', '.[]', '-f', 'csv']],
+    ['an empty filter', ['--jq', ' ']],
+  ])('%s: exit 2 before any request', async (_, extra) => {
+    const r = await prs([...args, ...extra]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^prs: /);
+    expect(sandbox.stats.requests.length).toBe(0);
+  });
+});
+
 describe('--exit-code', () => {
   it('something changed: exit 11, output and summary as usual, no error line', async () => {
     const r = await prs([
