@@ -56,7 +56,8 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .helpOption('-h, --help', 'show help');
   addGlobalOptions(program)
     .showSuggestionAfterError(true)
-    .configureHelp({ sortSubcommands: false, showGlobalOptions: true });
+    // A command's own options only: help.ts adds the global ones in a section of their own.
+    .configureHelp({ sortSubcommands: false });
   for (const define of COMMANDS) define(program, { run, now });
   addHelpTexts(program);
   return program;

@@ -29,13 +29,20 @@ export function helpTarget(program: Command, topic: string[]): Command {
   return target;
 }
 
-/** `# what it does` then `$ command`, the way the examples print under each command's --help. */
-type Example = [comment: string, command: string];
+/**
+ * `# what it does` then `$ command`, the way the examples print under each command's --help; a
+ * `crontab` example prints its line as is (no `$ `), so that both lines paste into `crontab -e`.
+ */
+type Example = [comment: string, command: string, kind?: 'crontab'];
 
 /**
  * Examples of the common tasks, shown after each command's --help. Keyed by command path; every
  * `$ prs ...` line is parsed by a unit test, so an example cannot drift from the real options.
  */
+/** The cron example of `export --help`, the same line as README's "Running from cron". */
+export const CRON_LINE =
+  '0 6 * * 1-5  prs --profile nightly -q export 42 1 -t constituent.close -d previous-weekday -f csv --dir /data/prs --skip-existing || [ $? -eq 3 ]';
+
 export const EXAMPLES: Record<string, Example[]> = {
   '': [
     ['start a local stand-in for the service (prints how to log in to it)', 'prs sandbox'],
@@ -179,8 +186,9 @@ export const EXAMPLES: Record<string, Example[]> = {
       'prs export 42 1 -t constituent.close --from 2024-01-01 --to 2024-12-31 -f csv --dir 2024 --parallel 4 --skip-existing',
     ],
     [
-      'cron (crontab line), weekdays 07:00, after `prs login --profile nightly --save-password`; exit 3 = no data',
-      '0 7 * * 1-5  prs --profile nightly -q export 42 -t constituent.close -d previous-weekday -f csv --dir /data/prs',
+      'crontab line: weekdays 06:00, the previous weekday, after `prs login --profile nightly --save-password`; a rerun fetches only what is missing; exit 3 (no data: a holiday) is no failure',
+      CRON_LINE,
+      'crontab',
     ],
   ],
   cache: [
@@ -249,14 +257,42 @@ function exitCodesFooter(width = 90): string[] {
   return [...lines, 'Tab completion for bash, zsh and fish: prs completion --help'];
 }
 
-/** Adds the examples under every command's --help, and the exit-code footer under the root's. */
+/**
+ * A command's --help names the global options in a section of their own, after its own options (as
+ * gh's "INHERITED FLAGS"): their spellings only, wrapped; the root's --help explains each once.
+ */
+export function globalOptionsSection(program: Command, width = 80): string[] {
+  const names = program.options
+    .filter((o) => o.long !== '--version' && o.long !== '--help')
+    .map((o) => o.flags.replace(', ', '/'));
+  const lines = ['Global options (before or after the command; `prs --help` explains each):'];
+  let line = ' ';
+  for (const [i, name] of names.entries()) {
+    const item = ` ${name}${i < names.length - 1 ? ',' : ''}`;
+    if (line.length + item.length > width && line.trim()) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += item;
+  }
+  if (line.trim()) lines.push(line);
+  return lines;
+}
+
+/**
+ * Adds under every command's --help the global options' section and the examples, and the
+ * exit-code footer under the root's.
+ */
 export function addHelpTexts(program: Command): void {
+  const inherited = globalOptionsSection(program);
   const visit = (cmd: Command, path: string[]) => {
     const examples = EXAMPLES[path.join(' ')];
     const lines: string[] = [];
+    if (path.length > 0) lines.push('', ...inherited);
     if (examples?.length) {
       lines.push('', 'Examples:');
-      for (const [comment, command] of examples) lines.push(`  # ${comment}`, `  $ ${command}`);
+      for (const [comment, command, kind] of examples)
+        lines.push(`  # ${comment}`, kind === 'crontab' ? `  ${command}` : `  $ ${command}`);
     }
     if (path.length === 0) lines.push('', ...exitCodesFooter());
     if (lines.length) cmd.addHelpText('after', lines.join('\n'));

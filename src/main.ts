@@ -54,7 +54,9 @@ export function errorLines(err: unknown, debug: boolean): string[] {
     if (err.code === 'commander.unknownOption') first = first.replace(/'(--?[^=']+)=[^']*'/, "'$1=…'");
     return [
       `prs: ${printable(first)}`,
-      close.length ? printable(`did you mean ${close.join(' or ')}?`) : 'run `prs --help` for usage',
+      close.length
+        ? printable(`did you mean ${close.join(' or ')}?`)
+        : `run \`${err instanceof CommandError ? err.command : 'prs'} --help\` for usage`,
     ];
   }
   if (err instanceof PrsError) {
@@ -212,12 +214,31 @@ async function watch(
   return (await import('./observe/index.js')).watchRun(deps, command, options);
 }
 
+/** A commander error with the command it came from, whose --help the hint names. */
+class CommandError extends CommanderError {
+  constructor(
+    err: CommanderError,
+    readonly command: string,
+  ) {
+    super(err.exitCode, err.code, err.message);
+  }
+}
+
+/** `prs`, `prs report`, `prs auth status`. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
 /**
  * Commander's errors (and --help, --version) thrown instead of exiting, by every command, and not
  * printed: main prints them in the contract's format, once, and decides the exit code.
  */
 function throwInsteadOfExit(cmd: Command): Command {
-  cmd.exitOverride();
+  cmd.exitOverride((err) => {
+    throw new CommandError(err, commandPath(cmd));
+  });
   cmd.configureOutput({ outputError: () => {} });
   for (const sub of cmd.commands) throwInsteadOfExit(sub);
   return cmd;

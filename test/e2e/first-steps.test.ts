@@ -82,3 +82,47 @@ describe('-o given a format name (kubectl and aws users type -o json)', () => {
     cwd.cleanup();
   });
 });
+
+describe('help: own options, then the global options once, in a section of their own', () => {
+  it.each([['report'], ['export'], ['login'], ['auth', 'status'], ['config', 'set']])(
+    'prs %s --help',
+    async (...path) => {
+      const r = await prs([...path, '--help']);
+      expect(r.code).toBe(0);
+      const out = r.stdout;
+      const own = out.indexOf('\nOptions:\n');
+      const globals = out.indexOf(
+        '\nGlobal options (before or after the command; `prs --help` explains each):\n',
+      );
+      const examples = out.indexOf('\nExamples:\n');
+      expect(own).toBeGreaterThan(0);
+      expect(globals).toBeGreaterThan(own);
+      expect(examples).toBeGreaterThan(globals);
+      const section = out.slice(globals, examples);
+      for (const flag of ['--base-url <url>', '--retries <n>', '--no-cache', '-q/--quiet', '--no-color'])
+        expect(section).toContain(flag);
+      // Named there, explained once: in `prs --help`.
+      expect(out).not.toContain('service base URL');
+      expect(out).not.toMatch(/^ +--base-url <url> {2,}/m);
+    },
+  );
+
+  it('prs --help explains each global option', async () => {
+    const r = await prs(['--help']);
+    expect(r.stdout).toMatch(/--base-url <url> +service base URL/);
+    expect(r.stdout).not.toContain('Global options (before or after');
+  });
+
+  it.each([
+    [['report', '42', '--bogus'], "prs: unknown option '--bogus'\nrun `prs report --help` for usage\n"],
+    [
+      ['auth', 'status', '--bogus'],
+      "prs: unknown option '--bogus'\nrun `prs auth status --help` for usage\n",
+    ],
+    [['report'], "prs: missing required argument 'portfolioId'\nrun `prs report --help` for usage\n"],
+    [['bogus'], "prs: unknown command 'bogus'\nrun `prs --help` for usage\n"],
+  ])("prs %j: the hint names that command's own help", async (args, stderr) => {
+    const r = await prs(args);
+    expect([r.code, r.stderr]).toEqual([2, stderr]);
+  });
+});

@@ -251,7 +251,7 @@ describe('the error line is red only when colour is on (the IO decides, once)', 
     const colored = await runPrs(args, { env });
     const plainRun = await runPrs(['--no-color', ...args], { env });
     dir.cleanup();
-    expect(colored.code).toBe(2);
+    expect(colored.code).toBe(4); // never logged in
     expect(colored.stderr).toMatch(/^\x1b\[31mprs: .*\x1b\[39m\n/);
     expect(plainRun.stderr).toMatch(/^prs: /);
   });

@@ -1,4 +1,6 @@
 // `prs help`, `prs help exit-codes`, the examples under every --help, and the completion command.
+
+import { readFileSync } from 'node:fs';
 import { type Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
@@ -6,7 +8,7 @@ import { completion } from '../../../src/commands/completion.js';
 import { exitCodes } from '../../../src/commands/help.js';
 import { generateCompletion } from '../../../src/completion/generate.js';
 import { ExitCode, UsageError } from '../../../src/errors.js';
-import { EXAMPLES, EXIT_CODES, exitCodesText } from '../../../src/help.js';
+import { CRON_LINE, EXAMPLES, EXIT_CODES, exitCodesText } from '../../../src/help.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 
 interface Parsed {
@@ -108,8 +110,8 @@ describe('examples under --help', () => {
     const r = await parse([...path.split(' ').filter(Boolean), '--help']);
     expect(isHelpExit(r.error)).toBe(true);
     expect(r.out).toContain('\nExamples:\n');
-    for (const [comment, command] of EXAMPLES[path])
-      expect(r.out).toContain(`  # ${comment}\n  $ ${command}\n`);
+    for (const [comment, command, kind] of EXAMPLES[path])
+      expect(r.out).toContain(`  # ${comment}\n  ${kind === 'crontab' ? '' : '$ '}${command}\n`);
   });
 
   it('the examples cover the common tasks', () => {
@@ -117,12 +119,20 @@ describe('examples under --help', () => {
       .flat()
       .map(([, command]) => command)
       .join('\n');
-    expect(all).toMatch(/^0 7 \* \* 1-5 .*prs .*export/m); // cron
+    expect(all).toMatch(/^0 6 \* \* 1-5 .*prs .*export .*--skip-existing \|\| \[ \$\? -eq 3 \]$/m); // cron
     expect(all).toMatch(/prs report .*--json \| jq/); // jq pipe
     expect(all).toMatch(/--from \S+ --to \S+/); // date range
     expect(all).toMatch(/-t constituent\.corporateactions .*-f csv/); // corporate actions as CSV
     expect(all).toMatch(/--password-stdin/); // login non-interactively
     expect(all).toMatch(/--profile \w+/); // profiles
+  });
+
+  it("the crontab example pastes into crontab as printed (no `$ `) and is README's own line", async () => {
+    const r = await parse(['export', '--help']);
+    expect(r.out).toContain(`\n  ${CRON_LINE}\n`);
+    expect(r.out).not.toMatch(/\$ [\d*]+ [\d*]+ /);
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\n${CRON_LINE}\n`);
   });
 
   // Every `prs ...` in an example must parse: an example can never drift from the real options.
