@@ -426,7 +426,10 @@ export function resolveSettings(
   const fields: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) fields[row(key).field ?? fieldOf(key)] = value(key);
   // A service account has no user: a PRS_USERNAME left in the environment names nobody.
-  if (fields.grant === 'client_credentials') fields.username = undefined;
+  if (fields.grant === 'client_credentials') {
+    fields.username = undefined;
+    delete sources.username;
+  }
   return {
     ...(fields as unknown as SettingFields),
     profile: resolveProfileName(flags.profile, env),
