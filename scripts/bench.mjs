@@ -2,7 +2,7 @@
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
 // Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv, jq,
-// export, extract, limiter, limiter-redis, report-range, cache)
+// export, extract, limiter, limiter-redis, report-range, cache, diff)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -204,6 +204,72 @@ async function reportRangeRow() {
       `  first row ${before ? 'before' : 'after'} the second request  ${before ? '✓' : '✗'}`,
   );
 }
+
+// ---- prs diff (issue 32): its own block ------------------------------------------------------------
+
+/**
+ * `prs diff` of two 20,000-row answers (portfolio 7, two weekdays: every price moves, ~29,000 output
+ * rows) against `prs report` of the same two dates to NDJSON (target ≤ 1.5×), and its peak RSS
+ * (target ≤ 120 MB); then the same for two 200,000-row answers (portfolio 900 from a second sandbox),
+ * a figure without a target.
+ */
+async function diffRow() {
+  const days = ['--from', '2024-05-02', '--to', '2024-05-03'];
+  const diff = (id) => prs('-q', 'diff', id, '-t', 'constituent.close', ...days, '-f', 'ndjson');
+  const report = (id) => prs('-q', 'report', id, '-t', 'constituent.close', ...days, '-f', 'ndjson');
+  const cmp = await compare('diff 2×20k rows vs report of both → NDJSON', diff('7'), report('7'), {
+    target: 1.5,
+  });
+  const rss20k = await peakRss(diff('7'));
+  const rssReport20k = await peakRss(report('7'));
+  const big = await startSandbox({ port: 0, rateLimit: '1000000/1s', bigExportRows: 200_000 });
+  const bigEnv = {
+    ...env,
+    PRS_CONFIG_DIR: join(work, 'config-diff'),
+    PRS_CACHE_DIR: join(work, 'cache-diff'),
+  };
+  let big200k;
+  try {
+    await time(
+      `printf %s ${q(user.password)} | ${prs(...loginArgs(big, user))
+        .map(q)
+        .join(' ')}`,
+      bigEnv,
+    );
+    const runs = Math.min(RUNS, 3);
+    const d = [];
+    const r = [];
+    for (let i = 0; i < runs; i++) {
+      d.push(await time(diff('900'), bigEnv));
+      r.push(await time(report('900'), bigEnv));
+    }
+    big200k = {
+      diffMs: median(d),
+      reportMs: median(r),
+      ratio: median(d.map((x, i) => x / r[i])),
+      diffRssMiB: await peakRss(diff('900'), bigEnv),
+      reportRssMiB: await peakRss(report('900'), bigEnv),
+    };
+  } finally {
+    await big.close();
+  }
+  const row = {
+    name: 'diff: two answers → NDJSON',
+    ratio20k: cmp.ratio,
+    peakRssMiB20k: rss20k,
+    reportPeakRssMiB20k: rssReport20k,
+    answers200k: big200k,
+    target: '20k rows: ≤ 1.5× report of both dates, peak RSS ≤ 120 MB; 200k rows: stated',
+  };
+  results.push(row);
+  const ok = (v, max) => (v <= max ? '✓' : '✗');
+  console.log(
+    `diff peak RSS MiB: 2×20k ${rss20k.toFixed(1)} (report ${rssReport20k.toFixed(1)})  ${ok(rss20k, 120)} target ≤ 120\n` +
+      `diff 2×200k: ${fmt(big200k.diffMs)} vs report ${fmt(big200k.reportMs)} (${big200k.ratio.toFixed(2)}×), peak RSS ${big200k.diffRssMiB.toFixed(1)} MiB (report ${big200k.reportRssMiB.toFixed(1)})`,
+  );
+}
+
+// ---- end of prs diff's block ----------------------------------------------------------------------
 
 /** A command's stdout (it must exit 0). */
 function output(cmd, e = env) {
@@ -613,6 +679,7 @@ try {
   }
   if (want('report-range')) await reportRangeRow();
   if (want('limiter-redis')) await redisRow();
+  if (want('diff')) await diffRow(); // prs diff's block (above)
   mkdirSync(join(args.out, '..'), { recursive: true });
   writeFileSync(
     args.out,

@@ -55,8 +55,47 @@ export function plain(d: Decimal): string {
   return `${sign}${s.slice(0, cut)}${frac ? `.${frac}` : ''}`;
 }
 
+/** Fraction digits of a plain decimal text (`-12.5`) of at most 15 digits, or -1 (anything else). */
+function shortPlain(t: string): number {
+  let int = 0;
+  let frac = -1;
+  for (let i = t.charCodeAt(0) === 45 ? 1 : 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 46 && frac < 0) frac = 0;
+    else if (c < 48 || c > 57) return -1;
+    else if (frac < 0) int++;
+    else frac++;
+  }
+  return int === 0 || frac === 0 || int + Math.max(frac, 0) > 15 ? -1 : Math.max(frac, 0);
+}
+
+/**
+ * to − from for two plain decimals of at most 15 digits each (the usual report value), on doubles:
+ * each scaled to an integer below 10^15 (< 2^53, so Math.round recovers it exactly) and subtracted
+ * exactly. Undefined when the texts are not of that kind or the scaled values would not be exact.
+ */
+function subtractShort(to: string, from: string): string | undefined {
+  const ft = shortPlain(to);
+  const ff = shortPlain(from);
+  if (ft < 0 || ff < 0) return undefined;
+  const f = Math.max(ft, ff);
+  const scale = 10 ** f;
+  const a = Math.round(Number(to) * scale);
+  const b = Math.round(Number(from) * scale);
+  if (Math.abs(a) >= 1e15 || Math.abs(b) >= 1e15) return undefined;
+  const d = a - b;
+  if (d === 0) return '0';
+  const s = String(Math.abs(d)).padStart(f + 1, '0');
+  const cut = s.length - f;
+  let end = s.length;
+  while (end > cut && s.charCodeAt(end - 1) === 48) end--;
+  return `${d < 0 ? '-' : ''}${s.slice(0, cut)}${end > cut ? `.${s.slice(cut, end)}` : ''}`;
+}
+
 /** `to − from` in plain notation, exact; undefined when either is not a number text (or out of range). */
 export function subtract(to: string, from: string): string | undefined {
+  const short = subtractShort(to, from);
+  if (short !== undefined) return short;
   const a = parseDecimal(to);
   const b = parseDecimal(from);
   return a && b ? plain(minus(a, b)) : undefined;

@@ -152,4 +152,35 @@ describe('subtract against BigInt arithmetic on the generated values', () => {
     );
     expect(differentTexts).toBeGreaterThan(400);
   });
+
+  it('short plain decimals (at most 15 digits: the double path) are exact too, near 10^15 as well', () => {
+    const short = fc
+      .record({
+        digits: fc.integer({ min: 1, max: 15 }),
+        seed: fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }),
+        frac: fc.integer({ min: 0, max: 14 }),
+        neg: fc.boolean(),
+      })
+      .map(({ digits, seed, frac, neg }) => {
+        const units = seed % 10n ** BigInt(digits);
+        const f = Math.min(frac, digits - 1);
+        const s = units.toString().padStart(f + 1, '0');
+        const text = f === 0 ? s : `${s.slice(0, s.length - f)}.${s.slice(s.length - f)}`;
+        return { text: neg && units !== 0n ? `-${text}` : text, units: neg ? -units : units, scale: -f };
+      });
+    let nearTop = 0;
+    fc.assert(
+      fc.property(short, short, (a, b) => {
+        const got = subtract(a.text, b.text)!;
+        expect(got).toMatch(/^(-?(0|[1-9]\d*)(\.\d*[1-9])?)$/);
+        const m = -40;
+        expect(atScale(got, m)).toBe(
+          a.units * 10n ** BigInt(a.scale - m) - b.units * 10n ** BigInt(b.scale - m),
+        );
+        if (a.text.replace(/\D/g, '').length === 15) nearTop++;
+      }),
+      { numRuns: 5000, seed: 15 },
+    );
+    expect(nearTop).toBeGreaterThan(200);
+  });
 });
