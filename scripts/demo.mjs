@@ -1,6 +1,6 @@
 // `npm run demo`: a guided tour against the built-in sandbox. Starts the sandbox on a free port, signs in
 // with a throwaway config dir, prints an index report, exports a CSV zip, shows the answer cache, the
-// rate-limit window and a dry-run plan, lists the files, then cleans up.
+// rate-limit window, a dry-run plan and a diff across a rebalance, lists the files, then cleans up.
 // Everything runs on loopback; nothing is left running or written outside a temporary folder.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
@@ -60,17 +60,21 @@ try {
   });
   await prs(['auth', 'status']);
   await prs(['report', '42', '--type', 'index', '--date', '2023-06-29', '--format', 'table']);
+  // Portfolio 77's constituents the Friday before a rebalance (kept in the answer cache for the diff
+  // at the end: the demo stays within the sandbox's 4 requests a minute).
   await prs([
+    '--cache',
+    '7d',
     'report',
-    '42',
+    '77',
     '--type',
     'constituent.close',
     '--date',
-    '2023-06-29',
+    '2024-03-15',
     '--format',
     'csv',
     '--fields',
-    'isin,securityName,closingPrice,indexWeighting',
+    'isin,securityName,securityTicker,indexWeighting',
   ]);
   await prs([
     'export',
@@ -104,6 +108,24 @@ try {
     '--to',
     '2023-06-30',
     '--dry-run',
+  ]);
+  // What the rebalance changed: one security left, one entered, weights and shares moved (the dual
+  // listing keyed by its two tickers); weight changes in basis points too.
+  await prs([
+    '--cache',
+    '7d',
+    'diff',
+    '77',
+    '--type',
+    'constituent.close',
+    '--from',
+    '2024-03-15',
+    '--to',
+    '2024-03-18',
+    '--fields',
+    'securityName,indexShares,indexWeighting',
+    '--format',
+    'table',
   ]);
   console.log(`\n${bold(`$ ls -l ${exportsDir}`)}`);
   for (const name of readdirSync(exportsDir).sort()) {

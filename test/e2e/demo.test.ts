@@ -8,7 +8,7 @@ import { baseEnv } from '../helpers/run.js';
 
 const script = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url));
 
-it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () => {
+it('npm run demo: sandbox, login, table, CSV export, a diff, cleanup, exit 0', async () => {
   const child = spawn(process.execPath, [script], {
     // A PATH without any prs (the demo runs node by its path): the last lines say how to get one.
     env: baseEnv({ CI: 'true', PATH: dirname(process.execPath) }),
@@ -32,6 +32,10 @@ it('npm run demo: sandbox, login, table, CSV export, cleanup, exit 0', async () 
   expect(out).toMatch(/cache hit: portfolio 42 index 2023-06-29/);
   expect(out).toMatch(/rate limit: 4\/60s\n/);
   expect(out).toMatch(/dry run: 10 items, nothing sent\nanswered from the cache: 1\nrequests to send: 9\n/);
+  // A diff across portfolio 77's rebalance, its summary on stderr and weights in basis points.
+  expect(out).toMatch(/2024-03-15 → 2024-03-18: 1 added, 1 removed, 7 changed, 0 unchanged\n/);
+  expect(out).toMatch(/│ added +│ \w{12} +│ \w+ \w\w +│ securityName +│/);
+  expect(out).toMatch(/│ indexWeighting │ .* │ +-?\d+\.\d+ │\n/);
   const work = /Config and exports go to (\S+) /.exec(out)?.[1];
   expect(work).toBeTruthy();
   expect(existsSync(work!)).toBe(false);
