@@ -1,7 +1,6 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
-// chunk: `prs --version` loads only the entry, never undici, conf, ora or fflate. The chunks are then
+// chunk: `prs --version` loads only the entry, never undici, ora or fflate. The chunks are then
 // turned into CommonJS (see the end of this file).
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, transform } from 'esbuild';
@@ -174,23 +173,19 @@ for (const file of readdirSync(out, { recursive: true })) {
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
 /**
- * The answer cache's fast path (src/cache/hit.ts), bin/prs.js's first stop for `prs report`: one file,
- * everything it imports inside it. Loaded from the split chunks above, a hit spent ~7 ms of its ~42
- * (CA bundle unset) resolving, reading and compiling 18 chunk files; as one file it takes ~35 ms
- * (`prs --version`: ~23). What it shares with the CLI (settings, the store, the renderers) is compiled
- * a second time only when it does not answer, i.e. before a request that takes far longer. Nothing in
- * it may load heavy modules at its start (the build checks the ones that would).
+ * The fast entry (src/fast.ts: `--version` and the answer cache's fast path), bin/prs.js's first stop,
+ * and the cache's answer it loads only when the cache may be on (src/cache/hit.ts): each one file,
+ * everything it imports inside it, where the split chunks above would cost a hit resolving, reading and
+ * compiling many files (docs/performance.md). What they share with the CLI is compiled a second time
+ * only when they do not answer. Nothing in them may load heavy modules at their start (checked below).
  */
 /**
  * The fast path never draws a table (a terminal or `-f table` goes to the CLI): the renderer's table
- * stays out. Nor does it write the credential store (auth/store.ts loads conf only to write): conf
- * stays out too, and dist/ requires nothing from node_modules (package.json: everything the bundle
- * inlines is a devDependency).
+ * stays out.
  */
 const STUBBED = {
   table:
     "export const renderTable = () => { throw new Error('prs: the answer cache fast path draws no table'); };\n",
-  conf: "export default class { constructor() { throw new Error('prs: the answer cache fast path writes no profile'); } }\n",
 };
 const noTable = {
   name: 'no-table',
@@ -198,15 +193,13 @@ const noTable = {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
       args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-stub' } : undefined,
     );
-    b.onResolve({ filter: /^conf$/ }, () => ({ path: 'conf', namespace: 'prs-stub' }));
     b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, (args) => ({
       contents: STUBBED[args.path],
       loader: 'js',
     }));
   },
 };
-const hit = await build({
-  entryPoints: { hit: 'src/cache/hit.ts' },
+const single = {
   outdir: out,
   bundle: true,
   format: 'cjs',
@@ -220,27 +213,28 @@ const hit = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-  plugins: [noTable],
-});
-const heavy = Object.keys(hit.metafile.inputs).filter((f) =>
-  /node_modules\/(undici|conf|ora|commander)\//.test(f),
-);
+  define: { __PRS_VERSION__: JSON.stringify(version) },
+  // import() as a require in a promise: Node's ES module loader costs a start milliseconds.
+  supported: { 'dynamic-import': false },
+};
+/** fast.ts's import of cache/hit.ts stays a require of dist/hit.js, loaded only when it is needed. */
+const hitApart = {
+  name: 'hit-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/cache\/hit\.js$/ }, () => ({ path: './hit.js', external: true }));
+  },
+};
+const fast = await build({ ...single, entryPoints: { fast: 'src/fast.ts' }, plugins: [hitApart, noTable] });
+const hit = await build({ ...single, entryPoints: { hit: 'src/cache/hit.ts' }, plugins: [noTable] });
+const heavy = [fast, hit]
+  .flatMap((b) => Object.keys(b.metafile.inputs))
+  .filter((f) => /node_modules\/(undici|ora|commander)\//.test(f));
 if (heavy.length > 0) {
   rmSync(out, { recursive: true, force: true });
-  throw new Error(`build: the cache's fast path (dist/hit.js) would bundle ${heavy[0]}: import it lazily`);
+  throw new Error(
+    `build: the fast entry (dist/fast.js, dist/hit.js) would bundle ${heavy[0]}: import it lazily`,
+  );
 }
-
-/**
- * The build's id: a digest of every file it wrote. bin/code-cache.js keeps V8's code cache per build
- * id, since V8 itself checks a cache against the source's length only.
- */
-const digest = createHash('sha256');
-for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
-  if (!file.endsWith('.js')) continue;
-  digest.update(file);
-  digest.update(readFileSync(join(out, file)));
-}
-writeFileSync(join(out, 'build-id'), `${digest.digest('hex').slice(0, 16)}\n`);
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

@@ -6,13 +6,10 @@ import { isDebug } from './settings.js';
 const switches: ProcessSwitches = {
   // undici parses HTTP with a WebAssembly build of llhttp; V8's optimising tier would compile it in
   // the background for ~35 MB of peak memory and no gain in a short-lived CLI (a small report was
-  // ~90 ms slower with it). Liftoff alone keeps `prs export` under 100 MB whatever the file size.
-  // Applied before the first HTTP client, not at start: loading node:v8 costs every start ~3 ms.
+  // slower with it: docs/performance.md). Liftoff alone keeps `prs export` under 100 MB whatever the file size.
+  // Applied before the first HTTP client, not at start: loading node:v8 is a cost every start would pay.
   // --expose-gc: a large report body's reader collects undici's spent chunks as it goes (service.ts).
-  // The code cache (bin/code-cache.js) is told first: V8 takes a cache only under the flags it was
-  // made with, so it keeps what was compiled until now before they change.
   beforeHttp: async () => {
-    (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('prs.beforeV8Flags')]?.();
     const { setFlagsFromString } = await import('node:v8');
     setFlagsFromString('--liftoff-only');
     setFlagsFromString('--expose-gc');

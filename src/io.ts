@@ -5,8 +5,8 @@
 import { writeSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
-import { fileError, StdoutClosedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
+import { stdoutFault } from './stdout.js';
 
 /** The colour rule lives in color.ts; re-exported for the modules and tests that import it from here. */
 export { colorFor };
@@ -122,13 +122,7 @@ export interface StdoutGuard {
 export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
   const ac = new AbortController();
   const fault = (err: unknown) => {
-    if (ac.signal.aborted) return;
-    const code = (err as NodeJS.ErrnoException)?.code;
-    ac.abort(
-      code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED'
-        ? new StdoutClosedError()
-        : fileError(err, 'stdout', 'cannot write to'),
-    );
+    if (!ac.signal.aborted) ac.abort(stdoutFault(err));
   };
   out.on('error', fault);
   // stdout to a file (or /dev/full) is Node's SyncWriteStream, which ignores a short write: past

@@ -13,9 +13,7 @@ import { errorEntry, formatLogLine } from './log.js';
 import type { RunObserver } from './observe/index.js';
 import { redactText } from './redact.js';
 import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
-
-declare const __PRS_VERSION__: string;
-export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';
+import { VERSION } from './version.js';
 
 /**
  * The exit code prs ends with for whatever the parse or the command threw: commander's own errors
@@ -87,9 +85,9 @@ export type OwnedSignal = keyof typeof SIGNALS;
 
 /**
  * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called.
- * Libraries hook them too, and conf's atomic writer (atomically, through when-exit) re-raises the
- * signal after its own cleanup: that second signal read as a second Ctrl-C and left at once, without
- * removing the export's temporary file or saying why (issue 18). So any other listener is dropped as
+ * Libraries hook them too: conf's atomic writer (through when-exit) re-raised the signal after its
+ * own cleanup, which read as a second Ctrl-C and left at once, without removing the export's
+ * temporary file or saying why (issue 18). So any other listener is dropped as
  * soon as it is added; the libraries' 'exit' hooks, which do their cleanup, stay.
  */
 export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {

@@ -1,6 +1,6 @@
 /**
  * The credential store: one JSON file (`config.json`) holding every profile, mode 0600 in a 0700
- * directory. Written through conf (atomic temp-file + rename) under a cross-process lock; every read
+ * directory. Replaced whole (fs/atomic.ts replaceFile) under a cross-process lock; every read
  * goes to the disk, so a long-running process sees what another one wrote meanwhile.
  *
  * A corrupt or hand-mangled file never crashes a command: reading it throws a UsageError (exit 2)
@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
+import { replaceFile } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, Store, StoredSession } from './types.js';
@@ -205,7 +206,7 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
   };
   const ensureDir = () => {
     try {
-      // conf would create it 0755; create it ourselves first, private.
+      // Private from the start, whatever the umask.
       mkdirSync(configDir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw fileError(err, configDir, 'cannot create config directory');
@@ -235,29 +236,12 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
     return parsed.data;
   };
 
-  // conf (with ajv) costs ~0.2 s to load: readers never need it, so only writers pay, once. It reads
-  // the file in its constructor, so build it only once the file is known to be sound, i.e. inside
-  // update() after read() succeeded under the lock.
-  let Conf: typeof import('conf').default | undefined;
-  const loadConf = async () => {
-    Conf ??= (await import('conf')).default;
-    return Conf;
-  };
-  let conf: { store: Record<string, unknown> } | undefined;
+  // Tab-indented, as conf wrote it before it went (the file's format is unchanged).
   const write = (data: StoreData) => {
-    if (!Conf) throw new Error('store: conf not loaded before writing');
     ensureDir();
     ensurePrivate(configDir, path, holdsSecrets(data));
     try {
-      conf ??= new Conf({
-        cwd: configDir,
-        configName: 'config',
-        projectName: 'prs',
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-      }) as unknown as { store: Record<string, unknown> };
-      conf.store = data as unknown as Record<string, unknown>;
+      replaceFile(path, JSON.stringify(data, undefined, '\t'), { mode: 0o600 });
     } catch (err) {
       throw fileError(err, path);
     }
@@ -290,7 +274,6 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
     },
     update: async (profile, fn) => {
       ensureDir();
-      await loadConf();
       return locked(() => {
         const data = read();
         const current = data.profiles[profile];

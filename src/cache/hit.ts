@@ -15,12 +15,10 @@
  * the settings resolver, the store and its key, the row stream. test/unit/cache/hit.test.ts holds the
  * argv reading to commander's, test/e2e/cache-hit.test.ts the output to the CLI's.
  */
-import { fstatSync, statSync, writeSync } from 'node:fs';
 import { openStore } from '../auth/store.js';
-import { colorFor, redIf } from '../color.js';
 import { spelling } from '../commands/flags.js';
 import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from '../commands/report.flags.js';
-import { ExitCode, fileError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { rowsOf } from '../json/report-body.js';
 import { createRowStream } from '../render/stream.js';
 import {
@@ -35,6 +33,7 @@ import {
   settingRow,
   storedProfile,
 } from '../settings.js';
+import { stdoutIsTerminal, stdoutWriter } from '../stdout.js';
 import { answerKey, cacheableDate, storeFor } from './answers.js';
 
 /** What the fast path reads from argv: report's positional ids, its flags, the global flags. */
@@ -152,7 +151,7 @@ export async function answerFromCache(
   }
   // No rows is exit 3 in the CLI's words; nothing was written yet.
   if (stream.rows === 0) return undefined;
-  const out = stdoutWriter(read.globals, env);
+  const out = stdoutWriter({ flag: read.globals.color, env });
   // From the first byte on this path owns the run: it never hands over to the CLI (which would print
   // the answer a second time). The answer's output first: end() gives its memory back. One answer has
   // no notes or warnings (they come from the table and from a later answer's columns).
@@ -194,53 +193,4 @@ async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
     // A bad flag or setting, an unreadable config: the CLI says it in its words.
     return undefined;
   }
-}
-
-/**
- * Whether stdout is a terminal, without node:tty (~1.5 ms: it loads net and streams): a pipe or a
- * file is not a character device, and /dev/null (the character device a script most often gives)
- * is told by its device number; any other character device is asked of node:tty.
- */
-function stdoutIsTerminal(): boolean {
-  if (process.platform === 'win32') return process.getBuiltinModule('node:tty').isatty(1);
-  const st = fstatSync(1);
-  if (!st.isCharacterDevice() || st.rdev === statSync('/dev/null').rdev) return false;
-  return process.getBuiltinModule('node:tty').isatty(1);
-}
-
-/**
- * Writes to stdout (fd 1) whole, with stdout's rules (CLI.md "Output that scripts can trust"): undefined
- * to go on, else the exit code the run ends with: 0 when the reader left (silently), 10 for any other
- * failure, said in one line as the CLI says it (io.ts guardStdout). A non-blocking stdout (inherited
- * from a parent that made it so) is handed to Node's stream for the rest: only it can wait for room.
- */
-function stdoutWriter(globals: GlobalOptions, env: Env) {
-  let stream = false;
-  return async (data: string | Buffer): Promise<number | undefined> => {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    let at = 0;
-    let failure: NodeJS.ErrnoException | undefined;
-    try {
-      if (!stream) while (at < bytes.length) at += writeSync(1, bytes, at, bytes.length - at);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') stream = true;
-      else failure = err as NodeJS.ErrnoException;
-    }
-    if (stream && at < bytes.length) failure = await streamWrite(bytes.subarray(at));
-    if (!failure) return undefined;
-    if (failure.code === 'EPIPE' || failure.code === 'ECONNRESET') return ExitCode.ok;
-    const err = fileError(failure, 'stdout', 'cannot write to');
-    process.stderr.on('error', () => {}); // a closed stderr changes no exit code (as main.ts)
-    const isTTY = process.getBuiltinModule('node:tty').isatty(2);
-    process.stderr.write(`${redIf(colorFor(globals.color, env, isTTY))(`prs: ${err.message}`)}\n`);
-    return err.exitCode;
-  };
-}
-
-/** Through process.stdout: its write error, if any. */
-function streamWrite(bytes: Buffer): Promise<NodeJS.ErrnoException | undefined> {
-  return new Promise((resolve) => {
-    process.stdout.once('error', resolve);
-    process.stdout.write(bytes, (err) => resolve(err ?? undefined));
-  });
 }

@@ -1,5 +1,5 @@
 /**
- * The answer cache's fast path (src/cache/hit.ts, dist/hit.js), the BUILT binary against the sandbox:
+ * The answer cache's fast path (src/fast.ts → src/cache/hit.ts, dist/fast.js → dist/hit.js), the BUILT binary against the sandbox:
  * a report the cache holds is answered before the CLI loads (dist/main.js is never required: read
  * from Node's module cache at exit), with exactly the bytes the CLI printed when it asked the service,
  * in every format it takes, and no request; what it does not take goes to the CLI, which prints the
@@ -82,7 +82,7 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
     const hit = await prs(args);
     expect(hit.code, hit.stderr).toBe(0);
     expect(hit.stderr).toBe('');
-    expect(hit.loaded).toEqual(['hit.js']);
+    expect(hit.loaded).toEqual(['fast.js', 'hit.js']);
     expect(hit.stdoutBytes.equals(asked.stdoutBytes)).toBe(true);
     expect(requests()).toBe(1);
   });
@@ -110,7 +110,7 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
     expect(raw.code, raw.stderr).toBe(0);
     expect(raw.loaded).toContain('main.js');
     const json = await prs(report('42', 'index', '-f', 'json'));
-    expect(json.loaded).toEqual(['hit.js']);
+    expect(json.loaded).toEqual(['fast.js', 'hit.js']);
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(raw.stdout).report ?? JSON.parse(raw.stdout));
   });
 
@@ -122,7 +122,7 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
       env = { ...env, PRS_CACHE: '' };
       expect((await prs(args)).loaded).toContain('main.js');
       const hit = await prs(args);
-      expect(hit.loaded).toEqual(['hit.js']);
+      expect(hit.loaded).toEqual(['fast.js', 'hit.js']);
       expect(requests()).toBe(1);
     } finally {
       env = { ...env, PRS_CACHE: '7d' };

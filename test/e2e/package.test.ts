@@ -67,7 +67,15 @@ describe('the npm package', () => {
       }),
     ) as { files: { path: string }[] }[];
     const paths = packed!.files.map((f) => f.path);
-    for (const want of ['LICENSE', 'README.md', 'package.json', 'bin/prs.js', 'dist/main.js', 'dist/hit.js'])
+    for (const want of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'bin/prs.js',
+      'dist/main.js',
+      'dist/fast.js',
+      'dist/hit.js',
+    ])
       expect(paths).toContain(want);
     expect(paths.filter((p) => /^(src|test|scripts)\//.test(p))).toEqual([]);
   });

@@ -27,10 +27,11 @@ function loadedBy(args: string[]): { code: number | null; sources: string[]; chu
   const r = spawnSync(process.execPath, ['-r', PRELOAD, PRS_BIN, ...args], { env: baseEnv(env) });
   const chunks = readFileSync(list, 'utf8').split('\n').filter(Boolean);
   expect(chunks).toContain('main.js');
-  // dist/hit.js, the answer cache's fast path for `prs report` (bin/prs.js), is one file holding what
-  // a cached answer needs (settings, the store, the renderers): it is not the CLI's start-up.
+  // dist/fast.js, bin/prs.js's first stop, and dist/hit.js, the answer cache's fast path for `prs
+  // report`, are files of their own holding what they need (settings, the store, the renderers): they
+  // are not the CLI's start-up.
   const sources = chunks
-    .filter((chunk) => chunk !== 'hit.js')
+    .filter((chunk) => chunk !== 'fast.js' && chunk !== 'hit.js')
     .flatMap((chunk) => {
       const map = JSON.parse(readFileSync(join(DIST, `${chunk}.map`), 'utf8')) as { sources: string[] };
       return map.sources.map((source) => source.replace(/^(\.\.\/)+/, ''));
@@ -61,11 +62,23 @@ describe('start-up loads no command body', () => {
 
   it('only `prs report` with the cache possibly on loads the answer cache’s fast path, and first', () => {
     const bad = ['report', 'abc', '-t', 'index', '-d', '2024-05-01'];
-    expect(loadedBy(['--cache', '7d', ...bad]).chunks[0]).toBe('hit.js');
+    expect(loadedBy(['--cache', '7d', ...bad]).chunks.slice(0, 2)).toEqual(['fast.js', 'hit.js']);
     expect(loadedBy(bad).chunks).not.toContain('hit.js');
     expect(
       loadedBy(['--cache', '7d', 'export', '42', '-t', 'index', '-d', '2024-05-01']).chunks,
     ).not.toContain('hit.js');
+  });
+
+  it('`prs --version` is answered by the fast entry alone', () => {
+    const list = join(tmp.path, `loaded-${n++}`);
+    const r = spawnSync(process.execPath, ['-r', PRELOAD, PRS_BIN, '--version'], {
+      env: baseEnv({ PRS_TEST_LOADED: list, HOME: tmp.path }),
+    });
+    expect([r.status, r.stdout.toString()]).toEqual([
+      0,
+      `${JSON.parse(readFileSync(join(DIST, '../package.json'), 'utf8')).version}\n`,
+    ]);
+    expect(readFileSync(list, 'utf8').split('\n').filter(Boolean)).toEqual(['fast.js']);
   });
 
   it('a command that runs loads its own body (so the check above can see one)', () => {

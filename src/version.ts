@@ -1,0 +1,3 @@
+declare const __PRS_VERSION__: string;
+/** package.json's version, put in by the build. */
+export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';

@@ -1,0 +1,41 @@
+// What the fast entry (src/fast.ts) decides before the CLI loads: the gate before the answer cache's
+// fast path, "could the cache be on?", an over-estimate read from the settings table's spellings.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFIG_FILE } from '../../src/auth/store.js';
+import { cacheMayBeOn } from '../../src/fast.js';
+import { tempDir } from '../helpers/run.js';
+
+const tmp = tempDir('prs-fast-gate-');
+afterAll(() => tmp.cleanup());
+const report = ['report', '42', '-t', 'index', '-d', '2024-05-01'];
+
+describe('cacheMayBeOn', () => {
+  it('finds a profile’s cache setting in the config file', () => {
+    const dir = join(tmp.path, 'cfg');
+    mkdirSync(dir, { recursive: true });
+    expect(cacheMayBeOn(report, {}, dir)).toBe(false); // no config file
+    writeFileSync(
+      join(dir, CONFIG_FILE),
+      JSON.stringify({ profiles: { default: { settings: { tenant: 'T' } } } }),
+    );
+    expect(cacheMayBeOn(report, {}, dir)).toBe(false);
+    writeFileSync(
+      join(dir, CONFIG_FILE),
+      JSON.stringify({ profiles: { default: { settings: { cache: '7d' } } } }),
+    );
+    expect(cacheMayBeOn(report, {}, dir)).toBe(true);
+  });
+
+  it.each([
+    ['--cache <age>', ['--cache', '7d', ...report], {}, true],
+    ['--cache=<age> after the command', [...report, '--cache=7d'], {}, true],
+    ['PRS_CACHE', report, { PRS_CACHE: '1d' }, true],
+    ['an empty PRS_CACHE is unset', report, { PRS_CACHE: '' }, false],
+    ['--no-cache alone', [...report, '--no-cache'], {}, false],
+    ['nothing', report, {}, false],
+  ])('%s', (_name, args, extra, want) => {
+    expect(cacheMayBeOn(args, extra, join(tmp.path, 'empty'))).toBe(want);
+  });
+});
