@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, ServiceError } from '../errors.js';
 import type { Http } from '../service/http.js';
-import { networkCodeOf, nextDelay, type Outcome, retryPolicy } from '../service/retry.js';
+import { type AttemptFailure, networkCodeOf, nextDelay, retryPolicy } from '../service/retry.js';
 import type { StoredSession } from './types.js';
 
 export interface TokenEndpoint {
@@ -156,7 +156,7 @@ export async function requestToken(
 ): Promise<StoredSession> {
   const policy = retryPolicy(o.retries);
   for (let attempt = 1; ; attempt++) {
-    let outcome: Outcome;
+    let outcome: AttemptFailure;
     let failure: PrsError;
     try {
       return await tokenAttempt(http, ep, grant, o);

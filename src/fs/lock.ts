@@ -39,9 +39,9 @@ export async function withLock<T>(file: string, fn: () => Promise<T> | T, o: Loc
 /**
  * withLock for a critical section that is synchronous and short (the limiter's read-modify-write of a
  * small file): when the lock is free it is taken, used and released before this returns, so the
- * caller's state is written before anything else runs.
+ * caller's state is written before anything else runs. A Promise all the same: taking it may wait.
  */
-export async function withLockSync<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<T> {
+export async function withShortLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<T> {
   const taking = take(file, o);
   if (taking !== true) await taking;
   try {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
-import { withLockSync } from '../fs/lock.js';
+import { withShortLock } from '../fs/lock.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks, LimiterState } from './types.js';
 
@@ -162,7 +162,7 @@ export function createLimiter(o: LimiterOptions): Limiter {
       ? Promise.resolve(change(fn))
       : guarded(file, () =>
           // Synchronous under the lock: a few small file operations, done before anything else runs.
-          withLockSync(file, () => change(fn)),
+          withShortLock(file, () => change(fn)),
         );
   let pending: Promise<void> | undefined;
   return {

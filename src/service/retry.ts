@@ -24,7 +24,7 @@ export interface RetryPolicy {
 }
 
 /** What a failed attempt looked like. */
-export type Outcome =
+export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
 
@@ -73,7 +73,7 @@ export function retryPolicy(limit: number, extra: Partial<RetryPolicy> = {}): Re
 export function nextDelay(
   policy: RetryPolicy,
   attempt: number,
-  outcome: Outcome,
+  outcome: AttemptFailure,
   now: number,
   random: () => number = Math.random,
 ): Decision {

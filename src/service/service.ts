@@ -19,10 +19,10 @@ import { type Http, type HttpResponse, transportError } from './http.js';
 import type { Limiter } from './limiter.js';
 import { openLimiter } from './limiter-of.js';
 import {
+  type AttemptFailure,
   MAX_RETRY_AFTER_MS,
   networkCodeOf,
   nextDelay,
-  type Outcome,
   retryPolicy,
   waitLine,
 } from './retry.js';
@@ -107,7 +107,7 @@ export function createService(d: ServiceDeps): Service {
         headers: { authorization: `Bearer ${token}`, 'x-client-id': tenant, accept: ep.accept },
         signal,
       };
-      let outcome: Outcome;
+      let outcome: AttemptFailure;
       let failure: PrsError;
       // A 200 whose body broke off: retried like a network failure, but in the end it is a corrupt
       // response (exit 8), as for export. A body that stalls past --timeout stays a network timeout.

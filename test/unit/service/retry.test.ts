@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type AttemptFailure,
   backoff,
   nextDelay,
-  type Outcome,
   parseRetryAfter,
   retryPolicy,
 } from '../../../src/service/retry.js';
@@ -10,8 +10,12 @@ import {
 const NOW = Date.UTC(2024, 4, 1, 6, 0, 0);
 const policy = retryPolicy(3);
 const limited = retryPolicy(3, { rateLimitWaitMs: 60_000 });
-const status = (s: number, retryAfter?: string): Outcome => ({ kind: 'status', status: s, retryAfter });
-const net = (code: string): Outcome => ({ kind: 'network', code });
+const status = (s: number, retryAfter?: string): AttemptFailure => ({
+  kind: 'status',
+  status: s,
+  retryAfter,
+});
+const net = (code: string): AttemptFailure => ({ kind: 'network', code });
 const max = () => 0.999_999;
 const min = () => 0;
 
