@@ -1,43 +1,7 @@
 /**
- * `prs export`: report files written whole or not at all, named from the server's Content-Disposition
- * or the `<date>_<name>_index.<ext>` rule, never replacing an existing file without --force.
- * The per-response work lives in src/export/save.ts; this file loops over portfolios and dates.
- *
- * Decisions where the contract is silent:
- * - The rule's <date> is the requested date, not the rows' effectiveDate: a cron job can predict the
- *   name, it is known before the download (so -o/--name clobber checks need no request), and dates of
- *   a range never collide. The server's own name (which may carry the effective date) still wins.
- * - Two exports of one run that get the same name (a server naming two holiday dates alike, --name
- *   with several portfolios) never overwrite each other: the later gets `_<id>_<date>` before its
- *   extension. A file that existed before the run is refused (exit 10) unless --force.
- * - `[]` is no data, like an empty body: no file. A range goes on past an item's failure (CLI.md
- *   "Runs of many items", run by src/run/engine.ts); --fail-fast stops at the first. A run of one
- *   item ends with that item's own error, not a summary.
- * - Resume (--skip-existing): what each item produced is recorded in the target directory
- *   (src/export/manifest.ts) when the run has several items or --skip-existing is given; a single
- *   export without the flag leaves only its file. An item whose recorded files are still there
- *   unchanged is not requested; otherwise it is fetched, and a target that exists with exactly the
- *   same bytes counts as done (a run cut short before its record, or an earlier run without one),
- *   one with other bytes is kept and the item fails (exit 10). --name only shapes new names: it does
- *   not make an item recorded under another name count as missing. -o records its file like --dir.
- * - Holidays: an answer whose bytes are those of an earlier date of the same portfolio in this run is
- *   a repeat (the service answers a holiday with the last business day's data): no second file, and a
- *   note names the dates. Identical bytes rather than the rows' effectiveDate: the hash is computed
- *   anyway, and reading the date out of a zip would mean inflating its CSV once more.
- * - --parallel: downloads overlap, but names, repeats, commits, records and every printed line follow
- *   item order (an item waits for the earlier ones once its body is verified), so a parallel run writes
- *   exactly the files of a sequential one. A wait the service asked for (429/503) halves the number
- *   of exports in flight for the rest of the run (the engine's).
- * - A body that breaks off midway is a corrupt response (exit 8); a stall past --timeout is the
- *   network's: the whole file is asked for again by the service's retry loop (--retries), then exit 9.
- * - JSON is checked by a streaming grammar scan (src/export/json-scan.ts), in constant memory; zips
- *   through their central directory, every entry inflated and CRC-checked (src/export/zip.ts).
- * - --extract writes only `.csv` members, by their base name (`out/a.csv` → `a.csv`); a member that
- *   tries to leave the directory (`../x.csv`, `/x.csv`, `C:x.csv`) makes the whole export fail
- *   (exit 8) with nothing written, zip included. The zip and its CSVs are committed together: a name
- *   taken by a rival between the check and the commit takes back the files already committed (exit 10).
- * - `-o -` cannot verify before writing: bytes go out as they arrive; a short or broken body still
- *   exits 8 after the fact. A zip is never sent to a terminal.
+ * `prs export`: report files written whole or not at all, never replacing an existing file without
+ * --force; this file loops over portfolios and dates, src/export/save.ts does each response. What it
+ * decides where CLI.md is silent: README.md, "How export decides".
  */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
