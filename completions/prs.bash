@@ -27,6 +27,7 @@ _prs_value() {
     'export --dir') _prs_v='d' ;;
     'export -o'|'export --output') _prs_v='f' ;;
     'export --name') _prs_v='n' ;;
+    'export --name-template') _prs_v='n' ;;
     'export --parallel') _prs_v='n' ;;
     'diff -t'|'diff --type') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
     'diff --from') _prs_v='w:today yesterday previous-weekday' ;;
@@ -139,7 +140,7 @@ _prs() {
       'config path') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields --jq -o --output --force --raw --fail-fast --dry-run --refresh -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
-      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --name-template --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'diff') words='-t --type --from --to --each --weekends -d --date --against --key --fields -f --format --jq -o --output --force --fail-fast --dry-run --refresh --exit-code -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache info') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
@@ -177,9 +178,9 @@ _prs() {
       'auth') words='status token help' ;;
       'auth help') ((nargs == 0)) && { _prs_v='w:status token'; _prs_complete_value; return 0; } ;;
       'config') words='list get set unset path help' ;;
-      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
-      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
-      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
+      'config get') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
+      'config set') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
+      'config unset') ((nargs == 0)) && { _prs_v='w:base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'; _prs_complete_value; return 0; } ;;
       'config help') ((nargs == 0)) && { _prs_v='w:list get set unset path'; _prs_complete_value; return 0; } ;;
       'cache') words='info clear help' ;;
       'cache help') ((nargs == 0)) && { _prs_v='w:info clear'; _prs_complete_value; return 0; } ;;

@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff --jq' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --name-template' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff --jq' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
                         set skip 1
                 end
                 continue
@@ -73,7 +73,7 @@ complete -c prs -n '__prs_at ""' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+complete -c prs -n '__prs_at "" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, name-template, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "" 0' -a 'diff' -d 'what changed in a report: between two dates, or between two report types on one date'
@@ -128,15 +128,15 @@ complete -c prs -n '__prs_at "config list"' -s h -l help -d 'show help'
 
 # prs config get
 complete -c prs -n '__prs_at "config get"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config get" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'
 
 # prs config set
 complete -c prs -n '__prs_at "config set"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config set" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'
 
 # prs config unset
 complete -c prs -n '__prs_at "config unset"' -s h -l help -d 'show help'
-complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url'
+complete -c prs -n '__prs_at "config unset" 0' -x -a 'base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url'
 
 # prs config path
 complete -c prs -n '__prs_at "config path"' -s h -l help -d 'show help'
@@ -170,10 +170,11 @@ complete -c prs -n '__prs_at "export"' -l to -x -a 'today\\t\'today\\\'s date (l
 complete -c prs -n '__prs_at "export"' -l weekends -d 'include Saturdays and Sundays in a range'
 complete -c prs -n '__prs_at "export"' -s f -l format -x -a 'json\\t\'the rows as one JSON file (the default)\' csv\\t\'a zip of CSV files (--extract writes them out too)\'' -d 'json | csv (csv arrives as a zip)'
 complete -c prs -n '__prs_at "export"' -l dir -x -a '(__fish_complete_directories (commandline -ct) "")' -d 'directory for the files'
-complete -c prs -n '__prs_at "export"' -s o -l output -r -F -d 'file path, or - for the raw bytes on stdout (one portfolio, one date)'
+complete -c prs -n '__prs_at "export"' -s o -l output -r -F -d 'file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)'
 complete -c prs -n '__prs_at "export"' -l name -x -d 'the <name> part of <date>_<name>_index.<ext> when the server sends no file name'
+complete -c prs -n '__prs_at "export"' -l name-template -x -d 'file names over {date} {name} {type} {portfolio}, e.g. \'{date}_{name}_{type}\' (env PRS_NAME_TEMPLATE)'
 complete -c prs -n '__prs_at "export"' -l force -d 'overwrite existing files'
-complete -c prs -n '__prs_at "export"' -l extract -d 'csv: also write the CSV file(s) inside the zip'
+complete -c prs -n '__prs_at "export"' -l extract -d 'csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout'
 complete -c prs -n '__prs_at "export"' -l skip-existing -d 'skip items already exported here and unchanged (resume a run)'
 complete -c prs -n '__prs_at "export"' -l parallel -x -d 'exports in flight at once, 1-8'
 complete -c prs -n '__prs_at "export"' -l fail-fast -d 'stop at the first item that fails'
@@ -241,7 +242,7 @@ complete -c prs -n '__prs_at "help"' -s h -l help -d 'show help'
 complete -c prs -n '__prs_at "help" 0' -a 'login' -d 'sign in and store the session in the profile'
 complete -c prs -n '__prs_at "help" 0' -a 'logout' -d 'forget the profile\'s tokens and any saved password or secret'
 complete -c prs -n '__prs_at "help" 0' -a 'auth' -d 'session status and tokens'
-complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+complete -c prs -n '__prs_at "help" 0' -a 'config' -d 'profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, name-template, log-format, metrics-file, ping-url)'
 complete -c prs -n '__prs_at "help" 0' -a 'report' -d 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
 complete -c prs -n '__prs_at "help" 0' -a 'export' -d 'download report files (JSON, or CSV in a zip), written whole or not at all'
 complete -c prs -n '__prs_at "help" 0' -a 'diff' -d 'what changed in a report: between two dates, or between two report types on one date'

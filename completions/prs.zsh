@@ -53,7 +53,7 @@ _prs() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, name-template, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'diff:what changed in a report: between two dates, or between two report types on one date'
@@ -217,7 +217,7 @@ _prs_cmd_config_get() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_set() {
@@ -226,7 +226,7 @@ _prs_cmd_config_set() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)' \
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url)' \
     '2:value: '
 }
 
@@ -236,7 +236,7 @@ _prs_cmd_config_unset() {
   _arguments -s -S : $globals \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
-    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant log-format metrics-file ping-url)'
+    '1:key:(base-url auth-url realm client-id tenant username timeout retries rate-limit limiter cache cache-size grant name-template log-format metrics-file ping-url)'
 }
 
 _prs_cmd_config_path() {
@@ -296,11 +296,12 @@ _prs_cmd_export() {
     '(-f --format)-f+[json | csv (csv arrives as a zip)]:fmt:((json\:"the rows as one JSON file (the default)" csv\:"a zip of CSV files (--extract writes them out too)"))' \
     '(-f --format)--format=[json | csv (csv arrives as a zip)]:fmt:((json\:"the rows as one JSON file (the default)" csv\:"a zip of CSV files (--extract writes them out too)"))' \
     '--dir=[directory for the files]:dir:_files -/' \
-    '(-o --output)-o+[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \
-    '(-o --output)--output=[file path, or - for the raw bytes on stdout (one portfolio, one date)]:file|-:_files' \
+    '(-o --output)-o+[file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)]:file|-:_files' \
+    '(-o --output)--output=[file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)]:file|-:_files' \
     '--name=[the <name> part of <date>_<name>_index.<ext> when the server sends no file name]:words: ' \
+    '--name-template=[file names over {date} {name} {type} {portfolio}, e.g. '\''{date}_{name}_{type}'\'' (env PRS_NAME_TEMPLATE)]:t: ' \
     '--force[overwrite existing files]' \
-    '--extract[csv: also write the CSV file(s) inside the zip]' \
+    '--extract[csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout]' \
     '--skip-existing[skip items already exported here and unchanged (resume a run)]' \
     '--parallel=[exports in flight at once, 1-8]:n: ' \
     '--fail-fast[stop at the first item that fails]' \
@@ -462,7 +463,7 @@ _prs_cmd_help() {
         'login:sign in and store the session in the profile'
         'logout:forget the profile'\''s tokens and any saved password or secret'
         'auth:session status and tokens'
-        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, log-format, metrics-file, ping-url)'
+        'config:profile settings (base-url, auth-url, realm, client-id, tenant, username, timeout, retries, rate-limit, limiter, cache, cache-size, grant, name-template, log-format, metrics-file, ping-url)'
         'report:fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV'
         'export:download report files (JSON, or CSV in a zip), written whole or not at all'
         'diff:what changed in a report: between two dates, or between two report types on one date'

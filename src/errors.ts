@@ -200,11 +200,14 @@ export class FileError extends PrsError {
 }
 
 /** Exit 10 too: the target file exists (no --force). In a run of many items, a failure of that item only. */
+/** FileExistsError's hint when its thrower knows nothing more to say. */
+export const FORCE_HINT = 'use --force to overwrite it';
+
 export class FileExistsError extends FileError {
   override name = 'FileExistsError';
   constructor(
     readonly path: string,
-    hint = 'use --force to overwrite it',
+    hint = FORCE_HINT,
   ) {
     super(`${path} already exists`, { hint });
   }

@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
+import { checkNameTemplate } from './export/naming.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -139,6 +140,12 @@ export const SETTINGS = {
     default: 'password',
     parse: parseGrant,
     help: 'password, or client_credentials for a service account',
+  },
+  'name-template': {
+    env: 'PRS_NAME_TEMPLATE',
+    config: true,
+    parse: checkNameTemplate,
+    help: "export file names: {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (export --name-template)",
   },
   'log-format': {
     flag: '--log-format <text|json>',

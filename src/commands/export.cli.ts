@@ -1,6 +1,7 @@
 /** `prs export`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import { type Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../domain.js';
+import { checkNameTemplate } from '../export/naming.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
 import {
   action,
@@ -20,6 +21,7 @@ interface ExportFlags extends DateFlags {
   dir: string;
   output?: string;
   name?: string;
+  nameTemplate?: string;
   force?: boolean;
   extract?: boolean;
   skipExisting?: boolean;
@@ -43,13 +45,20 @@ export function defineExport(program: Command, ctx: DefineContext): void {
   )
     .addOption(new Option('-f, --format <fmt>', 'json | csv (csv arrives as a zip)').default('json'))
     .option('--dir <dir>', 'directory for the files', '.')
-    .option('-o, --output <file|->', 'file path, or - for the raw bytes on stdout (one portfolio, one date)')
+    .option(
+      '-o, --output <file|->',
+      'file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)',
+    )
     .option(
       '--name <words>',
       'the <name> part of <date>_<name>_index.<ext> when the server sends no file name',
     )
+    .option(
+      '--name-template <t>',
+      "file names over {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (env PRS_NAME_TEMPLATE)",
+    )
     .option('--force', 'overwrite existing files')
-    .option('--extract', 'csv: also write the CSV file(s) inside the zip')
+    .option('--extract', 'csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout')
     .option('--skip-existing', 'skip items already exported here and unchanged (resume a run)')
     .option('--parallel <n>', 'exports in flight at once, 1-8', '1')
     .option('--fail-fast', 'stop at the first item that fails')
@@ -68,7 +77,6 @@ function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions 
     throw usage('--output takes one portfolio and one date; use --dir for several files');
   }
   if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
-  if (o.extract && o.output === '-') throw usage('--extract cannot be used with --output -');
   if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
   if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(o.name)) throw usage(`invalid --name "${o.name}"`);
   return {
@@ -79,6 +87,7 @@ function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions 
     dir: o.dir,
     output: parseOutput(o.output, EXPORT_FORMATS),
     name: o.name,
+    ...(o.nameTemplate === undefined ? {} : { nameTemplate: nameTemplate(o.nameTemplate) }),
     force: !!o.force,
     extract: !!o.extract,
     skipExisting: !!o.skipExisting,
@@ -87,6 +96,15 @@ function exportOptions(ids: string[], o: ExportFlags, now: Date): ExportOptions 
     json: !!o.json,
     dryRun: !!o.dryRun,
   };
+}
+
+/** --name-template, checked before any request. */
+function nameTemplate(t: string): string {
+  try {
+    return checkNameTemplate(t);
+  } catch (err) {
+    throw usage(`invalid --name-template "${t}": ${(err as Error).message}`);
+  }
 }
 
 /** --parallel: a whole number from 1 to 8. */

@@ -6,10 +6,17 @@
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, Item, ReportType } from '../domain.js';
-import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
+import {
+  FileExistsError,
+  FORCE_HINT,
+  NoDataError,
+  PrsError,
+  StdoutClosedError,
+  UsageError,
+} from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
 import type { createAtomicFile } from '../fs/atomic.js';
-import { assertWritableTarget, prepareExportTarget } from '../fs/atomic.js';
+import { assertWritableTarget, prepareExportTarget, removeIfLeftEmpty } from '../fs/atomic.js';
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
@@ -23,6 +30,8 @@ export interface ExportOptions {
   /** A file path, or "-" for the raw bytes on stdout. */
   output?: string;
   name?: string;
+  /** --name-template (else the setting name-template): the file names over {date} {name} {type} {portfolio}. */
+  nameTemplate?: string;
   force: boolean;
   extract: boolean;
   /** Items already exported into the target, and still there unchanged, are not fetched again. */
@@ -43,8 +52,13 @@ export interface ExportSeams {
   openFile?: typeof createAtomicFile;
 }
 
-/** The hint of a file that exists, in a run that could go on without it. */
-const EXISTS_HINT = 'use --skip-existing to keep it (and resume the run), or --force to overwrite it';
+/**
+ * The hint of a file that exists, known before the download (what it holds is not known yet): an
+ * earlier run's file, or another report type's under the same name (the service's name carries no type).
+ */
+const EXISTS_HINT =
+  "an earlier run's? --skip-existing keeps it (and resumes the run); another report type's? " +
+  "--name-template '{date}_{name}_{type}' names each apart; --force overwrites it";
 
 /** Writes the files and prints each path on stdout (or the --json account); returns the paths written. */
 export async function exportCommand(
@@ -54,7 +68,7 @@ export async function exportCommand(
 ): Promise<string[]> {
   const { io } = deps;
   const toStdout = o.output === '-';
-  if (toStdout && o.format === 'csv' && io.isStdoutTTY) {
+  if (toStdout && o.format === 'csv' && !o.extract && io.isStdoutTTY) {
     throw new UsageError('refusing to write a zip file to the terminal', {
       hint: 'redirect it (`> file.zip`), pipe it, or drop `-o -`',
     });
@@ -67,15 +81,32 @@ export async function exportCommand(
     return [];
   }
   // Local problems first, before any request: a cron job learns of a missing directory at once.
+  let created: string | undefined;
   if (!toStdout) {
-    await prepareExportTarget(o.dir, o.output);
+    created = await prepareExportTarget(o.dir, o.output);
     if (o.output !== undefined && !o.skipExisting)
       await assertWritableTarget(o.output, o.force).catch((err) => {
         throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
       });
   }
-  const service = await deps.service();
-  if (toStdout) return exportToStdout(o, deps, service);
+  try {
+    const service = await deps.service();
+    if (toStdout) return await exportToStdout(o, deps, service);
+    return await exportFiles(o, deps, service, seams);
+  } finally {
+    // A --dir this run created and left empty (it failed, or found no data) goes again.
+    await removeIfLeftEmpty(o.dir, created);
+  }
+}
+
+/** The files of every item in --dir (or -o FILE). */
+async function exportFiles(
+  o: ExportOptions,
+  deps: Deps,
+  service: Service,
+  seams: ExportSeams,
+): Promise<string[]> {
+  const { io } = deps;
   const { saveExport } = await import('../export/save.js');
   const { openManifest, exportItemKey, keptFiles, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
@@ -84,6 +115,7 @@ export async function exportCommand(
   const total = items.length;
   const dir = o.output === undefined ? o.dir : dirname(o.output);
   const settings = await deps.settings();
+  const template = o.nameTemplate ?? settings.nameTemplate;
   const keyOf = (item: Item) => exportItemKey(settings, o, item);
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
   const { runItems, runWith } = await import('../run/engine.js');
@@ -123,6 +155,8 @@ export async function exportCommand(
           dir: o.dir,
           output: o.output,
           name: o.name,
+          type: o.type,
+          template,
           force: o.force,
           extract: o.extract,
           keepExisting: o.skipExisting,
@@ -161,7 +195,9 @@ export async function exportCommand(
     failFast: o.failFast,
     // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
     mapError: (err) =>
-      err instanceof FileExistsError && !o.skipExisting ? new FileExistsError(err.path, EXISTS_HINT) : err,
+      err instanceof FileExistsError && !o.skipExisting && err.hint === FORCE_HINT
+        ? new FileExistsError(err.path, EXISTS_HINT)
+        : err,
     onOutcome: (r) => {
       // A single export says it in its error; in a range each gap is noted and the rest goes on.
       if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
@@ -228,7 +264,7 @@ function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
 /** `-o -`: one export's raw bytes on stdout. */
 async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {
   const { io } = deps;
-  const { streamExport } = await import('../export/save.js');
+  const { extractToStdout, streamExport } = await import('../export/save.js');
   const { runItems, runWith } = await import('../run/engine.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const what = itemLabel(items[0]!);
@@ -241,7 +277,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
         { signal: ctx.signal, onWait: ctx.onWait },
       );
       // ctx.signal: also a stdout that can take no more (its reader left, a write failed) ends the download.
-      const bytes = await streamExport(res, io.stdout, {
+      const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {
         ...item,
         signal: ctx.signal,
         onBytes: (n) => ctx.showProgress(`exporting ${what}: ${formatBytes(n)}`),

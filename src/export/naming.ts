@@ -196,9 +196,7 @@ export function fallbackFileName(o: {
   /** The common leading words of the rows' indexName values (CommonWords), if any. */
   indexWords?: readonly string[];
 }): string {
-  let words = o.name === undefined ? [] : nameWords(o.name);
-  if (words.length === 0 && o.indexWords?.length) words = dropCurrency(o.indexWords);
-  if (words.length === 0) words = ['portfolio', String(o.portfolioId)];
+  const words = nameWordsOf(o);
   return (
     sanitizeFileName(ruleFileName(o.date, words, o.kind)) ??
     `${o.date}_portfolio_${o.portfolioId}_index.${o.kind}`
@@ -241,4 +239,54 @@ export function nameFromHeaders(o: {
   const suggested = dispositionFileName(o.contentDisposition, o.parse);
   const safe = suggested === undefined ? undefined : sanitizeFileName(suggested);
   return safe === undefined ? undefined : withExtension(safe, o.kind);
+}
+
+/** The placeholders of --name-template. */
+export const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
+
+/**
+ * A --name-template checked (exit 2 before any request): only known placeholders, braces that pair,
+ * a file name and not a path. Returns it unchanged.
+ */
+export function checkNameTemplate(template: string): string {
+  const unknown = /\{([^{}]*)\}/g;
+  for (const m of template.matchAll(unknown)) {
+    if (!(TEMPLATE_FIELDS as readonly string[]).includes(m[1]!)) {
+      throw new Error(`unknown placeholder {${m[1]}}: use ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')}`);
+    }
+  }
+  if (/[{}]/.test(template.replace(unknown, ''))) throw new Error('a brace without its pair');
+  if (/[/\\]/.test(template)) throw new Error('a file name, not a path: use --dir for the directory');
+  if (sanitizeFileName(template.replace(unknown, 'x')) === undefined) throw new Error('no file name left');
+  return template;
+}
+
+/**
+ * A --name-template filled in: `{date}`, `{name}` (the name words joined by `_`), `{type}`,
+ * `{portfolio}`; reduced to a safe plain name, and the content's extension added.
+ */
+export function templateFileName(
+  template: string,
+  o: { date: string; words: readonly string[]; type: string; portfolioId: number; kind: ExportKind | 'csv' },
+): string {
+  const values: Record<string, string> = {
+    date: o.date,
+    name: o.words.join('_'),
+    type: o.type,
+    portfolio: String(o.portfolioId),
+  };
+  const stem = template.replace(/\{(\w+)\}/g, (_, f: string) => values[f] ?? '');
+  return sanitizeFileName(`${truncateUtf8(stem, MAX_NAME_BYTES - 6)}.${o.kind}`) ?? `export.${o.kind}`;
+}
+
+/** The <name> words: --name, else the rows' index names, else `portfolio <id>`. */
+export function nameWordsOf(o: {
+  name?: string;
+  indexWords?: readonly string[];
+  portfolioId: number;
+}): string[] {
+  let words = o.name === undefined ? [] : nameWords(o.name);
+  if (words.length === 0 && o.indexWords?.length) words = dropCurrency(o.indexWords);
+  if (words.length === 0) words = ['portfolio', String(o.portfolioId)];
+  return words;
 }

@@ -5,8 +5,8 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
-import { unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
@@ -29,6 +29,8 @@ import {
   exportKind,
   fallbackFileName,
   nameFromHeaders,
+  nameWordsOf,
+  templateFileName,
 } from './naming.js';
 import { isCsvEntry, memberFileName, verifyZip, type ZipEntry, ZipError } from './zip.js';
 
@@ -42,6 +44,10 @@ export interface SaveContext {
   output?: string;
   /** --name: the <name> words of the fallback rule. */
   name?: string;
+  /** The report type (the template's {type}). */
+  type?: string;
+  /** --name-template: the file name over {date} {name} {type} {portfolio}, instead of the server's. */
+  template?: string;
   force: boolean;
   /** Also write the zip's CSV members beside it. */
   extract: boolean;
@@ -216,8 +222,11 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     // Names are settled only now (after the turn): which names this run took decides the suffixes.
     if (c.turn && c.output === undefined && !c.keepExisting) path = knownPath(res, c, kind, dir);
     path ??= c.output ?? knownPath(res, c, kind, dir);
-    path ??= unique(join(dir, fallbackFileName({ ...c, kind, indexWords })), c);
-    if (!scanner && c.extract) members = csvMembers(entries, c, dir);
+    path ??= unique(join(dir, ruleName(c, kind, indexWords)), c);
+    if (!scanner && c.extract) {
+      if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
+      members = csvMembers(entries, c, dir, path);
+    }
     const saved: SavedFile[] = [{ path, bytes, sha256 }];
 
     // The members (csvMembers keeps extraction's order) were written beside the zip as it was checked.
@@ -225,13 +234,19 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       saved.push({ path: m.path, bytes: extracted[i]!.bytes, sha256: extracted[i]!.hash.digest('hex') });
     }
     const paths = saved.map((f) => f.path);
-    if (c.keepExisting && (await existingCopies(saved, c.force))) {
-      await abortAll();
-      return { kind: 'existing', paths, files: saved };
+    const content = scanner ? undefined : zipContent(entries);
+    /** --skip-existing: the targets already there with what the service sent, left as they are. */
+    let kept = new Set<string>();
+    if (c.keepExisting) {
+      kept = await existingCopies(saved, content, c);
+      if (kept.size === saved.length) {
+        await abortAll();
+        return { kind: 'existing', paths, files: saved };
+      }
     }
     // Under --skip-existing an existing file is compared (above), not refused, before the commit.
     for (const p of c.output === undefined || c.keepExisting ? paths : paths.slice(1)) {
-      await assertWritableTarget(p, c.force);
+      if (!kept.has(p)) await assertNew(p, saved, content, c);
     }
     // The commits: link(2) fails if a file appeared meanwhile, so even a late rival is never replaced.
     // The names are this run's from now on: an item downloading alongside (--parallel) whose server
@@ -240,11 +255,17 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     for (const p of paths) c.written.add(p);
     const committed: string[] = [];
     try {
-      await file.commit(path);
-      committed.push(path);
+      if (kept.has(path)) await file.abort();
+      else {
+        await file.commit(path);
+        committed.push(path);
+      }
       for (const [i, m] of members.entries()) {
-        await extracted[i]!.out.commit(m.path);
-        committed.push(m.path);
+        if (kept.has(m.path)) await extracted[i]!.out.abort();
+        else {
+          await extracted[i]!.out.commit(m.path);
+          committed.push(m.path);
+        }
       }
     } catch (err) {
       // Whole or nothing: a CSV that cannot be committed takes back the zip and CSVs committed before
@@ -276,10 +297,22 @@ function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: s
     parse: c.parseDisposition,
     kind,
   });
+  // A template names the file whatever the server suggests; {name} of JSON rows needs the file read.
+  if (c.template !== undefined) {
+    if (kind === 'json' && c.name === undefined && c.template.includes('{name}')) return undefined;
+    return unique(join(dir, ruleName(c, kind)), c);
+  }
   if (fromServer !== undefined) return unique(join(dir, fromServer), c);
   // A JSON export without --name takes its name from the rows, known only once the file is read.
   if (kind === 'json' && c.name === undefined) return undefined;
   return unique(join(dir, fallbackFileName({ ...c, kind })), c);
+}
+
+/** The name by --name-template when there is one, else by the `<date>_<name>_index` rule. */
+function ruleName(c: SaveContext, kind: ExportKind, indexWords?: readonly string[]): string {
+  if (c.template === undefined) return fallbackFileName({ ...c, kind, indexWords });
+  const words = nameWordsOf({ ...c, indexWords });
+  return templateFileName(c.template, { ...c, type: c.type ?? '', words, kind });
 }
 
 /** A path this run already wrote gets a distinguishing suffix rather than replacing the earlier file. */
@@ -299,16 +332,21 @@ async function verifyZipFile(tempPath: string, c: SaveContext, sinkFor?: Paramet
 }
 
 /** --extract: the CSV members and where each goes. */
-function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string) {
+function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: string) {
   const members = [];
   const seen = new Set<string>();
-  for (const entry of entries.filter(isCsvEntry)) {
+  const csv = entries.filter(isCsvEntry);
+  // With --name-template the CSV takes the zip's name (several: the zip's name, then the member's),
+  // so that the members of two report types' zips stay apart as the zips do.
+  const stem = basename(zipPath).replace(/\.zip$/i, '');
+  for (const entry of csv) {
     let name: string;
     try {
       name = memberFileName(entry.name);
     } catch (err) {
       throw err instanceof ZipError ? corrupt(c, err.message) : err;
     }
+    if (c.template !== undefined) name = csv.length === 1 ? `${stem}.csv` : `${stem}_${name}`;
     const path = unique(join(dir, name), c);
     if (seen.has(path)) throw corrupt(c, `two entries would both be written to ${path}`);
     seen.add(path);
@@ -318,26 +356,79 @@ function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string) {
 }
 
 /**
- * --skip-existing: true when every target exists already with exactly these bytes (an earlier run
- * wrote it and its record was lost); an existing target with other bytes is never replaced, unless
- * --force is given as well.
+ * What a zip holds, whatever its own bytes (a zip built per request differs in its timestamps): each
+ * entry's name, size and CRC-32 (checked against the inflated bytes by verifyZip).
  */
-async function existingCopies(files: readonly SavedFile[], force: boolean): Promise<boolean> {
-  let found = 0;
-  for (const f of files) {
-    const same = await sha256File(f.path).then(
-      (h) => h === f.sha256,
-      () => undefined,
-    );
-    // With --force too, a file that differs is replaced (the commit renames over it).
-    if (same === false && !force) throw new FileExistsError(f.path, EXISTS_DIFFERENT_HINT);
-    if (same) found++;
-  }
-  return found === files.length;
+function zipContent(entries: readonly ZipEntry[]): string {
+  return entries.map((e) => `${e.name}\0${e.size}\0${e.crc >>> 0}`).join('\n');
 }
 
-const EXISTS_DIFFERENT_HINT =
-  'it differs from what the service sent and was kept; move it away or use --force to overwrite it';
+/**
+ * An existing target against what the service sent: 'same' for the same bytes, or for a zip the same
+ * content (zipContent: the CSV member's bytes, whatever the zip's own); 'missing'; else 'different'.
+ */
+async function compare(
+  f: SavedFile,
+  content: string | undefined,
+  c: SaveContext,
+): Promise<'same' | 'missing' | 'different'> {
+  const sha = await sha256File(f.path).catch(() => undefined);
+  if (sha === undefined) return 'missing';
+  if (sha === f.sha256) return 'same';
+  if (content === undefined || !f.path.endsWith('.zip')) return 'different';
+  const existing = await verifyZip(f.path, c.signal).catch(() => undefined);
+  if (existing === undefined || zipContent(existing) !== content) return 'different';
+  // Kept as it is: the record (manifest) describes the file on disk.
+  f.sha256 = sha;
+  f.bytes = (await stat(f.path)).size;
+  return 'same';
+}
+
+/**
+ * --skip-existing: the targets that exist already with what the service sent (see compare); an
+ * existing target with other content is never replaced, unless --force is given as well. A target
+ * removed by hand is written again.
+ */
+async function existingCopies(
+  files: SavedFile[],
+  content: string | undefined,
+  c: SaveContext,
+): Promise<Set<string>> {
+  const kept = new Set<string>();
+  for (const f of files) {
+    const state = await compare(f, content, c);
+    // With --force too, a file that differs is replaced (the commit renames over it).
+    if (state === 'different' && !c.force) throw new FileExistsError(f.path, differentHint(c));
+    if (state === 'same') kept.add(f.path);
+  }
+  return kept;
+}
+
+/**
+ * Without --skip-existing: a target that exists is refused (unless --force), with the hint that
+ * helps — --skip-existing only when the file holds what the service sent (it would then count as
+ * done), else a name of its own per report type or --force.
+ */
+async function assertNew(p: string, files: SavedFile[], content: string | undefined, c: SaveContext) {
+  try {
+    await assertWritableTarget(p, c.force);
+  } catch (err) {
+    const f = files.find((x) => x.path === p);
+    if (!(err instanceof FileExistsError) || !f) throw err;
+    const same = (await compare({ ...f }, content, c)) === 'same';
+    throw new FileExistsError(p, same ? SAME_HINT : differentHint(c));
+  }
+}
+
+const SAME_HINT = 'it holds what the service sent: use --skip-existing to keep it (and resume the run)';
+
+function differentHint(c: Pick<SaveContext, 'template'>): string {
+  const apart =
+    c.template === undefined
+      ? "; another report type's? --name-template '{date}_{name}_{type}' names each apart"
+      : '';
+  return `it differs from what the service sent and was kept${apart}; or move it away, or use --force to overwrite it`;
+}
 
 /** One chunk, waiting for the stream to drain when its buffer is full. */
 async function write(stream: Writable, chunk: Uint8Array): Promise<void> {
@@ -374,4 +465,70 @@ export async function streamExport(
     );
   }
   return bytes;
+}
+
+/**
+ * `--extract -o -`: the zip is downloaded to a private temporary directory and checked whole (every
+ * entry's CRC) before anything is written; then its CSV members go to `out` one after another, each
+ * with its own header, as a database loader reading a pipe wants them. A zip without a CSV member is a
+ * corrupt answer (exit 8) with nothing written. Returns the zip's size (0 = no data).
+ */
+export async function extractToStdout(
+  res: ExportResponse,
+  out: Writable,
+  c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
+): Promise<number> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { createWriteStream } = await import('node:fs');
+  const dir = await mkdtemp(join(tmpdir(), 'prs-extract-'));
+  const zipPath = join(dir, 'export.zip');
+  try {
+    let bytes = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        c.onBytes?.(bytes);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(res.body, meter, createWriteStream(zipPath, { mode: 0o600 }), { signal: c.signal });
+    } catch (err) {
+      discard(res.body);
+      throw classifyStreamError(err, c, dir, bytes);
+    }
+    if (bytes === 0) return 0;
+    if (res.contentLength !== undefined && bytes !== res.contentLength) {
+      throw corrupt(c, `received ${bytes} of ${res.contentLength} bytes`);
+    }
+    const check = (err: unknown) => (err instanceof ZipError ? corrupt(c, err.message) : err);
+    const entries = await verifyZip(zipPath, c.signal).catch((err) => {
+      throw check(err);
+    });
+    if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
+    let last = 10;
+    const send = async (d: Uint8Array) => {
+      if (!out.write(d)) await once(out, 'drain', { signal: c.signal });
+    };
+    try {
+      // Checked again as it is read (the file is ours, but a second pass must not trust the first).
+      await verifyZip(zipPath, c.signal, async (entry) => {
+        if (!isCsvEntry(entry)) return undefined;
+        // A member that does not end its last line must not glue the next member's header to it.
+        if (last !== 10) await send(Buffer.from('\n'));
+        return (d) => {
+          last = d[d.length - 1] ?? last;
+          return send(d);
+        };
+      });
+    } catch (err) {
+      // The reader went away (`| head`): what it wanted, it got.
+      if ((err as NodeJS.ErrnoException).code === 'EPIPE') return bytes;
+      throw check(err);
+    }
+    return bytes;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -19,9 +19,9 @@ import {
   type WriteStream,
   writeSync,
 } from 'node:fs';
-import { access, link, mkdir, rename, stat, unlink } from 'node:fs/promises';
+import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
@@ -116,16 +116,18 @@ export async function assertDirectory(dir: string): Promise<void> {
 /**
  * export's target, before any request: `--dir` is created with its parents when missing (as
  * `mkdir -p`, `wget -P` do) and checked; with `-o FILE` its directory is checked (never created, as
- * for report). Either way the temporaries a killed run left there go (removeStaleTemporaries).
+ * for report). Either way the temporaries a killed run left there go (removeStaleTemporaries). Returns the
+ * first directory it created, if any (removeIfLeftEmpty).
  */
-export async function prepareExportTarget(dir: string, output?: string): Promise<void> {
+export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
     await assertWritableDir(output);
     await removeStaleBeside(output);
-    return;
+    return undefined;
   }
+  let created: string | undefined;
   try {
-    await mkdir(dir, { recursive: true });
+    created = await mkdir(dir, { recursive: true });
   } catch (err) {
     // A file in the way (EEXIST, ENOTDIR): assertDirectory says "not a directory".
     const code = (err as NodeJS.ErrnoException).code;
@@ -133,6 +135,23 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   }
   await assertDirectory(dir);
   await removeStaleTemporaries(dir);
+  return created;
+}
+
+/**
+ * A directory prepareExportTarget created (`created`: the first of its parents it made) that the run
+ * left empty goes again, with the parents it made (CLI.md: a failed export leaves no empty --dir).
+ */
+export async function removeIfLeftEmpty(dir: string, created: string | undefined): Promise<void> {
+  if (created === undefined) return;
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      await rmdir(d); // only an empty directory: anything in it keeps it
+    } catch {
+      return;
+    }
+    if (d === resolve(created) || d === dirname(d)) return;
+  }
 }
 
 /** The temporaries a killed run left beside `output` (`-o FILE`) go; a special file has none. */
