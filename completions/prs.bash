@@ -2,6 +2,7 @@
 # Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
 # Load in the current shell:  source <(prs completion bash)
 # Install for your user:      prs completion bash > ~/.local/share/bash-completion/completions/prs
+#   (that directory is loaded by the bash-completion package; without it, source the line above in ~/.bashrc)
 
 # Sets _prs_v for option $2 of command path $1: w:<words>, f (file), d (dir), p (profile),
 # n (any value); empty when the option takes no value.

@@ -89,15 +89,19 @@ export const EXIT_CODES: readonly ExitCodeInfo[] = [
 export interface ErrorDetails {
   hint?: string;
   cause?: unknown;
+  /** Nothing is printed: the exit code says it all (`auth status -q`). */
+  silent?: boolean;
 }
 
 export class PrsError extends Error {
   /** The exit code of CLI.md that this class of failure ends prs with; each class sets its own. */
   static readonly exitCode: number = ExitCode.internal;
   readonly hint?: string;
+  readonly silent: boolean;
   constructor(message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.hint = details.hint;
+    this.silent = !!details.silent;
   }
   /** This error's exit code: its class's. */
   get exitCode(): number {

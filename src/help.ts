@@ -210,7 +210,10 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
   completion: [
     ['this bash session only', 'source <(prs completion bash)'],
-    ['bash, for good', 'prs completion bash > ~/.local/share/bash-completion/completions/prs'],
+    [
+      'bash, for good (the bash-completion package loads this directory; without it, source the line above in ~/.bashrc)',
+      'prs completion bash > ~/.local/share/bash-completion/completions/prs',
+    ],
     [
       'zsh: a directory on $fpath (add fpath=(~/.zfunc $fpath) before compinit)',
       'prs completion zsh > ~/.zfunc/_prs',

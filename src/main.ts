@@ -174,8 +174,10 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
     // destroyed mid-write) is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    // diff --exit-code's 11 is an answer, not an error: nothing to say (as git diff --exit-code).
-    if (code !== ExitCode.ok && !(err instanceof ChangesFoundError && !received)) {
+    // diff --exit-code's 11 is an answer, not an error: nothing to say (as git diff --exit-code);
+    // neither has a silent error (`auth status -q`).
+    const silent = !received && (err instanceof ChangesFoundError || (err instanceof PrsError && err.silent));
+    if (code !== ExitCode.ok && !silent) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.

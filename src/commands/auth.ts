@@ -17,6 +17,7 @@ import {
 import type { ProfileData } from '../auth/types.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
+import { AuthError } from '../errors.js';
 import { type Settings, shownValue } from '../settings.js';
 
 export interface AuthStatusOptions {
@@ -258,9 +259,14 @@ export async function authStatus(o: AuthStatusOptions, deps: Deps): Promise<void
   const stored = store.get(s.profile);
   const now = deps.clock.now();
   const st = assess(s, stored, store.path, now);
+  // -q: the exit code says it all (`prs auth status -q || prs login`); --json is asked for, so printed.
+  const quiet = deps.io.quiet && !o.json;
   if (o.json) deps.io.out(`${JSON.stringify(st, null, 2)}\n`);
-  else deps.io.out(`${statusLines(st, stored, now).join('\n')}\n`);
-  if (!st.ready) throw notLoggedIn(s);
+  else if (!quiet) deps.io.out(`${statusLines(st, stored, now).join('\n')}\n`);
+  if (!st.ready) {
+    const err = notLoggedIn(s);
+    throw quiet ? new AuthError(err.message, { silent: true }) : err;
+  }
 }
 
 export async function authToken(_o: object, deps: Deps): Promise<void> {

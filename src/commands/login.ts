@@ -12,7 +12,7 @@
  */
 import { loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
-import type { SessionBinding, StoredSession } from '../auth/types.js';
+import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
@@ -128,7 +128,8 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   };
   const secrets: { password?: string; clientSecret?: string } = {
     password: s.password,
-    clientSecret: s.clientSecret,
+    // PRS_CLIENT_SECRET, else the one this profile keeps for the same client: asked for only when none.
+    clientSecret: s.clientSecret ?? keptClientSecret(await deps.profile({ allowNew: true }), values),
   };
   // With --password-stdin, stdin is the password: never prompt on it as well.
   const canPrompt = io.canPrompt && !o.passwordStdin;
@@ -226,6 +227,25 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     io.note(`password saved with the session and client secret in ${store.path} (mode 0600)`);
   else
     io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
+}
+
+/**
+ * The client secret a profile keeps (CLI.md "Session"), when it is for the client this login signs in
+ * with: the same auth URL, realm and client id (those of its session, else of its settings).
+ */
+export function keptClientSecret(
+  stored: ProfileData | undefined,
+  values: Partial<Record<SettingKey, string>>,
+): string | undefined {
+  const secret = stored?.secrets?.clientSecret;
+  if (!secret) return undefined;
+  const bound = stored.session?.bound;
+  const st = stored.settings;
+  const same =
+    (bound?.authUrl ?? st['auth-url']) === values['auth-url'] &&
+    (bound?.realm ?? st.realm) === values.realm &&
+    (bound?.clientId ?? st['client-id']) === values['client-id'];
+  return same ? secret : undefined;
 }
 
 /**

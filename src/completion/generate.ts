@@ -22,6 +22,7 @@ const INSTALL: Record<Shell, string[]> = {
   bash: [
     'Load in the current shell:  source <(prs completion bash)',
     'Install for your user:      prs completion bash > ~/.local/share/bash-completion/completions/prs',
+    '  (that directory is loaded by the bash-completion package; without it, source the line above in ~/.bashrc)',
   ],
   zsh: [
     'Install: save as _prs in a directory on $fpath, before compinit runs, e.g.',

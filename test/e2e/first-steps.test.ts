@@ -126,3 +126,28 @@ describe('help: own options, then the global options once, in a section of their
     expect([r.code, r.stderr]).toEqual([2, stderr]);
   });
 });
+
+describe('auth status -q prints nothing: the exit code says it', () => {
+  let setup: LoggedIn;
+  beforeAll(async () => {
+    setup = await startLoggedIn('prs-first-steps-q-');
+  });
+  afterAll(() => setup?.close());
+
+  it.each([
+    ['logged in', () => setup.env, 0],
+    ['never logged in', () => ({ ...fresh, PRS_CONFIG_DIR: join(tmp.path, 'q-none') }), 4],
+  ])('%s: exit %i, nothing on stdout or stderr', async (_n, env, code) => {
+    for (const args of [
+      ['auth', 'status', '-q'],
+      ['-q', 'auth', 'status'],
+    ]) {
+      const r = await runPrs(args, { env: env() });
+      expect([r.code, r.stdout, r.stderr]).toEqual([code, '', '']);
+    }
+    // Without -q: the status, and the error line when not ready.
+    const loud = await runPrs(['auth', 'status'], { env: env() });
+    expect(loud.stdout).toMatch(/^profile: /);
+    expect(loud.code).toBe(code);
+  });
+});

@@ -3,7 +3,7 @@
  * the progress line of a range. The BUILT binary (`npm run build` first) against the in-process
  * sandbox; skipped when tmux is not installed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -119,6 +119,30 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
 
     const status = await runPrs(['auth', 'status'], { env: { ...dirs, HOME: tmp.path } });
     expect(status.code, status.stderr).toBe(0);
+  });
+
+  it('login again on a profile that keeps the client secret uses it: asks for the password only', async () => {
+    const dirs = {
+      PRS_CONFIG_DIR: join(tmp.path, 'again-config'),
+      PRS_CACHE_DIR: join(tmp.path, 'again-cache'),
+    };
+    cpSync(env.PRS_CONFIG_DIR!, dirs.PRS_CONFIG_DIR, { recursive: true });
+    const t = await open({ args: ['login'], env: dirs });
+    await t.waitFor((s) => lastLine(s) === 'Password:');
+    await t.type(PASSWORD);
+    await t.press('Enter');
+    await t.waitFor('✓ Logged in');
+    expect(await t.exitCode()).toBe(0);
+    for (const s of t.screens) expect(s).not.toContain('Client secret:');
+    t.close();
+    // PRS_CLIENT_SECRET still overrides the kept one: a wrong one is refused by the token service.
+    const wrong = await open({ args: ['login'], env: { ...dirs, PRS_CLIENT_SECRET: 'not-the-secret' } });
+    await wrong.waitFor((s) => lastLine(s) === 'Password:');
+    await wrong.type(PASSWORD);
+    await wrong.press('Enter');
+    expect(await wrong.exitCode()).toBe(4);
+    const stored = JSON.parse(readFileSync(join(dirs.PRS_CONFIG_DIR, 'config.json'), 'utf8'));
+    expect(stored.profiles.default.secrets).toEqual({ clientSecret: CLIENT_SECRET });
   });
 
   it('login keeps answers pasted ahead of their prompts, and shows the visible ones, never a secret', async () => {

@@ -3,7 +3,7 @@ import type { ProfileData } from '../../../src/auth/types.js';
 import { FakeClock } from '../../../src/clock.js';
 import { assess, authStatus, authToken, duration } from '../../../src/commands/auth.js';
 import { checkValue, config, parseKey } from '../../../src/commands/config.js';
-import { login, passwordFromStdin } from '../../../src/commands/login.js';
+import { keptClientSecret, login, passwordFromStdin } from '../../../src/commands/login.js';
 import { logout } from '../../../src/commands/logout.js';
 import { AuthError, exitCodeFor, NoDataError, UsageError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
@@ -97,6 +97,72 @@ describe('prs login', () => {
     );
     expect(deps.io.stdoutText()).toBe('');
     http.done();
+  });
+
+  describe('login again: the kept client secret (CLI.md "first steps")', () => {
+    const { PRS_CLIENT_SECRET: _none, ...noSecretEnv } = LOGIN_ENV;
+    const kept: ProfileData = {
+      settings: SETTINGS,
+      session: {
+        accessToken: 'a',
+        expiresAt: T0,
+        bound: {
+          username: 'demo',
+          authUrl: SETTINGS['auth-url'],
+          realm: SETTINGS.realm,
+          clientId: SETTINGS['client-id'],
+        },
+      },
+      secrets: { clientSecret: 'kept-secret' },
+    };
+    const values = {
+      'auth-url': SETTINGS['auth-url'],
+      realm: SETTINGS.realm,
+      'client-id': SETTINGS['client-id'],
+    };
+    it.each([
+      ['the same client', kept, values, 'kept-secret'],
+      ['another client id', kept, { ...values, 'client-id': 'other' }, undefined],
+      ['another realm', kept, { ...values, realm: 'r2' }, undefined],
+      ['another auth URL', kept, { ...values, 'auth-url': 'https://other.example.com' }, undefined],
+      [
+        'an older store without a session binding: its settings',
+        { ...kept, session: undefined },
+        values,
+        'kept-secret',
+      ],
+      ['nothing kept (logged out)', { settings: SETTINGS }, values, undefined],
+      ['no profile', undefined, values, undefined],
+    ])('keptClientSecret: %s', (_n, stored, v, want) => expect(keptClientSecret(stored, v)).toBe(want));
+
+    it('uses the kept secret with no PRS_CLIENT_SECRET; PRS_CLIENT_SECRET overrides it', async () => {
+      for (const [env, sent] of [
+        [noSecretEnv, 'kept-secret'],
+        [LOGIN_ENV, 'secret-1'],
+      ] as const) {
+        const http = fakeHttp();
+        http.queue({ expect: (f) => expect(f.get('client_secret')).toBe(sent), body: tokens(1) });
+        const store = memoryStore({ default: kept });
+        const io = createTestIO({ stdin: 'pw\n' });
+        await login({ ...OPTS, passwordStdin: true }, fakeDeps({ env, http, store, io }));
+        expect(store.get('default')?.secrets).toEqual({ clientSecret: sent });
+        http.done();
+      }
+    });
+
+    it('another client id: the kept secret is not sent; without a terminal, exit 2 naming PRS_CLIENT_SECRET', async () => {
+      const http = fakeHttp();
+      const deps = fakeDeps({
+        env: { ...noSecretEnv, PRS_CLIENT_ID: 'other' },
+        http,
+        store: memoryStore({ default: kept }),
+        io: createTestIO({ stdin: 'pw\n' }),
+      });
+      const err = await attempt(login({ ...OPTS, passwordStdin: true }, deps));
+      expect(exitCodeFor(err)).toBe(2);
+      expect((err as Error).message).toBe('missing client secret: set PRS_CLIENT_SECRET');
+      http.done();
+    });
   });
 
   it('--save-password adds the password; a later plain login drops it and keeps the client secret', async () => {
