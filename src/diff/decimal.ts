@@ -70,19 +70,19 @@ function shortPlain(t: string): number {
 }
 
 /**
- * to − from for two plain decimals of at most 15 digits each (the usual report value), on doubles:
- * each scaled to an integer below 10^15 (< 2^53, so Math.round recovers it exactly) and subtracted
- * exactly. Undefined when the texts are not of that kind or the scaled values would not be exact.
+ * to − from for two plain decimals of at most 15 digits each (the usual report value) in integer
+ * arithmetic without BigInt: each text's digits, its point dropped and zeros appended to the common
+ * scale, are an integer below 10^15 (< 2^53), which a double holds exactly; so is their difference.
+ * No decimal fraction ever passes through a double. Undefined when the texts are not of that kind.
  */
 function subtractShort(to: string, from: string): string | undefined {
   const ft = shortPlain(to);
   const ff = shortPlain(from);
   if (ft < 0 || ff < 0) return undefined;
   const f = Math.max(ft, ff);
-  const scale = 10 ** f;
-  const a = Math.round(Number(to) * scale);
-  const b = Math.round(Number(from) * scale);
-  if (Math.abs(a) >= 1e15 || Math.abs(b) >= 1e15) return undefined;
+  const a = scaled(to, ft, f);
+  const b = scaled(from, ff, f);
+  if (a === undefined || b === undefined) return undefined;
   const d = a - b;
   if (d === 0) return '0';
   const s = String(Math.abs(d)).padStart(f + 1, '0');
@@ -90,6 +90,13 @@ function subtractShort(to: string, from: string): string | undefined {
   let end = s.length;
   while (end > cut && s.charCodeAt(end - 1) === 48) end--;
   return `${d < 0 ? '-' : ''}${s.slice(0, cut)}${end > cut ? `.${s.slice(cut, end)}` : ''}`;
+}
+
+/** A plain decimal text with `frac` fraction digits as the integer text × 10^f, if below 10^15. */
+function scaled(t: string, frac: number, f: number): number | undefined {
+  const digits = t.replace('.', '') + '0'.repeat(f - frac);
+  const n = Number(digits); // an integer text: exact below 2^53
+  return Math.abs(n) < 1e15 ? n : undefined;
 }
 
 /** `to − from` in plain notation, exact; undefined when either is not a number text (or out of range). */
