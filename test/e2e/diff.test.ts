@@ -276,6 +276,28 @@ it('--each: consecutive weekdays, a holiday answer left out, fromDate/toDate in 
   expect(requests()).toBe(10);
 });
 
+describe('every report type', () => {
+  // Corporate actions: a Friday's dividend against the split of 2024-03-20 (pro forma: a day ahead).
+  it.each([
+    ['index', 'indexId', 'indexValue', '2024-03-15', '2024-03-18'],
+    ['constituent.close', 'isin', 'indexWeighting', '2024-03-15', '2024-03-18'],
+    ['constituent.open', 'isin', 'closingPrice', '2024-03-15', '2024-03-18'],
+    ['constituent.proforma', 'isin', 'closingPrice', '2024-03-15', '2024-03-18'],
+    ['constituent.corporateactions', 'eventId', 'eventType', '2024-03-15', '2024-03-20'],
+    ['constituent.proformacorporateactions', 'eventId', 'eventType', '2024-03-14', '2024-03-19'],
+  ])('%s: keyed by %s', async (type, key, field, from, to) => {
+    const r = await prs(['diff', P, '-t', type, '--from', from, '--to', to, '-f', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^\d{4}-\d\d-\d\d → \d{4}-\d\d-\d\d: \d+ added, \d+ removed, \d+ changed, \d+ unchanged\n$/,
+    );
+    const rows = parseLossless(r.stdout) as Record<string, unknown>[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(Object.keys(rows[0]!).slice(0, 2)).toEqual(['change', key]);
+    expect(rows.some((x) => x.field === field)).toBe(true);
+  });
+});
+
 describe('--jq', () => {
   const args = ['diff', P, '-t', 'index', '--from', '2024-03-14', '--to', '2024-03-15'];
   it('over the diff rows, every digit kept', async () => {
@@ -362,6 +384,47 @@ describe('a run like report’s', () => {
       /dry run: 2 items, nothing sent\nanswered from the cache: 2\nrequests to send: 0\n/,
     );
     expect(requests()).toBe(2);
+  });
+
+  it('--refresh asks again despite the cache; --fail-fast stops at the first failure', async () => {
+    const args = [
+      '--cache',
+      '7d',
+      'diff',
+      P,
+      '-t',
+      'index',
+      '--from',
+      '2024-03-14',
+      '--to',
+      '2024-03-15',
+      '-f',
+      'ndjson',
+    ];
+    expect((await prs(args)).code).toBe(0);
+    sandbox.stats.reset();
+    const again = await prs([...args, '--refresh']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(requests()).toBe(2);
+    sandbox.stats.reset();
+    const failFast = await prs(
+      [
+        'diff',
+        String(BROKEN_PORTFOLIO_ID),
+        P,
+        '-t',
+        'index',
+        '--from',
+        '2024-03-14',
+        '--to',
+        '2024-03-15',
+        '--fail-fast',
+      ],
+      { env: { PRS_RETRIES: '0' } },
+    );
+    expect(failFast.code).toBe(8);
+    expect(requests()).toBe(1);
+    expect(failFast.stdout).toBe('');
   });
 
   it('--dry-run with --against plans both types', async () => {
