@@ -83,7 +83,7 @@ function flat(row: Row): Record<string, unknown> {
 }
 
 /** How many output rows a batch of diffBatches holds: their memory is short-lived, whatever the answers' size. */
-const BATCH = 2048;
+const BATCH = 1024;
 
 /**
  * The diff of `before` (old) and `after` (new), in batches of output rows: the new answer's order,
