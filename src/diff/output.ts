@@ -8,7 +8,7 @@
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Column } from '../render/columns.js';
-import { renderTable } from '../render/table.js';
+import { displayWidth, renderTable } from '../render/table.js';
 import { createWriter } from '../render/writer.js';
 import { shift } from './decimal.js';
 
@@ -76,7 +76,17 @@ export function diffTable(
     previous = id;
   }
   const all = weights ? [...columns, flat('bp')] : columns;
-  return renderTable(shown, all, { color: o.color, width: o.terminal ? o.width : undefined, picked: true });
+  // Drawn whole, never fitted to a terminal by shortening text or leaving columns out: a from or to
+  // column holding names is a text column, whose long cells (a 20-digit weight among them) the fitting
+  // would cut, and a diff must not cut digits. Wider than the terminal: said, and left to wrap (or to
+  // the pager).
+  const table = renderTable(shown, all, { color: o.color, picked: true });
+  const wide = o.terminal ? displayWidth(table.text.slice(0, table.text.indexOf('\n'))) : 0;
+  const notes =
+    wide > o.width
+      ? [`the table is ${wide} columns wide, the terminal ${o.width}: widen it, or use -f csv`]
+      : [];
+  return { text: table.text, notes };
 }
 
 /**

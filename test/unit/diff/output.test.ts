@@ -112,4 +112,26 @@ describe('diff output', () => {
     expect(lines[5]).toMatch(/^│ added +│ GB1 +│ ORN NA +│ securityName/);
     expect(diffTable([], base)).toEqual({ text: '', notes: ['no changes'] });
   });
+
+  it('table on a terminal too narrow: drawn whole (no digit cut, no column left out), and said', () => {
+    const long = [
+      {
+        change: 'changed',
+        isin: 'A',
+        field: 'indexWeighting',
+        from: n('0.07319304666056724611'),
+        to: n('0.09649122807017543859'),
+        delta: n('0.02329818140960819248'),
+      },
+      rows[2]!,
+    ];
+    const { text, notes } = diffTable(long, { ...base, terminal: true, width: 60 });
+    expect(text).not.toContain('…');
+    for (const digits of ['0.07319304666056724611', '0.09649122807017543859', '232.9818140960819248'])
+      expect(text).toContain(digits);
+    expect(notes).toEqual([
+      expect.stringMatching(/^the table is \d+ columns wide, the terminal 60: widen it, or use -f csv$/),
+    ]);
+    expect(diffTable(long, { ...base, terminal: true, width: 400 }).notes).toEqual([]);
+  });
 });
