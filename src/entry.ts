@@ -4,10 +4,9 @@ import { isDebug } from './settings.js';
 
 /** The process-wide switches, here and only here; the code that needs one calls it first. */
 const switches: ProcessSwitches = {
-  // undici parses HTTP with a WebAssembly build of llhttp; V8's optimising tier would compile it in
-  // the background for ~35 MB of peak memory and no gain in a short-lived CLI (a small report was
-  // slower with it: docs/performance.md). Liftoff alone keeps `prs export` under 100 MB whatever the file size.
-  // Applied before the first HTTP client, not at start: loading node:v8 is a cost every start would pay.
+  // undici parses HTTP with a WebAssembly build of llhttp, which V8's optimising tier would compile
+  // in the background for memory and no gain in a short-lived CLI (docs/performance.md): Liftoff only.
+  // Set before the first HTTP client, not at start: only runs that make requests load node:v8.
   // --expose-gc: a large report body's reader collects undici's spent chunks as it goes (service.ts).
   beforeHttp: async () => {
     const { setFlagsFromString } = await import('node:v8');

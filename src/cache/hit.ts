@@ -1,8 +1,7 @@
 /**
- * The answer cache's fast path (issue 25: a hit within 1.3× of `prs --version`): `prs report` answered
- * from the cache before commander and the CLI load. The CLI's own path costs a hit ~35 ms of module
- * loading (commander, eleven definitions, main, the engine) for ~1 ms of work; this path loads the
- * settings, the store and the row stream only.
+ * The answer cache's fast path (issue 25), loaded by the fast entry (src/fast.ts): `prs report`
+ * answered from the cache before commander and the CLI load; it loads the settings, the store and the
+ * row stream only (figures: docs/performance.md).
  *
  * It takes the case cron jobs and pipes meet: one portfolio, one date, json/ndjson/csv/tsv to a pipe
  * or a file on stdout, the cache on, the answer stored. Anything else returns undefined before a byte
@@ -169,7 +168,7 @@ async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
     const o = reportOptions(read.ids, read.flags, new Date(clock.now()));
     if (o.portfolioIds.length !== 1 || o.dates.length !== 1 || o.cache !== 'use') return undefined;
     if (o.output !== undefined || o.fields || o.raw || o.dryRun) return undefined;
-    // A terminal gets the table or indented JSON (and a person does not notice 30 ms).
+    // A terminal gets the table or indented JSON, from the CLI.
     if (stdoutIsTerminal()) return undefined;
     const format = o.format ?? defaultFormat(undefined, false);
     if (format === 'table') return undefined;
