@@ -27,15 +27,6 @@ export function redactForm(body: string): string {
   return params.toString().replaceAll(encodeURIComponent(MASK), MASK);
 }
 
-/** A JSON text (e.g. a token response) with secret fields masked; non-JSON text is returned masked entirely. */
-export function redactJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), (k, v) => (SECRET_FIELDS.has(k) ? MASK : v));
-  } catch {
-    return text.length ? MASK : '';
-  }
-}
-
 /** Masks any JWT-looking or long opaque token that slipped into free text (error messages). */
 export function redactText(text: string): string {
   return text

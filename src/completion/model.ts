@@ -62,7 +62,6 @@ export interface CompletionSpec {
 
 /** The hidden command the scripts call for dynamic values. */
 export const COMPLETE_COMMAND = '__complete';
-export const DYNAMIC_LISTS = ['profiles'] as const;
 
 const choices = (values: readonly string[], descriptions?: Readonly<Record<string, string>>): ValueSpec =>
   descriptions
