@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
-import { checkNameTemplate } from './export/naming.js';
+import { checkNameTemplate } from './fs/file-name.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;

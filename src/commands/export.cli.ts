@@ -1,7 +1,7 @@
 /** `prs export`: its options and its flags (src/commands/define.ts says how the pieces fit). */
 import { type Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../domain.js';
-import { checkNameTemplate } from '../export/naming.js';
+import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
 import {
   action,

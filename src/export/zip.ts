@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createInflateRaw } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
-import { sanitizeFileName } from './naming.js';
+import { sanitizeFileName } from '../fs/file-name.js';
 
 export class ZipError extends Error {
   override name = 'ZipError';

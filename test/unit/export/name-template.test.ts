@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkNameTemplate, templateFileName } from '../../../src/export/naming.js';
+import { templateFileName } from '../../../src/export/naming.js';
+import { checkNameTemplate } from '../../../src/fs/file-name.js';
 
 const item = {
   date: '2024-05-03',

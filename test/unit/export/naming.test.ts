@@ -9,13 +9,11 @@ import {
   exportKind,
   fallbackFileName,
   lenientDispositionFileName,
-  MAX_NAME_BYTES,
   nameFromHeaders,
   nameFromIndexNames,
   nameWords,
-  sanitizeFileName,
-  truncateUtf8,
 } from '../../../src/export/naming.js';
+import { MAX_NAME_BYTES, sanitizeFileName, truncateUtf8 } from '../../../src/fs/file-name.js';
 
 const parse = contentDisposition.parse;
 

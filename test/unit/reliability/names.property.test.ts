@@ -8,8 +8,9 @@ import { join, resolve, sep } from 'node:path';
 import contentDisposition from 'content-disposition';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_BYTES, nameFromHeaders } from '../../../src/export/naming.js';
+import { nameFromHeaders } from '../../../src/export/naming.js';
 import { memberFileName, ZipError } from '../../../src/export/zip.js';
+import { MAX_NAME_BYTES } from '../../../src/fs/file-name.js';
 
 const DIR = resolve('/srv/reports/out');
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}/\\]/u;
