@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A hang detector, not a speed budget: a machine busy with other work runs a heavy end-to-end test
+    // (a 100 MB body through a paused reader, a tmux session) several times slower than an idle one.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
   },
 });

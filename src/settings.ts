@@ -552,7 +552,14 @@ export function parseLimiterUrl(value: string): string {
   if (!/^(\/\d{0,5})?$/.test(u.pathname)) {
     throw new Error(`invalid limiter URL "${shown}": the path must be a database number, e.g. /0`);
   }
-  if (u.search || u.hash) throw new Error(`invalid limiter URL "${shown}": no query or fragment expected`);
+  const timeout = u.searchParams.get('timeout');
+  const onlyTimeout = [...u.searchParams.keys()].every((k) => k === 'timeout');
+  if (
+    u.hash ||
+    !onlyTimeout ||
+    (u.search && !(timeout && /^\d{1,5}(\.\d{1,3})?$/.test(timeout) && Number(timeout) > 0))
+  )
+    throw new Error(`invalid limiter URL "${shown}": the only query expected is ?timeout=<seconds>`);
   return value;
 }
 

@@ -66,6 +66,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }),
   );
 
+  if (o.keepAliveMs !== undefined) server.keepAliveTimeout = o.keepAliveMs;
   const info = await new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {

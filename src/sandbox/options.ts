@@ -94,6 +94,12 @@ export interface SandboxOptions {
   bigExportRows?: number;
   /** Milliseconds added before each export answer (default 0): parallel-export benchmarks, interrupt tests. */
   exportDelayMs?: number;
+  /**
+   * How long an idle connection stays open (ms; default Node's 5 s). The tests' fixture gives a long
+   * one: a test process busy for seconds (the sandbox shares its event loop) must not close a
+   * connection just as its client sends on it again.
+   */
+  keepAliveMs?: number;
   /** Milliseconds since the epoch; tests pass a fake one to expire tokens and slide the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user); never tokens or passwords. */
@@ -126,6 +132,7 @@ export function resolveOptions(o: SandboxOptions) {
     serviceClients: o.serviceClients ?? SANDBOX_DEFAULTS.serviceClients,
     bigExportRows: big,
     exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
+    keepAliveMs: o.keepAliveMs,
     now: o.clock ?? Date.now,
     log: o.log,
   };

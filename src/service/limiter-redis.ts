@@ -6,7 +6,7 @@
  * (spanOf: the window, or 2 min for the completed requests kept beyond it, as the file limiter does).
  *
  * Redis is a convenience, never a point of failure: unreachable, refused, a wrong password or slower
- * than 2 s, and one warning line names the limiter (never its password), then the local file limiter
+ * than 2 s (the URL's `?timeout=<seconds>` sets another bound), and one warning line names the limiter (never its password), then the local file limiter
  * takes over for the rest of the run — the service's own 429 with Retry-After remains the backstop.
  *
  * @redis/client (node-redis core) is loaded here only, on first use: nothing of it at start-up.
@@ -102,9 +102,19 @@ export interface RedisLimiterOptions {
 
 type Client = { sendCommand(args: string[]): Promise<unknown>; destroy(): void };
 
+/** The URL's own `?timeout=<seconds>` (checked by parseLimiterUrl) and the URL Redis is given, without it. */
+export function limiterUrlParts(url: string): { url: string; timeoutMs?: number } {
+  const u = new URL(url);
+  const timeout = u.searchParams.get('timeout');
+  if (timeout === null) return { url };
+  u.search = '';
+  return { url: u.href, timeoutMs: Math.round(Number(timeout) * 1000) };
+}
+
 export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
-  const shown = redactUrlPassword(o.url);
-  const timeoutMs = o.timeoutMs ?? REDIS_TIMEOUT_MS;
+  const parts = limiterUrlParts(o.url);
+  const shown = redactUrlPassword(parts.url);
+  const timeoutMs = o.timeoutMs ?? parts.timeoutMs ?? REDIS_TIMEOUT_MS;
   const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
   let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
@@ -130,7 +140,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     // Bundled, @redis/client is a CommonJS chunk whose exports sit on `default`.
     const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
-      url: o.url,
+      url: parts.url,
       // rediss://: certificates always verified (as in http.ts, whatever NODE_TLS_REJECT_UNAUTHORIZED
       // says); Node's default trust store already includes NODE_EXTRA_CA_CERTS.
       socket: o.url.startsWith('rediss:')

@@ -7,8 +7,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
+import { useSandboxes } from '../helpers/session.js';
 
 const PASSWORD = 'pw-Quartz-4711';
 const SECRET = 'cs-Basalt-0815';
@@ -26,16 +27,14 @@ interface Ctx {
   };
 }
 
-const sandboxes: Sandbox[] = [];
+const newSandbox = useSandboxes();
 const dirs: ReturnType<typeof tempDir>[] = [];
-afterAll(async () => {
-  await Promise.all(sandboxes.map((s) => s.close()));
+afterAll(() => {
   for (const d of dirs) d.cleanup();
 });
 
 async function context(o: { tokenTtl?: number; refreshTtl?: number } = {}): Promise<Ctx> {
-  const sandbox = await startSandbox({ port: 0, users: USERS, clientSecret: SECRET, ...o });
-  sandboxes.push(sandbox);
+  const sandbox = await newSandbox({ users: USERS, clientSecret: SECRET, ...o });
   const tmp = tempDir('prs-auth-e2e-');
   dirs.push(tmp);
   const dir = join(tmp.path, 'config');
@@ -438,8 +437,7 @@ describe('logout ends the session at the token service', () => {
 describe('a session belongs to its user and hosts', () => {
   it('another base URL or user: the stored token is neither sent nor changed; env credentials sign in for the run', async () => {
     const c = await context({ tokenTtl: 60, refreshTtl: 600 });
-    const other = await startSandbox({ port: 0, users: USERS, clientSecret: SECRET });
-    sandboxes.push(other);
+    const other = await newSandbox({ users: USERS, clientSecret: SECRET });
     expect((await c.login()).code).toBe(0);
     const before = readFileSync(c.file(), 'utf8');
     const r = await c.prs(['report', '42', '-t', 'index', '-d', '2024-05-02'], {

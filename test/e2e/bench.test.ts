@@ -50,7 +50,7 @@ describe('npm run bench', () => {
       expect(byName.get(name)).toMatchObject({ caBundle: 'as set', ratio: expect.any(Number) });
       expect(byName.get(name)!.medianA).toBeGreaterThan(0);
     }
-  }, 90_000);
+  });
 
   const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
   it.skipIf(!has('curl'))(

@@ -302,7 +302,7 @@ describe('a range', () => {
     } finally {
       root.cleanup();
     }
-  }, 120_000);
+  });
 });
 
 describe('prs cache info / clear, and logout', () => {

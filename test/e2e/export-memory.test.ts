@@ -84,31 +84,25 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || !existsSync('/proc/s
     // Node 24 starts ~20 MB higher (a larger binary, undici's WebAssembly) and its JSON exports peak at
     // 98–105 MB, before and after the zip reader moved to yauzl + zlib: the download path's figure, left
     // to the Node 20 run until that path is slimmed.
-    it.skipIf(NODE_MAJOR >= 24)(
-      'peak RSS stays flat from 20 MB to 200 MB, and under 100 MB',
-      { timeout: 60_000 },
-      async () => {
-        const small = await exportOf(20 * MB);
-        const big = await exportOf(200 * MB);
-        for (const r of [small, big]) expect(r.code, r.stderr).toBe(0);
-        expect(small.bytes).toBeGreaterThan(19 * MB);
-        expect(big.bytes).toBeGreaterThan(199 * MB);
-        console.log(
-          `peak RSS while exporting: 20 MB → ${small.peakMb.toFixed(1)} MB, 200 MB → ${big.peakMb.toFixed(1)} MB`,
-        );
-        expect(small.peakMb).toBeGreaterThan(20);
-        // Ten times the data, (almost) the same memory: growing with the size would be ~180 MB more. The
-        // 200 MB run ends ~12–15 MB higher here (V8 lets its heap grow during the longer run); the small
-        // run's peak fell when start-up shed code, which brought that gap to the old 15 MB bound.
-        expect(big.peakMb - small.peakMb).toBeLessThan(20);
-        expect(big.peakMb).toBeLessThan(100);
-        expect(readdirSync(home.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      },
-    );
+    it.skipIf(NODE_MAJOR >= 24)('peak RSS stays flat from 20 MB to 200 MB, and under 100 MB', async () => {
+      const small = await exportOf(20 * MB);
+      const big = await exportOf(200 * MB);
+      for (const r of [small, big]) expect(r.code, r.stderr).toBe(0);
+      expect(small.bytes).toBeGreaterThan(19 * MB);
+      expect(big.bytes).toBeGreaterThan(199 * MB);
+      console.log(
+        `peak RSS while exporting: 20 MB → ${small.peakMb.toFixed(1)} MB, 200 MB → ${big.peakMb.toFixed(1)} MB`,
+      );
+      expect(small.peakMb).toBeGreaterThan(20);
+      // Ten times the data, (almost) the same memory: growing with the size would be ~180 MB more. The
+      // 200 MB run ends ~12–15 MB higher here (V8 lets its heap grow during the longer run); the small
+      // run's peak fell when start-up shed code, which brought that gap to the old 15 MB bound.
+      expect(big.peakMb - small.peakMb).toBeLessThan(20);
+      expect(big.peakMb).toBeLessThan(100);
+      expect(readdirSync(home.path).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    });
 
-    it('the same for CSV zips with --extract: checked and extracted in flat memory', {
-      timeout: 60_000,
-    }, async () => {
+    it('the same for CSV zips with --extract: checked and extracted in flat memory', async () => {
       // 20 vs 120 MB of CSV keeps the run short: the test server deflates it on the fly.
       const small = await exportOf(20 * MB, [], 'csv');
       const big = await exportOf(120 * MB, [], 'csv');

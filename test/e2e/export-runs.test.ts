@@ -9,29 +9,19 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
+import { useSandbox, useTempDir } from '../helpers/session.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 /** Adds 400 ms to each export: a run lasts long enough to be interrupted midway. */
-let slow: Sandbox;
-let home: ReturnType<typeof tempDir>;
+const slow = useSandbox({ exportDelayMs: 400 });
+const home = useTempDir('prs-export-runs-');
 let out: string;
 let n = 0;
 
-beforeAll(async () => {
-  [sandbox, slow] = await Promise.all([
-    startSandbox({ port: 0 }),
-    startSandbox({ port: 0, exportDelayMs: 400 }),
-  ]);
-  home = tempDir('prs-export-runs-');
-});
-afterAll(async () => {
-  await Promise.all([sandbox.close(), slow.close()]);
-  home.cleanup();
-});
 beforeEach(() => {
   out = join(home.path, `out${n++}`);
   mkdirSync(out);

@@ -13,23 +13,15 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runPrs } from '../helpers/run.js';
+import { useSandbox, useTempDir } from '../helpers/session.js';
 
-let sandbox: Sandbox;
-let home: ReturnType<typeof tempDir>;
+const sandbox = useSandbox();
+const home = useTempDir('prs-export-e2e-');
 let out: string;
 let n = 0;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0 });
-  home = tempDir('prs-export-e2e-');
-});
-afterAll(async () => {
-  await sandbox.close();
-  home.cleanup();
-});
 beforeEach(() => {
   out = join(home.path, `out${n++}`);
   mkdirSync(out);

@@ -8,11 +8,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv } from '../helpers/session.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { runPrs } from '../helpers/run.js';
+import { dirsEnv, useSandbox, useTempDir } from '../helpers/session.js';
 import { CONTRACT_CODES, STACK } from './reliability-helpers.js';
 
 const SEED = Number(process.env.PRS_FUZZ_SEED ?? 20240503);
@@ -187,7 +187,10 @@ interface Lane {
   env: Record<string, string>;
 }
 const lanes: Lane[] = [];
-let tmp: ReturnType<typeof tempDir>;
+const sandboxes = [useSandbox({ rateLimit: '1000/1s' }), useSandbox({ rateLimit: '1000/1s' })];
+const tmp = useTempDir('prs-fuzz-');
+/** One run's bound: a run that hangs is killed and reported (exit null is outside the contract). */
+const RUN_MS = 30_000;
 
 async function tokenFor(s: Sandbox): Promise<string> {
   const res = await fetch(`${s.authUrl}/realms/${s.realm}/protocol/openid-connect/token`, {
@@ -204,9 +207,7 @@ async function tokenFor(s: Sandbox): Promise<string> {
 }
 
 beforeAll(async () => {
-  tmp = tempDir('prs-fuzz-');
-  for (let i = 0; i < 2; i++) {
-    const sandbox = await startSandbox({ port: 0, rateLimit: '1000/1s' });
+  for (const [i, sandbox] of sandboxes.entries()) {
     const dir = join(tmp.path, `lane${i}`);
     mkdirSync(join(dir, 'sub'), { recursive: true });
     lanes.push({
@@ -223,10 +224,6 @@ beforeAll(async () => {
       },
     });
   }
-});
-afterAll(async () => {
-  await Promise.all(lanes.map((l) => l.sandbox.close()));
-  tmp?.cleanup();
 });
 
 /** The failure of one run, or undefined when it kept every promise. */
@@ -260,7 +257,8 @@ function check(args: string[], r: Awaited<ReturnType<typeof runPrs>>, requests: 
 
 describe('argv fuzz', () => {
   it(`[R-Z01] ${RUNS} random command lines (seed ${SEED}): contract exit codes, clean errors, no request for bad input`, {
-    timeout: 120_000,
+    // No budget for the whole: each run has its own bound (RUN_MS), however busy the machine.
+    timeout: Math.ceil(RUNS / 2) * RUN_MS,
   }, async () => {
     const r = prng(SEED);
     const cases = Array.from({ length: RUNS }, (_, i) => argv(r, lanes[i % 2]!.dir));
@@ -271,7 +269,7 @@ describe('argv fuzz', () => {
         for (let i = li; i < cases.length; i += lanes.length) {
           const args = cases[i]!;
           lane.sandbox.stats.reset();
-          const res = await runPrs(args, { env: lane.env, cwd: lane.dir, timeoutMs: 30_000 });
+          const res = await runPrs(args, { env: lane.env, cwd: lane.dir, timeoutMs: RUN_MS });
           codes.set(res.code, (codes.get(res.code) ?? 0) + 1);
           const problem = check(args, res, lane.sandbox.stats.requests.length);
           if (problem) failures.push(problem);

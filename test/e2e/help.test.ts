@@ -5,8 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../src/help.js';
-import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loginArgs } from '../../src/sandbox/index.js';
 import { baseEnv, PRS_BIN, runPrs, runPrsIntoClosedPipe, tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/session.js';
 
 const COMMANDS = [
   'login',
@@ -160,7 +161,7 @@ describe('the examples run as written against `prs sandbox`', () => {
         ) && !/\$URL|\$EDITOR|example\.com|redis\.internal|\.\.\.|sandbox|login|logout/.test(l),
     );
 
-  let sandbox: Sandbox;
+  const sandbox = useSandbox({ rateLimit: '1000/1s' });
   const home = tempDir('prs-examples-');
   const bin = join(home.path, 'bin');
   const env = {
@@ -171,7 +172,6 @@ describe('the examples run as written against `prs sandbox`', () => {
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ rateLimit: '1000/1s' });
     mkdirSync(bin);
     writeFileSync(join(bin, 'prs'), `#!/bin/sh\nexec "${process.execPath}" "${PRS_BIN}" "$@"\n`, {
       mode: 0o755,
@@ -186,7 +186,6 @@ describe('the examples run as written against `prs sandbox`', () => {
     }
   });
   afterAll(async () => {
-    await sandbox?.close();
     home.cleanup();
   });
 

@@ -9,15 +9,14 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, loginSandbox } from '../helpers/session.js';
+import { dirsEnv, loginSandbox, useSandbox } from '../helpers/session.js';
 import { expectCleanFailure, readJson, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 const isRoot = process.getuid?.() === 0;
-let sandbox: Sandbox;
+const sandbox = useSandbox({ rateLimit: '100/1s' });
 let server: FaultServer;
 let tmp: ReturnType<typeof tempDir>;
 let n = 0;
@@ -26,11 +25,9 @@ let out: string;
 
 beforeAll(async () => {
   tmp = tempDir('prs-reliability-local-');
-  sandbox = await startSandbox({ port: 0, rateLimit: '100/1s' });
   server = await startFaultServer();
 });
 afterAll(async () => {
-  await sandbox?.close();
   await server?.close();
   tmp?.cleanup();
 });

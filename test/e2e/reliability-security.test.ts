@@ -9,11 +9,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginArgs, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loginArgs } from '../../src/sandbox/index.js';
 import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, loginSandbox } from '../helpers/session.js';
+import { dirsEnv, loginSandbox, useSandbox } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 import {
   type CountingServer,
@@ -24,7 +24,11 @@ import {
 
 const DATE = '2024-05-03';
 let tmp: ReturnType<typeof tempDir>;
-let sandbox: Sandbox;
+const sandbox = useSandbox({
+  rateLimit: '100/1s',
+  users: [{ username: 'demo', password: 'pw-Quartz-4711', tenant: 'demo-tenant' }],
+  clientSecret: 'cs-Basalt-0815',
+});
 let plain: CountingServer;
 let secure: CountingServer;
 let caFile: string;
@@ -34,12 +38,6 @@ let proxyUrl: string;
 beforeAll(async () => {
   tmp = tempDir('prs-reliability-security-');
   // Secrets that appear nowhere else (the default demo/demo would match the user name).
-  sandbox = await startSandbox({
-    port: 0,
-    rateLimit: '100/1s',
-    users: [{ username: 'demo', password: 'pw-Quartz-4711', tenant: 'demo-tenant' }],
-    clientSecret: 'cs-Basalt-0815',
-  });
   const tls = makeCertificates(tmp.path);
   caFile = tls.caFile;
   plain = await startCountingServer();
@@ -48,7 +46,6 @@ beforeAll(async () => {
   proxyUrl = proxied.url;
 });
 afterAll(async () => {
-  await sandbox?.close();
   await plain?.close();
   await secure?.close();
   await proxied?.close();

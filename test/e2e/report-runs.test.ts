@@ -190,7 +190,7 @@ describe('streamed rows', () => {
     expect(firstLine).toEqual({ running: true, requests: 1 });
     expect(lines(r.stdout)).toHaveLength(4);
     expect(r.stderr).toMatch(/^portfolio 42 on 2024-05-03: waiting \d+ s for the rate limit$/m);
-  }, 60_000);
+  });
 });
 
 describe('a row nested 100,000 levels deep: a malformed answer, exit 8, in every format', () => {
@@ -249,5 +249,5 @@ describe('-o on interrupt', () => {
     expect(r.code, stderr()).toBe(130);
     expect(readdirSync(out).filter((f) => f !== 'cache')).toEqual([]);
     expect(existsSync(file)).toBe(false);
-  }, 60_000);
+  });
 });

@@ -6,23 +6,20 @@
  * test/e2e/service-limiter.test.ts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox } from '../helpers/session.js';
+import { loginSandbox, useSandbox } from '../helpers/session.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ tokenTtl: 2, refreshTtl: 60, rateLimit: '4/2s' });
 let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, tokenTtl: 2, refreshTtl: 60, rateLimit: '4/2s' });
   tmp = tempDir('prs-session-');
   // The secret only for the login, which keeps it with the session: the runs below have none in env.
   env = await loginSandbox(sandbox, tmp.path);
 });
 
 afterAll(async () => {
-  await sandbox?.close();
   tmp?.cleanup();
 });
 

@@ -9,21 +9,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
-import { type Sandbox, serviceLoginArgs, startSandbox } from '../../src/sandbox/index.js';
+import { serviceLoginArgs } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv } from '../helpers/session.js';
+import { dirsEnv, useSandbox } from '../helpers/session.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ tokenTtl: 60, clock: () => now });
 let now = Date.now();
 const dirs: ReturnType<typeof tempDir>[] = [];
 const robot = () => sandbox.serviceClients[0];
 const REPORT = ['report', '42', '-t', 'index', '-d', '2023-06-29', '--json'];
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, tokenTtl: 60, clock: () => now });
-});
+beforeAll(async () => {});
 afterAll(async () => {
-  await sandbox?.close();
   for (const d of dirs) d.cleanup();
 });
 

@@ -9,14 +9,14 @@ import {
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
   type Sandbox,
-  startSandbox,
 } from '../../src/sandbox/index.js';
 import { tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/session.js';
 import { buildRunner, spawnRunner } from './service-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let script: string;
-let sandbox: Sandbox;
+const sandbox = useSandbox({ rateLimit: '4/2s', tokenTtl: 60 });
 let token: string;
 
 async function passwordToken(s: Sandbox, user = s.users[0]!): Promise<string> {
@@ -38,12 +38,10 @@ async function passwordToken(s: Sandbox, user = s.users[0]!): Promise<string> {
 beforeAll(async () => {
   tmp = tempDir('prs-service-sandbox-');
   script = await buildRunner(tmp.path);
-  sandbox = await startSandbox({ port: 0, rateLimit: '4/2s', tokenTtl: 60 });
   token = await passwordToken(sandbox);
 });
 
 afterAll(async () => {
-  await sandbox?.close();
   tmp?.cleanup();
 });
 
@@ -67,12 +65,17 @@ const waitOutWindow = () => new Promise((r) => setTimeout(r, 2100));
 
 describe('the limiter against the sandbox', () => {
   it('a 429 from the server (another client used the window) is recovered via Retry-After', async () => {
+    // Started first and held: its request follows the other client's at once, however long a busy
+    // machine takes to start a process (the window would have passed by then).
+    const ours = spawnRunner(script, ['1', '--wait-go'], env());
+    await ours.ready;
     // Another client of the same user, not sharing our limiter state, takes the whole window.
     const other = await spawnRunner(script, ['4'], env({ PRS_CACHE_DIR: `${tmp.path}/elsewhere` })).done;
     expect(other.code).toBe(0);
-    const r = await spawnRunner(script, ['1'], env()).done;
+    ours.go();
+    const r = await ours.done;
     expect([r.code, r.stderr]).toEqual([0, '']);
-    const out = JSON.parse(r.stdout) as { rows: number[]; waits: [number, string][] };
+    const out = JSON.parse(r.stdout.replace(/^ready\n/, '')) as { rows: number[]; waits: [number, string][] };
     expect(out.rows[0]).toBeGreaterThan(0);
     expect(out.waits).toHaveLength(1);
     expect(out.waits[0]![1]).toBe('retry-after');

@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/session.js';
 import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
 
 const USER = { username: 'tia', password: 'Pw-tables-3k', tenant: 'tia-tenant' };
@@ -37,13 +37,12 @@ const recordNames = (lines: string[]) => [...new Set(lines.flatMap((l) => /^(\S+
 const NOTE = /^\d+ of \d+ columns did not fit the terminal: .* — pick columns with --fields, or use -f csv$/;
 
 describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
-  let sandbox: Sandbox;
+  const sandbox = useSandbox({ rateLimit: '1000/1s', clientSecret: CLIENT_SECRET, users: [USER] });
   let tmp: ReturnType<typeof tempDir>;
   let term: Terminal | undefined;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ rateLimit: '1000/1s', clientSecret: CLIENT_SECRET, users: [USER] });
     tmp = tempDir('prs-table-terminal-');
     env = {
       PRS_CONFIG_DIR: join(tmp.path, 'config'),
@@ -65,7 +64,6 @@ describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
   });
 
   afterAll(async () => {
-    await sandbox?.close();
     tmp?.cleanup();
   });
 

@@ -6,8 +6,8 @@
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/session.js';
 import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
 
 // Distinctive secrets, so "never on the screen" cannot be confused with any other text.
@@ -22,7 +22,7 @@ const separators = (line: string) => [...line].flatMap((ch, i) => (/[│┼┬�
 const lastLine = (screen: string) => screen.split('\n').at(-1) ?? '';
 
 describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
-  let sandbox: Sandbox;
+  const sandbox = useSandbox({ rateLimit: '2/3s', clientSecret: CLIENT_SECRET, users: [USER] });
   let tmp: ReturnType<typeof tempDir>;
   let term: Terminal | undefined;
   /** Config and cache of a profile logged in non-interactively (the table and progress tests). */
@@ -33,7 +33,6 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ rateLimit: '2/3s', clientSecret: CLIENT_SECRET, users: [USER] });
     tmp = tempDir('prs-terminal-e2e-');
     env = {
       PRS_CONFIG_DIR: join(tmp.path, 'config'),
@@ -55,7 +54,6 @@ describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
   });
 
   afterAll(async () => {
-    await sandbox?.close();
     tmp?.cleanup();
   });
 

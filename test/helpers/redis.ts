@@ -20,7 +20,7 @@ export const NO_REDIS_MESSAGE =
 
 export interface RedisServer {
   port: number;
-  /** redis://[:password@]127.0.0.1:port */
+  /** redis://[:password@]127.0.0.1:port?timeout=60 (the limiter URL's own bound, for a busy machine) */
   url: string;
   /** Runs one command through a fresh connection (RESP over a socket, no client library needed). */
   command(...args: string[]): Promise<unknown>;
@@ -76,7 +76,8 @@ export async function startRedis(o: { password?: string; tls?: string } = {}): P
   const url = `${o.tls ? 'rediss' : 'redis'}://${o.password ? `:${encodeURIComponent(o.password)}@` : ''}127.0.0.1:${port}`;
   return {
     port,
-    url,
+    // prs gives up on a Redis slower than 2 s; a machine busy with other work is no reason to here.
+    url: `${url}?timeout=60`,
     async command(...cmd) {
       const { createClient } = await import('@redis/client');
       const ca = o.tls ? readFileSync(`${o.tls}/ca.pem`) : undefined;

@@ -1,12 +1,84 @@
 /**
- * The setup of an end-to-end file that runs the built binary against the sandbox as a logged-in user:
- * a private config and cache dir, a sandbox in-process on port 0, `prs login` by the binary itself.
- * One place for what sixteen files used to copy (DESIGN.md "Where the code stands").
+ * The sandbox of the end-to-end files, started in one place: `useSandbox` (a file's or a describe
+ * block's sandbox, started before its tests and closed after them), `sandboxForTest` (one test's own,
+ * closed when it ends), `useLoggedIn` / `startLoggedIn` (a sandbox, a private config and cache dir,
+ * and `prs login` by the binary itself), `useTempDir`. Always in-process on port 0.
  */
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
 import { loginArgs, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from './run.js';
+
+/**
+ * Every sandbox of the e2e tests starts here: in-process, on a free port, its idle connections kept
+ * for a minute (a loaded machine can hold this process's loop for longer than Node's 5 s, and then
+ * the server would close a connection just as the client reuses it: `fetch failed`).
+ */
+const start = (options: SandboxOptions) => startSandbox({ port: 0, keepAliveMs: 60_000, ...options });
+
+/**
+ * `get()`'s object, once there: the fixtures hand out a stand-in at collection time (before their
+ * beforeAll ran), so a file keeps writing `sandbox.url` as it would for a plain variable.
+ */
+function later<T extends object>(get: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_, key) {
+      const target = get();
+      if (!target) throw new Error(`${what} is used outside the tests that started it`);
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** This file's (or describe block's) sandbox: started before its tests, closed after them. */
+export function useSandbox(options: SandboxOptions = {}): Sandbox {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await start(options);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+  return later(() => sandbox, 'the sandbox');
+}
+
+/**
+ * For a file that starts sandboxes as it goes (one per test, each with its own options): a start
+ * function whose sandboxes are all closed after the file's (or describe block's) tests.
+ */
+export function useSandboxes(): (options?: SandboxOptions) => Promise<Sandbox> {
+  const started: Sandbox[] = [];
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((s) => s.close()));
+  });
+  return async (options = {}) => {
+    const sandbox = await start(options);
+    started.push(sandbox);
+    return sandbox;
+  };
+}
+
+/** A sandbox of one test's own (other options, a clock it moves): closed when the test ends. */
+export async function sandboxForTest(options: SandboxOptions = {}): Promise<Sandbox> {
+  const sandbox = await start(options);
+  onTestFinished(() => sandbox.close());
+  return sandbox;
+}
+
+/** A temporary directory for this file (or describe block), removed after its tests. */
+export function useTempDir(prefix: string): { readonly path: string } {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  beforeAll(() => {
+    dir = tempDir(prefix);
+  });
+  afterAll(() => {
+    dir?.cleanup();
+    dir = undefined;
+  });
+  return later(() => dir, 'the temporary directory');
+}
 
 /** Environment for a private config and cache dir under `root`. */
 export const dirsEnv = (root: string) => ({
@@ -51,7 +123,7 @@ export async function startLoggedIn(
   env: Record<string, string> = {},
 ): Promise<LoggedIn> {
   const tmp = tempDir(prefix);
-  const sandbox = await startSandbox({ port: 0, ...options });
+  const sandbox = await start(options);
   const close = async () => {
     await sandbox.close();
     tmp.cleanup();
@@ -63,4 +135,21 @@ export async function startLoggedIn(
     await close();
     throw err;
   }
+}
+
+/** startLoggedIn for this file (or describe block): before its tests, closed after them. */
+export function useLoggedIn(
+  prefix: string,
+  options: SandboxOptions = {},
+  env: Record<string, string> = {},
+): LoggedIn {
+  let setup: LoggedIn | undefined;
+  beforeAll(async () => {
+    setup = await startLoggedIn(prefix, options, env);
+  });
+  afterAll(async () => {
+    await setup?.close();
+    setup = undefined;
+  });
+  return later(() => setup, 'the logged-in sandbox');
 }

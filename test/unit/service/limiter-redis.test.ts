@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
 import { createLimiter, type Limiter } from '../../../src/service/limiter.js';
-import { createRedisLimiter, reasonOf, redisKeys } from '../../../src/service/limiter-redis.js';
+import {
+  createRedisLimiter,
+  limiterUrlParts,
+  reasonOf,
+  redisKeys,
+} from '../../../src/service/limiter-redis.js';
 import type { LimiterState } from '../../../src/service/types.js';
 import { parseLimiterUrl } from '../../../src/settings.js';
 import {
@@ -62,15 +67,29 @@ describe('parseLimiterUrl', () => {
     'redis://:pw@host:6379/15',
     'redis://user:p%40ss@host:6379',
     'rediss://redis.example:6380/2',
+    'redis://h:6379/0?timeout=30',
+    'redis://h:6379?timeout=0.5',
   ])('accepts %s', (url) => expect(parseLimiterUrl(url)).toBe(url));
 
   it.each([
     ['http://h:6379', 'it must start with redis:// or rediss://'],
     ['redis://h:6379/db', 'the path must be a database number, e.g. /0'],
-    ['redis://h:6379/0?x=1', 'no query or fragment expected'],
+    ['redis://h:6379/0?x=1', 'the only query expected is ?timeout=<seconds>'],
+    ['redis://h:6379/0?timeout=0', 'the only query expected is ?timeout=<seconds>'],
+    ['redis://h:6379/0?timeout=soon', 'the only query expected is ?timeout=<seconds>'],
+    ['redis://h:6379/0?timeout=1&x=2', 'the only query expected is ?timeout=<seconds>'],
+    ['redis://h:6379/0#f', 'the only query expected is ?timeout=<seconds>'],
     ['redis://', 'no host'],
     ['6379', 'expected redis://[user:password@]host:port[/db]'],
   ])('rejects %s', (url, why) => expect(() => parseLimiterUrl(url)).toThrow(why));
+});
+
+describe("the limiter URL's own timeout", () => {
+  it.each([
+    ['redis://h:6379/0', { url: 'redis://h:6379/0' }],
+    ['redis://:pw@h:6379/0?timeout=30', { url: 'redis://:pw@h:6379/0', timeoutMs: 30_000 }],
+    ['rediss://h:6380?timeout=0.25', { url: 'rediss://h:6380', timeoutMs: 250 }],
+  ])('%s', (url, want) => expect(limiterUrlParts(url)).toEqual(want));
 });
 
 describe('redaction of a limiter URL', () => {
