@@ -6,9 +6,15 @@
  */
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
-import { AuthError, NetworkError, type PrsError, ServiceError } from '../errors.js';
+import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
 import type { Http } from '../service/http.js';
-import { type AttemptFailure, networkCodeOf, nextDelay, retryPolicy } from '../service/retry.js';
+import {
+  type AttemptFailure,
+  MAX_RETRY_AFTER_MS,
+  networkCodeOf,
+  nextDelay,
+  retryPolicy,
+} from '../service/retry.js';
 import type { StoredSession } from './types.js';
 
 export interface TokenEndpoint {
@@ -168,10 +174,31 @@ export async function requestToken(
       failure = err;
     }
     const next = nextDelay(policy, attempt, outcome, o.clock.now(), o.random);
-    if (next.action === 'give-up') throw failure;
+    if (next.action === 'give-up')
+      throw finalFailure(failure, next.retryAfterMs, tokenUrl(ep.authUrl, ep.realm));
     o.onWait?.(next.ms, next.reason);
     await o.clock.sleep(next.ms, o.signal);
   }
+}
+
+/**
+ * What the last failed attempt ends the call with: a 429 is exit 7 as at the API ("rate limited"),
+ * and a Retry-After longer than prs waits is named with its time, as service.ts's tooLongToWait does.
+ */
+function finalFailure(failure: PrsError, retryAfterMs: number | undefined, url: string): PrsError {
+  if (!(failure instanceof TokenServerError)) return failure;
+  const wait =
+    retryAfterMs === undefined
+      ? ''
+      : ` and asks to wait ${Math.ceil(retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
+  const message = `${failure.message}${wait}`;
+  if (failure.status !== 429) return wait ? new ServiceError(message, { hint: failure.hint }) : failure;
+  return new RateLimitError(message, {
+    status: 429,
+    method: 'POST',
+    url,
+    hint: 'the sign-in service limits how often it is asked; try again later',
+  });
 }
 
 /** A 5xx or 429 from the token endpoint: worth another attempt (exit 8 when none is left). */

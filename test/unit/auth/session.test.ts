@@ -682,6 +682,13 @@ describe('the token endpoint is retried like the API (CLI.md "Answers on the wir
       [],
     ],
     [
+      '429 four times (--retries 3): exit 7, rate limited as at the API',
+      [0, 1, 2, 3].map(() => ({ status: 429, body: {}, headers: { 'retry-after': '1' } })),
+      {},
+      7,
+      [1000, 1000, 1000],
+    ],
+    [
       'a refusal (400 invalid_grant): never retried, exit 4',
       [{ status: 400, body: { error: 'invalid_grant', error_description: 'Invalid user credentials' } }],
       {},
@@ -701,6 +708,16 @@ describe('the token endpoint is retried like the API (CLI.md "Answers on the wir
     const got = await s.token().catch((e) => exitCodeFor(e));
     expect(got).toBe(want);
     expect(clock.sleeps).toEqual(sleeps);
+    http.done();
+  });
+
+  it('a Retry-After longer than prs waits is named in the error', async () => {
+    const { s, http } = setup({ env: ENV_CREDS, profile: { settings: SETTINGS } });
+    http.queue({ ...down, headers: { 'retry-after': '600' } });
+    const err = await s.token().catch((e) => e);
+    expect(err.message).toBe(
+      'the token endpoint at auth.test answered HTTP 503 and asks to wait 600 s; prs waits at most 120 s',
+    );
     http.done();
   });
 
