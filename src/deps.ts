@@ -5,8 +5,8 @@
 import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
 import { type Clock, systemClock } from './clock.js';
+import { createRunEvents, type RunEvents } from './events.js';
 import type { IO } from './io.js';
-import { createRunEvents, type RunEvents } from './run/events.js';
 import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
@@ -30,7 +30,7 @@ export interface Deps {
   /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
   signal: AbortSignal;
   globals: GlobalOptions;
-  /** What a report/export run tells its watchers (JSON log, metrics file, pings): run/events.ts. */
+  /** What a report/export run tells its watchers (JSON log, metrics file, pings): events.ts. */
   events: RunEvents;
   /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;

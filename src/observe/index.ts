@@ -6,10 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Deps } from '../deps.js';
+import type { ItemStatus, RunEvent } from '../events.js';
 import { replaceFile } from '../fs/atomic.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
-import type { ItemStatus, RunEvent } from '../run/events.js';
 import { itemLabel } from '../run/outcomes.js';
 import {
   checkSetting,

@@ -6,7 +6,7 @@
  * failed run carries it over from the file it replaces (lastSuccessFrom), which is what an alert
  * "has not succeeded for 26 hours" needs.
  */
-import type { Endpoint, ItemStatus } from '../run/events.js';
+import type { Endpoint, ItemStatus } from '../events.js';
 
 export const ITEM_STATUSES: readonly ItemStatus[] = ['written', 'skipped', 'empty', 'failed'];
 

@@ -10,9 +10,9 @@ import request from 'undici/lib/api/api-request.js';
 // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks, ~40 ms of every start.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
+import type { Endpoint, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
-import type { Endpoint, RunEvents } from '../run/events.js';
 import type { Settings } from '../settings.js';
 
 export interface HttpRequest {
@@ -78,7 +78,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   return new Agent(agentOpts);
 }
 
-/** Which endpoint a URL is (run/events.ts); undefined for any other (the logout call). */
+/** Which endpoint a URL is (events.ts); undefined for any other (the logout call). */
 export function endpointOfUrl(url: string): Endpoint | undefined {
   const path = url.split('?')[0];
   if (path.endsWith('/protocol/openid-connect/token')) return 'token';

@@ -11,9 +11,9 @@ import {
   NotFoundError,
   UsageError,
 } from '../../../src/errors.js';
+import type { RunEvent } from '../../../src/events.js';
 import { createTestIO } from '../../../src/io.js';
 import { parseLossless } from '../../../src/json/lossless.js';
-import type { RunEvent } from '../../../src/run/events.js';
 import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../src/events.js';
 import { count, emptyTally, summaryLine } from '../../../src/observe/index.js';
 import { escapeLabel, lastSuccessFrom, metricsText, type RunMetrics } from '../../../src/observe/metrics.js';
-import type { RunEvent } from '../../../src/run/events.js';
 
 const base: RunMetrics = {
   command: 'export',

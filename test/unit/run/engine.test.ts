@@ -14,9 +14,9 @@ import {
   ServerError,
   StdoutClosedError,
 } from '../../../src/errors.js';
+import { createRunEvents, type RunEvent } from '../../../src/events.js';
 import { createTestIO } from '../../../src/io.js';
 import { type ItemDone, type RunEnd, runItems } from '../../../src/run/engine.js';
-import { createRunEvents, type RunEvent } from '../../../src/run/events.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -12,7 +12,7 @@ export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
 
 /** Why a run paused. */
 
-import type { WaitReason } from '../domain.js';
+import type { WaitReason } from './domain.js';
 
 export interface EventItem {
   portfolioId: number;
