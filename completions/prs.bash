@@ -16,7 +16,7 @@ _prs_value() {
     'report -d'|'report --date') _prs_v='w:today yesterday previous-weekday' ;;
     'report --from') _prs_v='w:today yesterday previous-weekday' ;;
     'report --to') _prs_v='w:today yesterday previous-weekday' ;;
-    'report -f'|'report --format') _prs_v='w:table json ndjson csv tsv' ;;
+    'report -f'|'report --format') _prs_v='w:table json ndjson csv tsv parquet' ;;
     'report --fields') _prs_v='n' ;;
     'report --jq') _prs_v='n' ;;
     'report -o'|'report --output') _prs_v='f' ;;
@@ -37,7 +37,7 @@ _prs_value() {
     'diff --against') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
     'diff --key') _prs_v='n' ;;
     'diff --fields') _prs_v='n' ;;
-    'diff -f'|'diff --format') _prs_v='w:table json ndjson csv tsv' ;;
+    'diff -f'|'diff --format') _prs_v='w:table json ndjson csv tsv parquet' ;;
     'diff --jq') _prs_v='n' ;;
     'diff -o'|'diff --output') _prs_v='f' ;;
     'sandbox --port') _prs_v='n' ;;

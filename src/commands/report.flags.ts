@@ -26,6 +26,8 @@ export interface ReportOptions {
   cache?: 'use' | 'refresh' | 'off';
   /** --jq: a jq filter over the rows array (render/jq.ts); the format is then the filter's output. */
   jq?: string;
+  /** -f parquet (or an -o file ending .parquet): one Parquet file (render/parquet.ts); format unset. */
+  parquet?: boolean;
 }
 
 const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
@@ -44,8 +46,14 @@ export const REPORT_FLAGS = {
   ...ITEM_FLAGS,
   format: {
     flag: '-f, --format <fmt>',
-    help: 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
-    complete: { values: REPORT_FORMATS, descriptions: REPORT_FORMAT_DESCRIPTIONS },
+    help: 'table | json | ndjson | csv | tsv | parquet (default: table on a terminal, else json)',
+    complete: {
+      values: [...REPORT_FORMATS, 'parquet'],
+      descriptions: {
+        ...REPORT_FORMAT_DESCRIPTIONS,
+        parquet: 'one Parquet file (with -o): DECIMAL, DATE, UTF-8',
+      },
+    },
   },
   json: { flag: '--json', help: 'same as -f json' },
   fields: {
@@ -81,7 +89,15 @@ export function reportOptions(
   now: Date,
   globals: Pick<GlobalOptions, 'noCache'> = {},
 ): ReportOptions {
-  const format = o.json ? 'json' : o.format === undefined ? undefined : parseReportFormat(o.format);
+  const parquet =
+    o.format?.trim().toLowerCase() === 'parquet' ||
+    (o.format === undefined && !o.json && o.jq === undefined && /\.parquet$/i.test(o.output ?? ''));
+  if (parquet) checkParquet(o);
+  const format = o.json
+    ? 'json'
+    : o.format === undefined || parquet
+      ? undefined
+      : parseReportFormat(o.format);
   if (o.json && o.format !== undefined && o.format !== 'json') {
     throw usage(`--json conflicts with --format ${o.format}`);
   }
@@ -108,7 +124,20 @@ export function reportOptions(
     dryRun: !!o.dryRun,
     cache: cacheUse(o, !!globals.noCache),
     ...(o.jq === undefined ? {} : { jq: o.jq }),
+    ...(parquet ? { parquet } : {}),
   };
+}
+
+/** -f parquet writes a file: -o one, and nothing that decides the output otherwise. */
+function checkParquet(o: ReportFlags): void {
+  if (o.output === undefined || o.output === '-') {
+    throw usage(
+      '-f parquet writes a file: give it with -o <file>.parquet',
+      'Parquet is binary: never to a terminal or a pipe',
+    );
+  }
+  const other = o.raw ? '--raw' : o.json ? '--json' : o.jq !== undefined ? '--jq' : undefined;
+  if (other) throw usage(`-f parquet cannot be combined with ${other}`);
 }
 
 /** --jq decides the output itself: no format, no field list, no raw body beside it. */

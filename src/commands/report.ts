@@ -13,7 +13,7 @@
  */
 import type { Deps } from '../deps.js';
 import type { Item } from '../domain.js';
-import { NoDataError } from '../errors.js';
+import { NoDataError, UsageError } from '../errors.js';
 import type { Sink } from '../render/sink.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
@@ -73,6 +73,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
     await assertWritableDir(o.output);
     await assertWritableTarget(o.output, o.force);
+    if (o.parquet) await assertParquetTarget(o.output);
   }
   if (o.dryRun) {
     const { reportPlan } = await import('../run/dry-run.js');
@@ -81,6 +82,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   }
   const service = await deps.service({ cache: o.cache });
   if (o.raw) return rawReport(o, deps, service);
+  if (o.parquet) return parquetReport(o, deps, service);
   const { createRowStream } = await import('../render/stream.js');
   const { effectiveDateOf } = await import('../json/report-body.js');
   const { fileSink, streamSink } = await import('../render/sink.js');
@@ -216,4 +218,85 @@ async function rawReport(o: ReportOptions, deps: Deps, service: Service): Promis
   if (run.stopped) throw run.stopped;
   if (count === 0) throw noData(o, items);
   return { count, empty: [] };
+}
+
+/** Parquet is binary and written whole at the end: never to a terminal or a pipe (/dev/stdout, a FIFO). */
+async function assertParquetTarget(path: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  const s = await stat(path).catch(() => undefined);
+  if (s && (s.isCharacterDevice() || s.isFIFO() || s.isSocket())) {
+    throw new UsageError(`-f parquet writes a file, and ${path} is a terminal or a pipe`, {
+      hint: 'give a file name: -o report.parquet',
+    });
+  }
+}
+
+/**
+ * -f parquet: each answer's rows are spooled beside the target as they come (render/parquet.ts), and
+ * the file is written from the spool at the end, into a temporary that appears whole (fs/atomic.ts).
+ */
+async function parquetReport(o: ReportOptions, deps: Deps, service: Service): Promise<ReportResult> {
+  const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+  const { ParquetSpool } = await import('../render/parquet.js');
+  const { runItems, runWith } = await import('../run/engine.js');
+  const { HolidayFilter } = await import('../run/holidays.js');
+  const { effectiveDateOf } = await import('../json/report-body.js');
+  const output = o.output!;
+  await removeStaleBeside(output);
+  const file = await createAtomicFile(output, { force: o.force });
+  const { tempNameFor } = await import('../fs/temp-names.js');
+  const { basename, dirname, join } = await import('node:path');
+  // Named as a temporary, so that a run killed meanwhile leaves nothing the next one does not remove.
+  const spoolPath = join(dirname(output), tempNameFor(`${basename(output)}.rows`));
+  const spool = new ParquetSpool(spoolPath, { fields: o.fields });
+  const items = itemsOf(o.portfolioIds, o.dates);
+  const multi = o.portfolioIds.length > 1;
+  const holidays = new HolidayFilter();
+  try {
+    const run = await runItems(
+      items,
+      async (item, ctx): Promise<ItemDone> => {
+        const res = await ask(service, o, item, ctx);
+        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes)))
+          return { status: 'skipped' };
+        const rows = res.rows();
+        await spool.add(multi ? rows.map((r) => ({ portfolioId: item.portfolioId, ...r })) : rows);
+        res.release?.();
+        return { status: rows.length === 0 ? 'empty' : 'written', bytes: res.bytes.length };
+      },
+      {
+        ...runWith(deps, 'report'),
+        failFast: o.failFast,
+        rate: items.length > 1 ? (await deps.settings()).rateLimit : undefined,
+        limiterState: service.limiterState && (() => service.limiterState!()),
+      },
+    );
+    if (run.stopped) throw run.stopped;
+    const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
+    const written = run.outcomes.filter((r) => r.status === 'written').length;
+    const count = spool.rows;
+    if (count > 0) {
+      await spool.write(file.stream);
+      await file.commit();
+    } else await file.abort();
+    for (const note of holidays.notes()) deps.io.note(note);
+    if (count > 0) wroteNote(deps, count, output);
+    const failed = runFailure(
+      [
+        [written, 'written'],
+        [holidays.count, 'not repeated'],
+        [empty.length, 'empty'],
+      ],
+      run.failures,
+    );
+    if (failed) throw failed;
+    if (count === 0) throw noData(o, empty);
+    if (empty.length > 0) deps.io.note(`no data for ${describeEmpty(empty)}`);
+    return { count, empty };
+  } catch (err) {
+    await file.abort();
+    throw err;
+  } finally {
+    await spool.discard();
+  }
 }

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { JsonNumber } from '../../../src/domain.js';
+import { ColumnPlan, epochDay, unscaled } from '../../../src/render/parquet.js';
+
+describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
+  it.each([
+    ['1234567.123456789012', 12, 1234567123456789012n],
+    ['0.000000000000000001', 18, 1n],
+    ['1E-18', 18, 1n],
+    ['6.02214076E+23', 0, 602214076000000000000000n],
+    ['-0.0001234567890123456789', 22, -1234567890123456789n],
+    ['1.10', 5, 110000n],
+    ['-0', 2, 0n],
+    ['42', 3, 42000n],
+  ])('%s at scale %i → %s', (text, scale, want) => expect(unscaled(text, scale)).toBe(want));
+
+  it('refuses a scale below the value’s own (it would round)', () => {
+    expect(() => unscaled('1.25', 1)).toThrow(/more than 1 fraction digits/);
+  });
+});
+
+describe('epochDay', () => {
+  it.each([
+    ['1970-01-01', 0],
+    ['2024-05-03', 19846],
+    ['1969-12-31', -1],
+    ['2024-02-30', undefined],
+    ['2024-5-3', undefined],
+    ['not a date', undefined],
+  ])('%s → %s', (s, want) => expect(epochDay(s)).toBe(want));
+});
+
+describe('ColumnPlan', () => {
+  it('decides each column by all its values', () => {
+    const plan = new ColumnPlan();
+    plan.add({ d: '2024-05-03', n: 1.5, m: 1, s: 'x', b: true, z: null });
+    plan.add({
+      d: '2024-05-06',
+      n: new JsonNumber('12345678901234567890.25'),
+      m: 'two',
+      s: null,
+      b: false,
+      z: null,
+    });
+    expect(plan.columns()).toEqual([
+      { name: 'd', kind: 'date' },
+      { name: 'n', kind: 'decimal', precision: 22, scale: 2 },
+      { name: 'm', kind: 'string' },
+      { name: 's', kind: 'string' },
+      { name: 'b', kind: 'boolean' },
+      { name: 'z', kind: 'string' },
+    ]);
+  });
+
+  it('a column past 38 digits is a UsageError naming it and the value', () => {
+    const plan = new ColumnPlan();
+    plan.add({ x: new JsonNumber('1e30') });
+    plan.add({ x: new JsonNumber('0.000000001') });
+    expect(() => plan.columns()).toThrow(/column x needs DECIMAL\(40,9\) for 0.000000001/);
+  });
+});
