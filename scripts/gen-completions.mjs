@@ -16,7 +16,8 @@ const result = await build({
   stdin: {
     contents:
       "export { generateAll, COMPLETION_FILES } from './src/completion/generate.ts';\n" +
-      "export { buildProgram } from './src/cli.ts';\n",
+      "export { buildProgram } from './src/cli.ts';\n" +
+      "export { OPTION_VALUES } from './src/commands/completion-values.ts';\n",
     resolveDir: root,
     loader: 'ts',
   },
@@ -36,9 +37,14 @@ let generated;
 try {
   const file = join(dir, 'generate.mjs');
   writeFileSync(file, result.outputFiles[0].contents);
-  const { buildProgram, generateAll, COMPLETION_FILES } = await import(pathToFileURL(file).href);
+  const { buildProgram, generateAll, COMPLETION_FILES, OPTION_VALUES } = await import(
+    pathToFileURL(file).href
+  );
   const program = buildProgram({ version: '0.0.0', run: async () => {} });
-  generated = Object.entries(generateAll(program)).map(([shell, text]) => [COMPLETION_FILES[shell], text]);
+  generated = Object.entries(generateAll(program, OPTION_VALUES)).map(([shell, text]) => [
+    COMPLETION_FILES[shell],
+    text,
+  ]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -27,8 +27,11 @@ export async function completion(o: CompletionOptions, deps: Deps): Promise<void
     if (names.length) deps.io.out(`${names.join('\n')}\n`);
     return;
   }
-  const { generateCompletion } = await import('../completion/generate.js');
-  deps.io.out(generateCompletion(o.shell, o.program));
+  const [{ generateCompletion }, { OPTION_VALUES }] = await Promise.all([
+    import('../completion/generate.js'),
+    import('./completion-values.js'),
+  ]);
+  deps.io.out(generateCompletion(o.shell, o.program, OPTION_VALUES));
 }
 
 async function profileNames(deps: Deps): Promise<string[]> {

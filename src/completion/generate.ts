@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { renderBash } from './bash.js';
 import { renderFish } from './fish.js';
-import { specFromProgram } from './model.js';
+import { type OptionValues, specFromProgram } from './model.js';
 import { renderZsh } from './zsh.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
@@ -41,8 +41,8 @@ function header(shell: Shell): string {
   ].join('\n');
 }
 
-export function generateCompletion(shell: Shell, program: Command): string {
-  const spec = specFromProgram(program);
+export function generateCompletion(shell: Shell, program: Command, values: OptionValues): string {
+  const spec = specFromProgram(program, values);
   switch (shell) {
     case 'bash':
       return renderBash(spec, header(shell));
@@ -53,10 +53,10 @@ export function generateCompletion(shell: Shell, program: Command): string {
   }
 }
 
-export function generateAll(program: Command): Record<Shell, string> {
+export function generateAll(program: Command, values: OptionValues): Record<Shell, string> {
   return {
-    bash: generateCompletion('bash', program),
-    zsh: generateCompletion('zsh', program),
-    fish: generateCompletion('fish', program),
+    bash: generateCompletion('bash', program, values),
+    zsh: generateCompletion('zsh', program, values),
+    fish: generateCompletion('fish', program, values),
   };
 }

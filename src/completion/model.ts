@@ -3,10 +3,6 @@
  * so the three renderers never touch commander and can be tested on hand-built specs.
  */
 import type { Command, Option } from 'commander';
-import { DIFF_FLAGS } from '../commands/diff.flags.js';
-import { ITEM_FLAGS, spelling } from '../commands/flags.js';
-import { REPORT_FLAGS } from '../commands/report.flags.js';
-import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS, SETTINGS } from '../settings.js';
 
@@ -69,39 +65,10 @@ const choices = (values: readonly string[], descriptions?: Readonly<Record<strin
     : { kind: 'choices', values: [...values] };
 const none: ValueSpec = { kind: 'none' };
 
-const valueSpec = (c: Completion): ValueSpec =>
-  typeof c === 'string' ? { kind: c } : choices(c.values, c.descriptions);
+const valueOf = (c: Completion | undefined): ValueSpec | undefined =>
+  c === undefined ? undefined : typeof c === 'string' ? { kind: c } : choices(c.values, c.descriptions);
 
-/** A flag table's completions, keyed as OPTION_VALUES is (a command path, or none for every command). */
-function fromTable(table: Record<string, { flag?: string; help: string; complete?: Completion }>, path = '') {
-  const out: Record<string, ValueSpec> = {};
-  for (const row of Object.values(table))
-    if (row.flag && row.complete) out[`${path}${spelling(row.flag).long}`] = valueSpec(row.complete);
-  return out;
-}
-
-const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
-  json: 'the rows as one JSON file (the default)',
-  csv: 'a zip of CSV files (--extract writes them out too)',
-};
-
-/**
- * Value completions the commander definition cannot express (some options are validated in the
- * action, for a better message than commander's choices()): the flag tables' `complete`, and export's.
- * Keyed by "<command path> <long flag>" first, then by the long flag alone; a unit test checks every
- * key names a real option.
- */
-export const OPTION_VALUES: Record<string, ValueSpec> = {
-  ...fromTable(SETTINGS),
-  ...fromTable(ITEM_FLAGS),
-  ...fromTable(REPORT_FLAGS, 'report '),
-  ...fromTable(DIFF_FLAGS, 'diff '),
-  'export --format': choices(EXPORT_FORMATS, EXPORT_FORMAT_DESCRIPTIONS),
-  'export --output': { kind: 'file' },
-  '--dir': { kind: 'dir' },
-};
-
-/** The same for positional arguments: "<command path> <argument name>". */
+/** What each positional argument completes to: "<command path> <argument name>". */
 export const ARGUMENT_VALUES: Record<string, ValueSpec> = {
   'config get key': choices(SETTING_KEYS),
   'config set key': choices(SETTING_KEYS),
@@ -114,12 +81,19 @@ const TOPIC_DESCRIPTIONS: Record<(typeof HELP_TOPICS)[number], string> = {
 };
 
 /** Walks a commander program into a CompletionSpec. Deterministic: follows definition order. */
-export function specFromProgram(program: Command): CompletionSpec {
+/**
+ * Option values: by "<command path> <long flag>" first, then by the long flag alone (the flag tables'
+ * `complete`, commands/completion-values.ts); the commander definition cannot say them, since some
+ * options are checked in the action, for a better message than commander's choices().
+ */
+export type OptionValues = Readonly<Record<string, Completion>>;
+
+export function specFromProgram(program: Command, values: OptionValues): CompletionSpec {
   const help = program.createHelp();
   const globalNames = new Set<string>();
   const globalOptions = program.options
     .filter((o) => !o.hidden && o.long !== '--version')
-    .map((o) => optionSpec(o, []));
+    .map((o) => optionSpec(o, [], values));
   for (const o of globalOptions) if (o.long) globalNames.add(o.long);
 
   const walk = (cmd: Command, path: string[]): CommandSpec => {
@@ -128,7 +102,7 @@ export function specFromProgram(program: Command): CompletionSpec {
       throw new Error(`completion: command name "${cmd.name()}" is not a plain word`);
     const visible = help.visibleOptions(cmd);
     const options = (path.length === 0 ? visible : visible.filter((o) => o.long !== '--version')).map((o) =>
-      optionSpec(o, path),
+      optionSpec(o, path, values),
     );
     const commands = help.visibleCommands(cmd).map((sub) => walk(sub, [...path, sub.name()]));
     return {
@@ -183,11 +157,11 @@ export function specFromProgram(program: Command): CompletionSpec {
   return { name: program.name(), globalOptions, root };
 }
 
-function optionSpec(o: Option, path: string[]): OptionSpec {
+function optionSpec(o: Option, path: string[], values: OptionValues): OptionSpec {
   const takesValue = o.required || o.optional;
   const long = o.long ?? undefined;
   const value = takesValue
-    ? ((long && (OPTION_VALUES[[...path, long].join(' ')] ?? OPTION_VALUES[long])) ??
+    ? ((long && valueOf(values[[...path, long].join(' ')] ?? values[long])) ??
       (o.argChoices ? choices(o.argChoices) : none))
     : undefined;
   const spec: OptionSpec = {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
+import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
 import { bashQuote, renderBash } from '../../../src/completion/bash.js';
 import { fishQuote, renderFish } from '../../../src/completion/fish.js';
 import { COMPLETION_FILES, generateAll, generateCompletion } from '../../../src/completion/generate.js';
@@ -14,7 +15,7 @@ const root = new URL('../../../', import.meta.url);
 const program = () => buildProgram({ version: '0.0.0', run: async () => {} });
 
 describe('checked-in completion scripts', () => {
-  const generated = generateAll(program());
+  const generated = generateAll(program(), OPTION_VALUES);
   it.each(Object.entries(COMPLETION_FILES))(
     '%s: %s is up to date (else run: npm run completions)',
     (shell, path) => {
@@ -24,8 +25,8 @@ describe('checked-in completion scripts', () => {
   );
 
   it('generation is deterministic', () => {
-    expect(generateAll(program())).toEqual(generated);
-    expect(generateCompletion('zsh', program())).toBe(generated.zsh);
+    expect(generateAll(program(), OPTION_VALUES)).toEqual(generated);
+    expect(generateCompletion('zsh', program(), OPTION_VALUES)).toBe(generated.zsh);
   });
 
   it('each script says it is generated and how to install it', () => {

@@ -5,6 +5,7 @@ import { type Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
 import { completion } from '../../../src/commands/completion.js';
+import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
 import { exitCodes } from '../../../src/commands/help.js';
 import { generateCompletion } from '../../../src/completion/generate.js';
 import { ExitCode, UsageError } from '../../../src/errors.js';
@@ -183,7 +184,7 @@ describe('completion command', () => {
     const deps = fakeDeps();
     const program = buildProgram({ version: '0.0.0', run: async () => {} });
     await completion({ shell, program }, deps);
-    expect(deps.io.stdoutText()).toBe(generateCompletion(shell, program));
+    expect(deps.io.stdoutText()).toBe(generateCompletion(shell, program, OPTION_VALUES));
     expect(deps.io.stderrText()).toBe('');
   });
 

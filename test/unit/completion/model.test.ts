@@ -1,19 +1,19 @@
 // The walk of the commander program into the data the three scripts are rendered from.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
+import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
 import {
   ARGUMENT_VALUES,
   allCommands,
   type CommandSpec,
   type CompletionSpec,
-  OPTION_VALUES,
   optionsFor,
   specFromProgram,
 } from '../../../src/completion/model.js';
 import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../../../src/domain.js';
 import { SETTING_KEYS } from '../../../src/settings.js';
 
-const spec = specFromProgram(buildProgram({ version: '1.0.0', run: async () => {} }));
+const spec = specFromProgram(buildProgram({ version: '1.0.0', run: async () => {} }), OPTION_VALUES);
 const find = (path: string): CommandSpec => {
   const cmd = allCommands(spec.root).find((c) => c.path.join(' ') === path);
   if (!cmd) throw new Error(`no command "${path}"`);
@@ -192,6 +192,6 @@ describe('specFromProgram', () => {
   it('refuses a command name the scripts could not quote', () => {
     const program = buildProgram({ version: '1', run: async () => {} });
     program.command('bad$name');
-    expect(() => specFromProgram(program)).toThrow(/not a plain word/);
+    expect(() => specFromProgram(program, OPTION_VALUES)).toThrow(/not a plain word/);
   });
 });
