@@ -65,7 +65,7 @@ const choices = (values: readonly string[], descriptions?: Readonly<Record<strin
     : { kind: 'choices', values: [...values] };
 const none: ValueSpec = { kind: 'none' };
 
-const valueOf = (c: Completion | undefined): ValueSpec | undefined =>
+const specOf = (c: Completion | undefined): ValueSpec | undefined =>
   c === undefined ? undefined : typeof c === 'string' ? { kind: c } : choices(c.values, c.descriptions);
 
 /** What each positional argument completes to: "<command path> <argument name>". */
@@ -161,7 +161,7 @@ function optionSpec(o: Option, path: string[], values: OptionValues): OptionSpec
   const takesValue = o.required || o.optional;
   const long = o.long ?? undefined;
   const value = takesValue
-    ? ((long && valueOf(values[[...path, long].join(' ')] ?? values[long])) ??
+    ? ((long && specOf(values[[...path, long].join(' ')] ?? values[long])) ??
       (o.argChoices ? choices(o.argChoices) : none))
     : undefined;
   const spec: OptionSpec = {
