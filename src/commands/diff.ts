@@ -100,10 +100,11 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
         res.release?.(); // the rows are objects of their own: the body's memory may go
         // No rows is no data, except for corporate actions, where it is a day without events.
         if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
+        // In item order from here (the next item's request may be in flight meanwhile).
+        await ctx.turn();
         const effective = rows[0]?.effectiveDate;
         if (o.each && !holidays.admit(item, typeof effective === 'string' ? effective : undefined))
           return { status: 'skipped' };
-        await ctx.turn();
         const now: Answer = { item, type, rows };
         const before = previous.get(item.portfolioId);
         previous.set(item.portfolioId, now);
@@ -151,6 +152,9 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
       {
         ...runWith(deps, 'report'),
         failFast: o.failFast,
+        // Two requests at once: a pair's second answer is on its way while the first is read (the
+        // limiter still spaces them; a wait the service asks for drops this to one).
+        parallel: 2,
         rate: items.length > 1 ? (await deps.settings()).rateLimit : undefined,
         limiterState: service.limiterState && (() => service.limiterState!()),
       },
