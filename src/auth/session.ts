@@ -16,7 +16,7 @@ import { AuthError, FileError, UsageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
 import type { IO } from '../io.js';
 import type { Http } from '../service/http.js';
-import { waitLine } from '../service/retry.js';
+import { MAX_RETRY_AFTER_MS, waitLine } from '../service/retry.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
 import { notLoggedIn } from './not-logged-in.js';
@@ -161,7 +161,8 @@ export function createSession(d: SessionDeps): Session {
   const s = d.settings;
   const profile = s.profile;
   const now = () => d.clock.now();
-  const crossProcess = d.lock ?? lockBeside(join(dirname(d.store.path), `session-${profile}`), d.io);
+  const crossProcess =
+    d.lock ?? lockBeside(join(dirname(d.store.path), `session-${profile}`), d.io, renewalWaitMs(s));
   // Within one process, one renewal at a time too: parallel requests wait for it and reuse its token.
   let chain: Promise<unknown> = Promise.resolve();
   const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -356,14 +357,27 @@ export function createSession(d: SessionDeps): Session {
 }
 
 /** Cross-process lock on `file`; when the directory is not writable at all, go on unlocked with a note. */
-function lockBeside(file: string, io: Pick<IO, 'note'>) {
+/**
+ * How long a process waits for another's renewal before giving up: the longest that renewal can take
+ * (every attempt within --timeout, every wait between them at most MAX_RETRY_AFTER_MS), so a token
+ * service that is down makes the waiter wait for the holder's retries, not fail "locked" meanwhile.
+ */
+export function renewalWaitMs(s: Pick<Settings, 'retries' | 'timeoutMs'>): number {
+  return (s.retries + 1) * s.timeoutMs + s.retries * MAX_RETRY_AFTER_MS + 30_000;
+}
+
+function lockBeside(file: string, io: Pick<IO, 'note'>, waitMs: number) {
   return async <T>(fn: () => Promise<T>): Promise<T> => {
     let entered = false;
     try {
-      return await withLock(file, () => {
-        entered = true;
-        return fn();
-      });
+      return await withLock(
+        file,
+        () => {
+          entered = true;
+          return fn();
+        },
+        { waitMs },
+      );
     } catch (err) {
       if (entered) throw err;
       const code = (err as NodeJS.ErrnoException)?.code;

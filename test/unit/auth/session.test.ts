@@ -5,6 +5,7 @@ import {
   identityOf,
   notLoggedIn,
   refreshUsable,
+  renewalWaitMs,
   renewMargin,
 } from '../../../src/auth/session.js';
 import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
@@ -63,6 +64,17 @@ function setup(
   });
   return { s, http, store, clock, io, name };
 }
+
+describe("renewalWaitMs: a waiter outlasts the holder's retries (pure)", () => {
+  it.each([
+    [
+      'defaults: 4 attempts of 60 s, 3 waits of at most 120 s, and 30 s',
+      { retries: 3, timeoutMs: 60_000 },
+      630_000,
+    ],
+    ['--retries 0 --timeout 1: the old 30 s and the one attempt', { retries: 0, timeoutMs: 1000 }, 31_000],
+  ])('%s', (_n, s, want) => expect(renewalWaitMs(s)).toBe(want));
+});
 
 describe('margins (pure)', () => {
   it.each([
