@@ -64,7 +64,21 @@ export function chooseKey(
     }
     return fields;
   };
-  if (explicit) return check([...explicit], 'choose fields that tell the rows apart with --key a,b');
+  if (explicit) {
+    // A name no row has would make every key the same empty text: say what it is instead.
+    const rows = answers.flatMap((a) => a.rows.slice(0, 1));
+    const missing = explicit.filter(
+      (f) => rows.length > 0 && rows.every((r) => valueAt(r, columnOf(f).path) === undefined),
+    );
+    if (missing.length > 0)
+      throw new UsageError(
+        `unknown --key field${missing.length > 1 ? 's' : ''} ${missing.map((f) => `"${f}"`).join(', ')} for ${type}`,
+        {
+          hint: `the rows have: ${Object.keys(rows[0]!).join(', ')}`,
+        },
+      );
+    return check([...explicit], 'choose fields that tell the rows apart with --key a,b');
+  }
   const { first, second } = defaultKey(type);
   const single = answers.every((a) => repeated(a.rows, [first]) === undefined);
   return single ? [first] : check([first, second], 'choose fields that tell the rows apart with --key a,b');

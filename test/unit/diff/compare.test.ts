@@ -53,6 +53,12 @@ describe('keys', () => {
     }
   });
 
+  it('a --key no row has: exit 2 naming it and the fields there are', () => {
+    expect(() => chooseKey('constituent.close', [{ rows: dual, label: '' }], ['isni'])).toThrow(
+      /unknown --key field "isni" for constituent.close/,
+    );
+  });
+
   it('repeated: nested keys by dotted path; the value of a composite key space-separated', () => {
     const rows = [
       { indexId: { Net: 'a' }, isin: 'X' },
