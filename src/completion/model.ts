@@ -4,7 +4,7 @@
  */
 import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../help.js';
-import { type Completion, SETTING_KEYS, SETTINGS } from '../settings.js';
+import { type Completion, SETTING_KEYS } from '../settings.js';
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueSpec =
