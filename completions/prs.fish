@@ -160,6 +160,7 @@ complete -c prs -n '__prs_at "report"' -l raw -d 'print the response body exactl
 complete -c prs -n '__prs_at "report"' -l fail-fast -d 'stop at the first item that fails'
 complete -c prs -n '__prs_at "report"' -l dry-run -d 'send nothing: print the plan (items, requests after cache hits, waits, ETA)'
 complete -c prs -n '__prs_at "report"' -l refresh -d 'ask the service again and update the answer cache'
+complete -c prs -n '__prs_at "report"' -l no-pager -d 'a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)'
 complete -c prs -n '__prs_at "report"' -s h -l help -d 'show help'
 
 # prs export

@@ -277,6 +277,7 @@ _prs_cmd_report() {
     '--fail-fast[stop at the first item that fails]' \
     '--dry-run[send nothing: print the plan (items, requests after cache hits, waits, ETA)]' \
     '--refresh[ask the service again and update the answer cache]' \
+    '--no-pager[a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \
     '*:portfolioId: '

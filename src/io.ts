@@ -64,6 +64,12 @@ export interface IO {
   useLogFormat(format: 'text' | 'json'): void;
   /** A structured entry (a run's item, wait, summary): one JSON line in json format; nothing in text. */
   log(entry: LogEntry): void;
+  /**
+   * Text for a person on stdout (a table): through a pager when stdout is a terminal and the text is
+   * taller than it, as GitHub CLI does — PRS_PAGER, else PAGER, else `less -FRX`; PRS_PAGER set empty,
+   * or `pager: false` (--no-pager), writes it straight. Quitting the pager early is no failure.
+   */
+  page(text: string, o?: { pager?: boolean }): Promise<void>;
 }
 
 export interface IOOptions {
@@ -87,8 +93,8 @@ export interface IOOptions {
   now?: () => number;
 }
 
-/** A stream as the IO reads it: its terminal, if any, and width. */
-type Terminal = { isTTY?: boolean; columns?: number };
+/** A stream as the IO reads it: its terminal, if any, and size. */
+type Terminal = { isTTY?: boolean; columns?: number; rows?: number };
 
 export interface IOStreams {
   stdout: NodeJS.WritableStream & Terminal;
@@ -226,7 +232,50 @@ export function createIO(opts: IOOptions): IO {
     log: (entry) => {
       if (json) stderr.write(formatLogLine(entry, now()));
     },
+    page: async (text, o) => {
+      const command = pagerCommand(env);
+      const tall = (stdout.rows ?? 0) > 0 && lineCount(text) >= stdout.rows!;
+      if (!stdout.isTTY || o?.pager === false || command === undefined || !tall) {
+        guard.stream.write(text);
+        return;
+      }
+      await guard.idle();
+      if (!(await runPager(command, text))) guard.stream.write(text);
+    },
   };
+}
+
+/** The pager to use: PRS_PAGER, else PAGER, else `less -FRX`; undefined when set empty (off). */
+export function pagerCommand(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const command = env.PRS_PAGER ?? env.PAGER ?? 'less -FRX';
+  return command.trim() === '' || command.trim() === 'cat' ? undefined : command;
+}
+
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * `command` (through the shell, as git and gh run $PAGER) with `text` on its stdin and the terminal
+ * as its output; resolves when it exits. A reader that quits early (`q` in less) closes the pipe: that
+ * EPIPE is expected. False when the pager could not be started (the text is then written straight).
+ */
+async function runPager(command: string, text: string): Promise<boolean> {
+  const { spawn } = await import('node:child_process');
+  return new Promise((resolve) => {
+    let started = true;
+    const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'] });
+    child.on('error', () => {
+      started = false;
+      resolve(false);
+    });
+    child.stdin.on('error', () => {}); // EPIPE: the reader quit before the end
+    child.stdin.end(text);
+    // 127: the shell found no such command.
+    child.on('close', (code) => resolve(started && code !== 127));
+  });
 }
 
 function drain(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }): Promise<void> {

@@ -28,6 +28,8 @@ export interface ReportOptions {
   jq?: string;
   /** -f parquet (or an -o file ending .parquet): one Parquet file (render/parquet.ts); format unset. */
   parquet?: boolean;
+  /** false for --no-pager: a tall table on a terminal is written straight (io.page). */
+  pager?: boolean;
 }
 
 const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
@@ -77,6 +79,10 @@ export const REPORT_FLAGS = {
     help: 'send nothing: print the plan (items, requests after cache hits, waits, ETA)',
   },
   refresh: { flag: '--refresh', help: 'ask the service again and update the answer cache' },
+  pager: {
+    flag: '--no-pager',
+    help: 'a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)',
+  },
 } as const satisfies Record<string, FlagRow>;
 
 /** The flags as commander hands them over. */
@@ -125,6 +131,7 @@ export function reportOptions(
     cache: cacheUse(o, !!globals.noCache),
     ...(o.jq === undefined ? {} : { jq: o.jq }),
     ...(parquet ? { parquet } : {}),
+    ...(o.pager === false ? { pager: false } : {}),
   };
 }
 

@@ -151,7 +151,9 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     if (count === 0 && format === 'table') await sink.abort();
     else if (file && widened) await (await import('../render/union.js')).commitWidened(file, open, widened);
     else {
-      await sink.write(end.text);
+      // A table on the terminal: through the pager when taller than the screen (io.page decides).
+      if (format === 'table' && !file) await io.page(String(end.text), { pager: o.pager });
+      else await sink.write(end.text);
       if (jq) {
         const text = jq.run(Buffer.concat(kept));
         kept.length = 0;

@@ -48,6 +48,8 @@ describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
       PRS_CONFIG_DIR: join(tmp.path, 'config'),
       PRS_CACHE_DIR: join(tmp.path, 'cache'),
       PRS_RATE_LIMIT: '1000/1s',
+      // Tables taller than the screen would go through the pager: report-pager.test.ts tests that.
+      PRS_PAGER: '',
     };
     const login = await runPrs(
       ['login', '--auth-url', sandbox.authUrl, '--realm', sandbox.realm, '--client-id', sandbox.clientId]

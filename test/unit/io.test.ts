@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorFor, createIO, createTestIO } from '../../src/io.js';
+import { colorFor, createIO, createTestIO, pagerCommand } from '../../src/io.js';
 
 describe('colorFor: the one colour rule', () => {
   it.each([
@@ -35,4 +35,15 @@ describe('the IO paints', () => {
     expect(createIO({ env: { NO_COLOR: '1', FORCE_COLOR: '1' } }).red('x')).toBe('x');
     expect(createIO({ env: { FORCE_COLOR: '1' } }).red('x')).toBe('\x1b[31mx\x1b[39m');
   });
+});
+
+describe('pagerCommand (PRS_PAGER, else PAGER, else less -FRX; empty or cat: off)', () => {
+  it.each([
+    [{}, 'less -FRX'],
+    [{ PAGER: 'more' }, 'more'],
+    [{ PRS_PAGER: 'bat -p', PAGER: 'more' }, 'bat -p'],
+    [{ PRS_PAGER: '', PAGER: 'more' }, undefined],
+    [{ PAGER: ' ' }, undefined],
+    [{ PRS_PAGER: 'cat' }, undefined],
+  ])('%j → %s', (env, want) => expect(pagerCommand(env)).toBe(want));
 });
