@@ -234,8 +234,6 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
 };
 
-export { EXIT_CODES, type ExitCodeInfo } from './errors.js';
-
 export function exitCodesText(): string {
   const width = Math.max(...EXIT_CODES.map((e) => String(e.code).length));
   return [

@@ -8,9 +8,6 @@ import { colorFor, redIf } from './color.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
 import { stdoutFault } from './stdout.js';
 
-/** The colour rule lives in color.ts; re-exported for the modules and tests that import it from here. */
-export { colorFor };
-
 export interface Progress {
   /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
   update(text: string): void;

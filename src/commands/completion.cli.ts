@@ -5,7 +5,8 @@
 import { Argument, type Command } from 'commander';
 import type { Shell } from '../completion/generate.js';
 import type { CompletionOptions } from './completion.js';
-import { action, type DefineContext, type Runnable, usage } from './define.js';
+import { action, type DefineContext, type Runnable } from './define.js';
+import { usage } from './flags.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
 

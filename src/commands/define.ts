@@ -11,8 +11,6 @@ import type { GlobalOptions } from '../settings.js';
 
 import { addFlags, ITEM_FLAGS } from './flags.js';
 
-export { type DateFlags, requireType, usage } from './flags.js';
-
 /** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
 export interface Runnable<O> {
   readonly name: string;

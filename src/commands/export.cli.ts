@@ -3,16 +3,9 @@ import { type Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
-import {
-  action,
-  addItemOptions,
-  type DateFlags,
-  type DefineContext,
-  type Runnable,
-  requireType,
-  usage,
-} from './define.js';
+import { action, addItemOptions, type DefineContext, type Runnable } from './define.js';
 import type { ExportOptions } from './export.js';
+import { type DateFlags, requireType, usage } from './flags.js';
 
 /** The flags as commander hands them over (format, dir and parallel have defaults). */
 interface ExportFlags extends DateFlags {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { colorFor, createIO, createTestIO, pagerCommand } from '../../src/io.js';
+import { colorFor } from '../../src/color.js';
+import { createIO, createTestIO, pagerCommand } from '../../src/io.js';
 
 describe('colorFor: the one colour rule', () => {
   it.each([

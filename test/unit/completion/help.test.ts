@@ -8,8 +8,8 @@ import { completion } from '../../../src/commands/completion.js';
 import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
 import { exitCodes } from '../../../src/commands/help.js';
 import { generateCompletion } from '../../../src/completion/generate.js';
-import { ExitCode, UsageError } from '../../../src/errors.js';
-import { CRON_LINE, EXAMPLES, EXIT_CODES, exitCodesText } from '../../../src/help.js';
+import { EXIT_CODES, ExitCode, UsageError } from '../../../src/errors.js';
+import { CRON_LINE, EXAMPLES, exitCodesText } from '../../../src/help.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
 
 interface Parsed {
