@@ -51,8 +51,9 @@ export interface Deps {
    * The service. `cache` (report only): 'use' or 'refresh' put the answer cache in front of it when
    * the cache is on (--cache, PRS_CACHE or the profile's `cache`); a cache hit then builds no HTTP
    * client, session or limiter at all. Without it (or 'off', --no-cache): the service itself.
+   * `rows`: its answers will be read through the row stream (ProcessSwitches.beforeRows).
    */
-  service(o?: { cache?: CacheUse }): Promise<Service>;
+  service(o?: { cache?: CacheUse; rows?: boolean }): Promise<Service>;
   /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
 }
@@ -61,6 +62,8 @@ export interface Deps {
 export interface ProcessSwitches {
   /** Called once before the first HTTP client is made. */
   beforeHttp?: () => Promise<void>;
+  /** Called once before the first report answer is read (from the service or the answer cache). */
+  beforeRows?: () => Promise<void>;
 }
 
 export interface DepsOverrides extends ProcessSwitches {
@@ -135,6 +138,7 @@ export function createDeps(
     });
     return serviceInstance;
   });
+  const rows = once(async () => o.beforeRows?.());
   const cached = once(async () => {
     const s = await settings();
     // The cache is off unless asked for: then its module is not loaded at all (a small report's start).
@@ -142,7 +146,8 @@ export function createDeps(
     const { storeFor } = await import('./cache/answers.js');
     return storeFor(s, clock);
   });
-  const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
+  const service = async (so: { cache?: CacheUse; rows?: boolean } = {}): Promise<Service> => {
+    if (so.rows) await rows();
     if (so.cache === undefined || so.cache === 'off') return realService();
     const store = await cached();
     if (!store) return realService();

@@ -5,18 +5,25 @@
  *
  * What is kept: answers for dates before today (UTC) only (today's can still change); successes only
  * (an error throws before anything is stored) and only a body that is a report (a proxy's 200 HTML
- * page must not be served for a week); an empty answer is kept (no data is a fact: exit 3).
+ * page must not be served for a week); an empty answer is kept (no data is a fact: exit 3). The body
+ * is stored as it streams through the row stream (decoded), and the entry committed once the row
+ * stream found all of it a report; a hit streams from the entry's file.
  */
 
 import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
-import type { Row } from '../domain.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
-import { isReportBytes, rowsOf } from '../json/report-body.js';
+import { readAnswer } from '../rows/answer.js';
 import type { ReportQuery, ReportResponse, Service } from '../service/types.js';
 import type { Settings } from '../settings.js';
-import { type AnswerKey, type CacheStore, createCacheStore } from './store.js';
+import {
+  type AnswerKey,
+  type CachedAnswer,
+  type CacheStore,
+  createCacheStore,
+  entryChunks,
+} from './store.js';
 
 /** What a run does with the cache: use it, ask again and update it (--refresh), or leave it (--no-cache). */
 export type CacheUse = 'use' | 'refresh' | 'off';
@@ -52,30 +59,6 @@ export function storeFor(s: Settings, clock: Pick<Clock, 'now'>): CacheStore | u
   return createCacheStore({ cacheDir: s.cacheDir, maxBytes: s.cacheMaxBytes, clock });
 }
 
-/**
- * Is this body a report answer (rowsOf's rules)? Read from the bytes (isReportBytes: no row is built;
- * parsing a 20,000-row answer whole cost 13 MB, a 200,000-row one ~150 MB); the shapes that reader
- * leaves are parsed with JSON.parse (not the lossless parser: the digits do not matter for yes or no).
- */
-export function isReportBody(bytes: Buffer): boolean {
-  const verdict = isReportBytes(bytes);
-  if (verdict !== undefined) return verdict;
-  const text = bytes.toString('utf8');
-  if (text.trim() === '') return true;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  const rows = Array.isArray(value)
-    ? value
-    : value !== null && typeof value === 'object'
-      ? (value as { report?: unknown }).report
-      : undefined;
-  return Array.isArray(rows) && rows.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r));
-}
-
 export interface CachedServiceOptions {
   settings: Settings;
   use: Exclude<CacheUse, 'off'>;
@@ -91,25 +74,44 @@ export function cachedService(o: CachedServiceOptions): Service {
   const profile = o.settings.profile;
   const label = (q: ReportQuery) => `portfolio ${q.portfolioId} ${q.reportType} ${q.date}`;
   return {
-    async report(q, hooks) {
+    async report(q, hooks, use) {
       const key = cacheableDate(q.date, o.clock.now()) ? answerKey(o.settings, q) : undefined;
       if (key && o.use === 'use') {
         const hit = o.store.get(profile, key, maxAgeMs);
         if (hit) {
           o.io.debug(`cache hit: ${label(q)} (stored ${isoSeconds(hit.storedAt)})`);
-          return fromCache(hit.bytes, () => o.store.remove(profile, key));
+          return use(fromCache(hit, () => o.store.remove(profile, key)));
         }
       }
-      const res = await (await o.real()).report(q, hooks);
-      if (key && isReportBody(res.bytes)) {
-        try {
-          o.store.put(profile, key, res.bytes);
-        } catch (err) {
-          // A cache that cannot be written costs a request next time, never this answer.
-          o.io.debug(`cache: not stored (${(err as Error).message})`);
-        }
-      }
-      return res;
+      const real = await o.real();
+      if (!key) return real.report(q, hooks, use);
+      return real.report(q, hooks, (res) =>
+        use({
+          async read(sink) {
+            const entry = o.store.writer(profile, key);
+            let rows: number;
+            try {
+              rows = await res.read({
+                rows: sink.rows && ((r) => sink.rows!(r)),
+                bytes(chunk) {
+                  entry.write(chunk);
+                  sink.bytes?.(chunk);
+                },
+              });
+            } catch (err) {
+              entry.abort();
+              throw err;
+            }
+            try {
+              entry.commit();
+            } catch (err) {
+              // A cache that cannot be written costs a request next time, never this answer.
+              o.io.debug(`cache: not stored (${(err as Error).message})`);
+            }
+            return rows;
+          },
+        }),
+      );
     },
     async exportReport(q, hooks) {
       return (await o.real()).exportReport(q, hooks);
@@ -124,24 +126,22 @@ export function cachedService(o: CachedServiceOptions): Service {
 }
 
 /**
- * A stored answer as the service would have given it. It was checked to be a report when stored;
- * should the renderer's stricter parser still refuse it, the entry goes, so the next run asks again.
+ * A stored answer as the service would have given it, read from its file. It was a report when
+ * stored; should the row stream still refuse it, the entry goes, so the next run asks again.
  */
-function fromCache(bytes: Buffer, drop: () => void): ReportResponse {
-  let rows: Row[] | undefined;
+function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
   return {
-    bytes,
-    rows() {
-      if (rows) return rows;
-      const parsed = rowsOf(bytes.toString('utf8'));
-      if (typeof parsed === 'string') {
+    read(sink) {
+      return readAnswer(entryChunksAsync(hit), sink, (m) => {
         drop();
-        throw new ServiceError(`a cached answer is not a report (${parsed}); it was removed`, {
+        return new ServiceError(`a cached answer is not a report (${m.why}); it was removed`, {
           hint: 'run the command again to ask the service',
         });
-      }
-      rows = parsed;
-      return rows;
+      });
     },
   };
+}
+
+async function* entryChunksAsync(hit: CachedAnswer): AsyncGenerator<Buffer> {
+  yield* entryChunks(hit);
 }

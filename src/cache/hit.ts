@@ -18,8 +18,8 @@ import { openStore } from '../auth/store.js';
 import { spelling } from '../commands/flags.js';
 import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from '../commands/report.flags.js';
 import { ExitCode } from '../errors.js';
-import { rowsOf } from '../json/report-body.js';
-import { createRowStream } from '../render/stream.js';
+import { reportWriter } from '../render/index.js';
+import { RowTokenizer } from '../rows/tokenizer.js';
 import {
   type Env,
   fieldOf,
@@ -34,6 +34,7 @@ import {
 } from '../settings.js';
 import { stdoutIsTerminal, stdoutWriter } from '../stdout.js';
 import { answerKey, cacheableDate, storeFor } from './answers.js';
+import { type CachedAnswer, entryChunks } from './store.js';
 
 /** What the fast path reads from argv: report's positional ids, its flags, the global flags. */
 export interface FastArgv {
@@ -123,42 +124,58 @@ export async function answerFromCache(
   const read = readArgv(argv.slice(2));
   const hit = read && (await storedHit(read, env, clock));
   if (!hit) return undefined;
-  const { options: o, format, bytes } = hit;
-  const stream = createRowStream({
-    type: o.type,
-    format,
-    multi: false,
-    terminal: false,
-    color: false,
-    width: 80,
-  });
-  let chunk: string | Buffer;
-  try {
-    chunk = stream.add({
-      portfolioId: o.portfolioIds[0]!,
-      date: o.dates[0],
-      bytes,
-      rows: () => {
-        const rows = rowsOf(bytes.toString('utf8'));
-        // The CLI's path removes such an entry and says so: left to it.
-        if (typeof rows === 'string') throw new Error(rows);
-        return rows;
-      },
-    });
-  } catch {
-    return undefined;
-  }
-  // No rows is exit 3 in the CLI's words; nothing was written yet.
-  if (stream.rows === 0) return undefined;
+  const { options: o, format, entry } = hit;
+  // The whole answer is checked before a byte is written (no rows is exit 3 in the CLI's words; a body
+  // the row stream refuses is removed by the CLI's path, which says so: both left to it).
+  if (!(rowCount(entry) > 0)) return undefined;
   const out = stdoutWriter({ flag: read.globals.color, env });
   // From the first byte on this path owns the run: it never hands over to the CLI (which would print
-  // the answer a second time). The answer's output first: end() gives its memory back. One answer has
-  // no notes or warnings (they come from the table and from a later answer's columns).
+  // the answer a second time). One answer has no notes or warnings (they come from the table and from
+  // a later answer's columns).
   try {
-    return (await out(chunk)) ?? (await out(stream.end().text)) ?? ExitCode.ok;
+    const writer = reportWriter({
+      type: o.type,
+      format,
+      multi: false,
+      terminal: false,
+      color: false,
+      width: 80,
+    });
+    const answer = writer.answer();
+    const tokens = new RowTokenizer();
+    const put = (chunk: string | Uint8Array) => out(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
+    for (const bytes of entryChunks(entry)) {
+      const rows = tokens.push(bytes);
+      const code = rows.length > 0 ? await put(answer.rows(rows)) : undefined;
+      if (code !== undefined) return code;
+    }
+    const rows = tokens.end();
+    const code = rows.length > 0 ? await put(answer.rows(rows)) : undefined;
+    if (code !== undefined) return code;
+    answer.done();
+    return (await put(writer.end().text)) ?? ExitCode.ok;
   } catch (err) {
     process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);
     return ExitCode.internal;
+  }
+}
+
+/**
+ * The rows of a stored answer, read through the row stream without keeping them (the first of two
+ * passes: a whole answer checked before any of it is written, without a copy of its output); -1 for
+ * one the row stream refuses.
+ */
+function rowCount(entry: CachedAnswer): number {
+  const tokens = new RowTokenizer();
+  let count = 0;
+  try {
+    for (const bytes of entryChunks(entry)) {
+      count += tokens.push(bytes).length;
+      if (tokens.failed) break;
+    }
+    return count + tokens.end().length;
+  } catch {
+    return -1;
   }
 }
 
@@ -187,7 +204,7 @@ async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
     const q = { portfolioId: o.portfolioIds[0]!, reportType: o.type, date: o.dates[0]! };
     const key = cacheableDate(q.date, clock.now()) ? answerKey(s, q) : undefined;
     const stored = key && storeFor(s, clock)?.get(s.profile, key, s.cacheMaxAgeMs);
-    return stored ? { options: o, format, bytes: stored.bytes } : undefined;
+    return stored ? { options: o, format, entry: stored } : undefined;
   } catch {
     // A bad flag or setting, an unreadable config: the CLI says it in its words.
     return undefined;

@@ -5,11 +5,12 @@
  * directory per profile makes `cache clear` and `logout` a removal of one directory, and the key inside
  * (base URL, realm, client id, user, tenant, portfolio, type, date) keeps another user or tenant out.
  *
- * An entry: `prs-answer 1 <body length> <body sha256> <stored at, epoch ms>\n<key JSON>\n<body>`.
- * Written to a temporary file and renamed into place, so two processes writing one entry leave one
- * whole entry (the last rename wins), and a reader never sees half of one. Read whole and checked:
- * another magic, a key that is not the one asked for, a length or digest that does not match → a miss,
- * and the file is removed. The file's mtime is "last used" (set on write and on every hit, from the
+ * An entry: `prs-answer 1 <body length> <body sha256> <stored at, epoch ms>\n<key JSON>\n<body>`
+ * (the numbers zero-padded to a fixed width: the body is written as it streams in, and its length and
+ * digest go into the first line at the end). Written to a temporary file and renamed into place, so
+ * two processes writing one entry leave one whole entry (the last rename wins), and a reader never
+ * sees half of one. Checked before use, in one streaming pass: another magic, a key that is not the
+ * one asked for, a length or digest that does not match → a miss, and the file is removed. The file's mtime is "last used" (set on write and on every hit, from the
  * injected clock), which orders the eviction when the store outgrows `cache-size`: least recently used
  * first. atime is not used: most systems mount with relatime or noatime.
  *
@@ -18,22 +19,27 @@
  * stores nothing more for that profile, so a run that is still going when its profile logs out does
  * not put the tenant's answers back. Checked again after the rename, so a clear in between still wins.
  */
+
+import type { Hash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
   statSync,
   unlinkSync,
   utimesSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { replaceFile } from '../fs/atomic.js';
+import { replaceFile, tempPathFor } from '../fs/atomic.js';
 
 /**
  * SHA-256 of a key or a body. node:crypto is loaded at the first use, not with this module: the
@@ -56,9 +62,21 @@ export interface AnswerKey {
   date: string;
 }
 
+/** A stored answer, checked: its body is `length` bytes at `offset` of the file at `path`. */
 export interface CachedAnswer {
-  bytes: Buffer;
+  path: string;
+  offset: number;
+  length: number;
   storedAt: number;
+}
+
+/** An entry being written as the answer streams in; nothing is stored until `commit`. */
+export interface EntryWriter {
+  write(chunk: Uint8Array): void;
+  /** The answer checked out: the entry goes into place (then the store is kept within its bound). */
+  commit(): void;
+  /** Nothing is stored. */
+  abort(): void;
 }
 
 export interface StoreInfo {
@@ -80,6 +98,8 @@ export interface CacheStore {
   peek(profile: string, key: AnswerKey, maxAgeMs: number): boolean;
   /** Stores an answer atomically, then evicts the least recently used entries beyond the bound. */
   put(profile: string, key: AnswerKey, bytes: Buffer): void;
+  /** put() for an answer that streams in: errors while writing abandon the entry, silently. */
+  writer(profile: string, key: AnswerKey): EntryWriter;
   remove(profile: string, key: AnswerKey): void;
   /** Removes one profile's entries, or every profile's: what was removed. */
   clear(profile?: string): { entries: number; bytes: number };
@@ -110,24 +130,67 @@ export function entryName(k: AnswerKey): string {
   return `${sha256(keyText(k))}${EXT}`;
 }
 
+/** All of `bytes` to a file descriptor (writeSync may write less than it was given). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
 /** A profile's directory name: profile names are already restricted to [A-Za-z0-9._-] (settings.ts). */
 const profileDir = (root: string, profile: string) => join(root, profile);
 
-/** An entry file's first two lines; the body follows them. */
-function entryHead(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
-  return Buffer.from(`${MAGIC} ${body.length} ${sha256(body)} ${storedAt}\n${keyText(k)}\n`);
+/** An entry file's first two lines (numbers of a fixed width); the body follows them. */
+function entryHead(k: AnswerKey, length: number, digest: string, storedAt: number): Buffer {
+  const pad = (n: number) => String(n).padStart(15, '0');
+  return Buffer.from(`${MAGIC} ${pad(length)} ${digest} ${pad(storedAt)}\n${keyText(k)}\n`);
 }
 
-/** The bytes of an entry file (the store writes the head and the body apart: no copy of the body). */
+/** The bytes of an entry file. */
 export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
-  return Buffer.concat([entryHead(k, body, storedAt), body]);
+  return Buffer.concat([entryHead(k, body.length, sha256(body), storedAt), body]);
+}
+
+/** A stored answer's body, read whole (a small one; a large one streams: entryChunks). */
+export function entryBody(a: CachedAnswer): Buffer {
+  const fd = openSync(a.path, 'r');
+  try {
+    const body = Buffer.alloc(a.length);
+    for (let at = 0; at < a.length; ) {
+      const n = readSync(fd, body, at, a.length - at, a.offset + at);
+      if (n === 0) throw new Error(`${a.path} ended early`);
+      at += n;
+    }
+    return body;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const READ_CHUNK = 256 * 1024;
+
+/** A stored answer's body in chunks, read synchronously (each chunk a new buffer). */
+export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
+  const fd = openSync(a.path, 'r');
+  try {
+    for (let at = 0; at < a.length; ) {
+      const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, a.length - at));
+      const n = readSync(fd, chunk, 0, chunk.length, a.offset + at);
+      if (n === 0) throw new Error(`${a.path} ended early`);
+      at += n;
+      yield n === chunk.length ? chunk : chunk.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
  * The answer in an entry file's bytes, or why it is unusable ('corrupt' or 'other key': a hash
  * collision or a hand-copied file; either way not this answer).
  */
-export function decodeEntry(file: Buffer, k: AnswerKey): CachedAnswer | 'corrupt' | 'other key' {
+export function decodeEntry(
+  file: Buffer,
+  k: AnswerKey,
+): { bytes: Buffer; storedAt: number } | 'corrupt' | 'other key' {
   const first = file.indexOf(10);
   if (first < 0 || first > 200) return 'corrupt';
   const m = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/.exec(file.toString('latin1', 0, first));
@@ -155,6 +218,48 @@ function storedAtOf(path: string): number | undefined {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * An entry file checked in one streaming pass (its first line, its key, its body's length and
+ * SHA-256): where its body is, or why it is no answer.
+ */
+function checkEntry(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return 'missing';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(size, 4096));
+    const got = readSync(fd, head, 0, head.length, 0);
+    const first = head.indexOf(10);
+    if (first < 0 || first > 200 || first >= got) return 'corrupt';
+    const m = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/.exec(head.toString('latin1', 0, first));
+    if (!m) return 'corrupt';
+    const second = head.indexOf(10, first + 1);
+    if (second < 0 || second >= got) return 'corrupt';
+    const offset = second + 1;
+    const length = Number(m[1]);
+    if (size - offset !== length) return 'corrupt';
+    const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
+    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(length, 1)));
+    for (let at = 0; at < length; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, length - at), offset + at);
+      if (n === 0) return 'corrupt';
+      hash.update(buf.subarray(0, n));
+      at += n;
+    }
+    if (hash.digest('hex') !== m[2]) return 'corrupt';
+    if (head.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
+    return { path, offset, length, storedAt: Number(m[3]) };
+  } catch {
+    return 'corrupt';
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -258,18 +363,12 @@ export function createCacheStore(o: StoreOptions): CacheStore {
 
   const read = (profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined => {
     const path = pathOf(profile, k);
-    let file: Buffer;
-    try {
-      file = readFileSync(path);
-    } catch {
-      return undefined;
-    }
-    const entry = decodeEntry(file, k);
+    const entry = checkEntry(path, k);
+    if (entry === 'missing' || entry === 'other key') return undefined;
     if (entry === 'corrupt') {
       unlinkQuiet(path);
       return undefined;
     }
-    if (entry === 'other key') return undefined;
     // A stored-at time in the future (a clock set back) is no reason to trust the entry longer.
     const age = o.clock.now() - entry.storedAt;
     return age >= 0 && age < maxAgeMs ? entry : undefined;
@@ -305,30 +404,86 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       return read(profile, k, maxAgeMs) !== undefined;
     },
     put(profile, k, body) {
-      const now = o.clock.now();
-      const head = entryHead(k, body, now);
-      const size = head.length + body.length;
-      // An answer larger than the whole store would only push everything else out, then itself.
-      if (size > o.maxBytes) return;
-      if (clearedSince(profile)) throw loggedOut();
+      const w = this.writer(profile, k);
+      w.write(body);
+      w.commit();
+    },
+    writer(profile, k) {
       const dir = profileDir(root, profile);
-      privateDir(root);
-      privateDir(dir);
       const path = pathOf(profile, k);
-      if (total === undefined) total = scan(root, now).reduce((sum, f) => sum + f.size, 0);
-      let before = 0;
-      try {
-        before = statSync(path).size;
-      } catch {
-        // A new entry.
-      }
-      replaceFile(path, [head, body], { mode: 0o600, mtimeMs: now });
-      if (clearedSince(profile)) {
-        unlinkQuiet(path);
-        throw loggedOut();
-      }
-      total += size - before;
-      if (total > o.maxBytes) evict();
+      const temp = tempPathFor(path);
+      const placeholder = entryHead(k, 0, '0'.repeat(64), 0);
+      let fd: number | undefined;
+      let size = 0;
+      let hash: Hash | undefined;
+      /** Writing failed or outgrew the store: nothing will be stored. */
+      let dead = false;
+      const abandon = () => {
+        dead = true;
+        if (fd !== undefined) {
+          try {
+            closeSync(fd);
+          } catch {}
+          fd = undefined;
+          unlinkQuiet(temp);
+        }
+      };
+      const open = () => {
+        privateDir(root);
+        privateDir(dir);
+        fd = openSync(temp, 'wx', 0o600);
+        hash = process.getBuiltinModule('node:crypto').createHash('sha256');
+      };
+      return {
+        write(chunk) {
+          if (dead || chunk.length === 0) return;
+          try {
+            if (fd === undefined) {
+              open();
+              writeAll(fd!, placeholder);
+            }
+            size += chunk.length;
+            // An answer larger than the whole store would only push everything else out, then itself.
+            if (placeholder.length + size > o.maxBytes) return abandon();
+            hash!.update(chunk);
+            writeAll(fd!, chunk);
+          } catch {
+            abandon();
+          }
+        },
+        commit() {
+          if (dead) return;
+          const now = o.clock.now();
+          try {
+            if (clearedSince(profile)) throw loggedOut();
+            // An empty body: the entry is its head alone.
+            if (fd === undefined) open();
+            const head = entryHead(k, size, hash!.digest('hex'), now);
+            for (let at = 0; at < head.length; ) at += writeSync(fd!, head, at, head.length - at, at);
+            closeSync(fd!);
+            fd = undefined;
+            if (total === undefined) total = scan(root, now).reduce((sum, f) => sum + f.size, 0);
+            let before = 0;
+            try {
+              before = statSync(path).size;
+            } catch {
+              // A new entry.
+            }
+            utimesSync(temp, now / 1000, now / 1000);
+            renameSync(temp, path);
+            if (clearedSince(profile)) {
+              unlinkQuiet(path);
+              throw loggedOut();
+            }
+            total += head.length + size - before;
+          } catch (err) {
+            abandon();
+            throw err;
+          }
+          if (total > o.maxBytes) evict();
+        },
+        abort: abandon,
+      };
     },
     remove(profile, k) {
       unlinkQuiet(pathOf(profile, k));

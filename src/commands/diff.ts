@@ -12,6 +12,7 @@ import { chooseKey, defaultKey } from '../diff/keys.js';
 import { diffWriter } from '../diff/output.js';
 import type { Item, ReportType, Row } from '../domain.js';
 import { ChangesFoundError, NoDataError } from '../errors.js';
+import { collectRows } from '../rows/answer.js';
 import type { ItemDone } from '../run/engine.js';
 import { itemLabel, runFailure } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
@@ -92,12 +93,11 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
       items,
       async (item, ctx): Promise<ItemDone> => {
         const type = typeAt(ctx.index);
-        const res = await service.report(
+        const rows = await service.report(
           { portfolioId: item.portfolioId, reportType: type, date: item.date },
           { signal: ctx.signal, onWait: ctx.onWait },
+          collectRows,
         );
-        const rows = res.rows();
-        res.release?.(); // the rows are objects of their own: the body's memory may go
         // No rows is no data, except for corporate actions, where it is a day without events.
         if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
         // In item order from here (the next item's request may be in flight meanwhile).

@@ -1,7 +1,9 @@
 /**
  * `prs report`: one JSON-endpoint request per portfolio × date (in sequence: the shared limiter spaces
- * them), in portfolio then date order; each answer's rows are written as it arrives (render/stream.ts)
- * to stdout or to a file that appears whole at the end (render/sink.ts).
+ * them), in portfolio then date order. Each answer's rows come from the row stream as its body arrives
+ * (rows/), go through the format's writer (render/writer.ts) into the answer's spool (render/spool.ts:
+ * memory, then a temporary file), and once the whole answer checked out, to stdout or to a file that
+ * appears whole at the end (render/sink.ts).
  *
  * A run of many items (CLI.md "Runs of many items", run by src/run/engine.ts): an item that fails on
  * its own (400, 404, 5xx, a malformed answer) is reported as it happens and the run goes on; the
@@ -17,7 +19,7 @@ import { NoDataError, UsageError } from '../errors.js';
 import type { Sink } from '../render/sink.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
-import type { Service } from '../service/types.js';
+import type { CallHooks, ReportQuery, Service } from '../service/types.js';
 import { defaultFormat, type ReportOptions } from './report.flags.js';
 
 /** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
@@ -44,12 +46,17 @@ export function describeEmpty(empty: ReportResult['empty'], max = 8): string {
     .join('; ');
 }
 
-/** One item's answer from the service: the one request of report's two paths. */
-function ask(service: Service, o: ReportOptions, item: Item, ctx: ItemContext) {
-  return service.report(
+/** The query and hooks of one item's request: the one request of report's two paths. */
+function queryOf(o: ReportOptions, item: Item, ctx: ItemContext): [ReportQuery, CallHooks] {
+  return [
     { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
     { signal: ctx.signal, onWait: ctx.onWait },
-  );
+  ];
+}
+
+/** The date an answer's rows are for: its first row's `effectiveDate`, when that is a date. */
+function effectiveDateOf(v: unknown): string | undefined {
+  return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined;
 }
 
 /** Exit 4 when the whole run found no rows. */
@@ -80,22 +87,23 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     await reportPlan({ ...o, json: o.format === 'json' }, deps);
     return { count: 0, empty: [] };
   }
-  const service = await deps.service({ cache: o.cache });
+  const service = await deps.service({ cache: o.cache, rows: true });
   if (o.raw) return rawReport(o, deps, service);
   if (o.parquet) return parquetReport(o, deps, service);
-  const { createRowStream } = await import('../render/stream.js');
-  const { effectiveDateOf } = await import('../json/report-body.js');
+  const { reportWriter } = await import('../render/index.js');
+  const { Spool } = await import('../render/spool.js');
   const { fileSink, streamSink } = await import('../render/sink.js');
   const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
+  const multi = o.portfolioIds.length > 1;
   const toTerminal = io.isStdoutTTY && o.output === undefined && !jq;
-  const stream = createRowStream({
+  const writer = reportWriter({
     type: o.type,
     format,
     fields: o.fields,
-    multi: o.portfolioIds.length > 1,
+    multi,
     terminal: toTerminal,
     // Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file.
     color: o.output === undefined && io.colorStdout && !jq,
@@ -121,18 +129,38 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     const run = await runItems(
       items,
       async (item, ctx): Promise<ItemDone> => {
-        const res = await ask(service, o, item, ctx);
-        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes))) {
-          res.release?.();
+        // The answer's output waits in its spool until all of it parsed (a retried answer starts anew).
+        const got = await service.report(...queryOf(o, item, ctx), async (res) => {
+          const spool = new Spool();
+          const answer = writer.answer(`portfolio ${item.portfolioId} on ${item.date}`);
+          let first: unknown;
+          try {
+            const rows = await res.read({
+              rows(batch) {
+                if (first === undefined) first = batch[0]!.effectiveDate ?? null;
+                spool.write(
+                  answer.rows(
+                    multi ? batch.map((row) => ({ portfolioId: item.portfolioId, ...row })) : batch,
+                  ),
+                );
+              },
+            });
+            return { spool, answer, rows, date: effectiveDateOf(first) };
+          } catch (err) {
+            spool.drop();
+            throw err;
+          }
+        });
+        if (o.dates.length > 1 && !holidays.admit(item, got.date)) {
+          got.spool.drop();
           return { status: 'skipped' };
         }
-        const before = stream.rows;
-        const chunk = stream.add({ ...item, bytes: res.bytes, rows: res.rows, release: res.release });
+        got.answer.done();
+        const bytes = got.spool.size;
         // The spinner's line must not land between rows on a shared terminal.
-        if (chunk.length > 0 && io.isStdoutTTY) ctx.clearProgress();
-        await sink.write(chunk);
-        stream.release(); // written: the next answer may reuse its memory
-        return { status: stream.rows === before ? 'empty' : 'written', bytes: chunk.length };
+        if (bytes > 0 && io.isStdoutTTY) ctx.clearProgress();
+        await got.spool.copyTo(sink);
+        return { status: got.rows === 0 ? 'empty' : 'written', bytes };
       },
       {
         ...runWith(deps, 'report'),
@@ -144,10 +172,10 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     if (run.stopped) throw run.stopped;
     const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
     const written = run.outcomes.filter((r) => r.status === 'written').length;
-    const end = stream.end();
-    const count = stream.rows;
+    const end = writer.end();
+    const count = writer.rows;
     // An empty table has no file form; every other format has one ([] / nothing / a header).
-    const widened = stream.widened();
+    const widened = writer.widened();
     if (count === 0 && format === 'table') await sink.abort();
     else if (file && widened) await (await import('../render/union.js')).commitWidened(file, open, widened);
     else {
@@ -187,7 +215,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   }
 }
 
-/** --jq: output kept in memory (copied: the row stream reuses its buffers) until the filter runs. */
+/** --jq: output kept in memory (copied: a spool's read-back reuses its buffer) until the filter runs. */
 function keepSink(kept: Buffer[]): Sink {
   return {
     async write(chunk) {
@@ -198,22 +226,43 @@ function keepSink(kept: Buffer[]): Sink {
   };
 }
 
-/** --raw: one answer's body exactly as received (checked to be a report: a malformed one is exit 8). */
+/**
+ * --raw: one answer's body as received (decoded: no Content-Encoding left), checked to be a report
+ * first (a malformed one is exit 8, and nothing is printed).
+ */
 async function rawReport(o: ReportOptions, deps: Deps, service: Service): Promise<ReportResult> {
   const { runItems, runWith } = await import('../run/engine.js');
+  const { Spool } = await import('../render/spool.js');
+  const { fileSink, streamSink } = await import('../render/sink.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   let count = 0;
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      const res = await ask(service, o, item, ctx);
-      count = res.rows().length;
+      const got = await service.report(...queryOf(o, item, ctx), async (res) => {
+        const spool = new Spool();
+        try {
+          return { spool, rows: await res.read({ bytes: (chunk) => spool.write(chunk) }) };
+        } catch (err) {
+          spool.drop();
+          throw err;
+        }
+      });
+      count = got.rows;
+      const bytes = got.spool.size;
       if (o.output !== undefined) {
-        const { writeFileAtomic } = await import('../fs/atomic.js');
-        await writeFileAtomic(o.output, res.bytes, { force: o.force });
+        const { createAtomicFile } = await import('../fs/atomic.js');
+        const file = await createAtomicFile(o.output, { force: o.force });
+        try {
+          await got.spool.copyTo(fileSink(file));
+          await file.commit();
+        } catch (err) {
+          await file.abort();
+          throw err;
+        }
         if (count > 0) wroteNote(deps, count, o.output);
-      } else if (res.bytes.length > 0) deps.io.out(res.bytes);
-      return { status: count > 0 ? 'written' : 'empty', bytes: res.bytes.length };
+      } else await got.spool.copyTo(streamSink(deps.io.stdout, deps.io.stdoutGone));
+      return { status: count > 0 ? 'written' : 'empty', bytes };
     },
     runWith(deps, 'report'),
   );
@@ -242,7 +291,7 @@ async function parquetReport(o: ReportOptions, deps: Deps, service: Service): Pr
   const { ParquetSpool } = await import('../render/parquet.js');
   const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
-  const { effectiveDateOf } = await import('../json/report-body.js');
+  const { collectRows } = await import('../rows/answer.js');
   const output = o.output!;
   await removeStaleBeside(output);
   const file = await createAtomicFile(output, { force: o.force });
@@ -258,13 +307,11 @@ async function parquetReport(o: ReportOptions, deps: Deps, service: Service): Pr
     const run = await runItems(
       items,
       async (item, ctx): Promise<ItemDone> => {
-        const res = await ask(service, o, item, ctx);
-        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(res.bytes)))
+        const rows = await service.report(...queryOf(o, item, ctx), collectRows);
+        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(rows[0]?.effectiveDate)))
           return { status: 'skipped' };
-        const rows = res.rows();
         await spool.add(multi ? rows.map((r) => ({ portfolioId: item.portfolioId, ...r })) : rows);
-        res.release?.();
-        return { status: rows.length === 0 ? 'empty' : 'written', bytes: res.bytes.length };
+        return { status: rows.length === 0 ? 'empty' : 'written' };
       },
       {
         ...runWith(deps, 'report'),

@@ -20,7 +20,8 @@ import type { Writable } from 'node:stream';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
-import { parseLossless, stringifyLossless } from '../json/lossless.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { rowsOf } from '../rows/tokenizer.js';
 import { flatten } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
@@ -269,7 +270,10 @@ export class ParquetSpool {
     const lines = createInterface({ input: createReadStream(this.spoolPath), crlfDelay: Infinity });
     for await (const line of lines) {
       if (line === '') continue;
-      group.push(parseLossless(line) as Record<string, unknown>);
+      // A line is one row, written by add(): the row stream reads it back as a one-row array.
+      const row = rowsOf(`[${line}]`);
+      if (typeof row === 'string') throw new Error(`the rows' spool is damaged (${row})`);
+      group.push(row[0]!);
       if (group.length >= batch) await emit();
     }
     await emit();

@@ -10,6 +10,7 @@ import { fileError } from '../errors.js';
 import type { AtomicFile } from '../fs/atomic.js';
 
 export interface Sink {
+  /** Resolves once the destination took the chunk: its memory may be reused then. */
   write(chunk: string | Uint8Array): Promise<void>;
   /** The output is complete: a file is moved into place. */
   commit(): Promise<void>;
@@ -52,7 +53,7 @@ export function fileSink(file: AtomicFile): Sink {
     async write(chunk) {
       if (chunk.length === 0) return;
       if (file.stream.errored) throw fileError(file.stream.errored, file.path);
-      file.stream.write(chunk);
+      await new Promise<void>((resolve) => file.stream.write(chunk, () => resolve()));
       await drained(file.stream);
       if (file.stream.errored) throw fileError(file.stream.errored, file.path);
     },

@@ -1,5 +1,5 @@
 /**
- * CSV/TSV into a file whose columns grew after the first answer (render/stream.ts `union`): the rows
+ * CSV/TSV into a file whose columns grew after the first answer (writer.ts `union`): the rows
  * were written as they came, each with the columns known at the time, so an earlier row lacks only
  * trailing cells. At the end the file is written once more, from its temporary: the final header,
  * then every record with its missing trailing cells added as empty ones. One streaming pass, in
@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { fileError } from '../errors.js';
 import type { AtomicFile } from '../fs/atomic.js';
-import type { Widened } from './stream.js';
+import type { Widened } from './writer.js';
 
 const LF = 0x0a;
 const QUOTE = 0x22;

@@ -4,16 +4,15 @@
  * retries per the policy in retry.ts and maps the final failure in errors-map.ts. The endpoints differ
  * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
  */
-import { runInNewContext } from 'node:vm';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
-import type { ExportFormat, Row } from '../domain.js';
+import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import { Accumulator, Arena } from '../json/arena.js';
-import { isBrokenJson, rowsOf } from '../json/report-body.js';
+import { readAnswer } from '../rows/answer.js';
 import type { Settings } from '../settings.js';
+import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import { type Http, type HttpResponse, transportError } from './http.js';
 import type { Limiter } from './limiter.js';
@@ -38,23 +37,12 @@ export interface ServiceDeps {
   signal: AbortSignal;
   /** Jitter source; tests pass a fixed one. */
   random?: () => number;
-  /** Largest JSON-endpoint body accepted (bytes); tests pass a small one. */
-  maxReportBytes?: number;
 }
-
-/** The rows of a report body (src/json/report-body.ts owns the answer's shape). */
-export { rowsOf };
 
 export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
 /** Error bodies are read only this far: enough for a JSON message, never a whole page in memory. */
 const ERROR_BODY_MAX = 16 * 1024;
-
-/**
- * A JSON report is held in memory to be parsed, so a runaway body must end somewhere before V8's
- * string limit (~512 MiB): 20,000 rows are ~6 MB. Large files are what `prs export` streams to disk.
- */
-const REPORT_BODY_MAX = 256 * 1024 * 1024;
 
 interface Endpoint<T> {
   /** '' for the JSON report, '/export' for the file. */
@@ -70,9 +58,6 @@ interface Endpoint<T> {
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
   const random = d.random ?? Math.random;
-  const maxReportBytes = d.maxReportBytes ?? REPORT_BODY_MAX;
-  /** The large answers' bodies, one after another (each released once its rows are written). */
-  const bodies = new Arena(maxReportBytes);
 
   async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
@@ -104,7 +89,12 @@ export function createService(d: ServiceDeps): Service {
       const req = {
         method: 'GET' as const,
         url,
-        headers: { authorization: `Bearer ${token}`, 'x-client-id': tenant, accept: ep.accept },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-client-id': tenant,
+          accept: ep.accept,
+          'accept-encoding': ACCEPT_ENCODING,
+        },
         signal,
       };
       let outcome: AttemptFailure;
@@ -118,7 +108,9 @@ export function createService(d: ServiceDeps): Service {
           if (sent !== undefined) getLimiter(baseUrl, tenant).settle(sent);
         });
         if (res.status === 200) {
-          return await ep.onOk(res).catch((err) => {
+          const body = decodedBody(res.body, header(res, 'content-encoding'));
+          return await ep.onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
+            if (isDecodeError(err)) throw malformedEncoding(err);
             cutOff = !(err instanceof PrsError) || err instanceof NetworkError;
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
           });
@@ -191,11 +183,13 @@ export function createService(d: ServiceDeps): Service {
         limited: false,
         async onOk(res) {
           const length = Number(header(res, 'content-length'));
+          // A Content-Length counts the encoded bytes: nothing to hold the decoded body to.
+          const sized =
+            header(res, 'content-length') !== undefined && header(res, 'content-encoding') === undefined;
           const response: ExportResponse = {
             contentDisposition: header(res, 'content-disposition'),
             contentType: header(res, 'content-type'),
-            contentLength:
-              header(res, 'content-length') !== undefined && Number.isFinite(length) ? length : undefined,
+            contentLength: sized && Number.isFinite(length) ? length : undefined,
             body: res.body,
           };
           return save(response);
@@ -219,7 +213,7 @@ export function createService(d: ServiceDeps): Service {
   }
 
   return {
-    report(q, hooks = {}) {
+    report(q, hooks, use) {
       return call(
         q,
         {
@@ -227,31 +221,22 @@ export function createService(d: ServiceDeps): Service {
           query: {},
           accept: 'application/json',
           limited: true,
-          async onOk(res) {
-            const bytes = await readWhole(res, maxReportBytes, bodies);
-            let released = false;
+          onOk(res) {
             const contentType = header(res, 'content-type');
-            let rows: Row[] | undefined;
-            return {
-              bytes,
-              rows() {
-                if (rows) return rows;
-                // The next answer may be in these bytes now.
-                if (released) throw new Error('internal: an answer read after its release');
-                const text = bytes.toString('utf8');
-                const parsed = rowsOf(text);
-                if (typeof parsed === 'string') {
-                  const broken = isBrokenJson(text, parsed);
-                  throw malformedResponse(parsed, contentType, { baseUrl: d.settings.baseUrl! }, broken);
-                }
-                rows = parsed;
-                return rows;
+            let read = false;
+            const answer: ReportResponse = {
+              read(sink) {
+                if (read) throw new Error('internal: an answer read twice');
+                read = true;
+                return readAnswer(res.body, sink, (m) =>
+                  malformedResponse(m.why, contentType, { baseUrl: d.settings.baseUrl! }, m.broken),
+                );
               },
-              release() {
-                released = true;
-                bodies.release(bytes);
-              },
-            } satisfies ReportResponse;
+            };
+            // An answer `use` did not read is dropped with its connection.
+            return use(answer).finally(() => {
+              if (!read) res.body.destroy();
+            });
           },
         },
         hooks,
@@ -339,62 +324,6 @@ function header(res: HttpResponse, name: string): string | undefined {
 
 async function discard(res: HttpResponse): Promise<void> {
   await res.body.dump().catch(() => {});
-}
-
-/**
- * The whole body, or a ServiceError once it passes `max` bytes. Read errors propagate. The bytes go
- * into one buffer as they arrive: a large body into the run's arena (json/arena.ts), reused by the
- * next answer once this one is released; no list of chunks joined at the end, which held a body
- * sent without a Content-Length twice. A Content-Length is only a size hint: the bytes received decide.
- */
-async function readWhole(res: HttpResponse, max: number, arena: Arena): Promise<Buffer> {
-  const length = Number(header(res, 'content-length'));
-  const hint = Number.isSafeInteger(length) && length > 0 && length <= max ? length : 0;
-  const into = new Accumulator(arena, max, hint);
-  let collected = 0;
-  try {
-    for await (const chunk of res.body) {
-      if (into.size - collected >= COLLECT_EVERY) {
-        collected = into.size;
-        collectYoung();
-      }
-      if (!into.push(chunk as Buffer)) {
-        res.body.destroy();
-        throw new ServiceError(
-          `the report from ${new URL(res.url).host} is larger than ${max / 1024 / 1024} MiB`,
-          {
-            hint: 'use `prs export`, which streams large reports to a file',
-          },
-        );
-      }
-    }
-  } catch (err) {
-    into.drop();
-    throw err;
-  }
-  return into.take();
-}
-
-/** How much of a body is read between two young-generation collections. */
-const COLLECT_EVERY = 4 * 1024 * 1024;
-let youngGc: ((o: { type: 'minor' }) => void) | null | undefined;
-
-/**
- * A young-generation collection, where the process allows one (entry.ts sets --expose-gc; gc() is
- * exposed to contexts made after the flag is set, so a fresh one). undici hands a body over in views
- * of the socket's read buffers, a new one per read, which V8 keeps until a collection and let reach
- * ~25 MB before one: a 40-answer run's memory grew with it. A collection of the young generation,
- * where those spent buffers are, takes well under a millisecond.
- */
-function collectYoung(): void {
-  if (youngGc === undefined) {
-    try {
-      youngGc = runInNewContext('gc') as typeof youngGc;
-    } catch {
-      youngGc = null;
-    }
-  }
-  youngGc?.({ type: 'minor' });
 }
 
 /** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */

@@ -1,6 +1,6 @@
 /** The service adapter's interface: the two endpoints of spec §4, behind retries, the limiter and re-auth. */
 import type { Readable } from 'node:stream';
-import type { ExportFormat, ReportType, Row } from '../domain.js';
+import type { ExportFormat, ReportType } from '../domain.js';
 
 export interface ReportQuery {
   portfolioId: number;
@@ -8,20 +8,18 @@ export interface ReportQuery {
   date: string;
 }
 
+import type { RowSink } from '../rows/answer.js';
+
+export type { RowSink };
+
+/**
+ * A report answer whose headers came: its body is read once, through the row stream (rows/answer.ts).
+ * `read` resolves with the number of rows once the whole body is a report ({report: []}, [] and an
+ * empty body have none); a body that is not rejects with the malformed-response ServiceError (exit 8),
+ * one cut off with its NetworkError.
+ */
 export interface ReportResponse {
-  /** The body exactly as received (for --raw, and for the formats rendered straight from it: render/direct.ts). */
-  bytes: Buffer;
-  /**
-   * The rows, parsed on first call (a large body is parsed only when something needs its rows);
-   * [] for every no-data answer ({report: []}, [], empty body). A body that is not a report throws
-   * the malformed-response ServiceError (exit 8).
-   */
-  rows(): Row[];
-  /**
-   * Nothing reads `bytes` or calls `rows` any more (its output was written): the next answer may
-   * reuse its memory (json/arena.ts). Optional to call: an answer never released keeps its own.
-   */
-  release?(): void;
+  read(sink: RowSink): Promise<number>;
 }
 
 export interface ExportResponse {
@@ -50,7 +48,13 @@ export interface CallHooks {
 }
 
 export interface Service {
-  report(q: ReportQuery, hooks?: CallHooks): Promise<ReportResponse>;
+  /**
+   * One report answer, read by `use` inside the service's one retry loop: a body that breaks off (a
+   * NetworkError from `read`) is asked for again and `use` runs again on the new answer, so `use` must
+   * keep nothing of a failed attempt (it spools the answer's output and hands the spool back). Any
+   * other error of `use` ends the call.
+   */
+  report<T>(q: ReportQuery, hooks: CallHooks, use: (res: ReportResponse) => Promise<T>): Promise<T>;
   exportReport(q: ReportQuery & { format: ExportFormat }, hooks?: CallHooks): Promise<ExportResponse>;
   /**
    * The export with its body consumed by `save` inside the service's one retry loop: a download

@@ -7,8 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseLossless } from '../../src/json/lossless.js';
 import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID, type Sandbox } from '../../src/sandbox/index.js';
+import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs, type tempDir } from '../helpers/run.js';
 import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
@@ -65,7 +65,7 @@ describe('two dates across the rebalance (constituent.close, 2024-03-15 → 2024
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('2024-03-15 → 2024-03-18: 1 added, 1 removed, 7 changed, 0 unchanged\n');
     const lines = r.stdout.trimEnd().split('\n');
-    const rows = lines.map((l) => parseLossless(l) as Record<string, unknown>);
+    const rows = lines.map((l) => parseJson(l) as Record<string, unknown>);
     expect(new Set(rows.filter((x) => x.change === 'added').map((x) => x.isin)).size).toBe(1);
     expect(new Set(rows.filter((x) => x.change === 'removed').map((x) => x.isin)).size).toBe(1);
     const dual = rows.filter((x) => x.isin === 'GB00B7K3N9Q5');
@@ -174,7 +174,7 @@ it('--against: close vs pro forma on 2024-03-15 shows what the rebalance changes
   expect(r.stderr).toBe(
     '2024-03-15 constituent.close → constituent.proforma: 1 added, 1 removed, 7 changed, 0 unchanged\n',
   );
-  const rows = parseLossless(r.stdout) as Record<string, unknown>[];
+  const rows = parseJson(r.stdout) as Record<string, unknown>[];
   // Pro forma carries the day's prices: only composition, shares and weights move.
   expect(
     rows
@@ -199,10 +199,10 @@ it('the split on 2024-03-20: shares double, price halves, and the corporate acti
     'indexShares',
   ]);
   expect(r.code, r.stderr).toBe(0);
-  const [row] = parseLossless(r.stdout) as Record<string, unknown>[];
+  const [row] = parseJson(r.stdout) as Record<string, unknown>[];
   expect(row).toMatchObject({ change: 'changed', field: 'indexShares' });
   const ca = await prs(['report', P, '-t', 'constituent.corporateactions', '-d', '2024-03-20', '-f', 'json']);
-  const [event] = parseLossless(ca.stdout) as Record<string, Record<string, unknown>>[];
+  const [event] = parseJson(ca.stdout) as Record<string, Record<string, unknown>>[];
   expect(event!.eventType).toBe('Stock Split');
   expect(event!.isin).toBe(row!.isin);
   expect(String(event!.oldShares!.Net)).toBe(String(row!.from));
@@ -291,7 +291,7 @@ describe('every report type', () => {
     expect(r.stderr).toMatch(
       /^\d{4}-\d\d-\d\d → \d{4}-\d\d-\d\d: \d+ added, \d+ removed, \d+ changed, \d+ unchanged\n$/,
     );
-    const rows = parseLossless(r.stdout) as Record<string, unknown>[];
+    const rows = parseJson(r.stdout) as Record<string, unknown>[];
     expect(rows.length).toBeGreaterThan(0);
     expect(Object.keys(rows[0]!).slice(0, 2)).toEqual(['change', key]);
     expect(rows.some((x) => x.field === field)).toBe(true);

@@ -3,8 +3,9 @@
  * service's digits kept through jq, a filter that does not compile refused before any request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLossless, stringifyLossless } from '../../src/json/lossless.js';
+import { stringifyLossless } from '../../src/json/lossless.js';
 import { EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID, type Sandbox } from '../../src/sandbox/index.js';
+import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
@@ -25,7 +26,7 @@ afterAll(() => setup?.close());
 async function rowsOf(id: number, type: string): Promise<Record<string, unknown>[]> {
   const r = await prs(['report', String(id), '-t', type, '-d', DATE, '-f', 'json']);
   expect(r.code, r.stderr).toBe(0);
-  return parseLossless(r.stdout) as Record<string, unknown>[];
+  return parseJson(r.stdout) as Record<string, unknown>[];
 }
 
 describe('report --jq', () => {

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonNumeric, numberText, REPORT_TYPES } from '../../src/domain.js';
-import { parseLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
 import {
   EXAMPLE_PORTFOLIO_ID,
@@ -16,6 +15,7 @@ import {
   type Sandbox,
 } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
@@ -97,7 +97,7 @@ function expectSame(got: Record<string, unknown>[], want: Record<string, unknown
 async function jsonRows(args: string[]): Promise<Record<string, unknown>[]> {
   const r = await prs(['report', ...args, '-f', 'json']);
   expect(r.code, r.stderr).toBe(0);
-  return parseLossless(r.stdout) as Record<string, unknown>[];
+  return parseJson(r.stdout) as Record<string, unknown>[];
 }
 
 describe('report -f parquet', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
-import { parseLossless, stringifyLossless } from '../../src/json/lossless.js';
+import { stringifyLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
 import { render } from '../../src/render/index.js';
 import {
@@ -16,6 +16,7 @@ import {
   PRECISION_PORTFOLIO_ID,
   type Sandbox,
 } from '../../src/sandbox/index.js';
+import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs, runPrsIntoClosedPipe, type tempDir } from '../helpers/run.js';
 import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
 
@@ -35,7 +36,7 @@ async function serviceBody(id: number, type: string, date = DATE): Promise<strin
   });
   return res.text();
 }
-const rowsOf = (body: string) => (parseLossless(body) as { report: Record<string, unknown>[] }).report;
+const rowsOf = (body: string) => (parseJson(body) as { report: Record<string, unknown>[] }).report;
 
 let setup: LoggedIn | undefined;
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import { ServiceError } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/io.js';
 import type { ReportQuery, Service } from '../../../src/service/types.js';
 import { resolveSettings } from '../../../src/settings.js';
+import { answerOf, readWhole } from '../../helpers/answers.js';
 import { tempDir } from '../../helpers/run.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -45,11 +46,10 @@ function service(use: 'use' | 'refresh' = 'use') {
   const real = async (): Promise<Service> => {
     built++;
     return {
-      async report(q) {
+      async report(q, _hooks, use) {
         asked.push(q);
         if (body instanceof Error) throw body;
-        const bytes = Buffer.from(body);
-        return { bytes, rows: () => [] };
+        return use(answerOf(body));
       },
       exportReport: async () => {
         throw new Error('not here');
@@ -67,13 +67,13 @@ const Q = { portfolioId: 42, reportType: 'index' as const, date: '2024-05-02' };
 describe('cachedService', () => {
   it('a miss asks and keeps; the hit neither builds nor asks the real service, and says so with -v', async () => {
     const first = service();
-    await first.svc.report(Q);
+    await readWhole(first.svc, Q);
     expect([built, asked.length]).toEqual([1, 1]);
     const second = service();
-    const res = await second.svc.report(Q);
+    const res = await readWhole(second.svc, Q);
     expect([built, asked.length]).toEqual([1, 1]);
     expect(res.bytes.toString()).toBe(body);
-    expect(res.rows()).toEqual([{ effectiveDate: '2024-05-02', indexValue: expect.anything() }]);
+    expect(res.rows).toEqual([{ effectiveDate: '2024-05-02', indexValue: expect.anything() }]);
     expect(second.io.stderrText()).toMatch(
       /^cache hit: portfolio 42 index 2024-05-02 \(stored 2024-05-10T12:00:00Z\)$/m,
     );
@@ -83,8 +83,8 @@ describe('cachedService', () => {
     ['today', { date: '2024-05-10' }],
     ['a future date', { date: '2024-05-13' }],
   ])('%s: asked every time, never kept', async (_n, q) => {
-    await service().svc.report({ ...Q, ...q });
-    await service().svc.report({ ...Q, ...q });
+    await readWhole(service().svc, { ...Q, ...q });
+    await readWhole(service().svc, { ...Q, ...q });
     expect(asked.length).toBe(2);
     expect(store.info().entries).toBe(0);
   });
@@ -94,28 +94,26 @@ describe('cachedService', () => {
     ['a body that is not a report', '<html>maintenance</html>'],
   ])('%s is not kept', async (_n, answer) => {
     body = answer;
-    await service()
-      .svc.report(Q)
-      .catch(() => {});
+    await readWhole(service().svc, Q).catch(() => {});
     expect(store.info().entries).toBe(0);
   });
 
   it('an empty answer is kept', async () => {
     body = '';
-    await service().svc.report(Q);
-    const hit = await service().svc.report(Q);
+    await readWhole(service().svc, Q);
+    const hit = await readWhole(service().svc, Q);
     expect(asked.length).toBe(1);
-    expect(hit.rows()).toEqual([]);
+    expect(hit.rows).toEqual([]);
   });
 
   it('--refresh asks again and replaces the entry; older than max-age is asked again', async () => {
-    await service().svc.report(Q);
+    await readWhole(service().svc, Q);
     body = '{"report":[]}';
-    await service('refresh').svc.report(Q);
+    await readWhole(service('refresh').svc, Q);
     expect(asked.length).toBe(2);
-    expect((await service().svc.report(Q)).bytes.toString()).toBe('{"report":[]}');
+    expect((await readWhole(service().svc, Q)).bytes.toString()).toBe('{"report":[]}');
     clock.advance(7 * 86_400_000);
-    await service().svc.report(Q);
+    await readWhole(service().svc, Q);
     expect(asked.length).toBe(3);
   });
 });
@@ -142,7 +140,7 @@ describe('deps.service({cache})', () => {
     const { answerKey } = await import('../../../src/cache/answers.js');
     store.put(s.profile, answerKey(s, Q)!, Buffer.from('{"report":[]}'));
     const svc = await deps.service({ cache: 'use' });
-    expect((await svc.report(Q)).bytes.toString()).toBe('{"report":[]}');
+    expect((await readWhole(svc, Q)).bytes.toString()).toBe('{"report":[]}');
     expect(http).toBe(0);
     await deps.close();
     // Without the cache (--no-cache) the service itself is built, HTTP client and all.

@@ -2,7 +2,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultFormat, describeEmpty, type ReportOptions, report } from '../../../src/commands/report.js';
-import type { Row } from '../../../src/domain.js';
 import {
   FileError,
   ForbiddenError,
@@ -13,17 +12,13 @@ import {
 } from '../../../src/errors.js';
 import type { RunEvent } from '../../../src/events.js';
 import { createTestIO } from '../../../src/io.js';
-import { parseLossless } from '../../../src/json/lossless.js';
 import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
+import { answerOf } from '../../helpers/answers.js';
 import { fakeDeps } from '../../helpers/deps.js';
 import { tempDir } from '../../helpers/run.js';
 
-/** A body the service might send, and its rows parsed losslessly. */
-const answer = (body: string): ReportResponse => {
-  const v = body === '' ? [] : parseLossless(body);
-  const rows = (Array.isArray(v) ? v : (v as { report: [] }).report) as Row[];
-  return { bytes: Buffer.from(body), rows: () => rows };
-};
+/** A body the service might send, read through the row stream in small pieces. */
+const answer = (body: string): ReportResponse => answerOf(body, 7);
 
 const IDX = (date: string, value = '1234567.123456789012') =>
   `{"report":[{"effectiveDate":"${date}","indexId":"u-1","indexName":"Example 600","indexValue":${value},"currency":"EUR"}]}`;
@@ -35,12 +30,12 @@ function fakeService(stubs: Record<string, Stub>) {
   const calls: ReportQuery[] = [];
   return {
     calls,
-    report: async (q: ReportQuery, hooks: CallHooks = {}) => {
+    report: async <T>(q: ReportQuery, hooks: CallHooks, use: (res: ReportResponse) => Promise<T>) => {
       calls.push(q);
       const s = stubs[`${q.portfolioId} ${q.date}`];
       if (s === undefined) throw new Error(`unexpected request ${q.portfolioId} ${q.date}`);
       if (s instanceof Error) throw s;
-      return answer(typeof s === 'function' ? s(hooks) : s);
+      return use(answer(typeof s === 'function' ? s(hooks) : s));
     },
   };
 }
@@ -389,9 +384,9 @@ describe('report', () => {
     const deps = fakeDeps({
       signal: controller.signal,
       service: {
-        report: async (q, hooks) => {
+        report: async (q, hooks, use) => {
           seen.push({ q, signal: hooks?.signal });
-          return answer('[{"a":1}]');
+          return use(answer('[{"a":1}]'));
         },
       },
     });

@@ -1,5 +1,5 @@
 /**
- * Flattening and number fidelity through the real pipeline: JSON text → parseLossless → render() in
+ * Flattening and number fidelity through the real pipeline: JSON text → the row stream → render() in
  * every format. Every number literal the service sent comes out digit for digit (CSV/TSV cells,
  * JSON/NDJSON re-parsed), and flattening keeps every leaf at its dotted path.
  * (test/unit/render/delimited.test.ts round-trips plain cells through csv-parse; lossless.test.ts
@@ -9,9 +9,9 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, numberText, type Row } from '../../../src/domain.js';
-import { parseLossless } from '../../../src/json/lossless.js';
 import { cellText, flatten, isNested } from '../../../src/render/columns.js';
 import { render } from '../../../src/render/index.js';
+import { parseJson } from '../../helpers/json.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
 
 /** JSON number literals, many that a double cannot hold. */
@@ -59,7 +59,7 @@ describe('flattening and number fidelity', () => {
   it('[R-P05] flatten keeps every leaf at its dotted path and adds nothing (property)', () => {
     fc.assert(
       fc.property(rowText, (text) => {
-        const row = parseLossless(text) as Row;
+        const row = parseJson(text) as Row;
         expect(Object.entries(flatten(row))).toEqual(leaves(row));
       }),
     );
@@ -68,7 +68,7 @@ describe('flattening and number fidelity', () => {
   it('[R-P06] every number literal survives json, ndjson, csv and tsv digit for digit (property)', () => {
     fc.assert(
       fc.property(rowsText, (text) => {
-        const rows = (parseLossless(text) as { report: Row[] }).report;
+        const rows = (parseJson(text) as { report: Row[] }).report;
         const isNum = (v: unknown) => typeof v === 'number' || v instanceof JsonNumber;
         const expected = rows.map((r) => leaves(r).map(([k, v]) => [k, cellText(v), isNum(v)] as const));
         const numbers = rows.flatMap((r) =>
@@ -79,13 +79,13 @@ describe('flattening and number fidelity', () => {
         );
         // JSON and NDJSON: re-parsed losslessly, the same rows with the same literals.
         const json = render({ ...base, format: 'json', rows }).text;
-        expect(parseLossless(json)).toEqual(rows);
+        expect(parseJson(json)).toEqual(rows);
         const ndjson = render({ ...base, format: 'ndjson', rows }).text;
         expect(
           ndjson
             .trimEnd()
             .split('\n')
-            .map((l) => parseLossless(l)),
+            .map((l) => parseJson(l)),
         ).toEqual(rows);
         for (const n of numbers) expect(json).toContain(n);
         // CSV through a real parser: header = the union of dotted paths, each cell the exact text.

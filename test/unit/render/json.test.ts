@@ -1,14 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import type { Row } from '../../../src/domain.js';
 import { JsonNumber } from '../../../src/domain.js';
 import { columnOf } from '../../../src/render/columns.js';
-import { project, renderJson, renderNdjson } from '../../../src/render/json.js';
+import { project } from '../../../src/render/json.js';
+import { createWriter } from '../../../src/render/writer.js';
+
+/** All rows as one answer through the JSON/NDJSON writer. */
+function written(format: 'json' | 'ndjson', rs: Row[], indent = false): string {
+  const w = createWriter({ format, indent });
+  const a = w.answer();
+  const text = a.rows(rs);
+  a.done();
+  return String(text) + String(w.end().text);
+}
+const renderJson = (rs: Row[], indent: boolean) => written('json', rs, indent);
+const renderNdjson = (rs: Row[]) => written('ndjson', rs);
 
 const rows = [
   { a: new JsonNumber('1234567.123456789012'), b: { Net: 'x' } },
   { a: 2, b: null },
 ];
 
-describe('renderJson', () => {
+describe('the JSON writer', () => {
   it.each([
     ['compact', rows, false, '[{"a":1234567.123456789012,"b":{"Net":"x"}},{"a":2,"b":null}]\n'],
     ['indented', [{ a: new JsonNumber('1.10') }], true, '[\n  {\n    "a": 1.10\n  }\n]\n'],
@@ -19,7 +32,7 @@ describe('renderJson', () => {
   });
 });
 
-describe('renderNdjson', () => {
+describe('the NDJSON writer', () => {
   it.each([
     ['rows', rows, '{"a":1234567.123456789012,"b":{"Net":"x"}}\n{"a":2,"b":null}\n'],
     ['no rows: nothing', [], ''],

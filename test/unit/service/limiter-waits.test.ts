@@ -87,7 +87,7 @@ describe('a Retry-After longer than prs waits', () => {
     answer(429, { 'retry-after': value });
     const started = clock.now();
     const err = await service()
-      .report(Q, hooks)
+      .report(Q, hooks, (res) => res.read({}))
       .catch((e: Error) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(exitCodeFor(err)).toBe(7);
@@ -100,7 +100,7 @@ describe('a Retry-After longer than prs waits', () => {
   it('a 503 asking for an hour fails at once too, as the service error it is (exit 8)', async () => {
     answer(503, { 'retry-after': '3600' });
     const err = await service()
-      .report(Q, hooks)
+      .report(Q, hooks, (res) => res.read({}))
       .catch((e: Error) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect(exitCodeFor(err)).toBe(8);
@@ -112,7 +112,7 @@ describe('a Retry-After longer than prs waits', () => {
   it('exactly 120 s is still waited for, and shown', async () => {
     answer(429, { 'retry-after': '120' });
     answer(200);
-    await service().report(Q, hooks);
+    await service().report(Q, hooks, (res) => res.read({}));
     expect(waits).toEqual([[120_000, 'retry-after']]);
     expect(waitLines()).toEqual(['~ waiting 120.0 s (retry-after)']);
   });
@@ -123,7 +123,7 @@ describe('every wait reaches onWait and is a -v line', () => {
     answer(500);
     answer(429, { 'retry-after': '2' });
     answer(200);
-    await service().report(Q, hooks);
+    await service().report(Q, hooks, (res) => res.read({}));
     expect(waits).toEqual([
       [750, 'backoff'],
       [2000, 'retry-after'],
@@ -136,7 +136,7 @@ describe('every wait reaches onWait and is a -v line', () => {
     const file = limiterFile(cacheDir, ORIGIN, 'acme', 'alice');
     writeFileSync(file, JSON.stringify({ v: 1, stamps: [], until: clock.now() + 30_000 }));
     answer(200);
-    await service().report(Q, hooks);
+    await service().report(Q, hooks, (res) => res.read({}));
     expect(waits).toEqual([[30_000, 'rate-limit']]);
     expect(waitLines()).toEqual(['~ waiting 30.0 s (rate-limit)']);
   });
@@ -146,7 +146,7 @@ describe('every wait reaches onWait and is a -v line', () => {
     const now = clock.now();
     writeFileSync(file, JSON.stringify({ v: 1, stamps: [now - 1000, now - 500, now - 200, now - 100] }));
     answer(200);
-    await service({ 'rate-limit': '4/2s' }).report(Q, hooks);
+    await service({ 'rate-limit': '4/2s' }).report(Q, hooks, (res) => res.read({}));
     expect(waits).toEqual([[1000, 'rate-limit']]);
     expect(waitLines()).toEqual(['~ waiting 1.0 s (rate-limit)']);
   });
@@ -155,7 +155,7 @@ describe('every wait reaches onWait and is a -v line', () => {
     io = createTestIO();
     answer(503, { 'retry-after': '1' });
     answer(200);
-    await service().report(Q, hooks);
+    await service().report(Q, hooks, (res) => res.read({}));
     expect(waits).toEqual([[1000, 'retry-after']]);
     expect(io.stderrText()).toBe('');
   });

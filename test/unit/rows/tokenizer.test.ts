@@ -1,0 +1,467 @@
+/**
+ * The one row stream (src/rows/tokenizer.ts) against references: bodies generated from known rows in
+ * every byte shape (compact, spaced as Python's json.dumps writes, pretty-printed, keys in any order,
+ * escapes, exponents, a BOM), cut into chunks anywhere; and any JSON value against JSON.parse (shape)
+ * and the literals it was written with (numbers).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Row } from '../../../src/domain.js';
+import { isJsonNumeric, JsonNumber, numberText } from '../../../src/domain.js';
+import { stringifyLossless } from '../../../src/json/lossless.js';
+import { MalformedBody, RowTokenizer, rowsOf } from '../../../src/rows/tokenizer.js';
+
+/** What a literal reads as: a plain number when the double prints back as the literal, else JsonNumber. */
+const expected = (lit: string) => (String(Number(lit)) === lit ? Number(lit) : new JsonNumber(lit));
+
+/** JSON number literals of every shape the grammar allows (not just what JS prints). */
+const numberLiteral = fc.oneof(
+  fc
+    .tuple(
+      fc.boolean(),
+      fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9][0-9]{0,24}$/)),
+      fc.option(fc.stringMatching(/^[0-9]{1,22}$/), { nil: undefined }),
+      fc.option(
+        fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.stringMatching(/^[0-9]{1,3}$/)),
+        { nil: undefined },
+      ),
+    )
+    .map(
+      ([neg, int, frac, exp]) => `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}${exp ? exp.join('') : ''}`,
+    ),
+  fc.constantFrom(
+    '1302.917413',
+    '0.25',
+    '13029174',
+    '5E-13',
+    '1.10',
+    '-0',
+    '0.0000001',
+    '0.000001',
+    '9007199254740993',
+  ),
+);
+
+/** A value of a row, as a model: how it reads, and its literal when a number. */
+type Model = { num: string } | string | boolean | null | { obj: [string, Model][] };
+
+const scalar: fc.Arbitrary<Model> = fc.oneof(
+  numberLiteral.map((num) => ({ num })),
+  fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+    fc.constantFrom(
+      'Société, Générale',
+      'say "hi"',
+      'x\ny',
+      'tab\there',
+      '\u{1F600} smile',
+      'back\\slash',
+      '/',
+    ),
+  ),
+  fc.constantFrom(true, false, null),
+);
+const key = fc.oneof(
+  fc.constantFrom('effectiveDate', 'isin', 'closingPrice', 'indexId', 'Net', '__proto__', 'a,b', 'ключ'),
+  fc.string({ maxLength: 6 }),
+);
+const nested: fc.Arbitrary<Model> = fc
+  .uniqueArray(fc.tuple(key, scalar), { maxLength: 3, selector: ([k]) => k })
+  .map((obj) => ({ obj }));
+const rowModel = fc.uniqueArray(fc.tuple(key, fc.oneof({ weight: 4, arbitrary: scalar }, nested)), {
+  maxLength: 6,
+  selector: ([k]) => k,
+});
+
+const modelValue = (m: Model): unknown => {
+  if (m === null || typeof m !== 'object') return m;
+  if ('num' in m) return expected(m.num);
+  return rowOf(m.obj);
+};
+function rowOf(entries: [string, Model][]): Row {
+  const o: Row = {};
+  for (const [k, v] of entries)
+    Object.defineProperty(o, k, {
+      value: modelValue(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return o;
+}
+
+interface Style {
+  /** Between tokens: '' compact, ' ' after `:` and `,` (json.dumps), or an indent (pretty). */
+  spacing: 'compact' | 'spaced' | 'pretty';
+  /** \uXXXX for everything outside ASCII (json.dumps' ensure_ascii), and / as \/. */
+  ascii: boolean;
+  wrapper: 'report' | 'bare' | 'report-among-keys';
+  bom: boolean;
+}
+
+function str(s: string, ascii: boolean): string {
+  const json = JSON.stringify(s);
+  if (!ascii) return json;
+  return json.replace(/[^\x20-\x7e]|\//g, (c) =>
+    c === '/' ? '\\/' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function text(m: Model, s: Style, indent: string): string {
+  if (m === null || typeof m === 'boolean') return String(m);
+  if (typeof m === 'string') return str(m, s.ascii);
+  if ('num' in m) return m.num;
+  return objectText(m.obj, s, indent);
+}
+function objectText(entries: [string, Model][], s: Style, indent: string): string {
+  if (entries.length === 0) return '{}';
+  const inner = `${indent}  `;
+  const parts = entries.map(
+    ([k, v]) => `${str(k, s.ascii)}${s.spacing === 'compact' ? ':' : ': '}${text(v, s, inner)}`,
+  );
+  if (s.spacing === 'pretty') return `{\n${inner}${parts.join(`,\n${inner}`)}\n${indent}}`;
+  return `{${parts.join(s.spacing === 'spaced' ? ', ' : ',')}}`;
+}
+function bodyText(rows: [string, Model][][], s: Style): string {
+  const pretty = s.spacing === 'pretty';
+  const sep = s.spacing === 'compact' ? ',' : pretty ? ',\n    ' : ', ';
+  const list =
+    rows.length === 0
+      ? '[]'
+      : pretty
+        ? `[\n    ${rows.map((r) => objectText(r, s, '    ')).join(sep)}\n  ]`
+        : `[${rows.map((r) => objectText(r, s, '')).join(sep)}]`;
+  const colon = s.spacing === 'compact' ? ':' : ': ';
+  const body =
+    s.wrapper === 'bare'
+      ? list
+      : s.wrapper === 'report'
+        ? `{${pretty ? '\n  ' : ''}"report"${colon}${list}${pretty ? '\n' : ''}}`
+        : `{"status"${colon}"ok",${pretty ? '\n' : ' '}"report"${colon}${list}, "meta"${colon}{"n": [1, 2.50, {"x": null}]}}`;
+  return (s.bom ? '\ufeff' : '') + body;
+}
+
+const style = fc.record<Style>({
+  spacing: fc.constantFrom('compact', 'spaced', 'pretty'),
+  ascii: fc.boolean(),
+  wrapper: fc.constantFrom('report', 'bare', 'report-among-keys'),
+  bom: fc.boolean(),
+});
+
+/** The body's bytes in chunks cut at these points (anywhere: inside a token, a UTF-8 sequence, the BOM). */
+function chunks(bytes: Buffer, cuts: number[]): Buffer[] {
+  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const c of [...at, bytes.length]) {
+    out.push(bytes.subarray(from, c));
+    from = c;
+  }
+  return out;
+}
+
+/** Rows from chunks, and after how many chunks each row came out. */
+function tokenize(parts: Buffer[]): { rows: Row[]; seenAt: number[] } {
+  const t = new RowTokenizer();
+  const rows: Row[] = [];
+  const seenAt: number[] = [];
+  parts.forEach((p, i) => {
+    for (const r of t.push(p)) {
+      rows.push(r);
+      seenAt.push(i);
+    }
+  });
+  for (const r of t.end()) {
+    rows.push(r);
+    seenAt.push(parts.length);
+  }
+  return { rows, seenAt };
+}
+
+describe('RowTokenizer: bodies of every shape, cut anywhere', () => {
+  it('gives the rows the body was written from', () => {
+    const seen = { spaced: 0, pretty: 0, inexact: 0, chunked: 0, escaped: 0 };
+    fc.assert(
+      fc.property(
+        fc.array(rowModel, { maxLength: 6 }),
+        style,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (rows, s, cuts) => {
+          const body = Buffer.from(bodyText(rows, s));
+          const parts = chunks(body, cuts);
+          const got = tokenize(parts).rows;
+          expect(got).toEqual(rows.map(rowOf));
+          // keys in the order sent (as JSON.parse gives them: integer-like keys first, a JS object's rule)
+          expect(got.map((r) => Object.keys(r))).toEqual(rows.map((r) => Object.keys(rowOf(r))));
+          if (s.spacing === 'spaced' && rows.length > 0) seen.spaced++;
+          if (s.spacing === 'pretty' && rows.length > 0) seen.pretty++;
+          if (parts.filter((p) => p.length > 0).length > 2) seen.chunked++;
+          if (s.ascii && /\\u/.test(body.toString())) seen.escaped++;
+          const inexact = (v: unknown): boolean =>
+            v instanceof JsonNumber ||
+            (typeof v === 'object' && v !== null && Object.values(v).some(inexact));
+          if (got.some(inexact)) seen.inexact++;
+        },
+      ),
+      { numRuns: 600 },
+    );
+    // Not vacuous: every shape was met many times.
+    for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(40);
+  });
+
+  it('a row comes out as soon as its bytes are in, before the body ends', () => {
+    const body = Buffer.from('{"report": [{"a": 1}, {"a": 2.50}, {"a": "x"}]}');
+    const cut = body.indexOf('{"a": 2.50}');
+    const parts = [body.subarray(0, cut + 3), body.subarray(cut + 3)];
+    const t = new RowTokenizer();
+    expect(t.push(parts[0]!)).toEqual([{ a: 1 }]);
+    expect(t.push(parts[1]!)).toEqual([{ a: new JsonNumber('2.50') }, { a: 'x' }]);
+    expect(t.end()).toEqual([]);
+  });
+
+  it('a body cut off anywhere (past its first byte) is not JSON, never fewer rows', () => {
+    let cutInRows = 0;
+    fc.assert(
+      fc.property(fc.array(rowModel, { minLength: 1, maxLength: 4 }), style, fc.nat(), (rows, s, at) => {
+        const body = Buffer.from(bodyText(rows, s));
+        const start = s.bom ? 4 : 1;
+        const cut = start + (at % (body.length - start));
+        const prefix = body.subarray(0, cut);
+        // A cut inside the BOM or before the first byte is an empty body (no rows): not this case.
+        expect(rowsOf(prefix)).toBe('the body is not JSON');
+        if (cut > body.length / 2) cutInRows++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(cutInRows).toBeGreaterThan(50);
+  });
+
+  it('holds one row and one chunk, not the answer: a 40 MB body fed in 64 kB chunks', () => {
+    const row = Buffer.from(
+      '{"effectiveDate": "2024-05-02", "isin": "DE0005140008", "closingPrice": 1302.917413, "w": 1.10},\n',
+    );
+    const chunk = Buffer.concat(Array.from({ length: Math.ceil(65536 / row.length) }, () => row));
+    const t = new RowTokenizer();
+    t.push(Buffer.from('{"report": ['));
+    let rows = 0;
+    const before = process.memoryUsage().arrayBuffers;
+    let peak = 0;
+    for (let sent = 0; sent < 40e6; sent += chunk.length) {
+      // a fresh buffer each time, as a socket gives them
+      rows += t.push(Buffer.from(chunk)).length;
+      peak = Math.max(peak, process.memoryUsage().arrayBuffers - before);
+    }
+    rows += t.push(Buffer.from('{"a": 1}]}')).length + t.end().length;
+    expect(rows).toBe(Math.ceil(40e6 / chunk.length) * (chunk.length / row.length) + 1);
+    expect(peak).toBeLessThan(24e6);
+  });
+});
+
+describe('RowTokenizer: malformed bodies', () => {
+  const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+  it.each([
+    // body → rows or why; broken: the service broke it (true), or another base URL would mend it (false)
+    ['', 0, false],
+    ['  \n', 0, false],
+    ['\ufeff', 0, false],
+    ['[]', 0, false],
+    ['{"report":[]}', 0, false],
+    ['\ufeff{ "report" : [ ] }', 0, false],
+    ['{"report":[{"a":1}]}', 1, false],
+    ['[{"a":1},{"b":2}]', 2, false],
+    ['{"report":null}', 'expected an object with a "report" array', false],
+    ['{"rows":[]}', 'expected an object with a "report" array', false],
+    ['{}', 'expected an object with a "report" array', false],
+    ['{"report":{}}', 'expected an object with a "report" array', false],
+    ['null', 'expected an object with a "report" array', false],
+    ['"text"', 'expected an object with a "report" array', false],
+    ['12', 'expected an object with a "report" array', false],
+    ['[[]]', 'the report rows are not JSON objects', false],
+    ['{"report":[null]}', 'the report rows are not JSON objects', false],
+    ['{"report":[1,2]}', 'the report rows are not JSON objects', false],
+    ['{"report":[{"a":1},5,{"a":2}]}', 'the report rows are not JSON objects', false],
+    ['{', 'the body is not JSON', true],
+    ['{"report":[{"a":1}', 'the body is not JSON', true],
+    ['{"report":[{"a":1},]}', 'the body is not JSON', true],
+    ['[1] x', 'the body is not JSON', true],
+    ['{"report":[1,2]} x', 'the body is not JSON', true],
+    ['{"report":[{"a":01}]}', 'the body is not JSON', true],
+    ['{"report":[{"a":1.}]}', 'the body is not JSON', true],
+    ['{"report":[{"a":tru}]}', 'the body is not JSON', true],
+    ['{"report":[{"a":"\\x"}]}', 'the body is not JSON', true],
+    ['{"report":[{"a":"\t"}]}', 'the body is not JSON', true],
+    ['{"report":[{"a":"\\u12G4"}]}', 'the body is not JSON', true],
+    ['hello', 'the body is not JSON', false],
+    ['<html><body>Login</body></html>', 'the body is not JSON', false],
+    [
+      Buffer.from([0x5b, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x5d]),
+      'the body is not valid UTF-8',
+      true,
+    ],
+    ['{"report":[],"report":[]}', 'the body has more than one "report"', true],
+    [`{"report":[{"v":${nested(100_000)}}]}`, 'a row nests values more than 64 levels deep', true],
+    [`{"report":[{"v":${nested(64)}}]}`, 'a row nests values more than 64 levels deep', true],
+    [`{"report":[{"v":${nested(62)}}]}`, 1, false],
+    [`{"report":[{"v":${nested(100_000)}}`, 'a row nests values more than 64 levels deep', true],
+    [`{"report":[{"v":${nested(70)}}`, 'the body is not JSON', true],
+    [`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 'the body nests values more than 64 levels deep', true],
+    [
+      `{"report":[${'['.repeat(100_000)}${']'.repeat(100_000)}]}`,
+      'the body nests values more than 64 levels deep',
+      true,
+    ],
+    [`{"rows":${nested(100_000)}}`, 'the body nests values more than 64 levels deep', true],
+    [`{"report":[1, ${nested(70)}]}`, 'the body nests values more than 64 levels deep', true],
+    ['[[1],[2]]', 'the report rows are not JSON objects', false],
+  ])('%#', (body, want, broken) => {
+    const r = rowsOf(body);
+    expect(typeof r === 'string' ? r : r.length).toBe(want);
+    if (typeof r === 'string') {
+      const t = new RowTokenizer();
+      t.push(typeof body === 'string' ? Buffer.from(body) : body);
+      let err: unknown;
+      try {
+        t.end();
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(MalformedBody);
+      expect((err as MalformedBody).broken).toBe(broken);
+    }
+  });
+});
+
+// Any JSON value, as the value of a row's key: against JSON.parse for the shape and the literals for numbers.
+
+/** Every number of a parsed value as text, in document order. */
+function numberTexts(v: unknown, out: string[] = []): string[] {
+  if (isJsonNumeric(v)) out.push(numberText(v));
+  else if (Array.isArray(v)) for (const x of v) numberTexts(x, out);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) numberTexts(x, out);
+  return out;
+}
+
+type Gen = { text: string; numbers: string[] };
+const join = (xs: Gen[]) => xs.flatMap((x) => x.numbers);
+const jsonGen: fc.Arbitrary<Gen> = fc.letrec<{ value: Gen }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    numberLiteral.map((n) => ({ text: n, numbers: [n] })),
+    fc.string({ unit: 'binary' }).map((s) => ({ text: JSON.stringify(s), numbers: [] })),
+    fc.constantFrom('true', 'false', 'null').map((t) => ({ text: t, numbers: [] })),
+    fc
+      .array(tie('value'), { maxLength: 5 })
+      .map((xs) => ({ text: `[${xs.map((x) => x.text).join(' , ')}]`, numbers: join(xs) })),
+    fc.array(fc.tuple(fc.string({ unit: 'binary' }), tie('value')), { maxLength: 5 }).map((kv) => ({
+      text: `{${kv.map(([k, v]) => `${JSON.stringify(k)}:\n${v.text}`).join(',')}}`,
+      // a duplicate key keeps only its last value
+      numbers: join(kv.filter(([k], i) => !kv.slice(i + 1).some(([k2]) => k2 === k)).map(([, v]) => v)),
+    })),
+  ),
+})).value;
+
+/** Replaces every number by a placeholder, to compare structure only. */
+function shape(v: unknown): unknown {
+  if (isJsonNumeric(v)) return '#';
+  if (Array.isArray(v)) return v.map(shape);
+  if (v !== null && typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(o, k, { value: shape(x), enumerable: true });
+    return o;
+  }
+  return v;
+}
+
+/** A JSON value read as the value `v` of a row; throws the reason when the body is refused. */
+function parse(valueText: string): unknown {
+  const r = rowsOf(`[{"v": ${valueText}}]`);
+  if (typeof r === 'string') throw new SyntaxError(r);
+  return r[0]!.v;
+}
+
+describe('RowTokenizer: any JSON value', () => {
+  it.each([
+    ['1234567.123456789012', '1234567.123456789012'],
+    ['12345678901234567890', '12345678901234567890'],
+    ['-0', '-0'],
+    ['1.10', '1.10'],
+    ['1e5', '1e5'],
+    ['1E+05', '1E+05'],
+    ['0.0000001', '0.0000001'],
+    ['9007199254740993', '9007199254740993'],
+    ['{"v":996.57944,"w":1.000,"x":null}', '{"v":996.57944,"w":1.000,"x":null}'],
+    [' [ 1 , "a\\u0000b" , true ] ', '[1,"a\\u0000b",true]'],
+    ['"\\ud83d\\ude00 \\ud800 \\u00e9\\/"', '"😀 \\ud800 é/"'],
+  ])('keeps the digits of %s', (text, want) => {
+    expect(stringifyLossless(parse(text))).toBe(want);
+  });
+
+  it.each([
+    ['0.25', 0.25],
+    ['13029174', 13029174],
+    ['1302.917413', 1302.917413],
+    ['-0.5', -0.5],
+    ['0.000001', 0.000001],
+    ['123456789012345', 123456789012345],
+  ])('gives a plain number when a double is exact: %s', (text, want) => {
+    expect(parse(text)).toBe(want);
+  });
+
+  it('keeps __proto__ as an own property; a duplicate key wins last in the first position (as JSON.parse)', () => {
+    const v = parse('{"__proto__":{"x":1.10},"a":1}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(Object.keys(v)).toEqual(['__proto__', 'a']);
+    expect(stringifyLossless(v)).toBe('{"__proto__":{"x":1.10},"a":1}');
+    expect(stringifyLossless(parse('{"a":1.10,"b":2,"a":3.30}'))).toBe('{"a":3.30,"b":2}');
+  });
+
+  it('agrees with JSON.parse on everything but numbers, and keeps every number literal', () => {
+    fc.assert(
+      fc.property(jsonGen, ({ text, numbers }) => {
+        const v = parse(text);
+        expect(shape(v)).toEqual(shape(JSON.parse(text)));
+        expect(numberTexts(v).sort()).toEqual([...numbers].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('makes a JS number exactly when String(Number(raw)) === raw', () => {
+    fc.assert(
+      fc.property(numberLiteral, (raw) => {
+        expect(parse(raw)).toEqual(expected(raw));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses wherever JSON.parse throws', () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        jsonGen.map((g) => g.text),
+        fc.nat(),
+        fc.constantFrom('', ',', ']', '}', '"', '-', '.', 'e', '0', ' ', '\\'),
+        (text, at, junk) => {
+          const i = at % (text.length + 1);
+          const broken = text.slice(0, i) + junk + text.slice(i);
+          // Junk between a surrogate pair's halves has no UTF-8 form: the body would differ from the text.
+          if (!(broken as string & { isWellFormed(): boolean }).isWellFormed()) return;
+          let native: unknown;
+          try {
+            native = JSON.parse(broken);
+          } catch {
+            refused++;
+            expect(() => parse(broken)).toThrow('the body is not JSON');
+            return;
+          }
+          expect(shape(parse(broken))).toEqual(shape(native));
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(refused).toBeGreaterThan(100);
+  });
+});
