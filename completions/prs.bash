@@ -37,7 +37,7 @@ _prs_value() {
     'diff --against') _prs_v='w:index constituent.close constituent.open constituent.proforma constituent.corporateactions constituent.proformacorporateactions' ;;
     'diff --key') _prs_v='n' ;;
     'diff --fields') _prs_v='n' ;;
-    'diff -f'|'diff --format') _prs_v='w:table json ndjson csv tsv parquet' ;;
+    'diff -f'|'diff --format') _prs_v='w:table json ndjson csv tsv' ;;
     'diff --jq') _prs_v='n' ;;
     'diff -o'|'diff --output') _prs_v='f' ;;
     'sandbox --port') _prs_v='n' ;;
@@ -142,7 +142,7 @@ _prs() {
       'config help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'report') words='-t --type -d --date --from --to --weekends -f --format --json --fields --jq -o --output --force --raw --fail-fast --dry-run --refresh --no-pager -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'export') words='-t --type -d --date --from --to --weekends -f --format --dir -o --output --name --name-template --force --extract --skip-existing --parallel --fail-fast --json --dry-run -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
-      'diff') words='-t --type --from --to --each --weekends -d --date --against --key --fields -f --format --jq -o --output --force --fail-fast --dry-run --refresh --exit-code -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'diff') words='-t --type --from --to --each --weekends -d --date --against --key --fields -f --format --jq -o --output --force --fail-fast --dry-run --refresh --no-pager --exit-code -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache info') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'cache clear') words='--all -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;

@@ -328,8 +328,8 @@ _prs_cmd_diff() {
     '--against=[with -d: the report type compared with --type (e.g. constituent.proforma)]:type:((index\:"index values and market values" constituent.close\:"constituents at the close" constituent.open\:"constituents at the open" constituent.proforma\:"pro-forma constituents" constituent.corporateactions\:"corporate actions of the constituents" constituent.proformacorporateactions\:"pro-forma corporate actions"))' \
     '--key=[the fields that identify a row (default by type: isin, eventId, indexId)]:a,b: ' \
     '--fields=[compare only these fields (default: all but the key and effectiveDate)]:a,b: ' \
-    '(-f --format)-f+[table | json | ndjson | csv | tsv | parquet (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first" parquet\:"one Parquet file (with -o)\: DECIMAL, DATE, UTF-8"))' \
-    '(-f --format)--format=[table | json | ndjson | csv | tsv | parquet (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first" parquet\:"one Parquet file (with -o)\: DECIMAL, DATE, UTF-8"))' \
+    '(-f --format)-f+[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
+    '(-f --format)--format=[table | json | ndjson | csv | tsv (default: table on a terminal, else json)]:fmt:((table\:"aligned columns (the default on a terminal)" json\:"an array of rows (the default in a pipe)" ndjson\:"one JSON row per line" csv\:"comma-separated, a header line first" tsv\:"tab-separated, a header line first"))' \
     '--jq=[a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept]:filter: ' \
     '(-o --output)-o+[write to a file (atomically); - for stdout]:file:_files' \
     '(-o --output)--output=[write to a file (atomically); - for stdout]:file:_files' \
@@ -337,6 +337,7 @@ _prs_cmd_diff() {
     '--fail-fast[stop at the first item that fails]' \
     '--dry-run[send nothing: print the plan (requests after cache hits, waits, ETA)]' \
     '--refresh[ask the service again and update the answer cache]' \
+    '--no-pager[a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)]' \
     '--exit-code[exit 11 when anything changed, 0 when nothing did]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]' \

@@ -42,6 +42,8 @@ export interface DiffOptions {
   exitCode: boolean;
   /** --jq: a jq filter over the diff rows (render/jq.ts); the output is then the filter's. */
   jq?: string;
+  /** false for --no-pager: a tall table on a terminal is written straight (io.page). */
+  pager?: boolean;
 }
 
 /** diff's flags, in `--help` order (its definition and the completions read them). */
@@ -72,7 +74,11 @@ export const DIFF_FLAGS = {
     flag: '--fields <a,b>',
     help: 'compare only these fields (default: all but the key and effectiveDate)',
   },
-  format: REPORT_FLAGS.format,
+  format: {
+    flag: '-f, --format <fmt>',
+    help: 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
+    complete: { values: REPORT_FORMATS, descriptions: REPORT_FLAGS.format.complete.descriptions },
+  },
   jq: {
     flag: '--jq <filter>',
     help: 'a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept',
@@ -82,6 +88,7 @@ export const DIFF_FLAGS = {
   failFast: REPORT_FLAGS.failFast,
   dryRun: { flag: '--dry-run', help: 'send nothing: print the plan (requests after cache hits, waits, ETA)' },
   refresh: REPORT_FLAGS.refresh,
+  pager: REPORT_FLAGS.pager,
   exitCode: { flag: '--exit-code', help: 'exit 11 when anything changed, 0 when nothing did' },
 } as const satisfies Record<string, FlagRow>;
 
@@ -183,5 +190,6 @@ export function diffOptions(
     cache: o.refresh ? 'refresh' : globals.noCache ? 'off' : 'use',
     exitCode: !!o.exitCode,
     ...(o.jq === undefined ? {} : { jq: o.jq }),
+    ...(o.pager === false ? { pager: false } : {}),
   };
 }

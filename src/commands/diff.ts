@@ -1,10 +1,10 @@
 /**
  * `prs diff`: what changed in a report between two answers (CLI.md `prs diff`). A run like report's
  * (src/run/engine.ts): each portfolio × date × type is one request through the service (the answer
- * cache, the shared limiter, retries), in order; an item that fails on its own is reported and the run
- * goes on. Each answer is compared with the portfolio's previous one as it arrives, so at most two
- * answers' rows are held; the pair's rows are written (json, ndjson) or kept for the end (csv, tsv,
- * table) and its summary line goes to stderr.
+ * cache, the shared limiter, retries), two in flight, delivered in order; an item that fails on its own
+ * is reported and the run goes on. Each answer is compared with the portfolio's previous one as it
+ * arrives, so at most three answers' rows are held (the previous one, two in flight); the pair's rows
+ * are written (json, ndjson) or kept for the end (csv, tsv, table) and its summary line goes to stderr.
  */
 import type { Deps } from '../deps.js';
 import { anyChange, countsText, diffBatches, type PairCounts } from '../diff/compare.js';
@@ -16,7 +16,8 @@ import { collectRows } from '../rows/answer.js';
 import type { ItemDone } from '../run/engine.js';
 import { itemLabel, runFailure } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
-import { defaultFormat, describeEmpty } from './report.js';
+import { defaultFormat } from './report.flags.js';
+import { describeEmpty } from './report.js';
 
 export type { DiffOptions };
 
@@ -69,12 +70,11 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
   const typeAt = (index: number) => o.steps[index % o.steps.length]!.type;
 
   let sink = streamSink(io.stdout, io.stdoutGone);
-  let file: Awaited<ReturnType<typeof import('../fs/atomic.js').createAtomicFile>> | undefined;
   if (o.output !== undefined) {
     const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+    // A run killed there before (`kill -9`) left its temporary: gone now, as report's go.
     await removeStaleBeside(o.output);
-    file = await createAtomicFile(o.output, { force: o.force });
-    sink = fileSink(file);
+    sink = fileSink(await createAtomicFile(o.output, { force: o.force }));
   }
   // --jq: the rows' JSON is kept until the filter runs on it at the end; its output goes to `out`.
   const out = sink;
@@ -164,7 +164,9 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
     const end = writer.end();
     if (result.pairs.length === 0 && format === 'table') await sink.abort();
     else {
-      await sink.write(end.text);
+      // A table on the terminal: through the pager when taller than the screen (io.page decides).
+      if (format === 'table' && o.output === undefined) await io.page(String(end.text), { pager: o.pager });
+      else await sink.write(end.text);
       if (jq) {
         const text = jq.run(Buffer.concat(kept));
         kept.length = 0;
