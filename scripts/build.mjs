@@ -174,7 +174,7 @@ writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
 /**
  * The fast entry (src/fast.ts: `--version` and the answer cache's fast path), bin/prs.js's first stop,
- * and the cache's answer it loads only when the cache may be on (src/cache/hit.ts): each one file,
+ * and the cache's answer it loads only when the cache may be on (src/hit.ts): each one file,
  * everything it imports inside it, where the split chunks above would cost a hit resolving, reading and
  * compiling many files (docs/performance.md). What they share with the CLI is compiled a second time
  * only when they do not answer. Nothing in them may load heavy modules at their start (checked below).
@@ -217,15 +217,15 @@ const single = {
   // import() as a require in a promise: Node's ES module loader costs a start milliseconds.
   supported: { 'dynamic-import': false },
 };
-/** fast.ts's import of cache/hit.ts stays a require of dist/hit.js, loaded only when it is needed. */
+/** fast.ts's import of hit.ts stays a require of dist/hit.js, loaded only when it is needed. */
 const hitApart = {
   name: 'hit-apart',
   setup(b) {
-    b.onResolve({ filter: /\/cache\/hit\.js$/ }, () => ({ path: './hit.js', external: true }));
+    b.onResolve({ filter: /^\.\/hit\.js$/ }, () => ({ path: './hit.js', external: true }));
   },
 };
 const fast = await build({ ...single, entryPoints: { fast: 'src/fast.ts' }, plugins: [hitApart, noTable] });
-const hit = await build({ ...single, entryPoints: { hit: 'src/cache/hit.ts' }, plugins: [noTable] });
+const hit = await build({ ...single, entryPoints: { hit: 'src/hit.ts' }, plugins: [noTable] });
 const heavy = [fast, hit]
   .flatMap((b) => Object.keys(b.metafile.inputs))
   .filter((f) => /node_modules\/(undici|ora|commander)\//.test(f));

@@ -1,6 +1,6 @@
 /**
  * Colour: the one rule and the one red. A module of its own, without node:stream, so that the answer
- * cache's fast path (cache/hit.ts) paints an error line as the CLI does without loading io.ts.
+ * cache's fast path (hit.ts) paints an error line as the CLI does without loading io.ts.
  */
 import kleur from 'kleur';
 

@@ -1,7 +1,7 @@
 /**
  * The fast entry (dist/fast.js), bin/prs.js's first stop: what it can answer without loading the CLI
  * (commander, the definitions, main). `prs --version` on its own, and a report the answer cache holds
- * (cache/hit.ts, a file of its own: dist/hit.js, loaded only when the cache may be on). Anything else,
+ * (hit.ts, a file of its own: dist/hit.js, loaded only when the cache may be on). Anything else,
  * and anything these do not answer, is undefined before a byte is written: the CLI runs.
  */
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ export async function answer(argv: readonly string[], env: Env): Promise<number 
     return undefined; // no home directory to be found: the CLI says what is missing
   }
   if (!cacheMayBeOn(args, env, configDir)) return undefined;
-  const { answerFromCache } = await import('./cache/hit.js');
+  const { answerFromCache } = await import('./hit.js');
   return answerFromCache(argv, env).catch(() => undefined);
 }
 

@@ -1,6 +1,6 @@
 /**
  * stdout's rule (CLI.md "Output that scripts can trust"), written once for the CLI's IO (io.ts
- * guardStdout) and the fast entry (fast.ts, cache/hit.ts): a reader that went away ends the run
+ * guardStdout) and the fast entry (fast.ts, hit.ts): a reader that went away ends the run
  * silently with exit 0; any other write failure is exit 10, said in one line. No node:stream here:
  * the fast entry loads this before anything else.
  */

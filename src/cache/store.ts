@@ -43,7 +43,7 @@ import { replaceFile, tempPathFor } from '../fs/atomic.js';
 
 /**
  * SHA-256 of a key or a body. node:crypto is loaded at the first use, not with this module: the
- * answer cache's fast path (cache/hit.ts) is one file whose imports all load at its start, and a
+ * answer cache's fast path (hit.ts) is one file whose imports all load at its start, and a
  * report that the cache does not answer should not pay for it (~2 ms).
  */
 const sha256 = (data: string | Buffer) =>

@@ -1,6 +1,6 @@
 /**
  * Flag → option pieces that several definitions share, without commander: the answer cache's fast
- * path (src/cache/hit.ts) builds report's options with them before commander is loaded.
+ * path (src/hit.ts) builds report's options with them before commander is loaded.
  */
 
 import { REPORT_TYPES, type ReportType } from '../domain.js';

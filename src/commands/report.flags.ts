@@ -1,6 +1,6 @@
 /**
  * `prs report`'s flags → its typed options, without commander: the definition (report.cli.ts) and the
- * answer cache's fast path (src/cache/hit.ts), which answers a cached report before commander loads,
+ * answer cache's fast path (src/hit.ts), which answers a cached report before commander loads,
  * build them with the same function.
  */
 import { REPORT_FORMATS, type ReportFormat, type ReportType } from '../domain.js';

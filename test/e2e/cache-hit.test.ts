@@ -1,5 +1,5 @@
 /**
- * The answer cache's fast path (src/fast.ts → src/cache/hit.ts, dist/fast.js → dist/hit.js), the BUILT binary against the sandbox:
+ * The answer cache's fast path (src/fast.ts → src/hit.ts, dist/fast.js → dist/hit.js), the BUILT binary against the sandbox:
  * a report the cache holds is answered before the CLI loads (dist/main.js is never required: read
  * from Node's module cache at exit), with exactly the bytes the CLI printed when it asked the service,
  * in every format it takes, and no request; what it does not take goes to the CLI, which prints the

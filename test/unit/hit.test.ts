@@ -1,14 +1,14 @@
-// The answer cache's fast path reads argv without commander (src/cache/hit.ts). What it accepts it must
+// The answer cache's fast path reads argv without commander (src/hit.ts). What it accepts it must
 // read exactly as commander does: the same report options and the same global flags. Held here by a
 // table of the argvs scripts write and by generated argvs over the flags' vocabulary, each compared
 // with commander's own parse (the CLI's definitions, buildProgram); and what it does not know for
 // certain it must leave to the CLI.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readArgv } from '../../../src/cache/hit.js';
-import { buildProgram, type GlobalOptions } from '../../../src/cli.js';
-import { reportOptions } from '../../../src/commands/report.flags.js';
-import { globalSettingValues } from '../../../src/settings.js';
+import { buildProgram, type GlobalOptions } from '../../src/cli.js';
+import { reportOptions } from '../../src/commands/report.flags.js';
+import { readArgv } from '../../src/hit.js';
+import { globalSettingValues } from '../../src/settings.js';
 
 const NOW = new Date(2024, 4, 6, 9);
 

@@ -11,15 +11,17 @@
  * that do not resolve or that watch a run (JSON log, metrics file, ping URL, PRS_DEBUG), a miss, an
  * entry the renderer refuses, an answer without rows. What it prints is what the CLI prints for the
  * same hit, because it builds it with the same pieces: report's flags → options (report.flags.ts),
- * the settings resolver, the store and its key, the row stream. test/unit/cache/hit.test.ts holds the
+ * the settings resolver, the store and its key, the row stream. test/unit/hit.test.ts holds the
  * argv reading to commander's, test/e2e/cache-hit.test.ts the output to the CLI's.
  */
-import { openStore } from '../auth/store.js';
-import { spelling } from '../commands/flags.js';
-import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from '../commands/report.flags.js';
-import { ExitCode } from '../errors.js';
-import { reportWriter } from '../render/index.js';
-import { RowTokenizer } from '../rows/tokenizer.js';
+import { openStore } from './auth/store.js';
+import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
+import { type CachedAnswer, entryChunks } from './cache/store.js';
+import { spelling } from './commands/flags.js';
+import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from './commands/report.flags.js';
+import { ExitCode } from './errors.js';
+import { reportWriter } from './render/index.js';
+import { RowTokenizer } from './rows/tokenizer.js';
 import {
   type Env,
   fieldOf,
@@ -31,10 +33,8 @@ import {
   resolveSettings,
   settingRow,
   storedProfile,
-} from '../settings.js';
-import { stdoutIsTerminal, stdoutWriter } from '../stdout.js';
-import { answerKey, cacheableDate, storeFor } from './answers.js';
-import { type CachedAnswer, entryChunks } from './store.js';
+} from './settings.js';
+import { stdoutIsTerminal, stdoutWriter } from './stdout.js';
 
 /** What the fast path reads from argv: report's positional ids, its flags, the global flags. */
 export interface FastArgv {
