@@ -117,6 +117,12 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
           ],
           o.key,
         );
+        // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
+        const sameDay = rows[0]?.effectiveDate;
+        if (!o.each && !o.against && typeof sameDay === 'string' && before.rows[0]?.effectiveDate === sameDay)
+          io.note(
+            `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${sameDay} (a holiday?)`,
+          );
         const pairLead: Row = {};
         if (multi) pairLead.portfolioId = item.portfolioId;
         if (o.each) {

@@ -323,6 +323,15 @@ describe('--jq', () => {
   });
 });
 
+it('--from/--to over a holiday says that both dates were answered with the same rows', async () => {
+  const r = await prs(['diff', P, '-t', 'index', '--from', '2024-12-24', '--to', '2024-12-25', '-f', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toBe('[]\n');
+  expect(r.stderr).toMatch(
+    /^portfolio 77: 2024-12-24 and 2024-12-25 were both answered with the rows of 2024-12-24 \(a holiday\?\)$/m,
+  );
+});
+
 describe('--exit-code', () => {
   it('something changed: exit 11, output and summary as usual, no error line', async () => {
     const r = await prs([
