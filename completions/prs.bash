@@ -47,6 +47,7 @@ _prs_value() {
     'sandbox --refresh-ttl') _prs_v='n' ;;
     'sandbox --big-rows') _prs_v='n' ;;
     'sandbox --export-delay') _prs_v='n' ;;
+    'sandbox --json-style') _prs_v='n' ;;
     *' --profile') _prs_v='p' ;;
     *' --base-url') _prs_v='n' ;;
     *' --tenant') _prs_v='n' ;;
@@ -149,7 +150,7 @@ _prs() {
       'cache help') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'quota') words='--json -h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'completion') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
-      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay -h --help --profile --base-url --tenant --timeout --retries --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
+      'sandbox') words='--port --host --rate-limit --token-ttl --refresh-ttl --big-rows --export-delay --json-style --gzip -h --help --profile --base-url --tenant --timeout --retries --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help') words='-h --help --profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help login') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;
       'help logout') words='--profile --base-url --tenant --timeout --retries --rate-limit --limiter --cache --no-cache --log-format --metrics-file --ping-url -q --quiet -v --verbose --no-color' ;;

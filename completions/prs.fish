@@ -20,7 +20,7 @@ function __prs_state
                 continue
             case '-*'
                 switch "$cmd $tok"
-                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --name-template' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff --jq' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
+                    case 'login --auth-url' 'login --realm' 'login --client-id' 'login --username' 'report -t' 'report --type' 'report -d' 'report --date' 'report --from' 'report --to' 'report -f' 'report --format' 'report --fields' 'report --jq' 'report -o' 'report --output' 'export -t' 'export --type' 'export -d' 'export --date' 'export --from' 'export --to' 'export -f' 'export --format' 'export --dir' 'export -o' 'export --output' 'export --name' 'export --name-template' 'export --parallel' 'diff -t' 'diff --type' 'diff --from' 'diff --to' 'diff -d' 'diff --date' 'diff --against' 'diff --key' 'diff --fields' 'diff -f' 'diff --format' 'diff --jq' 'diff -o' 'diff --output' 'sandbox --port' 'sandbox --host' 'sandbox --rate-limit' 'sandbox --token-ttl' 'sandbox --refresh-ttl' 'sandbox --big-rows' 'sandbox --export-delay' 'sandbox --json-style' '* --profile' '* --base-url' '* --tenant' '* --timeout' '* --retries' '* --rate-limit' '* --limiter' '* --cache' '* --log-format' '* --metrics-file' '* --ping-url'
                         set skip 1
                 end
                 continue
@@ -237,6 +237,8 @@ complete -c prs -n '__prs_at "sandbox"' -l token-ttl -x -d 'access token lifetim
 complete -c prs -n '__prs_at "sandbox"' -l refresh-ttl -x -d 'refresh token lifetime'
 complete -c prs -n '__prs_at "sandbox"' -l big-rows -x -d 'constituent rows of portfolio 900, streamed (default: 1000)'
 complete -c prs -n '__prs_at "sandbox"' -l export-delay -x -d 'milliseconds added to each export answer (default: 0)'
+complete -c prs -n '__prs_at "sandbox"' -l json-style -x -d 'JSON bodies compact (default) or spaced, as Python json.dumps writes them'
+complete -c prs -n '__prs_at "sandbox"' -l gzip -d 'answer gzip-compressed when the request accepts it, as a compressing gateway does'
 complete -c prs -n '__prs_at "sandbox"' -s h -l help -d 'show help'
 
 # prs help

@@ -445,6 +445,8 @@ _prs_cmd_sandbox() {
     '--refresh-ttl=[refresh token lifetime]:seconds: ' \
     '--big-rows=[constituent rows of portfolio 900, streamed (default: 1000)]:n: ' \
     '--export-delay=[milliseconds added to each export answer (default: 0)]:ms: ' \
+    '--json-style=[JSON bodies compact (default) or spaced, as Python json.dumps writes them]:style: ' \
+    '--gzip[answer gzip-compressed when the request accepts it, as a compressing gateway does]' \
     '(- *)-h[show help]' \
     '(- *)--help[show help]'
 }

@@ -11,6 +11,8 @@ interface SandboxFlags {
   refreshTtl: string;
   bigRows?: string;
   exportDelay?: string;
+  jsonStyle?: string;
+  gzip?: boolean;
 }
 
 const command: Runnable<SandboxCommandOptions> = {
@@ -29,6 +31,11 @@ export function defineSandbox(program: Command, { run }: DefineContext): void {
     .option('--refresh-ttl <seconds>', 'refresh token lifetime', '1800')
     .option('--big-rows <n>', 'constituent rows of portfolio 900, streamed (default: 1000)')
     .option('--export-delay <ms>', 'milliseconds added to each export answer (default: 0)')
+    .option(
+      '--json-style <style>',
+      'JSON bodies compact (default) or spaced, as Python json.dumps writes them',
+    )
+    .option('--gzip', 'answer gzip-compressed when the request accepts it, as a compressing gateway does')
     .action(async (o: SandboxFlags, cmd: Command) => {
       // The global --rate-limit has the same name, and commander gives it the value wherever it
       // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
@@ -43,6 +50,8 @@ export function defineSandbox(program: Command, { run }: DefineContext): void {
           refreshTtl: o.refreshTtl,
           bigRows: o.bigRows,
           exportDelay: o.exportDelay,
+          jsonStyle: o.jsonStyle,
+          gzip: o.gzip,
         },
         globals,
       );

@@ -17,6 +17,9 @@ export interface SandboxCommandOptions {
   /** Constituent rows of portfolio 900. */
   bigRows?: string;
   exportDelay?: string;
+  /** compact or spaced JSON bodies. */
+  jsonStyle?: string;
+  gzip?: boolean;
 }
 
 const MAX_TTL = 10 * 365 * 86_400;
@@ -48,7 +51,14 @@ export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
       o.bigRows === undefined ? undefined : wholeNumber('--big-rows', o.bigRows, 0, MAX_BIG_ROWS),
     exportDelayMs:
       o.exportDelay === undefined ? undefined : wholeNumber('--export-delay', o.exportDelay, 0, 600_000),
+    jsonStyle: jsonStyle(o.jsonStyle),
+    ...(o.gzip ? { gzip: true } : {}),
   };
+}
+
+function jsonStyle(v: string | undefined): 'compact' | 'spaced' | undefined {
+  if (v === undefined || v === 'compact' || v === 'spaced') return v;
+  throw new UsageError(`invalid --json-style "${v}": expected compact or spaced`);
 }
 
 /** The lines shown on start: how to log in and what to ask for. */

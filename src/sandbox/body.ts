@@ -23,12 +23,20 @@ export function peek(rows: Iterable<Fields>): Iterable<Fields> | undefined {
   };
 }
 
-/** `open` + rows as JSON joined by commas + `close`, in chunks. */
-export function* jsonChunks(rows: Iterable<Fields>, open: string, close: string): Generator<string> {
+/**
+ * `open` + rows as JSON joined by commas + `close`, in chunks; `spaced`: a space after every `:` and
+ * `,`, as Python's json.dumps writes it (`{"a": 1, "b": 2}`).
+ */
+export function* jsonChunks(
+  rows: Iterable<Fields>,
+  open: string,
+  close: string,
+  spaced = false,
+): Generator<string> {
   let buf = open;
   let first = true;
   for (const row of rows) {
-    buf += first ? toJson(row) : `,${toJson(row)}`;
+    buf += first ? toJson(row, spaced) : `${spaced ? ', ' : ','}${toJson(row, spaced)}`;
     first = false;
     if (buf.length >= CHUNK) {
       yield buf;

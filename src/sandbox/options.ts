@@ -100,6 +100,10 @@ export interface SandboxOptions {
    * connection just as its client sends on it again.
    */
   keepAliveMs?: number;
+  /** JSON bodies compact (the default) or `spaced` as Python's json.dumps writes them (`{"a": 1, "b": 2}`). */
+  jsonStyle?: 'compact' | 'spaced';
+  /** Answer gzip-compressed when the request accepts gzip (as a compressing gateway does); default off. */
+  gzip?: boolean;
   /** Milliseconds since the epoch; tests pass a fake one to expire tokens and slide the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user); never tokens or passwords. */
@@ -133,6 +137,8 @@ export function resolveOptions(o: SandboxOptions) {
     bigExportRows: big,
     exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
     keepAliveMs: o.keepAliveMs,
+    spaced: o.jsonStyle === 'spaced',
+    gzip: o.gzip === true,
     now: o.clock ?? Date.now,
     log: o.log,
   };

@@ -5,6 +5,7 @@
  * small Spring-style JSON.
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
 import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
 import { csvChunks, jsonChunks, peek, zipChunks } from './body.js';
@@ -258,7 +259,14 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       const cached = bodies.get(key);
       const chunks = cached
         ? [cached]
-        : bodies.remember(key, rows ? jsonChunks(rows, '{"report":[', ']}') : ['{"report":[]}']);
+        : bodies.remember(
+            key,
+            rows
+              ? o.spaced
+                ? jsonChunks(rows, '{"report": [', ']}', true)
+                : jsonChunks(rows, '{"report":[', ']}')
+              : [o.spaced ? '{"report": []}' : '{"report":[]}'],
+          );
       return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, fault);
     }
     if (!rows || !eff) {
@@ -284,7 +292,7 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
             date: eff,
             store: p.id === BIG_PORTFOLIO_ID,
           })
-        : jsonChunks(rows, '[', ']');
+        : jsonChunks(rows, '[', ']', o.spaced);
     return stream(res, ctx, headers, chunks, fault);
   }
 
@@ -299,6 +307,9 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
     chunks: Iterable<string | Uint8Array>,
     fault: Fault | undefined,
   ): Promise<void> {
+    if (o.gzip && /\bgzip\b/i.test(String(ctx.req.headers['accept-encoding'] ?? '')) && !fault) {
+      return gzipped(res, ctx, headers, chunks);
+    }
     const truncate = !!fault?.truncate;
     const stallMs = fault?.stallMs ?? 0;
     const it = chunks[Symbol.iterator]();
@@ -351,6 +362,36 @@ export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: Rou
       return;
     }
     for (; !next.done && !closed; next = it.next()) await send(next.value);
+    if (!closed) res.end();
+  }
+
+  /** The chunks gzip-compressed as they are written (chunked, no Content-Length), with backpressure. */
+  async function gzipped(
+    res: ServerResponse,
+    ctx: Ctx,
+    headers: Record<string, string | number>,
+    chunks: Iterable<string | Uint8Array>,
+  ): Promise<void> {
+    const record = head(res, ctx, 200, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    const gzip = createGzip();
+    gzip.on('data', (d: Buffer) => {
+      record.bytes += d.length;
+      if (!res.write(d)) gzip.pause();
+    });
+    res.on('drain', () => gzip.resume());
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      gzip.destroy();
+    });
+    for (const c of chunks) {
+      if (closed) return;
+      if (!gzip.write(c)) await new Promise((r) => gzip.once('drain', r));
+    }
+    await new Promise<void>((resolve) => {
+      gzip.once('end', resolve);
+      gzip.end();
+    });
     if (!closed) res.end();
   }
 

@@ -16,15 +16,15 @@ export const num = (text: string): Num => ({ num: text });
 export const isNum = (v: Val): v is Num => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON text of a value, compact like Jackson's default output. */
-export function toJson(v: Val): string {
+export function toJson(v: Val, spaced = false): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return quote(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Array.isArray(v)) {
     let s = '{';
     for (let i = 0; i < v.length; i++) {
-      if (i > 0) s += ',';
-      s += `${quote(v[i][0])}:${toJson(v[i][1])}`;
+      if (i > 0) s += spaced ? ', ' : ',';
+      s += `${quote(v[i][0])}${spaced ? ': ' : ':'}${toJson(v[i][1], spaced)}`;
     }
     return `${s}}`;
   }

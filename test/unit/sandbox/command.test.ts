@@ -26,7 +26,16 @@ describe('parseSandboxOptions', () => {
     });
   });
 
+  it('--json-style and --gzip: the byte shapes a real service may send', () => {
+    expect(parseSandboxOptions({ ...base, jsonStyle: 'spaced', gzip: true })).toMatchObject({
+      jsonStyle: 'spaced',
+      gzip: true,
+    });
+    expect(parseSandboxOptions({ ...base, jsonStyle: 'compact' }).jsonStyle).toBe('compact');
+  });
+
   it.each([
+    [{ jsonStyle: 'pretty' }, '--json-style'],
     [{ port: '-1' }, '--port'],
     [{ port: '65536' }, '--port'],
     [{ port: 'abc' }, '--port'],
