@@ -122,7 +122,7 @@ describe('bash', () => {
       ['--force', '--format'],
     ],
     [['prs', 'export', '1', '--e'], ['--extract']],
-    [['prs', 'report', '--profile', 'x', '1', '--j'], ['--json']],
+    [['prs', 'report', '--profile', 'x', '1', '--j'], ['--jq', '--json']],
     [
       ['prs', '--profile', 'w'],
       ['work', 'work-eu'],
