@@ -6,8 +6,8 @@ import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
 import { type Clock, systemClock } from './clock.js';
 import { createRunEvents, type RunEvents } from './events.js';
+import type { Http } from './http/client.js';
 import type { IO } from './io.js';
-import type { Http } from './service/http.js';
 import type { Service } from './service/types.js';
 import {
   type Env,
@@ -109,7 +109,7 @@ export function createDeps(
   const http = once(async () => {
     // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
-    const { createHttp } = await import('./service/http.js');
+    const { createHttp } = await import('./http/client.js');
     await o.beforeHttp?.();
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher, events });
     return httpClient;

@@ -7,14 +7,14 @@
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
-import type { Http } from '../service/http.js';
+import type { Http } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
   networkCodeOf,
   nextDelay,
   retryPolicy,
-} from '../service/retry.js';
+} from '../http/retry.js';
 import type { StoredSession } from './types.js';
 
 export interface TokenEndpoint {
@@ -134,7 +134,7 @@ export function sessionFromResponse(body: unknown, now: number, previous?: Store
   return session;
 }
 
-/** How a token call waits and retries: the API's policy (service/retry.ts), within `--retries`. */
+/** How a token call waits and retries: the API's policy (http/retry.ts), within `--retries`. */
 export interface TokenCallOptions {
   clock: Clock;
   /** `--retries`: a 5xx, 429 or network failure is tried again this many times; a refusal never. */

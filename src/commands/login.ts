@@ -16,7 +16,7 @@ import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.j
 import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
-import { waitLine } from '../service/retry.js';
+import { waitLine } from '../http/retry.js';
 import { checkSetting, longFlag, type SettingKey, type SettingValues, settingRow } from '../settings.js';
 
 export interface LoginOptions {

@@ -192,7 +192,7 @@ export async function watchRun(
   const ping = async (kind: PingKind, exitCode?: number, body?: string) => {
     if (!s.pingUrl) return;
     try {
-      dispatcher ??= import('../service/http.js').then((m) => m.createDispatcher(s.proxy, 5_000));
+      dispatcher ??= import('../http/client.js').then((m) => m.createDispatcher(s.proxy, 5_000));
       await sendPing(await dispatcher, pingRequest(s.pingUrl, kind, exitCode, body));
     } catch (err) {
       // One warning per run: an unreachable monitor is one problem, however many pings it misses.

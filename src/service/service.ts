@@ -9,14 +9,7 @@ import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import type { IO } from '../io.js';
-import { readAnswer } from '../rows/answer.js';
-import type { Settings } from '../settings.js';
-import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
-import { errorForStatus, malformedResponse } from './errors-map.js';
-import { type Http, type HttpResponse, transportError } from './http.js';
-import type { Limiter } from './limiter.js';
-import { openLimiter } from './limiter-of.js';
+import { type Http, type HttpResponse, transportError } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -24,7 +17,14 @@ import {
   nextDelay,
   retryPolicy,
   waitLine,
-} from './retry.js';
+} from '../http/retry.js';
+import type { IO } from '../io.js';
+import { readAnswer } from '../rows/answer.js';
+import type { Settings } from '../settings.js';
+import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
+import { errorForStatus, malformedResponse } from './errors-map.js';
+import type { Limiter } from './limiter.js';
+import { openLimiter } from './limiter-of.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
 
 export interface ServiceDeps {

@@ -1,4 +1,4 @@
-// Types for the undici modules that src/service/http.ts imports directly (see the comment there).
+// Types for the undici modules that src/http/client.ts imports directly (see the comment there).
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;

@@ -3,8 +3,8 @@ import type { ProfileData, Session, Store } from '../../src/auth/types.js';
 import { FakeClock } from '../../src/clock.js';
 import type { Deps, GlobalOptions } from '../../src/deps.js';
 import { createRunEvents } from '../../src/events.js';
+import type { Http } from '../../src/http/client.js';
 import { createTestIO, type TestIO } from '../../src/io.js';
-import type { Http } from '../../src/service/http.js';
 import type { Service } from '../../src/service/types.js';
 import { resolveSettings, type Settings, type SettingValues, storedProfile } from '../../src/settings.js';
 

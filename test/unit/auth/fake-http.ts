@@ -1,6 +1,6 @@
 /** A strict fake of the token endpoint: every request must match the next queued answer, none may be left. */
 import { expect } from 'vitest';
-import type { Http, HttpRequest, HttpResponse } from '../../../src/service/http.js';
+import type { Http, HttpRequest, HttpResponse } from '../../../src/http/client.js';
 
 export interface Answer {
   /** Checks the request's form (parsed); throw or use expect() inside. */

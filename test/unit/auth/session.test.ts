@@ -658,7 +658,7 @@ describe('the token endpoint is retried like the API (CLI.md "Answers on the wir
   const refused = () =>
     new NetworkError('connection refused by auth.test', { cause: { code: 'ECONNREFUSED' } });
   const ok = { body: tokens(5) };
-  // Backoff with random() = 0: half of 1 s, 2 s, 4 s (service/retry.ts).
+  // Backoff with random() = 0: half of 1 s, 2 s, 4 s (http/retry.ts).
   it.each([
     ['a 503, then an answer', [down, ok], {}, 'access-5', [500]],
     ['a 502 and a 500, then an answer', [{ status: 502 }, { status: 500 }, ok], {}, 'access-5', [500, 1000]],

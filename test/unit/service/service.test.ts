@@ -18,8 +18,8 @@ import {
   ServiceError,
   UsageError,
 } from '../../../src/errors.js';
+import { createHttp } from '../../../src/http/client.js';
 import { createTestIO } from '../../../src/io.js';
-import { createHttp } from '../../../src/service/http.js';
 import { createService } from '../../../src/service/service.js';
 import type { CallHooks } from '../../../src/service/types.js';
 import { resolveSettings, type SettingValues } from '../../../src/settings.js';

@@ -5,7 +5,7 @@ import {
   nextDelay,
   parseRetryAfter,
   retryPolicy,
-} from '../../../src/service/retry.js';
+} from '../../../src/http/retry.js';
 
 const NOW = Date.UTC(2024, 4, 1, 6, 0, 0);
 const policy = retryPolicy(3);

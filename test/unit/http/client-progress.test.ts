@@ -1,7 +1,7 @@
-/** watchProgress (src/service/http.ts): --timeout bounds a body that advances too slowly (issue 18 defect 4). */
+/** watchProgress (src/http/client.ts): --timeout bounds a body that advances too slowly (issue 18 defect 4). */
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MIN_PROGRESS_BYTES, watchProgress } from '../../../src/service/http.js';
+import { MIN_PROGRESS_BYTES, watchProgress } from '../../../src/http/client.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
