@@ -110,7 +110,7 @@ describe('bash', () => {
     [['prs', 'report', '1', '--type', '=', 'i'], ['index']],
     [
       ['prs', 'report', '1', '--format', '='],
-      ['csv', 'json', 'ndjson', 'table', 'tsv'],
+      ['csv', 'json', 'ndjson', 'parquet', 'table', 'tsv'],
     ],
     [
       ['prs', 'export', '1', '-f', ''],
@@ -122,7 +122,10 @@ describe('bash', () => {
       ['--force', '--format'],
     ],
     [['prs', 'export', '1', '--e'], ['--extract']],
-    [['prs', 'report', '--profile', 'x', '1', '--j'], ['--jq', '--json']],
+    [
+      ['prs', 'report', '--profile', 'x', '1', '--j'],
+      ['--jq', '--json'],
+    ],
     [
       ['prs', '--profile', 'w'],
       ['work', 'work-eu'],
@@ -235,7 +238,14 @@ describe.skipIf(!has('fish'))('fish', () => {
     ['prs report 1 -t constituent.p', ['constituent.proforma', 'constituent.proformacorporateactions']],
     [
       'prs report 1 --format=',
-      ['--format=csv', '--format=json', '--format=ndjson', '--format=table', '--format=tsv'],
+      [
+        '--format=csv',
+        '--format=json',
+        '--format=ndjson',
+        '--format=parquet',
+        '--format=table',
+        '--format=tsv',
+      ],
     ],
     ['prs export 1 --format ', ['csv', 'json']],
     ['prs --profile w', ['work', 'work-eu']],
@@ -347,7 +357,7 @@ describe.skipIf(!has('zsh'))('zsh', () => {
     ['prs config get r', ['rate-limit', 'realm', 'retries']],
     ['prs report 1 -t constituent.p', ['constituent.proforma', 'constituent.proformacorporateactions']],
     ['prs export 1 --format=', ['csv', 'json']],
-    ['prs report 1 -f ', ['csv', 'json', 'ndjson', 'table', 'tsv']],
+    ['prs report 1 -f ', ['csv', 'json', 'ndjson', 'parquet', 'table', 'tsv']],
     ['prs --profile w', ['work', 'work-eu']],
     ['prs report 1 --fo', ['--force', '--format']],
     ['prs completion ', ['bash', 'fish', 'zsh']],
