@@ -53,7 +53,7 @@ export const REPORT_FLAGS = {
       values: [...REPORT_FORMATS, 'parquet'],
       descriptions: {
         ...REPORT_FORMAT_DESCRIPTIONS,
-        parquet: 'one Parquet file (with -o): DECIMAL, DATE, UTF-8',
+        parquet: 'one Parquet file, with -o (DECIMAL, DATE, UTF-8)',
       },
     },
   },

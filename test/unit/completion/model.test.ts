@@ -83,7 +83,7 @@ describe('specFromProgram', () => {
   it.each([
     ['report', '--type', choicesOf(REPORT_TYPES)],
     ['export', '-t', choicesOf(REPORT_TYPES)],
-    ['report', '--format', choicesOf(REPORT_FORMATS)],
+    ['report', '--format', choicesOf([...REPORT_FORMATS, 'parquet'])],
     ['export', '-f', choicesOf(EXPORT_FORMATS)],
     ['diff', '-f', choicesOf(REPORT_FORMATS)],
     ['diff', '--against', choicesOf(REPORT_TYPES)],
