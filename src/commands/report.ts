@@ -291,7 +291,6 @@ async function parquetReport(o: ReportOptions, deps: Deps, service: Service): Pr
   const { ParquetSpool } = await import('../render/parquet.js');
   const { runItems, runWith } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
-  const { collectRows } = await import('../rows/answer.js');
   const output = o.output!;
   await removeStaleBeside(output);
   const file = await createAtomicFile(output, { force: o.force });
@@ -307,11 +306,30 @@ async function parquetReport(o: ReportOptions, deps: Deps, service: Service): Pr
     const run = await runItems(
       items,
       async (item, ctx): Promise<ItemDone> => {
-        const rows = await service.report(...queryOf(o, item, ctx), collectRows);
-        if (o.dates.length > 1 && !holidays.admit(item, effectiveDateOf(rows[0]?.effectiveDate)))
+        // Rows go to the spool batch by batch as the body is read, kept once all of it parsed (a
+        // retried answer starts anew at the same place).
+        const got = await service.report(...queryOf(o, item, ctx), async (res) => {
+          const answer = spool.answer();
+          let first: unknown;
+          try {
+            const rows = await res.read({
+              rows(batch) {
+                if (first === undefined) first = batch[0]!.effectiveDate ?? null;
+                answer.rows(multi ? batch.map((row) => ({ portfolioId: item.portfolioId, ...row })) : batch);
+              },
+            });
+            return { answer, rows, date: effectiveDateOf(first) };
+          } catch (err) {
+            answer.drop();
+            throw err;
+          }
+        });
+        if (o.dates.length > 1 && !holidays.admit(item, got.date)) {
+          got.answer.drop();
           return { status: 'skipped' };
-        await spool.add(multi ? rows.map((r) => ({ portfolioId: item.portfolioId, ...r })) : rows);
-        return { status: rows.length === 0 ? 'empty' : 'written' };
+        }
+        got.answer.done();
+        return { status: got.rows === 0 ? 'empty' : 'written' };
       },
       {
         ...runWith(deps, 'report'),

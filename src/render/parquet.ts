@@ -13,15 +13,14 @@
  * OPTIONAL (a later answer may lack it).
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { rowsOf } from '../rows/tokenizer.js';
+import { RowTokenizer } from '../rows/tokenizer.js';
 import { flatten } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
@@ -80,11 +79,7 @@ export class ColumnPlan {
 
   add(flat: Record<string, unknown>): void {
     for (const name in flat) {
-      let s = this.byName.get(name);
-      if (!s) {
-        s = { name, numbers: 0, dates: 0, booleans: 0, others: 0, scale: 0, integerDigits: 0 };
-        this.byName.set(name, s);
-      }
+      const s = this.stats(name);
       const v = flat[name];
       if (v === null || v === undefined) continue;
       if (isJsonNumeric(v)) {
@@ -100,6 +95,31 @@ export class ColumnPlan {
       else if (typeof v === 'boolean') s.booleans++;
       else s.others++;
     }
+  }
+
+  /** A column's record (made when first seen, so a column of nulls is a column too). */
+  private stats(name: string): ColumnStats {
+    let s = this.byName.get(name);
+    if (!s) {
+      s = { name, numbers: 0, dates: 0, booleans: 0, others: 0, scale: 0, integerDigits: 0 };
+      this.byName.set(name, s);
+    }
+    return s;
+  }
+
+  /** Another plan's columns and measures added to this one's (first seen here first). */
+  merge(other: ColumnPlan): this {
+    for (const o of other.byName.values()) {
+      const s = this.stats(o.name);
+      s.numbers += o.numbers;
+      s.dates += o.dates;
+      s.booleans += o.booleans;
+      s.others += o.others;
+      if (o.scale > s.scale || o.integerDigits > s.integerDigits) s.widest = o.widest;
+      s.scale = Math.max(s.scale, o.scale);
+      s.integerDigits = Math.max(s.integerDigits, o.integerDigits);
+    }
+    return this;
   }
 
   /** The columns as they will be written; a decimal column past MAX_PRECISION is a UsageError. */
@@ -207,16 +227,29 @@ function cell(c: ParquetColumn, v: unknown): unknown {
  * The rows of a run on their way to a Parquet file: `add` spools each answer's rows (flattened) and
  * measures the columns; `write` makes the file on `out` from the spool, then removes the spool.
  */
+/** One answer on its way into the spool: rows as they come, kept only once `done`. */
+export interface SpoolAnswer {
+  /** A batch of the answer's rows (flattened, measured, written to the spool at once). */
+  rows(rows: readonly Row[]): void;
+  /** The answer was whole: its rows and what they taught of the columns count. */
+  done(): void;
+  /** The answer failed or repeats an earlier date: its rows are taken back. */
+  drop(): void;
+}
+
 export class ParquetSpool {
   private readonly plan = new ColumnPlan();
-  private readonly file: WriteStream;
+  private readonly fd: number;
+  /** Where the next answer's rows go: the end of the answers kept so far. */
+  private pos = 0;
   private rowCount = 0;
+  private closed = false;
 
   constructor(
     private readonly spoolPath: string,
     private readonly o: { fields?: readonly string[]; batch?: number } = {},
   ) {
-    this.file = createWriteStream(spoolPath, { mode: 0o600, flags: 'wx' });
+    this.fd = openSync(spoolPath, 'wx', 0o600);
     temporaries.add(spoolPath);
   }
 
@@ -224,26 +257,49 @@ export class ParquetSpool {
     return this.rowCount;
   }
 
-  /** An answer's rows; checks at once that every decimal column still fits (stopping the run if not). */
-  async add(rows: readonly Row[]): Promise<void> {
-    // In pieces of a thousand rows, each waiting for the disk: the answer's text is never whole in memory.
-    for (let i = 0; i < rows.length; i += 1000) {
-      let text = '';
-      for (const row of rows.slice(i, i + 1000)) {
-        const flat = pick(flatten(row), this.o.fields);
-        this.plan.add(flat);
-        text += `${stringifyLossless(flat)}\n`;
-      }
-      if (!this.file.write(text)) await once(this.file, 'drain');
-    }
-    this.plan.columns();
-    this.rowCount += rows.length;
+  /**
+   * An answer's rows as its body is read (rows/answer.ts hands them over in batches, synchronously):
+   * each batch goes to the spool at once, so memory holds one batch, not the answer. Its column
+   * measures wait in a plan of their own until `done`; `drop` takes the rows back (the next answer
+   * overwrites them). A decimal column past 38 digits throws at the batch that shows it.
+   */
+  answer(): SpoolAnswer {
+    const pending = new ColumnPlan();
+    let at = this.pos;
+    let count = 0;
+    return {
+      rows: (rows) => {
+        let text = '';
+        for (const row of rows) {
+          const flat = pick(flatten(row), this.o.fields);
+          pending.add(flat);
+          text += `,${stringifyLossless(flat)}\n`;
+        }
+        at += writeSync(this.fd, text, at);
+        count += rows.length;
+        new ColumnPlan().merge(this.plan).merge(pending).columns();
+      },
+      done: () => {
+        this.plan.merge(pending);
+        this.pos = at;
+        this.rowCount += count;
+      },
+      drop: () => {},
+    };
+  }
+
+  /** Rows all at once (an answer already whole). */
+  add(rows: readonly Row[]): void {
+    const a = this.answer();
+    a.rows(rows);
+    a.done();
   }
 
   /** Writes the Parquet file to `out` (row groups of `batch` rows), then removes the spool. */
   async write(out: Writable): Promise<void> {
-    this.file.end();
-    await once(this.file, 'close');
+    ftruncateSync(this.fd, this.pos); // a dropped answer's rows past the end
+    closeSync(this.fd);
+    this.closed = true;
     const columns = this.fieldsOrder(this.plan.columns());
     const { ParquetWriter, ByteWriter } = await import('hyparquet-writer');
     const bytes = new ByteWriter();
@@ -259,7 +315,7 @@ export class ParquetSpool {
       schema: schemaOf(columns) as never,
       createdBy: 'prs (hyparquet-writer)',
     });
-    const batch = this.o.batch ?? 5000;
+    const batch = this.o.batch ?? 2000;
     let group: Record<string, unknown>[] = [];
     const emit = async () => {
       if (group.length === 0) return;
@@ -267,15 +323,22 @@ export class ParquetSpool {
       await writer.write({ columnData, rowGroupSize: group.length });
       group = [];
     };
-    const lines = createInterface({ input: createReadStream(this.spoolPath), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line === '') continue;
-      // A line is one row, written by add(): the row stream reads it back as a one-row array.
-      const row = rowsOf(`[${line}]`);
-      if (typeof row === 'string') throw new Error(`the rows' spool is damaged (${row})`);
-      group.push(row[0]!);
-      if (group.length >= batch) await emit();
+    // The spool is `,{row}` lines: read back as one JSON array by one row tokenizer, a chunk at a time.
+    const tokenizer = new RowTokenizer();
+    const take = async (rows: Row[]) => {
+      for (const row of rows) {
+        group.push(row);
+        if (group.length >= batch) await emit();
+      }
+    };
+    let first = true;
+    await take(tokenizer.push(Buffer.from('[')));
+    for await (const chunk of createReadStream(this.spoolPath, { highWaterMark: 64 * 1024 })) {
+      await take(tokenizer.push(first ? (chunk as Buffer).subarray(1) : (chunk as Buffer)));
+      first = false;
     }
+    await take(tokenizer.push(Buffer.from(']')));
+    await take(tokenizer.end());
     await emit();
     writer.finish();
     await flush();
@@ -283,9 +346,9 @@ export class ParquetSpool {
   }
 
   async discard(): Promise<void> {
-    if (!this.file.closed) {
-      this.file.destroy();
-      await once(this.file, 'close').catch(() => {});
+    if (!this.closed) {
+      closeSync(this.fd);
+      this.closed = true;
     }
     await unlink(this.spoolPath).catch(() => {});
     temporaries.delete(this.spoolPath);
