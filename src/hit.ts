@@ -1,18 +1,11 @@
 /**
  * The answer cache's fast path (issue 25), loaded by the fast entry (src/fast.ts): `prs report`
- * answered from the cache before commander and the CLI load; it loads the settings, the store and the
- * row stream only (figures: docs/performance.md).
- *
- * It takes the case cron jobs and pipes meet: one portfolio, one date, json/ndjson/csv/tsv to a pipe
- * or a file on stdout, the cache on, the answer stored. Anything else returns undefined before a byte
- * is written, and the CLI runs as ever: an argv it does not read exactly as commander does (an option
- * it does not know, `-v`, `--help`, `--`, a short-flag group, a repeated flag), options that ask for
- * more (several items, -o, --fields, --raw, --dry-run, --refresh, --no-cache), a terminal, settings
- * that do not resolve or that watch a run (JSON log, metrics file, ping URL, PRS_DEBUG), a miss, an
- * entry the renderer refuses, an answer without rows. What it prints is what the CLI prints for the
- * same hit, because it builds it with the same pieces: report's flags → options (report.flags.ts),
- * the settings resolver, the store and its key, the row stream. test/unit/hit.test.ts holds the
- * argv reading to commander's, test/e2e/cache-hit.test.ts the output to the CLI's.
+ * answered from the cache before commander and the CLI load. It takes the case cron jobs and pipes
+ * meet (one portfolio, one date, a machine format to a pipe or a file, the answer stored) and builds
+ * the output with the CLI's own pieces (report's flag table and options, the settings resolver, the
+ * store, the row stream); anything else is undefined before a byte is written, and the CLI runs.
+ * test/unit/hit.test.ts holds its argv reading to commander's, test/e2e/cache-hit.test.ts its output
+ * to the CLI's.
  */
 import { openStore } from './auth/store.js';
 import { answerKey, cacheableDate, storeFor } from './cache/answers.js';

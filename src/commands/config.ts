@@ -1,10 +1,7 @@
 /**
- * `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets).
- *
- * `list` and `get` show the effective value by settings.ts's one precedence rule (effectiveSettings),
- * as a command would use it; `get` of a key set nowhere prints nothing and exits 3 ("no data"), so
- * scripts can tell it from a typo (exit 2). `set` creates the profile if needed (like login); the other actions demand
- * an existing one (a mistyped --profile must not look empty).
+ * `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets), by
+ * settings.ts's table and its one precedence rule. `get` of a key set nowhere is exit 3 (a typo is 2);
+ * `set` creates the profile (like login), the others demand an existing one.
  */
 import type { Deps } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
