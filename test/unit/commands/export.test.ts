@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strToU8, zipSync } from 'fflate';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
 import {
   exitCodeFor,
@@ -589,8 +589,11 @@ describe('prs export (unit)', () => {
     const { deps } = setup([{ body }], { signal: controller.signal });
     const run = exportCommand(options({ name: 'X' }), deps).catch((e) => e);
     body.write('[1,2,');
-    await new Promise((r) => setTimeout(r, 20));
-    expect(listing().some((f) => f.endsWith('.tmp'))).toBe(true);
+    // However busy the machine: the download is under way once its temporary exists.
+    await vi.waitFor(() => expect(listing().some((f) => f.endsWith('.tmp'))).toBe(true), {
+      timeout: 20_000,
+      interval: 5,
+    });
     controller.abort();
     expect(await run).toBeInstanceOf(InterruptedError);
     expect(listing()).toEqual([]);
