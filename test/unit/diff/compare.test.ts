@@ -203,6 +203,21 @@ describe('diffRows', () => {
     ]);
   });
 
+  it('--fields names a nested object: its dotted columns are compared, the rest not', () => {
+    const ca = (net: string, status: string) => ({
+      eventId: 'E1',
+      status,
+      oldShares: { Price: n('1'), Net: n(net) },
+      effectiveDate: 'd',
+    });
+    const d = diffRows([ca('100', 'Announced')], [ca('101', 'Confirmed')], {
+      type: 'constituent.corporateactions',
+      key: ['eventId'],
+      fields: ['oldShares'],
+    });
+    expect(d.rows.map((r) => r.field)).toEqual(['oldShares.Net']);
+  });
+
   it('a dual listing: both tickers, each its own row', () => {
     const rows = (p: string) => [
       { isin: 'GB1', securityTicker: 'ORN LN', closingPrice: n(p) },
