@@ -65,7 +65,19 @@ export function comparedFields(
   fields?: readonly string[],
 ): string[] {
   const seen = new Set<string>();
-  for (const rows of [before, after]) for (const r of rows) for (const k in r) seen.add(k);
+  for (const rows of [before, after]) {
+    // Rows of an answer mostly have the keys of the row before, in the same order: compared as they
+    // are (the same key strings), a row's keys are added only when they differ.
+    let last: string[] = [];
+    for (const r of rows) {
+      let i = 0;
+      let same = true;
+      for (const k in r) if (last[i++] !== k) same = false;
+      if (same && i === last.length) continue;
+      last = Object.keys(r);
+      for (const k of last) seen.add(k);
+    }
+  }
   const keys = new Set(key);
   if (fields) {
     const columns: Column[] = [...seen].map(columnOf);

@@ -181,6 +181,20 @@ describe('diffRows', () => {
     expect(d.rows.map((r) => r.field)).toEqual(['indexWeighting', 'indexWeighting']);
   });
 
+  it('the compared fields are every row’s, in either answer (a row with keys of its own among rows alike)', () => {
+    const before = [
+      { isin: 'A', p: 1 },
+      { isin: 'B', p: 1 },
+    ];
+    const after = [
+      { isin: 'A', p: 1 },
+      { isin: 'B', p: 1, extra: 'x' },
+      { isin: 'C', q: 2 },
+    ];
+    const d = diffRows(before, after, { type: 'constituent.close', key: ['isin'] });
+    expect(d.rows.map((r) => `${r.isin} ${r.field}`)).toEqual(['B extra', 'C p', 'C extra', 'C q']);
+  });
+
   it('an unknown --fields name is exit 2', () => {
     expect(() =>
       diffRows(before, after, { type: 'constituent.close', key: ['isin'], fields: ['nope'] }),
