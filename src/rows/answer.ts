@@ -3,8 +3,12 @@
  * complete, the bytes to `sink.bytes` as they come (--raw, the answer cache). Memory: one chunk and
  * one row (tokenizer.ts), whatever the answer's size.
  */
+import type { Readable } from 'node:stream';
 import type { Row } from '../domain.js';
 import { MalformedBody, RowTokenizer } from './tokenizer.js';
+
+/** Bytes handed to the tokenizer at a time. */
+const SLICE = 8 * 1024;
 
 export interface RowSink {
   /** Rows as they complete: one batch per chunk of the body (never an empty one). */
@@ -19,29 +23,84 @@ export interface RowSink {
  * A body found wrong beyond repair stops being read there (an HTML page is not read to its end).
  */
 export async function readAnswer(
-  chunks: AsyncIterable<Uint8Array>,
+  chunks: AsyncIterable<Uint8Array> | Readable,
   sink: RowSink,
   malformed: (m: MalformedBody) => Error,
 ): Promise<number> {
   const t = new RowTokenizer();
   let count = 0;
-  const take = (rows: Row[]) => {
-    if (rows.length === 0) return;
-    count += rows.length;
-    sink.rows?.(rows);
+  /** One chunk through: false once the body is found wrong beyond repair (read no further). */
+  const take = (chunk: Uint8Array): boolean => {
+    const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    sink.bytes?.(c);
+    // In slices: a few dozen rows at a time are alive, not a whole socket read's worth, so V8's young
+    // generation collects them rather than promoting them (the peak memory of a large answer).
+    for (let at = 0; at < c.length; at += SLICE) {
+      const rows = t.push(at === 0 && c.length <= SLICE ? c : c.subarray(at, at + SLICE));
+      if (rows.length > 0) {
+        count += rows.length;
+        sink.rows?.(rows);
+      }
+      if (t.failed) return false;
+    }
+    return true;
   };
   try {
-    for await (const chunk of chunks) {
-      const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-      sink.bytes?.(c);
-      take(t.push(c));
-      if (t.failed) break;
+    // A stream, told by its shape (node:stream is not loaded for an instanceof: the cache's fast path).
+    if (typeof (chunks as Readable).on === 'function') await eachChunk(chunks as Readable, take);
+    else for await (const chunk of chunks as AsyncIterable<Uint8Array>) if (!take(chunk)) break;
+    const rows = t.end();
+    if (rows.length > 0) {
+      count += rows.length;
+      sink.rows?.(rows);
     }
-    take(t.end());
   } catch (err) {
     throw err instanceof MalformedBody ? malformed(err) : err;
   }
   return count;
+}
+
+/**
+ * A stream's chunks one by one as 'data' events, each taken at once (the work is synchronous):
+ * async iteration would hand over what piled up meanwhile joined into one new buffer, a copy of the
+ * body for nothing. `take` returning false ends the read (the stream is destroyed).
+ */
+function eachChunk(body: Readable, take: (chunk: Uint8Array) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error | null) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', done);
+      body.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onData = (chunk: Uint8Array) => {
+      let go: boolean;
+      try {
+        go = take(chunk);
+      } catch (err) {
+        stop();
+        return done(err as Error);
+      }
+      if (!go) {
+        stop();
+        done();
+      }
+    };
+    // Destroyed by us: its abort error (undici's) goes nowhere.
+    const stop = () => {
+      body.on('error', () => {});
+      body.destroy();
+    };
+    const onEnd = () => done();
+    // Closed without an end: cut off (undici errors first; this is for a stream that does not).
+    const onClose = () => done(body.readableEnded ? null : new Error('the body ended early'));
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', done);
+    body.on('close', onClose);
+  });
 }
 
 /** Every row of an answer (for what needs them all at once: a diff, the tests). */
