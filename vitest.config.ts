@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +9,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The end-to-end files mostly wait (on the binary they spawn, servers, windows): vitest's default
+    // of one worker per core but one leaves a 2-core machine running a single file at a time.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
   },
 });
