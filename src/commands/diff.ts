@@ -41,9 +41,7 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
   const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
   const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   if (o.output !== undefined) {
-    const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
-    await assertWritableDir(o.output);
-    await assertWritableTarget(o.output, o.force);
+    await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);
   }
   const dates = [...new Set(o.steps.map((s) => s.date))];
   if (o.dryRun) {

@@ -77,9 +77,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {
-    const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
-    await assertWritableDir(o.output);
-    await assertWritableTarget(o.output, o.force);
+    await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);
     if (o.parquet) await assertParquetTarget(o.output);
   }
   if (o.dryRun) {

@@ -169,6 +169,12 @@ export async function assertWritableDir(path: string): Promise<void> {
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
+/** An -o file, before any request: its directory is writable and nothing is in the way (unless force). */
+export async function assertOutputWritable(path: string, force: boolean): Promise<void> {
+  await assertWritableDir(path);
+  await assertWritableTarget(path, force);
+}
+
 /** Fails early (before any download) when `path` is a directory, or exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
