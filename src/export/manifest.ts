@@ -38,36 +38,28 @@ export interface ManifestFile {
   mtimeMs: number;
 }
 
-/** What identifies an item across runs: the service, the tenant and the request itself. */
-export interface ItemKey {
-  baseUrl: string;
-  tenant: string;
-  portfolioId: number;
-  type: string;
-  date: string;
-  format: string;
-  extract: boolean;
-}
-
-export function itemKey(k: ItemKey): string {
-  return [k.baseUrl, k.tenant, k.portfolioId, k.type, k.date, k.format, k.extract ? 'extract' : ''].join('|');
-}
-
-/** The key of one item of an export run: the settings' service and tenant, the run's request, the item. */
+/**
+ * What identifies an item across runs: the service, the tenant, the request and, when one is set, the
+ * name template (another template names other files, so the item is fetched again under those names).
+ * Without a template the key is as before templates existed: manifests written then stay valid.
+ */
 export function exportItemKey(
-  settings: { baseUrl?: string; tenant?: string },
-  run: Pick<ItemKey, 'type' | 'format' | 'extract'>,
-  item: Pick<ItemKey, 'portfolioId' | 'date'>,
+  settings: { baseUrl?: string; tenant?: string; nameTemplate?: string },
+  run: { type: string; format: string; extract: boolean; nameTemplate?: string },
+  item: { portfolioId: number; date: string },
 ): string {
-  return itemKey({
-    baseUrl: settings.baseUrl ?? '',
-    tenant: settings.tenant ?? '',
-    portfolioId: item.portfolioId,
-    type: run.type,
-    date: item.date,
-    format: run.format,
-    extract: run.extract,
-  });
+  const { baseUrl = '', tenant = '' } = settings;
+  const key = [
+    baseUrl,
+    tenant,
+    item.portfolioId,
+    run.type,
+    item.date,
+    run.format,
+    run.extract ? 'extract' : '',
+  ];
+  const template = run.nameTemplate ?? settings.nameTemplate;
+  return (template === undefined ? key : [...key, template]).join('|');
 }
 
 export interface Manifest {

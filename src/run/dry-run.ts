@@ -155,6 +155,7 @@ export interface ExportPlanOptions {
   format: ExportFormat;
   extract: boolean;
   skipExisting?: boolean;
+  nameTemplate?: string;
   /** The target directory (--dir, or the --output file's). */
   dir: string;
   json: boolean;

@@ -167,6 +167,16 @@ describe('--name-template', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(exports()).toBe(before + 1);
     expect(resumed.stdout).toBe(`${join(dir, '2024-05-02_index.json')}\n`);
+    // Another template names other files: fetched again under them, then skipped under them.
+    const t2 = ['--name-template', '{type}_{date}', '--skip-existing'];
+    const renamed = await prs([...args, ...t2]);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(exports()).toBe(before + 4);
+    expect(files(dir)).toContain('index_2024-05-02.json');
+    expect(files(dir)).toHaveLength(6);
+    const again2 = await prs([...args, ...t2]);
+    expect(again2.code, again2.stderr).toBe(0);
+    expect(exports()).toBe(before + 4);
   });
 
   it.each([

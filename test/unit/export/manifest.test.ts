@@ -18,7 +18,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   describeFiles,
   exportItemKey,
-  itemKey,
   keptFiles,
   MANIFEST_NAME,
   openManifest,
@@ -33,15 +32,11 @@ beforeEach(() => {
 afterEach(() => dir.cleanup());
 
 const key = (date: string) =>
-  itemKey({
-    baseUrl: 'https://x',
-    tenant: 't',
-    portfolioId: 42,
-    type: 'index',
-    date,
-    format: 'json',
-    extract: false,
-  });
+  exportItemKey(
+    { baseUrl: 'https://x', tenant: 't' },
+    { type: 'index', format: 'json', extract: false },
+    { portfolioId: 42, date },
+  );
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function recordFile(name: string, content: string, date = '2024-05-01') {
@@ -55,32 +50,26 @@ async function recordFile(name: string, content: string, date = '2024-05-01') {
 }
 
 describe('manifest', () => {
-  it('the key tells services, tenants, types, formats and --extract apart', () => {
-    const base = {
-      baseUrl: 'https://x',
-      tenant: 't',
-      portfolioId: 42,
-      type: 'index',
-      date: '2024-05-01',
-      format: 'csv',
-      extract: false,
-    };
-    const keys = new Set([
-      itemKey(base),
-      itemKey({ ...base, baseUrl: 'https://y' }),
-      itemKey({ ...base, tenant: 'u' }),
-      itemKey({ ...base, type: 'constituent.close' }),
-      itemKey({ ...base, format: 'json' }),
-      itemKey({ ...base, extract: true }),
-    ]);
-    expect(keys.size).toBe(6);
-  });
-
-  it("an export run's item key is the item key of its settings (unset ones empty) and request", () => {
-    const run = { type: 'index', format: 'json', extract: false };
+  it('the key tells services, tenants, types, formats, --extract and name templates apart', () => {
+    const settings = { baseUrl: 'https://x', tenant: 't' };
+    const run = { type: 'index', format: 'csv', extract: false };
     const item = { portfolioId: 42, date: '2024-05-01' };
-    expect(exportItemKey({ baseUrl: 'https://x', tenant: 't' }, run, item)).toBe(key('2024-05-01'));
-    expect(exportItemKey({}, run, item)).toBe(itemKey({ ...run, ...item, baseUrl: '', tenant: '' }));
+    const keys = [
+      exportItemKey(settings, run, item),
+      exportItemKey({ ...settings, baseUrl: 'https://y' }, run, item),
+      exportItemKey({ ...settings, tenant: 'u' }, run, item),
+      exportItemKey(settings, { ...run, type: 'constituent.close' }, item),
+      exportItemKey(settings, { ...run, format: 'json' }, item),
+      exportItemKey(settings, { ...run, extract: true }, item),
+      exportItemKey(settings, { ...run, nameTemplate: '{date}_{type}' }, item),
+      exportItemKey({ ...settings, nameTemplate: '{type}_{date}' }, run, item),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    // The flag wins over the settings' template; without one the key has no template part.
+    expect(
+      exportItemKey({ ...settings, nameTemplate: '{type}' }, { ...run, nameTemplate: '{date}' }, item),
+    ).toBe(exportItemKey(settings, { ...run, nameTemplate: '{date}' }, item));
+    expect(exportItemKey({}, run, item)).toBe('||42|index|2024-05-01|csv|');
   });
 
   it('keptFiles: the recorded files while unchanged, else nothing', async () => {
