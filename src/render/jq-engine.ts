@@ -15,10 +15,9 @@ export interface JqWeb {
 }
 
 export function loadJq(): Promise<JqWeb> {
-  // jq parses the whole input in one call: V8's baseline code would run most of it before the
-  // default budget promotes the parser to optimised code (docs/performance.md: the figures).
-  // A WebAssembly-only flag, read when the module compiles: nothing else in prs runs WebAssembly.
-  setFlagsFromString('--wasm-tiering-budget=1000');
+  // Liftoff only, as for HTTP (entry.ts), set before jq's module compiles: its optimising tier
+  // costs more CPU than it saves on one run (docs/performance.md: the figures).
+  setFlagsFromString('--liftoff-only');
   const require = createRequire(__filename);
   return require('jq-web') as Promise<JqWeb>;
 }
