@@ -1,10 +1,6 @@
 /**
- * `prs diff`: what changed in a report between two answers (CLI.md `prs diff`). A run like report's
- * (src/run/engine.ts): each portfolio × date × type is one request through the service (the answer
- * cache, the shared limiter, retries), two in flight, delivered in order; an item that fails on its own
- * is reported and the run goes on. Each answer is compared with the portfolio's previous one as it
- * arrives, so at most three answers' rows are held (the previous one, two in flight); the pair's rows
- * are written (json, ndjson) or kept for the end (csv, tsv, table) and its summary line goes to stderr.
+ * `prs diff`: a run like report's, two requests in flight; each answer is compared with its
+ * portfolio's previous one as it arrives, so at most three answers' rows are held.
  */
 import type { Deps } from '../deps.js';
 import { anyChange, countsText, diffBatches, type PairCounts } from '../diff/compare.js';
@@ -16,8 +12,7 @@ import { collectRows } from '../rows/answer.js';
 import type { ItemDone } from '../run/engine.js';
 import { itemLabel, runFailure } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
-import { defaultFormat } from './report.flags.js';
-import { describeEmpty } from './report.js';
+import { describeEmpty, type Output, outputRun } from './output.js';
 
 export type { DiffOptions };
 
@@ -36,173 +31,131 @@ interface Answer {
 const labelOf = (a: Answer, o: DiffOptions) => `${itemLabel(a.item)}${o.against ? ` (${a.type})` : ''}`;
 
 export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
-  const { io } = deps;
-  // --jq: the diff rows array as -f json prints it goes to the filter, checked before any request.
-  const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
-  const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
-  if (o.output !== undefined) {
-    await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);
-  }
   const dates = [...new Set(o.steps.map((s) => s.date))];
-  if (o.dryRun) {
-    const { reportPlan } = await import('../run/dry-run.js');
-    const types = o.against ? [o.type, o.against] : undefined;
-    await reportPlan({ ...o, dates, types, json: o.format === 'json' }, deps);
-    return { pairs: [] };
-  }
+  return outputRun(o, deps, {
+    plan: async () => {
+      const types = o.against ? [o.type, o.against] : undefined;
+      const { reportPlan } = await import('../run/dry-run.js');
+      await reportPlan({ ...o, dates, types, json: o.format === 'json' }, deps);
+      return { pairs: [] };
+    },
+    run: (out) => diffRun(o, deps, out),
+  });
+}
+
+async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffResult> {
+  const { io } = deps;
   const service = await deps.service({ cache: o.cache });
-  const { fileSink, streamSink } = await import('../render/sink.js');
-  const { runItems, runWith } = await import('../run/engine.js');
+  const { runItems } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
   const multi = o.portfolioIds.length > 1;
   const lead = [...(multi ? ['portfolioId'] : []), ...(o.each ? ['fromDate', 'toDate'] : [])];
   const writer = diffWriter({
-    format,
+    format: out.format,
     lead,
     key: [defaultKey(o.type).first],
-    terminal: io.isStdoutTTY && o.output === undefined && !jq,
-    color: o.output === undefined && io.colorStdout && !jq,
-    width: io.columns,
+    terminal: out.terminal,
+    color: out.color,
+    width: out.width,
   });
   const items = o.portfolioIds.flatMap((portfolioId) => o.steps.map((s) => ({ portfolioId, date: s.date })));
   const typeAt = (index: number) => o.steps[index % o.steps.length]!.type;
-
-  let sink = streamSink(io.stdout, io.stdoutGone);
-  if (o.output !== undefined) {
-    const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
-    // A run killed there before (`kill -9`) left its temporary: gone now, as report's go.
-    await removeStaleBeside(o.output);
-    sink = fileSink(await createAtomicFile(o.output, { force: o.force }));
-  }
-  // --jq: the rows' JSON is kept until the filter runs on it at the end; its output goes to `out`.
-  const out = sink;
-  const kept: Buffer[] = [];
-  if (jq)
-    sink = {
-      write: async (chunk) => void kept.push(Buffer.from(chunk)),
-      commit: async () => {},
-      abort: async () => {},
-    };
+  const sink = await out.sink();
   const holidays = new HolidayFilter();
   const previous = new Map<number, Answer>();
   const result: DiffResult = { pairs: [] };
-  try {
-    const run = await runItems(
-      items,
-      async (item, ctx): Promise<ItemDone> => {
-        const type = typeAt(ctx.index);
-        const rows = await service.report(
-          { portfolioId: item.portfolioId, reportType: type, date: item.date },
-          { signal: ctx.signal, onWait: ctx.onWait },
-          collectRows,
+  const run = await runItems(
+    items,
+    async (item, ctx): Promise<ItemDone> => {
+      const type = typeAt(ctx.index);
+      const rows = await service.report(
+        { portfolioId: item.portfolioId, reportType: type, date: item.date },
+        { signal: ctx.signal, onWait: ctx.onWait },
+        collectRows,
+      );
+      // No rows is no data, except for corporate actions, where it is a day without events.
+      if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
+      // In item order from here (the next item's request may be in flight meanwhile).
+      await ctx.turn();
+      const effective = rows[0]?.effectiveDate;
+      if (o.each && !holidays.admit(item, typeof effective === 'string' ? effective : undefined))
+        return { status: 'skipped' };
+      const now: Answer = { item, type, rows };
+      const before = previous.get(item.portfolioId);
+      previous.set(item.portfolioId, now);
+      if (!before) return { status: 'written', bytes: 0 };
+      const key = chooseKey(
+        o.type,
+        [
+          { rows: before.rows, label: labelOf(before, o) },
+          { rows, label: labelOf(now, o) },
+        ],
+        o.key,
+      );
+      // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
+      const sameDay = rows[0]?.effectiveDate;
+      if (!o.each && !o.against && typeof sameDay === 'string' && before.rows[0]?.effectiveDate === sameDay)
+        io.note(
+          `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${sameDay} (a holiday?)`,
         );
-        // No rows is no data, except for corporate actions, where it is a day without events.
-        if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
-        // In item order from here (the next item's request may be in flight meanwhile).
-        await ctx.turn();
-        const effective = rows[0]?.effectiveDate;
-        if (o.each && !holidays.admit(item, typeof effective === 'string' ? effective : undefined))
-          return { status: 'skipped' };
-        const now: Answer = { item, type, rows };
-        const before = previous.get(item.portfolioId);
-        previous.set(item.portfolioId, now);
-        if (!before) return { status: 'written', bytes: 0 };
-        const key = chooseKey(
-          o.type,
-          [
-            { rows: before.rows, label: labelOf(before, o) },
-            { rows, label: labelOf(now, o) },
-          ],
-          o.key,
-        );
-        // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
-        const sameDay = rows[0]?.effectiveDate;
-        if (!o.each && !o.against && typeof sameDay === 'string' && before.rows[0]?.effectiveDate === sameDay)
-          io.note(
-            `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${sameDay} (a holiday?)`,
-          );
-        const pairLead: Row = {};
-        if (multi) pairLead.portfolioId = item.portfolioId;
-        if (o.each) {
-          pairLead.fromDate = before.item.date;
-          pairLead.toDate = item.date;
-        }
-        // In batches: a pair of large answers' output rows never all in memory (json, ndjson).
-        const batches = diffBatches(before.rows, rows, {
-          type: o.type,
-          key,
-          fields: o.fields,
-          lead: pairLead,
-        });
-        let bytes = 0;
-        let step = batches.next();
-        for (; !step.done; step = batches.next()) {
-          const text = writer.add(step.value);
-          if (text === '') continue;
-          // The spinner's line must not land between rows on a shared terminal.
-          if (io.isStdoutTTY) ctx.clearProgress();
-          bytes += Buffer.byteLength(text);
-          await sink.write(text);
-        }
-        const counts = step.value;
-        before.rows = []; // only the newer answer is compared again
-        result.pairs.push({ portfolioId: item.portfolioId, from: before.item.date, to: item.date, counts });
-        const pair = o.against
-          ? `${item.date} ${before.type} → ${type}`
-          : `${before.item.date} → ${item.date}`;
-        io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
-        return { status: 'written', bytes };
-      },
-      {
-        ...runWith(deps, 'report'),
-        failFast: o.failFast,
-        // Two requests at once: a pair's second answer is on its way while the first is read (the
-        // limiter still spaces them; a wait the service asks for drops this to one).
-        parallel: 2,
-        rate: items.length > 1 ? (await deps.settings()).rateLimit : undefined,
-        limiterState: service.limiterState && (() => service.limiterState!()),
-      },
-    );
-    if (run.stopped) throw run.stopped;
-    const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
-    const end = writer.end();
-    if (result.pairs.length === 0 && format === 'table') await sink.abort();
-    else {
-      // A table on the terminal: through the pager when taller than the screen (io.page decides).
-      if (format === 'table' && o.output === undefined) await io.page(String(end.text), { pager: o.pager });
-      else await sink.write(end.text);
-      if (jq) {
-        const text = jq.run(Buffer.concat(kept));
-        kept.length = 0;
-        sink = out;
+      const pairLead: Row = {};
+      if (multi) pairLead.portfolioId = item.portfolioId;
+      if (o.each) {
+        pairLead.fromDate = before.item.date;
+        pairLead.toDate = item.date;
+      }
+      // In batches: a pair of large answers' output rows never all in memory (json, ndjson).
+      const batches = diffBatches(before.rows, rows, {
+        type: o.type,
+        key,
+        fields: o.fields,
+        lead: pairLead,
+      });
+      let bytes = 0;
+      let step = batches.next();
+      for (; !step.done; step = batches.next()) {
+        const text = writer.add(step.value);
+        if (text === '') continue;
+        // The spinner's line must not land between rows on a shared terminal.
+        if (io.isStdoutTTY) ctx.clearProgress();
+        bytes += Buffer.byteLength(text);
         await sink.write(text);
       }
-      await sink.commit();
-    }
-    for (const note of end.notes) if (result.pairs.length > 0) io.note(note);
-    for (const note of holidays.notes()) io.note(note);
-    if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
-    if (o.output !== undefined && result.pairs.length > 0) io.note(`wrote the diff to ${o.output}`);
-    const failed = runFailure(
-      [
-        [result.pairs.length, result.pairs.length === 1 ? 'pair compared' : 'pairs compared'],
-        [holidays.count, 'not repeated'],
-        [empty.length, 'empty'],
-      ],
-      run.failures,
+      const counts = step.value;
+      before.rows = []; // only the newer answer is compared again
+      result.pairs.push({ portfolioId: item.portfolioId, from: before.item.date, to: item.date, counts });
+      const pair = o.against ? `${item.date} ${before.type} → ${type}` : `${before.item.date} → ${item.date}`;
+      io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
+      return { status: 'written', bytes };
+    },
+    // Two requests at once: a pair's second answer is on its way while the first is read (the
+    // limiter still spaces them; a wait the service asks for drops this to one).
+    await out.runOptions(service, items.length, 2),
+  );
+  if (run.stopped) throw run.stopped;
+  const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
+  const end = writer.end();
+  await out.finish(String(end.text), result.pairs.length === 0 && out.format === 'table');
+  for (const note of end.notes) if (result.pairs.length > 0) io.note(note);
+  for (const note of holidays.notes()) io.note(note);
+  if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
+  if (o.output !== undefined && result.pairs.length > 0) io.note(`wrote the diff to ${o.output}`);
+  const failed = runFailure(
+    [
+      [result.pairs.length, result.pairs.length === 1 ? 'pair compared' : 'pairs compared'],
+      [holidays.count, 'not repeated'],
+      [empty.length, 'empty'],
+    ],
+    run.failures,
+  );
+  if (failed) throw failed;
+  if (result.pairs.length === 0)
+    throw new NoDataError(
+      `nothing to compare: ${empty.length > 0 ? `no data for ${describeEmpty(empty)}` : 'fewer than two answers'}`,
+      {
+        hint: `check the dates (a weekend or holiday?) and the report type ${o.type}`,
+      },
     );
-    if (failed) throw failed;
-    if (result.pairs.length === 0)
-      throw new NoDataError(
-        `nothing to compare: ${empty.length > 0 ? `no data for ${describeEmpty(empty)}` : 'fewer than two answers'}`,
-        {
-          hint: `check the dates (a weekend or holiday?) and the report type ${o.type}`,
-        },
-      );
-    if (o.exitCode && result.pairs.some((p) => anyChange(p.counts))) throw new ChangesFoundError();
-    return result;
-  } catch (err) {
-    await out.abort();
-    throw err;
-  }
+  if (o.exitCode && result.pairs.some((p) => anyChange(p.counts))) throw new ChangesFoundError();
+  return result;
 }

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultFormat, describeEmpty, type ReportOptions, report } from '../../../src/commands/report.js';
+import { describeEmpty } from '../../../src/commands/output.js';
+import { defaultFormat } from '../../../src/commands/report.flags.js';
+import { type ReportOptions, report } from '../../../src/commands/report.js';
 import {
   FileError,
   ForbiddenError,

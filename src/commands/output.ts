@@ -1,0 +1,136 @@
+/** The run skeleton report and diff share: --jq, the format, -o (checked first, written whole), --dry-run, the sink. */
+import type { Deps } from '../deps.js';
+import type { ReportFormat } from '../domain.js';
+import type { AtomicFile } from '../fs/atomic.js';
+import type { Sink } from '../render/sink.js';
+import type { Widened } from '../render/writer.js';
+import type { ItemDone, RunOptions } from '../run/engine.js';
+import type { Service } from '../service/types.js';
+import { defaultFormat } from './report.flags.js';
+
+export interface OutputOptions {
+  format?: ReportFormat;
+  output?: string;
+  force: boolean;
+  jq?: string;
+  pager?: boolean;
+  dryRun?: boolean;
+  failFast?: boolean;
+}
+
+export interface Output {
+  format: ReportFormat;
+  /** Text for a terminal: stdout is one, and the rows go neither to a file nor through --jq. */
+  terminal: boolean;
+  /** Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file. */
+  color: boolean;
+  width: number;
+  /** Where the rows go: stdout, the -o file (a temporary until the end), or memory for --jq. */
+  sink(): Promise<Sink>;
+  /** A temporary for -o; every one opened is removed if the run fails. */
+  file(): Promise<AtomicFile>;
+  runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions<ItemDone>>;
+  /**
+   * The rows are all written: `text` ends the output (a table's whole text, paged on a terminal).
+   * `nothing`: no output at all (an empty table has no file form). `widened`: a CSV/TSV file whose
+   * columns grew is rewritten with every answer's columns.
+   */
+  finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
+}
+
+/** "portfolio 42 on 2024-05-03, 2024-05-06" per portfolio, at most `max` dates each. */
+export function describeEmpty(empty: readonly { portfolioId: number; date: string }[], max = 8): string {
+  const byId = new Map<number, string[]>();
+  for (const e of empty) byId.set(e.portfolioId, [...(byId.get(e.portfolioId) ?? []), e.date]);
+  return [...byId]
+    .map(([id, dates]) => {
+      const list =
+        dates.length > max
+          ? `${dates.slice(0, max).join(', ')} and ${dates.length - max} more`
+          : dates.join(', ');
+      return `portfolio ${id} on ${list}`;
+    })
+    .join('; ');
+}
+
+export async function outputRun<R>(
+  o: OutputOptions,
+  deps: Deps,
+  command: {
+    /** A check of the -o target beyond its being writable, before any request. */
+    check?: (output: string) => Promise<void>;
+    plan: () => Promise<R>;
+    run: (out: Output) => Promise<R>;
+  },
+): Promise<R> {
+  const { io } = deps;
+  // --jq: the rows array as -f json prints it goes to the filter, checked before any request.
+  const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
+  const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
+  // Before any request: a run that cannot write its result should not spend the rate limit.
+  if (o.output !== undefined) {
+    await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);
+    await command.check?.(o.output);
+  }
+  if (o.dryRun) return command.plan();
+  const opened: AtomicFile[] = [];
+  let target: Sink | undefined;
+  let rows: Sink | undefined;
+  let rowsFile: AtomicFile | undefined;
+  // --jq needs the whole array: the output is kept (copied: a spool's read-back reuses its buffer).
+  const kept: Buffer[] = [];
+  const out: Output = {
+    format,
+    terminal: io.isStdoutTTY && o.output === undefined && !jq,
+    color: o.output === undefined && io.colorStdout && !jq,
+    width: io.columns,
+    async file() {
+      const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+      // A run killed there before (`kill -9`) left its temporary: gone now, as export's go.
+      await removeStaleBeside(o.output!);
+      const file = await createAtomicFile(o.output!, { force: o.force });
+      opened.push(file);
+      return file;
+    },
+    async sink() {
+      const { fileSink, streamSink } = await import('../render/sink.js');
+      rowsFile = o.output === undefined ? undefined : await out.file();
+      target = rowsFile ? fileSink(rowsFile) : streamSink(io.stdout, io.stdoutGone);
+      rows = jq
+        ? {
+            write: async (chunk) => void kept.push(Buffer.from(chunk)),
+            commit: async () => {},
+            abort: async () => {},
+          }
+        : target;
+      return rows;
+    },
+    async runOptions(service, count, parallel) {
+      const { runWith } = await import('../run/engine.js');
+      return {
+        ...runWith(deps, 'report'),
+        failFast: o.failFast,
+        parallel,
+        rate: count > 1 ? (await deps.settings()).rateLimit : undefined,
+        limiterState: service.limiterState && (() => service.limiterState!()),
+      };
+    },
+    async finish(text, nothing, widened) {
+      if (nothing) return target!.abort();
+      if (rowsFile && widened)
+        return (await import('../render/union.js')).commitWidened(rowsFile, out.file, widened);
+      // A table on the terminal: through the pager when taller than the screen (io.page decides).
+      if (format === 'table' && !rowsFile) await io.page(text, { pager: o.pager });
+      else await rows!.write(text);
+      if (jq) await target!.write(jq.run(Buffer.concat(kept.splice(0))));
+      await target!.commit();
+    },
+  };
+  try {
+    return await command.run(out);
+  } catch (err) {
+    await target?.abort();
+    for (const file of opened) await file.abort();
+    throw err;
+  }
+}
