@@ -1,9 +1,5 @@
-/**
- * Files that are whole or absent. Data goes to a temporary file in the target directory (same file
- * system, so the final rename is atomic), is flushed to disk, and only then renamed into place.
- * Without `force` an existing target is never replaced: the final step is link(2), which fails if the
- * target appeared meanwhile, instead of rename(2), which would silently clobber it.
- */
+// Files that are whole or absent: written under a temporary name beside the target, synced, then
+// renamed (or, without force, linked: link(2) fails where rename(2) would clobber) into place.
 import { once } from 'node:events';
 import {
   closeSync,
@@ -12,6 +8,7 @@ import {
   createWriteStream,
   fsyncSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   type Stats,
@@ -23,20 +20,16 @@ import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
+import { type LockOptions, withShortLock } from './lock.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
 
 export interface AtomicFile {
-  /** The temporary file being written. */
   readonly tempPath: string;
   /** The final path (the one given to commit, once committed). */
   readonly path: string;
-  /** A stream into the temporary file. */
   readonly stream: WriteStream;
-  /**
-   * Flush, fsync and move into place. Throws FileError (exists without force, disk full, ...).
-   * `finalPath` (same directory) renames to a name decided only after the data was written.
-   */
+  /** Flush, fsync and move into place (`finalPath`: a name beside `path` decided after writing). */
   commit(finalPath?: string): Promise<void>;
   /** Remove the temporary file; safe to call more than once and after commit. */
   abort(): Promise<void>;
@@ -46,53 +39,121 @@ export function tempPathFor(path: string): string {
   return join(dirname(path), tempNameFor(basename(path)));
 }
 
+/** All of `bytes` to `fd` (writeSync may write less than it is given), at `position` if given. */
+export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
+  for (let at = 0; at < bytes.length; )
+    at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
+}
+
+/** The rename in `dir` survives a power cut: the directory's entry is synced (best effort). */
+function syncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the data itself is already synced.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A file being written beside `path` (fd), put in place whole by `commit`. */
+export interface Replacement {
+  readonly fd: number;
+  /** fsync, close, rename over `path` (a link there is replaced, never followed), sync the directory. */
+  commit(mtimeMs?: number): void;
+  abort(): void;
+}
+
+export function openReplacement(path: string, mode = 0o644): Replacement {
+  const temp = tempPathFor(path);
+  const fd = openSync(temp, 'wx', mode);
+  let open = true;
+  const abort = () => {
+    if (open) closeSync(fd);
+    open = false;
+    rmSync(temp, { force: true });
+  };
+  return {
+    fd,
+    commit(mtimeMs) {
+      try {
+        fsyncSync(fd);
+        open = false;
+        closeSync(fd);
+        if (mtimeMs !== undefined) utimesSync(temp, mtimeMs / 1000, mtimeMs / 1000);
+        renameSync(temp, path);
+      } catch (err) {
+        abort();
+        throw err;
+      }
+      syncDir(dirname(path));
+    },
+    abort,
+  };
+}
+
 export interface ReplaceOptions {
-  /** The new file's mode (before the umask); default 0644. */
+  /** Before the umask; default 0644. */
   mode?: number;
-  /** fsync before the rename: the file survives a power cut whole (state that must not be lost). */
-  fsync?: boolean;
   /** The new file's modification time (ms), set before it appears. */
   mtimeMs?: number;
 }
 
 /**
- * Replaces `path` whole: the data goes to a temporary beside it (temp-names.ts), which rename(2) then
- * puts in place. A reader sees the old file or the new one, never half of one; a link at `path` is
- * replaced itself, never followed (as root, a link planted in a shared directory must not redirect the
- * write). Synchronous: small state files (metrics, limiter, cache entries, the export manifest), and a
- * second Ctrl-C writes the metrics on the way out. Throws the system error; the temporary is removed.
+ * Replaces `path` whole, synchronously (a second Ctrl-C writes the metrics on the way out). Throws
+ * the system error; the temporary is removed.
  */
 export function replaceFile(
   path: string,
   data: string | Uint8Array | readonly Uint8Array[],
   o: ReplaceOptions = {},
 ): void {
-  const temp = tempPathFor(path);
-  const fd = openSync(temp, 'wx', o.mode ?? 0o644);
-  let open = true;
+  const r = openReplacement(path, o.mode);
   try {
-    for (const chunk of typeof data === 'string'
-      ? [Buffer.from(data)]
-      : data instanceof Uint8Array
-        ? [data]
-        : data)
-      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
-    if (o.fsync) fsyncSync(fd);
-    open = false;
-    closeSync(fd);
-    if (o.mtimeMs !== undefined) utimesSync(temp, o.mtimeMs / 1000, o.mtimeMs / 1000);
-    renameSync(temp, path);
+    const chunks =
+      typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+    for (const chunk of chunks) writeAll(r.fd, chunk);
   } catch (err) {
-    if (open) closeSync(fd);
-    rmSync(temp, { force: true });
+    r.abort();
+    throw err;
+  }
+  r.commit(o.mtimeMs);
+}
+
+/** A file's text, '' when it is missing. */
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw err;
   }
 }
 
 /**
- * A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe): it holds no data to clobber, and
- * renaming over it would replace the device node itself (as root, `-o /dev/null --force` would).
+ * A read-modify-replace of a small file under its lock (lock.ts), so that two processes never write
+ * from the same old text: `fn` gets the text ('' when missing) and returns the new text, or undefined
+ * to leave the file. Done before this returns when the lock is free.
  */
+export function updateFile<T>(
+  path: string,
+  fn: (text: string) => { text?: string; result: T },
+  o: ReplaceOptions & LockOptions = {},
+): Promise<T> {
+  return withShortLock(
+    path,
+    () => {
+      const { text, result } = fn(readText(path));
+      if (text !== undefined) replaceFile(path, text, o);
+      return result;
+    },
+    o,
+  );
+}
+
+/** A device, FIFO or socket: it holds no data to clobber, and renaming over it would replace the node. */
 export async function isSpecialFile(path: string): Promise<boolean> {
   try {
     const s = await stat(path);
@@ -102,7 +163,7 @@ export async function isSpecialFile(path: string): Promise<boolean> {
   }
 }
 
-/** Fails early (before any request) unless `dir` is an existing, writable directory (root always passes the last). */
+/** Fails unless `dir` is an existing, writable directory. */
 export async function assertDirectory(dir: string): Promise<void> {
   try {
     const s = await stat(dir);
@@ -114,10 +175,9 @@ export async function assertDirectory(dir: string): Promise<void> {
 }
 
 /**
- * export's target, before any request: `--dir` is created with its parents when missing (as
- * `mkdir -p`, `wget -P` do) and checked; with `-o FILE` its directory is checked (never created, as
- * for report). Either way the temporaries a killed run left there go (removeStaleTemporaries). Returns the
- * first directory it created, if any (removeIfLeftEmpty).
+ * export's target: `--dir` created with its parents (as `mkdir -p`) and checked, or `-o FILE`'s
+ * directory checked (never created); dead runs' temporaries there go. Returns the first directory it
+ * created, if any (removeIfLeftEmpty).
  */
 export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
@@ -129,7 +189,7 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   try {
     created = await mkdir(dir, { recursive: true });
   } catch (err) {
-    // A file in the way (EEXIST, ENOTDIR): assertDirectory says "not a directory".
+    // A file in the way: assertDirectory says "not a directory".
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' && code !== 'ENOTDIR') throw fileError(err, dir, 'cannot create directory');
   }
@@ -138,15 +198,12 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   return created;
 }
 
-/**
- * A directory prepareExportTarget created (`created`: the first of its parents it made) that the run
- * left empty goes again, with the parents it made (CLI.md: a failed export leaves no empty --dir).
- */
+/** The directories prepareExportTarget created go again when the run left them empty. */
 export async function removeIfLeftEmpty(dir: string, created: string | undefined): Promise<void> {
   if (created === undefined) return;
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {
-      await rmdir(d); // only an empty directory: anything in it keeps it
+      await rmdir(d); // only an empty directory
     } catch {
       return;
     }
@@ -154,18 +211,16 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   }
 }
 
-/** The temporaries a killed run left beside `output` (`-o FILE`) go; a special file has none. */
 export async function removeStaleBeside(output: string): Promise<void> {
   if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
 }
 
-/** Fails early (before any request) when the file `path` could not be written at all. */
+/** Fails early when the file `path` could not be written at all. */
 export async function assertWritableDir(path: string): Promise<void> {
-  if (await isSpecialFile(path)) return; // /dev/stdout: written in place, its directory never is
+  if (await isSpecialFile(path)) return; // /dev/stdout: written in place
   await assertDirectory(dirname(path));
 }
 
-/** `path` is a directory: no --force can write a file there (rename(2) would fail with EISDIR). */
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
@@ -175,17 +230,16 @@ export async function assertOutputWritable(path: string, force: boolean): Promis
   await assertWritableTarget(path, force);
 }
 
-/** Fails early (before any download) when `path` is a directory, or exists and `force` is off. */
+/** Fails early when `path` is a directory, or exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
   try {
     s = await stat(path);
   } catch {
-    // Missing (the usual case), or not even stat-able: the write itself will say why.
-    return;
+    return; // the write itself will say why
   }
   if (s.isDirectory()) throw isADirectory(path);
-  if (force || !s.isFile()) return; // a device, FIFO or socket is written in place, never "exists"
+  if (force || !s.isFile()) return; // a special file is written in place, never "exists"
   throw new FileExistsError(path);
 }
 
@@ -194,11 +248,10 @@ export async function createAtomicFile(
   o: { force: boolean; mode?: number },
 ): Promise<AtomicFile> {
   await assertWritableTarget(path, o.force);
-  // A special file is written in place at commit, from a temporary file elsewhere (its directory,
-  // e.g. /dev, is no place for one).
+  // A special file is written in place at commit, from a temporary elsewhere (not in /dev).
   const special = await isSpecialFile(path);
   const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
-  // `flush: true` fsyncs before the descriptor closes, so the rename never publishes unflushed data.
+  // `flush: true` fsyncs before the descriptor closes.
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
   try {
     await once(stream, 'open');
@@ -228,7 +281,7 @@ export async function createAtomicFile(
       path = finalPath;
       try {
         if (stream.errored) throw stream.errored;
-        // A pipeline may have ended the stream already, and then it closed on its own.
+        // A pipeline may have ended (and so closed) the stream already.
         if (!stream.closed) {
           const closed = once(stream, 'close');
           stream.end();
@@ -239,20 +292,22 @@ export async function createAtomicFile(
           const { pipeline } = await import('node:stream/promises');
           await pipeline(createReadStream(tempPath), createWriteStream(path, { flags: 'w' }));
           await unlink(tempPath);
-        } else if (o.force) await rename(tempPath, path);
-        else {
-          await link(tempPath, path);
-          await unlink(tempPath);
+        } else {
+          if (o.force) await rename(tempPath, path);
+          else {
+            await link(tempPath, path);
+            await unlink(tempPath);
+          }
+          syncDir(dirname(path));
         }
         temporaries.delete(tempPath);
         done = true;
       } catch (err) {
         await abort();
         if (err instanceof FileError) throw err;
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new FileExistsError(path);
-        }
-        if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw isADirectory(path, err);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new FileExistsError(path);
+        if (code === 'EISDIR') throw isADirectory(path, err);
         throw fileError(err, path);
       }
     },
@@ -260,11 +315,7 @@ export async function createAtomicFile(
   };
 }
 
-/**
- * Why a temporary file could not be created in `dir`. ENOENT there means "no such directory" only when
- * the directory is indeed missing: /proc and /sys exist but refuse new files with ENOENT too
- * (`-o /proc/version --force`).
- */
+/** ENOENT in an existing directory: /proc and /sys refuse new files so (`-o /proc/version --force`). */
 async function openError(err: unknown, path: string, dir: string): Promise<FileError> {
   if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
     const there = await stat(dir).then(
@@ -285,9 +336,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const file = await createAtomicFile(path, o);
   try {
-    await new Promise<void>((resolve, reject) => {
-      file.stream.write(data, (err) => (err ? reject(err) : resolve()));
-    });
+    await new Promise<void>((resolve, reject) => file.stream.write(data, (e) => (e ? reject(e) : resolve())));
   } catch (err) {
     await file.abort();
     throw fileError(err, path);

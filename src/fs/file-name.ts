@@ -1,30 +1,17 @@
-/**
- * A file name made safe, and the --name-template check: small and pure, so that the settings table
- * and export's definition (both on the start-up path) check a template without loading export/.
- */
+// A file name made safe, and the --name-template check (on the start-up path: small, no imports).
 
-/**
- * Longest name kept, in UTF-8 bytes. File systems allow 255; the temporary file beside the target
- * adds a leading dot and `.<pid>.<8 hex>.tmp` (under 30 bytes), which must fit too.
- */
+/** In UTF-8 bytes: 255 less room for the temporary's `.<name>.<pid>.<8 hex>.tmp`. */
 export const MAX_NAME_BYTES = 200;
 
-// C0/C1 controls, line and paragraph separators, and every format character (Cf): the bidi
-// overrides/isolates/marks that make a name display as something it is not (`\u202Enosj.exe` shows
-// as "exe.json"), zero-width spaces and joiners, soft hyphens, tags.
+// Controls, separators and format characters (bidi overrides make `\u202Enosj.exe` show as "exe.json").
 const UNSAFE_CHARS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-// Not separators on this system, but illegal on Windows or special to shells; a file copied there must work.
+// Illegal on Windows or special to shells.
 const RESERVED_CHARS = /[<>:"|?*]/g;
 
-/**
- * A server-suggested name → a plain file name that stays in the target directory: the last path
- * segment only, no control or bidi characters, no `/` or `\`, no leading dot, no `..`, at most
- * MAX_NAME_BYTES. Returns undefined when nothing usable is left. Idempotent.
- */
+/** A server-suggested name → a plain file name in the target directory, or undefined. Idempotent. */
 export function sanitizeFileName(raw: string): string | undefined {
   const segments = raw.split(/[/\\]/);
   let name = '';
-  // The last segment that still holds something once cleaned: `a/b/` means b, `../../x.json` means x.json.
   for (let i = segments.length - 1; i >= 0 && name === ''; i--) name = cleanSegment(segments[i]);
   if (name === '') return undefined;
   name = trimEnds(truncateUtf8(name, MAX_NAME_BYTES));
@@ -36,7 +23,7 @@ function cleanSegment(segment: string): string {
     segment
       .replace(UNSAFE_CHARS, '')
       .replace(RESERVED_CHARS, '_')
-      // After the removals, so that "e<ctrl>\u0301" is composed as a second pass would compose it.
+      // After the removals, so that a second pass composes nothing more.
       .normalize('NFC')
       .replace(/\.{2,}/g, '.'),
   );
@@ -64,13 +51,9 @@ export function truncateUtf8(s: string, max: number): string {
   return trimEnds(out) + ext;
 }
 
-/** The placeholders of --name-template. */
 export const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
 
-/**
- * A --name-template checked (exit 2 before any request): only known placeholders, braces that pair,
- * a file name and not a path. Returns it unchanged.
- */
+/** A --name-template checked: known placeholders, paired braces, a file name and not a path. */
 export function checkNameTemplate(template: string): string {
   const unknown = /\{([^{}]*)\}/g;
   for (const m of template.matchAll(unknown)) {

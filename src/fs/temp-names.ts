@@ -1,24 +1,14 @@
-/**
- * Temporary file names, and the leftovers of killed runs. Kept apart from temporaries.ts, which main
- * loads at startup: this one loads with the atomic writer, when a file is written.
- */
+// Temporary file names, and the leftovers of killed runs.
 import { readlinkSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-/**
- * This machine (and process-id namespace) in 4 hex digits, in every temporary file's name: a
- * directory shared between machines (NFS), or between containers with a host name in common, holds
- * temporaries whose process ids mean nothing here.
- */
+// This machine and pid namespace in 4 hex digits: on NFS or in containers others' pids mean nothing here.
 let hostTag: string | undefined;
 const hostTagOf = () => (hostTag ??= hex4(fnv1a(`${hostname()}\0${pidNamespace()}`)));
 
-/**
- * FNV-1a, 32 bits: 4 hex digits tell machines apart as well as SHA-256's would, and node:crypto is not
- * loaded for it (~3 ms of every report's start: the metrics writer names its temporary here too).
- */
+/** FNV-1a, 32 bits: node:crypto is not loaded at start-up for it. */
 function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
@@ -26,7 +16,6 @@ function fnv1a(text: string): number {
 }
 const hex4 = (n: number) => (n & 0xffff).toString(16).padStart(4, '0');
 
-/** Linux: the pid namespace (`pid:[4026531836]`); elsewhere one namespace per host. */
 function pidNamespace(): string {
   try {
     return readlinkSync('/proc/self/ns/pid');
@@ -37,7 +26,6 @@ function pidNamespace(): string {
 
 /** `.<name>.<pid>.<host tag><4 random hex>.tmp`: hidden, and telling whose it is. */
 export function tempNameFor(name: string): string {
-  // Not a secret, only unlikely to meet another of this process's names; files are created with 'wx'.
   return `.${name}.${process.pid}.${hostTagOf()}${hex4(Math.floor(Math.random() * 0x10000))}.tmp`;
 }
 
@@ -54,11 +42,8 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
- * Removes from `dir` the temporary files of this machine's prs runs that are gone (`kill -9`, out of
- * memory, a power cut): those whose process id no longer exists. A live process's are never touched,
- * nor another machine's. A pid reused since by an unrelated process keeps its stale file until that
- * process ends too: erring towards keeping a file, never removing a writer's. Best effort; returns
- * the names removed.
+ * Removes from `dir` the temporaries of this machine's runs whose process is gone (a reused pid keeps
+ * its file: erring towards keeping one). Best effort; returns the names removed.
  */
 export async function removeStaleTemporaries(
   dir: string,

@@ -1,13 +1,7 @@
-/**
- * The watchers of a report/export run (CLI.md "Unattended runs"), wired once by main: the JSON log's
- * structured entries, the metrics file and the health pings. They listen on `deps.events` (run/
- * events.ts) and never change the run: whatever goes wrong with them is one warning, and the exit
- * code stays the run's. Commands know nothing of them.
- */
-import { readFileSync } from 'node:fs';
+// The watchers of a report/export run: the JSON log's entries, the metrics file and the pings. They
+// never change the run: whatever goes wrong with them is one warning.
 import type { Deps } from '../deps.js';
 import type { ItemStatus, RunEvent } from '../events.js';
-import { replaceFile } from '../fs/atomic.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -18,22 +12,18 @@ import {
   resolveProxy,
   type Settings,
 } from '../settings.js';
-import { ITEM_STATUSES, lastSuccessFrom, metricsText, type RunMetrics } from './metrics.js';
+import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
 import { type PingKind, pingRequest, sendPing } from './ping.js';
 
 export type RunCommand = 'report' | 'export';
 
 export interface RunObserver {
-  /**
-   * The run is over: emits `end`, writes the metrics file, sends the last ping (awaited, ≤ 5 s).
-   * Never throws. `errorLines`: what main printed for the run's error (none on success).
-   */
+  /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
   finish(exitCode: number, errorLines: readonly string[]): Promise<void>;
-  /** The forced way out (a second Ctrl-C): the metrics file only, synchronously. */
+  /** The forced way out (a second Ctrl-C): the metrics file only, when its lock is free. */
   finishNow(exitCode: number): void;
 }
 
-/** What the run's events add up to: the metrics, the summary line and a failure ping's body. */
 export interface Tally {
   items: Record<ItemStatus, number>;
   requests: Map<
@@ -42,7 +32,7 @@ export interface Tally {
   >;
   rateLimitWaitMs: number;
   bytesWritten: number;
-  /** Item failures as their lines ("portfolio 42 on 2024-05-03: …"), for the failure ping. */
+  /** Item failures' lines, for the failure ping. */
   failures: string[];
 }
 
@@ -56,7 +46,6 @@ export function emptyTally(): Tally {
   };
 }
 
-/** Adds one event to the tally; pure apart from the tally it is given. */
 export function count(t: Tally, e: RunEvent): void {
   if (e.event === 'item') {
     t.items[e.status]++;
@@ -72,14 +61,13 @@ export function count(t: Tally, e: RunEvent): void {
   }
 }
 
-/** Every response counted, whatever its endpoint and status. */
 function requestCount(t: Tally): number {
   let n = 0;
   for (const r of t.requests.values()) n += r.count;
   return n;
 }
 
-/** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests" — the success ping's body and the summary entry's message. */
+/** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests": the success ping and summary entry. */
 export function summaryLine(command: RunCommand, t: Tally, exitCode: number, durationMs: number): string {
   const items = ITEM_STATUSES.filter((s) => t.items[s] > 0).map((s) => `${t.items[s]} ${s}`);
   const requests = requestCount(t);
@@ -90,7 +78,7 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
   ].join('; ');
 }
 
-/** The structured log entry of a run event (json log format); undefined for those logged as text. */
+/** The JSON log's entry of a run event; undefined for those logged as text. */
 export function entryOf(e: RunEvent): LogEntry | undefined {
   switch (e.event) {
     case 'start':
@@ -130,22 +118,11 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** What the watchers need of the settings: where the run's signals go. */
 type RunSignals = Pick<Settings, 'profile' | 'metricsFile' | 'pingUrl' | 'proxy'>;
 
 /**
- * The run's settings do not resolve (a bad PRS_RATE_LIMIT, a hand-edited profile): the metrics file
- * and ping URL read on their own, so that the run's exit 2 is still recorded and pinged (CLI.md:
- * "after every report or export run"); the command then meets the same error and main ends the run
- * with it. When even they cannot be read, `err` goes on as before (no watchers).
+ * The settings do not resolve (a bad PRS_RATE_LIMIT): the metrics file and ping URL read alone, so
+ * that the run's exit 2 is still recorded and pinged; when even they cannot be, `err` goes on.
  */
 async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
   try {
@@ -166,10 +143,7 @@ async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
   }
 }
 
-/**
- * Starts watching a report/export run (before its first request; sends the start ping). `run.type`:
- * the report type of the command's options, added to each item entry of the JSON log.
- */
+/** Starts watching a run (sends the start ping). `run.type` goes into each item's log entry. */
 export async function watchRun(
   deps: Deps,
   command: RunCommand,
@@ -186,7 +160,6 @@ export async function watchRun(
   });
   const warn = (what: string, err: unknown) => io.err(`prs: warning: ${what}: ${(err as Error).message}`);
 
-  // Pings go through a dispatcher of their own (proxy and TLS rules as for the service), made once.
   let dispatcher: Promise<import('undici').Dispatcher> | undefined;
   let pingWarned = false;
   const ping = async (kind: PingKind, exitCode?: number, body?: string) => {
@@ -195,44 +168,28 @@ export async function watchRun(
       dispatcher ??= import('../http/client.js').then((m) => m.createDispatcher(s.proxy, 5_000));
       await sendPing(await dispatcher, pingRequest(s.pingUrl, kind, exitCode, body));
     } catch (err) {
-      // One warning per run: an unreachable monitor is one problem, however many pings it misses.
       if (!pingWarned) warn(`could not ping the monitor (${kind})`, err);
       pingWarned = true;
     }
   };
-  // Not awaited: the run starts at once; finish() waits for it before the last ping.
   const startPing = ping('start');
   if (s.pingUrl) io.debug(`ping: monitor ${redactPingUrl(s.pingUrl)}`);
 
   let finished = false;
-  const writeMetrics = (exitCode: number, now: number) => {
+  const writeMetrics = async (exitCode: number, now: number) => {
     if (!s.metricsFile) return;
-    try {
-      const text = readText(s.metricsFile);
-      const previous = lastSuccessFrom(text, command, s.profile);
-      // Replaced whole, synchronously (a second Ctrl-C writes it on the way out): the collector never
-      // reads half a file. Other commands' and profiles' series in it are kept.
-      replaceFile(
-        s.metricsFile,
-        metricsText(
-          {
-            command,
-            profile: s.profile,
-            exitCode,
-            endedAt: now,
-            durationMs: now - started,
-            lastSuccessAt: exitCode === 0 ? now : previous,
-            items: tally.items,
-            requests: [...tally.requests.values()],
-            rateLimitWaitMs: tally.rateLimitWaitMs,
-            bytesWritten: tally.bytesWritten,
-          },
-          text,
-        ),
-      );
-    } catch (err) {
-      warn(`could not write the metrics file ${s.metricsFile}`, err);
-    }
+    const file = s.metricsFile;
+    await writeMetricsFile(file, {
+      command,
+      profile: s.profile,
+      exitCode,
+      endedAt: now,
+      durationMs: now - started,
+      items: tally.items,
+      requests: [...tally.requests.values()],
+      rateLimitWaitMs: tally.rateLimitWaitMs,
+      bytesWritten: tally.bytesWritten,
+    }).catch((err) => warn(`could not write the metrics file ${file}`, err));
   };
 
   return {
@@ -253,7 +210,7 @@ export async function watchRun(
         exitCode,
         durationMs,
       });
-      writeMetrics(exitCode, now);
+      await writeMetrics(exitCode, now);
       await startPing;
       if (exitCode === 0) await ping('success', 0, summary);
       else await ping('failure', exitCode, [...tally.failures, ...errorLines, summary].join('\n'));
@@ -262,7 +219,7 @@ export async function watchRun(
     finishNow(exitCode) {
       if (finished) return;
       finished = true;
-      writeMetrics(exitCode, deps.clock.now());
+      void writeMetrics(exitCode, deps.clock.now());
     },
   };
 }

@@ -1,34 +1,24 @@
-/**
- * `--metrics-file` (CLI.md "Unattended runs"): the Prometheus text exposition of one report/export
- * run, for node_exporter's textfile collector. Pure and library-free (a few lines; `promtool check
- * metrics` is the judge, in test/e2e/observe.test.ts). The file is replaced after every run, so every
- * series describes the last run; `prs_last_success_timestamp_seconds` alone reaches further back: a
- * failed run carries it over from the file it replaces (lastSuccessFrom), which is what an alert
- * "has not succeeded for 26 hours" needs.
- */
+// `--metrics-file`: the Prometheus text exposition of the last run per command and profile, for
+// node_exporter's textfile collector; a failed run carries the last success over.
 import type { Endpoint, ItemStatus } from '../events.js';
+import { updateFile } from '../fs/atomic.js';
 
 export const ITEM_STATUSES: readonly ItemStatus[] = ['written', 'skipped', 'empty', 'failed'];
 
-/** What one run adds up to, as the metrics watcher collects it from the run's events. */
 export interface RunMetrics {
   command: 'report' | 'export';
   profile: string;
   exitCode: number;
-  /** When the run ended (ms since the epoch). */
   endedAt: number;
   durationMs: number;
-  /** The last successful run's end (ms): this run's when it succeeded, else the previous file's. */
   lastSuccessAt?: number;
   items: Record<ItemStatus, number>;
   /** Answers by endpoint and status code (0: no answer: refused, timed out). */
   requests: { endpoint: Endpoint; code: number; count: number }[];
-  /** Time spent waiting for the rate limit (the limiter's waits and a 429's Retry-After). */
   rateLimitWaitMs: number;
   bytesWritten: number;
 }
 
-/** A label value as the exposition format wants it: backslash, double quote and newline escaped. */
 export function escapeLabel(value: string): string {
   return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
 }
@@ -42,15 +32,11 @@ function labels(pairs: Record<string, string>): string {
 /** Seconds with at most millisecond precision, never in exponent notation. */
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
-/** A sample line of the exposition: its metric name and its labels (unescaped). */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\} \S+$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"/g;
 const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
-/**
- * The sample lines of a previous file that belong to other runs (another command or profile), by
- * metric name. Lines that do not parse, and comments, are left out: HELP and TYPE are written anew.
- */
+/** The previous file's sample lines of other runs (command or profile), by metric name. */
 export function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const line of previous.split('\n')) {
@@ -63,10 +49,7 @@ export function otherSeries(previous: string, command: string, profile: string):
   return out;
 }
 
-/**
- * The file's text: HELP and TYPE for each family, every series labelled with command and profile.
- * `previous`: the file this one replaces; its other runs' series are kept (otherSeries).
- */
+/** The file's text; `previous`: the file this one replaces, whose other runs' series are kept. */
 export function metricsText(m: RunMetrics, previous = ''): string {
   const base = { command: m.command, profile: m.profile };
   const others = otherSeries(previous, m.command, m.profile);
@@ -121,10 +104,7 @@ export function metricsText(m: RunMetrics, previous = ''): string {
   return `${out.join('\n')}\n`;
 }
 
-/**
- * The last success (ms) recorded in a previous file for this command and profile, or undefined (no
- * file, another job's file, a value that is not a number). Read back with the writer's own escaping.
- */
+/** The last success (ms) a previous file holds for this command and profile. */
 export function lastSuccessFrom(text: string, command: string, profile: string): number | undefined {
   const want = labels({ command, profile });
   for (const line of text.split('\n')) {
@@ -133,4 +113,19 @@ export function lastSuccessFrom(text: string, command: string, profile: string):
     if (Number.isFinite(value) && value > 0) return Math.round(value * 1000);
   }
   return undefined;
+}
+
+/**
+ * Puts this run's series into the file, under the file's lock (fs/atomic.ts updateFile): two runs
+ * ending together each keep the other's. Done before this returns when the lock is free.
+ */
+export function writeMetricsFile(path: string, m: Omit<RunMetrics, 'lastSuccessAt'>): Promise<void> {
+  return updateFile(
+    path,
+    (text) => {
+      const lastSuccessAt = m.exitCode === 0 ? m.endedAt : lastSuccessFrom(text, m.command, m.profile);
+      return { text: metricsText({ ...m, lastSuccessAt }, text), result: undefined };
+    },
+    { createDir: false },
+  );
 }

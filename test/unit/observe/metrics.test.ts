@@ -1,7 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../src/events.js';
+import { updateFile } from '../../../src/fs/atomic.js';
 import { count, emptyTally, summaryLine } from '../../../src/observe/index.js';
-import { escapeLabel, lastSuccessFrom, metricsText, type RunMetrics } from '../../../src/observe/metrics.js';
+import {
+  escapeLabel,
+  lastSuccessFrom,
+  metricsText,
+  type RunMetrics,
+  writeMetricsFile,
+} from '../../../src/observe/metrics.js';
+import { tempDir } from '../../helpers/run.js';
 
 const base: RunMetrics = {
   command: 'export',
@@ -120,6 +130,29 @@ describe('a shared file: a run replaces only its own series', () => {
   it('a line that does not parse is not carried over', () => {
     const text = metricsText(base, 'garbage\nprs_items{command="report" 1\n');
     expect(text).toBe(exportFile);
+  });
+});
+
+describe('two runs ending together', () => {
+  it('each keeps the other’s series: a writer that starts while another holds the old text waits for it', async () => {
+    const tmp = tempDir('prs-metrics-');
+    try {
+      const file = join(tmp.path, 'prs.prom');
+      const report = { ...base, command: 'report' as const };
+      // The export run's read-modify-write, with the report run's write started between its read and
+      // its write: without the file's lock the report's series would be overwritten.
+      let second: Promise<void> | undefined;
+      await updateFile(file, (text) => {
+        second = writeMetricsFile(file, report);
+        return { text: metricsText(base, text), result: undefined };
+      });
+      await second;
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('prs_last_run_exit_code{command="export",profile="default"} 0');
+      expect(text).toContain('prs_last_run_exit_code{command="report",profile="default"} 0');
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 
