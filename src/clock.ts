@@ -1,14 +1,14 @@
 /** Time as a dependency, so retry delays, token expiry and the limiter can be tested with a fake clock. */
+import { setTimeout as delay } from 'node:timers/promises';
 import { InterruptedError } from './errors.js';
 
 export interface Clock {
-  /** Milliseconds since the epoch. */
   now(): number;
-  /** Resolves after `ms`; rejects with InterruptedError when `signal` aborts first. */
+  /** Rejects with InterruptedError when `signal` aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** A time as ISO 8601 to the second, "2024-05-02T06:00:00Z": how prs shows an instant to users. */
+/** "2024-05-02T06:00:00Z" */
 export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -16,20 +16,8 @@ export function isoSeconds(ms: number): string {
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new InterruptedError());
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(new InterruptedError());
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
+    delay(Math.max(0, ms), undefined, { signal }).catch(() => {
+      throw new InterruptedError();
     }),
 };
 

@@ -1,7 +1,4 @@
-/**
- * createDeps(): everything a command may need, built lazily so that a command pays only for what it
- * uses (`completion` builds no HTTP client, `--version` loads none of this at all).
- */
+/** Everything a command may need, built lazily: a command pays only for what it uses. */
 import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
 import { type Clock, systemClock } from './clock.js';
@@ -27,48 +24,34 @@ export interface Deps {
   io: IO;
   env: Env;
   clock: Clock;
-  /** Aborted on Ctrl-C: pass it down so waits and requests stop and temp files are removed. */
+  /** Aborted on Ctrl-C. */
   signal: AbortSignal;
   globals: GlobalOptions;
-  /** What a report/export run tells its watchers (JSON log, metrics file, pings): events.ts. */
   events: RunEvents;
-  /** The profile name in force (flag > PRS_PROFILE > "default"). */
   profileName(): string;
   store(): Promise<Store>;
-  /**
-   * The stored profile (undefined when none). A named profile that does not exist is a UsageError
-   * listing the ones that do, unless `allowNew` (login and `config set` create profiles).
-   */
+  /** A named profile that does not exist is a UsageError unless `allowNew` (login, `config set`). */
   profile(opts?: { allowNew?: boolean }): Promise<ProfileData | undefined>;
-  /**
-   * Flags (global + `extra`, e.g. login's) > env > profile > defaults. A named profile that does not
-   * exist is a UsageError listing the ones that do, unless `allowNewProfile` (login creates profiles).
-   */
+  /** Flags (global + `extra`, e.g. login's) > env > profile > defaults. */
   settings(extra?: SettingValues, opts?: { allowNewProfile?: boolean }): Promise<Settings>;
   http(): Promise<Http>;
   session(): Promise<Session>;
   /**
-   * The service. `cache` (report only): 'use' or 'refresh' put the answer cache in front of it when
-   * the cache is on (--cache, PRS_CACHE or the profile's `cache`); a cache hit then builds no HTTP
-   * client, session or limiter at all. Without it (or 'off', --no-cache): the service itself.
-   * `rows`: its answers will be read through the row stream (ProcessSwitches.beforeRows).
+   * `cache` 'use' or 'refresh' puts the answer cache in front when it is on (a hit builds no HTTP
+   * client, session or limiter); `rows`: the answers go through the row stream.
    */
   service(o?: { cache?: CacheUse; rows?: boolean }): Promise<Service>;
-  /** Closes what was opened (HTTP keep-alive sockets), so the process can exit promptly. */
   close(): Promise<void>;
 }
 
-/** Process-wide switches, defined (with their reasons) in src/entry.ts only. */
+/** Process-wide switches, defined in src/entry.ts only; each called once before its first need. */
 export interface ProcessSwitches {
-  /** Called once before the first HTTP client is made. */
   beforeHttp?: () => Promise<void>;
-  /** Called once before the first report answer is read (from the service or the answer cache). */
   beforeRows?: () => Promise<void>;
 }
 
-export interface DepsOverrides extends ProcessSwitches {
+interface DepsOverrides extends ProcessSwitches {
   clock?: Clock;
-  /** Tests hand an undici MockAgent here. */
   dispatcher?: import('undici').Dispatcher;
 }
 
@@ -100,14 +83,13 @@ export function createDeps(
       env,
       stored?.settings ?? {},
     );
-    // A profile's log-format applies from here on (the flag and PRS_LOG_FORMAT did from the start).
     io.useLogFormat(resolved.logFormat);
     return resolved;
   };
   const events = createRunEvents();
   let httpClient: Http | undefined;
   const http = once(async () => {
-    // Only timeout and proxy are needed here; `prs login` creates profiles, so do not demand one.
+    // `prs login` creates profiles: do not demand one.
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./http/client.js');
     await o.beforeHttp?.();
@@ -141,7 +123,6 @@ export function createDeps(
   const rows = once(async () => o.beforeRows?.());
   const cached = once(async () => {
     const s = await settings();
-    // The cache is off unless asked for: then its module is not loaded at all (a small report's start).
     if (s.cacheMaxAgeMs === undefined) return undefined;
     const { storeFor } = await import('./cache/answers.js');
     return storeFor(s, clock);

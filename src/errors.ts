@@ -1,92 +1,44 @@
 /**
- * One error class per concern, and the table that ties them to CLI.md: each class carries its exit
- * code (`exitCode`), `exitCodeFor` reads it, `EXIT_CODES` says what each code means (`prs help
- * exit-codes` and the root --help footer are generated from it), and `HTTP_FAILURES` says which class,
- * message and hint a final HTTP answer of the report service becomes. `hint` is printed as at most one
- * extra stderr line.
+ * One error class per concern, each with its exit code; EXIT_CODES (`prs help exit-codes`, the --help
+ * footer) and HTTP_FAILURES (what a final HTTP answer becomes) are the tables of CLI.md's codes.
  */
 
-/** The exit codes of CLI.md, by name. */
-export const ExitCode = {
-  ok: 0,
-  internal: 1,
-  usage: 2,
-  noData: 3,
-  auth: 4,
-  forbidden: 5,
-  notFound: 6,
-  rateLimited: 7,
-  service: 8,
-  network: 9,
-  file: 10,
-  changed: 11,
-  interrupted: 130,
-  terminated: 143,
+/** name: [code, a word or two for the --help footer, one line for `prs help exit-codes`]. */
+const EXITS = {
+  ok: [0, 'ok', 'success'],
+  internal: [1, 'internal error', 'unexpected internal error — run again with PRS_DEBUG=1 and report it'],
+  usage: [2, 'usage', 'usage or bad input, checked before any request; also a 400 from the service'],
+  noData: [3, 'no data', 'no data for that portfolio, type and date'],
+  auth: [
+    4,
+    'auth',
+    'authentication needed or refused (no session, token endpoint refusal, 401 after re-login)',
+  ],
+  forbidden: [5, 'forbidden', 'forbidden (403) — check the tenant'],
+  notFound: [6, 'not found', 'not found (404) — check the portfolio id'],
+  rateLimited: [7, 'rate limited', 'rate limited (429 persisted after retries)'],
+  service: [8, 'service', 'service error: 5xx after retries, or a malformed or corrupt response'],
+  network: [9, 'network', 'network: connection refused, DNS, TLS or timeout'],
+  file: [10, 'local file', 'local file: exists (no --force), unwritable, missing directory or disk full'],
+  changed: [11, 'changed', 'diff --exit-code: something changed (0 when nothing did)'],
+  interrupted: [130, 'interrupted', 'interrupted (Ctrl-C); temporary files removed'],
+  terminated: [
+    143,
+    'terminated',
+    "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
+  ],
 } as const;
+type Exits = typeof EXITS;
 
-export interface ExitCodeInfo {
-  code: number;
-  /** A word or two, for the root --help footer. */
-  short: string;
-  /** One line: what happened and what to do. */
-  meaning: string;
-}
+export const ExitCode = Object.fromEntries(Object.entries(EXITS).map(([name, [code]]) => [name, code])) as {
+  readonly [K in keyof Exits]: Exits[K][0];
+};
 
-/** What each exit code means, in order: the text of `prs help exit-codes` and of the --help footer. */
-export const EXIT_CODES: readonly ExitCodeInfo[] = [
-  { code: ExitCode.ok, short: 'ok', meaning: 'success' },
-  {
-    code: ExitCode.internal,
-    short: 'internal error',
-    meaning: 'unexpected internal error — run again with PRS_DEBUG=1 and report it',
-  },
-  {
-    code: ExitCode.usage,
-    short: 'usage',
-    meaning: 'usage or bad input, checked before any request; also a 400 from the service',
-  },
-  { code: ExitCode.noData, short: 'no data', meaning: 'no data for that portfolio, type and date' },
-  {
-    code: ExitCode.auth,
-    short: 'auth',
-    meaning: 'authentication needed or refused (no session, token endpoint refusal, 401 after re-login)',
-  },
-  { code: ExitCode.forbidden, short: 'forbidden', meaning: 'forbidden (403) — check the tenant' },
-  { code: ExitCode.notFound, short: 'not found', meaning: 'not found (404) — check the portfolio id' },
-  {
-    code: ExitCode.rateLimited,
-    short: 'rate limited',
-    meaning: 'rate limited (429 persisted after retries)',
-  },
-  {
-    code: ExitCode.service,
-    short: 'service',
-    meaning: 'service error: 5xx after retries, or a malformed or corrupt response',
-  },
-  { code: ExitCode.network, short: 'network', meaning: 'network: connection refused, DNS, TLS or timeout' },
-  {
-    code: ExitCode.file,
-    short: 'local file',
-    meaning: 'local file: exists (no --force), unwritable, missing directory or disk full',
-  },
-  {
-    code: ExitCode.changed,
-    short: 'changed',
-    meaning: 'diff --exit-code: something changed (0 when nothing did)',
-  },
-  {
-    code: ExitCode.interrupted,
-    short: 'interrupted',
-    meaning: 'interrupted (Ctrl-C); temporary files removed',
-  },
-  {
-    code: ExitCode.terminated,
-    short: 'terminated',
-    meaning: "terminated (SIGTERM, e.g. a scheduler's timeout); temporary files removed",
-  },
-];
+export const EXIT_CODES: readonly { code: number; short: string; meaning: string }[] = Object.values(
+  EXITS,
+).map(([code, short, meaning]) => ({ code, short, meaning }));
 
-export interface ErrorDetails {
+interface ErrorDetails {
   hint?: string;
   cause?: unknown;
   /** Nothing is printed: the exit code says it all (`auth status -q`). */
@@ -94,54 +46,42 @@ export interface ErrorDetails {
 }
 
 export class PrsError extends Error {
-  /** The exit code of CLI.md that this class of failure ends prs with; each class sets its own. */
   static readonly exitCode: number = ExitCode.internal;
   readonly hint?: string;
   readonly silent: boolean;
   constructor(message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
     this.hint = details.hint;
     this.silent = !!details.silent;
   }
-  /** This error's exit code: its class's. */
   get exitCode(): number {
     return (this.constructor as typeof PrsError).exitCode;
   }
 }
 
-/** Exit 2: bad flags or values, checked before any request; a corrupt config file. */
 export class UsageError extends PrsError {
   static override readonly exitCode: number = ExitCode.usage;
-  override name = 'UsageError';
 }
 
-/** Exit 3: the service answered, but with no data. */
 export class NoDataError extends PrsError {
   static override readonly exitCode: number = ExitCode.noData;
-  override name = 'NoDataError';
 }
 
-/** Exit 4: no session, refused credentials, or a 401 that persisted after one re-authentication. */
 export class AuthError extends PrsError {
   static override readonly exitCode: number = ExitCode.auth;
-  override name = 'AuthError';
 }
 
-/** Where an HTTP answer came from, and a short, safe excerpt of its body. */
-export interface HttpErrorDetails extends ErrorDetails {
+interface HttpErrorDetails extends ErrorDetails {
   status: number;
   method: string;
   url: string;
   body?: string;
 }
 
-/**
- * Exit 8: an HTTP answer the client cannot use (a status the contract does not name: 409, a 302).
- * The statuses it names have subclasses of their own (HTTP_FAILURES), so nothing re-checks `status`.
- */
+/** An HTTP answer the contract names no code for (409, a 302); the named statuses have subclasses. */
 export class HttpError extends PrsError {
   static override readonly exitCode: number = ExitCode.service;
-  override name = 'HttpError';
   readonly status: number;
   readonly method: string;
   readonly url: string;
@@ -155,60 +95,40 @@ export class HttpError extends PrsError {
   }
 }
 
-/** Exit 2: 400, the service refused the request as the caller's mistake. */
 export class BadRequestError extends HttpError {
   static override readonly exitCode: number = ExitCode.usage;
-  override name = 'BadRequestError';
 }
 
-/** Exit 5: 403. */
 export class ForbiddenError extends HttpError {
   static override readonly exitCode: number = ExitCode.forbidden;
-  override name = 'ForbiddenError';
 }
 
-/** Exit 6: 404. */
 export class NotFoundError extends HttpError {
   static override readonly exitCode: number = ExitCode.notFound;
-  override name = 'NotFoundError';
 }
 
-/** Exit 7: 429 still there after the retries. */
 export class RateLimitError extends HttpError {
   static override readonly exitCode: number = ExitCode.rateLimited;
-  override name = 'RateLimitError';
 }
 
-/** Exit 8: a 5xx still there after the retries. */
-export class ServerError extends HttpError {
-  static override readonly exitCode: number = ExitCode.service;
-  override name = 'ServerError';
-}
+export class ServerError extends HttpError {}
 
-/** Exit 8: a body that is malformed, truncated or corrupt (or a token endpoint that failed). */
+/** A body that is malformed, truncated or corrupt (or a token endpoint that failed). */
 export class ServiceError extends PrsError {
   static override readonly exitCode: number = ExitCode.service;
-  override name = 'ServiceError';
 }
 
-/** Exit 9: connection refused or reset, DNS, TLS, timeout. */
 export class NetworkError extends PrsError {
   static override readonly exitCode: number = ExitCode.network;
-  override name = 'NetworkError';
 }
 
-/** Exit 10: a local file problem: exists without --force, unwritable, missing directory, disk full. */
 export class FileError extends PrsError {
   static override readonly exitCode: number = ExitCode.file;
-  override name = 'FileError';
 }
 
-/** Exit 10 too: the target file exists (no --force). In a run of many items, a failure of that item only. */
-/** FileExistsError's hint when its thrower knows nothing more to say. */
 export const FORCE_HINT = 'use --force to overwrite it';
 
 export class FileExistsError extends FileError {
-  override name = 'FileExistsError';
   constructor(
     readonly path: string,
     hint = FORCE_HINT,
@@ -217,24 +137,16 @@ export class FileExistsError extends FileError {
   }
 }
 
-/**
- * Exit 11: `prs diff --exit-code` found a change. Not a failure, so nothing is printed for it (as
- * `git diff --exit-code`): the summary lines already said what changed.
- */
+/** `diff --exit-code` found a change: not a failure, so nothing is printed (as `git diff --exit-code`). */
 export class ChangesFoundError extends PrsError {
   static override readonly exitCode: number = ExitCode.changed;
-  override name = 'ChangesFoundError';
   constructor() {
     super('changes found');
   }
 }
 
-/**
- * A run of many items in which some items failed (CLI.md "Runs of many items"): the message is the
- * run's summary line, the exit code that of the first failed item.
- */
+/** A run in which some items failed: the message is its summary line, the exit code the first failure's. */
 export class ItemsFailedError extends PrsError {
-  override name = 'ItemsFailedError';
   constructor(
     summary: string,
     readonly first: unknown,
@@ -246,22 +158,16 @@ export class ItemsFailedError extends PrsError {
   }
 }
 
-/** Exit 130: Ctrl-C. Thrown when the run's AbortSignal fires, after temp files are removed. */
 export class InterruptedError extends PrsError {
   static override readonly exitCode: number = ExitCode.interrupted;
-  override name = 'InterruptedError';
   constructor(message = 'interrupted') {
     super(message);
   }
 }
 
-/**
- * Exit 0, silently: the reader of stdout went away (`prs report … | head -1`). It got what it wanted;
- * the run stops at once (CLI.md "Output that scripts can trust").
- */
+/** The reader of stdout went away (`prs report … | head -1`): it got what it wanted; exit 0, silently. */
 export class StdoutClosedError extends PrsError {
   static override readonly exitCode: number = ExitCode.ok;
-  override name = 'StdoutClosedError';
   constructor() {
     super('the reader of stdout went away');
   }

@@ -1,16 +1,10 @@
-/**
- * Help beyond commander's own: the examples under each command's --help, the text of the exit-code
- * table (errors.ts EXIT_CODES; `prs help exit-codes` and the root --help footer) and the
- * `prs help <topic>` lookup.
- */
+/** Help beyond commander's own: examples, the exit-code texts, `prs help <topic>`. */
 import type { Command } from 'commander';
 import { EXIT_CODES, UsageError } from './errors.js';
 import { suggest } from './input.js';
 
-/** Topics of `prs help` besides the commands. */
 export const HELP_TOPICS = ['exit-codes'] as const;
 
-/** The command `prs help <topic...>` is about; a typo is a UsageError with the closest topic. */
 export function helpTarget(program: Command, topic: string[]): Command {
   let target = program;
   for (const word of topic) {
@@ -29,17 +23,10 @@ export function helpTarget(program: Command, topic: string[]): Command {
   return target;
 }
 
-/**
- * `# what it does` then `$ command`, the way the examples print under each command's --help; a
- * `crontab` example prints its line as is (no `$ `), so that both lines paste into `crontab -e`.
- */
+/** A `crontab` example prints without `$ `, so that both lines paste into `crontab -e`. */
 type Example = [comment: string, command: string, kind?: 'crontab'];
 
-/**
- * Examples of the common tasks, shown after each command's --help. Keyed by command path; every
- * `$ prs ...` line is parsed by a unit test, so an example cannot drift from the real options.
- */
-/** The cron example of `export --help`, the same line as README's "Running from cron". */
+/** README's "Running from cron" line. */
 export const CRON_LINE =
   '0 6 * * 1-5  prs --profile nightly -q export 42 1 -t constituent.close -d previous-weekday -f csv --dir /data/prs --skip-existing || [ $? -eq 3 ]';
 
@@ -246,44 +233,39 @@ export function exitCodesText(): string {
   ].join('\n');
 }
 
-/** The short exit-code lines under the root --help, from the same table. */
-function exitCodesFooter(width = 90): string[] {
-  const lines = ['Exit codes:'];
-  for (const [i, e] of EXIT_CODES.entries()) {
-    const item = `${e.code} ${e.short}${i < EXIT_CODES.length - 1 ? ',' : ''}`;
-    if (`${lines.at(-1)} ${item}`.length > width) lines.push(item);
-    else lines[lines.length - 1] = `${lines.at(-1)} ${item}`;
+/** Items, a comma after each but the last, in lines of at most `width`; a new line starts with `indent`. */
+function wrap(first: string | undefined, items: string[], width: number, indent = ''): string[] {
+  const lines = first === undefined ? [] : [first];
+  for (const [i, item] of items.entries()) {
+    const word = i < items.length - 1 ? `${item},` : item;
+    const last = lines.at(-1);
+    if (last === undefined || `${last} ${word}`.length > width) lines.push(indent + word);
+    else lines[lines.length - 1] = `${last} ${word}`;
   }
+  return lines;
+}
+
+function exitCodesFooter(): string[] {
+  const lines = wrap(
+    'Exit codes:',
+    EXIT_CODES.map((e) => `${e.code} ${e.short}`),
+    90,
+  );
   lines[lines.length - 1] += ' (details: prs help exit-codes)';
   return [...lines, 'Tab completion for bash, zsh and fish: prs completion --help'];
 }
 
-/**
- * A command's --help names the global options in a section of their own, after its own options (as
- * gh's "INHERITED FLAGS"): their spellings only, wrapped; the root's --help explains each once.
- */
-export function globalOptionsSection(program: Command, width = 80): string[] {
+/** The global options' spellings after a command's own (gh's "INHERITED FLAGS"); the root explains them. */
+function globalOptionsSection(program: Command): string[] {
   const names = program.options
     .filter((o) => o.long !== '--version' && o.long !== '--help')
     .map((o) => o.flags.replace(', ', '/'));
-  const lines = ['Global options (before or after the command; `prs --help` explains each):'];
-  let line = ' ';
-  for (const [i, name] of names.entries()) {
-    const item = ` ${name}${i < names.length - 1 ? ',' : ''}`;
-    if (line.length + item.length > width && line.trim()) {
-      lines.push(line);
-      line = ' ';
-    }
-    line += item;
-  }
-  if (line.trim()) lines.push(line);
-  return lines;
+  return [
+    'Global options (before or after the command; `prs --help` explains each):',
+    ...wrap(undefined, names, 80, '  '),
+  ];
 }
 
-/**
- * Adds under every command's --help the global options' section and the examples, and the
- * exit-code footer under the root's.
- */
 export function addHelpTexts(program: Command): void {
   const inherited = globalOptionsSection(program);
   const visit = (cmd: Command, path: string[]) => {

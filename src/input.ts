@@ -1,8 +1,4 @@
-/**
- * Pure parsers for user input shared by `report` and `export`. Each throws UsageError with a one-line
- * message, so bad input is rejected before any request is sent.
- */
-
+/** Parsers of user input: each throws a one-line UsageError, before any request. */
 import {
   EXPORT_FORMATS,
   type ExportFormat,
@@ -13,12 +9,8 @@ import {
 } from './domain.js';
 import { UsageError } from './errors.js';
 
-/**
- * Edit distance for "did you mean": insertions, deletions, substitutions and swaps of two neighbours
- * (optimal string alignment), each one edit, since a swap (`exprot`) is the commonest typo.
- */
+/** Optimal string alignment: a swap of neighbours (`exprot`), the commonest typo, is one edit. */
 export function editDistance(a: string, b: string): number {
-  // rows[i][j]: distance between a[0, i) and b[0, j).
   const rows = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
@@ -35,10 +27,8 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * Whether `candidate` is plausibly what `input` meant: one edit per three letters of the input (at
- * least one), or the input names it by its last dotted part (`close` → `constituent.close`) or by
- * its first letters (two at least). Anything further misleads more than it helps (`bogus` is three
- * edits from `logout`).
+ * One edit per three letters (at least one), or the last dotted part (`close`), or the first two
+ * letters or more; anything further misleads (`bogus` is three edits from `logout`).
  */
 export function isClose(input: string, candidate: string): boolean {
   const a = input.toLowerCase();
@@ -47,7 +37,6 @@ export function isClose(input: string, candidate: string): boolean {
   return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
 }
 
-/** The closest candidate that is close at all (see isClose). */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
   let best: string | undefined;
@@ -75,11 +64,7 @@ export const parseReportType = (v: string): ReportType => oneOf('report type', v
 export const parseReportFormat = (v: string): ReportFormat => oneOf('format', v, REPORT_FORMATS);
 export const parseExportFormat = (v: string): ExportFormat => oneOf('format', v, EXPORT_FORMATS);
 
-/**
- * `-o`/`--output`: a file path, or `-` for stdout. A bare format name (`-o json`, as kubectl and the
- * aws CLI spell a format) is refused before any request: it is almost never meant as a file name, and
- * `-o ./json` still writes one. `formats`: the command's own (`-f`'s values).
- */
+/** `-o json` (kubectl's spelling of a format) is refused; `-o ./json` writes the file. */
 export function parseOutput(v: string | undefined, formats: readonly string[]): string | undefined {
   if (v === undefined || !formats.includes(v.toLowerCase())) return v;
   const f = v.toLowerCase();
@@ -88,7 +73,6 @@ export function parseOutput(v: string | undefined, formats: readonly string[]): 
   });
 }
 
-/** A positive integer within 32 bits (the service's portfolioId). */
 export function parsePortfolioId(v: string): number {
   if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647) {
     throw new UsageError(`invalid portfolio id "${v}": expected a whole number from 1 to 2147483647`);
@@ -96,7 +80,6 @@ export function parsePortfolioId(v: string): number {
   return Number(v);
 }
 
-/** Several ids; duplicates are removed keeping the first occurrence. */
 export function parsePortfolioIds(values: readonly string[]): number[] {
   if (values.length === 0) throw new UsageError('missing portfolio id');
   return [...new Set(values.map(parsePortfolioId))];
@@ -104,31 +87,25 @@ export function parsePortfolioIds(values: readonly string[]): number[] {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** A Date (UTC midnight) → YYYY-MM-DD. */
 export function formatDate(d: Date): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
-/** The words a date option takes besides YYYY-MM-DD, and what each means (completions show it). */
 export const DATE_WORDS = {
   today: "today's date (local time)",
   yesterday: "yesterday's date (local time)",
   'previous-weekday': 'the latest Monday–Friday before today (for cron)',
 } as const;
-export type DateWord = keyof typeof DATE_WORDS;
+type DateWord = keyof typeof DATE_WORDS;
 
-/** How many days before a day of the week (0 Sunday … 6 Saturday) each date word means. */
+/** Days back from a day of the week (0 Sunday). */
 const DAYS_BACK: Record<DateWord, (weekday: number) => number> = {
   today: () => 0,
   yesterday: () => 1,
-  // Monday → Friday, Sunday → Friday, Saturday → Friday, any other day → the day before.
   'previous-weekday': (weekday) => (weekday === 1 ? 3 : weekday === 0 ? 2 : 1),
 };
 
-/**
- * YYYY-MM-DD (a real calendar date) or one of DATE_WORDS. `now` is the clock's time; today is the
- * local calendar day, since that is what a person at the terminal or a cron job means by it.
- */
+/** YYYY-MM-DD or a DATE_WORD; today is the local calendar day, as a person or a cron job means it. */
 export function parseDate(v: string, now: Date = new Date()): string {
   const word = v.trim().toLowerCase();
   if (Object.hasOwn(DATE_WORDS, word)) {
@@ -141,7 +118,6 @@ export function parseDate(v: string, now: Date = new Date()): string {
     const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
     const date = new Date(Date.UTC(y, mo - 1, d));
     if (y >= 1900 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d) return v;
-    // The shape is right: say what is wrong with the date itself, not the shape again.
     if (mo < 1 || mo > 12) throw new UsageError(`invalid date "${v}": there is no month ${m[2]}`);
     if (y >= 1900) {
       const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
@@ -159,10 +135,9 @@ export const isWeekend = (iso: string): boolean => {
   return day === 0 || day === 6;
 };
 
-/** Longest range accepted, to keep a typo (2024 vs 2042) from queueing thousands of requests. */
-export const MAX_RANGE_DAYS = 366;
+/** A typo (2024 vs 2042) must not queue thousands of requests. */
+const MAX_RANGE_DAYS = 366;
 
-/** Inclusive list of dates from..to, weekdays only unless `weekends`. */
 export function dateRange(from: string, to: string, weekends = false): string[] {
   const start = Date.parse(`${from}T00:00:00Z`);
   const end = Date.parse(`${to}T00:00:00Z`);
@@ -183,7 +158,6 @@ export function dateRange(from: string, to: string, weekends = false): string[] 
   return out;
 }
 
-/** The dates a command covers: --date, or --from/--to (both), never both kinds. */
 export function resolveDates(
   o: { date?: string; from?: string; to?: string; weekends?: boolean },
   now: Date = new Date(),
@@ -202,7 +176,6 @@ export function resolveDates(
   return [parseDate(o.date, now)];
 }
 
-/** "a,b.c, d" → ["a","b.c","d"]; empty names are an error. */
 export function parseFields(v: string): string[] {
   const fields = v.split(',').map((f) => f.trim());
   if (fields.some((f) => f === '')) throw new UsageError(`invalid --fields "${v}": empty field name`);

@@ -1,7 +1,4 @@
-/**
- * All terminal I/O in one object, in the manner of GitHub CLI's IOStreams: commands write through it
- * and never touch `process.*`. `createTestIO()` is the same IO over in-memory streams.
- */
+/** All terminal I/O in one object (GitHub CLI's IOStreams); createTestIO is the same over memory. */
 import { writeSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
@@ -9,94 +6,70 @@ import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './lo
 import { stdoutFault } from './stdout.js';
 
 export interface Progress {
-  /** Replace the progress line (a spinner on a terminal; nothing otherwise). */
   update(text: string): void;
-  /** Remove the progress line. */
   stop(): void;
 }
 
 export interface IO {
   /** Data for stdout (rows, paths, tokens). */
   out(text: string | Uint8Array): void;
-  /** The stdout stream itself, for streaming raw bytes with backpressure (`export -o -`). */
+  /** For raw bytes with backpressure (`export -o -`). */
   readonly stdout: Writable;
-  /**
-   * Aborted once stdout can take no more: its reader went away (reason: StdoutClosedError, exit 0)
-   * or a write failed (reason: a FileError "cannot write to stdout: …", exit 10). Writes after that
-   * are dropped; a run stops on it (src/run/engine.ts) and main ends with its reason.
-   */
+  /** Aborted once stdout can take no more (reason: StdoutClosedError or a FileError); later writes are dropped. */
   readonly stdoutGone: AbortSignal;
-  /** A line on stderr, always (errors, confirmations that scripts may want to see). */
+  /** stderr, always. */
   err(line: string): void;
-  /** A note or hint on stderr; silenced by -q. */
+  /** stderr unless -q. */
   note(line: string): void;
-  /** One line per HTTP exchange on stderr; only with -v. Callers redact secrets first. */
+  /** stderr with -v only; callers redact secrets first. */
   debug(line: string): void;
   readonly isStdoutTTY: boolean;
   readonly isStderrTTY: boolean;
   readonly isStdinTTY: boolean;
-  /** Prompting is allowed: stdin and stderr are terminals. */
   readonly canPrompt: boolean;
-  /** Colour on stderr (errors, the spinner); decided once, by colorFor. */
+  /** Colour on stderr. */
   readonly color: boolean;
-  /** Colour on stdout (table headers): the same rule, for stdout's own terminal. */
   readonly colorStdout: boolean;
-  /** Text for stderr in the error colour (red), or as it is when colour is off. */
   red(text: string): string;
-  /** Terminal width for tables (80 when unknown). */
   readonly columns: number;
   readonly quiet: boolean;
   readonly verbose: boolean;
-  /** Ask on stderr, read a line from the terminal; `hidden` echoes nothing (passwords, secrets). */
   prompt(question: string, opts?: { hidden?: boolean }): Promise<string>;
-  /** All of stdin as text (for --password-stdin). */
   readStdin(): Promise<string>;
   /** A progress line on stderr, shown only when stderr is a terminal and not quiet. */
   progress(text: string): Progress;
-  /** Resolves when everything written to stdout/stderr has been flushed. */
   flush(): Promise<void>;
-  /** `json`: every stderr line goes out as one JSON object (log.ts); no progress, no colour. */
   readonly logFormat: 'text' | 'json';
-  /** The profile's `log-format`, known once the settings are resolved (flag and env are known at once). */
+  /** The profile's `log-format`, known once the settings are resolved. */
   useLogFormat(format: 'text' | 'json'): void;
-  /** A structured entry (a run's item, wait, summary): one JSON line in json format; nothing in text. */
+  /** A structured entry: one JSON line in json format; nothing in text. */
   log(entry: LogEntry): void;
-  /**
-   * Text for a person on stdout (a table): through a pager when stdout is a terminal and the text is
-   * taller than it, as GitHub CLI does — PRS_PAGER, else PAGER, else `less -FRX`; PRS_PAGER set empty,
-   * or `pager: false` (--no-pager), writes it straight. Quitting the pager early is no failure.
-   */
+  /** Text for a person on stdout: through a pager when stdout is a terminal shorter than the text. */
   page(text: string, o?: { pager?: boolean }): Promise<void>;
 }
 
-export interface IOOptions {
+interface IOOptions {
   quiet?: boolean;
   verbose?: boolean;
   /** The --no-color flag (false); undefined leaves it to the environment and the terminal. */
   color?: boolean;
-  /** NO_COLOR, FORCE_COLOR and TERM are read from it. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** --log-format (else PRS_LOG_FORMAT): `json` from the start; a profile's value comes via useLogFormat. */
   logFormat?: 'text' | 'json';
-  /** The process's stdout guard (main makes it first, before any output); else one is made here. */
+  /** main's stdout guard, made before any output. */
   stdout?: StdoutGuard;
-  /** The streams, as gh's IOStreams: the process's by default; createTestIO hands in memory ones. */
   streams?: IOStreams;
-  /** Asks at a prompt (default: the terminal, through npm's `read`). */
   prompter?: (question: string, hidden: boolean) => Promise<string>;
-  /** Shows progress once the IO has decided to (default: ora, loaded when first shown). */
   spinner?: (text: string, color: boolean) => Progress;
   /** The time put on JSON lines. */
   now?: () => number;
 }
 
-/** A stream as the IO reads it: its terminal, if any, and size. */
 type Terminal = { isTTY?: boolean; columns?: number; rows?: number };
 
-export interface IOStreams {
+interface IOStreams {
   stdout: NodeJS.WritableStream & Terminal;
   stderr: NodeJS.WritableStream & Terminal;
-  /** Made on first use: process.stdin costs its creation (only prompts and --password-stdin read it). */
+  /** Made on first use: process.stdin costs its creation. */
   stdin(): NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
@@ -106,8 +79,7 @@ const processStreams: IOStreams = {
   stdin: () => process.stdin,
 };
 
-/** stdout behind a writer that owns its write errors (see IO.stdoutGone). */
-export interface StdoutGuard {
+interface StdoutGuard {
   stream: Writable;
   gone: AbortSignal;
   /** Resolves when every chunk written so far was handed to stdout (or dropped). */
@@ -115,12 +87,8 @@ export interface StdoutGuard {
 }
 
 /**
- * Wraps `out` (process.stdout) so that no write error escapes as an exception or an 'error' event
- * (unhandled, Node prints the bundle's source and a stack): EPIPE/ECONNRESET (the reader left) and
- * any other failure (ENOSPC on /dev/full, EFBIG past `ulimit -f`, EIO) abort `gone` with their
- * meaning, and what comes after is dropped. A write failure can come three ways: thrown by write
- * (a file's synchronous stream), to write's callback, or as an 'error' event; all three land here.
- * Backpressure is kept: a chunk is done when `out` has taken it.
+ * stdout behind a writer that owns its write errors, whether thrown, passed to write's callback or
+ * emitted: each aborts `gone` with its meaning (stdout.ts) and later writes are dropped.
  */
 export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
   const ac = new AbortController();
@@ -128,9 +96,8 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
     if (!ac.signal.aborted) ac.abort(stdoutFault(err));
   };
   out.on('error', fault);
-  // stdout to a file (or /dev/full) is Node's SyncWriteStream, which ignores a short write: past
-  // `ulimit -f` or the end of a small disk, the rest of the chunk is lost and the write "succeeds".
-  // Written here instead, in a loop: the write after a short one fails with EFBIG/ENOSPC.
+  // Node's SyncWriteStream (stdout to a file) ignores a short write; written here in a loop, the
+  // write after a short one fails with EFBIG/ENOSPC.
   const fd = out.constructor?.name === 'SyncWriteStream' ? (out as { fd?: number }).fd : undefined;
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -155,7 +122,7 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
     },
   });
   stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
-  // An empty chunk passes through write() in order: its callback comes after every earlier chunk's.
+  // An empty chunk's callback comes after every earlier chunk's.
   const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
   return { stream, gone: ac.signal, idle };
 }
@@ -178,7 +145,6 @@ export function createIO(opts: IOOptions): IO {
   };
   const prompter = opts.prompter ?? createPrompter();
   const showProgress = opts.spinner ?? spinner;
-  // The stderr side: one writer, so every line takes the same path to text or to JSON.
   const line = (kind: LineKind, text: string) => {
     if (json) stderr.write(formatLogLine(entryFromText(kind, text), now()));
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -231,7 +197,7 @@ export function createIO(opts: IOOptions): IO {
     },
     page: async (text, o) => {
       const command = pagerCommand(env);
-      const tall = (stdout.rows ?? 0) > 0 && lineCount(text) >= stdout.rows!;
+      const tall = (stdout.rows ?? 0) > 0 && (text.match(/\n/g)?.length ?? 0) >= stdout.rows!;
       if (!stdout.isTTY || o?.pager === false || command === undefined || !tall) {
         guard.stream.write(text);
         return;
@@ -242,23 +208,13 @@ export function createIO(opts: IOOptions): IO {
   };
 }
 
-/** The pager to use: PRS_PAGER, else PAGER, else `less -FRX`; undefined when set empty (off). */
+/** PRS_PAGER, else PAGER, else `less -FRX`; undefined when set empty. */
 export function pagerCommand(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const command = env.PRS_PAGER ?? env.PAGER ?? 'less -FRX';
   return command.trim() === '' || command.trim() === 'cat' ? undefined : command;
 }
 
-function lineCount(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-/**
- * `command` (through the shell, as git and gh run $PAGER) with `text` on its stdin and the terminal
- * as its output; resolves when it exits. A reader that quits early (`q` in less) closes the pipe: that
- * EPIPE is expected. False when the pager could not be started (the text is then written straight).
- */
+/** Through the shell, as git and gh run $PAGER; false when the pager could not be started. */
 async function runPager(command: string, text: string): Promise<boolean> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
@@ -283,7 +239,7 @@ function drain(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }):
   });
 }
 
-/** A spinner that loads ora only when first shown, so the start-up path never pays for it. */
+/** ora, loaded only when first shown. */
 function spinner(text: string, color: boolean): Progress {
   let stopped = false;
   let current = text;
@@ -310,10 +266,8 @@ function spinner(text: string, color: boolean): Progress {
 }
 
 /**
- * Terminal prompts through npm's `read` (hidden input: `silent`). stdin is read here and handed to
- * `read` one line per prompt: what arrives after a prompt's line (a paste of several answers comes
- * in one read) is kept for the next prompt of this IO instead of being lost, and is never echoed
- * before its own prompt, as it may be that prompt's secret. Ctrl-C at a prompt is an interrupt (130).
+ * Prompts through npm's `read`, fed one line per prompt: the rest of a paste of several answers is
+ * kept for the next prompt, never echoed before it (it may be that prompt's secret).
  */
 function createPrompter(): (question: string, hidden: boolean) => Promise<string> {
   let ahead = '';
@@ -376,27 +330,21 @@ export interface TestIO extends IO {
   stderrText(): string;
 }
 
-export interface TestIOOptions extends Pick<IOOptions, 'quiet' | 'verbose' | 'color' | 'env' | 'logFormat'> {
+interface TestIOOptions extends Pick<IOOptions, 'quiet' | 'verbose' | 'color' | 'env' | 'logFormat'> {
   isStdoutTTY?: boolean;
   isStderrTTY?: boolean;
   isStdinTTY?: boolean;
-  /** The terminal's width (default 120). */
+  /** Default 120. */
   columns?: number;
   /** Fed to prompts in order; a prompt with none left fails the test. */
   answers?: string[];
-  /** What readStdin reads. */
   stdin?: string;
-  /** The time put on JSON lines (default: a fixed instant, so a test's expected lines are exact). */
+  /** Default: a fixed instant. */
   now?: () => number;
-  /** Abort it to play a stdout that went away or failed. */
   stdoutGone?: AbortSignal;
 }
 
-/**
- * createIO over in-memory streams, as gh's iostreams.Test(): the same decisions (colour, progress,
- * JSON lines) over buffers. A prompt writes its question to stderr and takes the next answer; the
- * progress line is written as `[progress] <text>` lines.
- */
+/** createIO over memory (gh's iostreams.Test()); progress is written as `[progress] <text>` lines. */
 export function createTestIO(o: TestIOOptions = {}): TestIO {
   const memory = (into: Buffer[], tty: boolean) =>
     Object.assign(

@@ -1,30 +1,17 @@
-/**
- * `--log-format json` (CLI.md "Unattended runs"): every stderr message as one JSON object per line,
- * for log pipelines that read `jq -c`. Pure: the IO hands each line here (err, note, debug) and writes
- * what comes back; the run's watchers hand structured entries (item, wait, summary).
- *
- * A line prs prints as text is classified by its shape, once, here: `> GET …` / `< 200 GET …` (the
- * -v lines of the HTTP layer) are `request` / `response`, `~ waiting …` a `wait`, `prs: warning:` a
- * warning, `hint:` a hint, any other `prs: …` an error. Secrets never reach this point: the lines are
- * redacted where they are made (redact.ts), as for text.
- */
+/** `--log-format json`: each stderr line, classified by its shape, as one JSON object. */
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
-
-/** One log record before its time is added. Fields that do not apply are left out (never null). */
+/** Fields that do not apply are left out (never null). */
 export interface LogEntry {
-  level: LogLevel;
+  level: 'error' | 'warn' | 'info' | 'debug';
   event: string;
   message: string;
   [field: string]: unknown;
 }
 
-/** Which IO method printed the line: `err` always, `note` unless -q, `debug` only with -v. */
 export type LineKind = 'err' | 'note' | 'debug';
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-/** The JSON line of an entry: `time` first, then level, event, message, then the entry's own fields. */
 export function formatLogLine(entry: LogEntry, now: number): string {
   const { level, event, message, ...fields } = entry;
   const record: Record<string, unknown> = { time: new Date(now).toISOString(), level, event, message };
@@ -32,7 +19,6 @@ export function formatLogLine(entry: LogEntry, now: number): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-/** A line as prs prints it in text → its entry (see the header for the shapes). */
 export function entryFromText(kind: LineKind, line: string): LogEntry {
   const message = line.replace(ANSI, '').replace(/\r?\n$/, '');
   if (kind === 'debug') {
@@ -67,10 +53,7 @@ export function entryFromText(kind: LineKind, line: string): LogEntry {
   return { level: 'info', event: kind === 'note' ? 'note' : 'message', message };
 }
 
-/**
- * The run's final error (main's one or two lines: `prs: …` and its `hint: …`) as one entry, the hint
- * a field of it, so a log query for errors sees both together.
- */
+/** main's `prs: …` and `hint: …` lines as one entry, so a log query for errors sees both. */
 export function errorEntry(lines: readonly string[], exitCode: number): LogEntry {
   const [first = '', ...rest] = lines;
   const hint = rest.find((l) => l.startsWith('hint: '));

@@ -1,7 +1,4 @@
-/**
- * The entry point. The only try/catch that decides exit codes and the only process.exit: every error
- * becomes one `prs: <message>` line (plus at most one hint) and the exit code of CLI.md.
- */
+/** The only try/catch that decides exit codes and the only process.exit. */
 import { type Command, CommanderError } from 'commander';
 import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
@@ -15,10 +12,7 @@ import { redactText } from './redact.js';
 import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
 import { VERSION } from './version.js';
 
-/**
- * The exit code prs ends with for whatever the parse or the command threw: commander's own errors
- * here (help and version are 0, the rest usage), prs's errors their class's (errors.ts).
- */
+/** Commander's errors here (help and version are 0, the rest usage), prs's errors their class's. */
 export function processExitCode(err: unknown): number {
   if (err instanceof CommanderError)
     return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
@@ -27,10 +21,7 @@ export function processExitCode(err: unknown): number {
 
 const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/**
- * Control and bidi characters (from argv or a server: a newline, a terminal escape sequence) shown
- * escaped, never obeyed: an error stays one line and cannot rewrite the user's terminal.
- */
+/** Control and bidi characters shown escaped: an error stays one line and cannot rewrite the terminal. */
 export function printable(s: string): string {
   return s.replace(
     /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
@@ -38,7 +29,6 @@ export function printable(s: string): string {
   );
 }
 
-/** The one or two stderr lines for an error. */
 export function errorLines(err: unknown, debug: boolean): string[] {
   if (err instanceof CommanderError) {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
@@ -69,14 +59,6 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   return lines;
 }
 
-/**
- * A reader of stderr that went away (`prs … 2>&1 >/dev/null | head -0`) changes nothing: there is
- * nowhere left to say anything, and the run ends with the exit code it would have had. Without this,
- * Node's EPIPE on stderr turned any exit code into 1.
- */
-function ignoreStderrErrors(): void {}
-
-/** The signals prs owns: the exit code each ends a run with and the line it says (CLI.md). */
 const SIGNALS = {
   SIGINT: { code: ExitCode.interrupted, word: 'interrupted' },
   SIGTERM: { code: ExitCode.terminated, word: 'terminated' },
@@ -84,16 +66,12 @@ const SIGNALS = {
 export type OwnedSignal = keyof typeof SIGNALS;
 
 /**
- * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called.
- * Libraries hook them too: conf's atomic writer (through when-exit) re-raised the signal after its
- * own cleanup, which read as a second Ctrl-C and left at once, without removing the export's
- * temporary file or saying why (issue 18). So any other listener is dropped as
- * soon as it is added; the libraries' 'exit' hooks, which do their cleanup, stay.
+ * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called. Any other
+ * listener is dropped as soon as it is added: a library's re-raised signal read as a second Ctrl-C.
  */
 export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   const listener = (signal: OwnedSignal) => handler(signal);
   const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {
-    // Called before the listener is added: remove it once it is there (before any signal can come).
     if (Object.hasOwn(SIGNALS, event) && added !== listener)
       process.nextTick(() => process.off(event, added));
   };
@@ -109,7 +87,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
   const signalLine = () => `prs: ${SIGNALS[received ?? 'SIGINT'].word}`;
-  let said = false; // the line is said once, also when a second signal comes while the run winds down
+  let said = false;
   const leaveNow = () => {
     temporaries.removeAllSync();
     const code = SIGNALS[received ?? 'SIGINT'].code;
@@ -124,18 +102,16 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     if (received) return leaveNow(); // a second Ctrl-C: leave now
     received = signal;
     controller.abort(new InterruptedError(SIGNALS[signal].word));
-    // Commands clean up through their finally blocks; never hang on a stuck one.
+    // Commands clean up in their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
-  process.stderr.on('error', ignoreStderrErrors);
-  // stdout's write errors are the guard's (io.ts guardStdout), from the first byte: a reader that went
-  // away ends the run silently with exit 0, any other failure with exit 10; never Node's crash.
+  // A reader of stderr that went away changes no exit code: there is nowhere left to say anything.
+  process.stderr.on('error', () => {});
   // Left on until the process exits: an error can arrive while the last output drains.
   const stdout = guardStdout(process.stdout);
 
   let io: IO | undefined;
   let deps: Deps | undefined;
-  // The watchers of a report/export run (JSON log entries, metrics file, pings): observe/index.ts.
   let observer: RunObserver | undefined;
   const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
@@ -158,12 +134,11 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
 
   const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
 
-  /** Every write handed to stdout, and its error if one came (an 'error' event comes a tick later). */
+  // Every write handed to stdout, and its error if one came (an 'error' event comes a tick later).
   const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
     await program.parseAsync(argv);
     await written();
-    // Output cut short is never a success (a reader that went away is: its code is 0, silently).
     if (stdout.gone.aborted) throw stdout.gone.reason;
     await observer?.finish(ExitCode.ok, []);
     return ExitCode.ok;
@@ -171,16 +146,13 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     await written();
     // A stdout that failed decides the end: what the command threw is its consequence.
     const err = stdout.gone.aborted ? stdout.gone.reason : caught;
-    // Once a signal came, whatever the command threw on its way out (an aborted request, a stream
-    // destroyed mid-write) is the interrupt.
+    // Once a signal came, whatever the command threw on its way out is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    // diff --exit-code's 11 is an answer, not an error: nothing to say (as git diff --exit-code);
-    // neither has a silent error (`auth status -q`).
     const silent = !received && (err instanceof ChangesFoundError || (err instanceof PrsError && err.silent));
     if (code !== ExitCode.ok && !silent) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
-      // The parsed flags once a command ran; before that (a parse or usage error) read them from argv.
+      // Before a command ran (a parse or usage error) the flags are read from argv.
       const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
       const quiet = io ? io.quiet : switchInArgv(argv, 'quiet');
       if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
@@ -199,11 +171,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   }
 }
 
-/**
- * The watchers of a report/export run, loaded only when one is asked for (a metrics file, a ping URL,
- * JSON logs) or when the settings do not resolve (a bad setting still writes the metrics file that
- * the flag or variable names: observe/index.ts). A plain run pays nothing for them.
- */
+/** The run's watchers, loaded when one is asked for or the settings do not resolve (observe/index.ts). */
 async function watch(
   deps: Deps,
   command: 'report' | 'export',
@@ -214,7 +182,6 @@ async function watch(
   return (await import('./observe/index.js')).watchRun(deps, command, options);
 }
 
-/** A commander error with the command it came from, whose --help the hint names. */
 class CommandError extends CommanderError {
   constructor(
     err: CommanderError,
@@ -224,22 +191,12 @@ class CommandError extends CommanderError {
   }
 }
 
-/** `prs`, `prs report`, `prs auth status`. */
-function commandPath(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
-/**
- * Commander's errors (and --help, --version) thrown instead of exiting, by every command, and not
- * printed: main prints them in the contract's format, once, and decides the exit code.
- */
-function throwInsteadOfExit(cmd: Command): Command {
+/** Commander's errors (and --help, --version) thrown instead of exiting, printed by main. */
+function throwInsteadOfExit(cmd: Command, path = cmd.name()): Command {
   cmd.exitOverride((err) => {
-    throw new CommandError(err, commandPath(cmd));
+    throw new CommandError(err, path);
   });
   cmd.configureOutput({ outputError: () => {} });
-  for (const sub of cmd.commands) throwInsteadOfExit(sub);
+  for (const sub of cmd.commands) throwInsteadOfExit(sub, `${path} ${sub.name()}`);
   return cmd;
 }

@@ -2,7 +2,6 @@
 const SECRET_FIELDS = new Set(['password', 'client_secret', 'refresh_token', 'access_token', 'id_token']);
 const MASK = '***';
 
-/** Headers as "name: value" pairs with Authorization (and cookies) masked. */
 export function redactHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, string> {
@@ -20,7 +19,6 @@ export function redactHeaders(
   return out;
 }
 
-/** An x-www-form-urlencoded body with secret fields masked. */
 export function redactForm(body: string): string {
   const params = new URLSearchParams(body);
   for (const key of [...params.keys()]) if (SECRET_FIELDS.has(key)) params.set(key, MASK);
@@ -34,7 +32,6 @@ export function redactText(text: string): string {
     .replace(/(\w+:\/\/[^:/@\s[\]]*:)[^@\s]*@/g, `$1${MASK}@`); // a URL's password (--limiter)
 }
 
-/** A URL as it may be shown (the --limiter one): its password replaced by ***. */
 export function redactUrlPassword(url: string): string {
   try {
     const u = new URL(url);
@@ -45,10 +42,7 @@ export function redactUrlPassword(url: string): string {
   }
 }
 
-/**
- * A monitor's ping URL as it may be shown: its path (the check's uuid or key: whoever has it can ping)
- * and any password replaced, the host kept so a reader knows which monitor it was.
- */
+/** Whoever has a ping URL's path can ping: only the host is kept. */
 export function redactPingUrl(url: string): string {
   try {
     const u = new URL(url);

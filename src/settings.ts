@@ -1,7 +1,4 @@
-/**
- * The one place that reads the environment. Everything else receives a `Settings` (or `Env`) value.
- * Precedence everywhere: flag > environment > profile > built-in default.
- */
+/** The one place that reads the environment; precedence: flag > environment > profile > default. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
@@ -10,31 +7,27 @@ import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** What a flag's value completes to in the shells (src/completion/model.ts reads it). */
 export type Completion =
   | 'file'
   | 'dir'
   | 'profiles'
   | { values: readonly string[]; descriptions?: Readonly<Record<string, string>> };
 
-/**
- * One setting or global flag. A new one is a row here plus the code that uses it: commander's
- * definition, `prs config`, the resolver, masking, completions and the fast path read this table.
- */
+/** One setting or global flag: commander, `prs config`, the resolver, masking, completions and hit.ts read it. */
 export interface SettingRow {
   /** Commander's spelling: `--base-url <url>` (a value), `-q, --quiet` or `--no-color` (a switch). */
   flag?: string;
-  /** The flag belongs to `prs login` only; without this it is global (before or after any command). */
+  /** A flag of `prs login` only; else global. */
   on?: 'login';
   env?: string;
-  /** Stored per profile and shown by `prs config` under the row's key. */
+  /** Stored per profile (`prs config`). */
   config?: true;
   default?: string;
-  /** The value in use (a number, a URL without its trailing slash…); throws Error with one line. */
+  /** Throws Error with one line. */
   parse?: (value: string) => unknown;
-  /** A secret part: how the value may be shown (config list, errors, auth status). */
+  /** How a secret value may be shown. */
   mask?: (value: string) => string;
-  /** The field of Settings it resolves to, when not the key in camelCase. */
+  /** Settings' field, when not the key in camelCase. */
   field?: string;
   help: string;
   complete?: Completion;
@@ -177,9 +170,7 @@ export const SETTINGS = {
 } as const satisfies Record<string, SettingRow>;
 
 type Rows = typeof SETTINGS;
-export type SettingName = keyof Rows;
-type Name = SettingName;
-/** `base-url` → `baseUrl`. */
+type Name = keyof Rows;
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
 type Global<K extends Name> = Rows[K] extends { flag: string }
   ? Rows[K] extends { on: string }
@@ -188,29 +179,22 @@ type Global<K extends Name> = Rows[K] extends { flag: string }
   : never;
 type FlagValue<K extends Name> = Rows[K] extends { flag: `${string}<${string}` } ? string : boolean;
 
-/** The global flags as commander hands them over (each row with a flag not tied to one command). */
 export type GlobalOptions = { [K in Name as Global<K> extends never ? never : Camel<K>]?: FlagValue<K> };
 
-/** Keys accepted by `prs config` and stored per profile. */
 export type SettingKey = { [K in Name]: Rows[K] extends { config: true } ? K : never }[Name];
 export type SettingValues = Partial<Record<SettingKey, string>>;
 
 const names = Object.keys(SETTINGS) as Name[];
-/** A row as the plain shape every reader of the table takes. */
 export const settingRow = (name: Name): SettingRow => SETTINGS[name];
 const row = settingRow;
 export const SETTING_KEYS = names.filter((k) => row(k).config) as SettingKey[];
-/** The global flags' rows, in `prs --help` order. */
 export const GLOBAL_FLAGS = names.filter((k) => row(k).flag && !row(k).on);
-/** `prs login`'s own setting flags (--auth-url …). */
 export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 
-/** The long flag of a row: `--base-url`, `--quiet`, `--no-color`. */
 export const longFlag = (name: Name): string => /--[\w-]+/.exec(row(name).flag ?? '')![0];
-/** GlobalOptions' field for a row: `base-url` → `baseUrl` (commander's attribute name). */
+/** `base-url` → `baseUrl` (commander's attribute name). */
 export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
-/** A row's help line as `--help` shows it: its words, then its environment variable and default. */
 export function flagHelp(name: Name): string {
   const r = row(name);
   const extra = [
@@ -221,16 +205,12 @@ export function flagHelp(name: Name): string {
   return tail ? `${r.help} (${tail})` : r.help;
 }
 
-/** A value as it may be shown: a secret part masked (the limiter URL's password, the ping URL's path). */
 export function shownValue(key: Name, value: string): string {
   return row(key).mask?.(value) ?? value;
 }
 
-/**
- * A global flag's value in an argv commander has not read (it may have refused it): the last
- * `--flag value` or `--flag=value` before `--`.
- */
-export function flagInArgv(argv: readonly string[], name: Name): string | undefined {
+/** A flag's value in an argv commander has not read: the last `--flag value` or `--flag=value` before `--`. */
+function flagInArgv(argv: readonly string[], name: Name): string | undefined {
   const flag = longFlag(name);
   let value: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -259,11 +239,7 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
   return false;
 }
 
-/**
- * Whether the JSON log format is asked for before any settings are read (a parse error, the IO's
- * first line): the flag, else its variable. A profile's `log-format` applies once the settings are
- * resolved (deps.ts).
- */
+/** JSON logs asked for by flag or variable, before the settings (and a profile's value) are read. */
 export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
   const value = flagInArgv(argv, 'log-format') ?? (env[SETTINGS['log-format'].env] || undefined);
   return value?.trim() === 'json';
@@ -276,44 +252,34 @@ type Required<K extends SettingKey> = Rows[K] extends { default: string }
     ? never
     : K
   : never;
-/** The resolved value of each config key, under its Settings field name. */
 type SettingFields = { [K in SettingKey as Required<K> extends never ? never : FieldName<K>]: Parsed<K> } & {
   [K in SettingKey as Required<K> extends never ? FieldName<K> : never]?: Exclude<Parsed<K>, undefined>;
 };
 
-export type LogFormat = 'text' | 'json';
-
-/** How prs signs in: a user's password grant, or a service account's client-credentials grant. */
-export type GrantType = 'password' | 'client_credentials';
+type LogFormat = 'text' | 'json';
+type GrantType = 'password' | 'client_credentials';
 
 export interface RateLimit {
   limit: number;
   windowMs: number;
 }
 
-/** The settings of a run: each config key under its field (timeoutMs in ms, rateLimit parsed…), and: */
 export interface Settings extends SettingFields {
   profile: string;
-  /** Where the credential store lives: PRS_CONFIG_DIR, else $XDG_CONFIG_HOME/prs, else ~/.config/prs. */
   configDir: string;
-  /** Where shared limiter state lives: PRS_CACHE_DIR, else $XDG_CACHE_HOME/prs, else ~/.cache/prs. */
   cacheDir: string;
-  /** PRS_TOKEN: a ready access token, used as is. */
+  /** PRS_TOKEN */
   token?: string;
-  /** From the environment only (PRS_PASSWORD, PRS_CLIENT_SECRET); saved ones come from the store. */
+  /** From the environment only; saved ones come from the store. */
   password?: string;
   clientSecret?: string;
-  /** PRS_DEBUG=1: print stack traces. */
   debug: boolean;
-  /** Proxy settings from HTTPS_PROXY / HTTP_PROXY / NO_PROXY (either case). */
   proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
-  /** Running under CI (CI env set): error hints name environment variables instead of `prs login`. */
+  /** Error hints name environment variables instead of `prs login`. */
   ci: boolean;
-  /** Which layer each setting came from, for `prs config list` and `auth status`. */
   sources: Partial<Record<SettingKey, SettingSource>>;
 }
 
-/** The global flags as setting values (the resolver's `flags` layer). */
 export function globalSettingValues(g: GlobalOptions): SettingValues {
   const v: SettingValues = {};
   for (const key of SETTING_KEYS) {
@@ -323,7 +289,6 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   return v;
 }
 
-/** The one "profile does not exist" check (see Deps.profile), over the store (auth/store.ts). */
 export function storedProfile<P>(
   store: { get(name: string): P | undefined; profileNames(): readonly string[] },
   name: string,
@@ -340,7 +305,6 @@ export function storedProfile<P>(
   return stored;
 }
 
-/** Directories only, for code that must find the store before a profile can be read. */
 export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
   const home = env.HOME || homedir();
   const configDir = env.PRS_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'prs');
@@ -348,7 +312,6 @@ export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
   return { configDir, cacheDir };
 }
 
-/** Profile name: flag > PRS_PROFILE > "default". An empty PRS_PROFILE is unset, as for every PRS_* setting. */
 export function resolveProfileName(flag: string | undefined, env: Env): string {
   const name = flag ?? (env[SETTINGS.profile.env] || undefined) ?? SETTINGS.profile.default;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
@@ -359,13 +322,9 @@ export function resolveProfileName(flag: string | undefined, env: Env): string {
   return name;
 }
 
-export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+type SettingSource = 'flag' | 'env' | 'profile' | 'default';
 
-/**
- * The precedence rule, written once: each key's raw value and the layer it came from (flag >
- * environment > profile > default; an empty variable is unset). resolveSettings validates these;
- * `prs config list/get` shows them.
- */
+/** Each key's raw value and its layer (an empty variable is unset); `prs config list/get` shows them. */
 export function effectiveSettings(
   flags: SettingValues,
   env: Env,
@@ -386,10 +345,7 @@ export function effectiveSettings(
   >;
 }
 
-/**
- * Merges flags, environment, the stored profile and defaults into validated settings.
- * Throws UsageError for malformed values, naming where the bad value came from.
- */
+/** Validated settings; a malformed value is a UsageError naming where it came from. */
 export function resolveSettings(
   flags: SettingValues & { profile?: string },
   env: Env,
@@ -400,8 +356,7 @@ export function resolveSettings(
   const pick = (key: SettingKey): string | undefined => {
     const { value, source } = effective[key];
     if (source) sources[key] = source;
-    // Every setting ends up in a header, a URL or a form: a control character there would split a
-    // header (`T1\nX-Evil: 1`) or be silently dropped from a URL. Bad input, before any request.
+    // Every setting ends up in a header, a URL or a form, where a control character splits or vanishes.
     const bad = value === undefined ? undefined : controlCharacters(key, value);
     if (bad) throw new UsageError(`${bad} (from ${where(key)})`, repair(key));
     return value;
@@ -412,14 +367,13 @@ export function resolveSettings(
       : sources[key] === 'profile'
         ? `profile setting ${key}`
         : `--${key}`;
-  // A hand-edited bad value in the config file: say how to repair it with prs itself.
   const repair = (key: SettingKey) => {
     if (sources[key] !== 'profile') return {};
     const name = resolveProfileName(flags.profile, env);
     const prs = name === SETTINGS.profile.default ? 'prs' : `prs --profile ${name}`;
     return { hint: `fix it with \`${prs} config set ${key} <value>\` or \`${prs} config unset ${key}\`` };
   };
-  /** A key without a default whose value is empty is unset; any other is read by its row's parse. */
+  // Empty without a default is unset.
   const value = (key: SettingKey): unknown => {
     const raw = pick(key);
     const { parse, default: fallback } = row(key);
@@ -451,10 +405,7 @@ export function resolveSettings(
   };
 }
 
-/**
- * Each key's check, written once: the resolver, `config set` and login's prompts use it. Returns the
- * value as it is stored (URLs normalised); throws Error with a one-line message naming the value.
- */
+/** `config set` and login's prompts: the value as stored (URLs normalised); throws a one-line Error. */
 export function checkSetting(key: SettingKey, value: string): string {
   const v = value.trim();
   const bad = controlCharacters(key, v);
@@ -464,56 +415,52 @@ export function checkSetting(key: SettingKey, value: string): string {
   return typeof parsed === 'string' ? parsed : v;
 }
 
-/** `text` (the default) or `json`. */
-export function parseLogFormat(value: string): LogFormat {
+function parseLogFormat(value: string): LogFormat {
   const v = value.trim();
   if (v === 'text' || v === 'json') return v;
   throw new Error(`invalid log format "${value}": expected text or json`);
 }
 
-/**
- * A monitor's ping URL (Healthchecks: https://hc-ping.com/<uuid>). It is a secret, so a bad one is
- * named without its path: whoever reads the log must not be able to ping it.
- */
-export function parsePingUrl(value: string): string {
-  let u: URL;
+/** `new URL(value)`, or an Error with `message`. */
+function urlOf(value: string, message: string): URL {
   try {
-    u = new URL(value);
+    return new URL(value);
   } catch {
-    throw new Error('invalid ping URL: expected http(s)://host/…');
+    throw new Error(message);
   }
+}
+
+/** A ping URL is a secret: a bad one is named without its path. */
+function parsePingUrl(value: string): string {
+  const u = urlOf(value, 'invalid ping URL: expected http(s)://host/…');
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new Error(`invalid ping URL (${u.protocol}//…): use http or https`);
   if (u.search || u.hash) throw new Error(`invalid ping URL (${u.host}/…): no query or fragment expected`);
   return u.toString().replace(/\/+$/, '');
 }
 
-/** The Keycloak base URL, before /realms: the token URL pasted whole is refused with the way out. */
-export function parseAuthUrl(value: string): string {
+function parseAuthUrl(value: string): string {
   const url = parseUrl(value);
   if (/\/realms(\/|$)/.test(new URL(url).pathname))
     throw new Error(`invalid auth URL "${value}": give the part before /realms`);
   return url;
 }
 
-/** A realm is a name: a URL typed there (a common slip at the prompt) is refused. */
-export function parseRealm(value: string): string {
-  // Keycloak allows odd realm names (they are URL-encoded into the path), but never a URL.
+/** Keycloak allows odd realm names (URL-encoded into the path), but a URL there is a slip at the prompt. */
+function parseRealm(value: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value === '')
     throw new Error(`invalid realm "${value}": a realm is a name such as "acme", not a URL`);
   return value;
 }
 
-/** C0 controls and DEL: never part of a header value, a URL or a name. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** Why a setting's value cannot be used, when it holds a control character (also `config set`'s check). */
-export function controlCharacters(key: SettingKey, value: string): string | undefined {
+function controlCharacters(key: SettingKey, value: string): string | undefined {
   if (!CONTROL.test(value)) return undefined;
   return `invalid ${key} "${shownValue(key, value)}": control characters are not allowed`;
 }
 
-/** An environment value sent as a header, shown by its name only (a token is a secret). */
+/** An environment value sent as a header, named only (a token is a secret). */
 function headerSafe(name: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (CONTROL.test(value)) throw new UsageError(`invalid ${name}: it contains control characters`);
@@ -525,26 +472,17 @@ export function resolveProxy(env: Env): Settings['proxy'] {
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
 }
 
-/** PRS_DEBUG=1 (or true): stack traces with errors, mapped to src/*.ts lines (src/entry.ts). */
 export function isDebug(env: Env): boolean {
   return env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
 }
 
-export function isCI(env: Env): boolean {
+function isCI(env: Env): boolean {
   return !!env.CI && env.CI !== 'false' && env.CI !== '0';
 }
 
-/** Checks a limiter URL (config set, settings): redis:// or rediss://, a host, an optional numeric db. */
 export function parseLimiterUrl(value: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new Error(
-      `invalid limiter URL "${redactUrlPassword(value)}": expected redis://[user:password@]host:port[/db]`,
-    );
-  }
   const shown = redactUrlPassword(value);
+  const u = urlOf(value, `invalid limiter URL "${shown}": expected redis://[user:password@]host:port[/db]`);
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
     throw new Error(`invalid limiter URL "${shown}": it must start with redis:// or rediss://`);
   }
@@ -563,77 +501,60 @@ export function parseLimiterUrl(value: string): string {
   return value;
 }
 
-/** `password` or `client_credentials` (the OAuth grant_type names; `client-credentials` is accepted too). */
+/** The OAuth grant_type names; `client-credentials` is accepted too. */
 export function parseGrant(value: string): GrantType {
   const v = value.trim().replace('-', '_');
   if (v === 'password' || v === 'client_credentials') return v;
   throw new Error(`invalid grant "${value}": expected password or client_credentials`);
 }
 
-/** A rate limit as its user writes it: "4/60s", "10/500ms" (parseRateLimit's inverse). */
+/** parseRateLimit's inverse: "4/60s", "10/500ms". */
 export function rateText(rate: RateLimit): string {
   return rate.windowMs % 1000 === 0
     ? `${rate.limit}/${rate.windowMs / 1000}s`
     : `${rate.limit}/${rate.windowMs}ms`;
 }
 
-/** "4/60s", "4/2s", "10/1m", "100/500ms", "4/60" (seconds) → { limit, windowMs }. */
+const MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** "4/60s", "10/1m", "100/500ms", "4/60" (seconds). */
 export function parseRateLimit(value: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
   if (!m) throw new Error(`invalid rate limit "${value}": expected <requests>/<window>, e.g. 4/60s`);
   const limit = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[3] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  const windowMs = Math.round(Number(m[2]) * unit);
+  const windowMs = Math.round(Number(m[2]) * MS[(m[3] ?? 's') as 's']);
   if (limit < 1 || windowMs < 1)
     throw new Error(`invalid rate limit "${value}": both numbers must be positive`);
   return { limit, windowMs };
 }
 
-/**
- * The answer cache's max-age: `30m`, `12h`, `7d` (also `s`, `w`) → milliseconds; `off` → undefined.
- * A bare number has no unit anyone could guess, so it is refused.
- */
+/** `30m`, `12h`, `7d` (also `s`, `w`); `off` is undefined. A bare number has no unit anyone could guess. */
 export function parseMaxAge(value: string): number | undefined {
   const v = value.trim().toLowerCase();
   if (v === 'off') return undefined;
   const m = /^(\d{1,6})(s|m|h|d|w)$/.exec(v);
-  const ms = m
-    ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's']
-    : 0;
+  const ms = m ? Number(m[1]) * MS[m[2] as 's'] : 0;
   if (!(ms > 0)) {
     throw new Error(`invalid cache max-age "${value}": expected a duration such as 30m, 12h or 7d, or off`);
   }
   return ms;
 }
 
-/** A size: `1GiB`, `500MiB`, `64KiB`, `2GB`, `1048576` (bytes) → bytes; must be > 0. */
+/** `1GiB`, `500MiB`, `64K` (KiB), `2GB`, `1048576` (bytes) → bytes. */
 export function parseSize(value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(value);
-  const unit = (m?.[2] ?? 'b').toLowerCase();
-  const scale: Record<string, number> = {
-    b: 1,
-    k: 1024,
-    kb: 1e3,
-    kib: 1024,
-    m: 1024 ** 2,
-    mb: 1e6,
-    mib: 1024 ** 2,
-  };
-  Object.assign(scale, { g: 1024 ** 3, gb: 1e9, gib: 1024 ** 3, t: 1024 ** 4, tb: 1e12, tib: 1024 ** 4 });
-  const bytes = m ? Math.floor(Number(m[1]) * scale[unit]!) : 0;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:b|([kmgt])(ib|b)?)?\s*$/i.exec(value);
+  const power = m?.[2] ? 'kmgt'.indexOf(m[2].toLowerCase()) + 1 : 0;
+  const base = m?.[3]?.toLowerCase() === 'b' ? 1000 : 1024;
+  const bytes = m ? Math.floor(Number(m[1]) * base ** power) : 0;
   if (!(bytes > 0) || !Number.isSafeInteger(bytes)) {
     throw new Error(`invalid cache size "${value}": expected a size such as 1GiB, 500MiB or 64KiB`);
   }
   return bytes;
 }
 
-/**
- * The longest timeout: one day. Longer is no timeout at all in practice, and past 24.8 days Node's
- * timers overflow and fire at once (a TimeoutOverflowWarning, then a 1 ms timeout).
- */
-export const MAX_TIMEOUT_SECONDS = 86_400;
+/** One day: past 24.8 days Node's timers overflow and fire at once. */
+const MAX_TIMEOUT_SECONDS = 86_400;
 
-/** Seconds (digits, may be fractional) → milliseconds; from 1 ms to MAX_TIMEOUT_SECONDS. */
 export function parseTimeout(value: string): number {
   const ms = Math.round(Number(value) * 1000);
   if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !(ms >= 1) || ms > MAX_TIMEOUT_SECONDS * 1000) {
@@ -653,12 +574,7 @@ export function parseRetries(value: string): number {
 
 /** An http(s) URL without a trailing slash. */
 export function parseUrl(value: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new Error(`invalid URL "${value}"`);
-  }
+  const u = urlOf(value, `invalid URL "${value}"`);
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new Error(`invalid URL "${value}": use http or https`);
   if (u.username || u.password) throw new Error('URLs must not carry credentials');

@@ -1,8 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are bash source, not templates.
-/**
- * Bash completion script from a CompletionSpec. Self-contained: it needs neither the bash-completion
- * package nor bash 4 features beyond `compopt` (used only when present).
- */
+/** Needs neither the bash-completion package nor bash 4 features beyond `compopt` (used when present). */
 import {
   allCommands,
   COMPLETE_COMMAND,
@@ -13,13 +10,11 @@ import {
   type ValueSpec,
 } from './model.js';
 
-/** A bash single-quoted word. */
 export const bashQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 const key = (cmd: CommandSpec) => cmd.path.join(' ');
 const flagsOf = (o: OptionSpec) => [o.short, o.long].filter((f): f is string => !!f);
 
-/** One letter per value kind, with the words of a choice list after "w:". */
 function valueCode(v: ValueSpec | undefined): string {
   switch (v?.kind) {
     case 'choices':
@@ -41,8 +36,7 @@ export function renderBash(spec: CompletionSpec, header: string): string {
   const lines: string[] = [];
   const emit = (...l: string[]) => lines.push(...l);
 
-  // Which options take a value, and what completes it: the command's own options first (they may
-  // shadow a global one), then the global ones under any command.
+  // A command's own options first: they may shadow a global one.
   const valueCases: string[] = [];
   for (const cmd of commands) {
     const own = cmd.path.length === 0 ? [] : cmd.options;
@@ -158,7 +152,6 @@ export function renderBash(spec: CompletionSpec, header: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The bash statement that completes a non-option word for `cmd` (subcommands or an argument). */
 function wordsBody(cmd: CommandSpec, fn: string): string | undefined {
   if (cmd.commands.length > 0) return `words=${bashQuote(cmd.commands.map((c) => c.name).join(' '))}`;
   const parts: string[] = [];

@@ -1,7 +1,3 @@
-/**
- * Fish completions from a CompletionSpec: `complete` lines guarded by one helper that works out the
- * command path and the number of positional arguments typed so far.
- */
 import {
   allCommands,
   COMPLETE_COMMAND,
@@ -11,7 +7,6 @@ import {
   type ValueSpec,
 } from './model.js';
 
-/** A fish single-quoted word. */
 export const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 const key = (cmd: CommandSpec) => cmd.path.join(' ');
@@ -19,7 +14,6 @@ const key = (cmd: CommandSpec) => cmd.path.join(' ');
 function valueArgs(v: ValueSpec | undefined, name: string): string {
   switch (v?.kind) {
     case 'choices': {
-      // `value\t'description'`: fish shows each value's own text instead of the option's.
       const words = v.values.map((x) => (v.descriptions?.[x] ? `${x}\\t${fishQuote(v.descriptions[x])}` : x));
       return `-x -a ${fishQuote(words.join(' '))}`;
     }
@@ -114,7 +108,6 @@ export function renderFish(spec: CompletionSpec, header: string): string {
     '',
   );
 
-  // Global options everywhere, except under a command with its own option of the same name.
   for (const g of spec.globalOptions) {
     const shadows = commands.filter(
       (c) => c.path.length > 0 && c.options.some((o) => o.long && o.long === g.long),
@@ -125,7 +118,6 @@ export function renderFish(spec: CompletionSpec, header: string): string {
   }
 
   for (const cmd of commands) {
-    // Command names are plain words (checked in specFromProgram), safe inside double quotes.
     const here = `${fn}_at "${key(cmd)}"`;
     emit('', `# ${[name, ...cmd.path].join(' ')}`);
     for (const o of cmd.options) emit(optionLine(name, here, o));

@@ -1,8 +1,4 @@
-/**
- * The three completion scripts, generated from the commander program they are handed. `prs completion
- * <shell>` and scripts/gen-completions.mjs (which writes completions/) both call this, so they print
- * the same text.
- */
+/** The completion scripts of the program handed in: `prs completion` and scripts/gen-completions.mjs. */
 import type { Command } from 'commander';
 import { renderBash } from './bash.js';
 import { renderFish } from './fish.js';
@@ -11,7 +7,6 @@ import { renderZsh } from './zsh.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 
-/** Where each script is checked in, relative to the package root. */
 export const COMPLETION_FILES: Record<Shell, string> = {
   bash: 'completions/prs.bash',
   zsh: 'completions/prs.zsh',
@@ -41,22 +36,16 @@ function header(shell: Shell): string {
   ].join('\n');
 }
 
+const RENDER = { bash: renderBash, zsh: renderZsh, fish: renderFish };
+
 export function generateCompletion(shell: Shell, program: Command, values: OptionValues): string {
-  const spec = specFromProgram(program, values);
-  switch (shell) {
-    case 'bash':
-      return renderBash(spec, header(shell));
-    case 'zsh':
-      return renderZsh(spec, header(shell));
-    case 'fish':
-      return renderFish(spec, header(shell));
-  }
+  return RENDER[shell](specFromProgram(program, values), header(shell));
 }
 
 export function generateAll(program: Command, values: OptionValues): Record<Shell, string> {
-  return {
-    bash: generateCompletion('bash', program, values),
-    zsh: generateCompletion('zsh', program, values),
-    fish: generateCompletion('fish', program, values),
-  };
+  const all = Object.keys(RENDER).map((shell) => [
+    shell,
+    generateCompletion(shell as Shell, program, values),
+  ]);
+  return Object.fromEntries(all);
 }

@@ -1,45 +1,35 @@
-/**
- * The shape the completion scripts are generated from: a plain-data walk of the commander program,
- * so the three renderers never touch commander and can be tested on hand-built specs.
- */
+/** The commander program as plain data: the renderers never touch commander. */
 import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS } from '../settings.js';
 
-/** What a value (of an option or an argument) completes to. */
 export type ValueSpec =
-  /** Fixed values; zsh and fish show each one's description, when given, beside it. */
   | { kind: 'choices'; values: string[]; descriptions?: Record<string, string> }
   | { kind: 'file' }
   | { kind: 'dir' }
-  /** Profile names, read at completion time with `prs __complete profiles`. */
+  /** Read at completion time with `prs __complete profiles`. */
   | { kind: 'profiles' }
-  /** Anything: the shell offers nothing (and no file names). */
   | { kind: 'none' };
 
 export interface OptionSpec {
-  /** "-t" */
   short?: string;
-  /** "--type" */
   long?: string;
   description: string;
-  /** Takes a value (`<x>` or `[x]`). */
   takesValue: boolean;
-  /** Name of the value for the shells that show it ("type"). */
   valueName?: string;
   value?: ValueSpec;
-  /** Excludes everything else (--help, --version). */
+  /** --help, --version */
   exclusive?: boolean;
 }
 
-export interface ArgumentSpec {
+interface ArgumentSpec {
   name: string;
   variadic: boolean;
   value: ValueSpec;
 }
 
 export interface CommandSpec {
-  /** Names from the root, e.g. ["auth", "status"]; [] for the program itself. */
+  /** ["auth", "status"]; [] for the program itself. */
   path: string[];
   name: string;
   description: string;
@@ -49,14 +39,11 @@ export interface CommandSpec {
 }
 
 export interface CompletionSpec {
-  /** The program's name, "prs". */
   name: string;
-  /** Options of the program, accepted before or after any command (CLI.md "Invocation"). */
   globalOptions: OptionSpec[];
   root: CommandSpec;
 }
 
-/** The hidden command the scripts call for dynamic values. */
 export const COMPLETE_COMMAND = '__complete';
 
 const choices = (values: readonly string[], descriptions?: Readonly<Record<string, string>>): ValueSpec =>
@@ -68,24 +55,17 @@ const none: ValueSpec = { kind: 'none' };
 const specOf = (c: Completion | undefined): ValueSpec | undefined =>
   c === undefined ? undefined : typeof c === 'string' ? { kind: c } : choices(c.values, c.descriptions);
 
-/** What each positional argument completes to: "<command path> <argument name>". */
 export const ARGUMENT_VALUES: Record<string, ValueSpec> = {
   'config get key': choices(SETTING_KEYS),
   'config set key': choices(SETTING_KEYS),
   'config unset key': choices(SETTING_KEYS),
 };
 
-/** What the help topics that are not commands are about (shown by zsh and fish beside the name). */
 const TOPIC_DESCRIPTIONS: Record<(typeof HELP_TOPICS)[number], string> = {
   'exit-codes': 'every exit code and what it means',
 };
 
-/** Walks a commander program into a CompletionSpec. Deterministic: follows definition order. */
-/**
- * Option values: by "<command path> <long flag>" first, then by the long flag alone (the flag tables'
- * `complete`, commands/completion-values.ts); the commander definition cannot say them, since some
- * options are checked in the action, for a better message than commander's choices().
- */
+/** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
 export type OptionValues = Readonly<Record<string, Completion>>;
 
 export function specFromProgram(program: Command, values: OptionValues): CompletionSpec {
@@ -97,7 +77,6 @@ export function specFromProgram(program: Command, values: OptionValues): Complet
   for (const o of globalOptions) if (o.long) globalNames.add(o.long);
 
   const walk = (cmd: Command, path: string[]): CommandSpec => {
-    // The scripts put names in case patterns and quoted words unescaped.
     if (path.length > 0 && !/^[A-Za-z0-9][\w-]*$/.test(cmd.name()))
       throw new Error(`completion: command name "${cmd.name()}" is not a plain word`);
     const visible = help.visibleOptions(cmd);
@@ -109,7 +88,6 @@ export function specFromProgram(program: Command, values: OptionValues): Complet
       path,
       name: cmd.name(),
       description: firstLine(cmd.description()),
-      // At the root the program's own options are the global ones; elsewhere they are listed apart.
       options: path.length === 0 ? options.filter((o) => !o.long || !globalNames.has(o.long)) : options,
       commands,
       args: cmd.registeredArguments.map((a) => ({
@@ -121,9 +99,7 @@ export function specFromProgram(program: Command, values: OptionValues): Complet
     };
   };
   const root = walk(program, []);
-  // `prs help <topic...>` reads a path of commands (`prs help auth status`): its completions are the
-  // command tree itself, names only, plus the topics that are not commands (exit-codes). Each level
-  // offers what the previous word leads to, as `prs <TAB>` and `prs auth <TAB>` do.
+  // `prs help <topic...>` completes the command tree itself, names only, plus the other topics.
   const topHelp = root.commands.find((c) => c.name === 'help');
   if (topHelp) {
     const mirror = (cmd: CommandSpec, path: string[]): CommandSpec => ({
@@ -178,12 +154,10 @@ function optionSpec(o: Option, path: string[], values: OptionValues): OptionSpec
 
 const firstLine = (s: string) => s.split('\n')[0].trim();
 
-/** Every command in the tree, depth first, the root first. */
 export function allCommands(root: CommandSpec): CommandSpec[] {
   return [root, ...root.commands.flatMap(allCommands)];
 }
 
-/** The options in force for a command: its own, then the global ones it does not shadow. */
 export function optionsFor(spec: CompletionSpec, cmd: CommandSpec): OptionSpec[] {
   const own = new Set(cmd.options.map((o) => o.long ?? o.short));
   return [...cmd.options, ...spec.globalOptions.filter((g) => !own.has(g.long ?? g.short))];

@@ -1,7 +1,3 @@
-/**
- * Zsh completion function (`#compdef prs`) from a CompletionSpec, one `_arguments` function per
- * command. Works from $fpath (autoloaded by compinit) and when sourced into a running shell.
- */
 import {
   allCommands,
   COMPLETE_COMMAND,
@@ -11,7 +7,6 @@ import {
   type ValueSpec,
 } from './model.js';
 
-/** A zsh single-quoted word. */
 export const zshQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Text inside an _arguments `[explanation]`. */
@@ -24,8 +19,6 @@ function action(v: ValueSpec | undefined, fn: string): string {
     case 'choices': {
       const word = (x: string) => x.replace(/([\\\s()'"])/g, '\\$1');
       if (!v.descriptions) return `(${v.values.map(word).join(' ')})`;
-      // ((value\:"description" ...)): zsh lists each value with its own text. A colon in the text is
-      // escaped for _arguments, the rest for the double quotes.
       const text = (d: string) => `"${d.replace(/([\\"$`])/g, '\\$1').replace(/:/g, '\\:')}"`;
       return `((${v.values.map((x) => (v.descriptions?.[x] ? `${word(x)}\\:${text(v.descriptions[x])}` : word(x))).join(' ')}))`;
     }
@@ -40,7 +33,6 @@ function action(v: ValueSpec | undefined, fn: string): string {
   }
 }
 
-/** The _arguments specs of one option (one per spelling, excluding each other). */
 export function optionSpecs(o: OptionSpec, fn: string): string[] {
   const flags = [o.short, o.long].filter((f): f is string => !!f);
   const exclusion = o.exclusive ? '(- *)' : flags.length > 1 ? `(${flags.join(' ')})` : '';
@@ -77,7 +69,6 @@ export function renderZsh(spec: CompletionSpec, header: string): string {
 
   for (const cmd of allCommands(spec.root)) {
     const name = funcName(fn, cmd);
-    // A command's own option hides the global one of the same name.
     const own = new Set(cmd.options.map((o) => o.long));
     const shadowed = cmd.path.length > 0 && spec.globalOptions.some((g) => own.has(g.long));
     const specs = cmd.options.flatMap((o) => optionSpecs(o, fn));
