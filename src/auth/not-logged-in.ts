@@ -1,12 +1,8 @@
-/**
- * Exit 4 "not logged in" (CLI.md "Session", step 5), and its early form: a machine where prs was never
- * logged in hears that, whatever setting is missing first, rather than "no base URL" (CLI.md
- * "Installing, help and first steps").
- */
+// Exit 4 "not logged in", and its early form on a machine never logged in (rather than "no base URL").
 import { AuthError } from '../errors.js';
 import type { Settings } from '../settings.js';
 
-/** Step 5. In CI nobody can run `prs login`, so name the variables instead. */
+/** Step 5; in CI, where nobody can run `prs login`, the variables instead. */
 export function notLoggedIn(
   s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
   hint?: string,
@@ -25,10 +21,7 @@ export function notLoggedIn(
     : new AuthError(`not logged in or session expired — run ${login}`, { hint });
 }
 
-/**
- * Nothing to sign in with and nothing from a login: no PRS_TOKEN, no credentials in the environment,
- * and no setting from the profile (every login stores its settings there).
- */
+/** Nothing to sign in with: no PRS_TOKEN, no credentials in the environment, nothing from a login. */
 export function neverLoggedIn(
   s: Pick<Settings, 'token' | 'username' | 'password' | 'clientSecret' | 'grant' | 'sources'>,
 ): boolean {

@@ -1,43 +1,25 @@
-/**
- * The token lifecycle of CLI.md "Session": PRS_TOKEN → stored access token → refresh_token grant →
- * password grant (env or saved credentials) → AuthError. A service account (grant client_credentials)
- * has no refresh token: its renewal is a new client_credentials grant with the kept (or env) secret. Renewals of one profile are serialised across
- * processes by a lock beside the config file; inside it the stored session is read again, so a cron
- * job that loses the race simply uses the token the winner just stored (and never spends a rotated
- * refresh token twice).
- *
- * A stored session serves only the user, auth URL, realm, client id and base URL it was created for
- * (foreignTo); only the token endpoint's `invalid_grant` ends it — a refused client, a network
- * failure or a 5xx leave it for the next, corrected run.
- */
+// The token lifecycle of CLI.md "Session". Renewals of a profile are serialised across processes by
+// a lock beside the config file; inside it the stored session is read again, so a process that lost
+// the race uses the winner's token (a rotated refresh token is never spent twice).
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';
-import { withLock } from '../fs/lock.js';
 import type { Http } from '../http/client.js';
 import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
 import { notLoggedIn } from './not-logged-in.js';
-import { tokenRefused, withSession } from './store.js';
+import { lockedFile, tokenRefused, withSession } from './store.js';
 import { type Grant, hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
-// Their own modules so that a cache hit (cache/answers.ts) and the service's first check get them
-// without this one and the token client.
 export { identityOf, notLoggedIn };
 
-/** Renew an access token this long before it expires (CLI.md). */
-export const RENEW_MARGIN_MS = 30_000;
-
-/**
- * The margin for one token: 30 s, but at most half its lifetime, so a token that lives less than a
- * minute (a test realm, the sandbox with --token-ttl 2) is still used for the first half of its life.
- */
+/** Renew 30 s before expiry, but at most half-way through a short-lived token's life. */
 export function renewMargin(s: StoredSession): number {
-  if (s.obtainedAt === undefined) return RENEW_MARGIN_MS;
-  return Math.min(RENEW_MARGIN_MS, Math.max(0, (s.expiresAt - s.obtainedAt) / 2));
+  if (s.obtainedAt === undefined) return 30_000;
+  return Math.min(30_000, Math.max(0, (s.expiresAt - s.obtainedAt) / 2));
 }
 
 /** Step 2: the access token is valid for at least the margin. */
@@ -45,7 +27,7 @@ export function accessUsable(s: StoredSession | undefined, now: number): s is St
   return !!s && s.accessToken !== '' && s.expiresAt - now >= renewMargin(s);
 }
 
-/** Step 3: a refresh token that has not expired (unknown expiry: usable until the server refuses it). */
+/** Step 3: a refresh token that has not expired (unknown expiry: until the server refuses it). */
 export function refreshUsable(s: StoredSession | undefined, now: number): boolean {
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
@@ -56,8 +38,8 @@ export interface Credentials {
   clientSecret: string;
 }
 
-/** What a session created now, with these settings, would be bound to (CLI.md "Session"). */
-export function bindingOf(s: Settings): Partial<SessionBinding> {
+/** What a session created now, with these settings, would be bound to. */
+function bindingOf(s: Settings): Partial<SessionBinding> {
   return {
     username: s.username,
     grant: s.grant === 'client_credentials' ? 'client_credentials' : undefined,
@@ -78,9 +60,8 @@ const BINDING_LABELS: Record<keyof SessionBinding, string> = {
 };
 
 /**
- * Why the stored session must not be used with these settings ("user", "base URL", …), or undefined
- * when it may. A session stored by an older prs carries no binding: the profile's stored settings
- * (what that login wrote) stand in for it.
+ * Why the stored session must not be used with these settings ("user", "base URL", …), or undefined.
+ * Without a binding (an older prs stored it) the profile's settings stand in for it.
  */
 export function foreignTo(s: Settings, stored: ProfileData | undefined): string[] | undefined {
   if (!stored?.session) return undefined;
@@ -113,11 +94,10 @@ function ownerOf(stored: ProfileData): string {
   return url ? `${user} at ${hostOf(url)}` : user;
 }
 
-/** Said when the refresh token is gone and nothing else can sign in: what would have kept the session. */
-export const KEEP_SESSION_HINT =
+const KEEP_SESSION_HINT =
   'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
 
-/** Step 4's inputs: env (PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET) first, then what --save-password kept. */
+/** Step 4's inputs: the environment's first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
   if (s.grant === 'client_credentials') return undefined;
   const username = s.username;
@@ -128,14 +108,13 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
 }
 
-/** A service account's secret: the environment's, else the one its login kept (never another session's). */
+/** A service account's secret: the environment's, else the one its own login kept. */
 export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
   if (s.grant !== 'client_credentials') return undefined;
   return s.clientSecret ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.clientSecret);
 }
 
-/** The token endpoint's coordinates; a missing one is a usage error naming its variable. */
-export function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoint {
+function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoint {
   const missing = (what: string, env: string, flag: string) =>
     new UsageError(`missing ${what}: set ${env} or run \`prs login ${flag} <value>\``);
   if (!s.authUrl) throw missing('auth URL', 'PRS_AUTH_URL', '--auth-url');
@@ -144,16 +123,15 @@ export function endpointOf(s: Settings, clientSecret: string | undefined): Token
   return { authUrl: s.authUrl, realm: s.realm, clientId: s.clientId, clientSecret };
 }
 
-export interface SessionDeps {
+interface SessionDeps {
   settings: Settings;
   store: Store;
   http: Http;
   clock: Clock;
   io: IO;
   signal: AbortSignal;
-  /** Serialises renewals across processes; tests pass a pass-through. Default: a lock file beside the store. */
+  /** Serialises renewals across processes; default: a lock beside the store. */
   lock?: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** Retry jitter; tests pass a fixed one. */
   random?: () => number;
 }
 
@@ -171,7 +149,6 @@ export function createSession(d: SessionDeps): Session {
     return run;
   };
   let memo: StoredSession | undefined;
-  /** Every token call of the session: retried like the API within --retries, each wait a -v line. */
   const grantToken = (ep: TokenEndpoint, grant: Grant, previous?: StoredSession) =>
     requestToken(d.http, ep, grant, {
       clock: d.clock,
@@ -181,7 +158,15 @@ export function createSession(d: SessionDeps): Session {
       random: d.random,
       onWait: (ms, reason) => d.io.debug(waitLine(ms, reason)),
     });
-  const bindingNow = () => bindingOf(s) as SessionBinding;
+  /** A new sign-in: a service account's (it has no refresh token) or a user's password grant. */
+  const signIn = (secret: string, creds?: Credentials): Promise<StoredSession> => {
+    if (!creds) {
+      d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
+      return grantToken(endpointOf(s, secret), { type: 'client_credentials' });
+    }
+    d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
+    return grantToken(endpointOf(s, secret), { type: 'password', ...creds });
+  };
 
   const save = async (fn: (p: ProfileData | undefined) => ProfileData | undefined) => {
     try {
@@ -193,49 +178,40 @@ export function createSession(d: SessionDeps): Session {
     }
   };
   const saveSession = (next: StoredSession | undefined) => save((p) => withSession(p, next));
+  const use = (next: StoredSession) => {
+    memo = next;
+    return next.accessToken;
+  };
+  const keep = async (next: StoredSession, bound: SessionBinding | undefined) => {
+    await saveSession({ ...next, bound });
+    return use(next);
+  };
 
-  /** The stored session is someone else's (CLI.md "Session"): env credentials sign in for this run only. */
+  /** The stored session is someone else's: env credentials sign in for this run only. */
   const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
-    if (s.grant === 'client_credentials' && s.clientSecret) {
+    const service = s.grant === 'client_credentials';
+    if (s.clientSecret && (service || (s.username && s.password))) {
       d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
-      memo = await clientCredentials(s.clientSecret);
-      return memo.accessToken;
-    }
-    if (s.username && s.password && s.clientSecret) {
-      d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
-      const next = await grantToken(endpointOf(s, s.clientSecret), {
-        type: 'password',
-        username: s.username,
-        password: s.password,
-      });
-      memo = next;
-      return next.accessToken;
+      return use(await signIn(s.clientSecret, service ? undefined : availableCredentials(s, undefined)));
     }
     throw new AuthError(
       `the session stored in profile ${profile} is for ${ownerOf(stored)}; not used with another ${differ.join(', ')}`,
       {
-        hint:
-          s.grant === 'client_credentials'
-            ? 'run `prs login --client-credentials` for these settings, or set PRS_CLIENT_SECRET for this run'
-            : 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
+        hint: service
+          ? 'run `prs login --client-credentials` for these settings, or set PRS_CLIENT_SECRET for this run'
+          : 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
       },
     );
-  };
-
-  /** A service account's grant: no refresh token comes with it, so every renewal is one of these. */
-  const clientCredentials = (secret: string): Promise<StoredSession> => {
-    d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
-    return grantToken(endpointOf(s, secret), { type: 'client_credentials' });
   };
 
   const renewStored = async (
     stored: ProfileData | undefined,
     cur: StoredSession | undefined,
   ): Promise<string> => {
+    const bindingNow = bindingOf(s) as SessionBinding;
     if (s.grant === 'client_credentials') {
+      // A refusal leaves the stored session: a corrected secret simply signs in again.
       const secret = serviceAccountSecret(s, stored);
-      // A refusal (a wrong secret, a client without a service account) leaves the stored session:
-      // it is ended by nothing here, and a corrected secret simply signs in again.
       if (!secret)
         throw notLoggedIn(
           s,
@@ -243,10 +219,7 @@ export function createSession(d: SessionDeps): Session {
             ? undefined
             : 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs',
         );
-      const next = await clientCredentials(secret);
-      await saveSession({ ...next, bound: bindingNow() });
-      memo = next;
-      return next.accessToken;
+      return keep(await signIn(secret), bindingNow);
     }
     const creds = availableCredentials(s, stored);
     const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
@@ -254,14 +227,8 @@ export function createSession(d: SessionDeps): Session {
     if (cur && refreshUsable(cur, now())) {
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
-        const next = await grantToken(
-          endpointOf(s, secret),
-          { type: 'refresh_token', refreshToken: cur.refreshToken! },
-          cur,
-        );
-        await saveSession({ ...next, bound: cur.bound });
-        memo = next;
-        return next.accessToken;
+        const refresh = { type: 'refresh_token', refreshToken: cur.refreshToken! } as const;
+        return await keep(await grantToken(endpointOf(s, secret), refresh, cur), cur.bound);
       } catch (err) {
         if (!(err instanceof TokenRefusedError)) throw err;
         const clientRefused = err.error === 'invalid_client' || err.error === 'unauthorized_client';
@@ -280,18 +247,7 @@ export function createSession(d: SessionDeps): Session {
         if (err.error === 'invalid_grant') await saveSession(undefined);
       }
     }
-
-    if (creds) {
-      d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
-      const next = await grantToken(endpointOf(s, creds.clientSecret), {
-        type: 'password',
-        username: creds.username,
-        password: creds.password,
-      });
-      await saveSession({ ...next, bound: bindingNow() });
-      memo = next;
-      return next.accessToken;
-    }
+    if (creds) return keep(await signIn(creds.clientSecret, creds), bindingNow);
 
     let hint: string | undefined;
     if (refusal && refusal.error !== 'invalid_grant')
@@ -315,8 +271,7 @@ export function createSession(d: SessionDeps): Session {
         await save((p) => tokenRefused(p, rejected));
       } else if (accessUsable(cur, now())) {
         d.io.debug('auth: using the token another prs process renewed meanwhile');
-        memo = cur;
-        return cur.accessToken;
+        return use(cur);
       }
       try {
         return await renewStored(stored, cur);
@@ -326,8 +281,7 @@ export function createSession(d: SessionDeps): Session {
         d.io.note(
           `prs: note: could not renew the session (${(err as Error).message}); using the current token, valid ${Math.ceil((cur.expiresAt - now()) / 1000)} s more`,
         );
-        memo = cur;
-        return cur.accessToken;
+        return use(cur);
       }
     });
 
@@ -338,8 +292,7 @@ export function createSession(d: SessionDeps): Session {
       const p = d.store.get(profile);
       const stored = p?.session;
       if (accessUsable(stored, now()) && !foreignTo(s, p)) {
-        memo = stored;
-        return stored.accessToken;
+        return use(stored);
       }
       return obtain(undefined);
     },
@@ -356,41 +309,20 @@ export function createSession(d: SessionDeps): Session {
   };
 }
 
-/** Cross-process lock on `file`; when the directory is not writable at all, go on unlocked with a note. */
 /**
- * How long a process waits for another's renewal before giving up: the longest that renewal can take
- * (every attempt within --timeout, every wait between them at most MAX_RETRY_AFTER_MS), so a token
- * service that is down makes the waiter wait for the holder's retries, not fail "locked" meanwhile.
+ * How long a process waits for another's renewal: the longest that renewal can take with its
+ * retries, so a token service that is down makes the waiter wait, not fail "locked".
  */
 export function renewalWaitMs(s: Pick<Settings, 'retries' | 'timeoutMs'>): number {
   return (s.retries + 1) * s.timeoutMs + s.retries * MAX_RETRY_AFTER_MS + 30_000;
 }
 
+/** The renewal lock; where the directory is not writable at all, renewals go on unlocked with a note. */
 function lockBeside(file: string, io: Pick<IO, 'note'>, waitMs: number) {
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
-    let entered = false;
-    try {
-      return await withLock(
-        file,
-        () => {
-          entered = true;
-          return fn();
-        },
-        { waitMs },
-      );
-    } catch (err) {
-      if (entered) throw err;
-      const code = (err as NodeJS.ErrnoException)?.code;
-      if (code === 'ELOCKED') {
-        throw new FileError(`another prs process holds ${file}.lock`, {
-          hint: 'if no other prs is running, remove that directory',
-        });
-      }
-      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-        io.note(`prs: note: cannot lock ${file} (${code}); renewing without it`);
-        return fn();
-      }
-      throw err;
-    }
+  const unlockable = (code: string) => {
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return false;
+    io.note(`prs: note: cannot lock ${file} (${code}); renewing without it`);
+    return true;
   };
+  return <T>(fn: () => Promise<T>) => lockedFile(file, fn, { waitMs, unlockable });
 }

@@ -1,11 +1,5 @@
-/**
- * The credential store: one JSON file (`config.json`) holding every profile, mode 0600 in a 0700
- * directory. Replaced whole (fs/atomic.ts replaceFile) under a cross-process lock; every read
- * goes to the disk, so a long-running process sees what another one wrote meanwhile.
- *
- * A corrupt or hand-mangled file never crashes a command: reading it throws a UsageError (exit 2)
- * naming the file and the repair, and `reset()` (used by `prs logout --all`) moves it aside.
- */
+// The credential store: `config.json` (0600 in 0700) with every profile, replaced whole under a lock;
+// every read goes to the disk. A corrupt file is a UsageError naming the repair, never a crash.
 import {
   chmodSync,
   closeSync,
@@ -19,28 +13,25 @@ import {
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
-import { withLock } from '../fs/lock.js';
+import { type LockOptions, withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, Store, StoredSession } from './types.js';
 
 export const CONFIG_FILE = 'config.json';
 
-/** What the file holds. `profiles` is keyed by profile name. */
-export interface StoreData {
+interface StoreData {
   profiles: Record<string, ProfileData>;
 }
 
-/** A syntactically or structurally broken config file: exit 2 with the way out. */
-export function corruptStoreError(path: string, reason: string): UsageError {
+function corruptStoreError(path: string, reason: string): UsageError {
   return new UsageError(`config file ${path} is unreadable: ${reason}`, {
     hint: 'run `prs logout --all` to reset it (the old file is kept as config.json.corrupt), or fix or delete it',
   });
 }
 
 /**
- * Parses and checks the file's text. Returns the data or a one-line reason why it is unusable.
- * Strict on shapes (a half-understood credential file is worse than an honest error), lenient on
- * nothing else: unknown top-level keys are kept for forward compatibility.
+ * The file's data, or a one-line reason why it is unusable: strict on shapes (a half-understood
+ * credential file is worse than an honest error); unknown top-level keys are kept.
  */
 export function parseStoreText(text: string): { data: StoreData } | { error: string } {
   if (text.trim() === '') return { data: { profiles: {} } };
@@ -60,6 +51,14 @@ export function parseStoreText(text: string): { data: StoreData } | { error: str
   return { data: { ...raw, profiles: profiles as Record<string, ProfileData> } };
 }
 
+const SESSION_FIELDS = [
+  ['accessToken', 'string', true],
+  ['expiresAt', 'number', true],
+  ['refreshToken', 'string', false],
+  ['refreshExpiresAt', 'number', false],
+  ['obtainedAt', 'number', false],
+] as const;
+
 function profileProblem(p: unknown): string | undefined {
   if (!isObject(p)) return 'expected an object';
   const settings = p.settings ?? {};
@@ -71,14 +70,8 @@ function profileProblem(p: unknown): string | undefined {
   if (p.session !== undefined) {
     const s = p.session;
     if (!isObject(s)) return '"session" must be an object';
-    if (typeof s.accessToken !== 'string') return 'session.accessToken must be a string';
-    if (typeof s.expiresAt !== 'number') return 'session.expiresAt must be a number';
-    if (s.refreshToken !== undefined && typeof s.refreshToken !== 'string')
-      return 'session.refreshToken must be a string';
-    if (s.refreshExpiresAt !== undefined && typeof s.refreshExpiresAt !== 'number')
-      return 'session.refreshExpiresAt must be a number';
-    if (s.obtainedAt !== undefined && typeof s.obtainedAt !== 'number')
-      return 'session.obtainedAt must be a number';
+    for (const [k, type, required] of SESSION_FIELDS)
+      if ((required || s[k] !== undefined) && typeof s[k] !== type) return `session.${k} must be a ${type}`;
   }
   if (p.secrets !== undefined) {
     if (!isObject(p.secrets)) return '"secrets" must be an object';
@@ -90,15 +83,9 @@ function profileProblem(p: unknown): string | undefined {
   return undefined;
 }
 
-/*
- * What login, logout and the session leave in a profile's record: decided here, once, and written
- * by the one writer below (Store.update).
- */
+// What login, logout and the session leave in a profile, written by the one writer (Store.update).
 
-/**
- * A login: the settings it used, the session, and the client secret (refresh grants need it); the
- * password only with --save-password, and a login without it drops what an earlier one saved.
- */
+/** A login: its settings, the session, the client secret; the password only with --save-password. */
 export function loggedIn(
   cur: ProfileData | undefined,
   settings: SettingValues,
@@ -110,7 +97,7 @@ export function loggedIn(
   return { ...cur, settings, session, secrets: savePassword ? { password, clientSecret } : { clientSecret } };
 }
 
-/** A session renewed (or dropped: `undefined`); a profile that was not there gets one only with a session. */
+/** A session renewed (or dropped: `undefined`); a missing profile is created only with a session. */
 export function withSession(
   cur: ProfileData | undefined,
   next: StoredSession | undefined,
@@ -135,18 +122,15 @@ export function forgotten(cur: ProfileData): ProfileData {
 /** Whether a profile holds anything a logout forgets. */
 export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.session || p?.secrets);
 
-/** Whether any profile holds a token or a secret (then the file and its directory must be private). */
-export function holdsSecrets(data: StoreData): boolean {
+function holdsSecrets(data: StoreData): boolean {
   return Object.values(data.profiles).some(holdsSession);
 }
 
 /**
- * Private means private: a directory or file others may read or write is tightened to 0700/0600
- * when prs may change it; where it cannot, secrets are refused there (as ssh refuses a key file
- * others can read). Without secrets, a loose mode is left as the user chose it. Returns what it
- * tightened (path and former mode).
+ * A directory or file others may use is tightened to 0700/0600; where prs cannot, secrets are
+ * refused there (as ssh refuses a key file). Without secrets a loose mode is the user's choice.
  */
-export function ensurePrivate(
+function ensurePrivate(
   dir: string,
   file: string,
   secrets: boolean,
@@ -184,17 +168,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export interface OpenStoreOptions {
-  /**
-   * Says (one line) that a file holding secrets was made private when read. Without it (the cache's
-   * fast path) such a file is refused instead, and the CLI proper tightens it and says so.
-   */
-  warn?: (line: string) => void;
-}
-
-export async function openStore(configDir: string, o: OpenStoreOptions = {}): Promise<Store> {
+/**
+ * `warn`: says that a file holding secrets was made private when read; without it (the cache's fast
+ * path) such a file is refused, and the CLI proper tightens it.
+ */
+export async function openStore(
+  configDir: string,
+  o: { warn?: (line: string) => void } = {},
+): Promise<Store> {
   const path = join(configDir, CONFIG_FILE);
-  /** Secrets readable by others are made private before they are used, once, with a warning. */
   const privateSecrets = (fileMode: number) => {
     if ((fileMode & 0o077) === 0 && (statSync(configDir).mode & 0o077) === 0) return;
     if (!o.warn) throw new FileError(`${path} holds secrets others can read`);
@@ -206,7 +188,6 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
   };
   const ensureDir = () => {
     try {
-      // Private from the start, whatever the umask.
       mkdirSync(configDir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw fileError(err, configDir, 'cannot create config directory');
@@ -236,7 +217,7 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
     return parsed.data;
   };
 
-  // Tab-indented, as conf wrote it before it went (the file's format is unchanged).
+  // Tab-indented, as conf wrote it.
   const write = (data: StoreData) => {
     ensureDir();
     ensurePrivate(configDir, path, holdsSecrets(data));
@@ -247,23 +228,7 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
     }
   };
 
-  // A lock that cannot be created (read-only or foreign directory) is a file problem, not a crash.
-  const locked = async <T>(fn: () => T): Promise<T> => {
-    let entered = false;
-    try {
-      return await withLock(path, () => {
-        entered = true;
-        return fn();
-      });
-    } catch (err) {
-      if (entered || err instanceof PrsError) throw err;
-      if ((err as NodeJS.ErrnoException)?.code === 'ELOCKED')
-        throw new FileError(`${path} is locked by another prs process`, {
-          hint: `if no other prs is running, remove ${path}.lock`,
-        });
-      throw fileError(err, `${path}.lock`, 'cannot lock');
-    }
-  };
+  const locked = <T>(fn: () => T) => lockedFile(path, fn);
 
   return {
     path,
@@ -305,4 +270,35 @@ export async function openStore(configDir: string, o: OpenStoreOptions = {}): Pr
       });
     },
   };
+}
+
+/**
+ * withLock with its failures as FileErrors; `unlockable(code)`: a lock that cannot be made at all
+ * (read-only directory) lets `fn` run without it.
+ */
+export async function lockedFile<T>(
+  file: string,
+  fn: () => Promise<T> | T,
+  o: LockOptions & { unlockable?: (code: string) => boolean } = {},
+): Promise<T> {
+  let entered = false;
+  try {
+    return await withLock(
+      file,
+      () => {
+        entered = true;
+        return fn();
+      },
+      o,
+    );
+  } catch (err) {
+    if (entered || err instanceof PrsError) throw err;
+    const code = (err as NodeJS.ErrnoException)?.code ?? '';
+    if (code === 'ELOCKED')
+      throw new FileError(`another prs process holds ${file}.lock`, {
+        hint: 'if no other prs is running, remove that directory',
+      });
+    if (o.unlockable?.(code)) return fn();
+    throw fileError(err, `${file}.lock`, 'cannot lock');
+  }
 }

@@ -1,9 +1,5 @@
-/**
- * The token-endpoint client (spec §5): password, refresh_token and client_credentials (a service
- * account) grants against a Keycloak realm.
- * Nothing here logs: the HTTP layer writes the -v lines with form secrets masked, and the response
- * body (which holds the tokens) is never printed or put into an error message.
- */
+// The token-endpoint client (spec §5) of a Keycloak realm. The response body holds the tokens: it is
+// never printed or put into an error message.
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
@@ -21,17 +17,16 @@ export interface TokenEndpoint {
   authUrl: string;
   realm: string;
   clientId: string;
-  /** Confidential clients need it for every grant; public clients have none. */
   clientSecret?: string;
 }
 
 export type Grant =
   | { type: 'password'; username: string; password: string }
   | { type: 'refresh_token'; refreshToken: string }
-  /** A service account: the client id and secret are the whole credential; Keycloak issues no refresh token. */
+  /** A service account: no refresh token comes with it. */
   | { type: 'client_credentials' };
 
-/** The token endpoint refused the grant (an OAuth error answer). `error` is the OAuth error code. */
+/** The token endpoint refused the grant; `error` is the OAuth error code. */
 export class TokenRefusedError extends AuthError {
   override name = 'TokenRefusedError';
   constructor(
@@ -48,15 +43,7 @@ export function tokenUrl(authUrl: string, realm: string): string {
   return `${authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
 }
 
-/** Keycloak's end-session endpoint: a back-channel logout with the refresh token. */
-export function logoutUrl(authUrl: string, realm: string): string {
-  return tokenUrl(authUrl, realm).replace(/\/token$/, '/logout');
-}
-
-/**
- * Ends the session at the token service, so a copied refresh token is dead too. Throws on any
- * failure (refusal, network, timeout); the caller decides that a logout never fails for it.
- */
+/** Ends the session at the token service (a copied refresh token dies too); throws on any failure. */
 export async function endSession(
   http: Http,
   ep: TokenEndpoint,
@@ -67,7 +54,7 @@ export async function endSession(
   if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
   const res = await http.send({
     method: 'POST',
-    url: logoutUrl(ep.authUrl, ep.realm),
+    url: tokenUrl(ep.authUrl, ep.realm).replace(/\/token$/, '/logout'),
     form: form.toString(),
     signal,
   });
@@ -75,7 +62,7 @@ export async function endSession(
   return res.status;
 }
 
-export function grantForm(ep: TokenEndpoint, grant: Grant): string {
+function grantForm(ep: TokenEndpoint, grant: Grant): string {
   const form = new URLSearchParams({ grant_type: grant.type, client_id: ep.clientId });
   if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
   if (grant.type === 'password') {
@@ -85,14 +72,14 @@ export function grantForm(ep: TokenEndpoint, grant: Grant): string {
   return form.toString();
 }
 
-/** Seconds from a token response field; numbers or numeric strings, else undefined. */
+/** Seconds from a token response field (a number or a numeric string). */
 function seconds(v: unknown): number | undefined {
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
 /** The `exp` claim of a JWT access token (epoch ms), if it is one. */
-export function jwtExpiry(token: string): number | undefined {
+function jwtExpiry(token: string): number | undefined {
   const part = token.split('.')[1];
   if (!part) return undefined;
   try {
@@ -106,11 +93,8 @@ export function jwtExpiry(token: string): number | undefined {
 /** Without any expiry information a token is trusted this long; a 401 still triggers a renewal. */
 const UNKNOWN_LIFETIME_MS = 60_000;
 
-/**
- * A successful token response → the session to store. `previous` supplies the refresh token when a
- * refresh answer does not rotate it. Throws ServiceError for a body that is not a token response.
- */
-export function sessionFromResponse(body: unknown, now: number, previous?: StoredSession): StoredSession {
+/** A token response → the session; `previous` supplies a refresh token the answer did not rotate. */
+function sessionFromResponse(body: unknown, now: number, previous?: StoredSession): StoredSession {
   const b = body as Record<string, unknown> | null;
   if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '') {
     throw new ServiceError('the token endpoint answered without an access_token');
@@ -124,7 +108,7 @@ export function sessionFromResponse(body: unknown, now: number, previous?: Store
   const session: StoredSession = { accessToken, expiresAt, obtainedAt: now };
   if (typeof b.refresh_token === 'string' && b.refresh_token !== '') {
     session.refreshToken = b.refresh_token;
-    // 0 or absent: the server says nothing about it (Keycloak offline tokens): valid until refused.
+    // 0 or absent (Keycloak offline tokens): valid until refused.
     const refreshIn = seconds(b.refresh_expires_in);
     if (refreshIn !== undefined && refreshIn > 0) session.refreshExpiresAt = now + refreshIn * 1000;
   } else if (previous?.refreshToken) {
@@ -134,26 +118,17 @@ export function sessionFromResponse(body: unknown, now: number, previous?: Store
   return session;
 }
 
-/** How a token call waits and retries: the API's policy (http/retry.ts), within `--retries`. */
-export interface TokenCallOptions {
+interface TokenCallOptions {
   clock: Clock;
-  /** `--retries`: a 5xx, 429 or network failure is tried again this many times; a refusal never. */
+  /** `--retries` for a 5xx, 429 or network failure; a refusal is never retried. */
   retries: number;
   signal?: AbortSignal;
-  /** A refresh answer that does not rotate the refresh token keeps this one's. */
   previous?: StoredSession;
-  /** Jitter source; tests pass a fixed one. */
   random?: () => number;
-  /** Called before each wait (the -v line). */
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
-/**
- * POSTs one grant, retried like the API (CLI.md "Answers on the wire"): a 5xx, 429 or network failure
- * waits (Retry-After first, else backoff) and tries again within `retries`. Refusal →
- * TokenRefusedError (exit 4), never retried; a 5xx after the retries or a non-JSON answer →
- * ServiceError (exit 8); the network → NetworkError (exit 9).
- */
+/** POSTs one grant, retried like the API (http/retry.ts). Refusal: TokenRefusedError (exit 4). */
 export async function requestToken(
   http: Http,
   ep: TokenEndpoint,
@@ -181,10 +156,7 @@ export async function requestToken(
   }
 }
 
-/**
- * What the last failed attempt ends the call with: a 429 is exit 7 as at the API ("rate limited"),
- * and a Retry-After longer than prs waits is named with its time, as service.ts's tooLongToWait does.
- */
+/** The call's end: a 429 is exit 7 as at the API; a Retry-After longer than prs waits is named. */
 function finalFailure(failure: PrsError, retryAfterMs: number | undefined, url: string): PrsError {
   if (!(failure instanceof TokenServerError)) return failure;
   const wait =
@@ -201,7 +173,7 @@ function finalFailure(failure: PrsError, retryAfterMs: number | undefined, url: 
   });
 }
 
-/** A 5xx or 429 from the token endpoint: worth another attempt (exit 8 when none is left). */
+/** A 5xx or 429 from the token endpoint: worth another attempt. */
 class TokenServerError extends ServiceError {
   override name = 'TokenServerError';
   constructor(

@@ -1,13 +1,9 @@
-/**
- * The HTTP plumbing shared by the token call and the two report endpoints: one keep-alive undici
- * dispatcher (through a proxy when HTTP(S)_PROXY is set), per-request timeouts, -v logging with
- * secrets redacted, and transport failures turned into NetworkError / InterruptedError.
- * Corporate CAs need nothing here: Node adds NODE_EXTRA_CA_CERTS to the default trust store.
- */
+// The HTTP plumbing of the token call and the report endpoints: one keep-alive undici dispatcher
+// (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets redacted, transport errors mapped.
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import request from 'undici/lib/api/api-request.js';
-// Deep imports: undici's index also loads fetch, WebSocket, caches and mocks, ~40 ms of every start.
+// Deep imports: undici's index also loads fetch, WebSocket, caches and mocks at every start.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { Endpoint, RunEvents } from '../events.js';
@@ -27,7 +23,7 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** The body stream; call `text()` / `bytes()` or consume it as a Readable. Always consume or dump it. */
+  /** Always consumed or dumped. */
   body: Readable & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
   method: string;
   url: string;
@@ -35,7 +31,7 @@ export interface HttpResponse {
 
 export interface Http {
   send(req: HttpRequest): Promise<HttpResponse>;
-  /** Drops the connections; for the end of a run (anything still in flight is aborted). */
+  /** Drops the connections (anything still in flight is aborted). */
   close(): Promise<void>;
 }
 
@@ -43,24 +39,19 @@ export interface HttpOptions {
   timeoutMs: number;
   proxy: Settings['proxy'];
   io: Pick<IO, 'debug'>;
-  /** Each exchange's endpoint, status (0: no answer) and duration, for the run's watchers. */
+  /** Each exchange's endpoint, status (0: no answer) and duration. */
   events?: Pick<RunEvents, 'emit'>;
   /** Tests pass an undici MockAgent here. */
   dispatcher?: Dispatcher;
 }
 
-/**
- * Certificates are always verified: explicit `rejectUnauthorized: true` on every TLS connection (to
- * the origin, through a proxy tunnel, to an HTTPS proxy), so NODE_TLS_REJECT_UNAUTHORIZED=0 in the
- * environment cannot silently switch verification off. Trust a private CA with NODE_EXTRA_CA_CERTS.
- */
+// Explicit on every TLS connection (origin, proxy tunnel, HTTPS proxy): NODE_TLS_REJECT_UNAUTHORIZED=0
+// cannot switch verification off. A private CA is trusted through NODE_EXTRA_CA_CERTS.
 const VERIFY = { rejectUnauthorized: true } as const;
 
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  // V8 compiles undici's WebAssembly llhttp with Liftoff only: a process switch of src/entry.ts.
-  // maxHeaderSize given (Node's default, 16 KiB) so undici never loads node:http just to read it.
-  // allowH2 pinned off: the build leaves undici's HTTP/2 client out (scripts/build.mjs), whatever a
-  // future undici's default.
+  // maxHeaderSize given so undici never loads node:http to read Node's default; allowH2 off: the
+  // build leaves undici's HTTP/2 client out.
   const agentOpts = {
     connectTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -69,8 +60,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     allowH2: false,
   };
   if (proxy.httpProxy || proxy.httpsProxy) {
-    // The whole index: the proxy agent relies on the dispatcher methods it installs (connect).
-    // Bundled, undici is a CommonJS chunk whose exports sit on `default`.
+    // The whole index: the proxy agent needs the methods it installs. Bundled, exports sit on `default`.
     const undici = await import('undici');
     const { EnvHttpProxyAgent } = (undici as unknown as { default?: typeof undici }).default ?? undici;
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, requestTls: VERIFY, proxyTls: VERIFY });
@@ -98,7 +88,6 @@ export function createHttp(o: HttpOptions): Http {
   };
   return {
     async send(req) {
-      // Date.now, not performance.now: the latter loads perf_hooks at start-up for a debug line.
       const started = Date.now();
       const headers: Record<string, string> = { 'user-agent': 'prs', ...(req.headers ?? {}) };
       if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -136,8 +125,7 @@ export function createHttp(o: HttpOptions): Http {
       }
     },
     async close() {
-      // At the end of a run nothing is in flight: destroy() drops the keep-alive sockets at once,
-      // where close() would wait for them to wind down (~1 ms of every run).
+      // Nothing is in flight at the end of a run: destroy() drops keep-alive sockets without waiting.
       if (!o.dispatcher && dispatcher) await (await dispatcher).destroy();
     },
   };
@@ -147,18 +135,15 @@ export function createHttp(o: HttpOptions): Http {
 export const MIN_PROGRESS_BYTES = 1024;
 
 /**
- * --timeout bounds the body too: undici's bodyTimeout only notices silence, so a server that drips a
- * byte every half second would hold prs for ever. A body that advances by less than 1 kB within a
- * timeout fails as undici's body timeout does (UND_ERR_BODY_TIMEOUT: retried, then exit 9), unless
- * the reader is the slow side (its buffer is full, so undici stopped reading).
+ * --timeout bounds the body too (undici's bodyTimeout only notices silence): less than 1 kB within a
+ * timeout fails as UND_ERR_BODY_TIMEOUT, unless the reader is the slow side (its buffer is full).
  */
 export function watchProgress(body: Readable, timeoutMs: number): void {
   let received = 0;
   let mark = 0;
-  // Counted where undici hands the chunks over: a 'data' listener would switch the stream to flowing.
+  // Counted at push: a 'data' listener would switch the stream to flowing.
   const push = body.push;
   body.push = (chunk: unknown, encoding?: BufferEncoding) => {
-    // null: all of it arrived, read or not.
     if (chunk === null) stop();
     else if (chunk) received += (chunk as Uint8Array | string).length;
     return push.call(body, chunk, encoding);
@@ -178,10 +163,7 @@ export function watchProgress(body: Readable, timeoutMs: number): void {
   }
 }
 
-/**
- * Maps undici / socket / TLS failures to NetworkError (or InterruptedError for Ctrl-C). An answer that
- * is not HTTP at all (a header with control characters, garbage) is a malformed answer: ServiceError.
- */
+/** undici, socket and TLS failures → NetworkError (InterruptedError for Ctrl-C; no HTTP at all: ServiceError). */
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -191,7 +173,7 @@ export function transportError(
   if (req.signal?.aborted) return new InterruptedError();
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = e?.code ?? e?.cause?.code ?? '';
-  const host = safeHost(req.url);
+  const host = hostOf(req.url);
   const secs = `${timeoutMs / 1000} s`;
   const table: Record<string, [string, string?]> = {
     ECONNREFUSED: [`connection refused by ${host}`, 'is the service (or `prs sandbox`) running at that URL?'],
@@ -215,14 +197,13 @@ export function transportError(
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
-  // Headers past 16 kB: what the server sent is no sane HTTP answer (its fault, not the network's).
   if (code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError') {
     return new ServiceError(`malformed response from ${host}: its headers exceed 16 kB`, { cause: err });
   }
   if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
     return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
   }
-  // An https:// URL for a port that speaks plain HTTP: the "handshake" answer is an HTTP response.
+  // An https:// URL for a port that speaks plain HTTP.
   if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {
     return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
       hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,
@@ -238,7 +219,7 @@ export function transportError(
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 
-function safeHost(url: string): string {
+function hostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {

@@ -1,29 +1,19 @@
-/**
- * The retry policy as data (in the manner of ky) and the one pure function that decides, after a
- * failed attempt, whether to give up or how long to wait. Time and randomness come in as arguments,
- * so the delays are tested as a table without ever sleeping.
- */
+// The retry policy as data (as ky's) and the one pure function that decides after a failed attempt.
 
 export interface RetryPolicy {
-  /** Retries after the first attempt (`--retries`). A 401's one re-authentication is not counted. */
+  /** `--retries`; a 401's one re-authentication is not counted. */
   limit: number;
-  /** Statuses worth another attempt. 400/401/403/404 never are (401 goes through re-auth instead). */
   statuses: readonly number[];
-  /** Transport failure codes worth another attempt: resets, refusals, timeouts. TLS and DNS are not. */
   networkCodes: readonly string[];
-  /** The longest Retry-After waited for; a longer one gives up at once, naming the time (retryAfterMs). */
+  /** The longest Retry-After waited for; a longer one gives up at once, naming the time. */
   maxRetryAfterMs: number;
   /** Backoff: base * 2^(attempt-1), at most maxBackoffMs, then jittered into [½, 1] of that. */
   backoffBaseMs: number;
   maxBackoffMs: number;
-  /**
-   * For a 429 without Retry-After on an endpoint behind the client limiter: the wait until the
-   * limiter's next slot (the limiter's window, since a 429 fills it). Absent → plain backoff.
-   */
+  /** A 429 without Retry-After behind the client limiter waits its window (a 429 fills it). */
   rateLimitWaitMs?: number;
 }
 
-/** What a failed attempt looked like. */
 export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
@@ -34,11 +24,7 @@ export type Decision =
   /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
   { action: 'give-up'; retryAfterMs?: number } | { action: 'wait'; ms: number; reason: WaitReason };
 
-/**
- * 120 s: longer than any sane rate-limit window, short enough that a cron job is not stuck for an
- * hour. A longer Retry-After fails the run at once with the time the service named: better than a
- * silent wait, or a retry bound to meet the same refusal.
- */
+/** Longer than any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
 export const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
@@ -67,9 +53,7 @@ export function retryPolicy(limit: number, extra: Partial<RetryPolicy> = {}): Re
   };
 }
 
-/**
- * `attempt` is the number of the retry being considered (1 for the first retry). `random` in [0, 1).
- */
+/** `attempt`: the retry being considered (1 for the first). `random` in [0, 1). */
 export function nextDelay(
   policy: RetryPolicy,
   attempt: number,
@@ -94,13 +78,13 @@ export function nextDelay(
   return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
 }
 
-/** The transport failure code under a NetworkError (what `networkCodes` is matched against), or ''. */
+/** The transport failure code under a NetworkError, or ''. */
 export function networkCodeOf(err: { cause?: unknown }): string {
   const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
   return cause?.code ?? cause?.cause?.code ?? '';
 }
 
-/** The -v line of every wait, whoever waits (the service's retries and limiter, an export's download). */
+/** The -v line of every wait, whoever waits. */
 export function waitLine(ms: number, reason: WaitReason): string {
   return `~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`;
 }
@@ -111,10 +95,7 @@ export function backoff(policy: RetryPolicy, attempt: number, random: () => numb
   return Math.round(ceiling * (0.5 + random() * 0.5));
 }
 
-/**
- * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, as milliseconds from `now`
- * (0 for a date in the past). undefined when the value is neither.
- */
+/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, as ms from `now` (0 if past). */
 export function parseRetryAfter(value: string, now: number): number | undefined {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
