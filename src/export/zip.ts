@@ -1,9 +1,6 @@
 /**
- * Checks and reads a zip file on disk in constant memory, with yauzl: the central directory (at the
- * end of the file) is the authoritative list of entries, zip64 included; each entry's bytes come
- * through node:zlib's streaming inflateRaw, and their CRC-32 (zlib.crc32) and size are compared with
- * the directory's. A truncated download loses the directory, so it fails here before anything is
- * renamed into place.
+ * Checks and reads a zip on disk in constant memory: yauzl reads the central directory (a truncated
+ * download has none), node:zlib inflates, and each entry's CRC-32 and size are compared with it.
  */
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -28,32 +25,19 @@ export interface ZipEntry {
 
 /** The smallest zip: an end-of-central-directory record alone. */
 const EOCD_MIN = 22;
-/** What a 32-bit size or offset says when the real value is in the zip64 fields. */
+/** A 32-bit size or offset whose real value is in the zip64 fields. */
 const ZIP64_MARKER = 0xffffffff;
 
-/**
- * Zip-bomb limits (CLI.md, zip safety). A member may inflate to at most MAX_RATIO times its
- * compressed size once past RATIO_FLOOR bytes (a small file of blanks may compress far better; a CSV
- * export compresses 5–10-fold): a 4 MB archive of one 3.9 GiB member of NUL bytes is refused after
- * its first MiB instead of being inflated to the end. The whole archive is held to the same rule
- * against its own size, so that many small members (or members sharing their compressed data) are
- * refused too.
- */
-export const MAX_RATIO = 100;
-export const RATIO_FLOOR = 1024 * 1024;
+/** Zip-bomb limits (CLI.md), for each member and for the whole archive against its own size. */
+const MAX_RATIO = 100;
+const RATIO_FLOOR = 1024 * 1024;
 const inflatesTooMuch = (inflated: number, compressed: number) =>
   inflated > RATIO_FLOOR && inflated > MAX_RATIO * compressed;
 
-/**
- * Inflated bytes per piece. zlib gives each piece a Buffer of this size; under 4 KB (Buffer.poolSize / 2)
- * those come from Buffer's shared 8 KB pool instead of each having an ArrayBuffer of its own, and such
- * garbage, outside V8's heap, is what piles up until V8 collects it. Measured with
- * test/e2e/export-memory.test.ts (120 MB of CSV, --extract), peak RSS: 16 KB pieces (zlib's default)
- * 85 MB on Node 20 and 91 MB on Node 24; these 69–70 and 92 MB.
- */
+/** Under Buffer.poolSize / 2, inflated pieces come from Buffer's shared pool (docs/performance.md). */
 const INFLATE_CHUNK = 4095;
 
-/** yauzl's messages (plain Errors) in our words; fs and zlib errors keep their own. */
+/** yauzl's messages in our words. */
 const YAUZL_MESSAGES: [RegExp, string][] = [
   [
     /end of central directory record signature not found|invalid comment length/i,
@@ -77,7 +61,6 @@ function asZipError(err: unknown, label?: string): unknown {
   );
 }
 
-/** Opens `path` with yauzl (entries one at a time, names as bytes: we decode and check them ourselves). */
 async function openZip(path: string): Promise<ZipFile> {
   if ((await stat(path)).size < EOCD_MIN) throw new ZipError('not a zip file (too short)');
   const { default: yauzl } = await import('yauzl');
@@ -87,14 +70,13 @@ async function openZip(path: string): Promise<ZipFile> {
       lazyEntries: true,
       decodeStrings: false,
       autoClose: false,
-      // Sizes are checked as the bytes come (streamEntry), for every method, with our messages.
+      // Checked as the bytes come, with our messages.
       validateEntrySizes: false,
     });
   } catch (err) {
     throw asZipError(err);
   }
-  // yauzl replaces the end record's offset with the zip64 record's when it finds the zip64 locator: a
-  // marker left standing means the locator is missing. (readEntryCursor starts at that offset.)
+  // yauzl replaces the end record's offset with the zip64 record's: a marker left means no locator.
   const cdOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
   if (cdOffset >= zip.fileSize) {
     zip.close();
@@ -105,7 +87,6 @@ async function openZip(path: string): Promise<ZipFile> {
   return zip;
 }
 
-/** Every entry of the central directory, with yauzl's own (to open it). */
 async function* entriesOf(zip: ZipFile): AsyncGenerator<[ZipEntry, Entry]> {
   const it = zip.eachEntry();
   for (;;) {
@@ -130,7 +111,6 @@ function toZipEntry(e: Entry): ZipEntry {
     size: e.uncompressedSize,
     localHeaderOffset: e.relativeOffsetOfLocalHeader,
   };
-  // yauzl reads the zip64 extra field when there is one; a marker left standing means there was none.
   if (
     entry.size === ZIP64_MARKER ||
     entry.compressedSize === ZIP64_MARKER ||
@@ -151,10 +131,7 @@ function decodeName(raw: Buffer, flags: number): string {
   }
 }
 
-/**
- * Streams one entry's uncompressed bytes to `onData` (awaited, so a slow writer holds the reading
- * back), then checks its CRC-32 and size. Throws ZipError on any mismatch.
- */
+/** One entry's bytes to `onData` (awaited: a slow writer holds the reading back), then checked. */
 async function streamEntry(
   zip: ZipFile,
   raw: Entry,
@@ -170,14 +147,13 @@ async function streamEntry(
   }
   const bomb = () =>
     new ZipError(`zip entry ${label} inflates more than ${MAX_RATIO}-fold its compressed size (a zip bomb?)`);
-  // The directory's word first (nothing inflated at all); the bytes themselves below, which may not
-  // match it: the check stops at the first piece that crosses the line, whatever the header said.
+  // The directory's word first, then the bytes themselves, which may not match it.
   if (inflatesTooMuch(entry.size, entry.compressedSize)) throw bomb();
   // A CSV member is text: a NUL byte means binary filler (or a bomb's padding), never a cell.
   const text = isCsvEntry(entry);
   let crc = 0;
   let size = 0;
-  // What `take` refused, kept aside: the pipeline may report the abort of its other streams instead.
+  // The pipeline may report the abort of its other streams instead of what `take` refused.
   let refused: ZipError | undefined;
   const refuse = (err: ZipError) => {
     refused = err;
@@ -199,7 +175,6 @@ async function streamEntry(
     }
   };
   try {
-    // The entry's bytes as stored; inflated here, so that the stream, its errors and an abort are ours.
     const stored: Readable = await zip.openReadStreamPromise(raw, { decodeFileData: false });
     if (entry.method === 8)
       await pipeline(stored, createInflateRaw({ chunkSize: INFLATE_CHUNK }), take, { signal });
@@ -212,10 +187,8 @@ async function streamEntry(
 }
 
 /**
- * Every entry opens, its CRC verifies, it stays within the zip-bomb limits (MAX_RATIO past
- * RATIO_FLOOR) and, for a CSV member, holds no NUL byte. Returns the entries. `sinkFor` may take an
- * entry's bytes as they are checked (--extract writes its CSVs in the same pass: one inflate, not
- * two); a refused entry stops the inflating at once, so a bomb costs its first MiB, not its size.
+ * Every entry opens, its CRC verifies, it stays within the zip-bomb limits and a CSV member holds no
+ * NUL byte; `sinkFor` may take an entry's bytes as they are checked (one inflate, not two).
  */
 export async function verifyZip(
   path: string,
@@ -236,11 +209,7 @@ export async function verifyZip(
   }
 }
 
-/**
- * The plain file name an entry is extracted to, or an error: a folder prefix is dropped
- * (`reports/a.csv` → `a.csv`), but a name that tries to leave the target directory (`..` segments,
- * an absolute path, a drive letter) marks the whole archive as hostile.
- */
+/** A folder prefix is dropped; a name that tries to leave the target directory marks the archive hostile. */
 export function memberFileName(name: string): string {
   if (/^[/\\]|^[A-Za-z]:|(^|[/\\])\.\.([/\\]|$)|[\u0000-\u001f]/.test(name)) {
     throw new ZipError(`zip entry ${JSON.stringify(name)} points outside the target directory`);
@@ -250,5 +219,4 @@ export function memberFileName(name: string): string {
   return safe;
 }
 
-export const isDirectoryEntry = (e: ZipEntry): boolean => e.name.endsWith('/') || e.name.endsWith('\\');
-export const isCsvEntry = (e: ZipEntry): boolean => !isDirectoryEntry(e) && /\.csv$/i.test(e.name);
+export const isCsvEntry = (e: ZipEntry): boolean => /\.csv$/i.test(e.name);
