@@ -1,4 +1,4 @@
-// Writes completions/prs.{bash,zsh,fish} from the commander program (src/cli.ts and src/commands/*.cli.ts).
+// Writes completions/prs.{bash,zsh,fish} from the commander program (src/cli.ts and src/commands/define.ts).
 // `node scripts/gen-completions.mjs --check` only compares, exiting 1 when a file is out of date.
 // src/ is TypeScript and buildProgram is not exported from dist/, so bundle the generator and the
 // program on the fly.

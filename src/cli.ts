@@ -1,18 +1,6 @@
-/** The commander program: the global flags, then each command's definition (commands/<name>.cli.ts). */
+/** The commander program: the global flags, then every command's definition (commands/define.ts). */
 import { Command } from 'commander';
-import { defineAuth } from './commands/auth.cli.js';
-import { defineCache } from './commands/cache.cli.js';
-import { defineCompletion } from './commands/completion.cli.js';
-import { defineConfig } from './commands/config.cli.js';
-import type { Runner } from './commands/define.js';
-import { defineDiff } from './commands/diff.cli.js';
-import { defineExport } from './commands/export.cli.js';
-import { defineHelp } from './commands/help.cli.js';
-import { defineLogin } from './commands/login.cli.js';
-import { defineLogout } from './commands/logout.cli.js';
-import { defineQuota } from './commands/quota.cli.js';
-import { defineReport } from './commands/report.cli.js';
-import { defineSandbox } from './commands/sandbox.cli.js';
+import { defineCommands, type Runner } from './commands/define.js';
 import { addHelpTexts } from './help.js';
 import { flagHelp, GLOBAL_FLAGS, settingRow } from './settings.js';
 
@@ -25,22 +13,6 @@ export interface BuildOptions {
   now?: () => Date;
 }
 
-/** In `prs --help` order. */
-const COMMANDS = [
-  defineLogin,
-  defineLogout,
-  defineAuth,
-  defineConfig,
-  defineReport,
-  defineExport,
-  defineDiff,
-  defineCache,
-  defineQuota,
-  defineCompletion,
-  defineSandbox,
-  defineHelp,
-];
-
 export function buildProgram({ version, run, now = () => new Date() }: BuildOptions): Command {
   const program = new Command('prs')
     .description(
@@ -50,7 +22,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     .helpOption('-h, --help', 'show help');
   for (const name of GLOBAL_FLAGS) program.option(settingRow(name).flag!, flagHelp(name));
   program.showSuggestionAfterError(true).configureHelp({ sortSubcommands: false });
-  for (const define of COMMANDS) define(program, { run, now });
+  defineCommands(program, { run, now });
   addHelpTexts(program);
   return program;
 }

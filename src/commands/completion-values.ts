@@ -1,11 +1,11 @@
 /**
  * What each option's value completes to, from the flag tables (settings.ts, flags.ts, report.flags.ts,
- * diff.flags.ts) and export's own: keyed by "<command path> <long flag>", or by the long flag alone for
+ * diff.flags.ts, export.flags.ts): keyed by "<command path> <long flag>", or by the long flag alone for
  * every command. The completion command hands it to the generator with the program.
  */
-import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { type Completion, SETTINGS } from '../settings.js';
 import { DIFF_FLAGS } from './diff.flags.js';
+import { EXPORT_FLAGS } from './export.flags.js';
 import { ITEM_FLAGS, spelling } from './flags.js';
 import { REPORT_FLAGS } from './report.flags.js';
 
@@ -17,17 +17,10 @@ function fromTable(table: Record<string, { flag?: string; help: string; complete
   return out;
 }
 
-const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
-  json: 'the rows as one JSON file (the default)',
-  csv: 'a zip of CSV files (--extract writes them out too)',
-};
-
 export const OPTION_VALUES: Readonly<Record<string, Completion>> = {
   ...fromTable(SETTINGS),
   ...fromTable(ITEM_FLAGS),
   ...fromTable(REPORT_FLAGS, 'report '),
   ...fromTable(DIFF_FLAGS, 'diff '),
-  'export --format': { values: EXPORT_FORMATS, descriptions: EXPORT_FORMAT_DESCRIPTIONS },
-  'export --output': 'file',
-  '--dir': 'dir',
+  ...fromTable(EXPORT_FLAGS, 'export '),
 };

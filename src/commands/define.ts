@@ -1,15 +1,19 @@
 /**
- * What a command's definition (`src/commands/<name>.cli.ts`) is made of, as GitHub CLI's
- * `NewCmdX(f, runF)` with its `XOptions`: the command's flags, the typed options its action builds
- * from them (rejecting bad input before any I/O), and its implementation, loaded only when it runs.
- * Definitions are on the start-up path (`prs --help` builds them all): they import commander, the
- * argv parsers and types, never a command's body (`load` is a dynamic import, a chunk of its own).
+ * Every command's definition, as GitHub CLI's `NewCmdX(f, runF)`: its flags → typed options (bad input
+ * rejected before any I/O) → the runner, which loads the command's body (a chunk of its own) to run it.
  */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import type { Shell } from '../completion/generate.js';
 import type { Deps } from '../deps.js';
-import type { GlobalOptions } from '../settings.js';
-
-import { addFlags, ITEM_FLAGS } from './flags.js';
+import { HELP_TOPICS, helpTarget } from '../help.js';
+import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
+import type { ConfigOptions } from './config.js';
+import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
+import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
+import { addFlags, type FlagRow, type FlagsOf, usage } from './flags.js';
+import type { LoginOptions } from './login.js';
+import { REPORT_FLAGS, reportOptions } from './report.flags.js';
+import type { SandboxCommandOptions } from './sandbox.js';
 
 /** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
 export interface Runnable<O> {
@@ -41,21 +45,230 @@ export const globalsOf = (cmd: Command): GlobalOptions => {
   };
 };
 
-/**
- * A commander action: commander's arguments (the command's own positional values and flags, then the
- * Command itself) → the typed options → run. `A` is what this command's definition declares.
- */
-export function action<A extends unknown[], O>(
-  { run }: DefineContext,
-  command: Runnable<O>,
-  toOptions: (...args: A) => O,
-): (...args: unknown[]) => Promise<void> {
-  return async (...args) => {
-    const cmd = args[args.length - 1] as Command;
-    // The Command last, as commander passes it: a definition may read the global flags from it.
-    await run(command, toOptions(...(args as A)), globalsOf(cmd));
-  };
+interface Definition<T extends Record<string, FlagRow>, O> {
+  /** Commander's spelling: the name, then any arguments without a description (`set <key> <value>`). */
+  spelling: string;
+  description: string;
+  args?: Argument[];
+  flags?: T;
+  hidden?: boolean;
+  run: Runnable<O>;
+  /** Commander's values → the typed options: the positional arguments, the flags, the command. */
+  options(args: unknown[], flags: FlagsOf<T>, cmd: Command): NoInfer<O>;
 }
 
-/** -t/--type and the date flags (flags.ts ITEM_FLAGS), report's and export's. */
-export const addItemOptions = (cmd: Command): Command => addFlags(cmd, ITEM_FLAGS);
+function define<T extends Record<string, FlagRow>, O>(
+  parent: Command,
+  { run }: DefineContext,
+  d: Definition<T, O>,
+): Command {
+  const cmd = parent.command(d.spelling, { hidden: d.hidden }).description(d.description);
+  for (const arg of d.args ?? []) cmd.addArgument(arg);
+  if (d.flags) addFlags(cmd, d.flags);
+  return cmd.action(async (...values: unknown[]) => {
+    const cmd = values.at(-1) as Command;
+    const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, cmd);
+    await run(d.run, options, globalsOf(cmd));
+  });
+}
+
+const IDS = () => [new Argument('<portfolioId...>', 'one or more portfolio ids')];
+const JSON_FLAG = { json: { flag: '--json', help: 'machine-readable output' } } as const;
+const json = (_: unknown[], o: { json?: boolean }) => ({ json: !!o.json });
+
+const LOGIN_TABLE = {
+  ...Object.fromEntries(
+    LOGIN_FLAGS.map((name) => [fieldOf(name), { flag: settingRow(name).flag!, help: flagHelp(name) }]),
+  ),
+  passwordStdin: { flag: '--password-stdin', help: 'read the password from stdin' },
+  savePassword: {
+    flag: '--save-password',
+    help: 'also keep the password (the session and client secret are always kept, 0600) for unattended re-login',
+  },
+  clientCredentials: {
+    flag: '--client-credentials',
+    help: 'a service account: client id and secret, no user (grant client_credentials)',
+  },
+} satisfies Record<string, FlagRow>;
+
+const SANDBOX_FLAGS = {
+  port: { flag: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
+  host: { flag: '--host <host>', help: 'address to listen on', default: '127.0.0.1' },
+  rateLimit: {
+    flag: '--rate-limit <n/window>',
+    help: "the sandbox's JSON endpoint limit per user (default: 4/60s)",
+  },
+  tokenTtl: { flag: '--token-ttl <seconds>', help: 'access token lifetime', default: '300' },
+  refreshTtl: { flag: '--refresh-ttl <seconds>', help: 'refresh token lifetime', default: '1800' },
+  bigRows: { flag: '--big-rows <n>', help: 'constituent rows of portfolio 900, streamed (default: 1000)' },
+  exportDelay: { flag: '--export-delay <ms>', help: 'milliseconds added to each export answer (default: 0)' },
+  jsonStyle: {
+    flag: '--json-style <style>',
+    help: 'JSON bodies compact (default) or spaced, as Python json.dumps writes them',
+  },
+  gzip: {
+    flag: '--gzip',
+    help: 'answer gzip-compressed when the request accepts it, as a compressing gateway does',
+  },
+} as const satisfies Record<string, FlagRow>;
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
+
+/** The commands, in the order `prs --help` lists them. */
+export function defineCommands(program: Command, ctx: DefineContext): void {
+  define(program, ctx, {
+    spelling: 'login',
+    description: 'sign in and store the session in the profile',
+    flags: LOGIN_TABLE,
+    run: { name: 'login', load: async () => (await import('./login.js')).login },
+    options: (_, o) => ({
+      ...(o as Partial<LoginOptions>),
+      passwordStdin: !!o.passwordStdin,
+      savePassword: !!o.savePassword,
+      clientCredentials: !!o.clientCredentials,
+    }),
+  });
+  define(program, ctx, {
+    spelling: 'logout',
+    description: "forget the profile's tokens and any saved password or secret",
+    flags: { all: { flag: '--all', help: 'every profile' } },
+    run: { name: 'logout', load: async () => (await import('./logout.js')).logout },
+    options: (_, o) => ({ all: !!o.all }),
+  });
+
+  const auth = program.command('auth').description('session status and tokens');
+  define(auth, ctx, {
+    spelling: 'status',
+    description: 'show the session; exit 0 when an API call would succeed without a prompt',
+    flags: JSON_FLAG,
+    run: { name: 'auth.status', load: async () => (await import('./auth.js')).authStatus },
+    options: json,
+  });
+  define(auth, ctx, {
+    spelling: 'token',
+    description: 'print a valid access token on stdout (refreshing if needed)',
+    run: { name: 'auth.token', load: async () => (await import('./auth.js')).authToken },
+    options: () => ({}),
+  });
+
+  const config = program.command('config').description(`profile settings (${SETTING_KEYS.join(', ')})`);
+  const configRun = { name: 'config', load: async () => (await import('./config.js')).config };
+  const configAction = (spelling: string, description: string) => {
+    const action = spelling.split(' ')[0] as ConfigOptions['action'];
+    define(config, ctx, {
+      spelling,
+      description,
+      flags: action === 'list' ? JSON_FLAG : undefined,
+      run: configRun,
+      options: ([key, value], o): ConfigOptions => ({
+        action,
+        ...(key !== undefined && { key: key as string }),
+        ...(value !== undefined && { value: value as string }),
+        ...(action === 'list' && { json: !!o.json }),
+      }),
+    });
+  };
+  configAction('list', 'all settings of the profile, with where each comes from');
+  configAction('get <key>', 'print one setting');
+  configAction('set <key> <value>', 'store one setting in the profile');
+  configAction('unset <key>', 'remove one setting from the profile');
+  configAction('path', 'print the config file path');
+
+  define(program, ctx, {
+    spelling: 'report',
+    description: 'fetch report rows and print them as a table, JSON, NDJSON, CSV or TSV',
+    args: IDS(),
+    flags: REPORT_FLAGS,
+    run: { name: 'report', load: async () => (await import('./report.js')).report },
+    options: ([ids], o, cmd) => reportOptions(ids as string[], o, ctx.now(), globalsOf(cmd)),
+  });
+  define(program, ctx, {
+    spelling: 'export',
+    description: 'download report files (JSON, or CSV in a zip), written whole or not at all',
+    args: IDS(),
+    flags: EXPORT_FLAGS,
+    run: { name: 'export', load: async () => (await import('./export.js')).exportCommand },
+    options: ([ids], o) => exportOptions(ids as string[], o, ctx.now()),
+  });
+  define(program, ctx, {
+    spelling: 'diff',
+    description: 'what changed in a report: between two dates, or between two report types on one date',
+    args: IDS(),
+    flags: DIFF_FLAGS,
+    run: { name: 'diff', load: async () => (await import('./diff.js')).diff },
+    options: ([ids], o, cmd) => diffOptions(ids as string[], o, ctx.now(), globalsOf(cmd)),
+  });
+
+  const cache = program
+    .command('cache')
+    .description('the answer cache (see --cache): what it holds, and clearing it');
+  const cacheRun = { name: 'cache', load: async () => (await import('./cache.js')).cache };
+  define(cache, ctx, {
+    spelling: 'info',
+    description: 'directory, entries, bytes, oldest and newest stored answers',
+    flags: JSON_FLAG,
+    run: cacheRun,
+    options: (_, o) => ({ action: 'info' as const, json: !!o.json }),
+  });
+  define(cache, ctx, {
+    spelling: 'clear',
+    description: "remove this profile's stored answers",
+    flags: { all: { flag: '--all', help: "every profile's" } },
+    run: cacheRun,
+    options: (_, o) => ({ action: 'clear' as const, all: !!o.all }),
+  });
+
+  define(program, ctx, {
+    spelling: 'quota',
+    description: 'the rate limit in force, the requests counted in its window, and the next free slot',
+    flags: JSON_FLAG,
+    run: { name: 'quota', load: async () => (await import('./quota.js')).quota },
+    options: json,
+  });
+
+  const completion = { name: 'completion', load: async () => (await import('./completion.js')).completion };
+  define(program, ctx, {
+    spelling: 'completion',
+    description: 'print the shell completion script',
+    args: [new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS)],
+    run: completion,
+    // The program itself, as gh hands a command its parent: the scripts are generated from it.
+    options: ([shell]) => {
+      const known = SHELLS.find((s) => s === shell);
+      if (!known) throw usage(`unknown shell "${shell}"`, `one of: ${SHELLS.join(', ')}`);
+      return { shell: known, program };
+    },
+  });
+  // Hidden: dynamic values for the completion scripts (`prs __complete profiles`).
+  define(program, ctx, {
+    spelling: '__complete <list>',
+    description: '',
+    hidden: true,
+    run: completion,
+    options: ([list]) => ({ list: list as string }),
+  });
+
+  define(program, ctx, {
+    spelling: 'sandbox',
+    description: 'run a local stand-in for the service and its token endpoint, until interrupted',
+    flags: SANDBOX_FLAGS,
+    run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
+    // The global --rate-limit has the same name, and commander gives it the value wherever it
+    // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
+    options: (_, o, cmd) => ({
+      ...(o as SandboxCommandOptions),
+      rateLimit: o.rateLimit ?? globalsOf(cmd).rateLimit ?? '4/60s',
+    }),
+  });
+
+  // Replaces commander's implicit help command: it also shows topics and nested commands.
+  const exitCodes = { name: 'help.exit-codes', load: async () => (await import('./help.js')).exitCodes };
+  program
+    .command('help')
+    .description('help for a command (prs help auth status), or: prs help exit-codes')
+    .argument('[topic...]', `a command, or one of: ${HELP_TOPICS.join(', ')}`)
+    .action(async (topic: string[], _o: object, cmd: Command) => {
+      if (topic.length === 1 && topic[0] === 'exit-codes') return ctx.run(exitCodes, {}, globalsOf(cmd));
+      helpTarget(program, topic).help();
+    });
+}

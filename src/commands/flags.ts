@@ -17,18 +17,11 @@ export function requireType(v: string | undefined): ReportType {
   return parseReportType(v);
 }
 
-/** The flags that choose dates, shared by report and export. */
-export interface DateFlags {
-  date?: string;
-  from?: string;
-  to?: string;
-  weekends?: boolean;
-}
-
 /** A command's flag: commander's spelling, its help line, what its value completes to. */
 export interface FlagRow {
   flag: string;
   help: string;
+  default?: string;
   complete?: Completion;
 }
 
@@ -64,11 +57,11 @@ export const ITEM_FLAGS = {
 } as const satisfies Record<string, FlagRow>;
 
 /** A flag table's rows on a command, in the table's order. */
-export function addFlags<C extends { option(flags: string, description: string): C }>(
+export function addFlags<C extends { option(flags: string, description: string, value?: string): C }>(
   cmd: C,
   table: Record<string, FlagRow>,
 ): C {
-  for (const row of Object.values(table)) cmd.option(row.flag, row.help);
+  for (const row of Object.values(table)) cmd.option(row.flag, row.help, row.default);
   return cmd;
 }
 
@@ -78,7 +71,11 @@ export function spelling(flag: string): { short?: string; long: string; value: b
   return { short: m[1], long: m[2]!, value: !!m[3], negated: m[2]!.startsWith('--no-') };
 }
 
-/** The value a table's flags take as commander hands them over: a string, or a switch's boolean. */
-export type FlagsOf<T extends Record<string, { flag: string }>> = {
-  -readonly [K in keyof T]?: T[K]['flag'] extends `${string}<${string}` ? string : boolean;
-};
+type Defaulted<T> = { [K in keyof T]: T[K] extends { default: string } ? K : never }[keyof T];
+
+/** The values of a table's flags as commander hands them over: a string (always, with a default), or a switch's boolean. */
+export type FlagsOf<T extends Record<string, FlagRow>> = {
+  -readonly [K in Exclude<keyof T, Defaulted<T>>]?: T[K]['flag'] extends `${string}<${string}`
+    ? string
+    : boolean;
+} & { -readonly [K in Defaulted<T>]: string };

@@ -56,7 +56,7 @@ describe('start-up loads no command body', () => {
   ])('%s: exit %i, no command module loaded', (_name, code, args) => {
     const r = loadedBy(args);
     expect(r.code).toBe(code);
-    expect(r.sources).toContain('src/commands/report.cli.ts');
+    expect(r.sources).toContain('src/commands/define.ts');
     expect(r.sources.filter((f) => BODY.test(f))).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import type { ConfigOptions } from '../../src/commands/config.js';
 import type { ExportOptions } from '../../src/commands/export.js';
 import type { LoginOptions } from '../../src/commands/login.js';
 import type { LogoutOptions } from '../../src/commands/logout.js';
-import type { ReportOptions } from '../../src/commands/report.cli.js';
+import type { ReportOptions } from '../../src/commands/report.flags.js';
 import { UsageError } from '../../src/errors.js';
 
 interface Ran {

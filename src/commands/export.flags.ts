@@ -1,0 +1,97 @@
+/** `prs export`'s flags → its typed options, every bad combination a UsageError before any request. */
+import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
+import { checkNameTemplate } from '../fs/file-name.js';
+import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
+import type { ExportOptions } from './export.js';
+import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
+
+const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
+  json: 'the rows as one JSON file (the default)',
+  csv: 'a zip of CSV files (--extract writes them out too)',
+};
+
+export const EXPORT_FLAGS = {
+  ...ITEM_FLAGS,
+  format: {
+    flag: '-f, --format <fmt>',
+    help: 'json | csv (csv arrives as a zip)',
+    default: 'json',
+    complete: { values: EXPORT_FORMATS, descriptions: EXPORT_FORMAT_DESCRIPTIONS },
+  },
+  dir: { flag: '--dir <dir>', help: 'directory for the files', default: '.', complete: 'dir' },
+  output: {
+    flag: '-o, --output <file|->',
+    help: 'file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)',
+    complete: 'file',
+  },
+  name: {
+    flag: '--name <words>',
+    help: 'the <name> part of <date>_<name>_index.<ext> when the server sends no file name',
+  },
+  nameTemplate: {
+    flag: '--name-template <t>',
+    help: "file names over {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (env PRS_NAME_TEMPLATE)",
+  },
+  force: { flag: '--force', help: 'overwrite existing files' },
+  extract: {
+    flag: '--extract',
+    help: 'csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout',
+  },
+  skipExisting: {
+    flag: '--skip-existing',
+    help: 'skip items already exported here and unchanged (resume a run)',
+  },
+  parallel: { flag: '--parallel <n>', help: 'exports in flight at once, 1-8', default: '1' },
+  failFast: { flag: '--fail-fast', help: 'stop at the first item that fails' },
+  json: { flag: '--json', help: 'print a JSON array, one object per item, instead of paths' },
+  dryRun: {
+    flag: '--dry-run',
+    help: 'send nothing: print the plan (items, requests after --skip-existing, ETA)',
+  },
+} as const satisfies Record<string, FlagRow>;
+
+/** Flags → options; every bad combination is a UsageError before any request. */
+export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, now: Date): ExportOptions {
+  const portfolioIds = parsePortfolioIds(ids);
+  const type = requireType(o.type);
+  const format = parseExportFormat(o.format);
+  const dates = resolveDates(o, now);
+  if (o.output !== undefined && (portfolioIds.length > 1 || dates.length > 1)) {
+    throw usage('--output takes one portfolio and one date; use --dir for several files');
+  }
+  if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
+  if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
+  if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(o.name)) throw usage(`invalid --name "${o.name}"`);
+  return {
+    portfolioIds,
+    type,
+    dates,
+    format,
+    dir: o.dir,
+    output: parseOutput(o.output, EXPORT_FORMATS),
+    name: o.name,
+    ...(o.nameTemplate === undefined ? {} : { nameTemplate: nameTemplate(o.nameTemplate) }),
+    force: !!o.force,
+    extract: !!o.extract,
+    skipExisting: !!o.skipExisting,
+    parallel: parseParallel(o.parallel),
+    failFast: !!o.failFast,
+    json: !!o.json,
+    dryRun: !!o.dryRun,
+  };
+}
+
+/** --name-template, checked before any request. */
+function nameTemplate(t: string): string {
+  try {
+    return checkNameTemplate(t);
+  } catch (err) {
+    throw usage(`invalid --name-template "${t}": ${(err as Error).message}`);
+  }
+}
+
+/** --parallel: a whole number from 1 to 8. */
+export function parseParallel(v: string): number {
+  if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
+  return Number(v.trim());
+}
