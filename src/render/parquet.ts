@@ -1,26 +1,16 @@
 /**
- * `report -f parquet -o <file>`: rows → one Parquet file (hyparquet-writer, pure JS, bundled).
- *
- * A column's type is decided by all of its values, so rows are spooled first (one compact JSON line
- * each, in a temporary file beside the target: memory holds one answer, not the run) while the
- * columns are measured; the file is then written from the spool in row groups of `batch` rows.
- * - numbers only → DECIMAL(p, s), exact: s the most fraction digits any value has, p the most integer
- *   digits plus s; each value is its unscaled integer (BigInt), never a double. Past 38 digits (what
- *   DuckDB, Snowflake and BigQuery's NUMERIC read as a decimal) the run stops: nothing is rounded.
- * - `YYYY-MM-DD` strings only (effectiveDate, exDate…) → DATE; booleans only → BOOLEAN;
- * - anything else → UTF-8 strings (a number as the digits it came with, an array as JSON).
- * Nested objects are dotted columns, as in CSV (columns.ts flatten); null is a null; every column is
- * OPTIONAL (a later answer may lack it).
+ * `report -f parquet -o <file>`: rows spooled beside the target while their columns are measured
+ * (a column's type is decided by all its values: CLI.md), then written from the spool in row groups.
  */
 import { once } from 'node:events';
 import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { RowTokenizer } from '../rows/tokenizer.js';
 import { flatten } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
@@ -40,15 +30,19 @@ type Kind = 'decimal' | 'date' | 'boolean' | 'string';
 /** What pass one learns of a column. */
 interface ColumnStats {
   name: string;
-  numbers: number;
-  dates: number;
-  booleans: number;
-  others: number;
+  kinds: Set<Kind>;
   /** Decimal: the most fraction digits and the most integer digits among the values. */
   scale: number;
   integerDigits: number;
   /** The value that set the precision, for the message when it does not fit. */
   widest?: string;
+}
+
+/** `s` widened to hold a value of `scale` fraction and `integerDigits` integer digits. */
+function widen(s: ColumnStats, scale: number, integerDigits: number, text?: string): void {
+  if (scale > s.scale || integerDigits > s.integerDigits) s.widest = text;
+  s.scale = Math.max(s.scale, scale);
+  s.integerDigits = Math.max(s.integerDigits, integerDigits);
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -73,35 +67,46 @@ export interface ParquetColumn {
   scale?: number;
 }
 
-/** Pass one: the columns (first seen first) and what their values need. */
+/**
+ * Pass one: the columns (first seen first) and what their values need. A column of one kind is that
+ * type (numbers: DECIMAL with the most integer and fraction digits seen, never rounded); a column of
+ * several kinds is strings (a number as its digits, an array as its JSON).
+ */
 export class ColumnPlan {
   private readonly byName = new Map<string, ColumnStats>();
 
-  add(flat: Record<string, unknown>): void {
+  /** Measures a row's values; gives them back as the spool keeps them (SpoolCell). */
+  add(flat: Record<string, unknown>): Record<string, SpoolCell> {
+    const cells: Record<string, SpoolCell> = {};
     for (const name in flat) {
       const s = this.stats(name);
       const v = flat[name];
-      if (v === null || v === undefined) continue;
-      if (isJsonNumeric(v)) {
-        s.numbers++;
+      if (v === null || v === undefined) cells[name] = null;
+      else if (isJsonNumeric(v)) {
         const text = numberText(v);
         const p = decimalParts(text);
-        const scale = Math.max(0, -p.exponent);
-        const integerDigits = p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exponent);
-        if (scale > s.scale || integerDigits > s.integerDigits) s.widest = text;
-        s.scale = Math.max(s.scale, scale);
-        s.integerDigits = Math.max(s.integerDigits, integerDigits);
-      } else if (typeof v === 'string' && epochDay(v) !== undefined) s.dates++;
-      else if (typeof v === 'boolean') s.booleans++;
-      else s.others++;
+        s.kinds.add('decimal');
+        widen(
+          s,
+          Math.max(0, -p.exponent),
+          p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exponent),
+          text,
+        );
+        cells[name] = text;
+      } else {
+        const date = typeof v === 'string' && epochDay(v) !== undefined;
+        s.kinds.add(date ? 'date' : typeof v === 'boolean' ? 'boolean' : 'string');
+        cells[name] = typeof v === 'string' || typeof v === 'boolean' ? v : stringifyLossless(v);
+      }
     }
+    return cells;
   }
 
   /** A column's record (made when first seen, so a column of nulls is a column too). */
   private stats(name: string): ColumnStats {
     let s = this.byName.get(name);
     if (!s) {
-      s = { name, numbers: 0, dates: 0, booleans: 0, others: 0, scale: 0, integerDigits: 0 };
+      s = { name, kinds: new Set(), scale: 0, integerDigits: 0 };
       this.byName.set(name, s);
     }
     return s;
@@ -111,13 +116,8 @@ export class ColumnPlan {
   merge(other: ColumnPlan): this {
     for (const o of other.byName.values()) {
       const s = this.stats(o.name);
-      s.numbers += o.numbers;
-      s.dates += o.dates;
-      s.booleans += o.booleans;
-      s.others += o.others;
-      if (o.scale > s.scale || o.integerDigits > s.integerDigits) s.widest = o.widest;
-      s.scale = Math.max(s.scale, o.scale);
-      s.integerDigits = Math.max(s.integerDigits, o.integerDigits);
+      for (const k of o.kinds) s.kinds.add(k);
+      widen(s, o.scale, o.integerDigits, o.widest);
     }
     return this;
   }
@@ -125,14 +125,7 @@ export class ColumnPlan {
   /** The columns as they will be written; a decimal column past MAX_PRECISION is a UsageError. */
   columns(): ParquetColumn[] {
     return [...this.byName.values()].map((s) => {
-      const kinds = [
-        s.numbers && 'decimal',
-        s.dates && 'date',
-        s.booleans && 'boolean',
-        s.others && 'string',
-      ];
-      const seen = kinds.filter(Boolean) as Kind[];
-      const kind: Kind = seen.length === 1 ? seen[0]! : 'string';
+      const kind: Kind = s.kinds.size === 1 ? [...s.kinds][0]! : 'string';
       if (kind !== 'decimal') return { name: s.name, kind };
       const precision = Math.max(1, s.integerDigits + s.scale);
       if (precision > MAX_PRECISION) {
@@ -206,27 +199,27 @@ function schemaOf(columns: readonly ParquetColumn[]) {
   ];
 }
 
-/** One value as the column stores it (see the file header). */
-function cell(c: ParquetColumn, v: unknown): unknown {
+/**
+ * A value in the spool: a number as its text, an array as its JSON, anything else as it is. The
+ * column's kind, learnt from the values themselves, tells a number's text from a string's.
+ */
+type SpoolCell = string | boolean | null;
+
+/** One spooled value as the column stores it. */
+function cell(c: ParquetColumn, v: SpoolCell | undefined): unknown {
   if (v === null || v === undefined) return null;
   switch (c.kind) {
     case 'decimal':
-      return unscaled(numberText(v as number), c.scale ?? 0);
+      return unscaled(v as string, c.scale ?? 0);
     case 'date':
       return epochDay(v as string);
     case 'boolean':
       return v;
     case 'string':
-      if (typeof v === 'string') return v;
-      if (isJsonNumeric(v)) return numberText(v);
-      return stringifyLossless(v);
+      return String(v);
   }
 }
 
-/**
- * The rows of a run on their way to a Parquet file: `add` spools each answer's rows (flattened) and
- * measures the columns; `write` makes the file on `out` from the spool, then removes the spool.
- */
 /** One answer on its way into the spool: rows as they come, kept only once `done`. */
 export interface SpoolAnswer {
   /** A batch of the answer's rows (flattened, measured, written to the spool at once). */
@@ -270,11 +263,7 @@ export class ParquetSpool {
     return {
       rows: (rows) => {
         let text = '';
-        for (const row of rows) {
-          const flat = pick(flatten(row), this.o.fields);
-          pending.add(flat);
-          text += `,${stringifyLossless(flat)}\n`;
-        }
+        for (const row of rows) text += `${JSON.stringify(pending.add(pick(flatten(row), this.o.fields)))}\n`;
         at += writeSync(this.fd, text, at);
         count += rows.length;
         new ColumnPlan().merge(this.plan).merge(pending).columns();
@@ -288,18 +277,14 @@ export class ParquetSpool {
     };
   }
 
-  /** Rows all at once (an answer already whole). */
-  add(rows: readonly Row[]): void {
-    const a = this.answer();
-    a.rows(rows);
-    a.done();
-  }
-
   /** Writes the Parquet file to `out` (row groups of `batch` rows), then removes the spool. */
   async write(out: Writable): Promise<void> {
     ftruncateSync(this.fd, this.pos); // a dropped answer's rows past the end
     closeSync(this.fd);
     this.closed = true;
+    // What a row group leaves behind outlives the young generation; V8 would let the old one grow to
+    // about four times what is live before collecting it (docs/performance.md): 1.5 times here.
+    (await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');
     const columns = this.fieldsOrder(this.plan.columns());
     const { ParquetWriter, ByteWriter } = await import('hyparquet-writer');
     const bytes = new ByteWriter();
@@ -316,29 +301,24 @@ export class ParquetSpool {
       createdBy: 'prs (hyparquet-writer)',
     });
     const batch = this.o.batch ?? 2000;
-    let group: Record<string, unknown>[] = [];
+    // Column by column as the spool's lines are read: no row is kept past its line.
+    let data = columns.map((): unknown[] => []);
+    let count = 0;
     const emit = async () => {
-      if (group.length === 0) return;
-      const columnData = columns.map((c) => ({ name: c.name, data: group.map((r) => cell(c, r[c.name])) }));
-      await writer.write({ columnData, rowGroupSize: group.length });
-      group = [];
+      if (count === 0) return;
+      const columnData = columns.map((c, i) => ({ name: c.name, data: data[i]! }));
+      await writer.write({ columnData, rowGroupSize: count });
+      data = columns.map(() => []);
+      count = 0;
     };
-    // The spool is `,{row}` lines: read back as one JSON array by one row tokenizer, a chunk at a time.
-    const tokenizer = new RowTokenizer();
-    const take = async (rows: Row[]) => {
-      for (const row of rows) {
-        group.push(row);
-        if (group.length >= batch) await emit();
-      }
-    };
-    let first = true;
-    await take(tokenizer.push(Buffer.from('[')));
-    for await (const chunk of createReadStream(this.spoolPath, { highWaterMark: 64 * 1024 })) {
-      await take(tokenizer.push(first ? (chunk as Buffer).subarray(1) : (chunk as Buffer)));
-      first = false;
+    for await (const line of createInterface({
+      input: createReadStream(this.spoolPath),
+      crlfDelay: Infinity,
+    })) {
+      const r = JSON.parse(line) as Record<string, SpoolCell>;
+      for (let i = 0; i < columns.length; i++) data[i]!.push(cell(columns[i]!, r[columns[i]!.name]));
+      if (++count >= batch) await emit();
     }
-    await take(tokenizer.push(Buffer.from(']')));
-    await take(tokenizer.end());
     await emit();
     writer.finish();
     await flush();

@@ -1,6 +1,10 @@
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
-import { ColumnPlan, epochDay, unscaled } from '../../../src/render/parquet.js';
+import { ColumnPlan, epochDay, ParquetSpool, unscaled } from '../../../src/render/parquet.js';
 
 describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
   it.each([
@@ -57,5 +61,45 @@ describe('ColumnPlan', () => {
     plan.add({ x: new JsonNumber('1e30') });
     plan.add({ x: new JsonNumber('0.000000001') });
     expect(() => plan.columns()).toThrow(/column x needs DECIMAL\(40,9\) for 0.000000001/);
+  });
+});
+
+describe('ParquetSpool', () => {
+  it('columns of mixed kinds: a number keeps its digits as text, an array its JSON, a boolean its word', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
+    try {
+      const spool = new ParquetSpool(join(dir, 'spool'), { batch: 2 });
+      const answer = spool.answer();
+      answer.rows([
+        {
+          n: new JsonNumber('1.50'),
+          m: 1,
+          a: [1, new JsonNumber('2.50')],
+          b: true,
+          mb: true,
+          d: '2024-05-03',
+        },
+        { n: -2, m: 'two', a: null, b: false, mb: 'x', d: null },
+        { n: null, m: new JsonNumber('1e400'), a: ['x', { k: 1 }], b: null, mb: null, d: '2024-02-29' },
+      ]);
+      answer.done();
+      const path = join(dir, 'x.parquet');
+      const out = createWriteStream(path);
+      await spool.write(out);
+      await new Promise((resolve) => out.end(resolve));
+      expect(existsSync(join(dir, 'spool'))).toBe(false);
+      const db = await DuckDBInstance.create(':memory:');
+      const con = await db.connect();
+      const rows = (await con.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
+      con.closeSync();
+      db.closeSync();
+      expect(rows).toEqual([
+        { n: '1.50', m: '1', a: '[1,2.50]', b: true, mb: 'true', d: '2024-05-03' },
+        { n: '-2.00', m: 'two', a: null, b: false, mb: 'x', d: null },
+        { n: null, m: '1e400', a: '["x",{"k":1}]', b: null, mb: null, d: '2024-02-29' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
