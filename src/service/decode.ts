@@ -1,19 +1,11 @@
-/**
- * A 200's body with its Content-Encoding undone (CLI.md "Answers on the wire": prs asks for gzip and
- * deflate, and reads gzip, deflate and br, as a stream), for reports and exports alike. The --timeout
- * rule is undici's, on the bytes as they come off the wire (http.ts).
- */
+// A 200's body with its Content-Encoding undone, as a stream (CLI.md "Answers on the wire").
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
 
-/** What prs asks for: gzip and deflate (br is read when sent, never asked for: its decoder is slower). */
+/** br is read when sent, never asked for: its decoder is slower. */
 export const ACCEPT_ENCODING = 'gzip, deflate';
 
-/**
- * `body` decoded by `contentEncoding` (a list is undone last first); unchanged without one (or
- * `identity`). An encoding prs cannot read is a malformed answer (exit 8); a body that does not
- * decode fails its read with one (`malformedEncoding`).
- */
+/** `body` decoded (a list undone last first); an encoding prs cannot read is a malformed answer. */
 export function decodedBody(body: Readable, contentEncoding: string | undefined): Readable {
   const codings = (contentEncoding ?? '')
     .split(',')
@@ -25,8 +17,7 @@ export function decodedBody(body: Readable, contentEncoding: string | undefined)
   const stages: NodeJS.ReadWriteStream[] = [];
   for (const c of codings.reverse()) {
     if (c === 'gzip' || c === 'x-gzip') stages.push(zlib.createGunzip());
-    // "deflate" is zlib-wrapped by the RFC, raw in some servers: zlib's unzip takes both? No: it takes
-    // gzip and zlib; a raw stream is told by its first byte (a zlib header's low nibble is 8).
+    // "deflate" is zlib-wrapped by the RFC, raw from some servers.
     else if (c === 'deflate') stages.push(inflateAny(zlib));
     else if (c === 'br') stages.push(zlib.createBrotliDecompress());
     else {
@@ -43,7 +34,7 @@ export function decodedBody(body: Readable, contentEncoding: string | undefined)
   return out;
 }
 
-/** Whether an error is a decoder's (the body is not what its Content-Encoding says). */
+/** Whether an error is a decoder's. */
 export function isDecodeError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return (
@@ -52,7 +43,6 @@ export function isDecodeError(err: unknown): boolean {
   );
 }
 
-/** The malformed-answer error for a body its Content-Encoding does not decode. */
 export function malformedEncoding(err: unknown): ServiceError {
   return new ServiceError(
     `malformed response from the service: the body does not decode as its Content-Encoding says (${(err as Error).message})`,
@@ -63,7 +53,7 @@ export function malformedEncoding(err: unknown): ServiceError {
   );
 }
 
-/** Inflates a zlib-wrapped or a raw deflate stream, told apart by the first byte. */
+/** A zlib-wrapped or raw deflate stream, told apart by the first byte (a zlib header's low nibble is 8). */
 function inflateAny(zlib: typeof import('node:zlib')): NodeJS.ReadWriteStream {
   const { Transform } = process.getBuiltinModule('node:stream');
   let inner: import('node:zlib').Inflate | import('node:zlib').InflateRaw | undefined;

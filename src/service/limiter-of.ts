@@ -1,8 +1,4 @@
-/**
- * The rate limiter for one account (base URL + tenant + user): the file under the cache dir, or the
- * Redis one (`--limiter`) with that file as its fallback. The one place that chooses: the service
- * acquires slots from it, `prs quota` and --dry-run peek at it.
- */
+// The one place that chooses an account's limiter: the file, or Redis (`--limiter`) over the file.
 import type { Clock } from '../clock.js';
 import { FileError } from '../errors.js';
 import type { IO } from '../io.js';
@@ -16,7 +12,6 @@ export interface LimiterTarget {
   settings: Pick<Settings, 'cacheDir' | 'rateLimit' | 'limiter'>;
   baseUrl: string;
   tenant: string;
-  /** session.identity() / identityOf(settings). */
   identity: string;
   clock: Clock;
   signal?: AbortSignal;
@@ -50,11 +45,7 @@ export function openLimiter(t: LimiterTarget): Limiter {
     : fileLimiter();
 }
 
-/**
- * The file limiter, or, once its state cannot be used (PRS_CACHE_DIR unwritable or full: a
- * FileError), one warning and this process's requests counted alone for the rest of the run, as an
- * unusable Redis falls back to the file. The service's own 429 with Retry-After remains the backstop.
- */
+/** The file limiter, or once its state is unusable (a FileError), one warning and this process alone. */
 function orAlone(file: Limiter, alone: () => Limiter, warn: (line: string) => void): Limiter {
   let local: Limiter | undefined;
   const fall = (err: unknown): Limiter => {
@@ -79,7 +70,6 @@ function orAlone(file: Limiter, alone: () => Limiter, warn: (line: string) => vo
   };
 }
 
-/** The state now, read without taking a slot (a Redis limiter is asked; no request is sent). */
 export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']> {
   const limiter = openLimiter(t);
   try {
@@ -89,7 +79,7 @@ export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']>
   }
 }
 
-/** Where the state is kept, as shown to users: the file's path, or the Redis URL without its password. */
+/** Where the state is kept: the file's path, or the Redis URL without its password. */
 export function limiterPlace(t: Omit<LimiterTarget, 'clock' | 'io' | 'signal'>): {
   kind: 'file' | 'redis';
   where: string;

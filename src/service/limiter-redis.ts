@@ -1,15 +1,7 @@
 /**
- * The rate limiter shared through Redis (`--limiter redis://…`), for one account used from several
- * machines: the file limiter's semantics (limiter.ts) with the state in Redis and each decision one
- * Lua script, so it is atomic across every client. Times come from Redis (TIME), so machines whose
- * clocks disagree still agree on the window. Keys expire once nothing in them can matter any more
- * (spanOf: the window, or 2 min for the completed requests kept beyond it, as the file limiter does).
- *
- * Redis is a convenience, never a point of failure: unreachable, refused, a wrong password or slower
- * than 2 s (the URL's `?timeout=<seconds>` sets another bound), and one warning line names the limiter (never its password), then the local file limiter
- * takes over for the rest of the run — the service's own 429 with Retry-After remains the backstop.
- *
- * @redis/client (node-redis core) is loaded here only, on first use: nothing of it at start-up.
+ * The file limiter's rule (limiter.ts) with the state in Redis, each decision one Lua script on Redis's
+ * clock. Never a point of failure: unreachable, refused or slower than its timeout, one warning and
+ * the local file limiter takes over for the rest of the run.
  */
 import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
@@ -18,17 +10,17 @@ import type { RateLimit } from '../settings.js';
 import { KEPT, type Limiter, spanOf } from './limiter.js';
 import type { CallHooks, LimiterState } from './types.js';
 
-/** Connecting, authenticating and each script: slower than this and the local file limiter takes over. */
 export const REDIS_TIMEOUT_MS = 2000;
 
-/**
- * KEYS: done (zset: completion time per request), open (zset: send time per request in flight),
- * until (a 429 arrived: nobody sends before it). ARGV: limit, window, span, kept, slot id.
- * Returns {1, 0} with the slot opened, or {0, ms to wait}. The same rules as decide() in limiter.ts.
- */
-const ACQUIRE = `
-local t = redis.call('TIME')
+const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * KEYS: done (zset of completion times), open (zset of send times), until. ARGV: limit, window, span,
+ * kept, slot id. {1, 0}: the slot opened; {0, ms to wait}.
+ */
+const ACQUIRE = `${NOW}
 local limit, window, span, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local horizon = now + span
 local u = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -52,10 +44,8 @@ if excess < inside then leaves = tonumber(stamps[excess * 2 + 2]) + window end
 return {0, math.max(1, leaves - now)}
 `;
 
-/** The slot ARGV[1] completed now: it counts from now on. ARGV[2]: span. */
-const SETTLE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+/** The slot ARGV[1] completed now. ARGV[2]: span. */
+const SETTLE = `${NOW}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 for _, k in ipairs({KEYS[1], KEYS[2]}) do redis.call('PEXPIRE', k, ARGV[2]) end
@@ -63,22 +53,20 @@ return 1
 `;
 
 /** A 429 arrived anyway: nobody sends during the next ARGV[1] ms. */
-const BLOCK = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const BLOCK = `${NOW}
 local u = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), now + tonumber(ARGV[1]))
 redis.call('SET', KEYS[3], u, 'PX', math.max(1, u - now))
 return 1
 `;
 
-/** The state as it is, changed in nothing: Redis's time, both sets with their scores, and until. */
-const PEEK = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+/** Redis's time, both sets with their scores, and until. */
+const PEEK = `${NOW}
 return {now, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES'), redis.call('GET', KEYS[3]) or '0'}
 `;
 
-/** The Redis keys for one account (the file limiter's key hash): a hash tag keeps them on one cluster node. */
+const SCRIPTS = { ACQUIRE, SETTLE, BLOCK, PEEK };
+
+/** A hash tag keeps an account's keys on one cluster node. */
 export function redisKeys(hash: string): [string, string, string] {
   const base = `prs:limiter:{${hash}}`;
   return [`${base}:done`, `${base}:open`, `${base}:until`];
@@ -86,23 +74,21 @@ export function redisKeys(hash: string): [string, string, string] {
 
 export interface RedisLimiterOptions {
   url: string;
-  /** The account's hash (limiterKey in limiter.ts). */
+  /** limiter.ts limiterKey. */
   hash: string;
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
-  /** The local file limiter, created when Redis fails, told what this process spent through Redis. */
+  /** The file limiter, created when Redis fails, told what this process spent through Redis. */
   fallback(carried: LimiterState): Limiter;
-  /** The warning line (stderr, always shown). */
   warn(line: string): void;
-  /** -v lines. */
   debug(line: string): void;
   timeoutMs?: number;
 }
 
 type Client = { sendCommand(args: string[]): Promise<unknown>; destroy(): void };
 
-/** The URL's own `?timeout=<seconds>` (checked by parseLimiterUrl) and the URL Redis is given, without it. */
+/** The URL's own `?timeout=<seconds>`, and the URL Redis is given without it. */
 export function limiterUrlParts(url: string): { url: string; timeoutMs?: number } {
   const u = new URL(url);
   const timeout = u.searchParams.get('timeout');
@@ -119,51 +105,43 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   const span = spanOf(o.rate);
   let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
   const tls = o.url.startsWith('rediss:');
-  /** Whether a connection (and its TLS handshake, for rediss://) ever completed. */
   let connected = false;
   let fallback: Limiter | undefined;
   let pending: Promise<void> | undefined;
-  // Slot ids: unique across machines (random prefix) and within this process (counter).
+  // Slot ids unique across machines.
   const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
-  /** Redis slot ids by the number acquire() returned (the file limiter's own numbers are send times). */
+  /** Redis slot ids by the number acquire() returned. */
   const slots = new Map<number, string>();
-  /**
-   * This process's Redis requests by the local clock: send times of those in flight (by acquire()'s
-   * number) and completion times of the recent ones, handed to the file limiter if Redis fails.
-   */
+  /** This process's Redis requests on the local clock, for the file limiter should Redis fail. */
   const inFlight = new Map<number, number>();
   let done: number[] = [];
 
   const connect = async () => {
     const [redis, { createHash }] = await Promise.all([import('@redis/client'), import('node:crypto')]);
-    // Bundled, @redis/client is a CommonJS chunk whose exports sit on `default`.
+    // Bundled, its exports sit on `default`.
     const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
       url: parts.url,
-      // rediss://: certificates always verified (as in http.ts, whatever NODE_TLS_REJECT_UNAUTHORIZED
-      // says); Node's default trust store already includes NODE_EXTRA_CA_CERTS.
+      // Certificates always verified, whatever NODE_TLS_REJECT_UNAUTHORIZED says.
       socket: o.url.startsWith('rediss:')
         ? { connectTimeout: timeoutMs, reconnectStrategy: false, tls: true, rejectUnauthorized: true }
         : { connectTimeout: timeoutMs, reconnectStrategy: false },
       disableOfflineQueue: true,
     });
-    // Errors surface through the commands; an unhandled 'error' event would crash the process.
+    // Errors surface through the commands; an unhandled 'error' event would crash.
     c.on('error', () => {});
     await c.connect();
     connected = true;
     const sha = Object.fromEntries(
-      Object.entries({ ACQUIRE, SETTLE, BLOCK, PEEK }).map(([k, v]) => [
-        k,
-        createHash('sha1').update(v).digest('hex'),
-      ]),
+      Object.entries(SCRIPTS).map(([k, v]) => [k, createHash('sha1').update(v).digest('hex')]),
     );
     o.debug(`limiter: connected to ${shown}`);
     return { client: c as unknown as Client, sha };
   };
 
-  /** One script run, bounded by timeoutMs; EVALSHA, with EVAL once when Redis does not know the script yet. */
-  const run = async (name: 'ACQUIRE' | 'SETTLE' | 'BLOCK' | 'PEEK', argv: string[]): Promise<unknown> => {
+  /** One script, bounded by timeoutMs; EVAL when Redis does not know its SHA yet. */
+  const run = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -173,13 +151,12 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       return await Promise.race([
         (async () => {
           const { client: c, sha } = await client!;
-          const script = { ACQUIRE, SETTLE, BLOCK, PEEK }[name];
           const args = [String(keys.length), ...keys, ...argv];
           try {
             return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
           } catch (err) {
             if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
-            return await c.sendCommand(['EVAL', script, ...args]);
+            return await c.sendCommand(['EVAL', SCRIPTS[name], ...args]);
           }
         })(),
         timeout,
@@ -189,7 +166,6 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     }
   };
 
-  /** Redis failed: one warning, then the file limiter for the rest of the run. */
   const fail = (err: unknown): Limiter => {
     if (!fallback) {
       o.warn(
@@ -202,6 +178,17 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     }
     return fallback;
   };
+  /** A script's reply, or undefined once Redis failed (the file limiter takes over). */
+  const tryRun = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
+    if (fallback) return undefined;
+    try {
+      return await run(name, argv);
+    } catch (err) {
+      if (err instanceof PrsError) throw err;
+      fail(err);
+      return undefined;
+    }
+  };
 
   return {
     async acquire(hooks: CallHooks = {}) {
@@ -209,22 +196,11 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       const writing = pending;
       pending = undefined;
       await writing;
-      if (fallback) return fallback.acquire(hooks);
       const slot = `${prefix}-${++seq}`;
+      const argv = [o.rate.limit, o.rate.windowMs, span, Math.max(KEPT, o.rate.limit)].map(String);
       for (;;) {
-        let reply: [number, number];
-        try {
-          reply = (await run('ACQUIRE', [
-            String(o.rate.limit),
-            String(o.rate.windowMs),
-            String(span),
-            String(Math.max(KEPT, o.rate.limit)),
-            slot,
-          ])) as [number, number];
-        } catch (err) {
-          if (err instanceof PrsError) throw err;
-          return fail(err).acquire(hooks);
-        }
+        const reply = (await tryRun('ACQUIRE', [...argv, slot])) as [number, number] | undefined;
+        if (!reply) return fallback!.acquire(hooks);
         if (Number(reply[0]) === 1) {
           slots.set(seq, slot);
           inFlight.set(seq, o.clock.now());
@@ -240,8 +216,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       slots.delete(sent);
       if (slot === undefined) return fallback?.settle(sent);
       const sentAt = inFlight.get(sent) ?? -1;
-      // A Redis slot whose answer came after Redis failed: the request still counts, locally (the
-      // file limiter was handed it as in flight at sentAt).
+      // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
       if (fallback) {
         inFlight.delete(sent);
         return fallback.settle(sentAt);
@@ -272,40 +247,24 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       await c?.then(({ client }) => client.destroy()).catch(() => {});
     },
     async block(ms) {
-      if (!fallback) {
-        try {
-          await run('BLOCK', [String(ms)]);
-          return;
-        } catch (err) {
-          if (err instanceof PrsError) throw err;
-          fail(err);
-        }
-      }
-      await fallback!.block(ms);
+      if ((await tryRun('BLOCK', [String(ms)])) === undefined) await fallback!.block(ms);
     },
     async peek() {
-      if (!fallback) {
-        try {
-          const [now, done, open, until] = (await run('PEEK', [])) as [number, string[], string[], string];
-          // WITHSCORES: member, score, member, score, …
-          const scores = (a: string[]) => a.filter((_, i) => i % 2 === 1).map(Number);
-          const state: LimiterState = { stamps: scores(done), open: scores(open) };
-          if (Number(until) > 0) state.until = Number(until);
-          return { state, now: Number(now) };
-        } catch (err) {
-          if (err instanceof PrsError) throw err;
-          fail(err);
-        }
-      }
-      return { ...(await fallback!.peek()), local: true };
+      const reply = (await tryRun('PEEK', [])) as [number, string[], string[], string] | undefined;
+      if (!reply) return { ...(await fallback!.peek()), local: true };
+      const [now, done, open, until] = reply;
+      // WITHSCORES: member, score, member, score, …
+      const scores = (a: string[]) => a.filter((_, i) => i % 2 === 1).map(Number);
+      const state: LimiterState = { stamps: scores(done), open: scores(open) };
+      if (Number(until) > 0) state.until = Number(until);
+      return { state, now: Number(now) };
     },
   };
 }
 
 /**
- * Why Redis failed, in a few words and without the URL (which may carry the password). `handshake`:
- * a rediss:// connection that never completed — a plain Redis port stays silent at a TLS hello (where
- * an HTTP port answers, as https:// to one does: "wrong version number"), so its timeout says so too.
+ * Why Redis failed, without the URL (it may hold the password). `handshake`: a rediss:// connection
+ * that never completed (a plain Redis port stays silent at a TLS hello).
  */
 export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
@@ -329,7 +288,6 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
     return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
   }
-  // @redis/client's words once the server went away (stopped, restarted, a dropped connection).
   if (
     /client is closed|socket closed unexpectedly|connection is closed/i.test(message) ||
     code === 'ECONNRESET' ||

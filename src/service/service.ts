@@ -1,9 +1,5 @@
-/**
- * The service adapter: the two endpoints of spec §4 behind one request loop that adds the headers,
- * takes a slot from the shared rate limiter (JSON endpoint only), re-authenticates once on 401,
- * retries per the policy in retry.ts and maps the final failure in errors-map.ts. The endpoints differ
- * only in a path segment, the Accept header, the limiter and what happens to a 200's body.
- */
+// The two endpoints of spec §4 behind one request loop: headers, a limiter slot (JSON endpoint only),
+// one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors-map.ts).
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
@@ -32,26 +28,23 @@ export interface ServiceDeps {
   session: Session;
   http: Http;
   clock: Clock;
-  /** Every wait is a -v line; the Redis limiter's one warning goes to stderr. */
   io: IO;
   signal: AbortSignal;
-  /** Jitter source; tests pass a fixed one. */
   random?: () => number;
 }
 
 export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
-/** Error bodies are read only this far: enough for a JSON message, never a whole page in memory. */
+/** Error bodies are read only this far: enough for a JSON message. */
 const ERROR_BODY_MAX = 16 * 1024;
 
 interface Endpoint<T> {
-  /** '' for the JSON report, '/export' for the file. */
   suffix: '' | '/export';
   query: Record<string, string>;
   accept: string;
-  /** Behind the shared client-side limiter (spec §8 gives a limit for the JSON endpoint only). */
+  /** Behind the shared limiter (spec §8 limits the JSON endpoint only). */
   limited: boolean;
-  /** Turns a 200 into the result. A NetworkError thrown here (body cut off) is retried like any other. */
+  /** A 200 → the result; a NetworkError here (body cut off) is retried like any other. */
   onOk(res: HttpResponse): Promise<T>;
 }
 
@@ -71,8 +64,7 @@ export function createService(d: ServiceDeps): Service {
       d.settings.retries,
       ep.limited ? { rateLimitWaitMs: d.settings.rateLimit.windowMs } : {},
     );
-    // Every wait, the limiter's (whichever process or machine holds the slots) and the retries', is
-    // a -v line and reaches the caller's onWait (progress, ETA): never a silent pause.
+    // Every wait is a -v line and reaches the caller's onWait: never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
       d.io.debug(waitLine(ms, reason));
       hooks.onWait?.(ms, reason);
@@ -82,9 +74,7 @@ export function createService(d: ServiceDeps): Service {
     let renewed = false;
     for (let retries = 0; ; retries++) {
       const sent = ep.limited ? await getLimiter(baseUrl, tenant).acquire({ onWait, signal }) : undefined;
-      // A limiter wait can outlast the token's margin (up to a window: 60 s against 30 s): check it
-      // again, so a token that ran out while waiting is renewed now rather than spent on a 401.
-      // (Cheap: the session keeps the token in memory. The slot is re-dated at the response anyway.)
+      // A limiter wait can outlast the token's margin: a token that ran out meanwhile is renewed now.
       if (sent !== undefined) token = await d.session.token();
       const req = {
         method: 'GET' as const,
@@ -99,11 +89,9 @@ export function createService(d: ServiceDeps): Service {
       };
       let outcome: AttemptFailure;
       let failure: PrsError;
-      // A 200 whose body broke off: retried like a network failure, but in the end it is a corrupt
-      // response (exit 8), as for export. A body that stalls past --timeout stays a network timeout.
+      // A 200 whose body broke off: retried, but in the end a corrupt response (exit 8), not exit 9.
       let cutOff = false;
       try {
-        // The server has seen the request once an answer (or a failure) is back: the slot counts from then.
         const res = await d.http.send(req).finally(() => {
           if (sent !== undefined) getLimiter(baseUrl, tenant).settle(sent);
         });
@@ -167,7 +155,6 @@ export function createService(d: ServiceDeps): Service {
     }
   }
 
-  /** The export endpoint; `save` consumes the body inside the retry loop (Service.exportReportWith). */
   function exportCall<T>(
     q: ReportQuery & { format: ExportFormat },
     hooks: CallHooks,
@@ -183,7 +170,7 @@ export function createService(d: ServiceDeps): Service {
         limited: false,
         async onOk(res) {
           const length = Number(header(res, 'content-length'));
-          // A Content-Length counts the encoded bytes: nothing to hold the decoded body to.
+          // A Content-Length counts the encoded bytes.
           const sized =
             header(res, 'content-length') !== undefined && header(res, 'content-encoding') === undefined;
           const response: ExportResponse = {
@@ -251,16 +238,13 @@ export function createService(d: ServiceDeps): Service {
       return getLimiter(baseUrl, tenant).peek();
     },
     async close() {
-      // The HTTP client belongs to deps and is closed there; the limiter may still be writing.
+      // The HTTP client is deps' to close.
       await limiter?.idle();
     },
   };
 }
 
-/**
- * The service asked for a wait longer than prs waits (MAX_RETRY_AFTER_MS): the same error (a 429
- * stays exit 7), failing now with the time the service named rather than waiting for nothing.
- */
+/** A wait longer than prs waits: the same error (exit code) now, naming the time the service named. */
 export function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
   const at = isoSeconds(now + ms);
   const Kind = failure.constructor as typeof HttpError;
@@ -284,10 +268,7 @@ function waitText(ms: number): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-/**
- * Base URL and tenant, or a usage error naming where to set them, before any request; on a machine
- * never logged in, exit 4 "not logged in" instead, whichever is missing.
- */
+/** Base URL and tenant, or a usage error naming where to set them (never logged in: exit 4). */
 export function target(
   s: Pick<
     Settings,
@@ -326,7 +307,7 @@ async function discard(res: HttpResponse): Promise<void> {
   await res.body.dump().catch(() => {});
 }
 
-/** The first `max` bytes of a body as text; the rest is thrown away and the stream destroyed. */
+/** The first `max` bytes of a body as text; the stream is destroyed. */
 async function readCapped(res: HttpResponse, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -337,7 +318,6 @@ async function readCapped(res: HttpResponse, max: number): Promise<string> {
       if (size >= max) break;
     }
   } catch {
-    // A body cut off while reading an error is still an error: the status says enough.
   } finally {
     res.body.destroy();
   }
