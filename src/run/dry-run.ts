@@ -1,13 +1,4 @@
-/**
- * `--dry-run` for report and export (CLI.md): the plan of a run, with nothing sent — no request and no
- * token call. How many items; how many of them need no request (report: a fresh answer in the cache;
- * export: `--skip-existing` finds it already exported and unchanged); the requests left; and, for the
- * rate-limited JSON endpoint, the waits those imply from the limiter's state as it is now and the ETA,
- * both from run/plan.ts planRequests (the one estimate). On stderr, or as JSON on stdout with --json.
- *
- * `planRun` and `planLines` are pure; `reportPlan` / `exportPlan` gather their inputs (cache, manifest,
- * limiter state) for the commands, which call them before anything else and return.
- */
+// `--dry-run`: a run's plan with nothing sent (no request, no token call), on stderr or as JSON.
 
 import { identityOf } from '../auth/identity.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
@@ -22,19 +13,14 @@ import { planRequests } from './plan.js';
 export interface RunPlan {
   command: 'report' | 'export';
   items: number;
-  /** report: items answered from the answer cache. */
   cached: number;
-  /** export: items --skip-existing will not fetch. */
   skipped: number;
-  /** Requests still to send. */
   requests: number;
-  /** The JSON endpoint's client-side limit; null for export (the export endpoint has none). */
+  /** Null for export (no client-side limit there). */
   rateLimit: { limit: number; windowMs: number } | null;
-  /** Time spent waiting for the limit, in all (ms); 0 for export. */
   waitMs: number;
-  /** From now until the last request may be sent (ms): the waits, not the service's own time; null for export. */
+  /** From now until the last request may be sent (ms). */
   etaMs: number | null;
-  /** When the last request may be sent (ISO); null for export or when nothing is to be sent. */
   until: string | null;
 }
 
@@ -48,7 +34,6 @@ export interface PlanInput {
   rate: RateLimit;
 }
 
-/** The plan from its counts and the limiter's state; pure. */
 export function planRun(p: PlanInput): RunPlan {
   const cached = p.cached ?? 0;
   const skipped = p.skipped ?? 0;
@@ -65,7 +50,6 @@ export function planRun(p: PlanInput): RunPlan {
   };
 }
 
-/** "4 min", "2 h 5 min", "40 s". */
 export function spanText(ms: number): string {
   const s = Math.ceil(ms / 1000);
   if (s < 120) return `${s} s`;
@@ -73,7 +57,6 @@ export function spanText(ms: number): string {
   return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
-/** The plan as stderr lines. */
 export function planLines(p: RunPlan): string[] {
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   const lines = [`dry run: ${plural(p.items, 'item')}, nothing sent`];
@@ -93,14 +76,13 @@ export function planLines(p: RunPlan): string[] {
   return lines;
 }
 
-/** Prints the plan: JSON on stdout with --json, else lines on stderr (shown even with -q: asked for). */
+/** Shown even with -q: asked for. */
 function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
   if (json) deps.io.out(`${JSON.stringify(plan, null, 2)}\n`);
   else for (const line of planLines(plan)) deps.io.err(line);
   return plan;
 }
 
-/** The limiter's state now, read without taking a slot (a Redis limiter is asked; no request is sent). */
 async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
   const s = await deps.settings();
   const { target } = await import('../service/service.js');
@@ -122,13 +104,12 @@ export interface ReportPlanOptions {
   type: ReportType;
   dates: string[];
   cache?: CacheUse;
-  /** --json (report: -f json / --json): the plan as JSON on stdout. */
   json: boolean;
-  /** diff --against: each portfolio × date is asked for these types (default: `type` alone). */
+  /** diff --against: the types each portfolio × date is asked for. */
   types?: readonly ReportType[];
 }
 
-/** report --dry-run: counts the fresh cache entries (without marking them used), then plans the rest. */
+/** Counts the fresh cache entries without marking them used. */
 export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunPlan> {
   const s = await deps.settings();
   const types = o.types ?? [o.type];
@@ -156,12 +137,11 @@ export interface ExportPlanOptions {
   extract: boolean;
   skipExisting?: boolean;
   nameTemplate?: string;
-  /** The target directory (--dir, or the --output file's). */
+  /** --dir, or the --output file's. */
   dir: string;
   json: boolean;
 }
 
-/** export --dry-run: counts what --skip-existing would skip (export/manifest.ts's own check). */
 export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunPlan> {
   const s = await deps.settings();
   const items = itemsOf(o.portfolioIds, o.dates);
@@ -171,7 +151,7 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
     const manifest = await openManifest(o.dir);
     for (const item of items) if (await keptFiles(manifest, o.dir, exportItemKey(s, o, item))) skipped++;
   }
-  // No limiter for the export endpoint; base URL and tenant are still checked as the real run would.
+  // Base URL and tenant are still checked as the real run would.
   const { target } = await import('../service/service.js');
   target(s);
   return show(

@@ -1,18 +1,5 @@
-/**
- * The one run engine of `report` and `export` (CLI.md "Runs of many items"): what happens to item 17
- * of a run is decided here. Items go in, `work` does one of them, and the outcomes come out in item
- * order, however many are in flight:
- * - parallel up to `parallel` items; a wait the service asked for (429/503 Retry-After, a retry
- *   backoff) halves the items in flight for the rest of the run (p-limit's settable concurrency);
- * - an item-level failure (outcomes.ts isItemFailure) is reported as it comes and the run goes on;
- *   a run-level failure, any failure with --fail-fast or in a run of one item, stops the run: no
- *   further item starts and the ones in flight are aborted (their temporary files go with them);
- * - an interrupt (the signal) and a stdout that can take no more (io.stdoutGone: its reader went
- *   away, or a write failed) stop the run at once too;
- * - the progress line, the 10-minute notice, the failure lines and the run's events (start, wait,
- *   item) are written here; the summary is the command's (report and export end differently).
- * `work` receives `turn()`: what must follow item order (names, output, commits) awaits it.
- */
+// The one run engine of report and export: items in, `work` per item, outcomes out in item order
+// however many are in flight. Item failures go on, run-level ones (and --fail-fast) stop the run.
 import pLimit from 'p-limit';
 import type { Deps } from '../deps.js';
 import type { Item, WaitReason } from '../domain.js';
@@ -25,25 +12,20 @@ import { type Failure, isItemFailure, itemFailureReporter, itemLabel } from './o
 import { planRequests } from './plan.js';
 import { longRunNotice, type Position, runProgress } from './progress.js';
 
-/** What `work` made of an item that did not fail. */
 export interface ItemDone {
   status: Exclude<ItemStatus, 'failed'>;
-  /** Files written (or kept) for it, the first being its main one. */
+  /** The first is its main file. */
   paths?: string[];
-  /** Bytes written for it (file or stdout). */
   bytes?: number;
 }
 
-/** One item's outcome, delivered in item order. */
 export interface Outcome<R extends ItemDone = ItemDone> {
   item: Item;
   index: number;
   status: ItemStatus;
   paths: string[];
   bytes?: number;
-  /** What work returned (not for a failure). */
   result?: R;
-  /** A failure: the error and its exit code. */
   error?: unknown;
   exitCode?: number;
 }
@@ -52,13 +34,10 @@ export interface ItemContext {
   index: number;
   /** Aborted by an interrupt, a stdout gone, or another item's run-level failure. */
   signal: AbortSignal;
-  /** The wait hook for the item's requests (progress countdown, wait event, fewer in flight). */
   onWait(ms: number, reason: WaitReason): void;
   /** Resolves once every earlier item's outcome was delivered. */
   turn(): Promise<void>;
-  /** Removes the progress line (before rows go to a terminal that stderr shares). */
   clearProgress(): void;
-  /** Shows `text` on the progress line (a download's bytes so far). */
   showProgress(text: string): void;
 }
 
@@ -66,30 +45,21 @@ export interface RunOptions<R extends ItemDone> {
   command: 'report' | 'export';
   io: IO;
   events: RunEvents;
-  /** Ctrl-C / SIGTERM. */
   signal: AbortSignal;
   now?: () => number;
-  /** Items in flight at once (1–8; default 1). */
+  /** 1–8; default 1. */
   parallel?: number;
   failFast?: boolean;
-  /** The rate limit every item's request goes through (report): the ETA and the 10-minute notice. */
+  /** report's: the ETA and the 10-minute notice. */
   rate?: RateLimit;
-  /**
-   * The shared limiter's state now (service.limiterState): with it the ETA and the notice count the
-   * slots already taken (an earlier run's, another process's) rather than planning from an empty window.
-   */
+  /** The shared limiter's state now, so the ETA counts slots already taken. */
   limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
-  /** Rewords a failure before it is classified and reported (export's file-exists hint). */
+  /** Rewords a failure before it is classified and reported. */
   mapError?(err: unknown): unknown;
-  /**
-   * Each outcome, in item order, after the engine's own lines (export prints its paths here). A
-   * promise holds the item's slot until it settles: a path's write that finds stdout's reader gone
-   * then stops the run before the next item's request.
-   */
+  /** Each outcome in item order; a promise holds the item's slot until it settles. */
   onOutcome?(o: Outcome<R>): void | Promise<void>;
 }
 
-/** The options every run takes from Deps: its terminal, its watchers, the interrupt and the clock. */
 export function runWith(
   deps: Pick<Deps, 'io' | 'events' | 'signal' | 'clock'>,
   command: RunOptions<ItemDone>['command'],
@@ -98,10 +68,9 @@ export function runWith(
 }
 
 export interface RunEnd<R extends ItemDone> {
-  /** Outcomes delivered, in item order (an item stopped by the end of the run has none). */
+  /** An item stopped by the end of the run has none. */
   outcomes: Outcome<R>[];
   failures: Failure[];
-  /** Why the run stopped early: the run-level failure, the interrupt, or the stdout's fault. */
   stopped?: unknown;
 }
 
@@ -132,8 +101,7 @@ export async function runItems<R extends ItemDone>(
 
   const progress = runProgress(io, now);
   const reportFailure = itemFailureReporter(io);
-  // The plan from the limiter's state as it is (a peek: no slot taken); an empty window when it cannot
-  // be read, as a limiter that failed would start.
+  // From the limiter's state now; an empty window when it cannot be read.
   const etaOf = async (requests: number) => {
     if (!o.rate) return undefined;
     const live = await o.limiterState?.().catch(() => undefined);
@@ -181,9 +149,9 @@ export async function runItems<R extends ItemDone>(
     if (total > 1) progress.at(at);
     const onWait = (ms: number, reason: WaitReason) => {
       o.events.emit({ event: 'wait', waitMs: ms, reason, item: { ...item } });
-      // The service asked for a pause: fewer items at once from now on, rather than failing.
+      // The service asked for a pause: fewer items at once from now on.
       if (reason !== 'rate-limit') limit.concurrency = Math.max(1, Math.ceil(limit.concurrency / 2));
-      // A log line names its item, except a single report's (its error would say it anyway).
+      // A single report's error names it anyway.
       const label = total > 1 || o.command === 'export' ? itemLabel(item) : '';
       progress.onWait(total > 1 ? at : undefined, label)(ms, reason);
     };
@@ -216,8 +184,7 @@ export async function runItems<R extends ItemDone>(
   const runs = items.map((item, index) => {
     const before = previous;
     const turn = () => before;
-    // Delivered before the slot is given back (as a sequential run would): an item's line and
-    // event come before the next item starts.
+    // Delivered before the slot is given back: an item's line and event come before the next item starts.
     const mine = limit(async () => {
       const outcome = await doOne(item, index, turn);
       await before;

@@ -1,8 +1,4 @@
-/**
- * What becomes of the items of a run (CLI.md "Runs of many items"): which failures end a run and
- * which only an item, the item's failure line, and the run's summary line. Used by the engine
- * (engine.ts); pure helpers.
- */
+// What becomes of a run's items: which failures end a run and which an item, and the lines said.
 
 import type { Item } from '../domain.js';
 import {
@@ -18,17 +14,11 @@ import {
 } from '../errors.js';
 import type { IO } from '../io.js';
 
-/** "portfolio 42 on 2024-05-03". */
 export function itemLabel(item: Item): string {
   return `portfolio ${item.portfolioId} on ${item.date}`;
 }
 
-/**
- * Reports an item's failure as it happens: its line, then its hint the first time that hint comes
- * (twenty unknown portfolios or missing files need not say twenty times what to do). In the JSON log
- * it is one `error` entry with the item's fields and its hint as a field, as the run's final error is
- * (log.ts errorEntry; CLI.md: "`error` (with its hint)"): each record stands alone there.
- */
+/** An item's failure line as it happens, its hint only the first time (a JSON `error` entry in a JSON log). */
 export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
   const hints = new Set<string>();
   return (item, error) => {
@@ -54,16 +44,14 @@ export function itemFailureReporter(io: IO): (item: Item, error: unknown) => voi
   };
 }
 
-/** Every portfolio × date, portfolio first then date: the order rows and files come out in. */
+/** Every portfolio × date, portfolio first: the order rows and files come out in. */
 export function itemsOf(portfolioIds: readonly number[], dates: readonly string[]): Item[] {
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));
 }
 
 /**
- * A failure of this item only, after retries: the service refused (400) or has no such portfolio
- * (404), failed (5xx), or sent a corrupt answer; or the item's file already exists. Everything else
- * (authentication, 403, a 429 that persists, network, local files, interrupt) would fail every
- * other item the same way: it stops the run.
+ * A failure of this item only (400, 404, 5xx, a corrupt answer, a file that exists); anything else
+ * would fail every other item the same way: it stops the run.
  */
 export function isItemFailure(err: unknown): boolean {
   return (
@@ -75,7 +63,6 @@ export function isItemFailure(err: unknown): boolean {
   );
 }
 
-/** A few words on why an item failed, for the summary line: "not found", "file exists". */
 export function failureReason(err: unknown): string {
   if (err instanceof NotFoundError) return 'not found';
   if (err instanceof FileExistsError) return 'file exists';
@@ -90,11 +77,7 @@ export interface Failure {
   error: unknown;
 }
 
-/**
- * The run's closing line: "18 written, 1 empty, 1 failed: portfolio 999 on 2024-05-02 (not found)".
- * `counts` in the order to print; zero counts are left out (all of them zero: "nothing to do").
- * At most `max` failures are named.
- */
+/** "18 written, 1 empty, 1 failed: portfolio 999 on 2024-05-02 (not found)"; zero counts left out. */
 export function summaryLine(
   counts: readonly (readonly [number, string])[],
   failures: readonly Failure[],
@@ -112,10 +95,7 @@ export function summaryLine(
   return parts.length > 0 ? parts.join(', ') : 'nothing to do';
 }
 
-/**
- * What a run ends with once every item was tried: an ItemsFailedError (message: the summary line,
- * exit code: the first failure's) when an item failed, else undefined.
- */
+/** An ItemsFailedError (the summary line, the first failure's exit code) when an item failed. */
 export function runFailure(
   counts: readonly (readonly [number, string])[],
   failures: readonly Failure[],

@@ -1,31 +1,20 @@
-/**
- * How long a run's requests take at the rate limit, from the limiter's state as it is now: the one
- * estimate behind the 10-minute notice, the progress line's ETA, `--dry-run` and `prs quota`.
- * It replays the limiter's own rule (service/limiter.ts `decide`) on a simulated clock, so the plan
- * and the run cannot disagree about the rule; only other processes sharing the limit can make the
- * real run slower.
- */
+// The one estimate of a run's waits (ETA, the 10-minute notice, --dry-run, quota): the limiter's own
+// rule (decide) replayed on a simulated clock.
 import { decide, settle } from '../service/limiter.js';
 import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 
 export interface RequestTimes {
-  /** Requests planned. */
   requests: number;
-  /** When the first one may be sent (epoch ms); `now` when a slot is free. */
+  /** Epoch ms, as lastAt. */
   firstAt: number;
-  /** When the last one may be sent (epoch ms). */
   lastAt: number;
-  /** Time spent waiting for the limit, in all. */
   waitMs: number;
-  /** From `now` until the last answer: waits plus `latencyMs` per request. */
+  /** Until the last answer: waits plus `latencyMs` per request. */
   etaMs: number;
 }
 
-/**
- * Send times of `requests` requests made one after another from `state` at `now`, each answered
- * `latencyMs` after it was sent.
- */
+/** `requests` sent one after another from `state` at `now`, each answered `latencyMs` later. */
 export function planRequests(
   requests: number,
   state: LimiterState,

@@ -1,8 +1,4 @@
-/**
- * What a run shows while it goes (CLI.md "Runs of many items"): the progress line on a terminal
- * (item, ETA, and a countdown through a wait), one plain line per long wait without one (a cron
- * log), and the notice of a run planned to take longer than ten minutes.
- */
+// What a run shows while it goes: a progress line on a terminal, a line per long wait without one.
 
 import type { Item, WaitReason } from '../domain.js';
 import type { IO, Progress } from '../io.js';
@@ -17,20 +13,20 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
 }
 
-/** A wait on the progress line, counted down: "next request in 41 s". */
-export function countdownWords(ms: number, reason: WaitReason): string {
-  const s = formatDuration(ms);
-  return reason === 'rate-limit'
-    ? `next request in ${s}`
-    : reason === 'retry-after'
-      ? `next request in ${s} (the service asked to wait)`
-      : `retrying in ${s}`;
-}
+/** A wait's words: on the progress line (counted down), and in a log line. */
+const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
+  'rate-limit': ['next request in %', 'waiting % for the rate limit'],
+  'retry-after': [
+    'next request in % (the service asked to wait)',
+    'waiting %: the service asked to retry later',
+  ],
+  backoff: ['retrying in %', 'retrying in %'],
+};
+const countdownWords = (ms: number, reason: WaitReason) =>
+  WAIT_WORDS[reason][0].replace('%', formatDuration(ms));
+const waitWords = (ms: number, reason: WaitReason) => WAIT_WORDS[reason][1].replace('%', formatDuration(ms));
 
-/**
- * The progress line: "12/220 · 2024-05-03 · portfolio 42 · ETA 51 min"; during a wait
- * "5/22 · 2024-05-03 · portfolio 42 · next request in 41 s · ETA 6 min".
- */
+/** "5/22 · 2024-05-03 · portfolio 42 · next request in 41 s · ETA 6 min". */
 export function progressText(
   n: number,
   total: number,
@@ -43,26 +39,12 @@ export function progressText(
   return eta !== undefined && eta >= 1000 ? `${text} · ETA ${formatDuration(eta)}` : text;
 }
 
-/** The text of a wait in a log line: "waiting 41 s for the rate limit". */
-export function waitWords(ms: number, reason: WaitReason): string {
-  const s = formatDuration(ms);
-  return reason === 'rate-limit'
-    ? `waiting ${s} for the rate limit`
-    : reason === 'retry-after'
-      ? `waiting ${s}: the service asked to retry later`
-      : `retrying in ${s}`;
-}
-
 /** Waits shorter than this are shown only on a terminal's progress line. */
 export const QUIET_WAIT_MS = 5000;
 
-/** A run planned longer than this says so before its first request. */
 export const LONG_RUN_MS = 10 * 60_000;
 
-/**
- * "220 requests at 4/60s: about 54 min (until 07:05)" when the plan is longer than ten minutes,
- * else undefined. The clock time is local, as the user reads it.
- */
+/** "220 requests at 4/60s: about 54 min (until 07:05)" for a plan longer than ten minutes (local time). */
 export function longRunNotice(
   requests: number,
   rate: RateLimit,
@@ -75,34 +57,26 @@ export function longRunNotice(
   return `${requests} requests at ${rateText(rate)}: about ${formatDuration(etaMs)} (until ${hhmm})`;
 }
 
-/** Where an item stands in its run, for its progress line. */
 export interface Position {
   n: number;
   total: number;
   item: Item;
-  /** The ETA as it was when the item started (ms from `startedAt`). */
+  /** The ETA when the item started. */
   etaMs?: number;
 }
 
 export interface RunProgress {
-  /** Replace the line with plain text. */
   show(text: string): void;
-  /** An item starts: its progress line. */
   at(p: Position): void;
   /**
-   * The wait hook of a request: on a terminal the progress line of `p` counts the wait down (a run of
-   * one item, `p` undefined, shows just the wait); else one log line per wait longer than 5 s, led by
-   * `label` when given.
+   * A request's wait hook: the countdown on a terminal (`p` undefined: a run of one item), else one
+   * line per wait longer than 5 s, led by `label`.
    */
   onWait(p: Position | undefined, label: string): (ms: number, reason: WaitReason) => void;
   stop(): void;
 }
 
-/**
- * Shows a run's state and waits: on a terminal one progress line (replaced as the run goes on);
- * without one, one stderr line per wait longer than 5 s, so a slow job says why. `-q` silences both
- * (io.progress and io.note already obey it).
- */
+/** On a terminal one progress line; without one, one stderr line per long wait. `-q` silences both. */
 export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
   let progress: Progress | undefined;
   let ticker: ReturnType<typeof setInterval> | undefined;
@@ -114,7 +88,6 @@ export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
     if (ticker) clearInterval(ticker);
     ticker = undefined;
   };
-  /** When each position's ETA runs out (epoch ms), so that a countdown also counts the ETA down. */
   const etaEnd = new WeakMap<Position, number>();
   const etaLeft = (p: Position) => {
     const end = etaEnd.get(p);
@@ -150,7 +123,7 @@ export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
         }
       };
       tick();
-      // Each second, on a terminal only: the spinner's line is the only thing it touches.
+      // Each second, on a terminal only.
       if (!io.quiet && ms > 1000) {
         ticker = setInterval(tick, 1000);
         ticker.unref?.();
