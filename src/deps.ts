@@ -1,8 +1,6 @@
-/** Everything a command may need, built lazily: a command pays only for what it uses. */
-import type { ProfileData, Session, Store } from './auth/types.js';
 import type { CacheUse } from './cache/answers.js';
 import { type Clock, systemClock } from './clock.js';
-import { createRunEvents, type RunEvents } from './events.js';
+import { createRunEvents } from './events.js';
 import type { Http } from './http/client.js';
 import type { IO } from './io.js';
 import type { Service } from './service/types.js';
@@ -13,36 +11,13 @@ import {
   resolveDirs,
   resolveProfileName,
   resolveSettings,
-  type Settings,
   type SettingValues,
   storedProfile,
 } from './settings.js';
 
 export type { GlobalOptions } from './settings.js';
 
-export interface Deps {
-  io: IO;
-  env: Env;
-  clock: Clock;
-  /** Aborted on Ctrl-C. */
-  signal: AbortSignal;
-  globals: GlobalOptions;
-  events: RunEvents;
-  profileName(): string;
-  store(): Promise<Store>;
-  /** A named profile that does not exist is a UsageError unless `allowNew` (login, `config set`). */
-  profile(opts?: { allowNew?: boolean }): Promise<ProfileData | undefined>;
-  /** Flags (global + `extra`, e.g. login's) > env > profile > defaults. */
-  settings(extra?: SettingValues, opts?: { allowNewProfile?: boolean }): Promise<Settings>;
-  http(): Promise<Http>;
-  session(): Promise<Session>;
-  /**
-   * `cache` 'use' or 'refresh' puts the answer cache in front when it is on (a hit builds no HTTP
-   * client, session or limiter); `rows`: the answers go through the row stream.
-   */
-  service(o?: { cache?: CacheUse; rows?: boolean }): Promise<Service>;
-  close(): Promise<void>;
-}
+export type Deps = ReturnType<typeof createDeps>;
 
 /** Process-wide switches, defined in src/entry.ts only; each called once before its first need. */
 export interface ProcessSwitches {
@@ -61,7 +36,7 @@ export function createDeps(
   globals: GlobalOptions,
   signal: AbortSignal,
   o: DepsOverrides = {},
-): Deps {
+) {
   const clock = o.clock ?? systemClock;
   const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;

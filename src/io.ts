@@ -10,43 +10,7 @@ export interface Progress {
   stop(): void;
 }
 
-export interface IO {
-  /** Data for stdout (rows, paths, tokens). */
-  out(text: string | Uint8Array): void;
-  /** For raw bytes with backpressure (`export -o -`). */
-  readonly stdout: Writable;
-  /** Aborted once stdout can take no more (reason: StdoutClosedError or a FileError); later writes are dropped. */
-  readonly stdoutGone: AbortSignal;
-  /** stderr, always. */
-  err(line: string): void;
-  /** stderr unless -q. */
-  note(line: string): void;
-  /** stderr with -v only; callers redact secrets first. */
-  debug(line: string): void;
-  readonly isStdoutTTY: boolean;
-  readonly isStderrTTY: boolean;
-  readonly isStdinTTY: boolean;
-  readonly canPrompt: boolean;
-  /** Colour on stderr. */
-  readonly color: boolean;
-  readonly colorStdout: boolean;
-  red(text: string): string;
-  readonly columns: number;
-  readonly quiet: boolean;
-  readonly verbose: boolean;
-  prompt(question: string, opts?: { hidden?: boolean }): Promise<string>;
-  readStdin(): Promise<string>;
-  /** A progress line on stderr, shown only when stderr is a terminal and not quiet. */
-  progress(text: string): Progress;
-  flush(): Promise<void>;
-  readonly logFormat: 'text' | 'json';
-  /** The profile's `log-format`, known once the settings are resolved. */
-  useLogFormat(format: 'text' | 'json'): void;
-  /** A structured entry: one JSON line in json format; nothing in text. */
-  log(entry: LogEntry): void;
-  /** Text for a person on stdout: through a pager when stdout is a terminal shorter than the text. */
-  page(text: string, o?: { pager?: boolean }): Promise<void>;
-}
+export type IO = ReturnType<typeof createIO>;
 
 interface IOOptions {
   quiet?: boolean;
@@ -129,7 +93,7 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
 
 const noProgress: Progress = { update() {}, stop() {} };
 
-export function createIO(opts: IOOptions): IO {
+export function createIO(opts: IOOptions) {
   const { stdout, stderr, stdin } = opts.streams ?? processStreams;
   const guard = opts.stdout ?? guardStdout(stdout);
   const quiet = !!opts.quiet;
@@ -150,16 +114,21 @@ export function createIO(opts: IOOptions): IO {
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
-    out: (text) => {
+    /** Data for stdout (rows, paths, tokens). */
+    out: (text: string | Uint8Array) => {
       guard.stream.write(text);
     },
+    /** For raw bytes with backpressure (`export -o -`). */
     stdout: guard.stream,
+    /** Aborted once stdout can take no more (reason: StdoutClosedError or a FileError). */
     stdoutGone: guard.gone,
-    err: (l) => line('err', l),
-    note: (l) => {
+    err: (l: string) => line('err', l),
+    /** Unless -q. */
+    note: (l: string) => {
       if (!quiet) line('note', l);
     },
-    debug: (l) => {
+    /** With -v only; callers redact secrets first. */
+    debug: (l: string) => {
       if (opts.verbose) line('debug', l);
     },
     isStdoutTTY: !!stdout.isTTY,
@@ -170,32 +139,37 @@ export function createIO(opts: IOOptions): IO {
     get canPrompt() {
       return isStdinTTY() && isStderrTTY;
     },
+    /** Colour on stderr. */
     get color() {
       return colorWanted && !json;
     },
     colorStdout: colorFor(opts.color, env, !!stdout.isTTY),
-    red: (text) => redIf(colorWanted && !json)(text),
+    red: (text: string) => redIf(colorWanted && !json)(text),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     verbose: !!opts.verbose,
-    prompt: (question, o) => prompter(question, !!o?.hidden),
+    prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of stdin()) chunks.push(Buffer.from(chunk));
       return Buffer.concat(chunks).toString('utf8');
     },
-    progress: (text) => (isStderrTTY && !quiet && !json ? showProgress(text, colorWanted) : noProgress),
+    progress: (text: string): Progress =>
+      isStderrTTY && !quiet && !json ? showProgress(text, colorWanted) : noProgress,
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
-    get logFormat() {
+    get logFormat(): 'text' | 'json' {
       return json ? 'json' : 'text';
     },
-    useLogFormat: (format) => {
+    /** The profile's `log-format`, known once the settings are resolved. */
+    useLogFormat: (format: 'text' | 'json') => {
       json = format === 'json';
     },
-    log: (entry) => {
+    /** A structured entry: one JSON line in json format; nothing in text. */
+    log: (entry: LogEntry) => {
       if (json) stderr.write(formatLogLine(entry, now()));
     },
-    page: async (text, o) => {
+    /** Through a pager when stdout is a terminal shorter than the text. */
+    page: async (text: string, o?: { pager?: boolean }) => {
       const command = pagerCommand(env);
       const tall = (stdout.rows ?? 0) > 0 && (text.match(/\n/g)?.length ?? 0) >= stdout.rows!;
       if (!stdout.isTTY || o?.pager === false || command === undefined || !tall) {

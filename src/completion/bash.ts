@@ -16,18 +16,8 @@ const key = (cmd: CommandSpec) => cmd.path.join(' ');
 const flagsOf = (o: OptionSpec) => [o.short, o.long].filter((f): f is string => !!f);
 
 function valueCode(v: ValueSpec | undefined): string {
-  switch (v?.kind) {
-    case 'choices':
-      return `w:${v.values.join(' ')}`;
-    case 'file':
-      return 'f';
-    case 'dir':
-      return 'd';
-    case 'profiles':
-      return 'p';
-    default:
-      return 'n';
-  }
+  if (v?.kind === 'choices') return `w:${v.values.join(' ')}`;
+  return { file: 'f', dir: 'd', profiles: 'p', none: 'n' }[v?.kind ?? 'none'];
 }
 
 export function renderBash(spec: CompletionSpec, header: string): string {

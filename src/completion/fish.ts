@@ -12,20 +12,17 @@ export const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').rep
 const key = (cmd: CommandSpec) => cmd.path.join(' ');
 
 function valueArgs(v: ValueSpec | undefined, name: string): string {
-  switch (v?.kind) {
-    case 'choices': {
-      const words = v.values.map((x) => (v.descriptions?.[x] ? `${x}\\t${fishQuote(v.descriptions[x])}` : x));
-      return `-x -a ${fishQuote(words.join(' '))}`;
-    }
-    case 'file':
-      return '-r -F';
-    case 'dir':
-      return `-x -a ${fishQuote('(__fish_complete_directories (commandline -ct) "")')}`;
-    case 'profiles':
-      return `-x -a ${fishQuote(`(__${name}_profiles)`)}`;
-    default:
-      return '-x';
+  if (v?.kind === 'choices') {
+    const words = v.values.map((x) => (v.descriptions?.[x] ? `${x}\\t${fishQuote(v.descriptions[x])}` : x));
+    return `-x -a ${fishQuote(words.join(' '))}`;
   }
+  const dir = fishQuote('(__fish_complete_directories (commandline -ct) "")');
+  const kinds = {
+    file: '-r -F',
+    dir: `-x -a ${dir}`,
+    profiles: `-x -a ${fishQuote(`(__${name}_profiles)`)}`,
+  };
+  return v && v.kind !== 'none' ? kinds[v.kind] : '-x';
 }
 
 function optionLine(name: string, cond: string, o: OptionSpec): string {

@@ -46,10 +46,11 @@ export interface CompletionSpec {
 
 export const COMPLETE_COMMAND = '__complete';
 
-const choices = (values: readonly string[], descriptions?: Readonly<Record<string, string>>): ValueSpec =>
-  descriptions
-    ? { kind: 'choices', values: [...values], descriptions: { ...descriptions } }
-    : { kind: 'choices', values: [...values] };
+const choices = (values: readonly string[], descriptions?: Readonly<Record<string, string>>): ValueSpec => ({
+  kind: 'choices',
+  values: [...values],
+  ...(descriptions && { descriptions: { ...descriptions } }),
+});
 const none: ValueSpec = { kind: 'none' };
 
 const specOf = (c: Completion | undefined): ValueSpec | undefined =>
@@ -70,11 +71,10 @@ export type OptionValues = Readonly<Record<string, Completion>>;
 
 export function specFromProgram(program: Command, values: OptionValues): CompletionSpec {
   const help = program.createHelp();
-  const globalNames = new Set<string>();
   const globalOptions = program.options
     .filter((o) => !o.hidden && o.long !== '--version')
     .map((o) => optionSpec(o, [], values));
-  for (const o of globalOptions) if (o.long) globalNames.add(o.long);
+  const globalNames = new Set(globalOptions.map((o) => o.long));
 
   const walk = (cmd: Command, path: string[]): CommandSpec => {
     if (path.length > 0 && !/^[A-Za-z0-9][\w-]*$/.test(cmd.name()))
@@ -102,7 +102,8 @@ export function specFromProgram(program: Command, values: OptionValues): Complet
   // `prs help <topic...>` completes the command tree itself, names only, plus the other topics.
   const topHelp = root.commands.find((c) => c.name === 'help');
   if (topHelp) {
-    const mirror = (cmd: CommandSpec, path: string[]): CommandSpec => ({
+    type Named = Pick<CommandSpec, 'name' | 'description' | 'commands'>;
+    const mirror = (cmd: Named, path: string[]): CommandSpec => ({
       path,
       name: cmd.name,
       description: cmd.description,
@@ -112,14 +113,9 @@ export function specFromProgram(program: Command, values: OptionValues): Complet
     });
     topHelp.commands = [
       ...root.commands.filter((c) => c !== topHelp).map((c) => mirror(c, ['help', c.name])),
-      ...HELP_TOPICS.map((t) => ({
-        path: ['help', t],
-        name: t,
-        description: TOPIC_DESCRIPTIONS[t],
-        options: [],
-        commands: [],
-        args: [],
-      })),
+      ...HELP_TOPICS.map((t) =>
+        mirror({ name: t, description: TOPIC_DESCRIPTIONS[t], commands: [] }, ['help', t]),
+      ),
     ];
     topHelp.args = [];
   }

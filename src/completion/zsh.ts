@@ -15,22 +15,13 @@ const explanation = (s: string) => s.replace(/\\/g, '\\\\').replace(/\[/g, '\\['
 const message = (s: string) => s.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
 
 function action(v: ValueSpec | undefined, fn: string): string {
-  switch (v?.kind) {
-    case 'choices': {
-      const word = (x: string) => x.replace(/([\\\s()'"])/g, '\\$1');
-      if (!v.descriptions) return `(${v.values.map(word).join(' ')})`;
-      const text = (d: string) => `"${d.replace(/([\\"$`])/g, '\\$1').replace(/:/g, '\\:')}"`;
-      return `((${v.values.map((x) => (v.descriptions?.[x] ? `${word(x)}\\:${text(v.descriptions[x])}` : word(x))).join(' ')}))`;
-    }
-    case 'file':
-      return '_files';
-    case 'dir':
-      return '_files -/';
-    case 'profiles':
-      return `${fn}_profiles`;
-    default:
-      return ' ';
+  if (v?.kind === 'choices') {
+    const word = (x: string) => x.replace(/([\\\s()'"])/g, '\\$1');
+    if (!v.descriptions) return `(${v.values.map(word).join(' ')})`;
+    const text = (d: string) => `"${d.replace(/([\\"$`])/g, '\\$1').replace(/:/g, '\\:')}"`;
+    return `((${v.values.map((x) => (v.descriptions?.[x] ? `${word(x)}\\:${text(v.descriptions[x])}` : word(x))).join(' ')}))`;
   }
+  return { file: '_files', dir: '_files -/', profiles: `${fn}_profiles`, none: ' ' }[v?.kind ?? 'none'];
 }
 
 export function optionSpecs(o: OptionSpec, fn: string): string[] {

@@ -172,8 +172,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       return { kind: 'empty' };
     }
 
-    let members: { entry: ZipEntry; path: string }[] = [];
-    const extracted: { entry: ZipEntry; out: AtomicFile; hash: Hash; bytes: number }[] = [];
+    const extracted: { out: AtomicFile; hash: Hash; bytes: number }[] = [];
     let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
@@ -192,7 +191,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
           force: c.force,
         });
         files.push(out);
-        const member = { entry, out, hash: createHash('sha256'), bytes: 0 };
+        const member = { out, hash: createHash('sha256'), bytes: 0 };
         extracted.push(member);
         return (d: Uint8Array) => {
           member.hash.update(d);
@@ -217,14 +216,15 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     if (c.turn && c.output === undefined && !c.keepExisting) path = knownPath(res, c, kind, dir);
     path ??= c.output ?? knownPath(res, c, kind, dir);
     path ??= unique(join(dir, ruleName(c, kind, indexWords)), c);
+    const targets = [{ file, saved: { path, bytes, sha256 } }];
     if (!scanner && c.extract) {
       if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
-      members = csvMembers(entries, c, dir, path);
+      for (const [i, p] of memberPaths(entries, c, dir, path).entries()) {
+        const { out, hash, bytes } = extracted[i]!;
+        targets.push({ file: out, saved: { path: p, bytes, sha256: hash.digest('hex') } });
+      }
     }
-    const saved: SavedFile[] = [{ path, bytes, sha256 }];
-    for (const [i, m] of members.entries()) {
-      saved.push({ path: m.path, bytes: extracted[i]!.bytes, sha256: extracted[i]!.hash.digest('hex') });
-    }
+    const saved: SavedFile[] = targets.map((t) => t.saved);
     const paths = saved.map((f) => f.path);
     const content = scanner ? undefined : zipContent(entries);
     let kept = new Set<string>();
@@ -243,16 +243,14 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     for (const p of paths) c.written.add(p);
     const committed: string[] = [];
     try {
-      if (kept.has(path)) await file.abort();
-      else {
-        await file.commit(path);
-        committed.push(path);
-      }
-      for (const [i, m] of members.entries()) {
-        if (kept.has(m.path)) await extracted[i]!.out.abort();
+      for (const {
+        file: f,
+        saved: { path: p },
+      } of targets) {
+        if (kept.has(p)) await f.abort();
         else {
-          await extracted[i]!.out.commit(m.path);
-          committed.push(m.path);
+          await f.commit(p);
+          committed.push(p);
         }
       }
     } catch (err) {
@@ -309,9 +307,9 @@ function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | '
   return join(dirname(path), disambiguate(path.slice(dirname(path).length + 1), c.portfolioId, c.date));
 }
 
-function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: string) {
-  const members = [];
-  const seen = new Set<string>();
+/** Where each CSV member goes, in extraction's order. */
+function memberPaths(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: string): string[] {
+  const members: string[] = [];
   const csv = entries.filter(isCsvEntry);
   // With --name-template the CSV takes the zip's name, so two report types' members stay apart.
   const stem = basename(zipPath).replace(/\.zip$/i, '');
@@ -319,9 +317,8 @@ function csvMembers(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: s
     let name = memberFileName(entry.name);
     if (c.template !== undefined) name = csv.length === 1 ? `${stem}.csv` : `${stem}_${name}`;
     const path = unique(join(dir, name), c);
-    if (seen.has(path)) throw corrupt(c, `two entries would both be written to ${path}`);
-    seen.add(path);
-    members.push({ entry, path });
+    if (members.includes(path)) throw corrupt(c, `two entries would both be written to ${path}`);
+    members.push(path);
   }
   return members;
 }
