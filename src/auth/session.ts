@@ -22,12 +22,11 @@ export function renewMargin(s: StoredSession): number {
   return Math.min(30_000, Math.max(0, (s.expiresAt - s.obtainedAt) / 2));
 }
 
-/** Step 2: the access token is valid for at least the margin. */
 export function accessUsable(s: StoredSession | undefined, now: number): s is StoredSession {
   return !!s && s.accessToken !== '' && s.expiresAt - now >= renewMargin(s);
 }
 
-/** Step 3: a refresh token that has not expired (unknown expiry: until the server refuses it). */
+/** Step 3 (unknown expiry: usable until the server refuses it). */
 export function refreshUsable(s: StoredSession | undefined, now: number): boolean {
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
@@ -38,7 +37,6 @@ export interface Credentials {
   clientSecret: string;
 }
 
-/** What a session created now, with these settings, would be bound to. */
 function bindingOf(s: Settings): Partial<SessionBinding> {
   return {
     username: s.username,
@@ -83,7 +81,7 @@ export function foreignTo(s: Settings, stored: ProfileData | undefined): string[
   return labels.length ? labels : undefined;
 }
 
-/** The stored session's owner, for the exit-4 line: "alice at auth.example.com". */
+/** "alice at auth.example.com". */
 function ownerOf(stored: ProfileData): string {
   const b = stored.session?.bound;
   const user =
@@ -97,7 +95,7 @@ function ownerOf(stored: ProfileData): string {
 const KEEP_SESSION_HINT =
   'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
 
-/** Step 4's inputs: the environment's first, then what --save-password kept. */
+/** Step 4: the environment's first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
   if (s.grant === 'client_credentials') return undefined;
   const username = s.username;
@@ -108,7 +106,6 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
 }
 
-/** A service account's secret: the environment's, else the one its own login kept. */
 export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
   if (s.grant !== 'client_credentials') return undefined;
   return s.clientSecret ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.clientSecret);
@@ -130,7 +127,6 @@ interface SessionDeps {
   clock: Clock;
   io: IO;
   signal: AbortSignal;
-  /** Serialises renewals across processes; default: a lock beside the store. */
   lock?: <T>(fn: () => Promise<T>) => Promise<T>;
   random?: () => number;
 }
@@ -158,7 +154,6 @@ export function createSession(d: SessionDeps): Session {
       random: d.random,
       onWait: (ms, reason) => d.io.debug(waitLine(ms, reason)),
     });
-  /** A new sign-in: a service account's (it has no refresh token) or a user's password grant. */
   const signIn = (secret: string, creds?: Credentials): Promise<StoredSession> => {
     if (!creds) {
       d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
@@ -317,7 +312,6 @@ export function renewalWaitMs(s: Pick<Settings, 'retries' | 'timeoutMs'>): numbe
   return (s.retries + 1) * s.timeoutMs + s.retries * MAX_RETRY_AFTER_MS + 30_000;
 }
 
-/** The renewal lock; where the directory is not writable at all, renewals go on unlocked with a note. */
 function lockBeside(file: string, io: Pick<IO, 'note'>, waitMs: number) {
   const unlockable = (code: string) => {
     if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return false;

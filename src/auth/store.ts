@@ -85,7 +85,7 @@ function profileProblem(p: unknown): string | undefined {
 
 // What login, logout and the session leave in a profile, written by the one writer (Store.update).
 
-/** A login: its settings, the session, the client secret; the password only with --save-password. */
+/** The password only with --save-password. */
 export function loggedIn(
   cur: ProfileData | undefined,
   settings: SettingValues,
@@ -97,7 +97,7 @@ export function loggedIn(
   return { ...cur, settings, session, secrets: savePassword ? { password, clientSecret } : { clientSecret } };
 }
 
-/** A session renewed (or dropped: `undefined`); a missing profile is created only with a session. */
+/** A missing profile is created only with a session. */
 export function withSession(
   cur: ProfileData | undefined,
   next: StoredSession | undefined,
@@ -108,18 +108,16 @@ export function withSession(
   return cur ? rest : undefined;
 }
 
-/** The service refused this access token: it is never handed out again, here or in the next run. */
+/** Never handed out again, here or in the next run. */
 export function tokenRefused(cur: ProfileData | undefined, token: string): ProfileData | undefined {
   return cur?.session?.accessToken === token ? { ...cur, session: { ...cur.session, expiresAt: 0 } } : cur;
 }
 
-/** A logout: the session and every secret go, the settings stay. */
 export function forgotten(cur: ProfileData): ProfileData {
   const { session: _session, secrets: _secrets, ...rest } = cur;
   return rest;
 }
 
-/** Whether a profile holds anything a logout forgets. */
 export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.session || p?.secrets);
 
 function holdsSecrets(data: StoreData): boolean {
@@ -272,10 +270,7 @@ export async function openStore(
   };
 }
 
-/**
- * withLock with its failures as FileErrors; `unlockable(code)`: a lock that cannot be made at all
- * (read-only directory) lets `fn` run without it.
- */
+/** Lock failures as FileErrors; `unlockable(code)`: no lock can be made at all, `fn` runs without. */
 export async function lockedFile<T>(
   file: string,
   fn: () => Promise<T> | T,

@@ -1,14 +1,5 @@
-/**
- * The answer cache in front of the service (CLI.md "The answer cache"): `report()` for a past date is
- * answered from the store when a fresh entry is there — no token, no limiter slot, no request, and
- * none of the HTTP client loaded — else asked of the real service (built only then) and kept.
- *
- * What is kept: answers for dates before today (UTC) only (today's can still change); successes only
- * (an error throws before anything is stored) and only a body that is a report (a proxy's 200 HTML
- * page must not be served for a week); an empty answer is kept (no data is a fact: exit 3). The body
- * is stored as it streams through the row stream (decoded), and the entry committed once the row
- * stream found all of it a report; a hit streams from the entry's file.
- */
+// The answer cache in front of the service: a past date's fresh entry answers with no token, slot or
+// request; a miss asks the real service (built only then) and keeps a body the row stream found a report.
 
 import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
@@ -25,15 +16,14 @@ import {
   entryChunks,
 } from './store.js';
 
-/** What a run does with the cache: use it, ask again and update it (--refresh), or leave it (--no-cache). */
+/** use, ask again and update (--refresh), or leave (--no-cache). */
 export type CacheUse = 'use' | 'refresh' | 'off';
 
-/** The key of one answer, from the settings alone (no token call); undefined when not cacheable. */
+/** From the settings alone (no token call); undefined when not cacheable. */
 export function answerKey(
   s: Pick<Settings, 'baseUrl' | 'realm' | 'clientId' | 'tenant' | 'token' | 'username' | 'profile'>,
   q: ReportQuery,
 ): AnswerKey | undefined {
-  // Without a base URL or tenant the service refuses the run (a usage error): nothing to key.
   if (!s.baseUrl || !s.tenant) return undefined;
   return {
     baseUrl: s.baseUrl,
@@ -47,13 +37,11 @@ export function answerKey(
   };
 }
 
-/** Today's date in UTC, YYYY-MM-DD: dates before it may be cached. */
 export const todayUtc = (now: number) => new Date(now).toISOString().slice(0, 10);
 
-/** A date whose answer may be kept: strictly before today (UTC). */
+/** Strictly before today (UTC): today's answer can still change. */
 export const cacheableDate = (date: string, now: number) => date < todayUtc(now);
 
-/** The store for these settings; undefined when the cache is off. */
 export function storeFor(s: Settings, clock: Pick<Clock, 'now'>): CacheStore | undefined {
   if (s.cacheMaxAgeMs === undefined) return undefined;
   return createCacheStore({ cacheDir: s.cacheDir, maxBytes: s.cacheMaxBytes, clock });
@@ -65,7 +53,6 @@ export interface CachedServiceOptions {
   store: CacheStore;
   clock: Pick<Clock, 'now'>;
   io: Pick<IO, 'debug'>;
-  /** The real service, built on the first miss only. */
   real: () => Promise<Service>;
 }
 
@@ -120,15 +107,12 @@ export function cachedService(o: CachedServiceOptions): Service {
       return (await o.real()).exportReportWith(q, hooks, save);
     },
     async close() {
-      // The real service (if one was built) is closed by deps with the HTTP client.
+      // The real service is closed by deps with the HTTP client.
     },
   };
 }
 
-/**
- * A stored answer as the service would have given it, read from its file. It was a report when
- * stored; should the row stream still refuse it, the entry goes, so the next run asks again.
- */
+/** A stored answer as the service would have given it; one the row stream refuses goes. */
 function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
   return {
     read(sink) {

@@ -27,12 +27,11 @@ import { openReplacement, type Replacement, replaceFile, writeAll } from '../fs/
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');
 const sha256 = (data: string | Buffer) => hasher().update(data).digest('hex');
 
-/** Everything that makes one answer differ from another. */
 export interface AnswerKey {
   baseUrl: string;
   realm: string;
   clientId: string;
-  /** The user, the service account, or a digest of PRS_TOKEN (auth/identity.ts). */
+  /** auth/identity.ts. */
   identity: string;
   tenant: string;
   portfolioId: number;
@@ -40,7 +39,7 @@ export interface AnswerKey {
   date: string;
 }
 
-/** A stored answer, checked: its body is `length` bytes at `offset` of the file at `path`. */
+/** Its body is `length` bytes at `offset` of the file at `path`. */
 export interface CachedAnswer {
   path: string;
   offset: number;
@@ -48,7 +47,6 @@ export interface CachedAnswer {
   storedAt: number;
 }
 
-/** An entry being written as the answer streams in; nothing is stored until `commit`. */
 export interface EntryWriter {
   write(chunk: Uint8Array): void;
   commit(): void;
@@ -59,7 +57,7 @@ export interface StoreInfo {
   directory: string;
   entries: number;
   bytes: number;
-  /** Stored-at times of the oldest and newest entries (epoch ms). */
+  /** Epoch ms. */
   oldest?: number;
   newest?: number;
   profiles: Record<string, { entries: number; bytes: number }>;
@@ -67,25 +65,23 @@ export interface StoreInfo {
 
 export interface CacheStore {
   readonly root: string;
-  /** A fresh entry (stored at most `maxAgeMs` ago), marked used; a corrupt one is removed. */
+  /** A fresh entry, marked used; a corrupt one is removed. */
   get(profile: string, key: AnswerKey, maxAgeMs: number): CachedAnswer | undefined;
-  /** Like get, without marking it used (--dry-run). */
+  /** Not marked used (--dry-run). */
   peek(profile: string, key: AnswerKey, maxAgeMs: number): boolean;
   put(profile: string, key: AnswerKey, bytes: Buffer): void;
-  /** put() for an answer that streams in: errors while writing abandon the entry, silently. */
+  /** Errors while writing abandon the entry, silently. */
   writer(profile: string, key: AnswerKey): EntryWriter;
   remove(profile: string, key: AnswerKey): void;
-  /** Removes one profile's entries, or every profile's: what was removed. */
+  /** What was removed. */
   clear(profile?: string): { entries: number; bytes: number };
   info(): StoreInfo;
 }
 
 const EXT = '.entry';
 const HEAD = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/;
-/** A temporary file older than this belongs to a process that died while writing. */
 const STALE_TEMP_MS = 60 * 60_000;
 
-/** The key as one line of JSON, its fields always in this order. */
 export function keyText(k: AnswerKey): string {
   return JSON.stringify([
     k.baseUrl,
@@ -99,7 +95,7 @@ export function keyText(k: AnswerKey): string {
   ]);
 }
 
-/** The key's SHA-256: the key holds user and tenant names, which stay out of paths. */
+/** The key holds user and tenant names, which stay out of paths. */
 export function entryName(k: AnswerKey): string {
   return `${sha256(keyText(k))}${EXT}`;
 }
@@ -113,12 +109,11 @@ export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffe
   return Buffer.concat([entryHead(k, body.length, sha256(body), storedAt), body]);
 }
 
-/** A stored answer's body, read whole. */
 export const entryBody = (a: CachedAnswer): Buffer => Buffer.concat([...entryChunks(a)]);
 
 const READ_CHUNK = 256 * 1024;
 
-/** A stored answer's body in chunks, read synchronously (each chunk a new buffer). */
+/** Each chunk a new buffer. */
 export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
   const fd = openSync(a.path, 'r');
   try {
@@ -136,10 +131,7 @@ export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
 
 type Read = (buf: Buffer, length: number, position: number) => number;
 
-/**
- * An entry checked in one streaming pass (first line, key, body length and SHA-256): where its body
- * is, or why it is no answer ('other key': a hash collision or a hand-copied file).
- */
+/** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
 function checkEntry(
   read: Read,
   size: number,
@@ -169,7 +161,6 @@ function checkEntry(
   return { offset, length, storedAt: Number(m[3]) };
 }
 
-/** The answer in an entry file's bytes, or why it is unusable. */
 export function decodeEntry(
   file: Buffer,
   k: AnswerKey,
@@ -195,7 +186,6 @@ function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corr
   }
 }
 
-/** The stored-at time from an entry's first line, without reading the body. */
 function storedAtOf(path: string): number | undefined {
   let fd: number | undefined;
   try {
@@ -217,7 +207,7 @@ interface Found {
   mtimeMs: number;
 }
 
-/** Every entry file under root (temporaries of dead writers removed on the way). */
+/** Temporaries of dead writers go on the way. */
 function scan(root: string, now: number, profiles?: string[]): Found[] {
   const found: Found[] = [];
   for (const profile of profiles ?? listDir(root)) {
@@ -251,7 +241,6 @@ function unlinkQuiet(path: string): boolean {
   }
 }
 
-/** mkdir -p with 0700, tightened when it was created wider. */
 function privateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
@@ -259,7 +248,6 @@ function privateDir(dir: string): void {
 
 export interface StoreOptions {
   cacheDir: string;
-  /** `cache-size`. */
   maxBytes: number;
   clock: Pick<Clock, 'now'>;
 }
@@ -294,12 +282,11 @@ function markCleared(cacheDir: string, profile: string | undefined): void {
 export function createCacheStore(o: StoreOptions): CacheStore {
   const root = join(o.cacheDir, 'answers');
   const marks = readMarks(o.cacheDir);
-  /** The profile's answers were cleared (logout) since this store was created. */
   const clearedSince = (profile: string) =>
     [ALL, profile].some((name) => readMark(o.cacheDir, name) !== (marks.get(name) ?? ''));
   const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');
   const pathOf = (profile: string, k: AnswerKey) => join(root, profile, entryName(k));
-  /** The store's size as this process knows it: scanned at the first write, then kept up to date. */
+  /** As this process knows it: scanned at the first write, then kept up to date. */
   let total: number | undefined;
   const scanTotal = () => scan(root, o.clock.now()).reduce((sum, f) => sum + f.size, 0);
 
@@ -351,7 +338,6 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       let file: Replacement | undefined;
       let size = 0;
       let hash: Hash | undefined;
-      /** Writing failed or outgrew the store: nothing will be stored. */
       let dead = false;
       const abandon = () => {
         dead = true;

@@ -26,12 +26,11 @@ import { temporaries } from './temporaries.js';
 
 export interface AtomicFile {
   readonly tempPath: string;
-  /** The final path (the one given to commit, once committed). */
   readonly path: string;
   readonly stream: WriteStream;
-  /** Flush, fsync and move into place (`finalPath`: a name beside `path` decided after writing). */
+  /** `finalPath`: a name beside `path` decided after writing. */
   commit(finalPath?: string): Promise<void>;
-  /** Remove the temporary file; safe to call more than once and after commit. */
+  /** Safe to call more than once and after commit. */
   abort(): Promise<void>;
 }
 
@@ -39,13 +38,12 @@ export function tempPathFor(path: string): string {
   return join(dirname(path), tempNameFor(basename(path)));
 }
 
-/** All of `bytes` to `fd` (writeSync may write less than it is given), at `position` if given. */
+/** At `position` if given. */
 export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
   for (let at = 0; at < bytes.length; )
     at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
 }
 
-/** The rename in `dir` survives a power cut: the directory's entry is synced (best effort). */
 function syncDir(dir: string): void {
   let fd: number | undefined;
   try {
@@ -58,10 +56,9 @@ function syncDir(dir: string): void {
   }
 }
 
-/** A file being written beside `path` (fd), put in place whole by `commit`. */
 export interface Replacement {
   readonly fd: number;
-  /** fsync, close, rename over `path` (a link there is replaced, never followed), sync the directory. */
+  /** fsync, close, rename over `path` (a link is replaced, never followed), sync the directory. */
   commit(mtimeMs?: number): void;
   abort(): void;
 }
@@ -95,16 +92,11 @@ export function openReplacement(path: string, mode = 0o644): Replacement {
 }
 
 export interface ReplaceOptions {
-  /** Before the umask; default 0644. */
   mode?: number;
-  /** The new file's modification time (ms), set before it appears. */
   mtimeMs?: number;
 }
 
-/**
- * Replaces `path` whole, synchronously (a second Ctrl-C writes the metrics on the way out). Throws
- * the system error; the temporary is removed.
- */
+/** Synchronous: a second Ctrl-C writes the metrics on the way out. The temporary goes on failure. */
 export function replaceFile(
   path: string,
   data: string | Uint8Array | readonly Uint8Array[],
@@ -122,7 +114,6 @@ export function replaceFile(
   r.commit(o.mtimeMs);
 }
 
-/** A file's text, '' when it is missing. */
 export function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -133,9 +124,8 @@ export function readText(path: string): string {
 }
 
 /**
- * A read-modify-replace of a small file under its lock (lock.ts), so that two processes never write
- * from the same old text: `fn` gets the text ('' when missing) and returns the new text, or undefined
- * to leave the file. Done before this returns when the lock is free.
+ * A read-modify-replace under the file's lock: no two processes write from the same old text. `fn`'s
+ * undefined text leaves the file. Done before this returns when the lock is free.
  */
 export function updateFile<T>(
   path: string,
@@ -153,7 +143,7 @@ export function updateFile<T>(
   );
 }
 
-/** A device, FIFO or socket: it holds no data to clobber, and renaming over it would replace the node. */
+/** A device, FIFO or socket: renaming over it would replace the node. */
 export async function isSpecialFile(path: string): Promise<boolean> {
   try {
     const s = await stat(path);
@@ -163,7 +153,6 @@ export async function isSpecialFile(path: string): Promise<boolean> {
   }
 }
 
-/** Fails unless `dir` is an existing, writable directory. */
 export async function assertDirectory(dir: string): Promise<void> {
   try {
     const s = await stat(dir);
@@ -175,9 +164,8 @@ export async function assertDirectory(dir: string): Promise<void> {
 }
 
 /**
- * export's target: `--dir` created with its parents (as `mkdir -p`) and checked, or `-o FILE`'s
- * directory checked (never created); dead runs' temporaries there go. Returns the first directory it
- * created, if any (removeIfLeftEmpty).
+ * export's target: `--dir` made (mkdir -p) and checked, or `-o FILE`'s directory checked; dead runs'
+ * temporaries there go. Returns the first directory it created.
  */
 export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
@@ -198,7 +186,6 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   return created;
 }
 
-/** The directories prepareExportTarget created go again when the run left them empty. */
 export async function removeIfLeftEmpty(dir: string, created: string | undefined): Promise<void> {
   if (created === undefined) return;
   for (let d = resolve(dir); ; d = dirname(d)) {
@@ -215,7 +202,6 @@ export async function removeStaleBeside(output: string): Promise<void> {
   if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
 }
 
-/** Fails early when the file `path` could not be written at all. */
 export async function assertWritableDir(path: string): Promise<void> {
   if (await isSpecialFile(path)) return; // /dev/stdout: written in place
   await assertDirectory(dirname(path));
@@ -224,13 +210,12 @@ export async function assertWritableDir(path: string): Promise<void> {
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
-/** An -o file, before any request: its directory is writable and nothing is in the way (unless force). */
+/** An -o file, before any request: a writable directory, nothing in the way (unless force). */
 export async function assertOutputWritable(path: string, force: boolean): Promise<void> {
   await assertWritableDir(path);
   await assertWritableTarget(path, force);
 }
 
-/** Fails early when `path` is a directory, or exists and `force` is off. */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
   try {
@@ -328,7 +313,6 @@ async function openError(err: unknown, path: string, dir: string): Promise<FileE
   return fileError(err, path);
 }
 
-/** Writes a whole file atomically. */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array,

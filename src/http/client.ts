@@ -15,7 +15,7 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   url: string;
   headers?: Record<string, string>;
-  /** A form body (the token call); logged with secret fields masked. */
+  /** Logged with secret fields masked. */
   form?: string;
   signal?: AbortSignal;
 }
@@ -31,7 +31,6 @@ export interface HttpResponse {
 
 export interface Http {
   send(req: HttpRequest): Promise<HttpResponse>;
-  /** Drops the connections (anything still in flight is aborted). */
   close(): Promise<void>;
 }
 
@@ -39,9 +38,7 @@ export interface HttpOptions {
   timeoutMs: number;
   proxy: Settings['proxy'];
   io: Pick<IO, 'debug'>;
-  /** Each exchange's endpoint, status (0: no answer) and duration. */
   events?: Pick<RunEvents, 'emit'>;
-  /** Tests pass an undici MockAgent here. */
   dispatcher?: Dispatcher;
 }
 
@@ -68,7 +65,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   return new Agent(agentOpts);
 }
 
-/** Which endpoint a URL is (events.ts); undefined for any other (the logout call). */
+/** undefined for any other (the logout call). */
 export function endpointOfUrl(url: string): Endpoint | undefined {
   const path = url.split('?')[0];
   if (path.endsWith('/protocol/openid-connect/token')) return 'token';
@@ -131,7 +128,6 @@ export function createHttp(o: HttpOptions): Http {
   };
 }
 
-/** How far a body must advance within each --timeout (CLI.md). */
 export const MIN_PROGRESS_BYTES = 1024;
 
 /**

@@ -20,7 +20,7 @@ export type RunCommand = 'report' | 'export';
 export interface RunObserver {
   /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
   finish(exitCode: number, errorLines: readonly string[]): Promise<void>;
-  /** The forced way out (a second Ctrl-C): the metrics file only, when its lock is free. */
+  /** The forced way out (a second Ctrl-C): the metrics, when the file's lock is free. */
   finishNow(exitCode: number): void;
 }
 
@@ -32,7 +32,6 @@ export interface Tally {
   >;
   rateLimitWaitMs: number;
   bytesWritten: number;
-  /** Item failures' lines, for the failure ping. */
   failures: string[];
 }
 
@@ -78,7 +77,6 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
   ].join('; ');
 }
 
-/** The JSON log's entry of a run event; undefined for those logged as text. */
 export function entryOf(e: RunEvent): LogEntry | undefined {
   switch (e.event) {
     case 'start':
@@ -113,7 +111,6 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
         exitCode: e.exitCode,
       };
     default:
-      // `response`: with -v the HTTP layer's own line says it (with the URL); `end`: the summary.
       return undefined;
   }
 }
@@ -143,7 +140,7 @@ async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
   }
 }
 
-/** Starts watching a run (sends the start ping). `run.type` goes into each item's log entry. */
+/** Sends the start ping. `run.type` goes into each item's log entry. */
 export async function watchRun(
   deps: Deps,
   command: RunCommand,

@@ -1,16 +1,9 @@
-/**
- * `--ping-url` (CLI.md "Unattended runs"): Healthchecks' protocol, which borgmatic and resticprofile
- * speak too — `GET <url>/start` when a run starts, `POST <url>` with the summary when it succeeds,
- * `POST <url>/<exit code>` with the error lines when it fails (exit 3 "no data" is a failure there).
- * A ping gets at most 5 s and never changes the run's outcome: the caller turns a failure into one
- * warning. The URL is a secret (whoever has it can report a success): only redactPingUrl's form of it
- * is ever printed.
- */
+// `--ping-url`: Healthchecks' protocol (start, success, failure/<exit code>). The URL is a secret: only
+// its redacted form is ever printed.
 import type { Dispatcher } from 'undici';
 import { redactPingUrl } from '../redact.js';
 
 export const PING_TIMEOUT_MS = 5_000;
-/** Healthchecks keeps the first 100 kB of a ping body; a log excerpt needs far less. */
 export const PING_BODY_MAX = 10_000;
 
 export type PingKind = 'start' | 'success' | 'failure';
@@ -21,7 +14,6 @@ export interface PingRequest {
   body?: string;
 }
 
-/** The request of one ping; pure. */
 export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = ''): PingRequest {
   const url = base.replace(/\/+$/, '');
   if (kind === 'start') return { method: 'GET', url: `${url}/start` };
@@ -31,10 +23,7 @@ export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = '
     : { method: 'POST', url: `${url}/${exitCode}`, body: text };
 }
 
-/**
- * Sends one ping within the time limit; resolves when answered with a 2xx, else throws an Error
- * whose message names the monitor only in redacted form.
- */
+/** Resolves on a 2xx, else throws naming the monitor in redacted form. */
 export async function sendPing(
   dispatcher: Dispatcher,
   req: PingRequest,
@@ -43,8 +32,7 @@ export async function sendPing(
   const u = new URL(req.url);
   let status: number;
   try {
-    // Loaded here, not at the top: main loads this module for every report/export, and most runs
-    // send no ping (undici's request module and node:net are ~3–5 ms of a cache hit's start).
+    // Here, not at the top: most runs send no ping.
     const { default: request } = await import('undici/lib/api/api-request.js');
     const res = await request.call(dispatcher, {
       origin: u.origin,

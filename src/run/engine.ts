@@ -14,7 +14,6 @@ import { longRunNotice, type Position, runProgress } from './progress.js';
 
 export interface ItemDone {
   status: Exclude<ItemStatus, 'failed'>;
-  /** The first is its main file. */
   paths?: string[];
   bytes?: number;
 }
@@ -47,7 +46,6 @@ export interface RunOptions<R extends ItemDone> {
   events: RunEvents;
   signal: AbortSignal;
   now?: () => number;
-  /** 1–8; default 1. */
   parallel?: number;
   failFast?: boolean;
   /** report's: the ETA and the 10-minute notice. */
@@ -68,7 +66,6 @@ export function runWith(
 }
 
 export interface RunEnd<R extends ItemDone> {
-  /** An item stopped by the end of the run has none. */
   outcomes: Outcome<R>[];
   failures: Failure[];
   stopped?: unknown;
@@ -86,7 +83,6 @@ export async function runItems<R extends ItemDone>(
   const outside = AbortSignal.any([o.signal, io.stdoutGone]);
   const stop = new AbortController();
   const signal = AbortSignal.any([outside, stop.signal]);
-  /** The run-level stop: its error, and the last item whose outcome is still delivered. */
   let stopped: { error: unknown; last: number } | undefined;
   const halt = (error: unknown, last: number) => {
     stopped ??= { error, last };

@@ -44,7 +44,6 @@ if excess < inside then leaves = tonumber(stamps[excess * 2 + 2]) + window end
 return {0, math.max(1, leaves - now)}
 `;
 
-/** The slot ARGV[1] completed now. ARGV[2]: span. */
 const SETTLE = `${NOW}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], now, ARGV[1])
@@ -52,14 +51,12 @@ for _, k in ipairs({KEYS[1], KEYS[2]}) do redis.call('PEXPIRE', k, ARGV[2]) end
 return 1
 `;
 
-/** A 429 arrived anyway: nobody sends during the next ARGV[1] ms. */
 const BLOCK = `${NOW}
 local u = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), now + tonumber(ARGV[1]))
 redis.call('SET', KEYS[3], u, 'PX', math.max(1, u - now))
 return 1
 `;
 
-/** Redis's time, both sets with their scores, and until. */
 const PEEK = `${NOW}
 return {now, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES'), redis.call('GET', KEYS[3]) or '0'}
 `;
@@ -74,12 +71,11 @@ export function redisKeys(hash: string): [string, string, string] {
 
 export interface RedisLimiterOptions {
   url: string;
-  /** limiter.ts limiterKey. */
   hash: string;
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
-  /** The file limiter, created when Redis fails, told what this process spent through Redis. */
+  /** Created when Redis fails, told what this process spent through Redis. */
   fallback(carried: LimiterState): Limiter;
   warn(line: string): void;
   debug(line: string): void;
@@ -88,7 +84,6 @@ export interface RedisLimiterOptions {
 
 type Client = { sendCommand(args: string[]): Promise<unknown>; destroy(): void };
 
-/** The URL's own `?timeout=<seconds>`, and the URL Redis is given without it. */
 export function limiterUrlParts(url: string): { url: string; timeoutMs?: number } {
   const u = new URL(url);
   const timeout = u.searchParams.get('timeout');
@@ -111,7 +106,6 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   // Slot ids unique across machines.
   const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
-  /** Redis slot ids by the number acquire() returned. */
   const slots = new Map<number, string>();
   /** This process's Redis requests on the local clock, for the file limiter should Redis fail. */
   const inFlight = new Map<number, number>();
@@ -140,7 +134,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     return { client: c as unknown as Client, sha };
   };
 
-  /** One script, bounded by timeoutMs; EVAL when Redis does not know its SHA yet. */
+  /** EVAL when Redis does not know the script's SHA yet. */
   const run = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
@@ -225,7 +219,6 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       const write = run('SETTLE', [slot, String(span)]).then(
         () => {
           inFlight.delete(sent);
-          // Redis failed meanwhile: the file limiter holds this one as in flight.
           if (fallback) fallback.settle(sentAt);
           else done = [...done.filter((t) => t > now - span), now].slice(-Math.max(KEPT, o.rate.limit));
         },

@@ -1,9 +1,5 @@
-/**
- * The client-side rate limiter of the JSON endpoint: a sliding window shared by every prs process of
- * one base URL, tenant and user, in `{ v: 1, stamps, open?, until? }` under the cache dir. A request
- * holds a slot in `open` from its send time and moves to `stamps` at its answer: counting from the
- * completion is safe for any latency. `until`: a 429 came anyway; nobody sending shares it before.
- */
+// The JSON endpoint's sliding window, shared by every process of one account in a file under the cache
+// dir. A slot is `open` from its send time and moves to `stamps` at its answer (safe for any latency).
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
@@ -16,13 +12,9 @@ export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; w
 /** Stamps further ahead come from a clock set back; open slots older belong to a dead process. */
 export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
-/** Completed requests kept beyond the window, so a run under a longer window still counts them. */
 export const KEPT = 32;
 
-/**
- * The pure rule (limiter-redis.ts's ACQUIRE is the same in Lua): with room, a slot opened at `now`;
- * else the wait until enough completed requests leave the window, or until `until`.
- */
+/** The pure rule (limiter-redis.ts's ACQUIRE in Lua): a slot opened at `now`, or the wait for one. */
 export function decide(state: LimiterState, now: number, rate: RateLimit): LimiterDecision {
   const horizon = now + spanOf(rate);
   const until =
@@ -39,7 +31,6 @@ export function decide(state: LimiterState, now: number, rate: RateLimit): Limit
   return { ok: false, waitMs: Math.max(1, leaves - now) };
 }
 
-/** The slot opened at `sent` completed at `now`: it counts from `now` on. */
 export function settle(state: LimiterState, sent: number, now: number): LimiterState {
   const open = [...(state.open ?? [])];
   const i = open.indexOf(sent);
@@ -56,7 +47,7 @@ function withCarried(state: LimiterState, carried: LimiterState | undefined): Li
   };
 }
 
-/** The state file's text; anything unexpected is an empty state. */
+/** Anything unexpected is an empty state. */
 export function parseState(text: string): LimiterState {
   const numbers = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is number => Number.isFinite(t)) : []);
   try {
@@ -74,7 +65,7 @@ export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, i
   return join(cacheDir, `limiter-${limiterKey(baseUrl, tenant, identity)}.json`);
 }
 
-/** The account's key, shared with the Redis limiter: 64-bit FNV-1a (nothing secret goes in). */
+/** Shared with the Redis limiter: 64-bit FNV-1a (nothing secret goes in). */
 export function limiterKey(baseUrl: string, tenant: string, identity: string): string {
   let h = 0xcbf29ce484222325n;
   for (const byte of Buffer.from(`${baseUrl}|${tenant}|${identity}`)) {
@@ -84,30 +75,23 @@ export function limiterKey(baseUrl: string, tenant: string, identity: string): s
 }
 
 export interface Limiter {
-  /** Waits (reporting onWait 'rate-limit') until a slot is free and takes it; returns it, for `settle`. */
+  /** Returns the slot, for `settle`. */
   acquire(hooks?: CallHooks): Promise<number>;
-  /**
-   * The request in slot `sent` got its answer (or failed). Written in the background when the lock is
-   * busy; the next acquire() waits for it (and throws its error), idle() waits for every write.
-   */
+  /** Written in the background when the lock is busy; the next acquire() waits for it (and its error). */
   settle(sent: number): void;
   idle(): Promise<void>;
-  /** A 429 arrived anyway: no process sharing this state sends during the next `ms`. */
   block(ms: number): Promise<void>;
-  /**
-   * The shared state now, changing nothing (`prs quota`, --dry-run), and `now` on its clock (Redis's
-   * own). `local`: a Redis limiter read its local file instead.
-   */
+  /** The state now, changing nothing, and `now` on its clock; `local`: Redis's fallback file. */
   peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
 }
 
 export interface LimiterOptions {
-  /** The state file; absent: this process's state alone, in memory (the cache dir is unusable). */
+  /** Absent: this process's state alone, in memory (the cache dir is unusable). */
   file?: string;
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
-  /** What this process spent through Redis before it failed: added to the state at the first update. */
+  /** What this process spent through Redis before it failed. */
   carried?: LimiterState;
 }
 
@@ -117,7 +101,6 @@ export function createLimiter(o: LimiterOptions): Limiter {
   const { rate, file } = o;
   let carried = o.carried;
   let memory: LimiterState = { stamps: [] };
-  /** `fn` on the state as it is; what it writes (or the carried requests, once) is the new state. */
   const apply = <T>(state: LimiterState, fn: Change<T>) => {
     state = withCarried(state, carried);
     const { write, result } = fn(state, o.clock.now());
