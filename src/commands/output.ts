@@ -64,9 +64,9 @@ export async function outputRun<R>(
   },
 ): Promise<R> {
   const { io } = deps;
-  // --jq: the rows array as -f json prints it goes to the filter, checked before any request.
+  // --jq: the rows as -f json (or ndjson: render/jq.ts) prints them go to the filter, checked before any request.
   const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
-  const format = jq ? 'json' : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
+  const format = jq ? jq.format : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {
     await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);

@@ -1,18 +1,14 @@
 /**
- * `--jq <filter>`: jq itself (1.7, compiled to WebAssembly: the jq-web package) over the rows' exact
- * JSON text. jq 1.7 keeps a number literal's digits until the filter computes with it, so a value the
- * filter passes through prints as the service sent it (jq 1.6 and JSON.parse would round
- * `1234567.123456789012`). Output follows GitHub CLI's `--jq`: one result per line, a string raw, any
- * other value as compact JSON (`jq -r -c`). The engine loads only when a filter is given (dynamic
- * import); the choice and its figures are in docs/performance.md.
+ * `--jq <filter>`: jq 1.7 (WebAssembly: jq-web) over the rows' exact JSON text, printed as GitHub CLI's
+ * `--jq` prints (`jq -r -c`). Loaded only when a filter is given; the choice is in docs/performance.md.
  */
-import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
-import { stringifyLossless } from '../json/lossless.js';
 
-/** A filter that compiled: `run` applies it to a JSON text (the rows array) and gives its output lines. */
+/** A filter that compiled: `run` applies it to the rows' text in `format` and gives its output lines. */
 export interface JqProgram {
   readonly filter: string;
+  /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row; else `json`. */
+  readonly format: 'json' | 'ndjson';
   /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
   run(input: string | Uint8Array): string;
 }
@@ -57,20 +53,28 @@ export async function compileJq(filter: string): Promise<JqProgram> {
       hint: 'the jq manual: https://jqlang.org/manual/',
     });
   }
+  // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array
+  // (docs/performance.md). Not when `f` reads inputs itself (`input`, `inputs`, `input_line_number`).
+  const each = /^\s*\.\[\]\s*\|(.*)$/s.exec(filter)?.[1];
+  const perRow = each !== undefined && !each.includes('input') ? each : undefined;
   return {
     filter,
+    format: perRow === undefined ? 'json' : 'ndjson',
     run(input) {
       let out: string | undefined;
       try {
         // Compact JSON, one result per line: the lines are then given back the service's spelling.
-        out = keepExitCode(() => jq.raw(input, filter, ['-c', '-M']));
+        out = keepExitCode(() => jq.raw(input, perRow ?? filter, ['-c', '-M']));
       } catch (err) {
         throw new UsageError(`--jq: ${firstError(err as JqFailure)}`);
       }
       if (out === undefined || out === '') return '';
       // The input's literals that jq spells otherwise: looked for only once the output may hold one
       // (an `E`), or when the input has a literal with an exponent (`100E-2` prints as `1.00`).
-      const source = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
+      const source =
+        typeof input === 'string'
+          ? input
+          : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString();
       let spelling = /\d[eE][+-]?\d/.test(source) ? spellings(source) : undefined;
       let text = '';
       for (const line of out.split('\n')) {
@@ -94,11 +98,7 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  * jq prints a computed number as a double, which never takes these forms (a lower-case `e`, no
  * trailing zero), so the map gives back only literals the filter passed through.
  */
-function spellings(input: string | Uint8Array): Map<string, string> {
-  const text =
-    typeof input === 'string'
-      ? input
-      : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+function spellings(text: string): Map<string, string> {
   const map = new Map<string, string>();
   for (const raw of numberTokens(text)) {
     const canonical = decimalSpelling(raw);
@@ -177,11 +177,4 @@ export function decimalSpelling(raw: string): string {
   }
   const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
   return `${sign}${mantissa}E${adjusted >= 0 ? '+' : '-'}${Math.abs(adjusted)}`;
-}
-
-/** The rows as the JSON array that `-f json` prints, every number in the digits it came with. */
-export function rowsText(rows: Iterable<Row>): string {
-  const parts: string[] = [];
-  for (const row of rows) parts.push(stringifyLossless(row));
-  return `[${parts.join(',')}]`;
 }

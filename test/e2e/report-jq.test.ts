@@ -53,9 +53,21 @@ describe('report --jq', () => {
   it('keeps every digit the service sent for the values the filter passes through', async () => {
     for (const type of ['index', 'constituent.close', 'constituent.corporateactions']) {
       const rows = await rowsOf(PRECISION_PORTFOLIO_ID, type);
-      const r = await prs(['report', String(PRECISION_PORTFOLIO_ID), '-t', type, '-d', DATE, '--jq', '.[]']);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toBe(rows.map((row) => `${stringifyLossless(row)}\n`).join(''));
+      // `.[]` reads the rows array, `.[] | .` the rows one a line (render/jq.ts): the same output.
+      for (const filter of ['.[]', '.[] | .']) {
+        const r = await prs([
+          'report',
+          String(PRECISION_PORTFOLIO_ID),
+          '-t',
+          type,
+          '-d',
+          DATE,
+          '--jq',
+          filter,
+        ]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toBe(rows.map((row) => `${stringifyLossless(row)}\n`).join(''));
+      }
     }
   });
 

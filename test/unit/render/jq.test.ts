@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
-import { compileJq, decimalSpelling, rowsText } from '../../../src/render/jq.js';
+import { stringifyLossless } from '../../../src/json/lossless.js';
+import { compileJq, decimalSpelling, type JqProgram } from '../../../src/render/jq.js';
+
+/** The rows as prs hands them to the filter: -f json's array, or one a line. */
+const rowsText = (jq: JqProgram, rows: unknown[]) =>
+  jq.format === 'json'
+    ? `[${rows.map(stringifyLossless).join(',')}]`
+    : rows.map((r) => `${stringifyLossless(r)}\n`).join('');
 
 describe('decimalSpelling (jq 1.7’s spelling of a literal it passes through)', () => {
   it.each([
@@ -27,16 +34,20 @@ describe('compileJq', () => {
       { a: new JsonNumber('0.000000000000000001'), s: 'x\ny', o: { n: new JsonNumber('9007199254740993') } },
       { a: 1.5, s: '', o: [new JsonNumber('1e5')] },
     ];
-    expect(jq.run(rowsText(rows))).toBe('0.000000000000000001\nx\ny\n{"n":9007199254740993}\n1.5\n\n[1e5]\n');
+    expect(jq.format).toBe('ndjson');
+    expect(jq.run(rowsText(jq, rows))).toBe(
+      '0.000000000000000001\nx\ny\n{"n":9007199254740993}\n1.5\n\n[1e5]\n',
+    );
   });
 
   it('computes with numbers as jq does (a double), and gives back no literal for a computed value', async () => {
     const jq = await compileJq('.[] | .a * 1, .a');
-    expect(jq.run('[{"a":0.000000000000000001}]')).toBe('1e-18\n0.000000000000000001\n');
+    expect(jq.run('{"a":0.000000000000000001}')).toBe('1e-18\n0.000000000000000001\n');
   });
 
   it('no result: no output', async () => {
-    expect((await compileJq('.[] | select(false)')).run('[1,2]')).toBe('');
+    expect((await compileJq('.[] | select(false)')).run('1\n2\n')).toBe('');
+    expect((await compileJq('map(select(false))[]')).run('[1,2]')).toBe('');
   });
 
   it.each(['.[', 'nosuch', '. as', '{'])('%j does not compile: a UsageError', async (f) => {
@@ -46,5 +57,43 @@ describe('compileJq', () => {
   it('checks a filter that never ends without running it; a trailing comment is fine', async () => {
     await expect(compileJq('repeat(1)')).resolves.toBeDefined();
     await expect(compileJq('.[] # the rows')).resolves.toBeDefined();
+  });
+});
+
+describe('a filter `.[] | f` runs as `f` on each row', () => {
+  it.each([
+    ['.[] | .a', 'ndjson'],
+    [' .[]|.a', 'ndjson'],
+    ['.[]', 'json'],
+    ['(.[] | .a)', 'json'],
+    ['[.[] | .a]', 'json'],
+    ['def f: .a; .[] | f', 'json'],
+    ['.[] | input', 'json'],
+    ['.[] | [., inputs]', 'json'],
+    ['.[] | input_line_number', 'json'],
+  ])('%j reads the rows as %s', async (filter, format) => {
+    expect((await compileJq(filter)).format).toBe(format);
+  });
+
+  const rows = [
+    { a: 1, s: 'x', n: new JsonNumber('0.000000000000000001') },
+    { a: 2.5, s: 'yz', n: null },
+    { a: 3, s: '', n: [new JsonNumber('1e5')] },
+  ];
+  it.each([
+    '.a, .s',
+    '.a as $x | $x * 2',
+    'select(.a > 1) | .s',
+    'first(.s, .a)',
+    'limit(1; .a, .s)',
+    'try error("x") catch .',
+    '.n',
+    '[paths]',
+    '$__loc__',
+    '. as {a: $a} | {$a, k: (keys | length)}',
+  ])('`.[] | %s` gives what the same filter gives over the array', async (f) => {
+    const each = await compileJq(`.[] | ${f}`);
+    const whole = await compileJq(`(.[] | ${f})`);
+    expect(each.run(rowsText(each, rows))).toBe(whole.run(rowsText(whole, rows)));
   });
 });
