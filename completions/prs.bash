@@ -1,8 +1,9 @@
 # bash completion for prs.
 # Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
-# Load in the current shell:  source <(prs completion bash)
-# Install for your user:      prs completion bash > ~/.local/share/bash-completion/completions/prs
-#   (that directory is loaded by the bash-completion package; without it, source the line above in ~/.bashrc)
+# bash, this session only:
+#   source <(prs completion bash)
+# bash, for good (the bash-completion package loads this directory; without it, source the line above in ~/.bashrc):
+#   prs completion bash > ~/.local/share/bash-completion/completions/prs
 
 # Sets _prs_v for option $2 of command path $1: w:<words>, f (file), d (dir), p (profile),
 # n (any value); empty when the option takes no value.

@@ -1,6 +1,7 @@
 # fish completion for prs.
 # Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
-# Install: prs completion fish > ~/.config/fish/completions/prs.fish
+# fish:
+#   prs completion fish > ~/.config/fish/completions/prs.fish
 
 # Prints the command path typed so far ("" at the top, "auth status", ...) and, on a second line,
 # how many positional arguments follow it.

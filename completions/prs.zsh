@@ -1,10 +1,10 @@
 #compdef prs
 # zsh completion for prs.
 # Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.
-# Install: save as _prs in a directory on $fpath, before compinit runs, e.g.
+# zsh: a directory on $fpath (in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)):
 #   mkdir -p ~/.zfunc && prs completion zsh > ~/.zfunc/_prs
-#   and in ~/.zshrc, before compinit:  fpath=(~/.zfunc $fpath)
-# Or load in a running shell (after compinit):  source <(prs completion zsh)
+# zsh, in a running shell (after compinit):
+#   source <(prs completion zsh)
 
 _prs_profiles() {
   local -a profiles

@@ -196,15 +196,16 @@ export const EXAMPLES: Record<string, Example[]> = {
     ['the window shared through Redis, as JSON', 'prs --limiter redis://cache.internal:6379 quota --json'],
   ],
   completion: [
-    ['this bash session only', 'source <(prs completion bash)'],
+    ['bash, this session only', 'source <(prs completion bash)'],
     [
       'bash, for good (the bash-completion package loads this directory; without it, source the line above in ~/.bashrc)',
       'prs completion bash > ~/.local/share/bash-completion/completions/prs',
     ],
     [
-      'zsh: a directory on $fpath (add fpath=(~/.zfunc $fpath) before compinit)',
-      'prs completion zsh > ~/.zfunc/_prs',
+      'zsh: a directory on $fpath (in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath))',
+      'mkdir -p ~/.zfunc && prs completion zsh > ~/.zfunc/_prs',
     ],
+    ['zsh, in a running shell (after compinit)', 'source <(prs completion zsh)'],
     ['fish', 'prs completion fish > ~/.config/fish/completions/prs.fish'],
   ],
   sandbox: [

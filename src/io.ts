@@ -1,7 +1,8 @@
 /** All terminal I/O in one object (GitHub CLI's IOStreams); createTestIO is the same over memory. */
 import { writeSync } from 'node:fs';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
+import { InterruptedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
 import { stdoutFault } from './stdout.js';
 
@@ -36,12 +37,6 @@ interface IOStreams {
   /** Made on first use: process.stdin costs its creation. */
   stdin(): NodeJS.ReadableStream & { isTTY?: boolean };
 }
-
-const processStreams: IOStreams = {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: () => process.stdin,
-};
 
 interface StdoutGuard {
   stream: Writable;
@@ -94,7 +89,11 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
 const noProgress: Progress = { update() {}, stop() {} };
 
 export function createIO(opts: IOOptions) {
-  const { stdout, stderr, stdin } = opts.streams ?? processStreams;
+  const { stdout, stderr, stdin } = opts.streams ?? {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: () => process.stdin,
+  };
   const guard = opts.stdout ?? guardStdout(stdout);
   const quiet = !!opts.quiet;
   const isStderrTTY = !!stderr.isTTY;
@@ -246,11 +245,7 @@ function spinner(text: string, color: boolean): Progress {
 function createPrompter(): (question: string, hidden: boolean) => Promise<string> {
   let ahead = '';
   return async (question, hidden) => {
-    const [{ read }, { PassThrough }, { InterruptedError }] = await Promise.all([
-      import('read'),
-      import('node:stream'),
-      import('./errors.js'),
-    ]);
+    const { read } = await import('read');
     const stdin = process.stdin;
     const input = new PassThrough();
     let delivered = false;

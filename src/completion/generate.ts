@@ -1,5 +1,6 @@
 /** The completion scripts of the program handed in: `prs completion` and scripts/gen-completions.mjs. */
 import type { Command } from 'commander';
+import { EXAMPLES } from '../help.js';
 import { renderBash } from './bash.js';
 import { renderFish } from './fish.js';
 import { type OptionValues, specFromProgram } from './model.js';
@@ -13,26 +14,13 @@ export const COMPLETION_FILES: Record<Shell, string> = {
   fish: 'completions/prs.fish',
 };
 
-const INSTALL: Record<Shell, string[]> = {
-  bash: [
-    'Load in the current shell:  source <(prs completion bash)',
-    'Install for your user:      prs completion bash > ~/.local/share/bash-completion/completions/prs',
-    '  (that directory is loaded by the bash-completion package; without it, source the line above in ~/.bashrc)',
-  ],
-  zsh: [
-    'Install: save as _prs in a directory on $fpath, before compinit runs, e.g.',
-    '  mkdir -p ~/.zfunc && prs completion zsh > ~/.zfunc/_prs',
-    '  and in ~/.zshrc, before compinit:  fpath=(~/.zfunc $fpath)',
-    'Or load in a running shell (after compinit):  source <(prs completion zsh)',
-  ],
-  fish: ['Install: prs completion fish > ~/.config/fish/completions/prs.fish'],
-};
-
+/** How to install a script: `prs completion --help`'s examples for its shell. */
 function header(shell: Shell): string {
+  const install = EXAMPLES.completion!.filter(([, command]) => command.includes(`completion ${shell}`));
   return [
     `${shell} completion for prs.`,
     'Generated from the command definitions by scripts/gen-completions.mjs; do not edit by hand.',
-    ...INSTALL[shell],
+    ...install.flatMap(([comment, command]) => [`${comment}:`, `  ${command}`]),
   ].join('\n');
 }
 
