@@ -1,39 +1,17 @@
-/**
- * The sandbox's Keycloak stand-in: the token endpoint (password and refresh_token grants for the
- * user client, client_credentials for service-account clients) and bearer verification for the
- * report endpoints. Tokens are HS256 JWTs signed with per-process random keys;
- * `revoke()` rotates the access key, which makes every access token issued so far invalid.
- */
+/** The Keycloak stand-in: token and logout answers, the bearer check; HS256 JWTs with per-process keys. */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export interface SandboxUser {
   username: string;
   password: string;
-  /** The tenant this user may ask for (X-CLIENT-ID). */
   tenant: string;
 }
 
-/** A confidential client with a service account (Keycloak: "Service accounts roles" on), tenant-bound. */
+/** A confidential client with a service account (client_credentials only), bound to a tenant. */
 export interface SandboxServiceClient {
   clientId: string;
   clientSecret: string;
-  /** The tenant its service account may ask for (X-CLIENT-ID). */
   tenant: string;
-}
-
-export interface AccessClaims {
-  exp: number;
-  iat: number;
-  jti: string;
-  iss: string;
-  sub: string;
-  typ: string;
-  azp: string;
-  sid: string;
-  scope: string;
-  preferred_username: string;
-  tenant: string;
-  [k: string]: unknown;
 }
 
 export interface TokenAnswer {
@@ -41,26 +19,20 @@ export interface TokenAnswer {
   body: Record<string, unknown>;
 }
 
-const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
-
 export function signJwt(claims: object, key: Buffer): string {
-  const head = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'prs-sandbox' }));
-  const body = b64url(JSON.stringify(claims));
-  const sig = createHmac('sha256', key).update(`${head}.${body}`).digest('base64url');
-  return `${head}.${body}.${sig}`;
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT', kid: 'prs-sandbox' })}.${b64(claims)}`;
+  return `${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
 }
 
-/** The claims of a JWT signed with `key`, or undefined for anything malformed or forged. */
 export function verifyJwt(token: string, key: Buffer): Record<string, unknown> | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  const want = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest();
-  const got = Buffer.from(parts[2], 'base64url');
-  if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
+  const [head = '', body = '', sig = '', ...rest] = token.split('.');
+  const want = createHmac('sha256', key).update(`${head}.${body}`).digest();
+  const got = Buffer.from(sig, 'base64url');
+  if (rest.length || got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
   try {
-    const head = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
-    if (head?.alg !== 'HS256') return undefined;
-    const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    const claims = decode(head)?.alg === 'HS256' ? decode(body) : undefined;
     return claims && typeof claims === 'object' ? claims : undefined;
   } catch {
     return undefined;
@@ -71,9 +43,12 @@ const oauthError = (status: number, error: string, description: string): TokenAn
   status,
   body: { error, error_description: description },
 });
+const badClient = () =>
+  oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+const badGrant = (description: string) => oauthError(400, 'invalid_grant', description);
 
 export type BearerCheck =
-  | { ok: true; claims: AccessClaims }
+  | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
 export interface IssuerOptions {
@@ -81,17 +56,16 @@ export interface IssuerOptions {
   clientId: string;
   clientSecret: string;
   users: readonly SandboxUser[];
-  /** Clients allowed the client_credentials grant (and only that one, as Keycloak's defaults have it). */
   serviceClients?: readonly SandboxServiceClient[];
   tokenTtl: number;
   refreshTtl: number;
   now: () => number;
 }
 
-/** The realm-relative paths the sandbox answers, as Keycloak names them. */
 export const TOKEN_PATH = '/protocol/openid-connect/token';
 export const LOGOUT_PATH = '/protocol/openid-connect/logout';
 
+/** Keycloak's answers, checked in its order. */
 export class TokenIssuer {
   private accessKey = randomBytes(32);
   private refreshKey = randomBytes(32);
@@ -99,151 +73,103 @@ export class TokenIssuer {
   private readonly ended = new Set<string>();
   constructor(private readonly o: IssuerOptions) {}
 
-  /**
-   * The logout endpoint as Keycloak answers a confidential client's back-channel logout: 204 and the
-   * session (every refresh token of it) is ended; access tokens already issued live out their time,
-   * as Keycloak's self-contained JWTs do.
-   */
-  logout(form: URLSearchParams): TokenAnswer {
-    const clientId = form.get('client_id');
-    if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
-    if (!this.client(clientId, form.get('client_secret')))
-      return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
-    const token = form.get('refresh_token');
-    if (!token) return oauthError(400, 'invalid_request', 'refresh_token not passed in request');
-    const claims = verifyJwt(token, this.refreshKey);
-    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer)
-      return oauthError(400, 'invalid_grant', 'Invalid refresh token');
-    if (claims.azp !== clientId)
-      return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
-    if (this.o.now() >= Number(claims.exp) * 1000 || this.ended.has(String(claims.sid)))
-      return oauthError(400, 'invalid_grant', 'Session not active');
-    this.ended.add(String(claims.sid));
-    return { status: 204, body: {} };
-  }
-
   /** Invalidates every access token issued so far (and, with `refresh`, every refresh token). */
   revoke(opts: { refresh?: boolean } = {}): void {
     this.accessKey = randomBytes(32);
     if (opts.refresh) this.refreshKey = randomBytes(32);
   }
 
-  /** Answers a token request the way Keycloak does, checks in Keycloak's order. */
   token(form: URLSearchParams): TokenAnswer {
     const grant = form.get('grant_type');
     if (!grant) return oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
-    if (grant !== 'password' && grant !== 'refresh_token' && grant !== 'client_credentials')
+    if (!['password', 'refresh_token', 'client_credentials'].includes(grant))
       return oauthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
-    const clientId = form.get('client_id');
-    if (!clientId) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
-    const client = this.client(clientId, form.get('client_secret'));
-    if (!client)
-      return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
-    // Keycloak's answers for a grant the client is not enabled for (a client's flows are set apart).
+    const client = this.client(form);
+    if (!client || 'status' in client) return client ?? badClient();
+    // A client's flows are set apart: the CLI's client has no service account, a service client no users.
     if (grant === 'client_credentials') {
-      if (client === 'user')
+      if (!('tenant' in client))
         return oauthError(400, 'unauthorized_client', 'Client not enabled to retrieve service account');
-      return this.issueServiceAccount(client);
+      return this.issue(
+        { username: `service-account-${client.clientId}`, tenant: client.tenant },
+        client.clientId,
+      );
     }
-    if (client !== 'user') {
+    if ('tenant' in client) {
       return grant === 'password'
         ? oauthError(400, 'unauthorized_client', 'Client not allowed for direct access grants')
-        : oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
+        : badGrant("Token client and authorized client don't match");
     }
-    return grant === 'password' ? this.passwordGrant(form) : this.refreshGrant(form);
+    if (grant === 'password') {
+      const username = form.get('username');
+      if (!username) return oauthError(400, 'invalid_request', 'Missing parameter: username');
+      const user = this.o.users.find((u) => u.username === username);
+      // Keycloak answers a missing password like a wrong one.
+      if (!user || form.get('password') !== user.password)
+        return oauthError(401, 'invalid_grant', 'Invalid user credentials');
+      return this.issue(user, this.o.clientId, randomUUID());
+    }
+    const session = this.session(form, client.clientId, false);
+    if (!('claims' in session)) return session;
+    const user = this.o.users.find((u) => u.username === session.claims.preferred_username);
+    return user
+      ? this.issue(user, this.o.clientId, String(session.claims.sid))
+      : badGrant('Invalid refresh token');
   }
 
-  /** The authenticated client: 'user' (the CLI's client), a service client, or undefined (refused). */
-  private client(id: string, secret: string | null): 'user' | SandboxServiceClient | undefined {
-    if (id === this.o.clientId) return secret === this.o.clientSecret ? 'user' : undefined;
-    const c = (this.o.serviceClients ?? []).find((sc) => sc.clientId === id);
+  /** Ends the session (its refresh tokens); issued access tokens live out their time, as in Keycloak. */
+  logout(form: URLSearchParams): TokenAnswer {
+    const client = this.client(form);
+    if (!client || 'status' in client) return client ?? badClient();
+    const session = this.session(form, client.clientId, true);
+    if (!('claims' in session)) return session;
+    this.ended.add(String(session.claims.sid));
+    return { status: 204, body: {} };
+  }
+
+  /** The client the form authenticates: this.o (the CLI's), a service client, or an answer. */
+  private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer | undefined {
+    const [id, secret] = [form.get('client_id'), form.get('client_secret')];
+    if (!id) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
+    const c = id === this.o.clientId ? this.o : this.o.serviceClients?.find((sc) => sc.clientId === id);
     return c && secret === c.clientSecret ? c : undefined;
   }
 
-  /**
-   * A service account's token, as Keycloak issues it by default: user `service-account-<client id>`,
-   * no refresh token (refresh_expires_in 0), no session; renewing means asking again.
-   */
-  private issueServiceAccount(c: SandboxServiceClient): TokenAnswer {
-    const now = this.o.now();
-    const username = `service-account-${c.clientId}`;
-    const access = {
-      exp: Math.ceil((now + this.o.tokenTtl * 1000) / 1000),
-      iat: Math.floor(now / 1000),
-      jti: randomUUID(),
-      iss: this.o.issuer,
-      aud: 'account',
-      sub: subjectOf(username),
-      typ: 'Bearer',
-      azp: c.clientId,
-      scope: 'profile email',
-      preferred_username: username,
-      clientId: c.clientId,
-      tenant: c.tenant,
-    };
-    return {
-      status: 200,
-      body: {
-        access_token: signJwt(access, this.accessKey),
-        expires_in: this.o.tokenTtl,
-        refresh_expires_in: 0,
-        token_type: 'Bearer',
-        'not-before-policy': 0,
-        scope: 'profile email',
-      },
-    };
-  }
-
-  private passwordGrant(form: URLSearchParams): TokenAnswer {
-    const username = form.get('username');
-    if (!username) return oauthError(400, 'invalid_request', 'Missing parameter: username');
-    const user = this.o.users.find((u) => u.username === username);
-    // Keycloak answers a missing password like a wrong one.
-    if (!user || form.get('password') !== user.password)
-      return oauthError(401, 'invalid_grant', 'Invalid user credentials');
-    return this.issue(user, randomUUID());
-  }
-
-  private refreshGrant(form: URLSearchParams): TokenAnswer {
+  /** The claims of the form's live refresh token issued to `clientId`, or Keycloak's answer (worded per endpoint). */
+  private session(
+    form: URLSearchParams,
+    clientId: string,
+    logout: boolean,
+  ): { claims: Record<string, unknown> } | TokenAnswer {
     const token = form.get('refresh_token');
-    if (!token) return oauthError(400, 'invalid_request', 'Missing parameter: refresh_token');
+    const missing = logout ? 'refresh_token not passed in request' : 'Missing parameter: refresh_token';
+    if (!token) return oauthError(400, 'invalid_request', missing);
     const claims = verifyJwt(token, this.refreshKey);
-    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer)
-      return oauthError(400, 'invalid_grant', 'Invalid refresh token');
+    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer) return badGrant('Invalid refresh token');
     if (this.o.now() >= Number(claims.exp) * 1000)
-      return oauthError(400, 'invalid_grant', 'Token is not active');
-    if (claims.azp !== this.o.clientId)
-      return oauthError(400, 'invalid_grant', "Token client and authorized client don't match");
-    if (this.ended.has(String(claims.sid))) return oauthError(400, 'invalid_grant', 'Session not active');
-    const user = this.o.users.find((u) => u.username === claims.preferred_username);
-    if (!user) return oauthError(400, 'invalid_grant', 'Invalid refresh token');
-    return this.issue(user, String(claims.sid));
+      return badGrant(logout ? 'Session not active' : 'Token is not active');
+    if (claims.azp !== clientId) return badGrant("Token client and authorized client don't match");
+    if (this.ended.has(String(claims.sid))) return badGrant('Session not active');
+    return { claims };
   }
 
-  private issue(user: SandboxUser, sid: string): TokenAnswer {
+  /** Tokens for `who`; a service account (no `sid`) gets no refresh token and no session, as by default. */
+  private issue(who: { username: string; tenant: string }, azp: string, sid?: string): TokenAnswer {
     const now = this.o.now();
-    const iat = Math.floor(now / 1000);
     // Rounded up, so a token lives at least its advertised expires_in, never a fraction less.
-    const expiry = (ttl: number) => Math.ceil((now + ttl * 1000) / 1000);
+    const exp = (ttl: number) => Math.ceil((now + ttl * 1000) / 1000);
     const common = {
-      iat,
+      iat: Math.floor(now / 1000),
       iss: this.o.issuer,
-      sub: subjectOf(user.username),
-      azp: this.o.clientId,
-      sid,
+      sub: subjectOf(who.username),
+      azp,
+      ...(sid ? { sid } : { clientId: azp }),
       scope: 'profile email',
-      preferred_username: user.username,
+      preferred_username: who.username,
     };
-    const access = {
-      exp: expiry(this.o.tokenTtl),
-      jti: randomUUID(),
-      aud: 'account',
-      typ: 'Bearer',
-      ...common,
-      tenant: user.tenant,
-    };
+    const access = { exp: exp(this.o.tokenTtl), jti: randomUUID(), aud: 'account', typ: 'Bearer', ...common };
     const refresh = {
-      exp: expiry(this.o.refreshTtl),
+      exp: exp(this.o.refreshTtl),
       jti: randomUUID(),
       aud: this.o.issuer,
       typ: 'Refresh',
@@ -252,32 +178,30 @@ export class TokenIssuer {
     return {
       status: 200,
       body: {
-        access_token: signJwt(access, this.accessKey),
+        access_token: signJwt({ ...access, tenant: who.tenant }, this.accessKey),
         expires_in: this.o.tokenTtl,
-        refresh_expires_in: this.o.refreshTtl,
-        refresh_token: signJwt(refresh, this.refreshKey),
+        refresh_expires_in: sid ? this.o.refreshTtl : 0,
+        ...(sid && { refresh_token: signJwt(refresh, this.refreshKey) }),
         token_type: 'Bearer',
         'not-before-policy': 0,
-        session_state: sid,
+        ...(sid && { session_state: sid }),
         scope: 'profile email',
       },
     };
   }
 
-  /** Checks an Authorization header value for the report endpoints. */
   checkBearer(header: string | undefined): BearerCheck {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m) return { ok: false, reason: 'missing', description: 'Full authentication is required' };
-    const claims = verifyJwt(m[1], this.accessKey);
+    const claims = verifyJwt(m[1]!, this.accessKey);
     if (claims?.typ !== 'Bearer' || claims.iss !== this.o.issuer)
       return { ok: false, reason: 'invalid', description: 'Invalid token' };
     if (this.o.now() >= Number(claims.exp) * 1000)
       return { ok: false, reason: 'expired', description: 'Token expired' };
-    return { ok: true, claims: claims as AccessClaims };
+    return { ok: true, claims: claims as { preferred_username: string; tenant: string } };
   }
 }
 
-/** A stable, UUID-shaped subject per user name. */
 function subjectOf(username: string): string {
   const h = createHmac('sha256', 'prs-sandbox-subject').update(username).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;

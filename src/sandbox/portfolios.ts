@@ -1,95 +1,309 @@
 /**
- * The sandbox's portfolios (documented in the README section on the sandbox):
- *   1    Sandbox Europe 50: 50 constituents with extra fields, a handy size for tables.
- *   7    Global Broad: 20,000 constituents (performance work), extra fields, some empty exchange codes.
- *   13   Précision Stress: number-fidelity literals (1234567.123456789012, 12345678901234567890,
- *        9007199254740993, 1.0, 1E-7, 6.02214076E+23, ...) written verbatim, CSV quoting traps, a
- *        non-ASCII name (filename* in Content-Disposition), nested and boolean extra fields.
- *   42   Example 600 OG: modelled on the public docs (index rows "Example 600 OG EUR" / "... JPY").
- *   101  Empty Shell: exists, but every type and date has no data.
- *   500  Broken: always answers 500 once the request is valid (for retry handling).
- *   77   Rebalance Demo: a quarterly rebalance, a dual listing, a split (rebalance.ts; for `prs diff`).
- *   900  Big Export: `bigExportRows` constituent rows (default 1000), generated and streamed.
+ * The portfolios (README: what each is for). Every value is a pure function of (portfolio, security,
+ * day): the same request gives the same bytes, and a portfolio of any size is generated row by row.
  */
-
 import type { ReportType } from '../domain.js';
-import { dayNumber } from './calendar.js';
-import { REBALANCE_NAME, REBALANCE_PORTFOLIO_ID, rebalanceRows } from './rebalance.js';
-import {
-  constituentRow,
-  corporateActionRow,
-  indexRow,
-  indexVariants,
-  security,
-  uuid,
-  weightOf,
-} from './universe.js';
-import { between, decimal, type Fields, mix, num } from './values.js';
+import { addDays, dayNumber, nextBusinessDay } from './calendar.js';
+import { num, type Row } from './wire.js';
+
+/** Fixed-point decimal text of `units / 10^decimals`, trailing zeros dropped: digits never pass a double. */
+export function decimal(units: bigint | number, decimals: number): string {
+  const s = (units < 0 ? -units : units).toString().padStart(decimals + 1, '0');
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  return `${units < 0 ? '-' : ''}${s.slice(0, s.length - decimals)}${frac ? `.${frac}` : ''}`;
+}
+
+/** A deterministic 32-bit hash of integers (splitmix-style mixing); the sandbox's only "randomness". */
+export function mix(...parts: number[]): number {
+  let h = 0x9e3779b9;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p | 0), 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+  }
+  return h >>> 0;
+}
+
+export const between = (h: number, lo: number, hi: number): number => lo + (h % (hi - lo + 1));
+/** A factor 1 ± spread/1e5 from a hash of `parts`, as a numerator over 100000. */
+export const jitter = (spread: number, ...parts: number[]): number =>
+  100_000 + (mix(...parts) % (2 * spread + 1)) - spread;
+export const scale = (units: number, factor: number): number => Math.floor((units * factor) / 100_000);
+
+const MARKETS = [
+  { country: 'DE', currency: 'EUR', suffix: 'GY', exchange: 'XETR', legal: 'AG', fxMicro: 1_000_000 },
+  { country: 'FR', currency: 'EUR', suffix: 'FP', exchange: 'XPAR', legal: 'SA', fxMicro: 1_000_000 },
+  { country: 'NL', currency: 'EUR', suffix: 'NA', exchange: 'XAMS', legal: 'NV', fxMicro: 1_000_000 },
+  { country: 'IT', currency: 'EUR', suffix: 'IM', exchange: 'XMIL', legal: 'SpA', fxMicro: 1_000_000 },
+  { country: 'ES', currency: 'EUR', suffix: 'SM', exchange: 'XMAD', legal: 'SA', fxMicro: 1_000_000 },
+  // fxMicro: EUR (the index currency) per unit, in 1e-6 units, before daily jitter.
+  { country: 'GB', currency: 'GBP', suffix: 'LN', exchange: 'XLON', legal: 'plc', fxMicro: 1_163_412 },
+  { country: 'CH', currency: 'CHF', suffix: 'SW', exchange: 'XSWX', legal: 'AG', fxMicro: 1_032_871 },
+  { country: 'US', currency: 'USD', suffix: 'UN', exchange: 'XNYS', legal: 'Inc', fxMicro: 921_334 },
+  { country: 'JP', currency: 'JPY', suffix: 'JT', exchange: 'XTKS', legal: 'KK', fxMicro: 6_212 },
+] as const;
+const words = (list: string) => list.split(' ');
+const FIRST = words(
+  'Alpine Baltic Crown Delta Evergreen Fjord Granite Harbor Iris Juniper Keystone Lumen Meridian Northwind ' +
+    'Orion Pioneer Quarry Riverside Summit Tidewater Union Vantage Westbrook Zenith',
+);
+const SECOND = words(
+  'Energy Holdings Industries Bank Motors Pharma Telecom Foods Insurance Utilities Chemicals Logistics ' +
+    'Software Mining Retail Media',
+);
+const SECTORS = ['Energy', 'Financials', 'Industrials', 'Health Care', 'Technology', 'Consumer', 'Utilities'];
+const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** ISIN check digit (ISO 6166: letters to numbers, A=10 … Z=35, then Luhn from the right). */
+export function isinCheckDigit(body11: string): number {
+  const digits = [...body11].map((c) => ALNUM.indexOf(c)).join('');
+  let sum = 0;
+  for (let i = digits.length - 1, double = true; i >= 0; i--, double = !double) {
+    const d = Number(digits[i]) * (double ? 2 : 1);
+    sum += d > 9 ? d - 9 : d;
+  }
+  return (10 - (sum % 10)) % 10;
+}
+
+/** `n` characters of `alphabet` drawn from hashes of `parts` (one hash gives six characters). */
+function chars(alphabet: string, n: number, ...parts: number[]): string {
+  let s = '';
+  let h = 0;
+  for (let k = 0; k < n; k++) {
+    if (k % 6 === 0) h = mix(...parts, k);
+    s += alphabet[h % alphabet.length];
+    h = Math.floor(h / alphabet.length);
+  }
+  return s;
+}
+
+export function uuid(...parts: number[]): string {
+  const hex = [1, 2, 3, 4]
+    .map((k) =>
+      mix(...parts, k)
+        .toString(16)
+        .padStart(8, '0'),
+    )
+    .join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Relative weight 1..1000 of security `i` (normalised over the portfolio for indexWeighting). */
+export const weightOf = (pid: number, i: number): number => between(mix(pid, i, 8), 1, 1000);
+
+/** Security `i` of portfolio `pid`; prices in 1e-5 units, shares in 1e-6 units. */
+export function security(pid: number, i: number) {
+  const m = MARKETS[mix(pid, i) % MARKETS.length]!;
+  const body = m.country + chars(ALNUM, 9, pid, i, 7);
+  const t = mix(pid, i, 11);
+  const ticker = chars(ALNUM.slice(10), 3 + (t % 2), pid, i, 13);
+  return {
+    isin: body + isinCheckDigit(body),
+    name: `${FIRST[mix(pid, i, 1) % FIRST.length]} ${SECOND[mix(pid, i, 2) % SECOND.length]} ${m.legal}`,
+    ticker: `${ticker} ${m.suffix}`,
+    exchangeCode: i % 17 === 16 ? '' : m.exchange,
+    sedol: t % 5 !== 0 ? chars(ALNUM, 7, pid, i, 17) : null,
+    ric: t % 7 === 0 ? null : `${ticker}.${m.suffix}`,
+    country: m.country,
+    currency: m.currency as string,
+    sector: SECTORS[mix(pid, i, 3) % SECTORS.length]!,
+    fxMicro: m.fxMicro as number,
+    priceUnits: between(mix(pid, i, 4), 100_000, 90_000_000),
+    sharesUnits: between(mix(pid, i, 5), 1_000_000, 2_000_000_000) * 1000 + (mix(pid, i, 6) % 1000),
+  };
+}
+export type Security = ReturnType<typeof security>;
+
+/** The closing fx of a security on `day`, in 1e-6 units: 1 for the index currency. */
+export const fxOn = (sec: Security, day: number): number =>
+  sec.fxMicro === 1_000_000 ? 1_000_000 : scale(sec.fxMicro, jitter(800, day, sec.fxMicro));
+
+export const constituent = (
+  eff: string,
+  sec: { isin: string; name: string; ticker: string; currency: string },
+  price: string,
+  fx: string,
+  shares: string,
+  weighting: string,
+): Row => ({
+  effectiveDate: eff,
+  isin: sec.isin,
+  securityName: sec.name,
+  securityTicker: sec.ticker,
+  closingPrice: num(price),
+  currency: sec.currency,
+  closingFx: num(fx),
+  indexShares: num(shares),
+  indexWeighting: num(weighting),
+});
+
+export const indexVariants = (pid: number, name: string, ccy: string) => ({
+  pid,
+  ids: { Net: uuid(pid, 91), Price: uuid(pid, 92), Total: uuid(pid, 93) },
+  names: { Net: `${name} NR ${ccy}`, Price: `${name} ${ccy}`, Total: `${name} GR ${ccy}` },
+});
+export type IndexVariants = ReturnType<typeof indexVariants>;
+
+export const shareSet = (text: string): Row => ({ Price: num(text), Total: num(text), Net: num(text) });
+
+/** A corporate-action row: the index and security fields around `event` (eventId … cashFlowPerShare, in order). */
+export const actionRow = (v: IndexVariants, sec: Security, event: Row): Row => ({
+  indexId: v.ids,
+  indexName: v.names,
+  isin: sec.isin,
+  sedol: sec.sedol,
+  securityTicker: sec.ticker,
+  securityRic: sec.ric,
+  currency: sec.currency,
+  ...event,
+  cashFlowPerShareCurrency: sec.currency,
+});
+
+const EVENTS = [
+  ['Cash Dividend', 'Regular'],
+  ['Cash Dividend', null],
+  ['Special Dividend', null],
+  ['Stock Split', null],
+  ['Rights Issue', 'Renounceable'],
+  ['Bonus Issue', null],
+] as const;
+
+/** Corporate-action row `k` of a day; the nullable fields null on a deterministic share of rows. */
+export function corporateActionRow(
+  v: IndexVariants,
+  sec: Security,
+  k: number,
+  eff: string,
+  proforma: boolean,
+) {
+  const pid = v.pid;
+  const day = dayNumber(eff);
+  const h = mix(pid, k, day, proforma ? 5 : 4);
+  const [type, sub] = EVENTS[h % EVENTS.length]!;
+  const exDate = proforma ? nextBusinessDay(eff, 1 + (h % 3)) : eff;
+  const oldPrice = BigInt(scale(sec.priceUnits, jitter(3000, pid, k, day)));
+  const shares = BigInt(sec.sharesUnits);
+  let [newPrice, newShares, cash] = [oldPrice, shares, 0n]; // cash in 1e-5 units
+  if (type === 'Stock Split' || type === 'Bonus Issue') {
+    // A split of r for 1; a bonus issue of 1 for 10: 11/10 shares.
+    const [mul, div] = type === 'Stock Split' ? [BigInt(2 + (h % 3)), 1n] : [11n, 10n];
+    [newShares, newPrice] = [(shares * mul) / div, (oldPrice * div) / mul];
+  } else if (type === 'Rights Issue') {
+    [newShares, newPrice] = [(shares * 6n) / 5n, (oldPrice * 95n) / 100n];
+  } else {
+    cash = (oldPrice * BigInt(1 + (h % 40))) / 1000n;
+    newPrice = oldPrice - cash;
+  }
+  const paf = oldPrice === 0n ? 10n ** 10n : (newPrice * 10n ** 10n) / oldPrice;
+  return actionRow(v, sec, {
+    eventId: `CA-${pid}-${eff.replaceAll('-', '')}-${proforma ? 'P' : 'C'}${k + 1}`,
+    eventType: type,
+    eventSubType: sub,
+    mandVol: type === 'Rights Issue' ? 'VOLU' : 'MAND',
+    status: proforma && h % 2 ? 'Announced' : 'Confirmed',
+    announceDate: h % 3 === 0 ? null : addDays(exDate, -14 - (h % 10)),
+    exDate,
+    recordDate: h % 4 === 0 ? null : nextBusinessDay(exDate),
+    payDate: h % 5 === 0 || cash === 0n ? null : addDays(exDate, 10 + (h % 20)),
+    effectiveDate: eff,
+    rebalanceDate: h % 2 === 0 ? null : addDays(eff, -1),
+    oldShares: shareSet(decimal(shares, 6)),
+    newShares: shareSet(decimal(newShares, 6)),
+    oldPrice: num(decimal(oldPrice, 5)),
+    newPrice: num(decimal(newPrice, 5)),
+    paf: num(decimal(paf, 10)),
+    saf: num(decimal((newShares * 10n ** 10n) / shares, 10)),
+    cashFlowPerShare: num(decimal(cash, 5)),
+  });
+}
+
+export function indexRow(pid: number, name: string, ccy: string, v: number, eff: string, extras: Row = {}) {
+  const day = dayNumber(eff);
+  const base = between(mix(pid, v, 21), 800_000_000, 3_000_000_000); // 1e-6 units
+  const close = scale(base, jitter(4000, pid, v, day));
+  const open = scale(base, jitter(4000, pid, v, day - 1));
+  const divisor = BigInt(between(mix(pid, v, 22), 1_000_000_000, 90_000_000_000)) * 1000n;
+  const marketValue = (value: number) => num(((BigInt(value) * 10_000n) / 1_000_000n).toString());
+  return {
+    effectiveDate: eff,
+    indexId: uuid(pid, v, 31),
+    indexName: `${name} ${ccy}`,
+    indexValue: num(decimal(close, 6)),
+    currency: ccy,
+    closeMarketValue: marketValue(close),
+    openMarketValue: marketValue(open),
+    closeDivisor: num(decimal(divisor, 6)),
+    openDivisor: num(decimal(divisor + BigInt(mix(pid, v, day) % 1000), 6)),
+    ...extras,
+  };
+}
 
 export interface Portfolio {
   id: number;
   /** Name words for file names: the index name without its currency word. */
   name: string;
-  description: string;
   /** First date with data. */
   inception: string;
   /** Answer this status instead of data, once the request passed every check. */
   failStatus?: number;
-  /** Rows of a type on an effective date (a business day on or after inception). Generated lazily. */
-  rows(type: ReportType, eff: string): Iterable<Fields>;
+  /** Rows of a type on an effective date (a business day on or after inception), generated lazily. */
+  rows(type: ReportType, eff: string): Iterable<Row>;
 }
 
-const isCorporateActions = (t: ReportType) =>
-  t === 'constituent.corporateactions' || t === 'constituent.proformacorporateactions';
+export const BIG_PORTFOLIO_ID = 900;
+export const LARGE_PORTFOLIO_ID = 7;
+export const PRECISION_PORTFOLIO_ID = 13;
+export const EXAMPLE_PORTFOLIO_ID = 42;
+export const EMPTY_PORTFOLIO_ID = 101;
+export const BROKEN_PORTFOLIO_ID = 500;
 
-interface UniverseOptions {
-  id: number;
-  name: string;
-  description: string;
-  inception: string;
-  size: number;
-  indexCurrencies: string[];
-  extras: boolean;
-  /** Corporate-action rows per day: [min, max]. */
-  actionsPerDay: [number, number];
-}
+const isActions = (t: ReportType) => t.endsWith('corporateactions');
 
-/** A portfolio of `size` synthetic securities, every row generated on demand. */
-function universe(o: UniverseOptions): Portfolio {
+/** A portfolio of `size` synthetic securities; corporate-action rows per day between `actions`. */
+function universe(
+  id: number,
+  name: string,
+  inception: string,
+  size: number,
+  currencies: string[],
+  extras: boolean,
+  actions: [number, number],
+): Portfolio {
   let totalWeight = 0;
-  for (let i = 0; i < o.size; i++) totalWeight += weightOf(o.id, i);
-  const style = { extras: o.extras, totalWeight };
-  const variants = indexVariants(o.id, o.name, o.indexCurrencies[0]);
+  for (let i = 0; i < size; i++) totalWeight += weightOf(id, i);
+  const variants = indexVariants(id, name, currencies[0]!);
   return {
-    id: o.id,
-    name: o.name,
-    description: o.description,
-    inception: o.inception,
-    *rows(type, eff) {
+    id,
+    name,
+    inception,
+    *rows(type: ReportType, eff: string): Generator<Row> {
+      const day = dayNumber(eff);
       if (type === 'index') {
-        for (let v = 0; v < o.indexCurrencies.length; v++) {
-          const extras: Fields = o.extras
-            ? [
-                ['indexType', v % 2 ? 'Net Return' : 'Price'],
-                ['numberOfConstituents', num(String(o.size))],
-              ]
-            : [];
-          yield indexRow(o.id, o.name, o.indexCurrencies[v], v, eff, extras);
+        for (const [v, ccy] of currencies.entries()) {
+          const more: Row = extras
+            ? { indexType: v % 2 ? 'Net Return' : 'Price', numberOfConstituents: num(String(size)) }
+            : {};
+          yield indexRow(id, name, ccy, v, eff, more);
         }
-      } else if (o.size === 0) {
-        return;
-      } else if (isCorporateActions(type)) {
-        const proforma = type === 'constituent.proformacorporateactions';
-        const day = dayNumber(eff);
-        const n = between(mix(o.id, day, proforma ? 2 : 1), o.actionsPerDay[0], o.actionsPerDay[1]);
-        for (let k = 0; k < n; k++) {
-          const sec = security(o.id, mix(o.id, day, k) % o.size);
-          yield corporateActionRow(o.id, sec, k, eff, proforma, variants);
-        }
+      } else if (size > 0 && isActions(type)) {
+        const proforma = type.includes('proforma');
+        const n = between(mix(id, day, proforma ? 2 : 1), actions[0], actions[1]);
+        for (let k = 0; k < n; k++)
+          yield corporateActionRow(variants, security(id, mix(id, day, k) % size), k, eff, proforma);
       } else {
-        const day = dayNumber(eff);
-        for (let i = 0; i < o.size; i++)
-          yield constituentRow(o.id, security(o.id, i), i, type, eff, style, day);
+        const salt = type === 'constituent.open' ? 2 : type === 'constituent.proforma' ? 3 : 1;
+        for (let i = 0; i < size; i++) {
+          const sec = security(id, i);
+          const price = scale(sec.priceUnits, jitter(3000, id, i, day, salt));
+          // Pro forma shares anticipate the next rebalance; close and open share the same count.
+          const shares = salt === 3 ? scale(sec.sharesUnits, jitter(2000, id, i, day, 3)) : sec.sharesUnits;
+          const weighting = decimal(Math.floor((weightOf(id, i) * 1e10) / totalWeight), 10);
+          const fx = decimal(fxOn(sec, day), 6);
+          const row = constituent(eff, sec, decimal(price, 5), fx, decimal(shares, 6), weighting);
+          const { exchangeCode, sedol, country, sector } = sec;
+          yield extras ? { ...row, exchangeCode, sedol, country, sector } : row;
+        }
       }
     },
   };
@@ -102,288 +316,171 @@ function anchored(units: bigint, decimals: number, eff: string, anchor: string, 
   return decimal((units * f) / 100_000n, decimals);
 }
 
-/** Portfolio 42, modelled on the public docs' example: on 2023-06-29 its rows carry the docs' values. */
+const ANCHOR = '2023-06-29';
+const EXAMPLE_INDEX = [
+  ['EUR', 1302917413n, 10000000000000n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f601'],
+  ['JPY', 204584097214n, 1366099984339n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f602'],
+] as const;
+// isin, name (its last word the currency), ticker, price (1e-5 units), shares (1e-6 units), weight
+const EXAMPLE_CONSTITUENTS = [
+  ['EU0009654569', 'STOXX Example 600 OIL & GAS NET EUR', 'SXER Index', 99657944n, 6549996509n, '0.500998'],
+  ['CH0102878927', 'STOXX EXAMPLE 600 OIL & GAS GROSS EUR', 'SXEGR Index', 24276633n, 13417402222n, '0.25'],
+  ['EU000A0C3QF0', 'STOXX Example 600 OIL & GAS PRICE EUR', 'SXEP Index', 40122871n, 5560118832n, '0.149001'],
+  [
+    'XS0000000009',
+    'STOXX Example 600 OIL & GAS NET USD',
+    'SXEUSDR Index',
+    108740212n,
+    1509270011n,
+    '0.100001',
+  ],
+] as const;
+
+/** Portfolio 42, modelled on the public docs' example: on 2023-06-29 (and 30) its rows carry the docs' values. */
 function example600(): Portfolio {
-  const ANCHOR = '2023-06-29';
-  const indexLines = [
-    { ccy: 'EUR', value: 1302917413n, divisor: 10000000000000n, id: 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f601' },
-    { ccy: 'JPY', value: 204584097214n, divisor: 1366099984339n, id: 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f602' },
-  ];
-  const constituents = [
-    [
-      'EU0009654569',
-      'STOXX Example 600 OIL & GAS NET EUR',
-      'SXER Index',
-      99657944n,
-      'EUR',
-      6549996509n,
-      '0.500998',
-      ANCHOR,
-    ],
-    [
-      'CH0102878927',
-      'STOXX EXAMPLE 600 OIL & GAS GROSS EUR',
-      'SXEGR Index',
-      24276633n,
-      'EUR',
-      13417402222n,
-      '0.25',
-      '2023-06-30',
-    ],
-    [
-      'EU000A0C3QF0',
-      'STOXX Example 600 OIL & GAS PRICE EUR',
-      'SXEP Index',
-      40122871n,
-      'EUR',
-      5560118832n,
-      '0.149001',
-      ANCHOR,
-    ],
-    [
-      'XS0000000009',
-      'STOXX Example 600 OIL & GAS NET USD',
-      'SXEUSDR Index',
-      108740212n,
-      'USD',
-      1509270011n,
-      '0.100001',
-      ANCHOR,
-    ],
-  ] as const;
-  const variants = indexVariants(42, 'Example 600 OG', 'EUR');
+  const name = 'Example 600 OG';
+  const variants = indexVariants(42, name, 'EUR');
   return {
-    id: 42,
-    name: 'Example 600 OG',
-    description: 'modelled on the public example',
+    id: EXAMPLE_PORTFOLIO_ID,
+    name,
     inception: '2018-01-02',
-    *rows(type, eff) {
+    *rows(type: ReportType, eff: string): Generator<Row> {
       if (type === 'index') {
-        for (const [v, l] of indexLines.entries()) {
-          const value = anchored(l.value, 6, eff, ANCHOR, 42, v);
+        for (const [v, [ccy, units, divisor, id]] of EXAMPLE_INDEX.entries()) {
+          const value = anchored(units, 6, eff, ANCHOR, 42, v);
           // Market value = index value × 10,000, truncated to whole units (13029174 for 1302.917413).
-          const mvOf = (s: string) => {
-            const [i, f = ''] = s.split('.');
-            return (BigInt(i + f.padEnd(6, '0')) / 100n).toString();
+          const [int, frac = ''] = value.split('.');
+          const marketValue = num((BigInt(int + frac.padEnd(6, '0')) / 100n).toString());
+          yield {
+            effectiveDate: eff,
+            indexId: id,
+            indexName: `${name} ${ccy}`,
+            indexValue: num(value),
+            currency: ccy,
+            closeMarketValue: marketValue,
+            openMarketValue: marketValue,
+            closeDivisor: num(decimal(divisor, 6)),
+            openDivisor: num(decimal(divisor, 6)),
           };
-          yield [
-            ['effectiveDate', eff],
-            ['indexId', l.id],
-            ['indexName', `Example 600 OG ${l.ccy}`],
-            ['indexValue', num(value)],
-            ['currency', l.ccy],
-            ['closeMarketValue', num(mvOf(value))],
-            ['openMarketValue', num(mvOf(value))],
-            ['closeDivisor', num(decimal(l.divisor, 6))],
-            ['openDivisor', num(decimal(l.divisor, 6))],
-          ];
         }
-      } else if (isCorporateActions(type)) {
-        const proforma = type === 'constituent.proformacorporateactions';
-        for (let k = 0; k < 2; k++) {
-          yield corporateActionRow(42, security(42, k + (proforma ? 10 : 0)), k, eff, proforma, variants);
-        }
+      } else if (isActions(type)) {
+        const proforma = type.includes('proforma');
+        for (let k = 0; k < 2; k++)
+          yield corporateActionRow(variants, security(42, k + (proforma ? 10 : 0)), k, eff, proforma);
       } else {
         const salt = type === 'constituent.close' ? 1 : type === 'constituent.open' ? 2 : 3;
-        for (const [i, c] of constituents.entries()) {
-          const [isin, name, ticker, price, ccy, shares, weight, anchor] = c;
-          const a = salt === 1 ? anchor : '';
-          yield [
-            ['effectiveDate', eff],
-            ['isin', isin],
-            ['securityName', name],
-            ['securityTicker', ticker],
-            ['closingPrice', num(anchored(price, 5, eff, a, 42, i, salt))],
-            ['currency', ccy],
-            ['closingFx', num(ccy === 'EUR' ? '1' : anchored(916784n, 6, eff, a, 42, 99))],
-            ['indexShares', num(decimal(shares, 6))],
-            ['indexWeighting', num(weight)],
-          ];
+        for (const [i, [isin, title, ticker, price, shares, weight]] of EXAMPLE_CONSTITUENTS.entries()) {
+          // The close rows carry the docs' values on their anchor day: the 30th for the CSV example's row.
+          const anchor = salt !== 1 ? '' : i === 1 ? '2023-06-30' : ANCHOR;
+          const sec = { isin, name: title, ticker, currency: title.slice(-3) };
+          const fx = sec.currency === 'EUR' ? '1' : anchored(916784n, 6, eff, anchor, 42, 99);
+          yield constituent(
+            eff,
+            sec,
+            anchored(price, 5, eff, anchor, 42, i, salt),
+            fx,
+            decimal(shares, 6),
+            weight,
+          );
         }
       }
     },
   };
 }
 
-/**
- * Portfolio 13: literals a double cannot hold, written verbatim, plus text that needs CSV quoting.
- * The same rows every business day (only effectiveDate changes).
- */
+/** Portfolio 13: literals a double cannot hold, written verbatim, and text that needs CSV quoting. */
 function precisionStress(): Portfolio {
   const name = 'Précision Stress';
   const variants = indexVariants(13, name, 'EUR');
   return {
-    id: 13,
+    id: PRECISION_PORTFOLIO_ID,
     name,
-    description: 'number fidelity and quoting',
     inception: '2020-01-02',
-    *rows(type, eff) {
+    *rows(type: ReportType, eff: string): Generator<Row> {
       if (type === 'index') {
-        yield [
-          ['effectiveDate', eff],
-          ['indexId', uuid(13, 1)],
-          ['indexName', `${name} EUR`],
-          ['indexValue', num('1234567.123456789012')],
-          ['currency', 'EUR'],
-          ['closeMarketValue', num('12345678901234567890')],
-          ['openMarketValue', num('98765432109876543210')],
-          ['closeDivisor', num('0.000000000000000001')],
-          ['openDivisor', num('6.02214076E+23')],
-          ['dailyReturn', num('-0.0001234567890123456789')],
-          ['isProvisional', false],
-          [
-            'revision',
-            [
-              ['source', 'sandbox'],
-              ['number', num('3')],
-            ],
-          ],
-          ['note', null],
-        ];
-      } else if (isCorporateActions(type)) {
-        const row = corporateActionRow(13, security(13, 0), 0, eff, type.includes('proforma'), variants);
-        yield row.map(([k, v]) => {
-          if (k === 'oldShares')
-            return [
-              k,
-              [
-                ['Price', num('12345678901234567890')],
-                ['Total', num('12345678901234567890.000001')],
-                ['Net', num('1E+20')],
-              ],
-            ] as const;
-          if (k === 'oldPrice') return [k, num('1234567.123456789012')] as const;
-          if (k === 'paf') return [k, num('0.99999999999999999999')] as const;
-          return [k, v] as const;
-        });
+        yield {
+          effectiveDate: eff,
+          indexId: uuid(13, 1),
+          indexName: `${name} EUR`,
+          indexValue: num('1234567.123456789012'),
+          currency: 'EUR',
+          closeMarketValue: num('12345678901234567890'),
+          openMarketValue: num('98765432109876543210'),
+          closeDivisor: num('0.000000000000000001'),
+          openDivisor: num('6.02214076E+23'),
+          dailyReturn: num('-0.0001234567890123456789'),
+          isProvisional: false,
+          revision: { source: 'sandbox', number: num('3') },
+          note: null,
+        };
+      } else if (isActions(type)) {
+        yield {
+          ...corporateActionRow(variants, security(13, 0), 0, eff, type.includes('proforma')),
+          oldShares: {
+            Price: num('12345678901234567890'),
+            Total: num('12345678901234567890.000001'),
+            Net: num('1E+20'),
+          },
+          oldPrice: num('1234567.123456789012'),
+          paf: num('0.99999999999999999999'),
+        };
       } else {
-        yield [
-          ['effectiveDate', eff],
-          ['isin', 'FR0000130809'],
-          ['securityName', 'Société Générale, "A" Shares'],
-          ['securityTicker', 'GLE FP'],
-          ['closingPrice', num('1234567.123456789012')],
-          ['currency', 'EUR'],
-          ['closingFx', num('1.0')],
-          ['indexShares', num('12345678901234567890')],
-          ['indexWeighting', num('0.333333333333333333333')],
-          ['exchangeCode', 'XPAR'],
-          ['comment', 'line one\nline two'],
-          [
-            'flags',
-            [
-              ['esg', true],
-              ['adr', false],
-            ],
-          ],
-        ];
-        yield [
-          ['effectiveDate', eff],
-          ['isin', 'JP3633400001'],
-          ['securityName', 'トヨタ自動車 (Toyota Motor)'],
-          ['securityTicker', '7203 JT'],
-          ['closingPrice', num('9007199254740993')],
-          ['currency', 'JPY'],
-          ['closingFx', num('0.006212345678901234567')],
-          ['indexShares', num('0.1')],
-          ['indexWeighting', num('0.333333333333333333333')],
-          ['exchangeCode', 'XTKS'],
-          ['comment', null],
-        ];
-        yield [
-          ['effectiveDate', eff],
-          ['isin', 'GB00B03MLX29'],
-          ['securityName', 'Zero & Tiny; "Quoted" Co'],
-          ['securityTicker', 'ZTC LN'],
-          ['closingPrice', num('0.00000001')],
-          ['currency', 'GBP'],
-          ['closingFx', num('1.163412000000000000001')],
-          ['indexShares', num('1E-7')],
-          ['indexWeighting', num('0.333333333333333333334')],
-          ['exchangeCode', ''],
-        ];
+        yield {
+          effectiveDate: eff,
+          isin: 'FR0000130809',
+          securityName: 'Société Générale, "A" Shares',
+          securityTicker: 'GLE FP',
+          closingPrice: num('1234567.123456789012'),
+          currency: 'EUR',
+          closingFx: num('1.0'),
+          indexShares: num('12345678901234567890'),
+          indexWeighting: num('0.333333333333333333333'),
+          exchangeCode: 'XPAR',
+          comment: 'line one\nline two',
+          flags: { esg: true, adr: false },
+        };
+        yield {
+          effectiveDate: eff,
+          isin: 'JP3633400001',
+          securityName: 'トヨタ自動車 (Toyota Motor)',
+          securityTicker: '7203 JT',
+          closingPrice: num('9007199254740993'),
+          currency: 'JPY',
+          closingFx: num('0.006212345678901234567'),
+          indexShares: num('0.1'),
+          indexWeighting: num('0.333333333333333333333'),
+          exchangeCode: 'XTKS',
+          comment: null,
+        };
+        yield {
+          effectiveDate: eff,
+          isin: 'GB00B03MLX29',
+          securityName: 'Zero & Tiny; "Quoted" Co',
+          securityTicker: 'ZTC LN',
+          closingPrice: num('0.00000001'),
+          currency: 'GBP',
+          closingFx: num('1.163412000000000000001'),
+          indexShares: num('1E-7'),
+          indexWeighting: num('0.333333333333333333334'),
+          exchangeCode: '',
+        };
       }
     },
   };
 }
 
-function emptyShell(): Portfolio {
-  return {
-    id: 101,
-    name: 'Empty Shell',
-    description: 'exists, never has data',
-    inception: '2000-01-03',
-    rows: () => [],
-  };
-}
-
-function broken(): Portfolio {
-  return {
-    id: 500,
-    name: 'Broken',
-    description: 'always 500 once the request is valid',
-    inception: '2000-01-03',
-    failStatus: 500,
-    rows: () => [],
-  };
-}
-
-export interface CatalogOptions {
-  /** Constituent rows of portfolio 900 (default 1000). */
-  bigExportRows?: number;
-}
-
-export const BIG_PORTFOLIO_ID = 900;
-export const LARGE_PORTFOLIO_ID = 7;
-export const PRECISION_PORTFOLIO_ID = 13;
-export const EXAMPLE_PORTFOLIO_ID = 42;
-export const EMPTY_PORTFOLIO_ID = 101;
-export const BROKEN_PORTFOLIO_ID = 500;
-
-/** All portfolios by id. Large ones cost only their weight sum up front; rows are generated per request. */
-export function createCatalog(o: CatalogOptions = {}): Map<number, Portfolio> {
+/** All portfolios by id (`more`: 77, apart); big ones cost only their weight sum up front. */
+export function createCatalog(bigExportRows: number, ...more: Portfolio[]): Map<number, Portfolio> {
+  const none = () => [];
   const list: Portfolio[] = [
-    universe({
-      id: 1,
-      name: 'Sandbox Europe 50',
-      description: '50 constituents with extra fields',
-      inception: '2010-01-04',
-      size: 50,
-      indexCurrencies: ['EUR', 'USD'],
-      extras: true,
-      actionsPerDay: [0, 3],
-    }),
-    universe({
-      id: LARGE_PORTFOLIO_ID,
-      name: 'Global Broad',
-      description: '20,000 constituents for performance work',
-      inception: '2015-01-02',
-      size: 20_000,
-      indexCurrencies: ['EUR', 'USD', 'JPY'],
-      extras: true,
-      actionsPerDay: [5, 30],
-    }),
+    universe(1, 'Sandbox Europe 50', '2010-01-04', 50, ['EUR', 'USD'], true, [0, 3]),
+    universe(LARGE_PORTFOLIO_ID, 'Global Broad', '2015-01-02', 20_000, ['EUR', 'USD', 'JPY'], true, [5, 30]),
     precisionStress(),
     example600(),
-    {
-      id: REBALANCE_PORTFOLIO_ID,
-      name: REBALANCE_NAME,
-      description: 'a quarterly rebalance, a dual listing, a split',
-      inception: '2020-01-02',
-      rows: rebalanceRows,
-    },
-    emptyShell(),
-    broken(),
-    universe({
-      id: BIG_PORTFOLIO_ID,
-      name: 'Big Export',
-      description: 'bigExportRows constituents, streamed',
-      inception: '2000-01-03',
-      size: o.bigExportRows ?? 1000,
-      indexCurrencies: ['EUR'],
-      extras: false,
-      actionsPerDay: [1, 3],
-    }),
+    { id: EMPTY_PORTFOLIO_ID, name: 'Empty Shell', inception: '2000-01-03', rows: none },
+    { id: BROKEN_PORTFOLIO_ID, name: 'Broken', inception: '2000-01-03', failStatus: 500, rows: none },
+    universe(BIG_PORTFOLIO_ID, 'Big Export', '2000-01-03', bigExportRows, ['EUR'], false, [1, 3]),
+    ...more,
   ];
   return new Map(list.map((p) => [p.id, p]));
 }

@@ -1,47 +1,256 @@
 /**
- * The sandbox's routes: the Keycloak token endpoint and the two report endpoints, faithful to the
- * spec (§4, §5, §7, §8). Report endpoints check, in this order: 401 (bearer) → 403 (X-CLIENT-ID) → 400
- * (id, reportType, date, format) → 404 (portfolio) → 429 (JSON endpoint only) → 200. Error bodies are
- * small Spring-style JSON.
+ * The request listener: the Keycloak token endpoints and the two report endpoints as the spec has them
+ * (/work/shared/spec/portfolio-report-service.md §4–§8), checked in the order 401 → 403 → 400 → 404 →
+ * 429 (JSON endpoint only). Error bodies are Spring Boot's, without the timestamp (repeatable bytes).
  */
+import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
 import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
-import { csvChunks, jsonChunks, peek, zipChunks } from './body.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
-import type { createFaults, createStats, Endpoint, Fault, RequestRecord } from './controls.js';
-import { retryAfterSeconds, type SlidingWindow } from './limiter.js';
-import { contentDisposition, exportFileName } from './naming.js';
+import type { createFaults, createStats, Fault, RequestRecord } from './controls.js';
 import type { ResolvedOptions } from './options.js';
-import { BIG_PORTFOLIO_ID, type Portfolio } from './portfolios.js';
+import { BIG_PORTFOLIO_ID, createCatalog, type Portfolio } from './portfolios.js';
+import { REBALANCE } from './rebalance.js';
+import { contentDisposition, csvChunks, exportFileName, jsonChunks, type Row, zipChunks } from './wire.js';
 
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
-const MAX_FORM_BYTES = 64 * 1024;
+type Headers = Record<string, string | number>;
 
-export interface RouteEnv {
-  o: ResolvedOptions;
-  catalog: Map<number, Portfolio>;
-  limiter: SlidingWindow;
-  stats: ReturnType<typeof createStats>;
-  faults: ReturnType<typeof createFaults>;
-  /** The token issuer (its iss claim needs the URL, known only once the server listens). */
-  issuer: () => TokenIssuer;
+/** One request, its record in `stats` (filled in as it is answered) and `gone`, aborted once it closes. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  rec: RequestRecord;
+  gone: AbortSignal;
 }
 
-/**
- * The last `entries` JSON report bodies of at most `maxChars` each (bounded memory: a bigger body is
- * generated and streamed every time, never kept). A body is kept only once it was generated in full.
- */
-export function createBodyCache(entries: number, maxChars: number) {
+/** The listener; every answer is recorded in `stats` before its first byte leaves. */
+export function createRoutes(
+  o: ResolvedOptions,
+  stats: ReturnType<typeof createStats>,
+  faults: ReturnType<typeof createFaults>,
+  // The token issuer's iss claim needs the URL, known only once the server listens.
+  issuer: () => TokenIssuer,
+): RequestListener {
+  const catalog = createCatalog(o.bigExportRows, REBALANCE);
+  const limiter = new SlidingWindow(o.rateLimit.limit, o.rateLimit.windowMs);
+  const bodies = createBodyCache(4, 16 * 1024 * 1024);
+
+  function head({ rec, res }: Exchange, status: number, headers: Headers) {
+    rec.status = status;
+    stats.record(rec);
+    o.log?.(`${rec.method} ${rec.path} ${status}${rec.user ? ` (${rec.user})` : ''}`);
+    res.writeHead(status, headers);
+    return rec;
+  }
+
+  function json(x: Exchange, status: number, body: unknown, headers: Headers = {}) {
+    const text = JSON.stringify(body);
+    const length = Buffer.byteLength(text);
+    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers }).bytes =
+      length;
+    x.res.end(text);
+  }
+
+  /** An error in the endpoint's own shape: OAuth's for the token endpoints, else Spring Boot's. */
+  function error(x: Exchange, status: number, message: string, headers: Headers = {}) {
+    if (x.rec.endpoint === 'token')
+      return json(x, status, { error: 'server_error', error_description: message }, headers);
+    const path = x.req.url?.split('?')[0];
+    json(x, status, { status, error: STATUS_CODES[status] ?? 'Error', message, path }, headers);
+  }
+
+  /** An injected fault's delay, then its status if it has one: true when that answered the request. */
+  async function injected(x: Exchange, f: Fault | undefined): Promise<boolean> {
+    if (f?.delayMs) await sleep(f.delayMs);
+    if (f?.status)
+      error(x, f.status, 'Injected fault', f.retryAfter === undefined ? {} : { 'Retry-After': f.retryAfter });
+    return !!f?.status;
+  }
+
+  async function token(x: Exchange, realm: string, path: string | undefined) {
+    if (safeDecode(realm) !== o.realm) return json(x, 404, { error: 'Realm does not exist' });
+    if (path !== TOKEN_PATH && path !== LOGOUT_PATH) {
+      x.rec.endpoint = 'other';
+      return json(x, 404, { error: 'Unable to find matching target resource method' });
+    }
+    if (await injected(x, faults.take('token'))) return;
+    if (x.req.method !== 'POST')
+      return json(x, 405, { error: 'HTTP 405 Method Not Allowed' }, { Allow: 'POST' });
+    const raw = await readBody(x.req, 64 * 1024);
+    if (raw === undefined) return json(x, 413, { error: 'Request entity too large' });
+    // Keycloak reads only form fields: any other body looks like a request with no fields at all.
+    const isForm = /^application\/x-www-form-urlencoded\b/i.test(x.req.headers['content-type'] ?? '');
+    const form = new URLSearchParams(isForm ? raw : '');
+    x.rec.user = form.get('username') ?? undefined;
+    x.rec.grant = form.get('grant_type') ?? undefined;
+    const answer = path === LOGOUT_PATH ? issuer().logout(form) : issuer().token(form);
+    if (answer.status !== 204)
+      return json(x, answer.status, answer.body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    head(x, 204, { 'Cache-Control': 'no-store' });
+    x.res.end();
+  }
+
+  async function report(x: Exchange, url: URL, id: string) {
+    if (x.req.method !== 'GET')
+      return error(x, 405, `Request method '${x.req.method}' is not supported`, { Allow: 'GET' });
+    const fault = faults.take(x.rec.endpoint);
+    if (await injected(x, fault)) return;
+    const bearer = issuer().checkBearer(x.req.headers.authorization);
+    if (!bearer.ok) {
+      const why =
+        bearer.reason === 'missing'
+          ? ''
+          : `, error="invalid_token", error_description="${bearer.description}"`;
+      return error(x, 401, bearer.description, { 'WWW-Authenticate': `Bearer realm="${o.realm}"${why}` });
+    }
+    x.rec.user = bearer.claims.preferred_username;
+    const tenant = x.req.headers['x-client-id'];
+    if (typeof tenant !== 'string' || tenant === '') return error(x, 403, 'Missing X-CLIENT-ID header');
+    if (tenant !== bearer.claims.tenant)
+      return error(x, 403, `Access denied: user is not a member of tenant '${tenant}'`);
+    const q = parseQuery(id, url.searchParams, x.rec.endpoint === 'export');
+    if ('error' in q) return error(x, 400, q.error);
+    const portfolio = catalog.get(q.portfolioId);
+    if (!portfolio) return error(x, 404, `Portfolio ${q.portfolioId} not found`);
+    const slot = x.rec.endpoint === 'report' ? limiter.take(x.rec.user, o.now()) : { ok: true as const };
+    if (!slot.ok) {
+      const message = `Rate limit exceeded: ${limiter.limit} requests per ${limiter.windowMs / 1000} seconds`;
+      return error(x, 429, message, { 'Retry-After': retryAfterSeconds(slot.retryAfterMs) });
+    }
+    if (x.rec.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
+    if (portfolio.failStatus) return error(x, portfolio.failStatus, 'Report generation failed');
+    return answer(x, portfolio, q, fault);
+  }
+
+  async function answer(x: Exchange, p: Portfolio, q: Query, fault: Fault | undefined) {
+    const eff = effectiveDateFor(q.date);
+    const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
+    if (x.rec.endpoint === 'report') {
+      const [open, close] = o.spaced ? ['{"report": [', ']}'] : ['{"report":[', ']}'];
+      const key = `${p.id}|${q.reportType}|${eff}`;
+      const cached = bodies.get(key);
+      const body = cached ? [cached] : bodies.remember(key, jsonChunks(rows ?? [], open, close, o.spaced));
+      return stream(x, { 'Content-Type': 'application/json' }, body, fault);
+    }
+    // The export endpoint answers no data with 200 and an empty body (spec §4.2 rule 1).
+    if (!rows || !eff) {
+      head(x, 200, { 'Content-Length': 0 });
+      return void x.res.end();
+    }
+    const zip = fault?.zip;
+    const isZip = q.format === 'csv' || zip !== undefined;
+    const name =
+      fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, isZip ? 'zip' : 'json'));
+    const headers = {
+      'Content-Type': isZip ? 'application/zip' : 'application/json',
+      'Content-Disposition': name,
+    };
+    const member = zip?.member ?? exportFileName(eff, p.name, 'csv');
+    const store = !zip && p.id === BIG_PORTFOLIO_ID;
+    const text = zip ? filler(zip) : csvChunks(q.reportType, rows);
+    const chunks = isZip
+      ? zipChunks(text, { member, date: eff, store })
+      : jsonChunks(rows, '[', ']', o.spaced);
+    return stream(x, headers, chunks, fault);
+  }
+
+  /**
+   * Sends chunks with backpressure: up to 1 MiB whole with Content-Length, a bigger body (or a gzipped
+   * one) chunked. A truncate or stall fault cuts a small body in half, a big one after its first MiB.
+   */
+  async function stream(x: Exchange, headers: Headers, chunks: Iterable<string | Uint8Array>, fault?: Fault) {
+    const gzip = o.gzip && !fault && /\bgzip\b/i.test(String(x.req.headers['accept-encoding'] ?? ''));
+    const it = chunks[Symbol.iterator]();
+    const first: Buffer[] = [];
+    let next = it.next();
+    for (let size = 0; !gzip && !next.done && size < 1024 * 1024; next = it.next()) {
+      const b = Buffer.from(next.value);
+      first.push(b);
+      size += b.length;
+    }
+    const body = Buffer.concat(first);
+    const small = !gzip && next.done;
+    const record = head(x, 200, {
+      ...headers,
+      ...(gzip && { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }),
+      ...(small && { 'Content-Length': body.length }),
+    });
+    const gz = gzip ? createGzip() : undefined;
+    const sink = gz ?? x.res;
+    x.gone.addEventListener('abort', () => gz?.destroy());
+    gz?.on('data', (d: Buffer) => {
+      record.bytes += d.length;
+      if (!x.res.write(d)) gz.pause();
+    });
+    gz?.on('end', () => x.res.end());
+    x.res.on('drain', () => gz?.resume());
+    const write = async (chunk: string | Uint8Array) => {
+      if (!gz) record.bytes += Buffer.byteLength(chunk);
+      if (!sink.write(chunk)) await once(sink, 'drain', { signal: x.gone }).catch(() => {});
+    };
+    const cut =
+      fault?.truncate || fault?.stallMs ? (small ? Math.floor(body.length / 2) : body.length) : body.length;
+    await write(body.subarray(0, cut));
+    if (fault?.truncate) {
+      await tick();
+      return void x.res.destroy();
+    }
+    if (fault?.stallMs) await sleep(fault.stallMs, undefined, { signal: x.gone }).catch(() => {});
+    if (cut < body.length && !x.gone.aborted) await write(body.subarray(cut));
+    for (; !next.done && !x.gone.aborted; next = it.next()) await write(next.value);
+    if (!x.gone.aborted) sink.end();
+  }
+
+  async function route(x: Exchange) {
+    const url = new URL(x.req.url ?? '/', 'http://sandbox');
+    const realm = /^\/realms\/([^/]+)(\/.*)?$/.exec(url.pathname);
+    const api =
+      url.pathname.startsWith(API_PREFIX) &&
+      /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
+    if (realm) {
+      x.rec.endpoint = 'token';
+      return token(x, realm[1]!, realm[2]);
+    }
+    if (!api) return error(x, 404, 'No endpoint at this path');
+    x.rec.endpoint = api[2] ? 'export' : 'report';
+    return report(x, url, api[1]!);
+  }
+
+  return (req, res) => {
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const tenant = req.headers['x-client-id'];
+    const rec: RequestRecord = {
+      endpoint: 'other',
+      method: req.method ?? '',
+      path: req.url ?? '',
+      status: 0,
+      bytes: 0,
+      at: o.now(),
+      clientIdHeader: typeof tenant === 'string' ? tenant : undefined,
+    };
+    const x: Exchange = { req, res, rec, gone: gone.signal };
+    route(x).catch((err) => {
+      o.log?.(`sandbox: internal error: ${(err as Error)?.message ?? err}`);
+      x.rec.endpoint = 'other';
+      if (!res.headersSent) error(x, 500, 'Internal error in the sandbox');
+      else res.destroy();
+    });
+  };
+}
+
+/** The last `entries` JSON report bodies under `maxChars`, so benchmarks measure clients, not the generator. */
+function createBodyCache(entries: number, maxChars: number) {
   const map = new Map<string, Buffer>();
   return {
     get(key: string): Buffer | undefined {
       const body = map.get(key);
-      if (body) {
-        map.delete(key);
-        map.set(key, body);
-      }
+      if (body) map.delete(key);
+      if (body) map.set(key, body);
       return body;
     },
     *remember(key: string, chunks: Iterable<string>): Generator<string> {
@@ -60,357 +269,15 @@ export function createBodyCache(entries: number, maxChars: number) {
   };
 }
 
-/** The request listener; every answer is recorded in `stats` before its first byte leaves. */
-export function createRoutes({ o, catalog, limiter, stats, faults, issuer }: RouteEnv): RequestListener {
-  const bodies = createBodyCache(4, 16 * 1024 * 1024);
-  const listener: RequestListener = (req, res) => {
-    arrivals.set(req, o.now());
-    handle(req, res).catch((err) => {
-      o.log?.(`sandbox: internal error: ${(err as Error)?.message ?? err}`);
-      if (!res.headersSent) sendError(res, { endpoint: 'other', req }, 500, 'Internal error in the sandbox');
-      else res.destroy();
-    });
-  };
-
-  interface Ctx {
-    endpoint: Endpoint;
-    req: IncomingMessage;
-    user?: string;
-    grant?: string;
-  }
-  const arrivals = new WeakMap<IncomingMessage, number>();
-
-  /** Writes the status line and headers, and records the request (before any byte leaves). */
-  function head(
-    res: ServerResponse,
-    ctx: Ctx,
-    status: number,
-    headers: Record<string, string | number>,
-  ): RequestRecord {
-    const clientIdHeader = ctx.req.headers['x-client-id'];
-    const record: RequestRecord = {
-      endpoint: ctx.endpoint,
-      method: ctx.req.method ?? '',
-      path: ctx.req.url ?? '',
-      status,
-      user: ctx.user,
-      clientIdHeader: typeof clientIdHeader === 'string' ? clientIdHeader : undefined,
-      bytes: 0,
-      at: arrivals.get(ctx.req) ?? o.now(),
-      grant: ctx.grant,
-    };
-    stats.record(record);
-    o.log?.(`${record.method} ${record.path} ${status}${ctx.user ? ` (${ctx.user})` : ''}`);
-    res.writeHead(status, headers);
-    return record;
-  }
-
-  function sendJson(
-    res: ServerResponse,
-    ctx: Ctx,
-    status: number,
-    body: unknown,
-    extra: Record<string, string | number> = {},
-  ) {
-    const text = JSON.stringify(body);
-    const record = head(res, ctx, status, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
-      ...extra,
-    });
-    record.bytes = Buffer.byteLength(text);
-    res.end(text);
-  }
-
-  /** Spring Boot's error body, without the timestamp (so answers stay byte-for-byte repeatable). */
-  function sendError(
-    res: ServerResponse,
-    ctx: Ctx,
-    status: number,
-    message: string,
-    extra: Record<string, string | number> = {},
-  ) {
-    const path = (ctx.req.url ?? '').split('?')[0];
-    sendJson(res, ctx, status, { status, error: STATUS_CODES[status] ?? 'Error', message, path }, extra);
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const path = url.pathname;
-    const realmMatch = /^\/realms\/([^/]+)(\/.*)?$/.exec(path);
-    if (realmMatch) {
-      const ctx: Ctx = { endpoint: 'token', req };
-      if (safeDecode(realmMatch[1]) !== o.realm) {
-        return sendJson(res, ctx, 404, { error: 'Realm does not exist' });
-      }
-      const logout = realmMatch[2] === LOGOUT_PATH;
-      if (realmMatch[2] !== TOKEN_PATH && !logout) {
-        return sendJson(res, { ...ctx, endpoint: 'other' }, 404, {
-          error: 'Unable to find matching target resource method',
-        });
-      }
-      const fault = faults.take('token');
-      if (fault?.delayMs) await sleep(fault.delayMs);
-      if (fault?.status) return sendFault(res, ctx, fault);
-      if (req.method !== 'POST') {
-        return sendJson(res, ctx, 405, { error: 'HTTP 405 Method Not Allowed' }, { Allow: 'POST' });
-      }
-      const raw = await readBody(req, MAX_FORM_BYTES);
-      if (raw === undefined) return sendJson(res, ctx, 413, { error: 'Request entity too large' });
-      const isForm = /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
-      // Keycloak reads only form fields: any other body looks like a request with no fields at all.
-      const form = new URLSearchParams(isForm ? raw : '');
-      ctx.user = form.get('username') ?? undefined;
-      ctx.grant = form.get('grant_type') ?? undefined;
-      const answer = logout ? issuer().logout(form) : issuer().token(form);
-      if (answer.status === 204) {
-        head(res, ctx, 204, { 'Cache-Control': 'no-store' });
-        return void res.end();
-      }
-      return sendJson(res, ctx, answer.status, answer.body, {
-        'Cache-Control': 'no-store',
-        Pragma: 'no-cache',
-      });
-    }
-
-    const api = path.startsWith(API_PREFIX)
-      ? /^([^/]+)(\/export)?$/.exec(path.slice(API_PREFIX.length))
-      : null;
-    if (!api) return sendError(res, { endpoint: 'other', req }, 404, 'No endpoint at this path');
-    const ctx: Ctx = { endpoint: api[2] ? 'export' : 'report', req };
-    if (req.method !== 'GET') {
-      return sendError(res, ctx, 405, `Request method '${req.method}' is not supported`, { Allow: 'GET' });
-    }
-    const fault = faults.take(ctx.endpoint);
-    if (fault?.delayMs) await sleep(fault.delayMs);
-    if (fault?.status) return sendFault(res, ctx, fault);
-
-    // 401
-    const bearer = issuer().checkBearer(req.headers.authorization);
-    if (!bearer.ok) {
-      const challenge =
-        bearer.reason === 'missing'
-          ? `Bearer realm="${o.realm}"`
-          : `Bearer realm="${o.realm}", error="invalid_token", error_description="${bearer.description}"`;
-      return sendError(res, ctx, 401, bearer.description, { 'WWW-Authenticate': challenge });
-    }
-    ctx.user = bearer.claims.preferred_username;
-    // 403
-    const tenant = req.headers['x-client-id'];
-    if (typeof tenant !== 'string' || tenant === '') {
-      return sendError(res, ctx, 403, 'Missing X-CLIENT-ID header');
-    }
-    if (tenant !== bearer.claims.tenant) {
-      return sendError(res, ctx, 403, `Access denied: user is not a member of tenant '${tenant}'`);
-    }
-    // 400
-    const q = parseQuery(api[1], url.searchParams, ctx.endpoint === 'export');
-    if ('error' in q) return sendError(res, ctx, 400, q.error);
-    // 404
-    const portfolio = catalog.get(q.portfolioId);
-    if (!portfolio) return sendError(res, ctx, 404, `Portfolio ${q.portfolioId} not found`);
-    // 429
-    if (ctx.endpoint === 'report') {
-      const slot = limiter.take(ctx.user, o.now());
-      if (!slot.ok) {
-        const seconds = retryAfterSeconds(slot.retryAfterMs);
-        return sendError(
-          res,
-          ctx,
-          429,
-          `Rate limit exceeded: ${limiter.limit} requests per ${limiter.windowMs / 1000} seconds`,
-          { 'Retry-After': seconds },
-        );
-      }
-    }
-    if (ctx.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
-    if (portfolio.failStatus) return sendError(res, ctx, portfolio.failStatus, 'Report generation failed');
-    // 200
-    return sendReport(res, ctx, portfolio, q, fault);
-  }
-
-  function sendFault(res: ServerResponse, ctx: Ctx, f: Fault) {
-    const extra: Record<string, string | number> =
-      f.retryAfter === undefined ? {} : { 'Retry-After': f.retryAfter };
-    if (ctx.endpoint === 'token') {
-      return sendJson(
-        res,
-        ctx,
-        f.status!,
-        { error: 'server_error', error_description: 'Injected fault' },
-        extra,
-      );
-    }
-    return sendError(res, ctx, f.status!, 'Injected fault', extra);
-  }
-
-  async function sendReport(
-    res: ServerResponse,
-    ctx: Ctx,
-    p: Portfolio,
-    q: Query,
-    fault: Fault | undefined,
-  ): Promise<void> {
-    const eff = effectiveDateFor(q.date);
-    const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
-    if (ctx.endpoint === 'report') {
-      // The same request gives the same bytes: keep recent bodies, so clients are measured, not the generator.
-      const key = `${p.id}|${q.reportType}|${eff}`;
-      const cached = bodies.get(key);
-      const chunks = cached
-        ? [cached]
-        : bodies.remember(
-            key,
-            rows
-              ? o.spaced
-                ? jsonChunks(rows, '{"report": [', ']}', true)
-                : jsonChunks(rows, '{"report":[', ']}')
-              : [o.spaced ? '{"report": []}' : '{"report":[]}'],
-          );
-      return stream(res, ctx, { 'Content-Type': 'application/json' }, chunks, fault);
-    }
-    if (!rows || !eff) {
-      head(res, ctx, 200, { 'Content-Length': 0 });
-      res.end();
-      return;
-    }
-    const isZip = q.format === 'csv' || fault?.zip !== undefined;
-    const ext = isZip ? 'zip' : 'json';
-    const headers = {
-      'Content-Type': isZip ? 'application/zip' : 'application/json',
-      'Content-Disposition':
-        fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, ext)),
-    };
-    const chunks = fault?.zip
-      ? zipChunks(filler(fault.zip), {
-          member: fault.zip.member ?? exportFileName(eff, p.name, 'csv'),
-          date: eff,
-        })
-      : q.format === 'csv'
-        ? zipChunks(csvChunks(q.reportType, rows), {
-            member: exportFileName(eff, p.name, 'csv'),
-            date: eff,
-            store: p.id === BIG_PORTFOLIO_ID,
-          })
-        : jsonChunks(rows, '[', ']', o.spaced);
-    return stream(res, ctx, headers, chunks, fault);
-  }
-
-  /**
-   * Sends chunks: a small body (under 1 MiB) whole with Content-Length, a bigger one chunked, written
-   * with backpressure so memory stays flat whatever the size.
-   */
-  async function stream(
-    res: ServerResponse,
-    ctx: Ctx,
-    headers: Record<string, string | number>,
-    chunks: Iterable<string | Uint8Array>,
-    fault: Fault | undefined,
-  ): Promise<void> {
-    if (o.gzip && /\bgzip\b/i.test(String(ctx.req.headers['accept-encoding'] ?? '')) && !fault) {
-      return gzipped(res, ctx, headers, chunks);
-    }
-    const truncate = !!fault?.truncate;
-    const stallMs = fault?.stallMs ?? 0;
-    const it = chunks[Symbol.iterator]();
-    const first: Buffer[] = [];
-    let size = 0;
-    let next = it.next();
-    while (!next.done && size < 1024 * 1024) {
-      const b = Buffer.from(next.value);
-      first.push(b);
-      size += b.length;
-      next = it.next();
-    }
-    if (next.done) {
-      const body = Buffer.concat(first);
-      const record = head(res, ctx, 200, { ...headers, 'Content-Length': body.length });
-      if (truncate) {
-        record.bytes = Math.floor(body.length / 2);
-        res.write(body.subarray(0, record.bytes));
-        await new Promise((r) => setImmediate(r));
-        res.destroy();
-        return;
-      }
-      if (stallMs > 0) {
-        const half = Math.floor(body.length / 2);
-        res.write(body.subarray(0, half));
-        await pause(res, stallMs);
-        if (res.destroyed) return;
-        record.bytes = body.length;
-        res.end(body.subarray(half));
-        return;
-      }
-      record.bytes = body.length;
-      res.end(body);
-      return;
-    }
-    const record = head(res, ctx, 200, headers);
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-    });
-    const send = async (chunk: string | Uint8Array) => {
-      record.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      if (!res.write(chunk)) await drained(res);
-    };
-    for (const b of first) await send(b);
-    if (stallMs > 0) await pause(res, stallMs);
-    if (truncate) {
-      await new Promise((r) => setImmediate(r));
-      res.destroy();
-      return;
-    }
-    for (; !next.done && !closed; next = it.next()) await send(next.value);
-    if (!closed) res.end();
-  }
-
-  /** The chunks gzip-compressed as they are written (chunked, no Content-Length), with backpressure. */
-  async function gzipped(
-    res: ServerResponse,
-    ctx: Ctx,
-    headers: Record<string, string | number>,
-    chunks: Iterable<string | Uint8Array>,
-  ): Promise<void> {
-    const record = head(res, ctx, 200, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
-    const gzip = createGzip();
-    gzip.on('data', (d: Buffer) => {
-      record.bytes += d.length;
-      if (!res.write(d)) gzip.pause();
-    });
-    res.on('drain', () => gzip.resume());
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-      gzip.destroy();
-    });
-    for (const c of chunks) {
-      if (closed) return;
-      if (!gzip.write(c)) await new Promise((r) => gzip.once('drain', r));
-    }
-    await new Promise<void>((resolve) => {
-      gzip.once('end', resolve);
-      gzip.end();
-    });
-    if (!closed) res.end();
-  }
-
-  return listener;
-}
-
 interface Query {
   portfolioId: number;
   reportType: ReportType;
   date: string;
-  format: 'json' | 'csv';
+  format: string;
 }
 
 /** The 400 checks, in order: portfolio id, reportType, date, format (export only). */
-export function parseQuery(
-  id: string,
-  params: URLSearchParams,
-  isExport: boolean,
-): Query | { error: string } {
+function parseQuery(id: string, params: URLSearchParams, isExport: boolean): Query | { error: string } {
   const decoded = safeDecode(id);
   if (!/^[+-]?\d{1,10}$/.test(decoded) || Math.abs(Number(decoded)) > 2_147_483_647) {
     return { error: `Invalid value '${decoded}' for path variable 'portfolioId': must be an integer` };
@@ -423,16 +290,10 @@ export function parseQuery(
   const date = params.get('date');
   if (date === null) return { error: "Required request parameter 'date' is not present" };
   if (!isIsoDate(date)) return { error: `Invalid date '${date}': expected YYYY-MM-DD` };
-  const format = params.get('format') ?? 'json';
-  if (isExport && format !== 'json' && format !== 'csv') {
+  const format = isExport ? (params.get('format') ?? 'json') : 'json';
+  if (format !== 'json' && format !== 'csv')
     return { error: `Invalid format '${format}': expected json or csv` };
-  }
-  return {
-    portfolioId: Number(decoded),
-    reportType: reportType as ReportType,
-    date,
-    format: isExport ? (format as 'json' | 'csv') : 'json',
-  };
+  return { portfolioId: Number(decoded), reportType: reportType as ReportType, date, format };
 }
 
 function safeDecode(s: string): string {
@@ -443,32 +304,25 @@ function safeDecode(s: string): string {
   }
 }
 
-/** The request body as text, or undefined past `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** The rows, or undefined when there are none. */
+function peek(rows: Iterable<Row>): Iterable<Row> | undefined {
+  const it = rows[Symbol.iterator]();
+  const first = it.next();
+  if (first.done) return undefined;
+  return (function* () {
+    yield first.value;
+    for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+  })();
 }
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+  }
+  return size > limit ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 /** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
@@ -478,17 +332,22 @@ function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
   for (let left = z.bytes; left > 0; left -= piece.length) yield piece.slice(0, Math.min(left, piece.length));
 }
 
-/** Waits `ms`, or less when the client goes away meanwhile. */
-function pause(res: ServerResponse, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      res.off('close', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    res.on('close', done);
-  });
+/** The JSON endpoint's limit: at most `limit` accepted requests per key in any `windowMs` (sliding). */
+export class SlidingWindow {
+  private readonly hits = new Map<string, number[]>();
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Accepts (and records) a request, or says how long until a slot frees. Rejected requests don't count. */
+  take(key: string, now: number): { ok: true } | { ok: false; retryAfterMs: number } {
+    const recent = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
+    this.hits.set(key, recent);
+    if (recent.length >= this.limit) return { ok: false, retryAfterMs: recent[0]! + this.windowMs - now };
+    recent.push(now);
+    return { ok: true };
+  }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));

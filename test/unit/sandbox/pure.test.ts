@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, effectiveDateFor, isIsoDate, nextBusinessDay } from '../../../src/sandbox/calendar.js';
-import { csvCell, csvColumns, csvHeader, csvLine } from '../../../src/sandbox/csv.js';
-import { retryAfterSeconds, SlidingWindow } from '../../../src/sandbox/limiter.js';
-import { asciiFallback, contentDisposition, exportFileName } from '../../../src/sandbox/naming.js';
-import { isinCheckDigit, security, uuid } from '../../../src/sandbox/universe.js';
-import { decimal, type Fields, mix, num, toJson } from '../../../src/sandbox/values.js';
+import { decimal, isinCheckDigit, mix, security, uuid } from '../../../src/sandbox/portfolios.js';
+import { retryAfterSeconds, SlidingWindow } from '../../../src/sandbox/routes.js';
+import {
+  asciiFallback,
+  contentDisposition,
+  csvCell,
+  csvColumns,
+  csvHeader,
+  csvLine,
+  exportFileName,
+  num,
+  type Row,
+  toJson,
+} from '../../../src/sandbox/wire.js';
 
 describe('decimal', () => {
   it.each([
@@ -21,19 +30,13 @@ describe('decimal', () => {
 
 describe('toJson', () => {
   it('writes number literals verbatim, objects in field order, compact', () => {
-    const row: Fields = [
-      ['b', num('12345678901234567890')],
-      ['a', 'x"y'],
-      ['n', null],
-      ['t', true],
-      [
-        'o',
-        [
-          ['Net', num('1.0')],
-          ['Price', num('1E-7')],
-        ],
-      ],
-    ];
+    const row: Row = {
+      b: num('12345678901234567890'),
+      a: 'x"y',
+      n: null,
+      t: true,
+      o: { Net: num('1.0'), Price: num('1E-7') },
+    };
     expect(toJson(row)).toBe(
       '{"b":12345678901234567890,"a":"x\\"y","n":null,"t":true,"o":{"Net":1.0,"Price":1E-7}}',
     );
@@ -92,17 +95,17 @@ describe('csv', () => {
   });
 
   it('writes a public-example line exactly, with an empty Exchange Code', () => {
-    const row: Fields = [
-      ['effectiveDate', '2023-06-30'],
-      ['isin', 'CH0102878927'],
-      ['securityName', 'STOXX EXAMPLE 600 OIL & GAS GROSS EUR'],
-      ['securityTicker', 'SXEGR Index'],
-      ['closingPrice', num('242.76633')],
-      ['currency', 'EUR'],
-      ['closingFx', num('1')],
-      ['indexShares', num('13417.402222')],
-      ['indexWeighting', num('0.25')],
-    ];
+    const row: Row = {
+      effectiveDate: '2023-06-30',
+      isin: 'CH0102878927',
+      securityName: 'STOXX EXAMPLE 600 OIL & GAS GROSS EUR',
+      securityTicker: 'SXEGR Index',
+      closingPrice: num('242.76633'),
+      currency: 'EUR',
+      closingFx: num('1'),
+      indexShares: num('13417.402222'),
+      indexWeighting: num('0.25'),
+    };
     expect(csvLine('constituent.close', row)).toBe(
       '2023-06-30,CH0102878927,STOXX EXAMPLE 600 OIL & GAS GROSS EUR,SXEGR Index,,242.76633,EUR,1,13417.402222,0.25\n',
     );
@@ -112,17 +115,7 @@ describe('csv', () => {
     const cols = csvColumns('constituent.corporateactions').map(([h]) => h);
     expect(cols.slice(0, 3)).toEqual(['Index ID Net', 'Index ID Price', 'Index ID Total']);
     expect(cols).toContain('Old Shares Net');
-    const row: Fields = [
-      [
-        'indexId',
-        [
-          ['Net', 'n'],
-          ['Price', 'p'],
-          ['Total', 't'],
-        ],
-      ],
-      ['sedol', null],
-    ];
+    const row: Row = { indexId: { Net: 'n', Price: 'p', Total: 't' }, sedol: null };
     expect(csvLine('constituent.corporateactions', row).startsWith('n,p,t,,,,')).toBe(true);
   });
 });

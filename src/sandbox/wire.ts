@@ -1,0 +1,145 @@
+/** Rows into bytes: JSON, the export's CSV in a streamed zip, and the export's file names. */
+import formatDisposition from 'content-disposition';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import type { ReportType } from '../domain.js';
+
+/** A JSON number as the exact text to send: rows may hold literals a double cannot represent. */
+export class Num {
+  constructor(readonly num: string) {}
+}
+export const num = (text: string): Num => new Num(text);
+export type Val = string | null | boolean | Num | Row;
+/** Key order is wire order. */
+export interface Row {
+  readonly [key: string]: Val;
+}
+
+// Most strings need no escaping; skipping JSON.stringify for them makes big exports much faster.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+const quote = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`);
+
+/** JSON text of a value: compact as Jackson writes it, or `spaced` as Python's json.dumps does. */
+export function toJson(v: Val, spaced = false): string {
+  if (v === null || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return quote(v);
+  if (v instanceof Num) return v.num;
+  let s = '';
+  for (const k in v)
+    s += `${s ? (spaced ? ', ' : ',') : ''}${quote(k)}${spaced ? ': ' : ':'}${toJson(v[k]!, spaced)}`;
+  return `{${s}}`;
+}
+
+/** `head`, a line per row and `tail` in ~64 KiB chunks, so any number of rows streams with flat memory. */
+function* chunks(head: string, rows: Iterable<Row>, line: (row: Row, i: number) => string, tail = '') {
+  let buf = head;
+  let i = 0;
+  for (const row of rows) {
+    buf += line(row, i++);
+    if (buf.length >= 64 * 1024) {
+      yield buf;
+      buf = '';
+    }
+  }
+  if (buf + tail) yield buf + tail;
+}
+
+export const jsonChunks = (rows: Iterable<Row>, open: string, close: string, spaced = false) =>
+  chunks(open, rows, (row, i) => (i ? (spaced ? ', ' : ',') : '') + toJson(row, spaced), close);
+
+export const csvChunks = (type: ReportType, rows: Iterable<Row>) =>
+  chunks(csvHeader(type), rows, (row) => csvLine(type, row));
+
+/** [header, key, nested key]; the header is the key in words ("closingFx" → "Closing Fx"). */
+type Columns = readonly (readonly [string, string, string?])[];
+const ACRONYMS = new Set(['Id', 'Isin', 'Sedol', 'Ric', 'Paf', 'Saf']);
+const columns = (paths: string): Columns =>
+  paths.split(/\s+/).map((path) => {
+    const [key, sub] = path.split('.') as [string, string?];
+    const words = path
+      .replace(/([a-z])([A-Z.])/g, '$1 $2')
+      .replace('.', '')
+      .split(' ');
+    const cap = words.map((w) => w[0]!.toUpperCase() + w.slice(1));
+    return [cap.map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w)).join(' '), key, sub];
+  });
+const nested = (key: string, subs: string) => subs.replace(/\w+/g, `${key}.$&`);
+
+/** The spec's columns for constituent types; the others are the row's spec fields in spec order. */
+const CONSTITUENT = columns(
+  'effectiveDate isin securityName securityTicker exchangeCode closingPrice currency closingFx indexShares indexWeighting',
+);
+const INDEX = columns(
+  'effectiveDate indexId indexName indexValue currency closeMarketValue openMarketValue closeDivisor openDivisor',
+);
+const CORPORATE_ACTIONS = columns(
+  `${nested('indexId', 'Net Price Total')} ${nested('indexName', 'Net Price Total')} isin sedol securityTicker
+  securityRic currency eventId eventType eventSubType mandVol status announceDate exDate recordDate payDate
+  effectiveDate rebalanceDate ${nested('oldShares', 'Price Total Net')} ${nested('newShares', 'Price Total Net')}
+  oldPrice newPrice paf saf cashFlowPerShare cashFlowPerShareCurrency`,
+);
+
+export const csvColumns = (type: ReportType): Columns =>
+  type === 'index' ? INDEX : type.endsWith('corporateactions') ? CORPORATE_ACTIONS : CONSTITUENT;
+
+/** RFC 4180: quote a cell holding a comma, a quote or a line break; double the quotes. */
+export const csvCell = (text: string): string =>
+  /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+
+/** A cell's text: null or a missing field is empty, as is an object where a value was expected. */
+function cellText(row: Row, key: string, sub?: string): string {
+  let v: Val | undefined = row[key];
+  if (sub !== undefined) v = v && typeof v === 'object' && !(v instanceof Num) ? v[sub] : undefined;
+  if (v === undefined || v === null) return '';
+  if (v instanceof Num) return v.num;
+  return typeof v === 'object' ? '' : String(v);
+}
+
+export const csvHeader = (type: ReportType): string => `${csvColumns(type).map(([h]) => csvCell(h))}\n`;
+
+export const csvLine = (type: ReportType, row: Row): string =>
+  `${csvColumns(type).map(([, key, sub]) => csvCell(cellText(row, key, sub)))}\n`;
+
+/** A zip of one member holding `text` (deflated unless `store`), emitted while `text` is consumed. */
+export function* zipChunks(
+  text: Iterable<string>,
+  o: { member: string; date: string; store?: boolean },
+): Generator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((err, data) => {
+    if (err) failure = err;
+    else out.push(data);
+  });
+  const file = o.store ? new ZipPassThrough(o.member) : new ZipDeflate(o.member, { level: 6 });
+  const [y, m, d] = o.date.split('-').map(Number) as [number, number, number];
+  // fflate writes DOS time from local components: a local noon gives the same bytes in every time zone.
+  file.mtime = new Date(y, m - 1, d, 12, 0, 0);
+  zip.add(file);
+  const enc = new TextEncoder();
+  const flush = function* () {
+    if (failure) throw failure;
+    yield* out.splice(0);
+  };
+  for (const chunk of text) {
+    file.push(enc.encode(chunk));
+    yield* flush();
+  }
+  file.push(new Uint8Array(0), true);
+  zip.end();
+  yield* flush();
+}
+
+/** "<date>_<name words joined by _>_index.<ext>", as the public example names its files. */
+export const exportFileName = (date: string, name: string, ext: string): string =>
+  `${date}_${name.split(/\s+/).filter(Boolean).join('_')}_index.${ext}`;
+
+/** The name with accents dropped and anything else outside printable ASCII replaced by "_". */
+export const asciiFallback = (name: string): string =>
+  name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\]/g, '_');
+
+/** RFC 6266: a quoted filename, plus filename* (RFC 5987) when the name is not plain ASCII. */
+export const contentDisposition = (fileName: string): string =>
+  formatDisposition(fileName, { fallback: asciiFallback(fileName) });
