@@ -141,7 +141,7 @@ export class FileExistsError extends FileError {
 export class ChangesFoundError extends PrsError {
   static override readonly exitCode: number = ExitCode.changed;
   constructor() {
-    super('changes found');
+    super('changes found', { silent: true });
   }
 }
 

@@ -293,11 +293,7 @@ function createPrompter(): (question: string, hidden: boolean) => Promise<string
   };
 }
 
-export interface TestIO extends IO {
-  stdoutText(): string;
-  stdoutBytes(): Buffer;
-  stderrText(): string;
-}
+export type TestIO = ReturnType<typeof createTestIO>;
 
 interface TestIOOptions extends Pick<IOOptions, 'quiet' | 'verbose' | 'color' | 'env' | 'logFormat'> {
   isStdoutTTY?: boolean;
@@ -314,7 +310,7 @@ interface TestIOOptions extends Pick<IOOptions, 'quiet' | 'verbose' | 'color' | 
 }
 
 /** createIO over memory (gh's iostreams.Test()); progress is written as `[progress] <text>` lines. */
-export function createTestIO(o: TestIOOptions = {}): TestIO {
+export function createTestIO(o: TestIOOptions = {}) {
   const memory = (into: Buffer[], tty: boolean) =>
     Object.assign(
       new Writable({

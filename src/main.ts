@@ -2,7 +2,7 @@
 import { type Command, CommanderError } from 'commander';
 import { buildProgram, type Runner } from './cli.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
-import { ChangesFoundError, ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
+import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
@@ -148,8 +148,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    const silent = !received && (err instanceof ChangesFoundError || (err instanceof PrsError && err.silent));
-    if (code !== ExitCode.ok && !silent) {
+    if (code !== ExitCode.ok && (received || !(err instanceof PrsError && err.silent))) {
       const lines = received ? [signalLine()] : errorLines(err, debug);
       said = received !== undefined;
       // Before a command ran (a parse or usage error) the flags are read from argv.
