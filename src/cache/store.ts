@@ -47,13 +47,7 @@ export interface CachedAnswer {
   storedAt: number;
 }
 
-export interface EntryWriter {
-  write(chunk: Uint8Array): void;
-  commit(): void;
-  abort(): void;
-}
-
-export interface StoreInfo {
+interface StoreInfo {
   directory: string;
   entries: number;
   bytes: number;
@@ -63,20 +57,7 @@ export interface StoreInfo {
   profiles: Record<string, { entries: number; bytes: number }>;
 }
 
-export interface CacheStore {
-  readonly root: string;
-  /** A fresh entry, marked used; a corrupt one is removed. */
-  get(profile: string, key: AnswerKey, maxAgeMs: number): CachedAnswer | undefined;
-  /** Not marked used (--dry-run). */
-  peek(profile: string, key: AnswerKey, maxAgeMs: number): boolean;
-  put(profile: string, key: AnswerKey, bytes: Buffer): void;
-  /** Errors while writing abandon the entry, silently. */
-  writer(profile: string, key: AnswerKey): EntryWriter;
-  remove(profile: string, key: AnswerKey): void;
-  /** What was removed. */
-  clear(profile?: string): { entries: number; bytes: number };
-  info(): StoreInfo;
-}
+export type CacheStore = ReturnType<typeof createCacheStore>;
 
 const EXT = '.entry';
 const HEAD = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/;
@@ -279,7 +260,7 @@ function markCleared(cacheDir: string, profile: string | undefined): void {
   } catch {}
 }
 
-export function createCacheStore(o: StoreOptions): CacheStore {
+export function createCacheStore(o: StoreOptions) {
   const root = join(o.cacheDir, 'answers');
   const marks = readMarks(o.cacheDir);
   const clearedSince = (profile: string) =>
@@ -312,7 +293,8 @@ export function createCacheStore(o: StoreOptions): CacheStore {
 
   return {
     root,
-    get(profile, k, maxAgeMs) {
+    /** A fresh entry, marked used; a corrupt one is removed. */
+    get(profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined {
       const entry = read(profile, k, maxAgeMs);
       if (entry) {
         const t = o.clock.now() / 1000;
@@ -324,15 +306,17 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       }
       return entry;
     },
-    peek(profile, k, maxAgeMs) {
+    /** Not marked used (--dry-run). */
+    peek(profile: string, k: AnswerKey, maxAgeMs: number): boolean {
       return read(profile, k, maxAgeMs) !== undefined;
     },
-    put(profile, k, body) {
+    put(profile: string, k: AnswerKey, body: Buffer): void {
       const w = this.writer(profile, k);
       w.write(body);
       w.commit();
     },
-    writer(profile, k) {
+    /** Errors while writing abandon the entry, silently. */
+    writer(profile: string, k: AnswerKey) {
       const path = pathOf(profile, k);
       const placeholder = entryHead(k, 0, '0'.repeat(64), 0);
       let file: Replacement | undefined;
@@ -353,7 +337,7 @@ export function createCacheStore(o: StoreOptions): CacheStore {
         return file;
       };
       return {
-        write(chunk) {
+        write(chunk: Uint8Array): void {
           if (dead || chunk.length === 0) return;
           try {
             const f = file ?? open();
@@ -366,7 +350,7 @@ export function createCacheStore(o: StoreOptions): CacheStore {
             abandon();
           }
         },
-        commit() {
+        commit(): void {
           if (dead) return;
           const now = o.clock.now();
           try {
@@ -392,10 +376,11 @@ export function createCacheStore(o: StoreOptions): CacheStore {
         abort: abandon,
       };
     },
-    remove(profile, k) {
+    remove(profile: string, k: AnswerKey): void {
       unlinkQuiet(pathOf(profile, k));
     },
-    clear(profile) {
+    /** What was removed. */
+    clear(profile?: string): { entries: number; bytes: number } {
       markCleared(o.cacheDir, profile);
       // This store's own clear does not stop it.
       for (const name of [ALL, profile ?? ALL]) marks.set(name, readMark(o.cacheDir, name));
@@ -405,7 +390,7 @@ export function createCacheStore(o: StoreOptions): CacheStore {
       total = undefined;
       return removed;
     },
-    info() {
+    info(): StoreInfo {
       const info: StoreInfo = { directory: root, entries: 0, bytes: 0, profiles: {} };
       for (const f of scan(root, o.clock.now())) {
         info.entries++;

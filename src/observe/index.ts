@@ -60,11 +60,7 @@ export function count(t: Tally, e: RunEvent): void {
   }
 }
 
-function requestCount(t: Tally): number {
-  let n = 0;
-  for (const r of t.requests.values()) n += r.count;
-  return n;
-}
+const requestCount = (t: Tally) => [...t.requests.values()].reduce((n, r) => n + r.count, 0);
 
 /** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests": the success ping and summary entry. */
 export function summaryLine(command: RunCommand, t: Tally, exitCode: number, durationMs: number): string {

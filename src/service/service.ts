@@ -270,19 +270,7 @@ function waitText(ms: number): string {
 
 /** Base URL and tenant, or a usage error naming where to set them (never logged in: exit 4). */
 export function target(
-  s: Pick<
-    Settings,
-    | 'baseUrl'
-    | 'tenant'
-    | 'ci'
-    | 'profile'
-    | 'token'
-    | 'username'
-    | 'password'
-    | 'clientSecret'
-    | 'grant'
-    | 'sources'
-  >,
+  s: Parameters<typeof neverLoggedIn>[0] & Pick<Settings, 'baseUrl' | 'tenant' | 'ci' | 'profile'>,
 ): { baseUrl: string; tenant: string } {
   if ((!s.baseUrl || !s.tenant) && neverLoggedIn(s)) throw neverLoggedInError(s);
   if (!s.baseUrl) {
