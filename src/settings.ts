@@ -323,14 +323,15 @@ export function resolveProfileName(flag: string | undefined, env: Env): string {
 }
 
 type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+type Layer = { value?: string; source?: SettingSource };
 
 /** Each key's raw value and its layer (an empty variable is unset); `prs config list/get` shows them. */
 export function effectiveSettings(
   flags: SettingValues,
   env: Env,
   profile: SettingValues,
-): Record<SettingKey, { value?: string; source?: SettingSource }> {
-  const layer = (key: SettingKey): { value?: string; source?: SettingSource } => {
+): Record<SettingKey, Layer> {
+  const layer = (key: SettingKey): Layer => {
     const { env: name, default: fallback } = row(key);
     const fromEnv = name === undefined ? undefined : env[name];
     if (flags[key] !== undefined) return { value: flags[key], source: 'flag' };
@@ -339,10 +340,7 @@ export function effectiveSettings(
     if (fallback !== undefined) return { value: fallback, source: 'default' };
     return {};
   };
-  return Object.fromEntries(SETTING_KEYS.map((key) => [key, layer(key)])) as Record<
-    SettingKey,
-    { value?: string; source?: SettingSource }
-  >;
+  return Object.fromEntries(SETTING_KEYS.map((key) => [key, layer(key)])) as Record<SettingKey, Layer>;
 }
 
 /** Validated settings; a malformed value is a UsageError naming where it came from. */
@@ -353,14 +351,6 @@ export function resolveSettings(
 ): Settings {
   const effective = effectiveSettings(flags, env, profile);
   const sources: Settings['sources'] = {};
-  const pick = (key: SettingKey): string | undefined => {
-    const { value, source } = effective[key];
-    if (source) sources[key] = source;
-    // Every setting ends up in a header, a URL or a form, where a control character splits or vanishes.
-    const bad = value === undefined ? undefined : controlCharacters(key, value);
-    if (bad) throw new UsageError(`${bad} (from ${where(key)})`, repair(key));
-    return value;
-  };
   const where = (key: SettingKey) =>
     sources[key] === 'env'
       ? row(key).env
@@ -373,10 +363,14 @@ export function resolveSettings(
     const prs = name === SETTINGS.profile.default ? 'prs' : `prs --profile ${name}`;
     return { hint: `fix it with \`${prs} config set ${key} <value>\` or \`${prs} config unset ${key}\`` };
   };
-  // Empty without a default is unset.
   const value = (key: SettingKey): unknown => {
-    const raw = pick(key);
+    const { value: raw, source } = effective[key];
+    if (source) sources[key] = source;
+    // Every setting ends up in a header, a URL or a form, where a control character splits or vanishes.
+    const bad = raw === undefined ? undefined : controlCharacters(key, raw);
+    if (bad) throw new UsageError(`${bad} (from ${where(key)})`, repair(key));
     const { parse, default: fallback } = row(key);
+    // Empty without a default is unset.
     if (raw === undefined || (raw === '' && fallback === undefined)) return undefined;
     try {
       return parse ? parse(raw.trim()) : raw;

@@ -5,15 +5,16 @@ import {
   COMPLETE_COMMAND,
   type CommandSpec,
   type CompletionSpec,
-  type OptionSpec,
+  flagsOf,
   optionsFor,
+  subcommandKeys,
   type ValueSpec,
+  valueOptions,
 } from './model.js';
 
 export const bashQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 const key = (cmd: CommandSpec) => cmd.path.join(' ');
-const flagsOf = (o: OptionSpec) => [o.short, o.long].filter((f): f is string => !!f);
 
 function valueCode(v: ValueSpec | undefined): string {
   if (v?.kind === 'choices') return `w:${v.values.join(' ')}`;
@@ -26,23 +27,12 @@ export function renderBash(spec: CompletionSpec, header: string): string {
   const lines: string[] = [];
   const emit = (...l: string[]) => lines.push(...l);
 
-  // A command's own options first: they may shadow a global one.
-  const valueCases: string[] = [];
-  for (const cmd of commands) {
-    const own = cmd.path.length === 0 ? [] : cmd.options;
-    for (const o of own.filter((x) => x.takesValue)) {
-      const pats = flagsOf(o).map((f) => bashQuote(`${key(cmd)} ${f}`));
-      valueCases.push(`    ${pats.join('|')}) ${fn}_v=${bashQuote(valueCode(o.value))} ;;`);
-    }
-  }
-  for (const o of spec.globalOptions.filter((x) => x.takesValue)) {
-    const pats = flagsOf(o).map((f) => `*${bashQuote(` ${f}`)}`);
-    valueCases.push(`    ${pats.join('|')}) ${fn}_v=${bashQuote(valueCode(o.value))} ;;`);
-  }
-
-  const subcommandPats = commands
-    .filter((c) => c.path.length > 0)
-    .map((c) => bashQuote(`${c.path.slice(0, -1).join(' ')} ${c.name}`));
+  // A command's own options come first: they may shadow a global one.
+  const valueCases = valueOptions(spec).map(({ at, option: o }) => {
+    const pats = flagsOf(o).map((f) => (at === '*' ? `*${bashQuote(` ${f}`)}` : bashQuote(`${at} ${f}`)));
+    return `    ${pats.join('|')}) ${fn}_v=${bashQuote(valueCode(o.value))} ;;`;
+  });
+  const subcommandPats = subcommandKeys(spec).map(bashQuote);
 
   emit(
     ...header.split('\n').map((l) => `# ${l}`.trimEnd()),

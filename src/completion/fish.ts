@@ -3,8 +3,11 @@ import {
   COMPLETE_COMMAND,
   type CommandSpec,
   type CompletionSpec,
+  flagsOf,
   type OptionSpec,
+  subcommandKeys,
   type ValueSpec,
+  valueOptions,
 } from './model.js';
 
 export const fishQuote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -41,14 +44,9 @@ export function renderFish(spec: CompletionSpec, header: string): string {
   const out: string[] = [...header.split('\n').map((l) => `# ${l}`.trimEnd()), ''];
   const emit = (...l: string[]) => out.push(...l);
 
-  const valueFlags: string[] = [];
-  for (const cmd of commands) {
-    if (cmd.path.length === 0) continue;
-    for (const o of cmd.options.filter((x) => x.takesValue))
-      for (const f of [o.short, o.long]) if (f) valueFlags.push(fishQuote(`${key(cmd)} ${f}`));
-  }
-  for (const o of spec.globalOptions.filter((x) => x.takesValue))
-    for (const f of [o.short, o.long]) if (f) valueFlags.push(fishQuote(`* ${f}`));
+  const valueFlags = valueOptions(spec).flatMap(({ at, option }) =>
+    flagsOf(option).map((f) => fishQuote(`${at} ${f}`)),
+  );
 
   emit(
     `# Prints the command path typed so far ("" at the top, "auth status", ...) and, on a second line,`,
@@ -75,10 +73,7 @@ export function renderFish(spec: CompletionSpec, header: string): string {
     '                continue',
     '        end',
     '        switch "$cmd $tok"',
-    `            case ${commands
-      .filter((c) => c.path.length > 0)
-      .map((c) => fishQuote(`${c.path.slice(0, -1).join(' ')} ${c.name}`))
-      .join(' ')}`,
+    `            case ${subcommandKeys(spec).map(fishQuote).join(' ')}`,
     '                set cmd (string trim -- "$cmd $tok")',
     '                set nargs 0',
     "            case '*'",

@@ -154,6 +154,24 @@ export function allCommands(root: CommandSpec): CommandSpec[] {
   return [root, ...root.commands.flatMap(allCommands)];
 }
 
+export const flagsOf = (o: OptionSpec): string[] => [o.short, o.long].filter((f): f is string => !!f);
+
+/** The options that take a value, by command path: every command's own, then the global ones ('*'). */
+export function valueOptions(spec: CompletionSpec): { at: string; option: OptionSpec }[] {
+  const own = allCommands(spec.root).flatMap((c) =>
+    c.path.length === 0 ? [] : c.options.map((option) => ({ at: c.path.join(' '), option })),
+  );
+  return [...own, ...spec.globalOptions.map((option) => ({ at: '*', option }))].filter(
+    (v) => v.option.takesValue,
+  );
+}
+
+/** "<parent path> <name>" of every command below the root. */
+export const subcommandKeys = (spec: CompletionSpec): string[] =>
+  allCommands(spec.root)
+    .filter((c) => c.path.length > 0)
+    .map((c) => `${c.path.slice(0, -1).join(' ')} ${c.name}`);
+
 export function optionsFor(spec: CompletionSpec, cmd: CommandSpec): OptionSpec[] {
   const own = new Set(cmd.options.map((o) => o.long ?? o.short));
   return [...cmd.options, ...spec.globalOptions.filter((g) => !own.has(g.long ?? g.short))];
