@@ -1,9 +1,6 @@
 /**
- * `prs auth status` and `prs auth token`.
- *
- * Status is judged locally and never contacts the network: it must be cheap and safe to run from a
- * health check. So "ready" means "by what is stored and set, a call would not need a prompt"; a
- * refresh token the server revoked meanwhile still looks ready until the next real call.
+ * `prs auth status` and `prs auth token`. Status never contacts the network (a health check runs it):
+ * "ready" means a call would need no prompt by what is stored and set.
  */
 
 import {
@@ -24,7 +21,6 @@ export interface AuthStatusOptions {
   json: boolean;
 }
 
-/** `prs auth token` takes no options. */
 export type AuthTokenOptions = Record<string, never>;
 
 export type ReadyVia =
@@ -43,18 +39,13 @@ export interface AuthStatus {
   realm: string | null;
   clientId: string | null;
   username: string | null;
-  /** `client_credentials`: a service account signs in (CLI.md "Session"); `password`: a user. */
   grant: 'password' | 'client_credentials';
-  /** The service account's client id (null for a user): `user: service account <client id>`. */
   serviceAccount: string | null;
   tenant: string | null;
-  /** Where the rate limit is shared: the Redis URL with its password masked; null → a file on this machine. */
   limiter: string | null;
-  /** ISO time the stored access token expires (null: none stored). */
   accessTokenExpiresAt: string | null;
   accessTokenValid: boolean;
   refreshToken: boolean;
-  /** ISO time the refresh token expires; null when there is none or the server gave no expiry. */
   refreshTokenExpiresAt: string | null;
   refreshTokenValid: boolean;
   savedCredentials: boolean;
@@ -62,17 +53,13 @@ export interface AuthStatus {
   clientSecret: boolean;
   envCredentials: string[];
   envToken: boolean;
-  /** Fields in which the settings differ from those the stored session was created for (then unused). */
   sessionForeign: string[] | null;
-  /** Until when the session can be renewed without a password (ISO; null: not renewable, or no expiry given). */
   renewableUntil: string | null;
-  /** What happens once it cannot: sign in again from the saved password, from env, or a `prs login`. */
   afterThat: 'saved password' | 'env credentials' | 'client secret' | 'login';
   ready: boolean;
   via: ReadyVia | null;
 }
 
-/** "4m 59s", "2h 3m", "12s". */
 export function duration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
   const h = Math.floor(total / 3600);
@@ -83,7 +70,6 @@ export function duration(ms: number): string {
   return `${sec}s`;
 }
 
-/** The status as data; pure. */
 export function assess(
   s: Settings,
   stored: ProfileData | undefined,
@@ -91,12 +77,11 @@ export function assess(
   now: number,
 ): AuthStatus {
   const foreign = foreignTo(s, stored) ?? null;
-  // Another user's or host's session is neither used nor renewed (CLI.md "Session").
   const session = foreign ? undefined : stored?.session;
   const accessValid = accessUsable(session, now);
   const refreshValid = refreshUsable(session, now);
   const canSignIn = !!(s.authUrl && s.realm && s.clientId);
-  // The service's clients are confidential (spec §5): renewing needs the secret as much as signing in.
+  // The service's clients are confidential: renewing needs the secret as much as signing in.
   const secret = !!(s.clientSecret ?? (foreign ? undefined : stored?.secrets?.clientSecret));
   const creds = canSignIn ? availableCredentials(s, stored) : undefined;
   const envCredentials = [
@@ -107,12 +92,10 @@ export function assess(
   ].filter(Boolean);
   const fromEnv = !!(creds && s.password && s.clientSecret);
   const renewable = refreshValid && canSignIn && secret;
-  // A service account has no refresh token: a new grant with its secret is its renewal.
   const service = s.grant === 'client_credentials';
   const serviceReady = service && canSignIn && !!serviceAccountSecret(s, stored);
   const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
-  // The same order a report follows; a token with under the margin left that cannot be renewed is
-  // still used until it expires (so it counts as ready, with its expiry shown).
+  // A report's order; a token near its expiry that cannot be renewed is still used until it expires.
   const via: ReadyVia | null = s.token
     ? 'PRS_TOKEN'
     : accessValid
@@ -167,7 +150,6 @@ export function assess(
   };
 }
 
-/** Aligned "key: value" lines. */
 export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
   const session = stored?.session;
   const renews =
@@ -196,8 +178,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
       ? ' — renewing needs the client secret: run `prs login` once more (or set PRS_CLIENT_SECRET)'
       : '';
-  // Signing in from the environment needs the client secret too, unless the profile keeps one (it
-  // does not after `prs logout`).
+  // Signing in from the environment needs the client secret too, unless the profile keeps one.
   const envVars = st.clientSecret
     ? 'PRS_USERNAME/PRS_PASSWORD'
     : 'PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET';

@@ -1,52 +1,38 @@
 /** `prs diff`'s flags → its typed options, every bad combination a UsageError before any request. */
-
-import { REPORT_FORMATS, type ReportFormat, type ReportType } from '../domain.js';
+import { REPORT_FORMATS, type ReportType } from '../domain.js';
 import {
   dateRange,
   parseDate,
   parseFields,
-  parseOutput,
   parsePortfolioIds,
   parseReportFormat,
   parseReportType,
 } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
+import {
+  type FlagRow,
+  type FlagsOf,
+  ITEM_FLAGS,
+  type OutputOptions,
+  outputOptions,
+  requireType,
+  usage,
+} from './flags.js';
 import { REPORT_FLAGS } from './report.flags.js';
 
-/** One request of a portfolio's run: a date, and the type asked for (--against asks two types). */
-export interface DiffStep {
-  date: string;
-  type: ReportType;
-}
-
-export interface DiffOptions {
+export interface DiffOptions extends OutputOptions {
   portfolioIds: number[];
   type: ReportType;
   /** The requests per portfolio, oldest first: two (--from/--to, -d/--against) or a range (--each). */
-  steps: DiffStep[];
-  /** --each: consecutive pairs of a range (fromDate/toDate in the rows; holiday answers left out). */
+  steps: { date: string; type: ReportType }[];
   each: boolean;
   /** -d/--against: the type compared with --type on one date. */
   against?: ReportType;
   key?: string[];
-  fields?: string[];
-  /** undefined: table on a terminal, else json (or by the -o file's extension). */
-  format?: ReportFormat;
-  output?: string;
-  force: boolean;
-  failFast: boolean;
-  dryRun: boolean;
-  cache: 'use' | 'refresh' | 'off';
-  /** --exit-code: exit 11 when anything changed. */
   exitCode: boolean;
-  /** --jq: a jq filter over the diff rows (render/jq.ts); the output is then the filter's. */
-  jq?: string;
-  /** false for --no-pager: a tall table on a terminal is written straight (io.page). */
-  pager?: boolean;
 }
 
-/** diff's flags, in `--help` order (its definition and the completions read them). */
+/** In `--help` order. */
 export const DIFF_FLAGS = {
   type: ITEM_FLAGS.type,
   from: { flag: '--from <date>', help: 'the old date', complete: ITEM_FLAGS.from.complete },
@@ -92,7 +78,6 @@ export const DIFF_FLAGS = {
   exitCode: { flag: '--exit-code', help: 'exit 11 when anything changed, 0 when nothing did' },
 } as const satisfies Record<string, FlagRow>;
 
-/** The flags as commander hands them over. */
 export type DiffFlags = FlagsOf<typeof DIFF_FLAGS>;
 
 /** The family of rows a type gives: two types compare only within one (same rows, same key). */
@@ -107,7 +92,7 @@ function list(flag: string, v: string): string[] {
   }
 }
 
-function steps(o: DiffFlags, type: ReportType, now: Date): { steps: DiffStep[]; against?: ReportType } {
+function steps(o: DiffFlags, type: ReportType, now: Date): Pick<DiffOptions, 'steps' | 'against'> {
   const range = o.from !== undefined || o.to !== undefined;
   if (o.against !== undefined) {
     if (range) throw usage('--against compares two types on one date: use -d, not --from/--to');
@@ -173,7 +158,7 @@ export function diffOptions(
       );
     if (o.jq.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].field'");
   }
-  if (o.refresh && globals.noCache) throw usage('--refresh conflicts with --no-cache');
+  const shared = outputOptions(o, !!globals.noCache);
   return {
     portfolioIds,
     type,
@@ -182,14 +167,7 @@ export function diffOptions(
     key: o.key === undefined ? undefined : list('--key', o.key),
     fields: o.fields === undefined ? undefined : list('--fields', o.fields),
     format,
-    // `-o -` is stdout, as for report.
-    output: o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS),
-    force: !!o.force,
-    failFast: !!o.failFast,
-    dryRun: !!o.dryRun,
-    cache: o.refresh ? 'refresh' : globals.noCache ? 'off' : 'use',
+    ...shared,
     exitCode: !!o.exitCode,
-    ...(o.jq === undefined ? {} : { jq: o.jq }),
-    ...(o.pager === false ? { pager: false } : {}),
   };
 }

@@ -1,11 +1,7 @@
-/**
- * Flag → option pieces that several definitions share, without commander: the answer cache's fast
- * path (src/hit.ts) builds report's options with them before commander is loaded.
- */
-
-import { REPORT_TYPES, type ReportType } from '../domain.js';
+/** Flag tables and the option pieces several commands share, without commander (src/hit.ts uses them). */
+import { REPORT_FORMATS, REPORT_TYPES, type ReportFormat, type ReportType } from '../domain.js';
 import { UsageError } from '../errors.js';
-import { DATE_WORDS, parseReportType } from '../input.js';
+import { DATE_WORDS, parseOutput, parseReportType } from '../input.js';
 import type { Completion } from '../settings.js';
 
 export function usage(message: string, hint?: string): UsageError {
@@ -17,7 +13,7 @@ export function requireType(v: string | undefined): ReportType {
   return parseReportType(v);
 }
 
-/** A command's flag: commander's spelling, its help line, what its value completes to. */
+/** A command's flag: commander's spelling, its help line, its default, what its value completes to. */
 export interface FlagRow {
   flag: string;
   help: string;
@@ -25,7 +21,7 @@ export interface FlagRow {
   complete?: Completion;
 }
 
-/** What each report type means, beside it in zsh and fish (the flag's own help lists them all). */
+/** Beside each report type in zsh and fish. */
 const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
   index: 'index values and market values',
   'constituent.close': 'constituents at the close',
@@ -36,10 +32,7 @@ const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
 };
 const DATES: Completion = { values: Object.keys(DATE_WORDS), descriptions: DATE_WORDS };
 
-/**
- * -t/--type and the flags that choose dates, report's and export's. --type is checked in the action
- * (with "did you mean"), not by commander's plain choices() message.
- */
+/** -t/--type (checked in the action, with "did you mean") and the flags that choose dates. */
 export const ITEM_FLAGS = {
   type: {
     flag: '-t, --type <type>',
@@ -56,7 +49,6 @@ export const ITEM_FLAGS = {
   weekends: { flag: '--weekends', help: 'include Saturdays and Sundays in a range' },
 } as const satisfies Record<string, FlagRow>;
 
-/** A flag table's rows on a command, in the table's order. */
 export function addFlags<C extends { option(flags: string, description: string, value?: string): C }>(
   cmd: C,
   table: Record<string, FlagRow>,
@@ -79,3 +71,39 @@ export type FlagsOf<T extends Record<string, FlagRow>> = {
     ? string
     : boolean;
 } & { -readonly [K in Defaulted<T>]: string };
+
+/** The output and run flags of report and diff (commands/output.ts runs them). */
+export interface OutputOptions {
+  /** undefined: by the -o file's extension, else table on a terminal and json in a pipe. */
+  format?: ReportFormat;
+  fields?: string[];
+  output?: string;
+  force: boolean;
+  failFast?: boolean;
+  dryRun?: boolean;
+  cache?: 'use' | 'refresh' | 'off';
+  jq?: string;
+  /** false for --no-pager. */
+  pager?: boolean;
+}
+
+type OutputFlags = Partial<
+  Record<'output' | 'jq', string> & Record<'force' | 'failFast' | 'dryRun' | 'refresh' | 'pager', boolean>
+>;
+
+/** The flags report and diff share → their options, after each command's own checks. */
+export function outputOptions(o: OutputFlags, noCache: boolean): Omit<OutputOptions, 'format' | 'fields'> {
+  // `-o -` is stdout, as for export (and most tools), not a file named "-".
+  const output =
+    o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS);
+  if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');
+  return {
+    output,
+    force: !!o.force,
+    failFast: !!o.failFast,
+    dryRun: !!o.dryRun,
+    cache: o.refresh ? 'refresh' : noCache ? 'off' : 'use',
+    ...(o.jq === undefined ? {} : { jq: o.jq }),
+    ...(o.pager === false ? { pager: false } : {}),
+  };
+}

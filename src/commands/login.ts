@@ -1,14 +1,6 @@
 /**
- * `prs login`: a password grant with settings from flags > env > profile > prompt, then the resolved
- * (non-secret) settings, the tokens and the client secret are stored in the profile (the secret is
- * needed by every refresh grant: without it the session would last one access token). The password
- * never comes from a flag and is stored only with --save-password. Without a terminal nothing is
- * prompted: a missing value is exit 2 naming its variable.
- *
- * `--client-credentials` (or the `grant` setting) signs a service account in instead: the client id
- * and secret are the whole credential (no user, no password), and the stored session is bound to the
- * client id. Keycloak gives it no refresh token: the session renews itself with a new grant and the
- * kept secret.
+ * `prs login`: a password grant (or a service account's client-credentials grant) with settings from
+ * flags > env > profile > prompt; the client secret is kept, as every refresh grant needs it.
  */
 import { loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
@@ -26,28 +18,24 @@ export interface LoginOptions {
   username?: string;
   passwordStdin: boolean;
   savePassword: boolean;
-  /** A service account: grant_type=client_credentials. */
   clientCredentials?: boolean;
 }
 
-/** One value login needs, in prompt order. */
+/** One value login needs: a setting (key) or a secret. */
 export interface LoginField {
-  /** The setting it is stored as; secrets have none. */
   key?: SettingKey;
   secret?: 'password' | 'clientSecret';
   label: string;
   env: string;
-  /** How else to give it, for the error message. */
   flag?: string;
 }
 
-/** A setting's field: its variable and flag from the settings table. */
 const setting = (key: SettingKey, label: string): LoginField => {
   const { env, flag } = settingRow(key);
   return { key, label, env: env!, flag: flag && longFlag(key) };
 };
 
-/** Prompt order: base URL first, as the README and CLI.md say (what the user knows best comes first). */
+/** Prompt order: base URL first (what the user knows best). */
 export const LOGIN_FIELDS: readonly LoginField[] = [
   setting('base-url', 'base URL'),
   setting('auth-url', 'auth URL'),
@@ -59,14 +47,10 @@ export const LOGIN_FIELDS: readonly LoginField[] = [
   setting('tenant', 'tenant'),
 ];
 
-/** Wrong answers to one prompt before login gives up (exit 2), as sudo gives up on passwords. */
+/** Wrong answers to one prompt before login gives up (exit 2), as sudo does. */
 export const PROMPT_TRIES = 3;
 
-/**
- * One typed answer checked as it is given, by the settings resolver's own check (settings.ts
- * checkSetting): the value to keep, or an Error saying what is wrong. A secret is only required to
- * be there, and is never echoed.
- */
+/** A typed answer, checked by the settings resolver's own check (a secret only has to be there). */
 export function checkAnswer(f: LoginField, answer: string): string {
   const v = answer.trim();
   if (v === '') throw new Error(`no ${f.label} given`);
@@ -128,7 +112,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   };
   const secrets: { password?: string; clientSecret?: string } = {
     password: s.password,
-    // PRS_CLIENT_SECRET, else the one this profile keeps for the same client: asked for only when none.
     clientSecret: s.clientSecret ?? keptClientSecret(await deps.profile({ allowNew: true }), values),
   };
   // With --password-stdin, stdin is the password: never prompt on it as well.
@@ -139,7 +122,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
       : f.secret
         ? !!secrets[f.secret]
         : !!values[f.key!];
-  // A service account has no user and no password.
   const fields = LOGIN_FIELDS.filter((f) => !service || (f.key !== 'username' && f.secret !== 'password'));
   const missing = fields.filter((f) => !has(f));
   if (missing.length && !canPrompt) throw missingError(missing);
@@ -222,17 +204,13 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   io.err(
     `✓ Logged in to ${new URL(values['auth-url']!).host} as ${service ? `service account ${endpoint.clientId}` : username} (profile ${s.profile}, tenant ${values.tenant})`,
   );
-  // One confirmation line (CLI.md); where things are kept is in `prs login --help` and the README.
   if (o.savePassword)
     io.note(`password saved with the session and client secret in ${store.path} (mode 0600)`);
   else
     io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
 }
 
-/**
- * The client secret a profile keeps (CLI.md "Session"), when it is for the client this login signs in
- * with: the same auth URL, realm and client id (those of its session, else of its settings).
- */
+/** The client secret a profile keeps, when it is for the same auth URL, realm and client id. */
 export function keptClientSecret(
   stored: ProfileData | undefined,
   values: Partial<Record<SettingKey, string>>,
@@ -248,10 +226,7 @@ export function keptClientSecret(
   return same ? secret : undefined;
 }
 
-/**
- * The profile remembers a service account's grant (its next runs sign in the same way); a user's
- * login removes it, and a service account's login drops the user name it no longer has.
- */
+/** A service account's grant is remembered (and its user name dropped); a user's login removes it. */
 function grantSetting(settings: SettingValues, service: boolean): SettingValues {
   const { grant: _grant, ...rest } = settings;
   if (!service) return rest;

@@ -1,9 +1,6 @@
 /**
- * `prs logout [--all]`: forget tokens, the client secret and any saved password, keep the settings.
- * Then, best effort, end each forgotten session at the token service (Keycloak's logout endpoint), so
- * a copied refresh token dies with it. That call is bounded and never fails the logout: the local
- * forgetting is what the user asked for, and it is already done. Exit 0 even when there was nothing
- * to forget. `--all` also repairs an unreadable config file by moving it aside.
+ * `prs logout [--all]`: forget the secrets, keep the settings; then, best effort and bounded, end each
+ * forgotten session at the token service, so a copied refresh token dies with it.
  */
 import { forgotten, holdsSession } from '../auth/store.js';
 import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
@@ -17,10 +14,8 @@ export interface LogoutOptions {
   all: boolean;
 }
 
-/** The whole remote part of a logout, every profile together, ends within this. */
 export const END_SESSION_BUDGET_MS = 5_000;
 
-/** Where and with what a stored session can be ended; undefined when it holds no refresh token. */
 export function endpointToEnd(
   p: ProfileData,
   envSecret: string | undefined,
@@ -39,7 +34,7 @@ export function endpointToEnd(
   };
 }
 
-/** Ends the sessions at the token service; notes what happened, never throws. */
+/** Never throws: the local forgetting is done already. */
 async function endRemotely(targets: (TokenEndpoint & { refreshToken: string })[], deps: Deps): Promise<void> {
   if (!targets.length) return;
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(END_SESSION_BUDGET_MS)]);
@@ -63,8 +58,7 @@ async function endRemotely(targets: (TokenEndpoint & { refreshToken: string })[]
 
 export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   const { io } = deps;
-  // The profile's cached answers are the tenant's data: they go with the session (CLI.md).
-  // A cache that cannot be removed does not stop the logout (the user asked to forget the session).
+  // The cached answers are the tenant's data: they go with the session, best effort.
   const { cacheDir } = resolveDirs(deps.env);
   try {
     const cleared = clearAnswers(cacheDir, o.all ? undefined : deps.profileName()).entries;

@@ -6,17 +6,8 @@ import type { Sink } from '../render/sink.js';
 import type { Widened } from '../render/writer.js';
 import type { ItemDone, RunOptions } from '../run/engine.js';
 import type { Service } from '../service/types.js';
+import type { OutputOptions } from './flags.js';
 import { defaultFormat } from './report.flags.js';
-
-export interface OutputOptions {
-  format?: ReportFormat;
-  output?: string;
-  force: boolean;
-  jq?: string;
-  pager?: boolean;
-  dryRun?: boolean;
-  failFast?: boolean;
-}
 
 export interface Output {
   format: ReportFormat;

@@ -1,35 +1,24 @@
-/**
- * `prs report`'s flags → its typed options, without commander: the definition (report.cli.ts) and the
- * answer cache's fast path (src/hit.ts), which answers a cached report before commander loads,
- * build them with the same function.
- */
+/** `prs report`'s flags → its typed options, without commander: its definition and src/hit.ts share them. */
 import { REPORT_FORMATS, type ReportFormat, type ReportType } from '../domain.js';
-import { parseFields, parseOutput, parsePortfolioIds, parseReportFormat, resolveDates } from '../input.js';
+import { parseFields, parsePortfolioIds, parseReportFormat, resolveDates } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
+import {
+  type FlagRow,
+  type FlagsOf,
+  ITEM_FLAGS,
+  type OutputOptions,
+  outputOptions,
+  requireType,
+  usage,
+} from './flags.js';
 
-export interface ReportOptions {
+export interface ReportOptions extends OutputOptions {
   portfolioIds: number[];
   type: ReportType;
   dates: string[];
-  /** undefined: table when stdout is a terminal, else json. */
-  format?: ReportFormat;
-  fields?: string[];
-  output?: string;
-  force: boolean;
   raw: boolean;
-  /** Stop at the first item that fails. */
-  failFast?: boolean;
-  /** --dry-run: print the plan, send nothing. */
-  dryRun?: boolean;
-  /** The answer cache: use it (when on), --refresh, --no-cache. */
-  cache?: 'use' | 'refresh' | 'off';
-  /** --jq: a jq filter over the rows array (render/jq.ts); the format is then the filter's output. */
-  jq?: string;
-  /** -f parquet (or an -o file ending .parquet): one Parquet file (render/parquet.ts); format unset. */
+  /** -f parquet (or an -o file ending .parquet): format unset. */
   parquet?: boolean;
-  /** false for --no-pager: a tall table on a terminal is written straight (io.page). */
-  pager?: boolean;
 }
 
 const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
@@ -40,10 +29,7 @@ const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
   tsv: 'tab-separated, a header line first',
 };
 
-/**
- * report's flags, in `--help` order: its definition (report.cli.ts), the fast path's argv reader and
- * the completions read them. The key is commander's name for the value. (--no-cache is global.)
- */
+/** In `--help` order; the key is commander's name for the value. (--no-cache is global.) */
 export const REPORT_FLAGS = {
   ...ITEM_FLAGS,
   format: {
@@ -85,10 +71,8 @@ export const REPORT_FLAGS = {
   },
 } as const satisfies Record<string, FlagRow>;
 
-/** The flags as commander hands them over. */
 export type ReportFlags = FlagsOf<typeof REPORT_FLAGS>;
 
-/** Flags → options; every bad combination is a UsageError before any request. */
 export function reportOptions(
   ids: string[],
   o: ReportFlags,
@@ -122,16 +106,9 @@ export function reportOptions(
     dates,
     format,
     fields: o.fields === undefined ? undefined : parseFields(o.fields),
-    // `-o -` is stdout, as for export (and most tools), not a file named "-".
-    output: o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS),
-    force: !!o.force,
     raw: !!o.raw,
-    failFast: !!o.failFast,
-    dryRun: !!o.dryRun,
-    cache: cacheUse(o, !!globals.noCache),
-    ...(o.jq === undefined ? {} : { jq: o.jq }),
+    ...outputOptions(o, !!globals.noCache),
     ...(parquet ? { parquet } : {}),
-    ...(o.pager === false ? { pager: false } : {}),
   };
 }
 
@@ -167,16 +144,7 @@ function checkJq(o: ReportFlags): void {
   if (o.jq!.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
 }
 
-/** --refresh / the global --no-cache (settings.ts: accepted before the command too). */
-function cacheUse(o: ReportFlags, noCache: boolean): 'use' | 'refresh' | 'off' {
-  if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');
-  return o.refresh ? 'refresh' : noCache ? 'off' : 'use';
-}
-
-/**
- * The format when none was asked for: by the extension of an --output file (never a table in a
- * file), else table on a terminal and JSON in a pipe (CLI.md).
- */
+/** The format when none was asked for: by an -o file's extension (never a table), else by stdout. */
 export function defaultFormat(output: string | undefined, isStdoutTTY: boolean): ReportFormat {
   if (output !== undefined) {
     const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase();
