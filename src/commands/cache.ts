@@ -1,8 +1,4 @@
-/**
- * `prs cache info [--json]` and `prs cache clear [--all]` (CLI.md "The answer cache"): what the answer
- * store holds (every profile's, with this profile's share), and removing this profile's entries or
- * every profile's. Neither needs a session or the network.
- */
+/** `prs cache info` and `prs cache clear`: neither needs a session or the network. */
 
 import { join } from 'node:path';
 import { clearAnswers, createCacheStore } from '../cache/store.js';
@@ -14,19 +10,15 @@ import { resolveDirs } from '../settings.js';
 export interface CacheOptions {
   action: 'info' | 'clear';
   json?: boolean;
-  /** clear: every profile's entries. */
   all?: boolean;
 }
 
-/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
 export interface CacheInfo {
   directory: string;
   entries: number;
   bytes: number;
-  /** When the oldest and newest entries were stored (ISO); null when the store is empty. */
   oldest: string | null;
   newest: string | null;
-  /** `cache-size` in bytes, and the max-age in force (`off` when the cache is not used). */
   maxBytes: number;
   maxAge: string;
   profile: { name: string; entries: number; bytes: number };

@@ -1,9 +1,6 @@
 /**
- * `prs completion <shell>` prints the completion script, generated on the spot from the same command
- * definitions as the checked-in completions/ files (a test keeps those files current), so the command
- * never has to find files on disk. `prs __complete profiles` is the hidden helper the scripts call
- * for profile names: fast, no network, silent on any problem (a broken config must not spray errors
- * into a shell's completion menu).
+ * `prs completion <shell>`: the script, generated from the program. `prs __complete profiles`: the
+ * profile names for the scripts, silent on any problem (nothing may spray into a completion menu).
  */
 
 import type { Command } from 'commander';
@@ -13,7 +10,6 @@ import { UsageError } from '../errors.js';
 
 export type CompletionOptions = { shell: Shell; program: Command } | { list: string };
 
-/** The dynamic lists the scripts may ask for. */
 export const COMPLETION_LISTS = ['profiles'] as const;
 
 export async function completion(o: CompletionOptions, deps: Deps): Promise<void> {

@@ -1,8 +1,4 @@
-/**
- * `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets), by
- * settings.ts's table and its one precedence rule. `get` of a key set nowhere is exit 3 (a typo is 2);
- * `set` creates the profile (like login), the others demand an existing one.
- */
+/** `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets). */
 import type { Deps } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
 import { suggest } from '../input.js';
@@ -31,7 +27,6 @@ export function parseKey(key: string): SettingKey {
   });
 }
 
-/** Checks a value with the settings resolver's own check (settings.ts checkSetting); returns what to store. */
 export function checkValue(key: SettingKey, value: string): string {
   try {
     return checkSetting(key, value);
@@ -40,7 +35,6 @@ export function checkValue(key: SettingKey, value: string): string {
   }
 }
 
-/** What `list` shows of a value: its secret part masked. */
 const shown = (key: SettingKey, value: string | undefined) => (value ? shownValue(key, value) : value);
 
 export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
@@ -57,7 +51,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
 
   switch (o.action) {
     case 'list': {
-      // The limiter URL's password is never shown (`get` prints the value as stored, for scripts).
+      // Secrets masked (`get` prints the value as stored, for scripts).
       const all = SETTING_KEYS.map((k) => ({
         key: k,
         value: shown(k, effective[k].value) ?? null,

@@ -15,25 +15,19 @@ import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
 import type { SandboxCommandOptions } from './sandbox.js';
 
-/** A command as main runs it: its name (for tests and logs) and its implementation, loaded lazily. */
 export interface Runnable<O> {
   readonly name: string;
   load(): Promise<(options: O, deps: Deps) => Promise<unknown>>;
 }
 
-/** What an action hands over once its options are built: main loads the command and runs it. */
 export type Runner = <O>(command: Runnable<O>, options: O, globals: GlobalOptions) => Promise<void>;
 
 export interface DefineContext {
   run: Runner;
-  /** "now" for `today` / `yesterday`; tests pin it. */
   now: () => Date;
 }
 
-/**
- * The global flags wherever they were given: before the command or after it. --cache <max-age> and
- * --no-cache share commander's attribute `cache` (the last one given wins): false is --no-cache.
- */
+/** The global flags, before the command or after it; --cache and --no-cache share `cache` (false: --no-cache). */
 export const globalsOf = (cmd: Command): GlobalOptions => {
   let program = cmd;
   while (program.parent) program = program.parent;
@@ -53,7 +47,6 @@ interface Definition<T extends Record<string, FlagRow>, O> {
   flags?: T;
   hidden?: boolean;
   run: Runnable<O>;
-  /** Commander's values → the typed options: the positional arguments, the flags, the command. */
   options(args: unknown[], flags: FlagsOf<T>, cmd: Command): NoInfer<O>;
 }
 
@@ -114,7 +107,7 @@ const SANDBOX_FLAGS = {
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
 
-/** The commands, in the order `prs --help` lists them. */
+/** In `prs --help` order. */
 export function defineCommands(program: Command, ctx: DefineContext): void {
   define(program, ctx, {
     spelling: 'login',
@@ -232,7 +225,6 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     description: 'print the shell completion script',
     args: [new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS)],
     run: completion,
-    // The program itself, as gh hands a command its parent: the scripts are generated from it.
     options: ([shell]) => {
       const known = SHELLS.find((s) => s === shell);
       if (!known) throw usage(`unknown shell "${shell}"`, `one of: ${SHELLS.join(', ')}`);
@@ -253,8 +245,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     description: 'run a local stand-in for the service and its token endpoint, until interrupted',
     flags: SANDBOX_FLAGS,
     run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
-    // The global --rate-limit has the same name, and commander gives it the value wherever it
-    // appears, so `prs sandbox --rate-limit 4/2s` lands in the program's options: take it from there.
+    // Commander gives `prs sandbox --rate-limit` to the global flag of the same name.
     options: (_, o, cmd) => ({
       ...(o as SandboxCommandOptions),
       rateLimit: o.rateLimit ?? globalsOf(cmd).rateLimit ?? '4/60s',

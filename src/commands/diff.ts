@@ -17,11 +17,9 @@ import { describeEmpty, type Output, outputRun } from './output.js';
 export type { DiffOptions };
 
 export interface DiffResult {
-  /** One per pair compared, in order. */
   pairs: { portfolioId: number; from: string; to: string; counts: PairCounts }[];
 }
 
-/** The answer kept for the next comparison of its portfolio. */
 interface Answer {
   item: Item;
   type: ReportType;
@@ -104,7 +102,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
         pairLead.fromDate = before.item.date;
         pairLead.toDate = item.date;
       }
-      // In batches: a pair of large answers' output rows never all in memory (json, ndjson).
+      // In batches: a large pair's output rows are never all in memory (json, ndjson).
       const batches = diffBatches(before.rows, rows, {
         type: o.type,
         key,
@@ -128,8 +126,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
       return { status: 'written', bytes };
     },
-    // Two requests at once: a pair's second answer is on its way while the first is read (the
-    // limiter still spaces them; a wait the service asks for drops this to one).
+    // A pair's second answer is on its way while the first is read (the limiter still spaces them).
     await out.runOptions(service, items.length, 2),
   );
   if (run.stopped) throw run.stopped;

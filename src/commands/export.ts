@@ -1,8 +1,4 @@
-/**
- * `prs export`: report files written whole or not at all, never replacing an existing file without
- * --force; this file loops over portfolios and dates, src/export/save.ts does each response. What it
- * decides where CLI.md is silent: README.md, "How export decides".
- */
+/** `prs export`: the run over portfolios and dates; src/export/save.ts writes each response. */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, Item, ReportType } from '../domain.js';
@@ -27,40 +23,29 @@ export interface ExportOptions {
   dates: string[];
   format: ExportFormat;
   dir: string;
-  /** A file path, or "-" for the raw bytes on stdout. */
+  /** "-": the raw bytes on stdout. */
   output?: string;
   name?: string;
-  /** --name-template (else the setting name-template): the file names over {date} {name} {type} {portfolio}. */
   nameTemplate?: string;
   force: boolean;
   extract: boolean;
-  /** Items already exported into the target, and still there unchanged, are not fetched again. */
   skipExisting?: boolean;
-  /** Exports in flight at once (1–8). */
   parallel?: number;
-  /** Stop at the first failed item. */
   failFast?: boolean;
-  /** Print a JSON array, one object per item, instead of bare paths. */
   json?: boolean;
-  /** --dry-run: print the plan, send nothing. */
   dryRun?: boolean;
 }
 
-/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
 /** Test seams; the CLI passes none. */
 export interface ExportSeams {
   openFile?: typeof createAtomicFile;
 }
 
-/**
- * The hint of a file that exists, known before the download (what it holds is not known yet): an
- * earlier run's file, or another report type's under the same name (the service's name carries no type).
- */
+/** A file that exists, known before the download: an earlier run's, or another report type's. */
 const EXISTS_HINT =
   "an earlier run's? --skip-existing keeps it (and resumes the run); another report type's? " +
   "--name-template '{date}_{name}_{type}' names each apart; --force overwrites it";
 
-/** Writes the files and prints each path on stdout (or the --json account); returns the paths written. */
 export async function exportCommand(
   o: ExportOptions,
   deps: Deps,
@@ -80,7 +65,7 @@ export async function exportCommand(
     await exportPlan({ ...o, dir, json: !!o.json }, deps);
     return [];
   }
-  // Local problems first, before any request: a cron job learns of a missing directory at once.
+  // Local problems first, before any request.
   let created: string | undefined;
   if (!toStdout) {
     created = await prepareExportTarget(o.dir, o.output);
@@ -99,7 +84,6 @@ export async function exportCommand(
   }
 }
 
-/** The files of every item in --dir (or -o FILE). */
 async function exportFiles(
   o: ExportOptions,
   deps: Deps,
@@ -123,7 +107,7 @@ async function exportFiles(
 
   const written = new Set<string>();
   const holidays = new HolidayFilter();
-  /** Per portfolio: the content of each answer delivered → its date and files (holiday repeats). */
+  /** Per portfolio: each answer's content delivered → its date and files (to find holiday repeats). */
   const delivered = new Map<number, Map<string, { date: string; paths: string[] }>>();
   const deliveredOf = (id: number) => {
     const m = delivered.get(id) ?? new Map<string, { date: string; paths: string[] }>();
@@ -131,7 +115,6 @@ async function exportFiles(
     return m;
   };
 
-  /** One item: skipped when recorded and unchanged, else fetched, checked, named and committed in item order. */
   const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
     const seen = deliveredOf(item.portfolioId);
@@ -193,13 +176,11 @@ async function exportFiles(
     ...runWith(deps, 'export'),
     parallel: o.parallel,
     failFast: o.failFast,
-    // Under --skip-existing the file differs from the service's (save.ts says so); else say what would go on.
     mapError: (err) =>
       err instanceof FileExistsError && !o.skipExisting && err.hint === FORCE_HINT
         ? new FileExistsError(err.path, EXISTS_HINT)
         : err,
     onOutcome: (r) => {
-      // A single export says it in its error; in a range each gap is noted and the rest goes on.
       if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
       if (r.status !== 'written' || o.json) return;
       for (const p of r.paths) io.out(`${p}\n`);
@@ -224,7 +205,6 @@ async function exportFiles(
     [count('empty'), 'empty'],
   ] as const;
   if (run.stopped) {
-    // A reader of stdout that went away wants no more words either.
     if (total > 1 && run.outcomes.length > 0 && !(run.stopped instanceof StdoutClosedError))
       io.note(summaryLine(counts, run.failures));
     throw run.stopped;
@@ -240,7 +220,6 @@ async function exportFiles(
   return run.outcomes.flatMap((r) => (r.status === 'written' ? r.paths : []));
 }
 
-/** One object of `export --json`. */
 function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {
     portfolioId: r.item.portfolioId,
@@ -261,7 +240,6 @@ function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
   return out;
 }
 
-/** `-o -`: one export's raw bytes on stdout. */
 async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {
   const { io } = deps;
   const { extractToStdout, streamExport } = await import('../export/save.js');
@@ -276,7 +254,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
         { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
         { signal: ctx.signal, onWait: ctx.onWait },
       );
-      // ctx.signal: also a stdout that can take no more (its reader left, a write failed) ends the download.
+      // ctx.signal also ends the download when stdout can take no more.
       const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {
         ...item,
         signal: ctx.signal,
@@ -291,7 +269,6 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
   return [];
 }
 
-/** A byte count for the progress line: B, kB, MB. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} kB`;

@@ -65,14 +65,13 @@ export function spelling(flag: string): { short?: string; long: string; value: b
 
 type Defaulted<T> = { [K in keyof T]: T[K] extends { default: string } ? K : never }[keyof T];
 
-/** The values of a table's flags as commander hands them over: a string (always, with a default), or a switch's boolean. */
+/** A table's flags as commander hands them over: a string (always, with a default), or a switch's boolean. */
 export type FlagsOf<T extends Record<string, FlagRow>> = {
   -readonly [K in Exclude<keyof T, Defaulted<T>>]?: T[K]['flag'] extends `${string}<${string}`
     ? string
     : boolean;
 } & { -readonly [K in Defaulted<T>]: string };
 
-/** The output and run flags of report and diff (commands/output.ts runs them). */
 export interface OutputOptions {
   /** undefined: by the -o file's extension, else table on a terminal and json in a pipe. */
   format?: ReportFormat;
@@ -83,7 +82,6 @@ export interface OutputOptions {
   dryRun?: boolean;
   cache?: 'use' | 'refresh' | 'off';
   jq?: string;
-  /** false for --no-pager. */
   pager?: boolean;
 }
 

@@ -11,20 +11,19 @@ import { defaultFormat } from './report.flags.js';
 
 export interface Output {
   format: ReportFormat;
-  /** Text for a terminal: stdout is one, and the rows go neither to a file nor through --jq. */
+  /** Stdout is a terminal, and the rows go neither to a file nor through --jq. */
   terminal: boolean;
-  /** Colour follows stdout (not stderr): a terminal, or FORCE_COLOR; never NO_COLOR/--no-color or a file. */
+  /** Colour follows stdout, never into a file or --jq. */
   color: boolean;
   width: number;
-  /** Where the rows go: stdout, the -o file (a temporary until the end), or memory for --jq. */
+  /** Stdout, the -o file (a temporary until the end), or memory for --jq. */
   sink(): Promise<Sink>;
   /** A temporary for -o; every one opened is removed if the run fails. */
   file(): Promise<AtomicFile>;
   runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions<ItemDone>>;
   /**
-   * The rows are all written: `text` ends the output (a table's whole text, paged on a terminal).
-   * `nothing`: no output at all (an empty table has no file form). `widened`: a CSV/TSV file whose
-   * columns grew is rewritten with every answer's columns.
+   * `text` ends the output (a table's whole text, paged on a terminal); `nothing`: none at all (an
+   * empty table); `widened`: a CSV/TSV file is rewritten with every answer's columns.
    */
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }
@@ -55,7 +54,7 @@ export async function outputRun<R>(
   },
 ): Promise<R> {
   const { io } = deps;
-  // --jq: the rows as -f json (or ndjson: render/jq.ts) prints them go to the filter, checked before any request.
+  // --jq: checked before any request.
   const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
   const format = jq ? jq.format : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
@@ -77,7 +76,7 @@ export async function outputRun<R>(
     width: io.columns,
     async file() {
       const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
-      // A run killed there before (`kill -9`) left its temporary: gone now, as export's go.
+      // A temporary a killed run left there goes, as export's do.
       await removeStaleBeside(o.output!);
       const file = await createAtomicFile(o.output!, { force: o.force });
       opened.push(file);
@@ -110,7 +109,6 @@ export async function outputRun<R>(
       if (nothing) return target!.abort();
       if (rowsFile && widened)
         return (await import('../render/union.js')).commitWidened(rowsFile, out.file, widened);
-      // A table on the terminal: through the pager when taller than the screen (io.page decides).
       if (format === 'table' && !rowsFile) await io.page(text, { pager: o.pager });
       else await rows!.write(text);
       if (jq) await target!.write(jq.run(Buffer.concat(kept.splice(0))));

@@ -1,9 +1,4 @@
-/**
- * `prs quota [--json]` (CLI.md): the rate limit in force, where its state is kept (the file, or the
- * Redis URL with its password masked), the requests counted in the current window by every process
- * sharing it, when the next slot frees, and any Retry-After pause in force. It reads the limiter's
- * state and changes nothing; no token, no request. Exit 0.
- */
+/** `prs quota`: the limiter's state, read and left unchanged; no token, no request. */
 
 import { identityOf } from '../auth/identity.js';
 import { isoSeconds } from '../clock.js';
@@ -19,21 +14,17 @@ export interface QuotaOptions {
   json: boolean;
 }
 
-/** Defined with the command's flags; re-exported for the modules and tests that import it from here. */
 export interface Quota {
   rateLimit: { limit: number; windowMs: number };
   limiter: { kind: 'file' | 'redis'; where: string };
-  /** Requests answered inside the current window, and those sent and not answered yet (they count too). */
   used: number;
   inFlight: number;
-  /** When the next request may be sent (ISO), and in how many ms (0: now). */
   nextSlotAt: string;
   nextSlotInMs: number;
-  /** A 429's Retry-After in force: nobody sharing the limit sends before this (ISO), else null. */
+  /** A 429's Retry-After in force (ISO), else null. */
   pausedUntil: string | null;
 }
 
-/** The quota as data, from the limiter's state at `now`; pure. */
 export function assessQuota(
   state: LimiterState,
   now: number,
@@ -74,8 +65,7 @@ export async function quota(o: QuotaOptions, deps: Deps): Promise<Quota> {
   const { baseUrl, tenant } = target(s);
   const t = { settings: s, baseUrl, tenant, identity: identityOf(s) };
   const peeked = await peekLimiter({ ...t, clock: deps.clock, signal: deps.signal, io: deps.io });
-  // Redis unusable: peek() has warned (naming the local file limiter) and read the file instead, so
-  // the state shown is the file's: name the file, not the Redis URL.
+  // Redis unusable: peek() warned and read the file instead, so name the file.
   const place = limiterPlace(peeked.local ? { ...t, settings: { ...s, limiter: undefined } } : t);
   const q = assessQuota(peeked.state, peeked.now, s.rateLimit, place);
   if (o.json) deps.io.out(`${JSON.stringify(q, null, 2)}\n`);

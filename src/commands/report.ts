@@ -13,7 +13,6 @@ import type { ReportOptions } from './report.flags.js';
 
 export type { ReportOptions };
 
-/** What a run produced: how many rows, and the requests that came back empty. */
 export interface ReportResult {
   count: number;
   empty: { portfolioId: number; date: string }[];
@@ -61,10 +60,10 @@ interface Target {
   answer(label: string): {
     rows(batch: readonly Row[]): void;
     drop(): void;
-    /** The answer checked out: its output is delivered; the bytes of it. */
+    /** The answer checked out: its output delivered; its size in bytes. */
     done(ctx: ItemContext): Promise<number | undefined>;
   };
-  /** The run is over: the output completed; how many rows it holds. */
+  /** The output completed; how many rows it holds. */
   end(): Promise<number>;
   discard?(): Promise<void>;
 }
@@ -112,7 +111,7 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
   };
 }
 
-/** Rows spooled beside the target as they come; the Parquet file written from the spool at the end. */
+/** The rows spooled beside the target as they come; the Parquet file written from the spool at the end. */
 async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
   const { ParquetSpool } = await import('../render/parquet.js');
   const { tempNameFor } = await import('../fs/temp-names.js');
@@ -203,7 +202,7 @@ async function reportRows(
   return { count, empty };
 }
 
-/** --raw: one answer's body as received, checked to be a report first (else exit 8, nothing printed). */
+/** --raw: one answer's body as received, once checked to be a report. */
 async function rawReport(o: ReportOptions, deps: Deps, service: Service, out: Output): Promise<ReportResult> {
   const { runItems } = await import('../run/engine.js');
   const { Spool } = await import('../render/spool.js');
@@ -236,7 +235,7 @@ async function rawReport(o: ReportOptions, deps: Deps, service: Service, out: Ou
   return { count, empty: [] };
 }
 
-/** Parquet is binary and written whole at the end: never to a terminal or a pipe (/dev/stdout, a FIFO). */
+/** Parquet is binary: never to a terminal or a pipe. */
 async function assertParquetTarget(path: string): Promise<void> {
   const { stat } = await import('node:fs/promises');
   const s = await stat(path).catch(() => undefined);

@@ -1,23 +1,18 @@
-/**
- * `prs sandbox`: runs the local stand-in service until Ctrl-C. The base URL is the first stdout line
- * (for scripts); how to log in, the portfolios and the request log go to stderr.
- */
+/** `prs sandbox`: the local stand-in service until Ctrl-C; its base URL is the first stdout line. */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
 
-/** The flags as given; commands/sandbox.ts checks them (parseSandboxOptions) when it runs. */
+/** The flags as given; parseSandboxOptions checks them when it runs. */
 export interface SandboxCommandOptions {
   port: string;
   host: string;
   rateLimit: string;
   tokenTtl: string;
   refreshTtl: string;
-  /** Constituent rows of portfolio 900. */
   bigRows?: string;
   exportDelay?: string;
-  /** compact or spaced JSON bodies. */
   jsonStyle?: string;
   gzip?: boolean;
 }
@@ -32,7 +27,6 @@ function wholeNumber(flag: string, v: string, min: number, max: number): number 
   return Number(v);
 }
 
-/** Flags → startSandbox options; every bad value is a UsageError naming its flag. */
 export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
   const host = o.host.trim();
   if (host === '' || /\s|\/|:\/\//.test(host)) throw new UsageError(`invalid --host "${o.host}"`);
@@ -61,7 +55,6 @@ function jsonStyle(v: string | undefined): 'compact' | 'spaced' | undefined {
   throw new UsageError(`invalid --json-style "${v}": expected compact or spaced`);
 }
 
-/** The lines shown on start: how to log in and what to ask for. */
 export function startBanner(s: {
   url: string;
   authUrl: string;

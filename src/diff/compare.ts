@@ -1,8 +1,4 @@
-/**
- * Two answers of a report → the rows of their diff (CLI.md `prs diff`): joined by key, compared field
- * by field as CSV flattens them (`oldShares.Net`), one output row per value that differs. Numbers are
- * compared and subtracted exactly on their digits (decimal.ts); `1.0` and `1` are the same number.
- */
+/** Two answers of a report → the rows of their diff: joined by key, compared field by field as CSV flattens them. */
 import { isJsonNumeric, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { type Column, columnOf, flatten, isNested, selectFields, valueAt } from '../render/columns.js';
@@ -20,11 +16,8 @@ export interface PairCounts {
 
 export interface DiffInput {
   type: ReportType;
-  /** The key fields (keys.ts chooseKey), dotted names. */
   key: readonly string[];
-  /** --fields: compare only these (a nested object's name stands for its dotted columns). */
   fields?: readonly string[];
-  /** What leads every output row: portfolioId, fromDate, toDate as they apply. */
   lead?: Row;
 }
 
@@ -33,10 +26,10 @@ export interface PairDiff {
   counts: PairCounts;
 }
 
-/** Never compared unless asked for by --fields: it is the date of the answer, so it always differs. */
+/** The date of the answer always differs: compared only when --fields asks for it. */
 const ANSWER_DATE = 'effectiveDate';
 
-/** Two values (absent counts as null) are the same: numbers by value, objects by their JSON. */
+/** Absent counts as null; numbers are compared by value, objects by their JSON. */
 export function sameValue(a: unknown, b: unknown): boolean {
   const x = a === undefined ? null : a;
   const y = b === undefined ? null : b;
@@ -49,14 +42,12 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** to − from for two numbers, exact, as a number to print; else null. */
 export function deltaOf(from: unknown, to: unknown): JsonNumber | null {
   if (!isJsonNumeric(from) || !isJsonNumeric(to)) return null;
   const d = subtract(numberText(to), numberText(from));
   return d === undefined ? null : new JsonNumber(d);
 }
 
-/** The compared fields: --fields (checked against both answers' columns), else every column but the key's. */
 export function comparedFields(
   type: ReportType,
   before: readonly Record<string, unknown>[],
@@ -66,8 +57,7 @@ export function comparedFields(
 ): string[] {
   const seen = new Set<string>();
   for (const rows of [before, after]) {
-    // Rows of an answer mostly have the keys of the row before, in the same order: compared as they
-    // are (the same key strings), a row's keys are added only when they differ.
+    // A row's keys are added only when they differ from the row before's (they mostly do not).
     let last: string[] = [];
     for (const r of rows) {
       let i = 0;
@@ -88,19 +78,15 @@ export function comparedFields(
   return [...seen].filter((n) => !keys.has(n) && n !== ANSWER_DATE);
 }
 
-/** A row as dotted name → value; a row without nested objects (a constituent's) is its own, uncopied. */
+/** A row as dotted name → value; a row without nested objects is its own, uncopied. */
 function flat(row: Row): Record<string, unknown> {
   for (const k in row) if (isNested(row[k])) return flatten(row);
   return row;
 }
 
-/** How many output rows a batch of diffBatches holds: their memory is short-lived, whatever the answers' size. */
 const BATCH = 1024;
 
-/**
- * The diff of `before` (old) and `after` (new), in batches of output rows: the new answer's order,
- * then the rows it lost. Returns the counts once every batch was taken.
- */
+/** In batches of output rows: the new answer's order, then the rows it lost; returns the counts. */
 export function* diffBatches(
   before: readonly Row[],
   after: readonly Row[],
@@ -165,7 +151,6 @@ export function* diffBatches(
   return counts;
 }
 
-/** The whole diff of two answers at once (diffBatches, collected). */
 export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput): PairDiff {
   const it = diffBatches(before, after, o);
   const rows: Row[] = [];
@@ -175,10 +160,8 @@ export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffI
   }
 }
 
-/** "1 added, 1 removed, 4 changed, 1 unchanged". */
 export function countsText(c: PairCounts): string {
   return `${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`;
 }
 
-/** Whether anything changed. */
 export const anyChange = (c: PairCounts): boolean => c.added + c.removed + c.changed > 0;

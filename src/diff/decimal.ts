@@ -1,12 +1,8 @@
 /**
- * Exact decimal subtraction on the digits the service sent: `to − from` for two JSON number texts
- * (`12.3456789012345679`, `5E-13`, `-1.10`), written in plain notation (`-0.0499999999985`), never
- * through a double. A number is parsed to an integer and a power of ten (BigInt), the two are brought
- * to the smaller power and subtracted: exact by construction, and small enough to need no library
- * (decimal.js rounds to a set precision; big.js would do, at 6 kB more in the bundle for this one use).
+ * Exact decimal subtraction on the digits the service sent, in plain notation, never through a double
+ * (decimal.js rounds to a set precision; big.js would do, at 6 kB more for this one use).
  */
 
-/** `units × 10^exp`. */
 interface Decimal {
   units: bigint;
   exp: number;
@@ -14,11 +10,7 @@ interface Decimal {
 
 const NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/**
- * Beyond this power of ten (either way) a delta's plain notation would run to thousands of digits:
- * no report carries such a number, and an answer that did should not make prs build a megabyte
- * string. Its delta is null (not computed), never approximated.
- */
+/** Beyond this power of ten a delta's plain notation would be huge: it is null, never approximated. */
 const MAX_EXP = 4000;
 
 /** A JSON number's text as units × 10^exp; undefined when it is not one (or out of range). */
@@ -36,7 +28,6 @@ export function parseDecimal(text: string): Decimal | undefined {
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n);
 
-/** a − b, exact. */
 function minus(a: Decimal, b: Decimal): Decimal {
   const exp = Math.min(a.exp, b.exp);
   return { units: a.units * pow10(a.exp - exp) - b.units * pow10(b.exp - exp), exp };
@@ -70,10 +61,8 @@ function shortPlain(t: string): number {
 }
 
 /**
- * to − from for two plain decimals of at most 15 digits each (the usual report value) in integer
- * arithmetic without BigInt: each text's digits, its point dropped and zeros appended to the common
- * scale, are an integer below 10^15 (< 2^53), which a double holds exactly; so is their difference.
- * No decimal fraction ever passes through a double. Undefined when the texts are not of that kind.
+ * The usual report value, without BigInt: two plain decimals of at most 15 digits, scaled to one
+ * integer each below 10^15 (< 2^53, exact in a double), and so is their difference.
  */
 function subtractShort(to: string, from: string): string | undefined {
   const ft = shortPlain(to);
@@ -99,7 +88,7 @@ function scaled(t: string, frac: number, f: number): number | undefined {
   return Math.abs(n) < 1e15 ? n : undefined;
 }
 
-/** `to − from` in plain notation, exact; undefined when either is not a number text (or out of range). */
+/** `to − from`; undefined when either is not a number text (or out of range). */
 export function subtract(to: string, from: string): string | undefined {
   const short = subtractShort(to, from);
   if (short !== undefined) return short;

@@ -1,8 +1,4 @@
-/**
- * Which fields identify a row of a report, so that two answers can be joined (CLI.md `prs diff`,
- * `--key`): by type, a first key and the field added when the first repeats within an answer (a dual
- * listing: one ISIN, two tickers), or the user's `--key`, which must not repeat.
- */
+/** Which fields identify a row of a report, so that two answers can be joined (`--key`, or by type). */
 import type { ReportType, Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { cellText, columnOf, valueAt } from '../render/columns.js';
@@ -34,18 +30,13 @@ export function repeated(rows: readonly Row[], fields: readonly string[]): strin
   return undefined;
 }
 
-/** Where an answer came from, for the message that names a repeated key. */
 export interface AnswerLabel {
   rows: readonly Row[];
   /** "portfolio 42 on 2024-03-15 (constituent.close)" */
   label: string;
 }
 
-/**
- * The key fields for joining these answers: `explicit` (--key) as given, else the type's first key,
- * with its second added when the first repeats in any of them. A key that still repeats within an
- * answer cannot join it: exit 2 naming the value.
- */
+/** --key as given, else the type's first key, with its second added when the first repeats (a dual listing). */
 export function chooseKey(
   type: ReportType,
   answers: readonly AnswerLabel[],

@@ -1,9 +1,6 @@
 /**
- * A diff's rows → text (CLI.md `prs diff`): json and ndjson as each pair is compared (memory holds one
- * pair's rows); csv, tsv and the table once the run is over, since their columns are the union of the
- * pairs' key fields (a dual listing adds `securityTicker` to one portfolio's pairs only). The table
- * groups a row's changes (its lead and key cells only on the first line) and gives weight changes in
- * basis points too.
+ * A diff's rows → text: json and ndjson as each pair is compared; csv, tsv and the table at the end,
+ * since their columns are the union of the pairs' key fields.
  */
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
@@ -12,12 +9,10 @@ import { displayWidth, renderTable } from '../render/table.js';
 import { createWriter } from '../render/writer.js';
 import { shift } from './decimal.js';
 
-/** The columns every diff row ends with. */
 export const TAIL = ['field', 'from', 'to', 'delta'] as const;
 
 export interface DiffWriterOptions {
   format: ReportFormat;
-  /** portfolioId, fromDate, toDate: as they apply to this run. */
   lead: readonly string[];
   /** The key fields a run without rows would have had (the header of an empty CSV). */
   key: readonly string[];
@@ -27,9 +22,7 @@ export interface DiffWriterOptions {
 }
 
 export interface DiffWriter {
-  /** One pair's rows → the text to write now ('' for the formats that wait for the end). */
   add(rows: readonly Row[]): string;
-  /** The run is over: the rest of the output, and notes for stderr. */
   end(): { text: string; notes: string[] };
 }
 
@@ -45,17 +38,15 @@ export function diffColumns(rows: readonly Row[], lead: readonly string[], key: 
   return [...lead, 'change', ...keyNames, ...TAIL].map(flat);
 }
 
-/** Whether a field holds a weight (a fraction): its changes are shown in basis points too. */
 export const isWeight = (field: string): boolean => /weight/i.test(field);
 
-/** A weight's delta in basis points (× 10,000), exact; null when there is none. */
 export function basisPoints(field: string, delta: unknown): JsonNumber | null {
   if (!isWeight(field) || !isJsonNumeric(delta)) return null;
   const bp = shift(numberText(delta), 4);
   return bp === undefined ? null : new JsonNumber(bp);
 }
 
-/** The table: one group of lines per row of the report, weight deltas in basis points. */
+/** One group of lines per row of the report, weight deltas in basis points. */
 export function diffTable(
   rows: readonly Row[],
   o: Pick<DiffWriterOptions, 'lead' | 'key' | 'color' | 'terminal' | 'width'>,
@@ -76,10 +67,7 @@ export function diffTable(
     previous = id;
   }
   const all = weights ? [...columns, flat('bp')] : columns;
-  // Drawn whole, never fitted to a terminal by shortening text or leaving columns out: a from or to
-  // column holding names is a text column, whose long cells (a 20-digit weight among them) the fitting
-  // would cut, and a diff must not cut digits. Wider than the terminal: said, and left to wrap (or to
-  // the pager).
+  // Never fitted to the terminal: fitting cuts long text cells, and a diff must not cut digits.
   const table = renderTable(shown, all, { color: o.color, picked: true });
   const wide = o.terminal ? displayWidth(table.text.slice(0, table.text.indexOf('\n'))) : 0;
   const notes =
@@ -89,11 +77,6 @@ export function diffTable(
   return { text: table.text, notes };
 }
 
-/**
- * The diff's rows through the writer every format has (render/writer.ts): one pair is one answer of
- * it; csv, tsv and the table get every pair's rows as one, at the end, so that their columns hold
- * every pair's key fields.
- */
 export function diffWriter(o: DiffWriterOptions): DiffWriter {
   const w = createWriter({
     format: o.format,
