@@ -1,17 +1,8 @@
 /**
- * What each item of an export run produced, kept in the target directory so that
- * `export --skip-existing` resumes or extends a run without asking the service again for files that
- * are still there unchanged.
- *
- * Format: `.prs-manifest.jsonl`, one JSON object per line, `{"key":…,"files":[{name,bytes,sha256,
- * mtimeMs}]}`; a later line for a key replaces an earlier one. A line is appended (one write(2) with
- * O_APPEND, atomic for lines this small, also between two prs processes sharing the directory) only
- * after the item's files were committed, so an interrupted run never records a file that is not whole.
- * Appended only to a manifest prs made: a regular file of this user with no other name. Anything else
- * in its place (a link, a hard link to /etc/passwd planted in a shared drop directory, another user's
- * file, a FIFO) is neither read nor followed: it is replaced whole (fs/atomic.ts replaceFile), and
- * a dangling link's target is never created. A line cut short, or a manifest corrupt or gone, only
- * means that more gets fetched: every reading is tolerant.
+ * `.prs-manifest.jsonl` in the target directory: one `{"key","files"}` line per item whose files were
+ * committed (appended with O_APPEND; a later line for a key wins), read by `export --skip-existing`.
+ * Only a regular file of this user with one name is read or appended to; anything else in its place
+ * (a link, a hard link, a FIFO) is replaced whole, never followed. A damaged line means a refetch.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -1,9 +1,6 @@
+// File names for exports: the server's Content-Disposition name made safe, else CLI.md's rule.
 import type { ExportFormat } from '../domain.js';
 import { MAX_NAME_BYTES, sanitizeFileName, truncateUtf8 } from '../fs/file-name.js';
-/**
- * File names for exports. Pure functions: the server's Content-Disposition name reduced to a safe
- * plain name, else the `<date>_<name>_index.<ext>` rule of CLI.md.
- */
 
 export type ExportKind = 'json' | 'zip';
 
@@ -60,35 +57,12 @@ export function nameWords(text: string): string[] {
     .filter((w) => w !== '');
 }
 
-/** The words all names start with: ["Example 600 OG EUR", "Example 600 OG JPY"] → Example 600 OG. */
-export function commonLeadingWords(names: readonly string[]): string[] {
-  if (names.length === 0) return [];
-  let common = nameWords(names[0]);
-  for (const n of names.slice(1)) {
-    const words = nameWords(n);
-    let i = 0;
-    while (i < common.length && i < words.length && common[i] === words[i]) i++;
-    common = common.slice(0, i);
-  }
-  return common;
-}
-
-/** A currency code as the service's index names end with one ("… OG EUR"). */
-export const isCurrencyWord = (w: string): boolean => /^[A-Z]{3}$/.test(w);
-
 /**
- * The `<name>` words from the rows' indexName values: their common leading words, without a trailing
- * currency code — the public example names "Example 600 OG JPY" rows `…_Example_600_OG_index.json`.
- * The currency is dropped for several names too (their common part may end in one: "… EUR Net" and
- * "… EUR Price"), but never when it is the only word left.
+ * The `<name>` words less a trailing currency code, as the service's index names end with one: the
+ * public example names "Example 600 OG JPY" rows `…_Example_600_OG_index.json`. Never the only word.
  */
-export function nameFromIndexNames(names: readonly string[]): string[] {
-  return dropCurrency(commonLeadingWords(names));
-}
-
 export function dropCurrency(words: readonly string[]): string[] {
-  if (words.length > 1 && isCurrencyWord(words[words.length - 1])) return words.slice(0, -1);
-  return [...words];
+  return words.length > 1 && /^[A-Z]{3}$/.test(words[words.length - 1]) ? words.slice(0, -1) : [...words];
 }
 
 /** The common leading words of names seen one at a time, in constant memory (for a streamed file). */
@@ -110,18 +84,9 @@ export class CommonWords {
   }
 }
 
-/**
- * `.json` or `.zip`: the requested format alone decides (csv arrives as a zip). A content type or a
- * server file name saying otherwise does not make a JSON body acceptable as a CSV export: the body is
- * checked as what was asked for, and anything else is a corrupt answer (issue 18, defect 5).
- */
+/** `.json` or `.zip`: the requested format alone decides, never the answer's content type or name. */
 export function exportKind(format: ExportFormat): ExportKind {
   return format === 'csv' ? 'zip' : 'json';
-}
-
-/** `<date>_<name words joined by _>_index.<ext>`. */
-export function ruleFileName(date: string, words: readonly string[], kind: ExportKind): string {
-  return `${date}_${words.join('_')}_index.${kind}`;
 }
 
 /**
@@ -138,7 +103,7 @@ export function fallbackFileName(o: {
 }): string {
   const words = nameWordsOf(o);
   return (
-    sanitizeFileName(ruleFileName(o.date, words, o.kind)) ??
+    sanitizeFileName(`${o.date}_${words.join('_')}_index.${o.kind}`) ??
     `${o.date}_portfolio_${o.portfolioId}_index.${o.kind}`
   );
 }
