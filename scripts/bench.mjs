@@ -2,7 +2,7 @@
 // against the sandbox. Every comparison runs A and B interleaved in this one process and reports the
 // median of the per-pair ratios, so machine drift cancels out. Figures go to .bench/results.json.
 // Usage: npm run bench [-- --runs 10 --big-rows 800000 --only startup,csv] (rows: startup, small, csv, jq,
-// export, extract, limiter, limiter-redis, report-range, cache, diff)
+// export, extract, limiter, limiter-redis, report-range, cache, diff, parquet)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -312,6 +312,57 @@ async function diffRow() {
   );
 }
 
+/**
+ * -f parquet (issue 33): 200,000 rows (portfolio 7, 10 weekdays) to a Parquet file against the same
+ * rows to a CSV file (time, size), and the peak RSS of 20,000, 200,000 and 400,000 rows (≤ 100 MB, flat).
+ */
+async function parquetRow() {
+  const { statSync } = await import('node:fs');
+  const to = (last, file) =>
+    prs(
+      '-q',
+      'report',
+      '7',
+      '-t',
+      'constituent.close',
+      '--from',
+      '2024-05-01',
+      '--to',
+      last,
+      '-o',
+      join(work, file),
+      '--force',
+    );
+  const runs = Math.min(RUNS, 3);
+  const cmp = await compare(
+    '200k rows → Parquet vs CSV file',
+    to('2024-05-14', 'x.parquet'),
+    to('2024-05-14', 'x.csv'),
+    {
+      runs,
+    },
+  );
+  const size = (f) => statSync(join(work, f)).size / 1e6;
+  const rss = {
+    rows20k: await peakRss(to('2024-05-01', 'r.parquet')),
+    rows200k: await peakRss(to('2024-05-14', 'r.parquet')),
+    rows400k: await peakRss(to('2024-05-28', 'r.parquet')),
+    csv200k: await peakRss(to('2024-05-14', 'r.csv')),
+  };
+  const row = {
+    name: 'report -f parquet',
+    ratio: cmp.ratio,
+    parquetMB: size('x.parquet'),
+    csvMB: size('x.csv'),
+    peakRssMiB: rss,
+    target: 'peak RSS ≤ 100 MB, flat; time and size: stated',
+  };
+  results.push(row);
+  console.log(
+    `parquet 200k: ${row.parquetMB.toFixed(1)} MB vs CSV ${row.csvMB.toFixed(1)} MB; peak RSS MiB 20k ${rss.rows20k.toFixed(1)}, 200k ${rss.rows200k.toFixed(1)}, 400k ${rss.rows400k.toFixed(1)} (CSV 200k ${rss.csv200k.toFixed(1)})  ${Math.max(rss.rows20k, rss.rows200k, rss.rows400k) <= 95.4 ? '✓' : '✗'} target ≤ 100 MB`,
+  );
+}
+
 // ---- end of prs diff's block ----------------------------------------------------------------------
 
 /** A command's stdout (it must exit 0). */
@@ -527,6 +578,22 @@ try {
       );
       if (!suffix) await cachedRangeRow();
     }
+    if (want('jq')) {
+      // issue 33: --jq over 20,000 rows at most the time of curl | jq with the same filter.
+      const url = `7?reportType=constituent.close&date=${day}`;
+      const filter = '.[] | select(.indexWeighting > 0.01) | .isin';
+      const cmd = prs('report', '7', '-t', 'constituent.close', '-d', day, '--jq', filter);
+      await compare(
+        `20k rows --jq vs curl|jq${suffix}`,
+        cmd,
+        `${curl(url)} | jq -r ${q(`.report | ${filter}`)}`,
+        {
+          target: 1,
+          env,
+        },
+      );
+      if (!suffix) console.log(`--jq peak RSS: ${(await peakRss(cmd)).toFixed(1)} MiB`);
+    }
     if (want('csv')) {
       const url = `7?reportType=constituent.close&date=${day}`;
       const jqCsv = `(.report[0] | keys_unsorted) as $k | .report[] | [.[$k[]]] | @csv`;
@@ -542,16 +609,6 @@ try {
         `${curl(url)} | jq .report`,
         { env },
       );
-      if (want('jq')) {
-        // issue 33: --jq over 20,000 rows at most the time of curl | jq with the same filter.
-        const filter = '.[] | select(.indexWeighting > 0.01) | .isin';
-        await compare(
-          `20k rows --jq vs curl|jq${suffix}`,
-          prs('report', '7', '-t', 'constituent.close', '-d', day, '--jq', filter),
-          `${curl(url)} | jq -r ${q(`.report | ${filter}`)}`,
-          { target: 1, env },
-        );
-      }
       if (suffix) return; // the table row compares prs with itself
       await compare(
         '20k rows → table vs CSV',
@@ -561,7 +618,10 @@ try {
     }
   };
   await startRows('', {});
-  if (process.env.NODE_EXTRA_CA_CERTS && (want('startup') || want('small') || want('csv') || want('cache'))) {
+  if (
+    process.env.NODE_EXTRA_CA_CERTS &&
+    (want('startup') || want('small') || want('csv') || want('jq') || want('cache'))
+  ) {
     console.log(
       '\nthe same, NODE_EXTRA_CA_CERTS unset on both sides (Node 20 reads that bundle at every start, Node 24 does not):',
     );
@@ -723,6 +783,7 @@ try {
   if (want('report-range')) await reportRangeRow();
   if (want('limiter-redis')) await redisRow();
   if (want('diff')) await diffRow(); // prs diff's block (above)
+  if (want('parquet')) await parquetRow();
   mkdirSync(join(args.out, '..'), { recursive: true });
   writeFileSync(
     args.out,
