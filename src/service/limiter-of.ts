@@ -1,6 +1,5 @@
 // The one place that chooses an account's limiter: the file, or Redis (`--limiter`) over the file.
 import type { Clock } from '../clock.js';
-import { FileError } from '../errors.js';
 import type { IO } from '../io.js';
 import { redactUrlPassword } from '../redact.js';
 import type { Settings } from '../settings.js';
@@ -20,17 +19,14 @@ export interface LimiterTarget {
 
 export function openLimiter(t: LimiterTarget): Limiter {
   const fileLimiter = (carried?: LimiterState) =>
-    orAlone(
-      createLimiter({
-        file: limiterFile(t.settings.cacheDir, t.baseUrl, t.tenant, t.identity),
-        rate: t.settings.rateLimit,
-        clock: t.clock,
-        signal: t.signal,
-        carried,
-      }),
-      () => createLimiter({ rate: t.settings.rateLimit, clock: t.clock, signal: t.signal }),
-      (line) => t.io.err(line),
-    );
+    createLimiter({
+      file: limiterFile(t.settings.cacheDir, t.baseUrl, t.tenant, t.identity),
+      rate: t.settings.rateLimit,
+      clock: t.clock,
+      signal: t.signal,
+      carried,
+      warn: (line) => t.io.err(line),
+    });
   return t.settings.limiter
     ? createRedisLimiter({
         url: t.settings.limiter,
@@ -43,31 +39,6 @@ export function openLimiter(t: LimiterTarget): Limiter {
         debug: (line) => t.io.debug(line),
       })
     : fileLimiter();
-}
-
-/** The file limiter, or once its state is unusable (a FileError), one warning and this process alone. */
-function orAlone(file: Limiter, alone: () => Limiter, warn: (line: string) => void): Limiter {
-  let local: Limiter | undefined;
-  const fall = (err: unknown): Limiter => {
-    if (!(err instanceof FileError)) throw err;
-    if (!local) {
-      warn(`prs: warning: ${err.message}; counting this process's requests alone`);
-      local = alone();
-    }
-    return local;
-  };
-  return {
-    acquire: (hooks) =>
-      local ? local.acquire(hooks) : file.acquire(hooks).catch((e) => fall(e).acquire(hooks)),
-    // A failed write lands in the next acquire(), which falls back; a slot settled here counts there.
-    settle: (sent) => (local ?? file).settle(sent),
-    idle: async () => {
-      await file.idle();
-      await local?.idle();
-    },
-    block: (ms) => (local ? local.block(ms) : file.block(ms).catch((e) => fall(e).block(ms))),
-    peek: () => (local ? local.peek() : file.peek().catch((e) => fall(e).peek())),
-  };
 }
 
 export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']> {

@@ -93,37 +93,51 @@ export interface LimiterOptions {
   signal?: AbortSignal;
   /** What this process spent through Redis before it failed. */
   carried?: LimiterState;
+  /** With it, an unusable file is one warning and this process's requests counted alone. */
+  warn?: (line: string) => void;
 }
 
 type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
 
 export function createLimiter(o: LimiterOptions): Limiter {
-  const { rate, file } = o;
+  const { rate } = o;
+  let file = o.file;
   let carried = o.carried;
   let memory: LimiterState = { stamps: [] };
   const apply = <T>(state: LimiterState, fn: Change<T>) => {
     state = withCarried(state, carried);
     const { write, result } = fn(state, o.clock.now());
-    const changed = write ?? (carried ? state : undefined);
-    carried = undefined;
-    return { changed, result };
+    return { changed: write ?? (carried ? state : undefined), result };
   };
-  const update = <T>(fn: Change<T>): Promise<T> => {
-    if (file === undefined) {
-      const { changed, result } = apply(memory, fn);
-      if (changed) memory = changed;
-      return Promise.resolve(result);
+  /** The file's state is unusable (a FileError): with `warn`, one warning and memory from now on. */
+  const alone = (err: unknown) => {
+    if (!(err instanceof FileError) || !o.warn) throw err;
+    o.warn(`prs: warning: ${err.message}; counting this process's requests alone`);
+    file = undefined;
+  };
+  const update = async <T>(fn: Change<T>): Promise<T> => {
+    if (file !== undefined) {
+      try {
+        const result = await guarded(file, () =>
+          updateFile(
+            file!,
+            (text) => {
+              const { changed, result } = apply(parseState(text), fn);
+              return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
+            },
+            { mode: 0o600 },
+          ),
+        );
+        carried = undefined;
+        return result;
+      } catch (err) {
+        alone(err);
+      }
     }
-    return guarded(file, () =>
-      updateFile(
-        file,
-        (text) => {
-          const { changed, result } = apply(parseState(text), fn);
-          return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
-        },
-        { mode: 0o600 },
-      ),
-    );
+    const { changed, result } = apply(memory, fn);
+    carried = undefined;
+    if (changed) memory = changed;
+    return result;
   };
   let pending: Promise<void> | undefined;
   return {
@@ -164,10 +178,14 @@ export function createLimiter(o: LimiterOptions): Limiter {
     },
     async peek() {
       // No lock: the file is only ever replaced whole.
-      return guarded(file ?? '', async () => {
-        const state = file === undefined ? memory : parseState(readText(file));
-        return { state: withCarried(state, carried), now: o.clock.now() };
-      });
+      let state = memory;
+      if (file !== undefined)
+        try {
+          state = await guarded(file, async () => parseState(readText(file!)));
+        } catch (err) {
+          alone(err);
+        }
+      return { state: withCarried(state, carried), now: o.clock.now() };
     },
   };
 }
