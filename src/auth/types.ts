@@ -5,7 +5,6 @@ export interface StoredSession {
   /** Epoch ms, as the other times. */
   expiresAt: number;
   refreshToken?: string;
-  /** Absent: unknown. */
   refreshExpiresAt?: number;
   obtainedAt?: number;
   /** Absent in stores of older versions. */
@@ -43,10 +42,9 @@ export interface Store {
 }
 
 export interface Session {
-  /** A usable access token (CLI.md "Session" steps 1–5), else AuthError. */
+  /** CLI.md "Session" steps 1–5, else AuthError. */
   token(): Promise<string>;
   /** After a 401 with `rejected`: one re-authentication, else AuthError. */
   renew(rejected: string): Promise<string>;
-  /** Whom the limiter counts requests for (identity.ts). */
   identity(): string;
 }

@@ -31,7 +31,6 @@ export interface AnswerKey {
   baseUrl: string;
   realm: string;
   clientId: string;
-  /** auth/identity.ts. */
   identity: string;
   tenant: string;
   portfolioId: number;
@@ -51,7 +50,6 @@ interface StoreInfo {
   directory: string;
   entries: number;
   bytes: number;
-  /** Epoch ms. */
   oldest?: number;
   newest?: number;
   profiles: Record<string, { entries: number; bytes: number }>;
@@ -94,7 +92,6 @@ export const entryBody = (a: CachedAnswer): Buffer => Buffer.concat([...entryChu
 
 const READ_CHUNK = 256 * 1024;
 
-/** Each chunk a new buffer. */
 export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
   const fd = openSync(a.path, 'r');
   try {
@@ -382,7 +379,6 @@ export function createCacheStore(o: StoreOptions) {
     remove(profile: string, k: AnswerKey): void {
       unlinkQuiet(pathOf(profile, k));
     },
-    /** What was removed. */
     clear(profile?: string): { entries: number; bytes: number } {
       markCleared(o.cacheDir, profile);
       // This store's own clear does not stop it.
@@ -412,7 +408,7 @@ export function createCacheStore(o: StoreOptions) {
   };
 }
 
-/** Needs no settings (`prs cache clear`, `prs logout`): a deleted profile's entries can go too. */
+/** Needs no settings: a deleted profile's entries can go too. */
 export function clearAnswers(cacheDir: string, profile?: string): { entries: number; bytes: number } {
   return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile);
 }

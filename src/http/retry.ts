@@ -78,13 +78,11 @@ export function nextDelay(
   return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
 }
 
-/** The transport failure code under a NetworkError, or ''. */
 export function networkCodeOf(err: { cause?: unknown }): string {
   const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
   return cause?.code ?? cause?.cause?.code ?? '';
 }
 
-/** The -v line of every wait, whoever waits. */
 export function waitLine(ms: number, reason: WaitReason): string {
   return `~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`;
 }

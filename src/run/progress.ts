@@ -61,7 +61,6 @@ export interface Position {
   n: number;
   total: number;
   item: Item;
-  /** The ETA when the item started. */
   etaMs?: number;
 }
 

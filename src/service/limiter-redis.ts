@@ -103,7 +103,6 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   let connected = false;
   let fallback: Limiter | undefined;
   let pending: Promise<void> | undefined;
-  // Slot ids unique across machines.
   const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
   const slots = new Map<number, string>();
@@ -113,7 +112,6 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
 
   const connect = async () => {
     const [redis, { createHash }] = await Promise.all([import('@redis/client'), import('node:crypto')]);
-    // Bundled, its exports sit on `default`.
     const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
       url: parts.url,

@@ -25,9 +25,8 @@ export interface ExportResponse {
 }
 
 export interface LimiterState {
-  /** Completion times of recent requests. */
   stamps: number[];
-  /** Send times of requests still in flight. */
+  /** Send times of requests in flight; `stamps`: completion times. */
   open?: number[];
   until?: number;
 }
