@@ -72,18 +72,12 @@ export function readArgv(args: readonly string[]): FastArgv | undefined {
       continue;
     }
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const reading = SPELLINGS.get(eq > 0 ? arg.slice(0, eq) : arg);
     const nextValue = () => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
-    const reading = SPELLINGS.get(name);
     if (!reading || (reading.into === 'flags' && !command)) return undefined;
     const into = reading.into === 'globals' ? globals : flags;
-    let ok: boolean;
-    if (reading.takesValue) {
-      const value = nextValue();
-      ok = value !== undefined && set(into, reading.field, value);
-    } else if (eq > 0) return undefined;
-    else ok = set(into, reading.field, reading.on);
-    if (!ok) return undefined;
+    const value = reading.takesValue ? nextValue() : eq > 0 ? undefined : reading.on;
+    if (value === undefined || !set(into, reading.field, value)) return undefined;
   }
   if (!command) return undefined;
   return { ids, flags: flags as ReportFlags, globals: globals as GlobalOptions };
