@@ -10,30 +10,14 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import {
-  baseEnv,
-  collect,
-  PRS_BIN,
-  type RunResult,
-  runPrsIntoClosedPipe,
-  type tempDir,
-} from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { baseEnv, collect, PRS_BIN, type RunResult, runPrsIntoClosedPipe } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
 const DAY = '2024-05-02';
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let env: Record<string, string>;
 
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-cache-hit-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
-  ({ sandbox, tmp, env } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, tmp, env } = useLoggedIn('prs-cache-hit-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
 beforeEach(() => sandbox.stats.reset());
 
 const requests = () => sandbox.stats.count({ endpoint: 'report' });
@@ -119,13 +103,13 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
     const set = await prs(['config', 'set', 'cache', '7d']);
     expect(set.code, set.stderr).toBe(0);
     try {
-      env = { ...env, PRS_CACHE: '' };
+      env.PRS_CACHE = '';
       expect((await prs(args)).loaded).toContain('main.js');
       const hit = await prs(args);
       expect(hit.loaded).toEqual(['fast.js', 'hit.js']);
       expect(requests()).toBe(1);
     } finally {
-      env = { ...env, PRS_CACHE: '7d' };
+      env.PRS_CACHE = '7d';
       expect((await prs(['config', 'unset', 'cache'])).code).toBe(0);
     }
   });

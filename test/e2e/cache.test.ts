@@ -8,21 +8,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loginArgs } from '../../src/sandbox/index.js';
 import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
-import { type LoggedIn, loginSandbox, startLoggedIn } from '../helpers/session.js';
+import { loginSandbox, useLoggedIn } from '../helpers/session.js';
 
 const DAY = '2024-05-02';
-let sandbox: Sandbox;
-let env: Record<string, string>;
 
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-cache-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
-  ({ sandbox, env } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, env } = useLoggedIn('prs-cache-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], extra: Record<string, string> = {}) =>

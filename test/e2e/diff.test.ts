@@ -6,25 +6,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID, type Sandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
-import { type RunOptions, runPrs, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { type RunOptions, runPrs } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const P = String(REBALANCE_PORTFOLIO_ID);
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let env: Record<string, string>;
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const requests = () => sandbox.stats.count({ endpoint: 'report' });
 
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-diff-e2e-', { rateLimit: '1000/1s' });
-  ({ sandbox, tmp, env } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, tmp, env } = useLoggedIn('prs-diff-e2e-', { rateLimit: '1000/1s' });
 beforeEach(() => sandbox.stats.reset());
 
 /** The body the sandbox sends, fetched directly with prs's token. */

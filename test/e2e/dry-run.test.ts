@@ -6,22 +6,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunPlan } from '../../src/run/dry-run.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { type LoggedIn, loginSandbox, startLoggedIn } from '../helpers/session.js';
+import { loginSandbox, useLoggedIn } from '../helpers/session.js';
 
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let env: Record<string, string>;
-
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-dry-run-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
-  ({ sandbox, tmp, env } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, tmp, env } = useLoggedIn('prs-dry-run-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], extra: Record<string, string> = {}) =>

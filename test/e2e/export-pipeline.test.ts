@@ -9,21 +9,18 @@ import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
-import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID, type Sandbox } from '../../src/sandbox/index.js';
+import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
 const ID = String(EXAMPLE_PORTFOLIO_ID);
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let root: string;
-let setup: LoggedIn | undefined;
+const { sandbox, tmp, env } = useLoggedIn('prs-export-pipeline-', { rateLimit: '100/1s' });
 let n = 0;
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const fresh = () => {
-  const d = join(root, `d${n++}`);
+  const d = join(tmp.path, `d${n++}`);
   mkdirSync(d);
   return d;
 };
@@ -32,13 +29,6 @@ const files = (dir: string) =>
     .filter((f) => f !== MANIFEST_NAME)
     .sort();
 const exports = () => sandbox.stats.count({ endpoint: 'export' });
-
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-export-pipeline-', { rateLimit: '100/1s' });
-  ({ sandbox, env } = setup);
-  root = setup.tmp.path;
-});
-afterAll(() => setup?.close());
 
 /** The CSV member(s) of a zip, by name. */
 const membersOf = (zip: Buffer) =>

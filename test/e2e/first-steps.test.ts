@@ -4,10 +4,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const tmp = tempDir('prs-first-steps-');
 afterAll(() => tmp.cleanup());
@@ -48,11 +48,7 @@ describe('never logged in', () => {
 });
 
 describe('-o given a format name (kubectl and aws users type -o json)', () => {
-  let setup: LoggedIn;
-  beforeAll(async () => {
-    setup = await startLoggedIn('prs-first-steps-o-', { rateLimit: '100/1s' });
-  });
-  afterAll(() => setup?.close());
+  const setup = useLoggedIn('prs-first-steps-o-', { rateLimit: '100/1s' });
   const id = String(EXAMPLE_PORTFOLIO_ID);
   const run = (args: string[], cwd: string) => runPrs(args, { env: setup.env, cwd });
 
@@ -128,11 +124,7 @@ describe('help: own options, then the global options once, in a section of their
 });
 
 describe('auth status -q prints nothing: the exit code says it', () => {
-  let setup: LoggedIn;
-  beforeAll(async () => {
-    setup = await startLoggedIn('prs-first-steps-q-');
-  });
-  afterAll(() => setup?.close());
+  const setup = useLoggedIn('prs-first-steps-q-');
 
   it.each([
     ['logged in', () => setup.env, 0],

@@ -8,25 +8,16 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { baseEnv, collect, PRS_BIN, type RunResult, runPrs, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { baseEnv, collect, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 import { STACK } from './reliability-helpers.js';
 
 const DATE = '2024-05-02';
 /** 20 weekdays: 2024-05-01 … 2024-05-28. */
 const RANGE = ['--from', '2024-05-01', '--to', '2024-05-28'];
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let session: Record<string, string>;
 
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-output-trust-', { rateLimit: '100/1s' });
-  ({ sandbox, tmp, env: session } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, tmp, env: session } = useLoggedIn('prs-output-trust-', { rateLimit: '100/1s' });
 beforeEach(() => sandbox.stats.reset());
 
 const prs = (args: string[], env: Record<string, string> = {}) =>

@@ -5,22 +5,16 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
-import { runPrs, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { runPrs } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let env: Record<string, string>;
-
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  // A window long enough that nothing leaves it during the test: the count is exact.
-  setup = await startLoggedIn('prs-quota-', { rateLimit: '1000/1s' }, { PRS_RATE_LIMIT: '10/600s' });
-  ({ sandbox, tmp, env } = setup);
-});
-afterAll(() => setup?.close());
+// A window long enough that nothing leaves it during the test: the count is exact.
+const { sandbox, tmp, env } = useLoggedIn(
+  'prs-quota-',
+  { rateLimit: '1000/1s' },
+  { PRS_RATE_LIMIT: '10/600s' },
+);
 
 interface QuotaJson {
   rateLimit: { limit: number; windowMs: number };

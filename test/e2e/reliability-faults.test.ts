@@ -9,33 +9,28 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, type tempDir } from '../helpers/run.js';
-import { dirsEnv, type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { runPrs } from '../helpers/run.js';
+import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
-let sandbox: Sandbox;
 let server: FaultServer;
-let tmp: ReturnType<typeof tempDir>;
-/** Reaches the sandbox through a stored session (logged in once). */
-let session: Record<string, string>;
 /** Called with each line the sandbox logs (one per request, before the body is sent). */
 let onSandboxLog: (line: string) => void = () => {};
 let n = 0;
 let out: string;
 
-let setup: LoggedIn | undefined;
+/** `session` reaches the sandbox through a stored session (logged in once). */
+const {
+  sandbox,
+  tmp,
+  env: session,
+} = useLoggedIn('prs-reliability-faults-', { rateLimit: '100/1s', log: (l) => onSandboxLog(l) });
 beforeAll(async () => {
   server = await startFaultServer();
-  setup = await startLoggedIn('prs-reliability-faults-', {
-    rateLimit: '100/1s',
-    log: (l) => onSandboxLog(l),
-  });
-  ({ sandbox, tmp, env: session } = setup);
 });
 afterAll(async () => {
   await server?.close();
-  await setup?.close();
 });
 beforeEach(() => {
   sandbox.stats.reset();

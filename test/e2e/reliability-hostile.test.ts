@@ -7,29 +7,26 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { runPrs } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
-let sandbox: Sandbox;
 let server: FaultServer;
-let tmp: ReturnType<typeof tempDir>;
-let session: Record<string, string>;
 let n = 0;
 let out: string;
 
-let setup: LoggedIn | undefined;
+const {
+  sandbox,
+  tmp,
+  env: session,
+} = useLoggedIn('prs-reliability-hostile-', { rateLimit: '100/1s' }, { PRS_RETRIES: '0' });
 beforeAll(async () => {
   server = await startFaultServer();
-  setup = await startLoggedIn('prs-reliability-hostile-', { rateLimit: '100/1s' }, { PRS_RETRIES: '0' });
-  ({ sandbox, tmp, env: session } = setup);
 });
 afterAll(async () => {
   await server?.close();
-  await setup?.close();
 });
 beforeEach(() => {
   sandbox.stats.reset();

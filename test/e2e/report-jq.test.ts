@@ -2,25 +2,17 @@
  * `prs report --jq` end to end (the built binary against the sandbox): gh's output conventions, the
  * service's digits kept through jq, a filter that does not compile refused before any request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringifyLossless } from '../../src/json/lossless.js';
-import { EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID, type Sandbox } from '../../src/sandbox/index.js';
+import { EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let setup: LoggedIn | undefined;
+const { sandbox, env } = useLoggedIn('prs-jq-e2e-', { rateLimit: '100/1s' });
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const requests = () => sandbox.stats.count({ endpoint: 'report' });
-
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-jq-e2e-', { rateLimit: '100/1s' });
-  ({ sandbox, env } = setup);
-});
-afterAll(() => setup?.close());
 
 /** The rows `-f json` prints, parsed losslessly. */
 async function rowsOf(id: number, type: string): Promise<Record<string, unknown>[]> {

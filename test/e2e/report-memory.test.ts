@@ -8,31 +8,22 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, PRS_BIN, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, PRS_BIN } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-let tmp: ReturnType<typeof tempDir>;
-let session: Record<string, string>;
-let probe: string;
-let setup: LoggedIn | undefined;
+const { tmp, env: session } = useLoggedIn('prs-report-memory-', { rateLimit: '1000/1s' });
 /** The same rows, spaced as Python's json.dumps writes them (issue 30: 2-8× the memory before). */
-let spaced: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-report-memory-', { rateLimit: '1000/1s' });
-  spaced = await startLoggedIn('prs-report-memory-spaced-', { rateLimit: '1000/1s', jsonStyle: 'spaced' });
-  ({ tmp, env: session } = setup);
+const spaced = useLoggedIn('prs-report-memory-spaced-', { rateLimit: '1000/1s', jsonStyle: 'spaced' });
+let probe: string;
+beforeAll(() => {
   probe = join(tmp.path, 'rss-probe.cjs');
   writeFileSync(
     probe,
     "process.on('exit', () => require('node:fs').writeFileSync(process.env.RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
   );
-});
-afterAll(async () => {
-  await setup?.close();
-  await spaced?.close();
 });
 
 let n = 0;
@@ -64,7 +55,7 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || NODE_MAJOR !== 20)('
       '-f',
       'ndjson',
     ];
-    for (const env of [session, spaced!.env]) {
+    for (const env of [session, spaced.env]) {
       const one = await peakOf(report('-d', '2024-05-02'), env);
       // 2024-05-01 .. 2024-05-14: ten weekdays.
       const ten = await peakOf(report('--from', '2024-05-01', '--to', '2024-05-14'), env);

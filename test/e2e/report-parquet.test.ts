@@ -8,33 +8,18 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonNumeric, numberText, REPORT_TYPES } from '../../src/domain.js';
 import { flatten } from '../../src/render/columns.js';
-import {
-  EXAMPLE_PORTFOLIO_ID,
-  LARGE_PORTFOLIO_ID,
-  PRECISION_PORTFOLIO_ID,
-  type Sandbox,
-} from '../../src/sandbox/index.js';
+import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let dir: string;
-let setup: LoggedIn | undefined;
+const { sandbox, tmp, env } = useLoggedIn('prs-parquet-e2e-', { rateLimit: '100/1s' });
 let n = 0;
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const requests = () => sandbox.stats.count({ endpoint: 'report' });
-const file = () => join(dir, `r${n++}.parquet`);
-
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-parquet-e2e-', { rateLimit: '100/1s' });
-  ({ sandbox, env } = setup);
-  dir = setup.tmp.path;
-});
-afterAll(() => setup?.close());
+const file = () => join(tmp.path, `r${n++}.parquet`);
 
 /** The file as DuckDB reads it: its columns' types, and its rows with every value as text. */
 async function readBack(path: string) {
@@ -162,7 +147,7 @@ describe('report -f parquet', () => {
     const back = await readBack(out);
     expect(back.rowGroups).toBeGreaterThan(1);
     expectSame(back.rows, want);
-    expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]); // no spool or temporary left
+    expect(readdirSync(tmp.path).filter((f) => f.startsWith('.'))).toEqual([]); // no spool or temporary left
   });
 
   it('--fields keeps those columns, in that order', async () => {
@@ -193,12 +178,12 @@ describe('report -f parquet', () => {
   ])('%j is exit 2 before any request', async (args, message) => {
     const before = requests();
     const r = await prs(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', 'index', '-d', DATE, ...args], {
-      cwd: dir,
+      cwd: tmp.path,
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(requests()).toBe(before);
-    expect(existsSync(join(dir, 'x.parquet'))).toBe(false);
+    expect(existsSync(join(tmp.path, 'x.parquet'))).toBe(false);
   });
 });
 
@@ -222,9 +207,9 @@ describe('a value that does not fit DECIMAL(38) is never rounded (fault server)'
         PRS_TENANT: 't',
         PRS_TOKEN: 'ready',
         PRS_RETRIES: '0',
-        HOME: dir,
-        PRS_CONFIG_DIR: join(dir, 'c'),
-        PRS_CACHE_DIR: join(dir, 'k'),
+        HOME: tmp.path,
+        PRS_CONFIG_DIR: join(tmp.path, 'c'),
+        PRS_CACHE_DIR: join(tmp.path, 'k'),
       },
     });
     expect(r.code).toBe(2);

@@ -8,28 +8,21 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { baseEnv, collect, PRS_BIN, runPrs, type tempDir } from '../helpers/run.js';
-import { dirsEnv, type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
+import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
-let sandbox: Sandbox;
 let server: FaultServer;
-let tmp: ReturnType<typeof tempDir>;
-let session: Record<string, string>;
 let out: string;
 let n = 0;
 
-let setup: LoggedIn | undefined;
+const { sandbox, tmp, env: session } = useLoggedIn('prs-report-runs-', { rateLimit: '100/1s' });
 beforeAll(async () => {
   server = await startFaultServer();
-  setup = await startLoggedIn('prs-report-runs-', { rateLimit: '100/1s' });
-  ({ sandbox, tmp, env: session } = setup);
 });
 afterAll(async () => {
   await server?.close();
-  await setup?.close();
 });
 /** prs against the fault server with a ready token (no sign-in), its own config and cache dirs. */
 const faultyEnv = () => ({

@@ -5,25 +5,17 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
 import { stringifyLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
 import { render } from '../../src/render/index.js';
-import {
-  EMPTY_PORTFOLIO_ID,
-  EXAMPLE_PORTFOLIO_ID,
-  PRECISION_PORTFOLIO_ID,
-  type Sandbox,
-} from '../../src/sandbox/index.js';
+import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
-import { type RunOptions, runPrs, runPrsIntoClosedPipe, type tempDir } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { type RunOptions, runPrs, runPrsIntoClosedPipe } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03'; // a Friday
-let sandbox: Sandbox;
-let tmp: ReturnType<typeof tempDir>;
-let env: Record<string, string>;
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const reportRequests = () => sandbox.stats.count({ endpoint: 'report' });
 
@@ -38,12 +30,7 @@ async function serviceBody(id: number, type: string, date = DATE): Promise<strin
 }
 const rowsOf = (body: string) => (parseJson(body) as { report: Record<string, unknown>[] }).report;
 
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-report-e2e-', { rateLimit: '100/1s' });
-  ({ sandbox, tmp, env } = setup);
-});
-afterAll(() => setup?.close());
+const { sandbox, tmp, env } = useLoggedIn('prs-report-e2e-', { rateLimit: '100/1s' });
 
 describe('every type × format', () => {
   describe.each(REPORT_TYPES)('%s', (type) => {

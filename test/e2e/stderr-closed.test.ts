@@ -6,19 +6,12 @@
  * Listed in docs/reliability.md as E-75.
  */
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EMPTY_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { baseEnv, PRS_BIN, runPrs } from '../helpers/run.js';
-import { type LoggedIn, startLoggedIn } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 
-let env: Record<string, string>;
-
-let setup: LoggedIn | undefined;
-beforeAll(async () => {
-  setup = await startLoggedIn('prs-stderr-closed-', { rateLimit: '100/1s' });
-  ({ env } = setup);
-});
-afterAll(() => setup?.close());
+const { env } = useLoggedIn('prs-stderr-closed-', { rateLimit: '100/1s' });
 
 /** Runs prs with stderr a pipe closed by its reader before prs starts; resolves with the exit code. */
 function exitWithClosedStderr(args: string[]): Promise<{ code: number | null; stdout: string }> {

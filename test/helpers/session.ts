@@ -1,7 +1,7 @@
 /**
  * The sandbox of the end-to-end files, started in one place: `useSandbox` (a file's or a describe
  * block's sandbox, started before its tests and closed after them), `sandboxForTest` (one test's own,
- * closed when it ends), `useLoggedIn` / `startLoggedIn` (a sandbox, a private config and cache dir,
+ * closed when it ends), `useLoggedIn` (a sandbox, a private config and cache dir,
  * and `prs login` by the binary itself), `useTempDir`. Always in-process on port 0.
  */
 import { join } from 'node:path';
@@ -18,15 +18,26 @@ const start = (options: SandboxOptions) => startSandbox({ port: 0, keepAliveMs: 
 
 /**
  * `get()`'s object, once there: the fixtures hand out a stand-in at collection time (before their
- * beforeAll ran), so a file keeps writing `sandbox.url` as it would for a plain variable.
+ * beforeAll ran), so a file keeps writing `sandbox.url` or `{ ...env }` as it would for a plain variable.
  */
 function later<T extends object>(get: () => T | undefined, what: string): T {
+  const target = (): T => {
+    const t = get();
+    if (!t) throw new Error(`${what} is used outside the tests that started it`);
+    return t;
+  };
   return new Proxy({} as T, {
     get(_, key) {
-      const target = get();
-      if (!target) throw new Error(`${what} is used outside the tests that started it`);
-      const value = Reflect.get(target, key);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const value = Reflect.get(target(), key);
+      return typeof value === 'function' ? value.bind(target()) : value;
+    },
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    has: (_, key) => Reflect.has(target(), key),
+    ownKeys: () => Reflect.ownKeys(target()),
+    // Configurable, as the stand-in itself has no such property (a Proxy invariant).
+    getOwnPropertyDescriptor(_, key) {
+      const d = Reflect.getOwnPropertyDescriptor(target(), key);
+      return d && { ...d, configurable: true };
     },
   });
 }
@@ -117,7 +128,7 @@ export interface LoggedIn {
 }
 
 /** A sandbox on port 0 (with `options`) and its first user logged in under a new temporary directory. */
-export async function startLoggedIn(
+async function startLoggedIn(
   prefix: string,
   options: SandboxOptions = {},
   env: Record<string, string> = {},
@@ -137,19 +148,29 @@ export async function startLoggedIn(
   }
 }
 
-/** startLoggedIn for this file (or describe block): before its tests, closed after them. */
+/**
+ * startLoggedIn for this file (or describe block): before its tests, closed after them. Its parts can
+ * be taken apart at once: `const { sandbox, tmp, env } = useLoggedIn(…)`.
+ */
 export function useLoggedIn(
   prefix: string,
   options: SandboxOptions = {},
   env: Record<string, string> = {},
 ): LoggedIn {
   let setup: LoggedIn | undefined;
+  const close = async () => {
+    await setup?.close();
+    setup = undefined;
+  };
   beforeAll(async () => {
     setup = await startLoggedIn(prefix, options, env);
   });
-  afterAll(async () => {
-    await setup?.close();
-    setup = undefined;
-  });
-  return later(() => setup, 'the logged-in sandbox');
+  afterAll(close);
+  const what = 'the logged-in sandbox';
+  return {
+    sandbox: later(() => setup?.sandbox, what),
+    tmp: later(() => setup?.tmp, what),
+    env: later(() => setup?.env, what),
+    close,
+  };
 }
