@@ -155,46 +155,28 @@ function decimalBytes(precision: number): number {
   return bytes;
 }
 
+/** The Parquet types of a column of each kind but decimal (schemaOf). */
+const TYPES = {
+  date: { type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } },
+  boolean: { type: 'BOOLEAN' },
+  string: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+};
+
 function schemaOf(columns: readonly ParquetColumn[]) {
   return [
     { name: 'root', num_children: columns.length },
     ...columns.map((c) => {
-      const base = { name: c.name, repetition_type: 'OPTIONAL' as const };
-      switch (c.kind) {
-        case 'decimal': {
-          const { precision = 1, scale = 0 } = c;
-          const physical =
-            precision <= 9
-              ? { type: 'INT32' as const }
-              : precision <= 18
-                ? { type: 'INT64' as const }
-                : { type: 'FIXED_LEN_BYTE_ARRAY' as const, type_length: decimalBytes(precision) };
-          return {
-            ...base,
-            ...physical,
-            converted_type: 'DECIMAL' as const,
-            precision,
-            scale,
-            logical_type: { type: 'DECIMAL' as const, precision, scale },
-          };
-        }
-        case 'date':
-          return {
-            ...base,
-            type: 'INT32' as const,
-            converted_type: 'DATE' as const,
-            logical_type: { type: 'DATE' as const },
-          };
-        case 'boolean':
-          return { ...base, type: 'BOOLEAN' as const };
-        default:
-          return {
-            ...base,
-            type: 'BYTE_ARRAY' as const,
-            converted_type: 'UTF8' as const,
-            logical_type: { type: 'STRING' as const },
-          };
-      }
+      const base = { name: c.name, repetition_type: 'OPTIONAL' };
+      if (c.kind !== 'decimal') return { ...base, ...TYPES[c.kind] };
+      const { precision = 1, scale = 0 } = c;
+      const physical =
+        precision <= 9
+          ? { type: 'INT32' }
+          : precision <= 18
+            ? { type: 'INT64' }
+            : { type: 'FIXED_LEN_BYTE_ARRAY', type_length: decimalBytes(precision) };
+      const decimal = { converted_type: 'DECIMAL', precision, scale };
+      return { ...base, ...physical, ...decimal, logical_type: { type: 'DECIMAL', precision, scale } };
     }),
   ];
 }

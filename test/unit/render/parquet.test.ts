@@ -79,7 +79,7 @@ describe('ParquetSpool', () => {
           mb: true,
           d: '2024-05-03',
         },
-        { n: -2, m: 'two', a: null, b: false, mb: 'x', d: null },
+        { n: -2, m: 'two', a: null, b: false, mb: 'x', d: null, s: 'a\r\nb\u2028c"' },
         { n: null, m: new JsonNumber('1e400'), a: ['x', { k: 1 }], b: null, mb: null, d: '2024-02-29' },
       ]);
       answer.done();
@@ -94,9 +94,9 @@ describe('ParquetSpool', () => {
       con.closeSync();
       db.closeSync();
       expect(rows).toEqual([
-        { n: '1.50', m: '1', a: '[1,2.50]', b: true, mb: 'true', d: '2024-05-03' },
-        { n: '-2.00', m: 'two', a: null, b: false, mb: 'x', d: null },
-        { n: null, m: '1e400', a: '["x",{"k":1}]', b: null, mb: null, d: '2024-02-29' },
+        { n: '1.50', m: '1', a: '[1,2.50]', b: true, mb: 'true', d: '2024-05-03', s: null },
+        { n: '-2.00', m: 'two', a: null, b: false, mb: 'x', d: null, s: 'a\r\nb\u2028c"' },
+        { n: null, m: '1e400', a: '["x",{"k":1}]', b: null, mb: null, d: '2024-02-29', s: null },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
