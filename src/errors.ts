@@ -1,7 +1,4 @@
-/**
- * One error class per concern, each with its exit code; EXIT_CODES (`prs help exit-codes`, the --help
- * footer) and HTTP_FAILURES (what a final HTTP answer becomes) are the tables of CLI.md's codes.
- */
+/** One error class per concern, each with its exit code; EXIT_CODES and HTTP_FAILURES, CLI.md's tables. */
 
 /** name: [code, a word or two for the --help footer, one line for `prs help exit-codes`]. */
 const EXITS = {
@@ -173,10 +170,7 @@ export class StdoutClosedError extends PrsError {
   }
 }
 
-/**
- * The contract's exit code for any error prs threw (its class's); anything else is a defect: exit 1.
- * Commander's own parse errors are main.ts's (commander is not loaded by every module that throws).
- */
+/** Anything but prs's own errors is a defect: exit 1 (commander's errors are main.ts's). */
 export function exitCodeFor(err: unknown): number {
   return err instanceof PrsError ? err.exitCode : ExitCode.internal;
 }
@@ -184,7 +178,6 @@ export function exitCodeFor(err: unknown): number {
 /** A final non-200 answer of the report service, and what prs knows about the request. */
 export interface FailedAnswer {
   status: number;
-  /** "503 Service Unavailable" */
   reason: string;
   /** A short text from the body (a JSON `message`, the first line of plain text), if any. */
   said?: string;
@@ -193,18 +186,12 @@ export interface FailedAnswer {
   portfolioId: number;
   tenant: string;
   baseUrl: string;
-  /** Retries already made when giving up. */
   retries: number;
-  /** Under CI hints name environment variables instead of `prs login`. */
   ci: boolean;
 }
 
 interface HttpFailure {
-  /** The class, and so the exit code. */
-  error: new (
-    message: string,
-    details: HttpErrorDetails,
-  ) => PrsError;
+  error: new (message: string, details: HttpErrorDetails) => PrsError;
   message: (a: FailedAnswer) => string;
   hint: (a: FailedAnswer) => string | undefined;
 }
@@ -213,10 +200,7 @@ const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
 const after = (a: FailedAnswer) =>
   a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
 
-/**
- * What a final HTTP answer of the report service becomes: by status, then '5xx', then 'other'.
- * Messages carry at most a short text from the body, never an HTML page.
- */
+/** By status, then '5xx', then 'other'; messages carry at most a short text from the body, never a page. */
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {
     error: BadRequestError,
@@ -258,7 +242,6 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
   },
 };
 
-/** The error for a final non-200 answer, from HTTP_FAILURES. */
 export function httpFailure(a: FailedAnswer): PrsError {
   const row =
     HTTP_FAILURES[a.status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[a.status >= 500 ? '5xx' : 'other'];
@@ -271,7 +254,6 @@ export function httpFailure(a: FailedAnswer): PrsError {
   });
 }
 
-/** The words a FileError gives for a file-system errno; any other error keeps its own message. */
 const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([
   ['ENOSPC', 'disk full'],
   ['EACCES', 'permission denied'],
@@ -284,7 +266,6 @@ const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([
   ['ENOTDIR', 'not a directory'],
 ]);
 
-/** Turns a local file-system error (ENOSPC, EACCES, ENOENT, EEXIST, ...) into a FileError naming the path. */
 export function fileError(err: unknown, path: string, what = 'cannot write'): FileError {
   const reason =
     FILE_ERRNO_WORDS.get((err as NodeJS.ErrnoException)?.code) ?? (err as Error)?.message ?? String(err);

@@ -1,7 +1,4 @@
-/**
- * `prs report` answered from the answer cache before the CLI loads: one portfolio, one date, a machine
- * format to a pipe or a file. Anything else is undefined before a byte is written, and the CLI runs.
- */
+/** A one-portfolio, one-date report to a pipe or file answered from the answer cache before the CLI loads. */
 import { openStore } from './auth/store.js';
 import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
 import { type CachedAnswer, entryChunks } from './cache/store.js';

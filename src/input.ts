@@ -26,10 +26,7 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/**
- * One edit per three letters (at least one), or the last dotted part (`close`), or the first two
- * letters or more; anything further misleads (`bogus` is three edits from `logout`).
- */
+/** One edit per three letters, the last dotted part, or a prefix of two letters or more: no further. */
 export function isClose(input: string, candidate: string): boolean {
   const a = input.toLowerCase();
   const b = candidate.toLowerCase();

@@ -45,10 +45,7 @@ interface StdoutGuard {
   idle(): Promise<void>;
 }
 
-/**
- * stdout behind a writer that owns its write errors, whether thrown, passed to write's callback or
- * emitted: each aborts `gone` with its meaning (stdout.ts) and later writes are dropped.
- */
+/** A write error, thrown, passed to the callback or emitted, aborts `gone` (stdout.ts); later writes drop. */
 export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
   const ac = new AbortController();
   const fault = (err: unknown) => {
@@ -238,10 +235,7 @@ function spinner(text: string, color: boolean): Progress {
   };
 }
 
-/**
- * Prompts through npm's `read`, fed one line per prompt: the rest of a paste of several answers is
- * kept for the next prompt, never echoed before it (it may be that prompt's secret).
- */
+/** npm's `read`, fed a line per prompt: the rest of a paste waits, unechoed, for the next prompt. */
 function createPrompter(): (question: string, hidden: boolean) => Promise<string> {
   let ahead = '';
   return async (question, hidden) => {

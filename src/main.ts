@@ -65,10 +65,7 @@ const SIGNALS = {
 } as const;
 export type OwnedSignal = keyof typeof SIGNALS;
 
-/**
- * Makes `handler` the owner of SIGINT and SIGTERM until the returned function is called. Any other
- * listener is dropped as soon as it is added: a library's re-raised signal read as a second Ctrl-C.
- */
+/** `handler` owns SIGINT and SIGTERM: another listener (a library re-raising it) is dropped when added. */
 export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   const listener = (signal: OwnedSignal) => handler(signal);
   const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {

@@ -18,10 +18,7 @@ export function stdoutIsTerminal(): boolean {
   return process.getBuiltinModule('node:tty').isatty(1);
 }
 
-/**
- * Writes to fd 1 whole before the CLI's IO exists: undefined to go on, else the exit code to end with.
- * A non-blocking stdout (EAGAIN) is handed to Node's stream, which can wait for room.
- */
+/** Before the CLI's IO exists: undefined to go on, else the exit code; EAGAIN hands over to Node's stream. */
 export function stdoutWriter(color: { flag?: boolean; env: Readonly<Record<string, string | undefined>> }) {
   let stream = false;
   return async (data: string | Buffer): Promise<number | undefined> => {

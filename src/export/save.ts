@@ -51,10 +51,7 @@ export interface SaveContext {
   openFile?: typeof createAtomicFile;
   /** --skip-existing */
   keepExisting?: boolean;
-  /**
-   * Called once the body is whole and verified: parallel exports wait here for the earlier items, so
-   * names and commits follow item order. False: a repeat of an earlier item's data (a holiday).
-   */
+  /** Parallel exports wait here for the earlier items; false: a repeat of an earlier item's data. */
   turn?(body: { sha256: string; bytes: number }): Promise<boolean>;
 }
 
@@ -102,10 +99,7 @@ function corrupt(c: Pick<SaveContext, 'portfolioId' | 'date'>, why: string): Ser
   return new ServiceError(`the export of ${label(c)} is corrupt: ${why}`, { hint: 'nothing was saved' });
 }
 
-/**
- * The body through `onChunk` (which may refuse it) into `dest`; its byte count. A failure is one of the
- * contract's errors, naming `where`; a body short of its Content-Length is corrupt.
- */
+/** The body through `onChunk` (which may refuse it) into `dest`; its byte count. */
 async function download(
   res: ExportResponse,
   dest: Writable,
@@ -415,10 +409,7 @@ export async function streamExport(
   return bytes;
 }
 
-/**
- * `--extract -o -`: the zip is checked whole in a private temporary directory, then its CSV members go
- * to `out` one after another, each with its own header. 0 = no data.
- */
+/** `--extract -o -`: the zip checked whole in a private directory, then each CSV member to `out`. */
 export async function extractToStdout(
   res: ExportResponse,
   out: Writable,

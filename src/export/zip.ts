@@ -1,7 +1,4 @@
-/**
- * Checks and reads a zip on disk in constant memory: yauzl reads the central directory (a truncated
- * download has none), node:zlib inflates, and each entry's CRC-32 and size are compared with it.
- */
+/** A zip on disk checked in constant memory: each entry's CRC-32 and size against the central directory. */
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -186,10 +183,7 @@ async function streamEntry(
   if (crc >>> 0 !== entry.crc >>> 0) throw new ZipError(`zip entry ${label} fails its CRC check`);
 }
 
-/**
- * Every entry opens, its CRC verifies, it stays within the zip-bomb limits and a CSV member holds no
- * NUL byte; `sinkFor` may take an entry's bytes as they are checked (one inflate, not two).
- */
+/** `sinkFor` may take an entry's bytes as they are checked (one inflate, not two). */
 export async function verifyZip(
   path: string,
   signal?: AbortSignal,
