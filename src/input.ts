@@ -82,10 +82,8 @@ export function parsePortfolioIds(values: readonly string[]): number[] {
   return [...new Set(values.map(parsePortfolioId))];
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 export function formatDate(d: Date): string {
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  return d.toISOString().slice(0, 10);
 }
 
 export const DATE_WORDS = {
