@@ -31,34 +31,7 @@ export type ReadyVia =
   | 'saved credentials'
   | 'client credentials';
 
-export interface AuthStatus {
-  profile: string;
-  configPath: string;
-  baseUrl: string | null;
-  authUrl: string | null;
-  realm: string | null;
-  clientId: string | null;
-  username: string | null;
-  grant: 'password' | 'client_credentials';
-  serviceAccount: string | null;
-  tenant: string | null;
-  limiter: string | null;
-  accessTokenExpiresAt: string | null;
-  accessTokenValid: boolean;
-  refreshToken: boolean;
-  refreshTokenExpiresAt: string | null;
-  refreshTokenValid: boolean;
-  savedCredentials: boolean;
-  /** A client secret is at hand (env or saved): without it the refresh token cannot be used. */
-  clientSecret: boolean;
-  envCredentials: string[];
-  envToken: boolean;
-  sessionForeign: string[] | null;
-  renewableUntil: string | null;
-  afterThat: 'saved password' | 'env credentials' | 'client secret' | 'login';
-  ready: boolean;
-  via: ReadyVia | null;
-}
+export type AuthStatus = ReturnType<typeof assess>;
 
 export function duration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
@@ -70,12 +43,7 @@ export function duration(ms: number): string {
   return `${sec}s`;
 }
 
-export function assess(
-  s: Settings,
-  stored: ProfileData | undefined,
-  configPath: string,
-  now: number,
-): AuthStatus {
+export function assess(s: Settings, stored: ProfileData | undefined, configPath: string, now: number) {
   const foreign = foreignTo(s, stored) ?? null;
   const session = foreign ? undefined : stored?.session;
   const accessValid = accessUsable(session, now);
@@ -147,7 +115,7 @@ export function assess(
         : 'login',
     ready: via !== null,
     via,
-  };
+  } as const;
 }
 
 export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {

@@ -13,17 +13,6 @@ export interface CacheOptions {
   all?: boolean;
 }
 
-export interface CacheInfo {
-  directory: string;
-  entries: number;
-  bytes: number;
-  oldest: string | null;
-  newest: string | null;
-  maxBytes: number;
-  maxAge: string;
-  profile: { name: string; entries: number; bytes: number };
-}
-
 const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
 /** 1536 → "1.5 KiB": the units `cache-size` is written in. */
@@ -38,10 +27,7 @@ export function sizeText(n: number): string {
   return u === 0 ? `${n} B` : `${Number(v.toFixed(1))} ${units[u]}`;
 }
 
-export async function cache(
-  o: CacheOptions,
-  deps: Deps,
-): Promise<CacheInfo | { entries: number; bytes: number }> {
+export async function cache(o: CacheOptions, deps: Deps): Promise<unknown> {
   const { io } = deps;
   const name = deps.profileName();
   if (o.action === 'clear') {
@@ -66,7 +52,7 @@ export async function cache(
     throw fileError(err, store.root, 'cannot read the answer cache in');
   }
   const mine = info.profiles[name] ?? { entries: 0, bytes: 0 };
-  const result: CacheInfo = {
+  const result = {
     directory: info.directory,
     entries: info.entries,
     bytes: info.bytes,

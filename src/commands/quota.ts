@@ -14,23 +14,14 @@ export interface QuotaOptions {
   json: boolean;
 }
 
-export interface Quota {
-  rateLimit: { limit: number; windowMs: number };
-  limiter: { kind: 'file' | 'redis'; where: string };
-  used: number;
-  inFlight: number;
-  nextSlotAt: string;
-  nextSlotInMs: number;
-  /** A 429's Retry-After in force (ISO), else null. */
-  pausedUntil: string | null;
-}
+export type Quota = ReturnType<typeof assessQuota>;
 
 export function assessQuota(
   state: LimiterState,
   now: number,
   rate: RateLimit,
-  limiter: Quota['limiter'],
-): Quota {
+  limiter: { kind: 'file' | 'redis'; where: string },
+) {
   const horizon = now + spanOf(rate);
   const used = state.stamps.filter((t) => t > now - rate.windowMs && t <= horizon).length;
   const inFlight = (state.open ?? []).filter((t) => t > now - spanOf(rate) && t <= horizon).length;

@@ -44,8 +44,11 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
     },
     run: async (out) => {
       const service = await deps.service({ cache: o.cache, rows: true });
-      if (o.raw) return rawReport(o, deps, service, out);
-      const target = o.parquet ? await parquetTarget(o, out) : await textTarget(o, deps, out);
+      const target = o.raw
+        ? await rawTarget(out)
+        : o.parquet
+          ? await parquetTarget(o, out)
+          : await textTarget(o, deps, out);
       try {
         return await reportRows(o, deps, service, out, target);
       } finally {
@@ -55,16 +58,17 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
   });
 }
 
-/** Where each answer's rows go: the format's writer (text), or the Parquet spool. */
+/** Where each answer goes: the format's writer (text), the Parquet spool, or as received (--raw). */
 interface Target {
   answer(label: string): {
-    rows(batch: readonly Row[]): void;
+    rows?(batch: readonly Row[]): void;
+    bytes?(chunk: Uint8Array): void;
     drop(): void;
     /** The answer checked out: its output delivered; its size in bytes. */
     done(ctx: ItemContext): Promise<number | undefined>;
   };
-  /** The output completed; how many rows it holds. */
-  end(): Promise<number>;
+  /** The output completed. */
+  end(): Promise<void>;
   discard?(): Promise<void>;
 }
 
@@ -102,11 +106,9 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
     },
     async end() {
       const end = writer.end();
-      const count = writer.rows;
-      await out.finish(String(end.text), count === 0 && out.format === 'table', writer.widened());
+      await out.finish(String(end.text), writer.rows === 0 && out.format === 'table', writer.widened());
       for (const warning of end.warnings) deps.io.err(`prs: ${warning}`);
       for (const note of end.notes) deps.io.note(note);
-      return count;
     },
   };
 }
@@ -131,7 +133,6 @@ async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
         await spool.write(file.stream);
         await file.commit();
       } else await file.abort();
-      return spool.rows;
     },
     discard: () => spool.discard(),
   };
@@ -149,6 +150,7 @@ async function reportRows(
   const items = itemsOf(o.portfolioIds, o.dates);
   const multi = o.portfolioIds.length > 1;
   const holidays = new HolidayFilter();
+  let count = 0;
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
@@ -157,12 +159,18 @@ async function reportRows(
         const answer = target.answer(`portfolio ${item.portfolioId} on ${item.date}`);
         let first: unknown;
         try {
-          const rows = await res.read({
-            rows(batch) {
-              if (first === undefined) first = batch[0]!.effectiveDate ?? null;
-              answer.rows(multi ? batch.map((row) => ({ portfolioId: item.portfolioId, ...row })) : batch);
-            },
-          });
+          const rows = await res.read(
+            answer.bytes
+              ? { bytes: answer.bytes }
+              : {
+                  rows(batch) {
+                    if (first === undefined) first = batch[0]!.effectiveDate ?? null;
+                    answer.rows!(
+                      multi ? batch.map((row) => ({ portfolioId: item.portfolioId, ...row })) : batch,
+                    );
+                  },
+                },
+          );
           const date = typeof first === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(first) ? first : undefined;
           return { answer, rows, date };
         } catch (err) {
@@ -175,6 +183,7 @@ async function reportRows(
         return { status: 'skipped' };
       }
       const bytes = await got.answer.done(ctx);
+      count += got.rows;
       return { status: got.rows === 0 ? 'empty' : 'written', bytes };
     },
     await out.runOptions(service, items.length),
@@ -182,7 +191,7 @@ async function reportRows(
   if (run.stopped) throw run.stopped;
   const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
   const written = run.outcomes.filter((r) => r.status === 'written').length;
-  const count = await target.end();
+  await target.end();
   for (const note of holidays.notes()) deps.io.note(note);
   if (o.output !== undefined && count > 0) wroteNote(deps, count, o.output);
   const failed = runFailure(
@@ -203,36 +212,24 @@ async function reportRows(
 }
 
 /** --raw: one answer's body as received, once checked to be a report. */
-async function rawReport(o: ReportOptions, deps: Deps, service: Service, out: Output): Promise<ReportResult> {
-  const { runItems } = await import('../run/engine.js');
+async function rawTarget(out: Output): Promise<Target> {
   const { Spool } = await import('../render/spool.js');
-  const items = itemsOf(o.portfolioIds, o.dates);
   const sink = await out.sink();
-  let count = 0;
-  const run = await runItems(
-    items,
-    async (item, ctx): Promise<ItemDone> => {
-      const got = await service.report(...queryOf(o, item, ctx), async (res) => {
-        const spool = new Spool();
-        try {
-          return { spool, rows: await res.read({ bytes: (chunk) => spool.write(chunk) }) };
-        } catch (err) {
-          spool.drop();
-          throw err;
-        }
-      });
-      count = got.rows;
-      const bytes = got.spool.size;
-      await got.spool.copyTo(sink);
-      await sink.commit();
-      if (o.output !== undefined && count > 0) wroteNote(deps, count, o.output);
-      return { status: count > 0 ? 'written' : 'empty', bytes };
+  return {
+    answer() {
+      const spool = new Spool();
+      return {
+        bytes: (chunk) => spool.write(chunk),
+        drop: () => spool.drop(),
+        async done() {
+          const bytes = spool.size;
+          await spool.copyTo(sink);
+          return bytes;
+        },
+      };
     },
-    await out.runOptions(service, items.length),
-  );
-  if (run.stopped) throw run.stopped;
-  if (count === 0) throw noData(o, items);
-  return { count, empty: [] };
+    end: () => sink.commit(),
+  };
 }
 
 /** Parquet is binary: never to a terminal or a pipe. */
