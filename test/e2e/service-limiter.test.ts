@@ -163,14 +163,57 @@ describe.skipIf(!REDIS_SERVER)('several machines share the window through Redis 
         .map((l) => JSON.parse(l).effectiveDate),
     ).size;
 
-  /** The sandbox's log of JSON-endpoint arrivals: never more than 4 in 2 s, and each window holds 4. */
-  function expectWindowFullyUsed(count: number) {
-    const at = sandbox.stats.requests.filter((q) => q.endpoint === 'report').map((q) => q.at);
-    at.sort((a, b) => a - b);
-    expect(at).toHaveLength(count);
-    for (let i = 4; i < at.length; i++) expect(at[i]! - at[i - 4]!).toBeGreaterThanOrEqual(2000);
-    // Fully used: every window that opens with a request holds four (the limit) before it closes.
-    for (let i = 0; i + 3 < at.length; i += 4) expect(at[i + 3]! - at[i]!).toBeLessThan(2000);
+  /**
+   * The limiter's decisions as Redis took them, replayed against the 4/2s window on Redis's own clock
+   * (MONITOR lists each script's commands after its EVALSHA; the scripts are in limiter-redis.ts): a
+   * slot opens only while fewer than 4 requests count (completed within the window, or in flight);
+   * a machine is told to wait only when 4 count — no window goes unused — and for exactly as long as
+   * the one that frees a slot needs to leave it. How busy the machine is changes when things happen,
+   * never whether these hold. Returns the waits the machines were told, in ms.
+   */
+  function replayWindow(lines: string[]): { grants: number; settles: number; waits: number[] } {
+    const [limit, windowMs] = [4, 2000];
+    const scripts: string[][][] = [];
+    for (const line of lines) {
+      const m = /^\d+\.\d+ \[\d+ ([^\]]+)\] (.*)$/.exec(line);
+      if (!m) continue;
+      const args = [...m[2]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((a) => a[1]!);
+      if (m[1] !== 'lua') scripts.push([]);
+      else scripts.at(-1)?.push(args);
+    }
+    const done: number[] = [];
+    const open = new Set<string>();
+    const waits: number[] = [];
+    let [grants, settles] = [0, 0];
+    for (const calls of scripts) {
+      const find = (cmd: string, key: string) => calls.find((c) => c[0] === cmd && c[1]!.endsWith(key));
+      const [opened, settled, looked] = [
+        find('ZADD', ':open'),
+        find('ZADD', ':done'),
+        find('ZRANGEBYSCORE', ':done'),
+      ];
+      if (settled) {
+        open.delete(settled[3]!);
+        done.push(Number(settled[2]));
+        settles++;
+      }
+      if (!looked) continue; // not an ACQUIRE
+      const now = Number(looked[2]!.slice(1)) + windowMs; // its bound is "(" + (now - window)
+      const inside = done.filter((t) => t > now - windowMs).sort((a, b) => a - b);
+      const counted = inside.length + open.size;
+      if (opened) {
+        expect(counted, `a slot opened at ${now} with the window full`).toBeLessThan(limit);
+        open.add(opened[3]!);
+        grants++;
+      } else {
+        expect(counted, `a machine told to wait at ${now} with room in the window`).toBeGreaterThanOrEqual(
+          limit,
+        );
+        const leaves = counted - limit < inside.length ? inside[counted - limit]! + windowMs : now + windowMs;
+        waits.push(Math.max(1, leaves - now));
+      }
+    }
+    return { grants, settles, waits };
   }
 
   for (const [machines, to] of [
@@ -180,19 +223,28 @@ describe.skipIf(!REDIS_SERVER)('several machines share the window through Redis 
     it(`${machines} machines, 12 requests at 4/2s: zero 429s, every window used fully, every wait shown`, async () => {
       const envs = await Promise.all(Array.from({ length: machines }, () => machine({ PRS_RETRIES: '0' })));
       sandbox.stats.reset();
+      const monitor = await redis.monitor();
       const runs = await Promise.all(envs.map((env) => range(to, redis.url, env)));
+      const decisions = replayWindow(await monitor.stop());
       for (const r of runs) {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).not.toMatch(/warning/);
         expect(dates(r)).toBe(12 / machines);
       }
       expect(sandbox.stats.count({ endpoint: 'report', status: 429 })).toBe(0);
-      expectWindowFullyUsed(12);
-      // 12 requests at 4 per window need waits, each a -v line whichever machine held the slots.
-      const waits = runs.flatMap((r) =>
-        r.stderr.split('\n').filter((l) => /^~ waiting [\d.]+ s \(rate-limit\)$/.test(l)),
+      // The service saw never more than 4 in 2 s.
+      const at = sandbox.stats.requests.filter((q) => q.endpoint === 'report').map((q) => q.at);
+      at.sort((a, b) => a - b);
+      expect(at).toHaveLength(12);
+      for (let i = 4; i < at.length; i++) expect(at[i]! - at[i - 4]!).toBeGreaterThanOrEqual(2000);
+      // Every slot went through Redis; 12 requests at 4 per window needed waits, and each is a -v
+      // line saying exactly the wait Redis's state called for, whichever machine held the slots.
+      expect([decisions.grants, decisions.settles]).toEqual([12, 12]);
+      expect(decisions.waits.length).toBeGreaterThan(0);
+      const shown = runs.flatMap((r) =>
+        r.stderr.split('\n').flatMap((l) => /^~ waiting ([\d.]+) s \(rate-limit\)$/.exec(l)?.[1] ?? []),
       );
-      expect(waits.length).toBeGreaterThan(0);
+      expect(shown.sort()).toEqual(decisions.waits.map((ms) => (ms / 1000).toFixed(1)).sort());
     });
   }
 

@@ -22,8 +22,10 @@ export interface RedisServer {
   port: number;
   /** redis://[:password@]127.0.0.1:port?timeout=60 (the limiter URL's own bound, for a busy machine) */
   url: string;
-  /** Runs one command through a fresh connection (RESP over a socket, no client library needed). */
+  /** Runs one command through a fresh connection. */
   command(...args: string[]): Promise<unknown>;
+  /** Starts MONITOR: every command the server runs, a line each, until `stop()` hands them over. */
+  monitor(): Promise<{ stop(): Promise<string[]> }>;
   stop(): Promise<void>;
 }
 
@@ -74,24 +76,53 @@ export async function startRedis(o: { password?: string; tls?: string } = {}): P
     });
   });
   const url = `${o.tls ? 'rediss' : 'redis'}://${o.password ? `:${encodeURIComponent(o.password)}@` : ''}127.0.0.1:${port}`;
+  let monitors = 0;
+  const connect = async () => {
+    const { createClient } = await import('@redis/client');
+    const ca = o.tls ? readFileSync(`${o.tls}/ca.pem`) : undefined;
+    const c = createClient({
+      url,
+      socket: ca ? { reconnectStrategy: false, tls: true, ca } : { reconnectStrategy: false },
+    });
+    c.on('error', () => {});
+    await c.connect();
+    return c;
+  };
   return {
     port,
     // prs gives up on a Redis slower than 2 s; a machine busy with other work is no reason to here.
     url: `${url}?timeout=60`,
     async command(...cmd) {
-      const { createClient } = await import('@redis/client');
-      const ca = o.tls ? readFileSync(`${o.tls}/ca.pem`) : undefined;
-      const c = createClient({
-        url,
-        socket: ca ? { reconnectStrategy: false, tls: true, ca } : { reconnectStrategy: false },
-      });
-      c.on('error', () => {});
-      await c.connect();
+      const c = await connect();
       try {
         return await c.sendCommand(cmd);
       } finally {
         c.destroy();
       }
+    },
+    async monitor() {
+      const c = await connect();
+      const lines: string[] = [];
+      const marker = `end-of-monitor-${process.pid}-${++monitors}`;
+      let seen: () => void;
+      const end = new Promise<void>((resolve) => {
+        seen = resolve;
+      });
+      await c.monitor((line) => {
+        if (line.includes(marker)) seen();
+        else lines.push(line);
+      });
+      return {
+        // Every command run before the marker has reached this connection once the marker has.
+        async stop() {
+          const marking = await connect();
+          await marking.sendCommand(['ECHO', marker]);
+          marking.destroy();
+          await end;
+          c.destroy();
+          return lines;
+        },
+      };
     },
     stop: () =>
       new Promise<void>((resolve) => {
