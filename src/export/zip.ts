@@ -108,13 +108,8 @@ function toZipEntry(e: Entry): ZipEntry {
     size: e.uncompressedSize,
     localHeaderOffset: e.relativeOffsetOfLocalHeader,
   };
-  if (
-    entry.size === ZIP64_MARKER ||
-    entry.compressedSize === ZIP64_MARKER ||
-    entry.localHeaderOffset === ZIP64_MARKER
-  ) {
-    if (!e.extraFields.some((f) => f.id === 1)) throw new ZipError('zip64 extra field missing');
-  }
+  const marked = [entry.size, entry.compressedSize, entry.localHeaderOffset].includes(ZIP64_MARKER);
+  if (marked && !e.extraFields.some((f) => f.id === 1)) throw new ZipError('zip64 extra field missing');
   return entry;
 }
 
