@@ -67,8 +67,7 @@ export async function outputRun<R>(
   let target: Sink | undefined;
   let rows: Sink | undefined;
   let rowsFile: AtomicFile | undefined;
-  // --jq needs the whole array: the output is kept (copied: a spool's read-back reuses its buffer).
-  const kept: Buffer[] = [];
+  const filtered = jq?.collect();
   const out: Output = {
     format,
     terminal: io.isStdoutTTY && o.output === undefined && !jq,
@@ -86,12 +85,8 @@ export async function outputRun<R>(
       const { fileSink, streamSink } = await import('../render/sink.js');
       rowsFile = o.output === undefined ? undefined : await out.file();
       target = rowsFile ? fileSink(rowsFile) : streamSink(io.stdout, io.stdoutGone);
-      rows = jq
-        ? {
-            write: async (chunk) => void kept.push(Buffer.from(chunk)),
-            commit: async () => {},
-            abort: async () => {},
-          }
+      rows = filtered
+        ? { write: async (chunk) => filtered.write(chunk), commit: async () => {}, abort: async () => {} }
         : target;
       return rows;
     },
@@ -111,7 +106,7 @@ export async function outputRun<R>(
         return (await import('../render/union.js')).commitWidened(rowsFile, out.file, widened);
       if (format === 'table' && !rowsFile) await io.page(text, { pager: o.pager });
       else await rows!.write(text);
-      if (jq) await target!.write(jq.run(Buffer.concat(kept.splice(0))));
+      if (filtered) await target!.write(filtered.end());
       await target!.commit();
     },
   };

@@ -11,7 +11,12 @@ export interface JqProgram {
   readonly format: 'json' | 'ndjson';
   /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
   run(input: string | Uint8Array): string;
+  /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
+  collect(): { write(chunk: string | Uint8Array): void; end(): string };
 }
+
+/** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
+const BATCH_BYTES = 8 * 1024 * 1024;
 
 interface JqFailure extends Error {
   exitCode?: number;
@@ -28,13 +33,28 @@ function firstError(e: JqFailure): string {
     .trim();
 }
 
-/** jq (emscripten) sets process.exitCode as a C program would: prs's own stays as it was. */
-function keepExitCode<T>(fn: () => T): T {
+/**
+ * jq (emscripten) sets process.exitCode as a C program would: prs's own stays as it was. Over several
+ * inputs (rows one a line) jq goes on after a row's error and exits 0 when the last row passes; jq-web
+ * then hands its stderr to console.warn: an error there fails the run as exit 5 would.
+ */
+function quietly<T>(fn: () => T): T {
   const before = process.exitCode;
+  const warn = console.warn;
+  let error: string | undefined;
+  console.warn = (...args: unknown[]) => {
+    error ??= String(args.at(-1))
+      .split('\n')
+      .find((line) => line.startsWith('jq: error'));
+    if (error === undefined) warn(...args);
+  };
   try {
-    return fn();
+    const result = fn();
+    if (error !== undefined) throw Object.assign(new Error(error), { stderr: error });
+    return result;
   } finally {
     process.exitCode = before;
+    console.warn = warn;
   }
 }
 
@@ -47,24 +67,58 @@ export async function compileJq(filter: string): Promise<JqProgram> {
   const jq = await (await import('./jq-engine.js')).loadJq();
   // The newlines keep a trailing `# comment` from swallowing the closing parenthesis.
   try {
-    keepExitCode(() => jq.raw('null', `empty | (\n${filter}\n)`, ['-n']));
+    quietly(() => jq.raw('null', `empty | (\n${filter}\n)`, ['-n']));
   } catch (err) {
     throw new UsageError(`--jq: the filter does not compile: ${firstError(err as JqFailure)}`, {
       hint: 'the jq manual: https://jqlang.org/manual/',
     });
   }
   // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array
-  // (docs/performance.md). Not when `f` reads inputs itself (`input`, `inputs`, `input_line_number`).
+  // (docs/performance.md), and a run's rows go to jq a batch at a time. Not when `f` reads inputs
+  // itself (`input`, `inputs`, `input_line_number`) or stops jq (`halt`).
   const each = /^\s*\.\[\]\s*\|(.*)$/s.exec(filter)?.[1];
-  const perRow = each !== undefined && !each.includes('input') ? each : undefined;
-  return {
+  const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
+  const program: JqProgram = {
     filter,
     format: perRow === undefined ? 'json' : 'ndjson',
+    collect() {
+      const parts: Buffer[] = [];
+      let size = 0;
+      let out = '';
+      let failed: unknown;
+      // The whole lines gathered so far (all of them at the end) through the filter; the rest waits.
+      const filterLines = (all: boolean) => {
+        const text = Buffer.concat(parts.splice(0));
+        const cut = all ? text.length : text.lastIndexOf(10) + 1;
+        parts.push(text.subarray(cut));
+        size = text.length - cut;
+        try {
+          if (failed === undefined && (cut > 0 || all)) out += program.run(text.subarray(0, cut));
+        } catch (err) {
+          failed = err;
+        }
+      };
+      return {
+        write(chunk) {
+          if (failed !== undefined) return;
+          // Copied: a spool's read-back reuses its buffer.
+          const copy = Buffer.from(chunk);
+          parts.push(copy);
+          size += copy.length;
+          if (perRow !== undefined && size >= BATCH_BYTES) filterLines(false);
+        },
+        end() {
+          filterLines(true);
+          if (failed !== undefined) throw failed;
+          return out;
+        },
+      };
+    },
     run(input) {
       let out: string | undefined;
       try {
         // Compact JSON, one result per line: the lines are then given back the service's spelling.
-        out = keepExitCode(() => jq.raw(input, perRow ?? filter, ['-c', '-M']));
+        out = quietly(() => jq.raw(input, perRow ?? filter, ['-c', '-M']));
       } catch (err) {
         throw new UsageError(`--jq: ${firstError(err as JqFailure)}`);
       }
@@ -88,6 +142,7 @@ export async function compileJq(filter: string): Promise<JqProgram> {
       return text;
     },
   };
+  return program;
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

@@ -97,3 +97,41 @@ describe('a filter `.[] | f` runs as `f` on each row', () => {
     expect(each.run(rowsText(each, rows))).toBe(whole.run(rowsText(whole, rows)));
   });
 });
+
+describe('a run-time error', () => {
+  it.each([
+    '.[] | if .i == 2 then error("row \\(.i)") else .i end',
+    '(.[] | if .i == 2 then error("row \\(.i)") else .i end)',
+  ])('on a row before the last fails %j as it fails over the array', async (filter) => {
+    const jq = await compileJq(filter);
+    const rows = [{ i: 1 }, { i: 2 }, { i: 3 }];
+    expect(() => jq.run(rowsText(jq, rows))).toThrow(/^--jq: row 2$/);
+  });
+});
+
+describe('collect: the rows as the run writes them', () => {
+  // Past the 8 MiB batch, in chunks that split rows: batches of whole lines give what one run gives.
+  const rows = Array.from({ length: 70_000 }, (_, i) => ({
+    i,
+    w: new JsonNumber(`0.${i}0`),
+    s: 'x'.repeat(100),
+  }));
+  const text = Buffer.from(rows.map((r) => `${stringifyLossless(r)}\n`).join(''));
+  const chunks = (size: number) =>
+    Array.from({ length: Math.ceil(text.length / size) }, (_, k) => text.subarray(k * size, (k + 1) * size));
+
+  it('filters a batch of whole rows at a time, with the same output as one run', async () => {
+    expect(text.length).toBeGreaterThan(8 * 1024 * 1024);
+    const jq = await compileJq('.[] | select(.i % 9999 == 0) | .w');
+    const c = jq.collect();
+    for (const chunk of chunks(1_000_003)) c.write(chunk);
+    expect(c.end()).toBe(jq.run(text));
+    expect(jq.run(text)).toBe('0.00\n0.99990\n0.199980\n0.299970\n0.399960\n0.499950\n0.599940\n0.699930\n');
+  });
+
+  it("throws the filter's first error at the end, and filters nothing after it", async () => {
+    const c = (await compileJq('.[] | if .i == 5 then error("row \\(.i)") else .i end')).collect();
+    for (const chunk of chunks(4_000_000)) c.write(chunk);
+    expect(() => c.end()).toThrow(/^--jq: row 5/);
+  });
+});
