@@ -23,13 +23,16 @@ export interface AuthStatusOptions {
 
 export type AuthTokenOptions = Record<string, never>;
 
-export type ReadyVia =
-  | 'PRS_TOKEN'
-  | 'access token'
-  | 'refresh token'
-  | 'env credentials'
-  | 'saved credentials'
-  | 'client credentials';
+/** How a call would get its token, and what `ready` says of it. */
+const READY_VIA = {
+  PRS_TOKEN: 'uses PRS_TOKEN as is',
+  'access token': 'stored access token',
+  'refresh token': 'will renew with the refresh token',
+  'env credentials': 'will sign in with PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET',
+  'saved credentials': 'will sign in with the saved password',
+  'client credentials': 'will sign in as the service account with its client secret',
+};
+export type ReadyVia = keyof typeof READY_VIA;
 
 export type AuthStatus = ReturnType<typeof assess>;
 
@@ -120,11 +123,7 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
 
 export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
   const session = stored?.session;
-  const renews =
-    st.via === 'refresh token' ||
-    st.via === 'env credentials' ||
-    st.via === 'saved credentials' ||
-    st.via === 'client credentials';
+  const renews = st.via !== null && st.via !== 'PRS_TOKEN' && st.via !== 'access token';
   const unset = '(not set)';
   const access = !session
     ? 'none'
@@ -164,18 +163,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     : st.via === 'refresh token'
       ? `without a password until the token service ends the session; after that ${after}`
       : after;
-  const ready = st.via
-    ? `yes (${
-        {
-          PRS_TOKEN: 'uses PRS_TOKEN as is',
-          'access token': 'stored access token',
-          'refresh token': 'will renew with the refresh token',
-          'env credentials': 'will sign in with PRS_USERNAME/PRS_PASSWORD/PRS_CLIENT_SECRET',
-          'saved credentials': 'will sign in with the saved password',
-          'client credentials': 'will sign in as the service account with its client secret',
-        }[st.via]
-      })`
-    : 'no';
+  const ready = st.via ? `yes (${READY_VIA[st.via]})` : 'no';
   const rows: [string, string][] = [
     ['profile', st.profile],
     ['base URL', st.baseUrl ?? unset],

@@ -82,33 +82,20 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       const before = previous.get(item.portfolioId);
       previous.set(item.portfolioId, now);
       if (!before) return { status: 'written', bytes: 0 };
-      const key = chooseKey(
-        o.type,
-        [
-          { rows: before.rows, label: labelOf(before, o) },
-          { rows, label: labelOf(now, o) },
-        ],
-        o.key,
-      );
+      const answers = [before, now].map((a) => ({ rows: a.rows, label: labelOf(a, o) }));
+      const key = chooseKey(o.type, answers, o.key);
       // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
       const sameDay = rows[0]?.effectiveDate;
       if (!o.each && !o.against && typeof sameDay === 'string' && before.rows[0]?.effectiveDate === sameDay)
         io.note(
           `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${sameDay} (a holiday?)`,
         );
-      const pairLead: Row = {};
-      if (multi) pairLead.portfolioId = item.portfolioId;
-      if (o.each) {
-        pairLead.fromDate = before.item.date;
-        pairLead.toDate = item.date;
-      }
+      const pairLead: Row = {
+        ...(multi && { portfolioId: item.portfolioId }),
+        ...(o.each && { fromDate: before.item.date, toDate: item.date }),
+      };
       // In batches: a large pair's output rows are never all in memory (json, ndjson).
-      const batches = diffBatches(before.rows, rows, {
-        type: o.type,
-        key,
-        fields: o.fields,
-        lead: pairLead,
-      });
+      const batches = diffBatches(before.rows, rows, { type: o.type, key, fields: o.fields, lead: pairLead });
       let bytes = 0;
       let step = batches.next();
       for (; !step.done; step = batches.next()) {

@@ -109,11 +109,7 @@ async function exportFiles(
   const holidays = new HolidayFilter();
   /** Per portfolio: each answer's content delivered → its date and files (to find holiday repeats). */
   const delivered = new Map<number, Map<string, { date: string; paths: string[] }>>();
-  const deliveredOf = (id: number) => {
-    const m = delivered.get(id) ?? new Map<string, { date: string; paths: string[] }>();
-    delivered.set(id, m);
-    return m;
-  };
+  const deliveredOf = (id: number) => delivered.get(id) ?? delivered.set(id, new Map()).get(id)!;
 
   const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
