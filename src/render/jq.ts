@@ -6,7 +6,6 @@ import { UsageError } from '../errors.js';
 
 /** A filter that compiled: `run` applies it to the rows' text in `format` and gives its output lines. */
 export interface JqProgram {
-  readonly filter: string;
   /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row; else `json`. */
   readonly format: 'json' | 'ndjson';
   /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
@@ -18,10 +17,7 @@ export interface JqProgram {
 /** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-interface JqFailure extends Error {
-  exitCode?: number;
-  stderr?: string;
-}
+type JqFailure = Error & { stderr?: string };
 
 /** jq's first error line, without its `jq: error: ` lead and the line number of our wrapper. */
 function firstError(e: JqFailure): string {
@@ -79,7 +75,6 @@ export async function compileJq(filter: string): Promise<JqProgram> {
   const each = /^\s*\.\[\]\s*\|(.*)$/s.exec(filter)?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
   const program: JqProgram = {
-    filter,
     format: perRow === undefined ? 'json' : 'ndjson',
     collect() {
       const parts: Buffer[] = [];
@@ -155,15 +150,15 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  */
 function spellings(text: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const raw of numberTokens(text)) {
+  for (const [, raw] of numberTokens(text)) {
     const canonical = decimalSpelling(raw);
     if (canonical !== raw && !map.has(canonical)) map.set(canonical, raw);
   }
   return map;
 }
 
-/** The number tokens of a JSON text (outside strings). */
-function* numberTokens(text: string): Generator<string> {
+/** The number tokens of a JSON text (outside strings), each with where it starts. */
+function* numberTokens(text: string): Generator<[number, string]> {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
@@ -177,7 +172,7 @@ function* numberTokens(text: string): Generator<string> {
       NUMBER.lastIndex = i;
       const m = NUMBER.exec(text);
       if (m) {
-        yield m[0];
+        yield [i, m[0]];
         i += m[0].length - 1;
       }
     }
@@ -186,26 +181,13 @@ function* numberTokens(text: string): Generator<string> {
 
 /** `line` with each number token that `spelling` knows put back as the service sent it. */
 function respell(line: string, spelling: Map<string, string>): string {
-  if (spelling.size === 0) return line;
   let out = '';
   let from = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c === 34) {
-      for (i++; i < line.length; i++) {
-        const d = line.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 45 || (c >= 48 && c <= 57)) {
-      NUMBER.lastIndex = i;
-      const token = NUMBER.exec(line)?.[0] ?? '';
-      const raw = spelling.get(token);
-      if (raw !== undefined) {
-        out += line.slice(from, i) + raw;
-        from = i + token.length;
-      }
-      i += Math.max(token.length, 1) - 1;
+  for (const [at, token] of spelling.size === 0 ? [] : numberTokens(line)) {
+    const raw = spelling.get(token);
+    if (raw !== undefined) {
+      out += line.slice(from, at) + raw;
+      from = at + token.length;
     }
   }
   return out + line.slice(from);
