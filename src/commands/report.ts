@@ -5,6 +5,7 @@
 import type { Deps } from '../deps.js';
 import type { Item, Row } from '../domain.js';
 import { NoDataError, UsageError } from '../errors.js';
+import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
 import type { CallHooks, ReportQuery, Service } from '../service/types.js';
@@ -60,8 +61,12 @@ export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult
 
 /** Where each answer goes: the format's writer (text), the Parquet spool, or as received (--raw). */
 interface Target {
-  answer(label: string): {
-    rows?(batch: readonly Row[]): void;
+  /** `lead`: fields before each row's own (several portfolios' portfolioId). */
+  answer(
+    label: string,
+    lead?: Row,
+  ): {
+    rows?(batch: RowBatch): void;
     bytes?(chunk: Uint8Array): void;
     drop(): void;
     /** The answer checked out: its output delivered; its size in bytes. */
@@ -88,9 +93,9 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
   });
   const sink = await out.sink();
   return {
-    answer(label) {
+    answer(label, lead) {
       const spool = new Spool();
-      const answer = writer.answer(label);
+      const answer = writer.answer(label, lead);
       return {
         rows: (batch) => spool.write(answer.rows(batch)),
         drop: () => spool.drop(),
@@ -124,9 +129,13 @@ async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
     fields: o.fields,
   });
   return {
-    answer() {
+    answer(_label, lead) {
       const answer = spool.answer();
-      return { ...answer, done: async () => void answer.done() };
+      return {
+        rows: (batch) => answer.rows(batch.objects(lead)),
+        drop: () => answer.drop(),
+        done: async () => void answer.done(),
+      };
     },
     async end() {
       if (spool.rows > 0) {
@@ -156,7 +165,10 @@ async function reportRows(
     async (item, ctx): Promise<ItemDone> => {
       // A retried answer starts anew: its rows so far are dropped.
       const got = await service.report(...queryOf(o, item, ctx), async (res) => {
-        const answer = target.answer(`portfolio ${item.portfolioId} on ${item.date}`);
+        const answer = target.answer(
+          `portfolio ${item.portfolioId} on ${item.date}`,
+          multi ? { portfolioId: item.portfolioId } : undefined,
+        );
         let first: unknown;
         try {
           const rows = await res.read(
@@ -164,10 +176,8 @@ async function reportRows(
               ? { bytes: answer.bytes }
               : {
                   rows(batch) {
-                    if (first === undefined) first = batch[0]!.effectiveDate ?? null;
-                    answer.rows!(
-                      multi ? batch.map((row) => ({ portfolioId: item.portfolioId, ...row })) : batch,
-                    );
+                    if (first === undefined) first = batch.object(0).effectiveDate ?? null;
+                    answer.rows!(batch);
                   },
                 },
           );

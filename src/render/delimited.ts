@@ -1,7 +1,6 @@
 /**
- * CSV and TSV. One big string built from array joins (a line is one join of its cells: concatenating
- * cell by cell builds string trees that cost more to flatten); a cell is checked with one regex test,
- * so the common cell (no special character) costs no copy.
+ * CSV and TSV, written from the rows' bytes (rows/tape.ts): a number or a string without escapes is
+ * copied as it came.
  *
  * CSV: RFC 4180 quoting: a cell holding `,`, `"`, CR or LF is quoted, its quotes doubled. Records end
  * with LF (as jq's @csv and most Unix tools write; RFC 4180 parsers accept it), so the only CR in the
@@ -11,7 +10,10 @@
  */
 
 import type { Row } from '../domain.js';
-import { type Column, cellText, own, valueAt } from './columns.js';
+import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { batchOf } from '../rows/tokenizer.js';
+import { Bytes } from './bytes.js';
+import { type Column, cellText, valueAt } from './columns.js';
 
 const CSV_SPECIAL = /[",\n\r]/;
 
@@ -35,32 +37,95 @@ export function delimitedHeader(columns: readonly Column[], kind: 'csv' | 'tsv')
   return columns.map((c) => cell(c.name)).join(kind === 'csv' ? ',' : '\t');
 }
 
-/** One line per row, each ending with a newline; absent and null values are empty cells. */
-export function delimitedLines(
-  rows: readonly Row[],
+/** Fields a writer puts before each row's own (several portfolios' `portfolioId`), made once. */
+export interface Lead {
+  row: Row;
+  /** Their key ids (tape.ts keys). */
+  ids: number[];
+  /** `"k":v,…` as JSON.stringify writes the object, without its braces. */
+  text: string;
+}
+
+// Per row: the entry of each key id it has, stamped with the row's serial.
+const slot = new Int32Array(1 << 16);
+const seen = new Int32Array(1 << 16);
+let rowSerial = 0;
+
+/** One line per row of `batch` into `out`, each ending with a newline; absent and null values are empty cells. */
+export function writeDelimited(
+  out: Bytes,
+  batch: RowBatch,
   columns: readonly Column[],
   kind: 'csv' | 'tsv',
-): string {
-  if (rows.length === 0) return '';
-  const cell = kind === 'csv' ? csvCell : tsvCell;
-  const sep = kind === 'csv' ? ',' : '\t';
-  const lines = new Array<string>(rows.length);
+  lead?: Lead,
+): void {
+  const { b, tape: t, at } = batch;
+  const csv = kind === 'csv';
+  const sep = csv ? 44 : 9;
+  const cell = csv ? csvCell : tsvCell;
   const n = columns.length;
-  const flat = columns.every((c) => c.path.length === 1);
-  const keys = columns.map((c) => c.path[0]!);
-  const cells = new Array<string>(n);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    for (let i = 0; i < n; i++) {
-      const v = flat ? own(row, keys[i]!) : valueAt(row, columns[i]!.path);
-      // Strings and numbers first, without the general cellText; numbers never need quoting.
-      cells[i] = typeof v === 'string' ? cell(v) : typeof v === 'number' ? String(v) : cell(cellText(v));
+  const ids = columns.map((c) => keys.path(c.path));
+  const leadCells = columns.map((c) =>
+    lead && c.path.length === 1 && Object.hasOwn(lead.row, c.name)
+      ? cell(cellText(lead.row[c.name]))
+      : undefined,
+  );
+  for (let r = 0; r < at.length; r++) {
+    const e = at[r]!;
+    const line = out.n;
+    if (t[e + F.FLAGS]! & Flag.ODD) {
+      const row = batch.object(r, lead?.row);
+      for (let c = 0; c < n; c++) {
+        if (c > 0) out.byte(sep);
+        out.text(cell(cellText(valueAt(row, columns[c]!.path))));
+      }
+    } else {
+      const mine = ++rowSerial;
+      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W) {
+        const k = t[m + F.KEY]!;
+        seen[k] = mine;
+        slot[k] = m;
+      }
+      for (let c = 0; c < n; c++) {
+        if (c > 0) out.byte(sep);
+        const id = ids[c]!;
+        if (id >= 0 && seen[id] === mine) entryCell(out, b, t, slot[id]!, csv);
+        else if (leadCells[c] !== undefined) out.text(leadCells[c]!);
+      }
     }
-    const line = cells.join(sep);
     // A lone empty cell would be a blank line, which CSV readers skip: quote it.
-    lines[r] = line === '' && n === 1 && kind === 'csv' ? '""' : line;
+    if (csv && n === 1 && out.n === line) out.text('""');
+    out.byte(10);
   }
-  return `${lines.join('\n')}\n`;
+}
+
+/** The cell of the entry at `e`: a number, a string without escapes, a literal copied as it came. */
+function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean): void {
+  const start = t[e + F.START]!;
+  const end = t[e + F.END]!;
+  switch (t[e]) {
+    case Kind.STR:
+    case Kind.STRU: {
+      // Without escapes a string holds no quote, CR or LF (TSV's backslash and tab neither): only a comma needs quotes.
+      let p = start;
+      if (csv) while (p < end && b[p] !== 44) p++;
+      if (csv && p < end) {
+        out.byte(34);
+        out.copy(b, start, end);
+        out.byte(34);
+      } else out.copy(b, start, end);
+      return;
+    }
+    case Kind.NUM:
+    case Kind.TRUE:
+    case Kind.FALSE:
+      out.copy(b, start, end);
+      return;
+    case Kind.NULL:
+      return;
+    default:
+      out.text((csv ? csvCell : tsvCell)(cellText(entryValue(b, t, e))));
+  }
 }
 
 /** A header line, then one line per row. Ends with a newline. */
@@ -69,5 +134,8 @@ export function renderDelimited(
   columns: readonly Column[],
   kind: 'csv' | 'tsv',
 ): string {
-  return `${delimitedHeader(columns, kind)}\n${delimitedLines(rows, columns, kind)}`;
+  const out = new Bytes();
+  out.text(`${delimitedHeader(columns, kind)}\n`);
+  writeDelimited(out, batchOf(rows), columns, kind);
+  return out.take().toString();
 }

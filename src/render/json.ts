@@ -1,8 +1,77 @@
 /**
- * --fields for JSON and NDJSON (writer.ts writes them): rows reduced to the chosen columns.
+ * JSON and NDJSON rows (writer.ts writes them): a row as JSON.stringify writes it, from its bytes;
+ * --fields rows reduced to the chosen columns.
  */
 import type { Row } from '../domain.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { entryValue, F, Flag, Kind, keys, quote, type RowBatch } from '../rows/tape.js';
+import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
+import type { Lead } from './delimited.js';
+
+/**
+ * Row `i` of `batch` compact, after `lead`'s fields: its bytes copied when the body had it compact
+ * with plain strings, else written from its entries; through an object where JS orders or merges keys.
+ */
+export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): void {
+  const { b, tape: t } = batch;
+  const e = batch.at[i]!;
+  const flags = t[e + F.FLAGS]!;
+  if (flags & Flag.ODD || (lead && hasKey(t, e, lead.ids))) {
+    out.text(stringifyLossless(batch.object(i, lead?.row)));
+    return;
+  }
+  if (!lead && !(flags & (Flag.GAP | Flag.ESC))) {
+    out.copy(b, t[e + F.START]!, t[e + F.END]!);
+    return;
+  }
+  out.byte(123);
+  if (lead) out.text(lead.text);
+  members(out, b, t, e, lead !== undefined);
+  out.byte(125);
+}
+
+function hasKey(t: Int32Array, e: number, ids: readonly number[]): boolean {
+  for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) if (ids.includes(t[m + F.KEY]!)) return true;
+  return false;
+}
+
+function members(out: Bytes, b: Buffer, t: Int32Array, e: number, comma: boolean): void {
+  for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+    if (comma) out.byte(44);
+    comma = true;
+    const key = keys.json[t[m + F.KEY]!]!;
+    out.copy(key, 0, key.length);
+    value(out, b, t, m);
+  }
+}
+
+function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {
+  switch (t[e]) {
+    case Kind.STR:
+    case Kind.STRU:
+      out.copy(b, t[e + F.START]! - 1, t[e + F.END]! + 1);
+      return;
+    case Kind.STRX:
+      out.text(quote(entryValue(b, t, e) as string));
+      return;
+    case Kind.OBJ:
+      out.byte(123);
+      members(out, b, t, e, false);
+      out.byte(125);
+      return;
+    case Kind.ARR:
+      out.byte(91);
+      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+        if (m > e + F.W) out.byte(44);
+        value(out, b, t, m);
+      }
+      out.byte(93);
+      return;
+    default:
+      out.copy(b, t[e + F.START]!, t[e + F.END]!);
+  }
+}
 
 /**
  * Rows reduced to `columns` (the --fields choice), keyed by the dotted column names in that order:

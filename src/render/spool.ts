@@ -18,7 +18,8 @@ export const SPOOL_MEMORY = 64 * 1024;
 const READ_BACK = 1024 * 1024;
 
 export class Spool {
-  private held: Chunk[] = [];
+  /** Output held, in memory up to `limit`; once in a file, what is not written there yet. */
+  private held: Buffer | undefined;
   private heldBytes = 0;
   private path: string | undefined;
   private fd: number | undefined;
@@ -31,12 +32,14 @@ export class Spool {
     return this.heldBytes + this.fileBytes;
   }
 
+  /** Takes a copy of `chunk` (a writer reuses its buffer). */
   write(chunk: Chunk): void {
     if (chunk.length === 0) return;
-    const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    if (this.fd === undefined && this.heldBytes + bytes <= this.limit) {
-      this.held.push(chunk);
-      this.heldBytes += bytes;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.held ??= Buffer.allocUnsafe(this.limit);
+    if (this.heldBytes + bytes.length <= this.limit) {
+      this.held.set(bytes, this.heldBytes);
+      this.heldBytes += bytes.length;
       return;
     }
     try {
@@ -44,29 +47,26 @@ export class Spool {
         this.path = join(tmpdir(), tempNameFor('prs-answer'));
         this.fd = openSync(this.path, 'wx+', 0o600);
         temporaries.add(this.path);
-        for (const c of this.held) this.append(c);
-        this.held = [];
-        this.heldBytes = 0;
       }
-      this.append(chunk);
+      // Into the file in large writes: what is held, then the chunk (or held, when it fits).
+      this.flush();
+      if (bytes.length > this.limit) this.append(bytes);
+      else {
+        this.held.set(bytes, 0);
+        this.heldBytes = bytes.length;
+      }
     } catch (err) {
       this.drop();
       throw fileError(err, this.path ?? tmpdir());
     }
   }
 
-  private append(chunk: Chunk): void {
-    if (typeof chunk === 'string') {
-      // A string goes straight in (no Buffer of its own); a short write is finished from its bytes.
-      const n = writeSync(this.fd!, chunk);
-      this.fileBytes += n;
-      if (n < Buffer.byteLength(chunk)) this.appendBytes(Buffer.from(chunk).subarray(n));
-      return;
-    }
-    this.appendBytes(chunk);
+  private flush(): void {
+    if (this.held && this.heldBytes > 0) this.append(this.held.subarray(0, this.heldBytes));
+    this.heldBytes = 0;
   }
 
-  private appendBytes(bytes: Uint8Array): void {
+  private append(bytes: Uint8Array): void {
     for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
     this.fileBytes += bytes.length;
   }
@@ -74,10 +74,11 @@ export class Spool {
   /** Everything held, in order, to `sink`; then the spool is empty (and its file gone). */
   async copyTo(sink: Pick<Sink, 'write'>): Promise<void> {
     try {
-      for (const c of this.held) await sink.write(c);
-      this.held = [];
-      this.heldBytes = 0;
-      if (this.fd === undefined) return;
+      if (this.fd === undefined) {
+        if (this.heldBytes > 0) await sink.write(this.held!.subarray(0, this.heldBytes));
+        return;
+      }
+      this.flush();
       // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
       const buf = Buffer.allocUnsafe(Math.min(READ_BACK, this.fileBytes));
       for (let pos = 0; pos < this.fileBytes; ) {
@@ -93,7 +94,7 @@ export class Spool {
 
   /** Throws everything away. */
   drop(): void {
-    this.held = [];
+    this.held = undefined;
     this.heldBytes = 0;
     if (this.fd !== undefined) {
       try {

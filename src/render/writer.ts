@@ -28,9 +28,12 @@
 
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
+import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { batchOf } from '../rows/tokenizer.js';
+import { Bytes } from './bytes.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
-import { delimitedHeader, delimitedLines } from './delimited.js';
-import { project } from './json.js';
+import { delimitedHeader, writeDelimited } from './delimited.js';
+import { project, writeRow } from './json.js';
 
 export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -58,8 +61,8 @@ export interface WriterOptions {
 }
 
 export interface AnswerWriter {
-  /** The output for these rows of the answer (more may follow). */
-  rows(rows: readonly Row[]): Chunk;
+  /** The output for these rows of the answer (more may follow); valid until the next call. */
+  rows(rows: RowBatch | readonly Row[]): Chunk;
   /** The answer checked out: its rows and columns count from now on. */
   done(): void;
 }
@@ -85,8 +88,11 @@ export interface Widened {
 }
 
 export interface RowWriter {
-  /** Begins the next answer; `label` names it in a warning ("portfolio 42 on 2024-05-03"). */
-  answer(label?: string): AnswerWriter;
+  /**
+   * Begins the next answer; `label` names it in a warning ("portfolio 42 on 2024-05-03"); `lead`'s
+   * fields go before each row's own (as `{...lead, ...row}`).
+   */
+  answer(label?: string, lead?: Row): AnswerWriter;
   end(): WriterEnd;
   /** With `union`, once the columns grew: what the file's rewrite needs (else undefined). */
   widened(): Widened | undefined;
@@ -108,8 +114,13 @@ export function createWriter(o: WriterOptions): RowWriter {
   const leftOutOf: string[] = [];
   const table: Row[] = [];
 
+  const out = new Bytes();
+  /** Key ids of the columns' leaves, stamped with `known`'s generation (a batch's new columns). */
+  const marks = new Int32Array(1 << 16);
+  let known = 0;
+
   return {
-    answer(label) {
+    answer(label, leadRow) {
       let n = 0;
       // Tentative until done(): this answer's rows for the table, the columns it fixed or added, the
       // extra ones it had, its pieces of a union file.
@@ -118,14 +129,29 @@ export function createWriter(o: WriterOptions): RowWriter {
       const own = new Set<string>();
       const mypieces: Widened['pieces'] = [];
       const cols = () => mine ?? columns;
-      const track = (c: string) => {
-        if (o.union) mypieces.push({ bytes: Buffer.byteLength(c), columns: cols()!.length });
-        return c;
+      const lead = leadRow && {
+        row: leadRow,
+        ids: Object.keys(leadRow).map((k) => keys.id(0, k)),
+        text: stringifyLossless(leadRow).slice(1, -1),
+      };
+      /** Whether a row of the batch has a column outside the current ones (then found by name). */
+      const newColumns = (batch: RowBatch) => {
+        known++;
+        for (const c of cols()!) marks[keys.path(c.path)] = known;
+        const { tape: t, at } = batch;
+        for (const e of at) {
+          if (t[e + F.FLAGS]! & Flag.ODD) return true;
+          for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W)
+            if ((t[m] !== Kind.OBJ || t[m + F.NEXT] === m + F.W) && marks[t[m + F.KEY]!] !== known)
+              return true;
+        }
+        return false;
       };
       return {
-        rows(rows) {
-          if (rows.length === 0) return '';
+        rows(input) {
+          if (input.length === 0) return '';
           if (format === 'table') {
+            const rows = Array.isArray(input) ? input : (input as RowBatch).objects(leadRow);
             // Checked on the first rows, as the streamed formats do (an unknown --fields name stops
             // here); drawn at the end with every row's columns.
             if (table.length === 0 && n === 0) columnsFor(rows, 'spec');
@@ -133,38 +159,48 @@ export function createWriter(o: WriterOptions): RowWriter {
             n += rows.length;
             return '';
           }
-          let head = '';
+          const batch = Array.isArray(input) ? batchOf(input) : (input as RowBatch);
           if (needsColumns && !cols()) {
-            mine = columnsFor(rows, 'seen');
-            if (delimited) head = `${delimitedHeader(mine, delimited)}\n`;
-          } else if (delimited && !o.project) {
-            const known = new Set(cols()!.map((c) => c.name));
-            const more = seenColumns(rows).filter((c) => !known.has(c.name));
+            mine = columnsFor(batch.objects(leadRow), 'seen');
+            if (delimited) out.text(`${delimitedHeader(mine, delimited)}\n`);
+          } else if (delimited && !o.project && newColumns(batch)) {
+            const names = new Set(cols()!.map((c) => c.name));
+            const more = seenColumns(batch.objects(leadRow)).filter((c) => !names.has(c.name));
             if (more.length > 0) {
               if (o.union) mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
               else for (const c of more) own.add(c.name);
             }
           }
           const first = count === 0 && n === 0;
-          n += rows.length;
-          if (delimited) return track(head + delimitedLines(rows, cols()!, delimited));
-          const out = o.project ? project(rows, cols()!) : rows;
-          if (format === 'ndjson') {
-            const parts = new Array<string>(out.length);
-            for (let i = 0; i < out.length; i++) parts[i] = stringifyLossless(out[i]);
-            return `${parts.join('\n')}\n`;
+          n += batch.length;
+          if (delimited) {
+            writeDelimited(out, batch, cols()!, delimited, lead);
+            const chunk = out.take();
+            if (o.union) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
+            return chunk;
           }
-          if (!o.indent) {
-            const parts = new Array<string>(out.length);
-            for (let i = 0; i < out.length; i++) parts[i] = stringifyLossless(out[i]);
-            return (first ? '[' : ',') + parts.join(',');
+          if (o.project || o.indent) {
+            const rows = batch.objects(leadRow);
+            const shown = o.project ? project(rows, cols()!) : rows;
+            if (format === 'ndjson') for (const row of shown) out.text(`${stringifyLossless(row)}\n`);
+            else if (!o.indent)
+              for (let i = 0; i < shown.length; i++)
+                out.text((first && i === 0 ? '[' : ',') + stringifyLossless(shown[i]));
+            // Indented as stringifyLossless(allRows, 2) would: each row's lines two spaces in (JSON text
+            // holds no raw newline inside a string, so every newline is a line of the layout).
+            else
+              for (let i = 0; i < shown.length; i++)
+                out.text(
+                  `${first && i === 0 ? '[\n' : ',\n'}  ${stringifyLossless(shown[i], 2).replaceAll('\n', '\n  ')}`,
+                );
+            return out.take();
           }
-          // Indented as stringifyLossless(allRows, 2) would: each row's lines two spaces in (JSON text
-          // holds no raw newline inside a string, so every newline is a line of the layout).
-          const body = out
-            .map((row) => `  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`)
-            .join(',\n');
-          return (first ? '[\n' : ',\n') + body;
+          for (let i = 0; i < batch.length; i++) {
+            if (format === 'json') out.byte(first && i === 0 ? 91 : 44);
+            writeRow(out, batch, i, lead);
+            if (format === 'ndjson') out.byte(10);
+          }
+          return out.take();
         },
         done() {
           if (format === 'table') {

@@ -1,18 +1,18 @@
 /**
  * One report answer read from its body's chunks through the tokenizer: rows to `sink.rows` as they
- * complete, the bytes to `sink.bytes` as they come (--raw, the answer cache). Memory: one chunk and
- * one row (tokenizer.ts), whatever the answer's size.
+ * complete, the bytes to `sink.bytes` as they come (--raw, the answer cache).
  */
 import type { Readable } from 'node:stream';
 import type { Row } from '../domain.js';
+import type { RowBatch } from './tape.js';
 import { MalformedBody, RowTokenizer } from './tokenizer.js';
 
 /** Bytes handed to the tokenizer at a time. */
-const SLICE = 8 * 1024;
+const SLICE = 64 * 1024;
 
 export interface RowSink {
-  /** Rows as they complete: one batch per chunk of the body (never an empty one). */
-  rows?(rows: Row[]): void;
+  /** Rows as they complete, a batch at a time (never an empty one; valid during the call). */
+  rows?(rows: RowBatch): void;
   /** The body's bytes as they arrive (decoded: no Content-Encoding left). */
   bytes?(chunk: Buffer): void;
 }
@@ -33,8 +33,6 @@ export async function readAnswer(
   const take = (chunk: Uint8Array): boolean => {
     const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     sink.bytes?.(c);
-    // In slices: a few dozen rows at a time are alive, not a whole socket read's worth, so V8's young
-    // generation collects them rather than promoting them (the peak memory of a large answer).
     for (let at = 0; at < c.length; at += SLICE) {
       const rows = t.push(at === 0 && c.length <= SLICE ? c : c.subarray(at, at + SLICE));
       if (rows.length > 0) {

@@ -1,23 +1,11 @@
 /**
- * The one row stream: a report body's bytes in, as they arrive, and its rows out as each row object
- * completes. Lossless: a number is a plain `number` where String(n) gives back the text sent, else a
- * JsonNumber of that text (domain.ts); strings are decoded once, straight from the bytes.
- *
- * The body is any RFC 8259 JSON (whitespace anywhere, any key order, escapes, `\u` surrogate pairs,
- * exponents, nested objects; a UTF-8 byte order mark ignored) of the shape `{"report": [row, …]}` or a
- * bare `[row, …]`; an empty body, `[]` and `{"report": []}` have no rows. Anything else is a
- * MalformedBody with the reason, decided as a whole-body parse would (invalid JSON anywhere wins over a
- * wrong shape, a wrong shape over a row nested too deep), so a reason never depends on where the
- * chunks were cut.
- *
- * How: a recursive descent over the bytes of the current chunk (no per-character string building);
- * a step (a row, a wrapper key, a value outside the rows) that runs past the bytes at hand is taken
- * again from its start once more bytes came — at least as many as it had, so a value that spans many
- * chunks costs linear time — and no step may hold more than MAX_STEP bytes: memory is one chunk and
- * one row, whatever the answer's size.
+ * The one row stream: a report body's bytes in as they arrive, its rows out as byte ranges of the body
+ * (a tape, as simdjson's), checked as a whole-body parse would; objects only for what asks for them.
  */
 import { isUtf8 } from 'node:buffer';
-import { JsonNumber, type Row } from '../domain.js';
+import type { Row } from '../domain.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { decodeString, F, Flag, hex, Kind, keys, NO_ROWS, RowBatch } from './tape.js';
 
 /** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
 export const MAX_ROW_DEPTH = 64;
@@ -69,14 +57,27 @@ const TOP_VALUE = 6; // a top-level value that is neither object nor array
 const AFTER_END = 7;
 const FAILED = 8; // measured no further
 
-const NONE: Row[] = [];
 const EMPTY = Buffer.alloc(0);
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
-const NULL = Buffer.from('null');
-/** 10^k, exact for k ≤ 22. */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+const TRUE_TEXT = Buffer.from('true');
+const FALSE_TEXT = Buffer.from('false');
+const NULL_TEXT = Buffer.from('null');
+/** Per object: the serial it stamped on its keys' ids (a key seen twice in one object). */
+const stamps = new Int32Array(1 << 16);
+let serial = 0;
 
+/**
+ * The body is any RFC 8259 JSON (whitespace anywhere, any key order, escapes, `\u` surrogate pairs,
+ * exponents, nested objects; a UTF-8 byte order mark ignored) of the shape `{"report": [row, …]}` or a
+ * bare `[row, …]`; an empty body, `[]` and `{"report": []}` have no rows. Anything else is a
+ * MalformedBody with the reason, decided as a whole-body parse would (invalid JSON anywhere wins over a
+ * wrong shape, a wrong shape over a row nested too deep), so a reason never depends on where the
+ * chunks were cut.
+ *
+ * A recursive descent over the bytes of the current chunk: a step (a row, a wrapper key, a value
+ * outside the rows) that runs past the bytes at hand is taken again from its start once more bytes
+ * came — at least as many as it had, so a value over many chunks costs linear time — and no step may
+ * hold more than MAX_STEP bytes: memory is one chunk and one row, whatever the answer's size.
+ */
 export class RowTokenizer {
   private b: Buffer = EMPTY;
   /** Where a step that spans chunks is put together (see run). */
@@ -94,30 +95,33 @@ export class RowTokenizer {
   /** Depth of the rows: 1 in a bare array, 2 in the wrapper. */
   private base = 1;
   private seenReport = false;
-  /** Build rows (false once the body failed: the rest is only checked). */
+  /** Record rows (false once the body failed: the rest is only checked). */
   private build = true;
   private shape: string | undefined;
   private deepRow = false;
   private bodyDeep = false;
   private fatal: string | undefined;
-  private out: Row[] = NONE;
-  /** The previous row's keys, to reuse their strings (rows of one answer share their keys). */
-  private readonly keyText: string[] = [];
-  private readonly keyBytes: Buffer[] = [];
+  private tape = new Int32Array(F.W * 1024);
+  private n = 0;
+  private rows: number[] = [];
+  /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
+  private gap = false;
+  private esc = false;
+  private odd = false;
 
-  /** Rows completed by these bytes (the same array object may not be reused by the caller's next call). */
-  push(chunk: Uint8Array): Row[] {
-    if (chunk.length === 0 || this.phase === FAILED) return NONE;
+  /** Rows completed by these bytes. */
+  push(chunk: Uint8Array): RowBatch {
+    if (chunk.length === 0 || this.phase === FAILED) return NO_ROWS;
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
-    if (this.pendingBytes < this.wait) return NONE;
+    if (this.pendingBytes < this.wait) return NO_ROWS;
     return this.run();
   }
 
   /** The body ended: its last rows, or MalformedBody. */
-  end(): Row[] {
+  end(): RowBatch {
     this.last = true;
-    const rows = this.phase === FAILED ? NONE : this.run();
+    const rows = this.phase === FAILED ? NO_ROWS : this.run();
     const why = this.verdict();
     if (why !== undefined) {
       const broken =
@@ -151,7 +155,7 @@ export class RowTokenizer {
     this.at = 0;
   }
 
-  private run(): Row[] {
+  private run(): RowBatch {
     const rest = this.b.length - this.at;
     if (this.pending.length === 1 && rest === 0) {
       // Read in place: the chunk is ours until the next push.
@@ -179,14 +183,16 @@ export class RowTokenizer {
     this.pending = [];
     this.pendingBytes = 0;
     this.wait = 0;
-    const out: Row[] = [];
-    this.out = out;
+    this.n = 0;
+    this.rows = [];
     for (;;) {
       const mark = this.at;
+      const entries = this.n;
       try {
         if (!this.step()) break;
       } catch (e) {
         this.at = mark;
+        this.n = entries;
         if (e === NEED) {
           const stuck = this.b.length - mark;
           if (this.last) this.fail(NOT_JSON);
@@ -196,7 +202,7 @@ export class RowTokenizer {
         }
         if (e === SYNTAX) this.fail(NOT_JSON);
         else if (e === DEEP) {
-          // Checked to the end without being built: a later syntax error or wrong shape still wins.
+          // Checked to the end without being recorded: a later syntax error or wrong shape still wins.
           this.deepRow = true;
           this.bodyDeep = true;
           this.build = false;
@@ -207,8 +213,7 @@ export class RowTokenizer {
         break;
       }
     }
-    this.out = NONE;
-    return this.build ? out : NONE;
+    return this.build && this.rows.length > 0 ? new RowBatch(this.b, this.tape, this.rows) : NO_ROWS;
   }
 
   /** One step from the current phase; false when the bytes at hand are all taken. */
@@ -268,21 +273,24 @@ export class RowTokenizer {
         return true;
       case ROW: {
         const c = this.ws();
-        let row: Row | undefined;
-        if (c !== 123) {
-          this.wrongShape(NOT_OBJECTS);
-          this.value(this.base);
-        } else if (this.build) row = this.object(1);
-        else this.value(this.base);
+        let row = -1;
+        if (c !== 123) this.wrongShape(NOT_OBJECTS);
+        if (this.build) {
+          this.gap = this.esc = this.odd = false;
+          row = this.entry(0, 0, 0);
+          this.object(1, 0, row);
+          this.tape[row + F.FLAGS] =
+            (this.gap ? Flag.GAP : 0) | (this.esc ? Flag.ESC : 0) | (this.odd ? Flag.ODD : 0);
+        } else this.value(this.base, -1, 0, 0);
         const d = this.ws();
         this.at++;
         if (d === 93) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
         else if (d !== 44) throw SYNTAX;
-        if (row !== undefined) this.out.push(row);
+        if (row >= 0) this.rows.push(row);
         return true;
       }
       case TOP_VALUE:
-        this.value(0);
+        this.value(0, -1, 0, 0);
         this.phase = AFTER_END;
         return true;
       case AFTER_END:
@@ -296,7 +304,9 @@ export class RowTokenizer {
   /** A key of the wrapper object, its `:` and what follows: the rows' `[`, or a value taken whole. */
   private wrapperKey(): boolean {
     if (this.b[this.at] !== 34) throw SYNTAX;
-    const report = this.string() === 'report';
+    const from = this.at + 1;
+    this.scanString();
+    const report = decodeString(this.b, from, this.at - 1) === 'report';
     if (this.ws() !== 58) throw SYNTAX;
     this.at++;
     const c = this.ws();
@@ -316,7 +326,7 @@ export class RowTokenizer {
     const build = this.build;
     this.build = false;
     try {
-      this.value(1);
+      this.value(1, -1, 0, 0);
     } finally {
       this.build = build && this.shape === undefined;
     }
@@ -338,7 +348,10 @@ export class RowTokenizer {
     while (p < n) {
       const c = b[p]!;
       if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
-        this.at = p;
+        if (p !== this.at) {
+          this.gap = true;
+          this.at = p;
+        }
         return c;
       }
       p++;
@@ -361,35 +374,69 @@ export class RowTokenizer {
     return p < n;
   }
 
+  /** A new entry for a value under `key` (its bytes at `ks`..`ke`); its offset. */
+  private entry(key: number, ks: number, ke: number): number {
+    let t = this.tape;
+    const e = this.n;
+    if (e + F.W > t.length) {
+      const grown = new Int32Array(t.length * 2);
+      grown.set(t);
+      this.tape = t = grown;
+    }
+    t[e + F.KEY] = key;
+    t[e + F.KSTART] = ks;
+    t[e + F.KEND] = ke;
+    this.n = e + F.W;
+    return e;
+  }
+
+  private close(e: number, kind: number, start: number, end: number): void {
+    const t = this.tape;
+    t[e] = kind;
+    t[e + F.START] = start;
+    t[e + F.END] = end;
+    t[e + F.NEXT] = this.n;
+  }
+
   /**
    * A value inside a container at `depth` (its own containers one deeper): relative to the row while
-   * building (the row is 1), absolute while only checking (the top value is 1).
+   * recording (the row is 1), absolute while only checking (the top value is 1).
    */
-  private value(depth: number): unknown {
-    const b = this.b;
-    const c = b[this.at];
+  private value(depth: number, key: number, ks: number, ke: number): void {
+    const c = this.b[this.at];
+    const e = this.build ? this.entry(key, ks, ke) : -1;
+    const start = this.at;
+    let kind: number;
     switch (c) {
       case 34:
-        return this.build ? this.string() : this.skipString();
+        kind = this.scanString();
+        if (e >= 0) this.close(e, kind, start + 1, this.at - 1);
+        return;
       case 123:
-        return this.object(depth + 1);
+        this.object(depth + 1, key, e);
+        return;
       case 91:
-        return this.array(depth + 1);
+        this.array(depth + 1, e);
+        return;
       case 116:
-        return this.word(TRUE, true);
+        kind = this.word(TRUE_TEXT, Kind.TRUE);
+        break;
       case 102:
-        return this.word(FALSE, false);
+        kind = this.word(FALSE_TEXT, Kind.FALSE);
+        break;
       case 110:
-        return this.word(NULL, null);
+        kind = this.word(NULL_TEXT, Kind.NULL);
+        break;
       default:
-        if (c === 45 || (c !== undefined && c >= 48 && c <= 57)) return this.number();
-        if (c === undefined) throw NEED;
-        throw SYNTAX;
+        if (c === 45 || (c !== undefined && c >= 48 && c <= 57)) kind = this.number();
+        else if (c === undefined) throw NEED;
+        else throw SYNTAX;
     }
+    if (e >= 0) this.close(e, kind, start, this.at);
   }
 
   /** `true`, `false` or `null`. */
-  private word(w: Buffer, v: boolean | null): boolean | null {
+  private word(w: Buffer, kind: number): number {
     const b = this.b;
     const p = this.at;
     const end = Math.min(p + w.length, b.length);
@@ -397,7 +444,7 @@ export class RowTokenizer {
     if (end < p + w.length) throw NEED;
     this.at = end;
     this.delimited();
-    return v;
+    return kind;
   }
 
   /** A scalar must be followed by a delimiter before we know it ended (`truex` is no literal). */
@@ -411,62 +458,58 @@ export class RowTokenizer {
       throw SYNTAX;
   }
 
-  private object(depth: number): Row | undefined {
-    if (this.build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw this.build ? DEEP : ABYSS;
-    if (depth + (this.build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
-    this.at++;
+  /** An object; `id` is its key path's (tape.ts keys), -1 when its keys are not interned (in an array). */
+  private object(depth: number, id: number, e: number): void {
     const build = this.build;
-    const top = depth === 1 && build;
-    const o: Row | undefined = build ? {} : undefined;
+    if (build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw build ? DEEP : ABYSS;
+    if (depth + (build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
+    const start = this.at++;
+    const mine = ++serial;
     let c = this.ws();
-    if (c === 125) {
-      this.at++;
-      return o;
-    }
-    for (let i = 0; ; i++) {
-      if (c !== 34) throw SYNTAX;
-      const key = top ? this.rowKey(i) : build ? this.string() : this.skipString();
-      if (this.ws() !== 58) throw SYNTAX;
-      this.at++;
-      this.ws();
-      const v = this.value(depth);
-      if (o !== undefined) {
-        // "__proto__" is an ordinary own key in JSON (as JSON.parse makes it), not the prototype.
-        if (key === '__proto__')
-          Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
-        else o[key as string] = v;
+    if (c === 125) this.at++;
+    else
+      for (let i = 0; ; i++) {
+        if (c !== 34) throw SYNTAX;
+        const ks = this.at + 1;
+        let key = -1;
+        if (build && id >= 0) key = this.key(id, i);
+        else this.scanString();
+        if (build && (key < 0 || stamps[key] === mine || keys.numeric[key])) this.odd = true;
+        else if (key >= 0) stamps[key] = mine;
+        const ke = this.at - 1;
+        if (this.ws() !== 58) throw SYNTAX;
+        this.at++;
+        this.ws();
+        this.value(depth, key, ks, ke);
+        c = this.ws();
+        this.at++;
+        if (c === 125) break;
+        if (c !== 44) throw SYNTAX;
+        c = this.ws();
       }
-      c = this.ws();
-      this.at++;
-      if (c === 125) return o;
-      if (c !== 44) throw SYNTAX;
-      c = this.ws();
-    }
+    if (e >= 0) this.close(e, Kind.OBJ, start, this.at);
   }
 
-  private array(depth: number): unknown[] | undefined {
+  private array(depth: number, e: number): void {
     if (this.build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw this.build ? DEEP : ABYSS;
     if (depth + (this.build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
-    this.at++;
-    const a: unknown[] | undefined = this.build ? [] : undefined;
+    const start = this.at++;
     let c = this.ws();
-    if (c === 93) {
-      this.at++;
-      return a;
-    }
-    for (;;) {
-      const v = this.value(depth);
-      a?.push(v);
-      c = this.ws();
-      this.at++;
-      if (c === 93) return a;
-      if (c !== 44) throw SYNTAX;
-      this.ws();
-    }
+    if (c === 93) this.at++;
+    else
+      for (;;) {
+        this.value(depth, -1, 0, 0);
+        c = this.ws();
+        this.at++;
+        if (c === 93) break;
+        if (c !== 44) throw SYNTAX;
+        this.ws();
+      }
+    if (e >= 0) this.close(e, Kind.ARR, start, this.at);
   }
 
-  /** A key of a row: the previous row's string when the bytes are the same (no new string). */
-  private rowKey(i: number): string {
+  /** A key of member `i` of an object at key path `parent` (its opening quote at `at`): its id. */
+  private key(parent: number, i: number): number {
     const b = this.b;
     const n = b.length;
     const start = this.at + 1;
@@ -475,57 +518,46 @@ export class RowTokenizer {
       if (p >= n) throw NEED;
       const c = b[p]!;
       if (c === 34) break;
-      if (c === 92 || c < 32 || c >= 128) return this.string();
+      if (c === 92 || c < 32 || c >= 128) {
+        this.scanString();
+        return keys.id(parent, decodeString(b, start, this.at - 1));
+      }
       p++;
     }
-    const len = p - start;
-    const known = this.keyBytes[i];
-    if (known !== undefined && known.length === len) {
-      let same = true;
-      for (let j = 0; j < len; j++) {
-        if (known[j] !== b[start + j]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) {
-        this.at = p + 1;
-        return this.keyText[i]!;
-      }
-    }
-    const key = b.toString('latin1', start, p);
-    this.keyBytes[i] = Buffer.from(b.subarray(start, p));
-    this.keyText[i] = key;
     this.at = p + 1;
-    return key;
+    return keys.idAt(parent, i, b, start, p);
   }
 
-  /** Skips a string (its opening quote at `at`); returns ''. */
-  private skipString(): string {
+  /** Past a string (its opening quote at `at`): its kind, Kind.STR, Kind.STRU or Kind.STRX. */
+  private scanString(): number {
     const b = this.b;
     const n = b.length;
     let p = this.at + 1;
     let high = false;
+    let escaped = false;
     for (;;) {
       if (p >= n) throw NEED;
       const c = b[p]!;
       if (c === 34) break;
       if (c === 92) {
         p = this.escapeEnd(p);
+        escaped = true;
         continue;
       }
       if (c < 32) throw SYNTAX;
       if (c >= 128) high = true;
       p++;
     }
-    if (high && !isUtf8(b.subarray(this.at + 1, p))) this.notUtf8();
+    if (high && !isUtf8(b.subarray(this.at + 1, p))) {
+      this.fail(NOT_UTF8);
+      throw SYNTAX;
+    }
     this.at = p + 1;
-    return '';
-  }
-
-  private notUtf8(): never {
-    this.fail(NOT_UTF8);
-    throw SYNTAX;
+    if (escaped) {
+      this.esc = true;
+      return Kind.STRX;
+    }
+    return high ? Kind.STRU : Kind.STR;
   }
 
   /** Just past the escape at `p` (a backslash). */
@@ -547,120 +579,26 @@ export class RowTokenizer {
     throw SYNTAX;
   }
 
-  /** A string (its opening quote at `at`), decoded. */
-  private string(): string {
+  /** Past a number (checked, not read: tape.ts numberAt reads it). */
+  private number(): number {
     const b = this.b;
     const n = b.length;
-    const start = this.at + 1;
-    let p = start;
-    let high = false;
-    for (;;) {
-      if (p >= n) throw NEED;
-      const c = b[p]!;
-      if (c === 34) break;
-      if (c === 92) return this.escapedString(start, p, high);
-      if (c < 32) throw SYNTAX;
-      if (c >= 128) high = true;
-      p++;
-    }
-    this.at = p + 1;
-    if (!high) return b.toString('latin1', start, p);
-    if (!isUtf8(b.subarray(start, p))) this.notUtf8();
-    return b.toString('utf8', start, p);
-  }
-
-  /** The rest of a string from its first escape at `p`: pieces joined once. */
-  private escapedString(start: number, p: number, high: boolean): string {
-    const b = this.b;
-    const n = b.length;
-    const parts: string[] = [];
-    let from = start;
-    const piece = (to: number) => {
-      if (to > from) parts.push(high ? b.toString('utf8', from, to) : b.toString('latin1', from, to));
-    };
-    for (;;) {
-      if (p >= n) throw NEED;
-      const c = b[p]!;
-      if (c === 34) break;
-      if (c < 32) throw SYNTAX;
-      if (c >= 128) {
-        high = true;
-        p++;
-        continue;
-      }
-      if (c !== 92) {
-        p++;
-        continue;
-      }
-      piece(p);
-      const end = this.escapeEnd(p);
-      const e = b[p + 1]!;
-      if (e === 117) {
-        // One UTF-16 code unit each: a surrogate pair's two escapes make one character when joined,
-        // and a lone surrogate stays what JSON.parse makes of it.
-        parts.push(
-          String.fromCharCode(
-            (hex(b[p + 2]!) << 12) | (hex(b[p + 3]!) << 8) | (hex(b[p + 4]!) << 4) | hex(b[p + 5]!),
-          ),
-        );
-      } else parts.push(ESCAPED[e]!);
-      p = end;
-      from = p;
-    }
-    piece(p);
-    this.at = p + 1;
-    if (high && !isUtf8(b.subarray(start, p))) this.notUtf8();
-    return parts.join('');
-  }
-
-  /** A number: a plain one where its text survives a double's round trip, else a JsonNumber of the text. */
-  private number(): number | JsonNumber | undefined {
-    const b = this.b;
-    const n = b.length;
-    const start = this.at;
-    let p = start;
-    const neg = b[p] === 45;
-    if (neg) p++;
+    let p = this.at;
+    if (b[p] === 45) p++;
     if (p >= n) throw NEED;
-    let m = 0;
-    let intLen = 0;
     const first = b[p]!;
-    if (first === 48) {
-      p++;
-      intLen = 1;
-    } else if (first >= 49 && first <= 57) {
-      while (p < n) {
-        const c = b[p]!;
-        if (c < 48 || c > 57) break;
-        m = m * 10 + (c - 48);
-        intLen++;
-        p++;
-      }
-    } else throw SYNTAX;
-    let fracLen = 0;
-    let zeros = 0;
-    let lastDigit = 0;
-    let exponent = false;
+    if (first === 48) p++;
+    else if (first >= 49 && first <= 57) while (p < n && b[p]! >= 48 && b[p]! <= 57) p++;
+    else throw SYNTAX;
     if (p < n && b[p] === 46) {
-      p++;
-      let lead = true;
-      while (p < n) {
-        const c = b[p]!;
-        if (c < 48 || c > 57) break;
-        m = m * 10 + (c - 48);
-        if (lead && c === 48) zeros++;
-        else lead = false;
-        lastDigit = c;
-        fracLen++;
-        p++;
-      }
-      if (fracLen === 0) {
+      const digits = ++p;
+      while (p < n && b[p]! >= 48 && b[p]! <= 57) p++;
+      if (p === digits) {
         if (p >= n) throw NEED;
         throw SYNTAX;
       }
     }
     if (p < n && (b[p] === 101 || b[p] === 69)) {
-      exponent = true;
       p++;
       if (p < n && (b[p] === 43 || b[p] === 45)) p++;
       const digits = p;
@@ -673,51 +611,24 @@ export class RowTokenizer {
     if (p >= n && !this.last) throw NEED;
     this.at = p;
     this.delimited();
-    if (!this.build) return undefined;
-    // The common case without a string: at most 15 significant digits, no trailing fraction zero, not
-    // -0, not below 1e-6 (where JS prints an exponent). Then m / 10^k is the correctly rounded double
-    // of the text (m and 10^k are exact), and the shortest text that prints it is the text itself.
-    if (!exponent) {
-      if (fracLen === 0) {
-        if (intLen <= 15 && !(neg && first === 48)) return neg ? -m : m;
-      } else if (
-        lastDigit !== 48 &&
-        (first !== 48 ? intLen + fracLen <= 15 : zeros < 6 && fracLen - zeros <= 15)
-      ) {
-        const v = m / POW10[fracLen]!;
-        return neg ? -v : v;
-      }
-    }
-    const text = b.toString('latin1', start, p);
-    const v = +text;
-    return String(v) === text ? v : new JsonNumber(text);
+    return Kind.NUM;
   }
 }
 
-const ESCAPED: Record<number, string> = {
-  34: '"',
-  92: '\\',
-  47: '/',
-  98: '\b',
-  102: '\f',
-  110: '\n',
-  114: '\r',
-  116: '\t',
-};
-
-function hex(h: number): number {
-  return h >= 48 && h <= 57 ? h - 48 : h >= 65 && h <= 70 ? h - 55 : h >= 97 && h <= 102 ? h - 87 : -1;
-}
-
-/** The rows of a whole body, or why it is not a report (tests, and callers holding a body already). */
+/** The rows of a whole body as objects, or why it is not a report (tests, and callers holding a body). */
 export function rowsOf(body: string | Uint8Array): Row[] | string {
   const t = new RowTokenizer();
   try {
-    const rows = t.push(typeof body === 'string' ? Buffer.from(body) : body);
-    const more = t.end();
-    return more.length === 0 ? rows : rows.concat(more);
+    const rows = t.push(typeof body === 'string' ? Buffer.from(body) : body).objects();
+    return rows.concat(t.end().objects());
   } catch (err) {
     if (err instanceof MalformedBody) return err.why;
     throw err;
   }
+}
+
+/** Rows that are objects already (a diff's, a test's) as a batch: through their JSON text, as a body's. */
+export function batchOf(rows: readonly Row[]): RowBatch {
+  if (rows.length === 0) return NO_ROWS;
+  return new RowTokenizer().push(Buffer.from(`[${rows.map((r) => stringifyLossless(r)).join(',')}]`));
 }

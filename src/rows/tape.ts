@@ -1,0 +1,298 @@
+/**
+ * Rows as the tokenizer leaves them: entries of a tape over the body's bytes (a value's kind, its byte
+ * range, its key), read by the writers as bytes and turned into objects (`Row`) only on demand.
+ */
+import { JsonNumber, type Row } from '../domain.js';
+
+/** Kinds of entries. STR: ASCII without escapes; STRU: UTF-8 without escapes; STRX: with escapes. */
+export enum Kind {
+  STR,
+  STRU,
+  STRX,
+  NUM,
+  TRUE,
+  FALSE,
+  NULL,
+  OBJ,
+  ARR,
+}
+
+/**
+ * Fields of an entry (W of them at its offset; the kind at 0): the value's range (a string's without
+ * its quotes, a container's from bracket to bracket); its key's id (-1: none, or not interned) and
+ * the key's range; the offset just past the value's own entries; a row's flags. (Const enums: inlined
+ * by the build, where an exported const would be a getter call across chunks.)
+ */
+export enum F {
+  W = 8,
+  START = 1,
+  END = 2,
+  KEY = 3,
+  KSTART = 4,
+  KEND = 5,
+  NEXT = 6,
+  FLAGS = 7,
+}
+
+/**
+ * A row's flags. GAP: whitespace between its tokens. ESC: a string with escapes. ODD: what only an
+ * object gives right (a key twice, a key an integer that JS orders first, an object in an array).
+ */
+export enum Flag {
+  GAP = 1,
+  ESC = 2,
+  ODD = 4,
+}
+
+/** Distinct key paths kept at most (a body with more gets objects for the rows that have them). */
+const MAX_KEYS = 1 << 16;
+/** Member positions remembered per object path, to find a key from its bytes. */
+const CACHE = 32;
+
+/**
+ * Every key path seen (the row itself is 0), interned for the process: rows of one answer, and of the
+ * next, share their keys, so a column is found by id and a key written from bytes made once.
+ */
+class KeyTable {
+  readonly names: string[] = [''];
+  /** `"name":` as JSON.stringify writes it. */
+  readonly json: Buffer[] = [Buffer.alloc(0)];
+  /** A key that is an integer (JS puts it first in an object): its rows go through objects. */
+  readonly numeric: boolean[] = [false];
+  private readonly children: (Map<string, number> | undefined)[] = [undefined];
+  private readonly lastBytes: (Buffer | undefined)[] = [];
+  private readonly lastId: number[] = [];
+
+  /** The id of `name` under `parent`, made if new (-1 once there are too many). */
+  id(parent: number, name: string): number {
+    let m = this.children[parent];
+    if (m === undefined) this.children[parent] = m = new Map();
+    let id = m.get(name);
+    if (id !== undefined) return id;
+    if (this.names.length >= MAX_KEYS) return -1;
+    id = this.names.length;
+    m.set(name, id);
+    this.names.push(name);
+    this.json.push(Buffer.from(`${quote(name)}:`));
+    this.numeric.push(/^[0-9]/.test(name));
+    this.children.push(undefined);
+    return id;
+  }
+
+  /** The id of a plain ASCII key at `b[start, end)`, member `i` of an object at `parent`. */
+  idAt(parent: number, i: number, b: Buffer, start: number, end: number): number {
+    const slot = i < CACHE ? parent * CACHE + i : -1;
+    const known = slot < 0 ? undefined : this.lastBytes[slot];
+    const len = end - start;
+    if (known !== undefined && known.length === len) {
+      let j = 0;
+      while (j < len && known[j] === b[start + j]) j++;
+      if (j === len) return this.lastId[slot]!;
+    }
+    const id = this.id(parent, b.toString('latin1', start, end));
+    if (slot >= 0) {
+      this.lastBytes[slot] = Buffer.from(b.subarray(start, end));
+      this.lastId[slot] = id;
+    }
+    return id;
+  }
+
+  /** The id of a column's path, or -1 when no row had it yet. */
+  path(names: readonly string[]): number {
+    let id = 0;
+    for (const name of names) {
+      id = this.children[id]?.get(name) ?? -1;
+      if (id < 0) return -1;
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.names.length;
+  }
+}
+
+export const keys = new KeyTable();
+
+/**
+ * The rows one push of the tokenizer completed: valid until its next push (their bytes and tape are
+ * reused). Iterating gives objects.
+ */
+export class RowBatch {
+  constructor(
+    readonly b: Buffer,
+    readonly tape: Int32Array,
+    /** Each row's entry offset. */
+    readonly at: readonly number[],
+  ) {}
+
+  get length(): number {
+    return this.at.length;
+  }
+
+  /** Row `i` as an object, after the fields of `lead` (as `{...lead, ...row}`). */
+  object(i: number, lead?: Row): Row {
+    const o: Row = {};
+    if (lead) for (const k of Object.keys(lead)) put(o, k, lead[k]);
+    return entryValue(this.b, this.tape, this.at[i]!, o) as Row;
+  }
+
+  objects(lead?: Row): Row[] {
+    const out = new Array<Row>(this.at.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.object(i, lead);
+    return out;
+  }
+
+  *[Symbol.iterator](): Iterator<Row> {
+    for (let i = 0; i < this.at.length; i++) yield this.object(i);
+  }
+}
+
+export const NO_ROWS = new RowBatch(Buffer.alloc(0), new Int32Array(0), []);
+
+/** "__proto__" is an ordinary own key in JSON (as JSON.parse makes it), not the prototype. */
+function put(o: Row, k: string, v: unknown): void {
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/** The value of the entry at `e` (an object's members into `into` when given). */
+export function entryValue(b: Buffer, t: Int32Array, e: number, into?: Row): unknown {
+  const start = t[e + F.START]!;
+  const end = t[e + F.END]!;
+  switch (t[e]) {
+    case Kind.STR:
+      return b.toString('latin1', start, end);
+    case Kind.STRU:
+      return b.toString('utf8', start, end);
+    case Kind.STRX:
+      return decodeString(b, start, end);
+    case Kind.NUM:
+      return numberAt(b, start, end);
+    case Kind.TRUE:
+      return true;
+    case Kind.FALSE:
+      return false;
+    case Kind.NULL:
+      return null;
+    case Kind.OBJ: {
+      const o: Row = into ?? {};
+      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+        const id = t[m + F.KEY]!;
+        put(
+          o,
+          id >= 0 ? keys.names[id]! : decodeString(b, t[m + F.KSTART]!, t[m + F.KEND]!),
+          entryValue(b, t, m),
+        );
+      }
+      return o;
+    }
+    default: {
+      const a: unknown[] = [];
+      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) a.push(entryValue(b, t, m));
+      return a;
+    }
+  }
+}
+
+const ESCAPED: Record<number, string> = {
+  34: '"',
+  92: '\\',
+  47: '/',
+  98: '\b',
+  102: '\f',
+  110: '\n',
+  114: '\r',
+  116: '\t',
+};
+
+export function hex(h: number): number {
+  return h >= 48 && h <= 57 ? h - 48 : h >= 65 && h <= 70 ? h - 55 : h >= 97 && h <= 102 ? h - 87 : -1;
+}
+
+/** A checked string's contents `b[start, end)`, its escapes decoded. */
+export function decodeString(b: Buffer, start: number, end: number): string {
+  const parts: string[] = [];
+  let from = start;
+  for (let p = start; p < end; p++) {
+    if (b[p] !== 92) continue;
+    if (p > from) parts.push(b.toString('utf8', from, p));
+    const e = b[p + 1]!;
+    if (e === 117) {
+      // One UTF-16 code unit each: a surrogate pair's two escapes make one character when joined,
+      // and a lone surrogate stays what JSON.parse makes of it.
+      parts.push(
+        String.fromCharCode(
+          (hex(b[p + 2]!) << 12) | (hex(b[p + 3]!) << 8) | (hex(b[p + 4]!) << 4) | hex(b[p + 5]!),
+        ),
+      );
+      p += 5;
+    } else {
+      parts.push(ESCAPED[e]!);
+      p++;
+    }
+    from = p + 1;
+  }
+  if (end > from) parts.push(b.toString('utf8', from, end));
+  return parts.join('');
+}
+
+/** 10^k, exact for k ≤ 22. */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/** A checked number: a plain one where its text survives a double's round trip, else a JsonNumber. */
+export function numberAt(b: Buffer, start: number, end: number): number | JsonNumber {
+  let p = start;
+  const neg = b[p] === 45;
+  if (neg) p++;
+  const first = b[p]!;
+  let m = 0;
+  let intLen = 0;
+  while (p < end && b[p]! >= 48 && b[p]! <= 57) {
+    m = m * 10 + (b[p]! - 48);
+    intLen++;
+    p++;
+  }
+  // The common case without a string: at most 15 significant digits, no trailing fraction zero, not
+  // -0, not below 1e-6 (where JS prints an exponent). Then m / 10^k is the correctly rounded double
+  // of the text (m and 10^k are exact), and the shortest text that prints it is the text itself.
+  if (p === end) {
+    if (intLen <= 15 && !(neg && first === 48)) return neg ? -m : m;
+  } else if (b[p] === 46) {
+    p++;
+    let zeros = 0;
+    let lead = true;
+    let fracLen = 0;
+    let last = 0;
+    while (p < end && b[p]! >= 48 && b[p]! <= 57) {
+      const c = b[p]!;
+      m = m * 10 + (c - 48);
+      if (lead && c === 48) zeros++;
+      else lead = false;
+      last = c;
+      fracLen++;
+      p++;
+    }
+    if (
+      p === end &&
+      last !== 48 &&
+      (first !== 48 ? intLen + fracLen <= 15 : zeros < 6 && fracLen - zeros <= 15)
+    ) {
+      const v = m / POW10[fracLen]!;
+      return neg ? -v : v;
+    }
+  }
+  const text = b.toString('latin1', start, end);
+  const v = +text;
+  return String(v) === text ? v : new JsonNumber(text);
+}
+
+/** JSON.stringify(s), without the native call for the common string that needs no escape. */
+export function quote(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
