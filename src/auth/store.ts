@@ -217,7 +217,6 @@ export async function openStore(
 
   // Tab-indented, as conf wrote it.
   const write = (data: StoreData) => {
-    ensureDir();
     ensurePrivate(configDir, path, holdsSecrets(data));
     try {
       replaceFile(path, JSON.stringify(data, undefined, '\t'), { mode: 0o600 });
@@ -225,8 +224,6 @@ export async function openStore(
       throw fileError(err, path);
     }
   };
-
-  const locked = <T>(fn: () => T) => lockedFile(path, fn);
 
   return {
     path,
@@ -237,7 +234,7 @@ export async function openStore(
     },
     update: async (profile, fn) => {
       ensureDir();
-      return locked(() => {
+      return lockedFile(path, () => {
         const data = read();
         const current = data.profiles[profile];
         const next = fn(current === undefined ? undefined : structuredClone(current));
@@ -251,7 +248,7 @@ export async function openStore(
     },
     reset: async () => {
       ensureDir();
-      return locked(() => {
+      return lockedFile(path, () => {
         let moved: string | undefined;
         try {
           read();
