@@ -5,7 +5,6 @@
 import { once } from 'node:events';
 import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
@@ -293,13 +292,16 @@ export class ParquetSpool {
       data = columns.map(() => []);
       count = 0;
     };
-    for await (const line of createInterface({
-      input: createReadStream(this.spoolPath),
-      crlfDelay: Infinity,
-    })) {
-      const r = JSON.parse(line) as Record<string, SpoolCell>;
-      for (let i = 0; i < columns.length; i++) data[i]!.push(cell(columns[i]!, r[columns[i]!.name]));
-      if (++count >= batch) await emit();
+    // Lines split at '\n' only (readline also splits at U+2028 on Node 24, which JSON leaves raw).
+    let rest = '';
+    for await (const chunk of createReadStream(this.spoolPath, { encoding: 'utf8' })) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        const r = JSON.parse(line) as Record<string, SpoolCell>;
+        for (let i = 0; i < columns.length; i++) data[i]!.push(cell(columns[i]!, r[columns[i]!.name]));
+        if (++count >= batch) await emit();
+      }
     }
     await emit();
     writer.finish();
