@@ -328,7 +328,7 @@ export function createCacheStore(o: StoreOptions) {
       const open = () => {
         privateDir(root);
         privateDir(join(root, profile));
-        file = openReplacement(path, 0o600);
+        file = openReplacement(path, 0o600, false);
         hash = hasher();
         writeAll(file.fd, placeholder);
         return file;

@@ -63,7 +63,11 @@ export interface Replacement {
   abort(): void;
 }
 
-export function openReplacement(path: string, mode = 0o644): Replacement {
+/**
+ * `durable` false: no fsync of the data or the directory, for state that is checked when read and
+ * costs little when lost (the limiter's window, a cache entry): on every request's path.
+ */
+export function openReplacement(path: string, mode = 0o644, durable = true): Replacement {
   const temp = tempPathFor(path);
   const fd = openSync(temp, 'wx', mode);
   let open = true;
@@ -76,7 +80,7 @@ export function openReplacement(path: string, mode = 0o644): Replacement {
     fd,
     commit(mtimeMs) {
       try {
-        fsyncSync(fd);
+        if (durable) fsyncSync(fd);
         open = false;
         closeSync(fd);
         if (mtimeMs !== undefined) utimesSync(temp, mtimeMs / 1000, mtimeMs / 1000);
@@ -85,7 +89,7 @@ export function openReplacement(path: string, mode = 0o644): Replacement {
         abort();
         throw err;
       }
-      syncDir(dirname(path));
+      if (durable) syncDir(dirname(path));
     },
     abort,
   };
@@ -94,6 +98,7 @@ export function openReplacement(path: string, mode = 0o644): Replacement {
 export interface ReplaceOptions {
   mode?: number;
   mtimeMs?: number;
+  durable?: boolean;
 }
 
 /** Synchronous: a second Ctrl-C writes the metrics on the way out. The temporary goes on failure. */
@@ -102,7 +107,7 @@ export function replaceFile(
   data: string | Uint8Array | readonly Uint8Array[],
   o: ReplaceOptions = {},
 ): void {
-  const r = openReplacement(path, o.mode);
+  const r = openReplacement(path, o.mode, o.durable);
   try {
     const chunks =
       typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;

@@ -125,7 +125,7 @@ export function createLimiter(o: LimiterOptions): Limiter {
               const { changed, result } = apply(parseState(text), fn);
               return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
             },
-            { mode: 0o600 },
+            { mode: 0o600, durable: false },
           ),
         );
         carried = undefined;
