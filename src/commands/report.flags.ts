@@ -113,6 +113,10 @@ export function reportOptions(
 }
 
 /** -f parquet writes a file: -o one, and nothing that decides the output otherwise. */
+/** The first of these flags that was given. */
+const firstGiven = (flags: Record<string, string | boolean | undefined>) =>
+  Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
+
 function checkParquet(o: ReportFlags): void {
   if (o.output === undefined || o.output === '-') {
     throw usage(
@@ -120,21 +124,13 @@ function checkParquet(o: ReportFlags): void {
       'Parquet is binary: never to a terminal or a pipe',
     );
   }
-  const other = o.raw ? '--raw' : o.json ? '--json' : o.jq !== undefined ? '--jq' : undefined;
+  const other = firstGiven({ '--raw': o.raw, '--json': o.json, '--jq': o.jq });
   if (other) throw usage(`-f parquet cannot be combined with ${other}`);
 }
 
 /** --jq decides the output itself: no format, no field list, no raw body beside it. */
 function checkJq(o: ReportFlags): void {
-  const other = o.raw
-    ? '--raw'
-    : o.json
-      ? '--json'
-      : o.format !== undefined
-        ? '--format'
-        : o.fields !== undefined
-          ? '--fields'
-          : undefined;
+  const other = firstGiven({ '--raw': o.raw, '--json': o.json, '--format': o.format, '--fields': o.fields });
   if (other) {
     throw usage(
       `--jq cannot be combined with ${other}`,

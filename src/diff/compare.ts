@@ -21,11 +21,6 @@ export interface DiffInput {
   lead?: Row;
 }
 
-export interface PairDiff {
-  rows: Row[];
-  counts: PairCounts;
-}
-
 /** The date of the answer always differs: compared only when --fields asks for it. */
 const ANSWER_DATE = 'effectiveDate';
 
@@ -149,15 +144,6 @@ export function* diffBatches(
   }
   if (out.length > 0) yield take();
   return counts;
-}
-
-export function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput): PairDiff {
-  const it = diffBatches(before, after, o);
-  const rows: Row[] = [];
-  for (let r = it.next(); ; r = it.next()) {
-    if (r.done) return { rows, counts: r.value };
-    for (const row of r.value) rows.push(row);
-  }
 }
 
 export function countsText(c: PairCounts): string {

@@ -42,15 +42,14 @@ export function chooseKey(
   answers: readonly AnswerLabel[],
   explicit?: readonly string[],
 ): string[] {
-  const check = (fields: string[], hint: string) => {
+  const check = (fields: string[]) => {
     for (const a of answers) {
       const value = repeated(a.rows, fields);
+      const hint = 'choose fields that tell the rows apart with --key a,b';
       if (value !== undefined)
         throw new UsageError(
           `the key ${fields.join(',')} repeats within the answer of ${a.label}: ${value}`,
-          {
-            hint,
-          },
+          { hint },
         );
     }
     return fields;
@@ -64,13 +63,11 @@ export function chooseKey(
     if (missing.length > 0)
       throw new UsageError(
         `unknown --key field${missing.length > 1 ? 's' : ''} ${missing.map((f) => `"${f}"`).join(', ')} for ${type}`,
-        {
-          hint: `the rows have: ${Object.keys(rows[0]!).join(', ')}`,
-        },
+        { hint: `the rows have: ${Object.keys(rows[0]!).join(', ')}` },
       );
-    return check([...explicit], 'choose fields that tell the rows apart with --key a,b');
+    return check([...explicit]);
   }
   const { first, second } = defaultKey(type);
   const single = answers.every((a) => repeated(a.rows, [first]) === undefined);
-  return single ? [first] : check([first, second], 'choose fields that tell the rows apart with --key a,b');
+  return single ? [first] : check([first, second]);
 }

@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { anyChange, countsText, deltaOf, diffRows, sameValue } from '../../../src/diff/compare.js';
+import {
+  anyChange,
+  countsText,
+  type DiffInput,
+  deltaOf,
+  diffBatches,
+  sameValue,
+} from '../../../src/diff/compare.js';
 import { chooseKey, defaultKey, repeated } from '../../../src/diff/keys.js';
-import { JsonNumber } from '../../../src/domain.js';
+import { JsonNumber, type Row } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
+
+/** The whole diff of two answers at once: diffBatches' batches collected. */
+function diffRows(before: readonly Row[], after: readonly Row[], o: DiffInput) {
+  const it = diffBatches(before, after, o);
+  const rows: Row[] = [];
+  for (let r = it.next(); ; r = it.next()) {
+    if (r.done) return { rows, counts: r.value };
+    for (const row of r.value) rows.push(row);
+  }
+}
 
 const n = (raw: string) => new JsonNumber(raw);
 const json = (v: unknown) => JSON.parse(stringifyLossless(v));
