@@ -15,10 +15,12 @@ import {
   ServiceError,
 } from '../errors.js';
 import { type AtomicFile, assertWritableTarget, createAtomicFile } from '../fs/atomic.js';
+import { ExportCheck } from '../rows/answer.js';
+import { MalformedBody } from '../rows/tokenizer.js';
 import type { ExportResponse } from '../service/types.js';
-import { JsonArrayScanner, JsonScanError } from './json-scan.js';
 import { sha256File } from './manifest.js';
 import {
+  CommonWords,
   type DispositionParser,
   disambiguate,
   type ExportKind,
@@ -79,7 +81,7 @@ function classifyStreamError(
 ): Error {
   if (c.signal.aborted) return new InterruptedError();
   if (err instanceof PrsError) return err;
-  if (err instanceof JsonScanError) return corrupt(c, err.message);
+  if (err instanceof MalformedBody) return corrupt(c, err.why);
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   if (e?.syscall && FS_SYSCALLS.has(e.syscall)) return fileError(err, path);
   const code = e?.code ?? e?.cause?.code;
@@ -149,7 +151,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     });
     files.push(file);
 
-    const scanner = kind === 'json' ? new JsonArrayScanner() : undefined;
+    const names = new CommonWords();
+    const scanner = kind === 'json' ? new ExportCheck((name) => names.add(name)) : undefined;
     const hash = createHash('sha256');
     const bytes = await download(
       res,
@@ -170,13 +173,12 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
-      const result = scanner.end();
       // `[]` carries no data either, as for `report`.
-      if (result.rows === 0) {
+      if (scanner.end() === 0) {
         await abortAll();
         return { kind: 'empty' };
       }
-      indexWords = result.indexWords;
+      indexWords = names.words();
     } else {
       // --extract: each CSV member to a temporary file of its own as the zip is checked (one inflate).
       const extractInto = async (entry: ZipEntry) => {
@@ -263,7 +265,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
 }
 
 function asCorrupt(err: unknown, c: Pick<SaveContext, 'portfolioId' | 'date'>): unknown {
-  return err instanceof ZipError || err instanceof JsonScanError ? corrupt(c, err.message) : err;
+  if (err instanceof MalformedBody) return corrupt(c, err.why);
+  return err instanceof ZipError ? corrupt(c, err.message) : err;
 }
 
 /** undici's body emits an error when destroyed, which nobody needs. */

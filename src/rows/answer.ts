@@ -4,8 +4,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { Row } from '../domain.js';
-import type { RowBatch } from './tape.js';
-import { MalformedBody, RowTokenizer } from './tokenizer.js';
+import { entryValue, F, keys, type RowBatch } from './tape.js';
+import { MalformedBody, NOT_OBJECTS, RowTokenizer } from './tokenizer.js';
 
 /** Bytes handed to the tokenizer at a time. */
 const SLICE = 64 * 1024;
@@ -110,4 +110,46 @@ export async function collectRows(res: { read(sink: RowSink): Promise<number> })
     },
   });
   return all;
+}
+
+/**
+ * An export's JSON checked as it downloads: one array of rows, whole to its last byte. Counts the
+ * rows and hands each row's `indexName` text (a string, or the strings of an object such as
+ * {Net, Price, Total}) to `name`. Throws MalformedBody as soon as the body cannot be one.
+ */
+export class ExportCheck {
+  private readonly t = new RowTokenizer();
+  private readonly id = keys.id(0, 'indexName');
+  constructor(private readonly name: (text: string) => void) {}
+
+  push(chunk: Uint8Array): void {
+    this.take(this.t.push(chunk));
+    if (this.t.failed) this.end();
+  }
+
+  /** The body ended: its row count, or MalformedBody with the reason. */
+  end(): number {
+    try {
+      this.take(this.t.end());
+    } catch (err) {
+      if (!(err instanceof MalformedBody)) throw err;
+      const why = this.t.cut ? 'JSON ends early' : this.t.first !== 91 ? 'not a JSON array' : err.why;
+      // An array of values that are not objects is whole too: its elements are counted.
+      if (why !== NOT_OBJECTS) throw new MalformedBody(why, true);
+    }
+    // Nothing but whitespace has no rows (as an empty body); anything else must be the array.
+    if (this.t.first !== 91 && this.t.first !== -1) throw new MalformedBody('not a JSON array', true);
+    return this.t.elements;
+  }
+
+  private take(batch: RowBatch): void {
+    const { b, tape: t } = batch;
+    for (const e of batch.at)
+      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+        if (t[m + F.KEY] !== this.id) continue;
+        const v = entryValue(b, t, m);
+        const texts = typeof v === 'object' && v !== null ? Object.values(v) : [v];
+        for (const x of texts) if (typeof x === 'string' && x.trim() !== '') this.name(x);
+      }
+  }
 }

@@ -91,7 +91,7 @@ export class RowTokenizer {
   private phase = BEGIN;
   private started = false;
   /** The first byte that is not whitespace (a body starting `[` or `{` that breaks is broken JSON). */
-  private first = -1;
+  first = -1;
   /** Depth of the rows: 1 in a bare array, 2 in the wrapper. */
   private base = 1;
   private seenReport = false;
@@ -101,6 +101,10 @@ export class RowTokenizer {
   private deepRow = false;
   private bodyDeep = false;
   private fatal: string | undefined;
+  /** The body ended inside a value. */
+  cut = false;
+  /** Elements of the rows' array so far, objects or not. */
+  elements = 0;
   private tape = new Int32Array(F.W * 1024);
   private n = 0;
   private rows: number[] = [];
@@ -195,8 +199,10 @@ export class RowTokenizer {
         this.n = entries;
         if (e === NEED) {
           const stuck = this.b.length - mark;
-          if (this.last) this.fail(NOT_JSON);
-          else if (stuck > MAX_STEP) this.fail(TOO_LARGE);
+          if (this.last) {
+            this.cut = true;
+            this.fail(NOT_JSON);
+          } else if (stuck > MAX_STEP) this.fail(TOO_LARGE);
           else this.wait = stuck;
           break;
         }
@@ -287,6 +293,7 @@ export class RowTokenizer {
         if (d === 93) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
         else if (d !== 44) throw SYNTAX;
         if (row >= 0) this.rows.push(row);
+        this.elements++;
         return true;
       }
       case TOP_VALUE:
