@@ -136,7 +136,9 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   /** Asks until the answer passes its check (a bad URL is asked again, not reported after the password). */
   async function ask(f: LoginField): Promise<string> {
     for (let attempt = 1; ; attempt++) {
-      const answer = await io.prompt(`${capitalise(f.label)}: `, { hidden: !!f.secret });
+      const answer = await io.prompt(`${f.label[0]!.toUpperCase()}${f.label.slice(1)}: `, {
+        hidden: !!f.secret,
+      });
       try {
         return checkAnswer(f, answer);
       } catch (err) {
@@ -182,11 +184,10 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
       secrets.password = again;
     }
   }
+  const { clientSecret: _secret, ...where } = endpoint;
   const bound: SessionBinding = {
     ...(service ? { grant: 'client_credentials' as const } : { username }),
-    authUrl: endpoint.authUrl,
-    realm: endpoint.realm,
-    clientId: endpoint.clientId,
+    ...where,
     baseUrl: values['base-url'],
   };
 
@@ -236,8 +237,4 @@ function grantSetting(settings: SettingValues, service: boolean): SettingValues 
 
 function definedOnly(v: Partial<Record<SettingKey, string>>): SettingValues {
   return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== ''));
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
