@@ -100,11 +100,11 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
         rows: (batch) => spool.write(answer.rows(batch)),
         drop: () => spool.drop(),
         async done(ctx) {
-          answer.done();
+          const widened = answer.done();
           const bytes = spool.size;
           // The spinner's line must not land between rows on a shared terminal.
           if (bytes > 0 && deps.io.isStdoutTTY) ctx.clearProgress();
-          await spool.copyTo(sink);
+          await spool.copyTo(sink, widened);
           return bytes;
         },
       };

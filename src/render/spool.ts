@@ -11,7 +11,8 @@ import { fileError } from '../errors.js';
 import { tempNameFor } from '../fs/temp-names.js';
 import { temporaries } from '../fs/temporaries.js';
 import type { Sink } from './sink.js';
-import type { Chunk } from './writer.js';
+import { widen } from './union.js';
+import type { Chunk, Widened } from './writer.js';
 
 /** Output held in memory before it goes to a file. */
 export const SPOOL_MEMORY = 64 * 1024;
@@ -71,24 +72,32 @@ export class Spool {
     this.fileBytes += bytes.length;
   }
 
-  /** Everything held, in order, to `sink`; then the spool is empty (and its file gone). */
-  async copyTo(sink: Pick<Sink, 'write'>): Promise<void> {
+  /**
+   * Everything held, in order, to `sink` (rewritten as `widened` says, when given); then the spool is
+   * empty (and its file gone).
+   */
+  async copyTo(sink: Pick<Sink, 'write'>, widened?: Widened): Promise<void> {
     try {
-      if (this.fd === undefined) {
-        if (this.heldBytes > 0) await sink.write(this.held!.subarray(0, this.heldBytes));
-        return;
-      }
-      this.flush();
-      // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
-      const buf = Buffer.allocUnsafe(Math.min(READ_BACK, this.fileBytes));
-      for (let pos = 0; pos < this.fileBytes; ) {
-        const n = readSync(this.fd, buf, 0, buf.length, pos);
-        if (n === 0) break;
-        pos += n;
-        await sink.write(buf.subarray(0, n));
-      }
+      if (widened) await widen(this.chunks(), widened, (chunk) => sink.write(chunk));
+      else for await (const chunk of this.chunks()) await sink.write(chunk);
     } finally {
       this.drop();
+    }
+  }
+
+  private async *chunks(): AsyncGenerator<Buffer> {
+    if (this.fd === undefined) {
+      if (this.heldBytes > 0) yield this.held!.subarray(0, this.heldBytes);
+      return;
+    }
+    this.flush();
+    // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
+    const buf = Buffer.allocUnsafe(Math.min(READ_BACK, this.fileBytes));
+    for (let pos = 0; pos < this.fileBytes; ) {
+      const n = readSync(this.fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      pos += n;
+      yield buf.subarray(0, n);
     }
   }
 

@@ -21,14 +21,18 @@ const QUOTE = 0x22;
  * `w.header`, each record padded to `w.columns` cells. A record ends at a LF outside quotes (CSV
  * quotes a cell holding a newline; TSV escapes it, so there every LF ends a record).
  */
-export async function widen(source: AsyncIterable<Buffer>, w: Widened, out: Writable): Promise<void> {
+export async function widen(
+  source: AsyncIterable<Buffer>,
+  w: Widened,
+  write: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
   const csv = w.kind === 'csv';
   const sep = csv ? ',' : '\t';
   let piece = 0;
   let left = w.pieces[0]?.bytes ?? 0;
   let quoted = false;
   let header = true;
-  await write(out, Buffer.from(`${w.header}\n`));
+  await write(Buffer.from(`${w.header}\n`));
   for await (const chunk of source) {
     const parts: Buffer[] = [];
     let from = 0;
@@ -51,7 +55,7 @@ export async function widen(source: AsyncIterable<Buffer>, w: Widened, out: Writ
       }
     }
     if (!header) parts.push(chunk.subarray(from));
-    if (parts.length > 0) await write(out, Buffer.concat(parts));
+    if (parts.length > 0) await write(Buffer.concat(parts));
   }
 }
 
@@ -72,7 +76,7 @@ export async function commitWidened(
       await closed;
     }
     if (file.stream.errored) throw fileError(file.stream.errored, file.path);
-    await widen(createReadStream(file.tempPath), w, wide.stream);
+    await widen(createReadStream(file.tempPath), w, (chunk) => write(wide.stream, chunk));
     await wide.commit();
   } catch (err) {
     await wide.abort();

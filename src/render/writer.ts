@@ -63,8 +63,11 @@ export interface WriterOptions {
 export interface AnswerWriter {
   /** The output for these rows of the answer (more may follow); valid until the next call. */
   rows(rows: RowBatch | readonly Row[]): Chunk;
-  /** The answer checked out: its rows and columns count from now on. */
-  done(): void;
+  /**
+   * The answer checked out: its rows and columns count from now on. CSV/TSV to stdout whose first
+   * answer's columns grew while it was written: how to rewrite that answer's output (union.ts).
+   */
+  done(): Widened | undefined;
 }
 
 export interface WriterEnd {
@@ -115,6 +118,12 @@ export function createWriter(o: WriterOptions): RowWriter {
   const table: Row[] = [];
 
   const out = new Bytes();
+  const widening = (of: Widened['pieces']): Widened => ({
+    kind: delimited!,
+    header: delimitedHeader(columns!, delimited!),
+    pieces: of,
+    columns: columns!.length,
+  });
   /** Key ids of the columns' leaves, stamped with `known`'s generation (a batch's new columns). */
   const marks = new Int32Array(1 << 16);
   let known = 0;
@@ -167,7 +176,7 @@ export function createWriter(o: WriterOptions): RowWriter {
             const names = new Set(cols()!.map((c) => c.name));
             const more = seenColumns(batch.objects(leadRow)).filter((c) => !names.has(c.name));
             if (more.length > 0) {
-              if (o.union) mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
+              if (o.union || !columns) mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
               else for (const c of more) own.add(c.name);
             }
           }
@@ -176,7 +185,7 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (delimited) {
             writeDelimited(out, batch, cols()!, delimited, lead);
             const chunk = out.take();
-            if (o.union) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
+            if (o.union || !columns) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
             return chunk;
           }
           if (o.project || o.indent) {
@@ -213,22 +222,19 @@ export function createWriter(o: WriterOptions): RowWriter {
             for (const c of own) extra.add(c);
             leftOutOf.push(label ?? `answer ${leftOutOf.length + 1}`);
           }
-          if (mypieces.length > 0) {
-            firstColumns ||= mypieces[0]!.columns;
-            pieces.push(...mypieces);
-          }
           count += n;
+          if (mypieces.length === 0) return undefined;
+          firstColumns ||= mypieces[0]!.columns;
+          if (o.union) pieces.push(...mypieces);
+          // To stdout the first answer's columns are all of its rows': its own output is rewritten.
+          else if (columns!.length > mypieces[0]!.columns) return widening(mypieces);
+          return undefined;
         },
       };
     },
     widened() {
       if (!o.union || !delimited || !columns || columns.length === firstColumns) return undefined;
-      return {
-        kind: delimited,
-        header: delimitedHeader(columns, delimited),
-        pieces,
-        columns: columns.length,
-      };
+      return widening(pieces);
     },
     end() {
       const notes: string[] = [];

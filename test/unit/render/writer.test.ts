@@ -10,6 +10,7 @@ import { stringifyLossless } from '../../../src/json/lossless.js';
 import { renderDelimited } from '../../../src/render/delimited.js';
 import { columnsOf, reportWriter } from '../../../src/render/index.js';
 import { project } from '../../../src/render/json.js';
+import { Spool } from '../../../src/render/spool.js';
 import { renderTable } from '../../../src/render/table.js';
 import { createWriter } from '../../../src/render/writer.js';
 
@@ -128,6 +129,34 @@ describe('reportWriter', () => {
     expect(got.warnings).toEqual([
       'warning: left out column c of portfolio 43: not in the first answer, which set the CSV header; write to a file with -o to keep every column, or choose them with --fields',
     ]);
+  });
+
+  it('CSV/TSV to stdout: the columns are all of the first answer’s rows’, not its first batch’s', async () => {
+    for (const format of ['csv', 'tsv'] as const) {
+      const w = createWriter({ format });
+      let text = '';
+      const sink = {
+        async write(c: string | Uint8Array) {
+          text += Buffer.from(c).toString();
+        },
+      };
+      const answers = [[[{ a: 1 }, { a: 'x\ny' }], [{ a: 2, b: 'z' }], [{ c: 3 }]], [[{ a: 4, d: 5 }]]];
+      for (const batches of answers) {
+        // A spool that goes to its file past 4 bytes: the rewrite reads it back.
+        const spool = new Spool(4);
+        const a = w.answer('one');
+        for (const batch of batches) spool.write(a.rows(batch));
+        await spool.copyTo(sink, a.done());
+      }
+      const end = w.end();
+      text += String(end.text);
+      const sep = format === 'csv' ? ',' : '\t';
+      const multiline = format === 'csv' ? '"x\ny"' : 'x\\ny';
+      expect(text).toBe(
+        ['a,b,c', '1,,', `${multiline},,`, '2,z,', ',,3', '4,,', ''].join('\n').replaceAll(',', sep),
+      );
+      expect(end.warnings).toEqual([expect.stringContaining('left out column d of one')]);
+    }
   });
 
   it('union: later columns join; widened() gives each piece’s width, batch by batch', () => {
