@@ -83,4 +83,53 @@ describe('ExportCheck: an export JSON through the row stream', () => {
       }),
     );
   });
+
+  const parsesAsArray = (text: string) => {
+    try {
+      return Array.isArray(JSON.parse(text));
+    } catch {
+      return false;
+    }
+  };
+  /** Accepted, or refused; an empty body (nothing but whitespace) is no data, neither. */
+  const accepted = (text: string, cuts: number[] = []) => typeof check(text, cuts) !== 'string';
+
+  it('agrees with JSON.parse on any JSON value, in any chunking', () => {
+    fc.assert(
+      fc.property(fc.json(), fc.array(fc.nat()), (text, cuts) => {
+        if (text.trim() === '') return;
+        expect(
+          accepted(
+            text,
+            cuts.map((c) => c % (Buffer.byteLength(text) + 1)),
+          ),
+        ).toBe(parsesAsArray(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('agrees with JSON.parse on damaged arrays (truncated, a byte changed)', () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.jsonValue()),
+        fc.nat(),
+        fc.constantFrom('', ',', ']', '}', '"', '\\', 'x', ' ', '0', '-', '.', 'e'),
+        (value, where, insert) => {
+          const text = JSON.stringify(value);
+          const at = where % (text.length + 1);
+          for (const damaged of [text.slice(0, at), text.slice(0, at) + insert + text.slice(at + 1)]) {
+            // A cut inside a surrogate pair has no UTF-8 form; nothing but whitespace is no data.
+            if (!(damaged as string & { isWellFormed(): boolean }).isWellFormed() || damaged.trim() === '')
+              continue;
+            if (!parsesAsArray(damaged)) refused++;
+            expect(accepted(damaged), damaged).toBe(parsesAsArray(damaged));
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(refused).toBeGreaterThan(100);
+  });
 });
