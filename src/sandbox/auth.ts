@@ -1,18 +1,6 @@
 /** The Keycloak stand-in: token and logout answers, the bearer check; HS256 JWTs with per-process keys. */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-
-export interface SandboxUser {
-  username: string;
-  password: string;
-  tenant: string;
-}
-
-/** A confidential client with a service account (client_credentials only), bound to a tenant. */
-export interface SandboxServiceClient {
-  clientId: string;
-  clientSecret: string;
-  tenant: string;
-}
+import type { ResolvedOptions, SandboxServiceClient } from './options.js';
 
 export interface TokenAnswer {
   status: number;
@@ -51,16 +39,13 @@ export type BearerCheck =
   | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
-export interface IssuerOptions {
+type IssuerOptions = Pick<
+  ResolvedOptions,
+  'clientId' | 'clientSecret' | 'users' | 'tokenTtl' | 'refreshTtl' | 'now'
+> & {
   issuer: string;
-  clientId: string;
-  clientSecret: string;
-  users: readonly SandboxUser[];
   serviceClients?: readonly SandboxServiceClient[];
-  tokenTtl: number;
-  refreshTtl: number;
-  now: () => number;
-}
+};
 
 export const TOKEN_PATH = '/protocol/openid-connect/token';
 export const LOGOUT_PATH = '/protocol/openid-connect/logout';

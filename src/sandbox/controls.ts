@@ -18,13 +18,6 @@ export interface RequestRecord {
 
 type Filter = Partial<Pick<RequestRecord, 'endpoint' | 'status' | 'user'>>;
 
-export interface SandboxStats {
-  count(filter?: Filter): number;
-  /** The latest requests (at most 10,000), oldest first. */
-  readonly requests: readonly RequestRecord[];
-  reset(): void;
-}
-
 /** A misbehaviour for the next `count` (1) requests to `endpoint` (report and export); README lists them. */
 export interface Fault {
   endpoint?: Endpoint;
@@ -43,13 +36,16 @@ export interface Fault {
   zip?: { bytes: number; fill: 'nul' | 'text'; member?: string };
 }
 
-export function createStats(): SandboxStats & { record(r: RequestRecord): void } {
+export type SandboxStats = ReturnType<typeof createStats>;
+
+export function createStats() {
   let requests: RequestRecord[] = [];
   return {
-    get requests() {
+    /** The latest requests (at most 10,000), oldest first. */
+    get requests(): readonly RequestRecord[] {
       return requests;
     },
-    record(r) {
+    record(r: RequestRecord) {
       requests.push(r);
       if (requests.length > 10_000) requests = requests.slice(-5_000);
     },

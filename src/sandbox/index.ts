@@ -1,14 +1,21 @@
 /** The local stand-in for the Portfolio Report Service and its Keycloak token endpoint (README: "The sandbox"). */
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type SandboxServiceClient, type SandboxUser, TokenIssuer } from './auth.js';
-import { createFaults, createStats, type Fault, type SandboxStats } from './controls.js';
+import { TokenIssuer } from './auth.js';
+import { createFaults, createStats, type Fault } from './controls.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
-export type { SandboxServiceClient, SandboxUser } from './auth.js';
 export type { Endpoint, Fault, RequestRecord, SandboxStats } from './controls.js';
-export { loginArgs, SANDBOX_DEFAULTS, type SandboxOptions, serviceLoginArgs } from './options.js';
+export {
+  loginArgs,
+  SANDBOX_DEFAULTS,
+  type SandboxOptions,
+  type SandboxServiceClient,
+  type SandboxUser,
+  serviceLoginArgs,
+} from './options.js';
 export {
   BROKEN_PORTFOLIO_ID,
   EMPTY_PORTFOLIO_ID,
@@ -18,27 +25,12 @@ export {
 } from './portfolios.js';
 export { REBALANCE_PORTFOLIO_ID } from './rebalance.js';
 
-export interface Sandbox {
-  /** Base URL, the part before /api/v1; the auth URL (before /realms) is the same server. */
-  url: string;
-  authUrl: string;
-  realm: string;
-  clientId: string;
-  clientSecret: string;
-  users: readonly SandboxUser[];
-  serviceClients: readonly SandboxServiceClient[];
-  port: number;
-  stats: SandboxStats;
-  /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */
-  revokeTokens(opts?: { refresh?: boolean }): void;
-  injectFault(fault: Fault): void;
-  close(): Promise<void>;
-}
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
 const urlHost = (host: string) =>
   host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+export async function startSandbox(options: SandboxOptions = {}) {
   const o = resolveOptions(options);
   const stats = createStats();
   const faults = createFaults();
@@ -46,17 +38,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let issuer: TokenIssuer | undefined;
   const server = createServer(createRoutes(o, stats, faults, () => issuer!));
   if (o.keepAliveMs !== undefined) server.keepAliveTimeout = o.keepAliveMs;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await once(server.listen(o.port, o.host), 'listening');
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(o.host)}:${port}`;
   issuer = new TokenIssuer({ ...o, issuer: `${url}/realms/${o.realm}` });
   return {
+    /** Base URL, the part before /api/v1; the auth URL (before /realms) is the same server. */
     url,
     authUrl: url,
     realm: o.realm,
@@ -66,8 +53,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     serviceClients: o.serviceClients,
     port,
     stats,
-    revokeTokens: (opts) => issuer!.revoke(opts),
-    injectFault: (f) => faults.push(f),
+    /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */
+    revokeTokens: (opts?: { refresh?: boolean }) => issuer!.revoke(opts),
+    injectFault: (f: Fault) => faults.push(f),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,5 @@
 /** The sandbox's options and `prs login` arguments, apart from the server (the command's banner loads them). */
 import { parseRateLimit } from '../settings.js';
-import type { SandboxServiceClient, SandboxUser } from './auth.js';
 
 const flags = (pairs: Record<string, string>) => Object.entries(pairs).flatMap(([k, v]) => [`--${k}`, v]);
 
@@ -25,6 +24,19 @@ export const serviceLoginArgs = (
   ...flags({ tenant: client.tenant, 'base-url': s.url }),
 ];
 
+export interface SandboxUser {
+  username: string;
+  password: string;
+  tenant: string;
+}
+
+/** A confidential client with a service account (client_credentials only), bound to a tenant. */
+export interface SandboxServiceClient {
+  clientId: string;
+  clientSecret: string;
+  tenant: string;
+}
+
 export const SANDBOX_DEFAULTS = {
   host: '127.0.0.1',
   realm: 'prs-sandbox',
@@ -40,7 +52,7 @@ export const SANDBOX_DEFAULTS = {
   serviceClients: [
     { clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' },
   ] as readonly SandboxServiceClient[],
-} as const;
+};
 
 export interface SandboxOptions {
   /** 0 (the default) picks a free port. */

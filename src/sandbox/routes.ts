@@ -10,7 +10,7 @@ import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
 import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
-import type { createFaults, createStats, Fault, RequestRecord } from './controls.js';
+import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
 import type { ResolvedOptions } from './options.js';
 import { BIG_PORTFOLIO_ID, createCatalog, type Portfolio } from './portfolios.js';
 import { REBALANCE } from './rebalance.js';
@@ -30,7 +30,7 @@ interface Exchange {
 /** The listener; every answer is recorded in `stats` before its first byte leaves. */
 export function createRoutes(
   o: ResolvedOptions,
-  stats: ReturnType<typeof createStats>,
+  stats: SandboxStats,
   faults: ReturnType<typeof createFaults>,
   // The token issuer's iss claim needs the URL, known only once the server listens.
   issuer: () => TokenIssuer,
@@ -192,8 +192,7 @@ export function createRoutes(
       if (!gz) record.bytes += Buffer.byteLength(chunk);
       if (!sink.write(chunk)) await once(sink, 'drain', { signal: x.gone }).catch(() => {});
     };
-    const cut =
-      fault?.truncate || fault?.stallMs ? (small ? Math.floor(body.length / 2) : body.length) : body.length;
+    const cut = small && (fault?.truncate || fault?.stallMs) ? Math.floor(body.length / 2) : body.length;
     await write(body.subarray(0, cut));
     if (fault?.truncate) {
       await tick();
