@@ -434,9 +434,11 @@ describe('--ping-url: start, success, failure with the exit code', () => {
       expect(r.stderr).toBe(
         `prs: warning: could not ping the monitor (start): http://127.0.0.1:${port}/***: no answer within 5 s\n`,
       );
-      // The start ping and the success ping: each held until prs gave up on it, after its 5 s.
+      // The start ping and the success ping: each held until prs gave up on it, not closed at once.
+      // Half the 5 s, not all of it: a busy machine delays this process's 'connection' event by
+      // up to seconds, which shortens the span measured here but not prs's wait.
       while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-      for (const ms of held) expect(ms).toBeGreaterThanOrEqual(4_900);
+      for (const ms of held) expect(ms).toBeGreaterThanOrEqual(2_500);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));
