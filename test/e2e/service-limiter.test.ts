@@ -10,7 +10,7 @@ import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { makeCertificates } from '../helpers/certs.js';
 import { freePort, NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { useSandbox, useSandboxes } from '../helpers/session.js';
+import { useLoggedIn, useSandboxes } from '../helpers/session.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -378,21 +378,7 @@ describe.skipIf(!REDIS_SERVER)('several machines share the window through Redis 
 });
 
 describe('waits are never silent (the built binary against the sandbox)', () => {
-  const sandbox = useSandbox({ rateLimit: '4/2s' });
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    const dir = join(tmp.path, 'waits');
-    env = {
-      PRS_CONFIG_DIR: join(dir, 'config'),
-      PRS_CACHE_DIR: join(dir, 'cache'),
-      PRS_CLIENT_SECRET: sandbox.clientSecret,
-      HOME: dir,
-    };
-    const user = sandbox.users[0]!;
-    const r = await runPrs(loginArgs(sandbox, user), { input: user.password, env });
-    expect(r.code, r.stderr).toBe(0);
-  });
+  const { sandbox, env } = useLoggedIn('prs-limiter-waits-', { rateLimit: '4/2s' });
 
   const report = (...extra: string[]) =>
     runPrs(['report', '42', '-t', 'index', '-d', '2024-05-01', '-f', 'json', ...extra], {
