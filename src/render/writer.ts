@@ -1,31 +1,8 @@
 /**
- * One writer per output format, over any rows that have columns: a report's answers, a diff's rows.
- *
- *   const w = createWriter({ format: 'csv' });
- *   for (const answer of answers) {
- *     const a = w.answer('portfolio 42 on 2024-05-03');
- *     for (const batch of answer) sink.write(a.rows(batch)); // the output for these rows
- *     a.done();                                               // the answer checked out: it counts
- *   }
- *   const end = w.end(); // closes the output (`]`, an empty CSV's header, the whole table)
- *
- * An answer's output is what `rows` returned for it; nothing of it is part of the writer's state until
- * `done` (an answer found malformed half-way is dropped by not calling `done`: its output is thrown
- * away by the caller, and the next answer is written as if it never came). Calls go one answer at a
- * time. Rows are `Row`s (domain.ts): numbers are printed with `numberText`, never through a double.
- *
- * Formats: `json` (an array of rows; indented with `indent`), `ndjson` (one compact row a line),
- * `csv`/`tsv` (a header, then one line a row, nested objects as dotted columns: render/delimited.ts),
- * `table` (collects every row; drawn at `end` by `table`). Text comes back as strings; a binary
- * writer (Parquet) may implement the same interface with Uint8Array chunks.
- *
- * Columns (CSV/TSV always; JSON/NDJSON with `project`; the table) are decided by `columns` on the
- * first rows that come, and then fixed: a later row's column outside them is left out with a warning
- * naming it and its answer (CSV/TSV to stdout, CLI.md "Output that scripts can trust"), or, with
- * `union` (CSV/TSV into a file that appears at the end), joins the end of the columns: `widened()` then
- * tells the file's rewrite (render/union.ts) the final header and how many cells each answer's lines lack.
+ * One writer per output format (json, ndjson, csv, tsv, table) over a report's answers or a diff's
+ * rows. An answer's output counts only once `done` is called: one found malformed is dropped by not
+ * calling it. Columns are decided on the first rows, then fixed (see `union` and AnswerWriter.done).
  */
-
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
