@@ -26,10 +26,11 @@ const want = (name) => !only || only.has(name);
 const { startSandbox, loginArgs } = await import(join(root, 'dist', 'sandbox.js'));
 const work = mkdtempSync(join(tmpdir(), 'prs-bench-'));
 const probe = join(work, 'rss-probe.mjs');
-// Loaded with --import into prs runs whose memory we measure: records the process's own peak RSS.
+// Loaded with --import into prs runs whose memory we measure: records the process's own peak RSS
+// (VmHWM: getrusage's maxRSS also counts the pages of the parent it was forked from, this bench).
 writeFileSync(
   probe,
-  "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.BENCH_RSS_OUT, String(process.resourceUsage().maxRSS)));\n",
+  "import { readFileSync, writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.BENCH_RSS_OUT, /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? String(process.resourceUsage().maxRSS)));\n",
 );
 
 const bin = join(root, 'bin', 'prs.js');

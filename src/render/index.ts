@@ -1,8 +1,4 @@
-/**
- * A report's rows → text in one of the five formats, through the one writer per format (writer.ts):
- * the report's columns (spec order for the table, --fields, portfolioId first with several
- * portfolios). Pure: no I/O; what the user should know besides the data comes back as notes.
- */
+/** The writer for a report's rows (writer.ts) with the report's columns: spec order, --fields, portfolioId. */
 import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } from './columns.js';
 import { renderTable } from './table.js';

@@ -1,8 +1,6 @@
 /**
- * Where a report's output goes as it is produced: stdout, or a file that appears whole at the end
- * (a temporary file beside it, renamed by `commit`, removed by `abort`: src/fs/atomic.ts).
- * Writes wait for the destination to take them (backpressure), so a slow reader holds the run back
- * rather than letting output pile up in memory.
+ * Where a report's output goes: stdout, or a file that appears whole at the end (src/fs/atomic.ts).
+ * Writes wait for the destination to take them, so a slow reader holds the run back.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';

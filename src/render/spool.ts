@@ -1,8 +1,6 @@
 /**
- * One answer's output while the answer is still being checked (CLI.md "Output that scripts can
- * trust": nothing of an answer is written before all of it parsed). Held in memory up to a bound,
- * then in a temporary file (in the system's temporary directory, removed on every path out, and by
- * main's last-resort cleanup on a second signal), so memory never grows with the answer.
+ * One answer's output while the answer is still being checked (nothing of it is written before all
+ * of it parsed): in memory up to a bound, then in a temporary file removed on every path out.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,7 @@
 /**
- * The terminal table. Columns come in the order given (the spec's, or --fields'); numbers are
- * right-aligned and never cut; on a terminal the layout (table-layout.ts) shortens long text with "…",
- * leaves out the least important columns (a note after the table names them), or, when even the
- * columns that identify a row do not fit, prints one block per record.
- *
- * Drawn here rather than with cli-table3: cli-table3 took about 0.3 ms per row (7 s for a 20,000-row
- * constituent report) and cannot rule off the header without ruling every row; this draws the same
- * box characters in a few milliseconds.
+ * The terminal table: columns in the order given, numbers right-aligned and never cut; on a terminal
+ * the layout (table-layout.ts) shortens text, leaves columns out, or prints one block per record.
+ * Drawn by hand: cli-table3 was slow on large reports and cannot rule off only the header.
  */
 import { eastAsianWidth } from 'get-east-asian-width';
 import { isJsonNumeric, type ReportType, type Row } from '../domain.js';

@@ -1,10 +1,7 @@
 /**
- * CSV/TSV into a file whose columns grew after the first answer (writer.ts `union`): the rows
- * were written as they came, each with the columns known at the time, so an earlier row lacks only
- * trailing cells. At the end the file is written once more, from its temporary: the final header,
- * then every record with its missing trailing cells added as empty ones. One streaming pass, in
- * constant memory, and only for a run whose columns did grow (the common run pays nothing); the
- * file still appears whole or not at all.
+ * CSV/TSV whose columns grew after it was begun (writer.ts): rows written with the columns known at
+ * the time lack only trailing cells, so the output is written once more with the final header and
+ * empty cells added, in one streaming pass; only for output whose columns did grow.
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';

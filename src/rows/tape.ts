@@ -20,8 +20,8 @@ export enum Kind {
 /**
  * Fields of an entry (W of them at its offset; the kind at 0): the value's range (a string's without
  * its quotes, a container's from bracket to bracket); its key's id (-1: none, or not interned) and
- * the key's range; the offset just past the value's own entries; a row's flags. (Const enums: inlined
- * by the build, where an exported const would be a getter call across chunks.)
+ * the key's range; the offset just past the value's own entries; a row's flags. (Enums: the build
+ * inlines their members, where an exported const would be a getter call across chunks.)
  */
 export enum F {
   W = 8,

@@ -349,22 +349,10 @@ export class RowTokenizer {
 
   /** Skips whitespace; the byte there (NEED when the bytes ran out). */
   private ws(): number {
-    const b = this.b;
-    const n = b.length;
-    let p = this.at;
-    while (p < n) {
-      const c = b[p]!;
-      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
-        if (p !== this.at) {
-          this.gap = true;
-          this.at = p;
-        }
-        return c;
-      }
-      p++;
-    }
-    this.at = p;
-    throw NEED;
+    const from = this.at;
+    if (!this.skipWsOrEnd()) throw NEED;
+    if (this.at !== from) this.gap = true;
+    return this.b[this.at]!;
   }
 
   /** Skips whitespace; false at the end of the bytes at hand. */
@@ -468,8 +456,7 @@ export class RowTokenizer {
   /** An object; `id` is its key path's (tape.ts keys), -1 when its keys are not interned (in an array). */
   private object(depth: number, id: number, e: number): void {
     const build = this.build;
-    if (build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw build ? DEEP : ABYSS;
-    if (depth + (build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
+    this.enter(depth);
     const start = this.at++;
     const mine = ++serial;
     let c = this.ws();
@@ -497,9 +484,14 @@ export class RowTokenizer {
     if (e >= 0) this.close(e, Kind.OBJ, start, this.at);
   }
 
-  private array(depth: number, e: number): void {
+  /** Into a container at `depth`: too deep for a row, or for measuring at all? */
+  private enter(depth: number): void {
     if (this.build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw this.build ? DEEP : ABYSS;
     if (depth + (this.build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
+  }
+
+  private array(depth: number, e: number): void {
+    this.enter(depth);
     const start = this.at++;
     let c = this.ws();
     if (c === 93) this.at++;

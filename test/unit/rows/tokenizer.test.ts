@@ -539,6 +539,55 @@ describe('the writers over bodies of every shape', () => {
     for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(30);
   });
 
+  it('rows laid out alike (the same keys, any values) give what their objects give, cut anywhere', () => {
+    /** The model with its scalars replaced, in order, by `values` (cycled). */
+    const refill = (m: Model, values: Model[], at: { i: number }): Model => {
+      if (m !== null && typeof m === 'object' && 'obj' in m)
+        return { obj: m.obj.map(([k, v]) => [k, refill(v, values, at)] as [string, Model]) };
+      if (m !== null && typeof m === 'object' && 'arr' in m)
+        return { arr: m.arr.map((v) => refill(v, values, at)) };
+      return values[at.i++ % values.length]!;
+    };
+    let alike = 0;
+    fc.assert(
+      fc.property(
+        rowModel,
+        fc.array(
+          fc.array(fc.oneof({ weight: 6, arbitrary: scalar }, nested), { minLength: 1, maxLength: 8 }),
+          {
+            minLength: 2,
+            maxLength: 8,
+          },
+        ),
+        style,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.constantFrom<WriterFormat>('csv', 'ndjson', 'json'),
+        (layout, fills, s, cuts, format) => {
+          const models = fills.map((values) =>
+            layout.map(([k, v]) => [k, refill(v, values, { i: 0 })] as [string, Model]),
+          );
+          const rows = models.map(rowOf);
+          const parts = chunks(Buffer.from(bodyText(models, s)), cuts);
+          expect(tokenize(parts).rows).toEqual(rows);
+          const columns = seenColumns(rows);
+          const w = createWriter({ format, columns: () => columns });
+          const a = w.answer('one');
+          const t = new RowTokenizer();
+          let out = '';
+          for (const part of parts) out += String(a.rows(t.push(part)));
+          out += String(a.rows(t.end()));
+          a.done();
+          out += String(w.end().text);
+          if (rows.every((r) => Object.keys(r).length === 0)) return;
+          expect(out).toBe(Buffer.from(referenceOutput(format, rows, columns)).toString());
+          if (layout.length > 2) alike++;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(alike).toBeGreaterThan(50);
+  });
+
   it.each([
     ['a key twice: the last value, where the first was', '[{"a": 1, "b": 2, "a": {"x": 3}}]'],
     ['a key twice in a nested object', '[{"o": {"x": 1, "x": 2}, "n": 1}]'],
