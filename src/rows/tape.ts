@@ -106,10 +106,6 @@ class KeyTable {
     }
     return id;
   }
-
-  get size(): number {
-    return this.names.length;
-  }
 }
 
 export const keys = new KeyTable();
