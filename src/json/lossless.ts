@@ -1,6 +1,5 @@
 /** Lossless JSON out: a JsonNumber (domain.ts) is written as its raw text, the rest as JSON.stringify does. */
 import { JsonNumber } from '../domain.js';
-import { quote } from '../rows/tape.js';
 
 /** JSON.stringify(value, null, indent), with JsonNumbers written verbatim. */
 export function stringifyLossless(value: unknown, indent?: number): string {
@@ -50,4 +49,13 @@ function write(value: unknown, key: string, gap: string, indent: string): string
     default:
       return undefined; // undefined, functions, symbols: omitted like JSON.stringify does
   }
+}
+
+/** JSON.stringify(s), without the native call for the common string that needs no escape. */
+export function quote(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
 }

@@ -3,8 +3,8 @@
  * --fields rows reduced to the chosen columns.
  */
 import type { Row } from '../domain.js';
-import { stringifyLossless } from '../json/lossless.js';
-import { entryValue, F, Flag, Kind, keys, quote, type RowBatch } from '../rows/tape.js';
+import { quote, stringifyLossless } from '../json/lossless.js';
+import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
 import type { Lead } from './delimited.js';

@@ -3,6 +3,7 @@
  * range, its key), read by the writers as bytes and turned into objects (`Row`) only on demand.
  */
 import { JsonNumber, type Row } from '../domain.js';
+import { quote } from '../json/lossless.js';
 
 /** Kinds of entries. STR: ASCII without escapes; STRU: UTF-8 without escapes; STRX: with escapes. */
 export enum Kind {
@@ -282,13 +283,4 @@ export function numberAt(b: Buffer, start: number, end: number): number | JsonNu
   const text = b.toString('latin1', start, end);
   const v = +text;
   return String(v) === text ? v : new JsonNumber(text);
-}
-
-/** JSON.stringify(s), without the native call for the common string that needs no escape. */
-export function quote(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
-  }
-  return `"${s}"`;
 }
