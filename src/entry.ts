@@ -3,11 +3,7 @@ import type { ProcessSwitches } from './deps.js';
 import { isDebug } from './settings.js';
 
 const switches: ProcessSwitches = {
-  // undici's WebAssembly llhttp: V8's optimising tier costs memory for no gain in a short-lived CLI.
-  beforeHttp: async () => {
-    const { setFlagsFromString } = await import('node:v8');
-    setFlagsFromString('--liftoff-only');
-  },
+  beforeHttp: async () => (await import('./v8.js')).wasmBaselineOnly(),
   // The row stream allocates fast and briefly: a young generation kept at its start size stays flat.
   beforeRows: async () => {
     (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');

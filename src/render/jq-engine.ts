@@ -5,7 +5,7 @@
  * itself, so it stays a dependency outside the bundle). render/jq.ts imports this module lazily.
  */
 import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+import { wasmBaselineOnly } from '../v8.js';
 
 declare const __filename: string;
 
@@ -15,9 +15,8 @@ export interface JqWeb {
 }
 
 export function loadJq(): Promise<JqWeb> {
-  // Liftoff only, as for HTTP (entry.ts), set before jq's module compiles: its optimising tier
-  // costs more CPU than it saves on one run (docs/performance.md: the figures).
-  setFlagsFromString('--liftoff-only');
+  // Set before jq's module compiles (the figures: docs/performance.md).
+  wasmBaselineOnly();
   const require = createRequire(__filename);
   return require('jq-web') as Promise<JqWeb>;
 }

@@ -3,8 +3,8 @@
  * first) downloads a 20 MB and a 200 MB JSON array from the fault server, and we read the child's
  * VmHWM (its resident high-water mark) from /proc while it works.
  *
- * The CLI runs V8 with --liftoff-only (a process switch of src/entry.ts): otherwise V8 compiles undici's llhttp WebAssembly parser
- * with TurboFan in the background, a transient ~35 MB whatever the body size. This test holds the
+ * The CLI keeps WebAssembly in V8's baseline tier (src/v8.ts, a process switch of src/entry.ts): otherwise
+ * V8 compiles undici's llhttp WebAssembly parser with TurboFan in the background, a transient ~35 MB whatever the body size. This test holds the
  * binary to both: flat (20 MB vs 200 MB) and under 100 MB. Linux only (/proc); ~12 s; runs under Node
  * 20 and 24 (CI runs the suite under both); PRS_SKIP_MEMORY_TEST=1 leaves it out.
  */

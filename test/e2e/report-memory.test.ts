@@ -3,7 +3,7 @@
  * answer, its output waits in a spool that goes to a temporary file past 64 KiB, so memory does not
  * grow with the answer or with the number of answers (sandbox portfolio 7: 20,000 rows, ~6 MB). The
  * BUILT binary (run `npm run build` first); its own peak RSS, read at its exit (measured, not timed).
- * Node 20 only (Node 24 runs higher, see docs/performance.md); PRS_SKIP_MEMORY_TEST=1 leaves it out.
+ * Node 20 and 24 (CI runs it under both); PRS_SKIP_MEMORY_TEST=1 leaves it out.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ async function peakOf(args: string[], env = session): Promise<number> {
   return Number(readFileSync(out, 'utf8')) / 1024;
 }
 
-describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || NODE_MAJOR !== 20)('report memory', () => {
+describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1')('report memory', () => {
   it('one 20,000-row answer under 80 MiB; ten in one run under 85, not growing with them; compact or spaced', async () => {
     const report = (...dates: string[]) => [
       '-q',
@@ -61,7 +61,8 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1' || NODE_MAJOR !== 20)('
       // 2024-05-01 .. 2024-05-14: ten weekdays.
       const ten = await peakOf(report('--from', '2024-05-01', '--to', '2024-05-14'), env);
       expect(one).toBeLessThan(80);
-      expect(ten).toBeLessThan(85);
+      // Node 24 keeps ~10 MiB more over a range (spaced bodies 87 here): held to issue 30's 90 for a range.
+      expect(ten).toBeLessThan(NODE_MAJOR === 20 ? 85 : 90);
       // V8 lets its old generation gather ~20 MiB of the rows' garbage before its first full collection,
       // and stays there: 40 answers peak where ten do (npm run bench, docs/performance.md).
       expect(ten - one).toBeLessThan(25);
