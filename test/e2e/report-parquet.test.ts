@@ -12,7 +12,7 @@ import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from
 import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
 import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
-import { useLoggedIn } from '../helpers/session.js';
+import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
 const { sandbox, tmp, env } = useLoggedIn('prs-parquet-e2e-', { rateLimit: '100/1s' });
@@ -210,9 +210,7 @@ describe('a value that does not fit DECIMAL(38) is never rounded (fault server)'
         PRS_TENANT: 't',
         PRS_TOKEN: 'ready',
         PRS_RETRIES: '0',
-        HOME: tmp.path,
-        PRS_CONFIG_DIR: join(tmp.path, 'c'),
-        PRS_CACHE_DIR: join(tmp.path, 'k'),
+        ...dirsEnv(join(tmp.path, 'faulty')),
       },
     });
     expect(r.code).toBe(2);
