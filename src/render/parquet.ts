@@ -13,10 +13,10 @@ import { stringifyLossless } from '../json/lossless.js';
 import { flatten } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
-export const MAX_PRECISION = 38;
+const MAX_PRECISION = 38;
 
 /** A number's digits and exponent: value = digits × 10^exponent (digits without leading zeros). */
-export function decimalParts(text: string): { negative: boolean; digits: string; exponent: number } {
+function decimalParts(text: string): { negative: boolean; digits: string; exponent: number } {
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (!m) throw new Error(`not a JSON number: ${text}`);
   const [, sign, int, frac = '', exp = '0'] = m;

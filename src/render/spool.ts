@@ -13,7 +13,7 @@ import { widen } from './union.js';
 import type { Chunk, Widened } from './writer.js';
 
 /** Output held in memory before it goes to a file. */
-export const SPOOL_MEMORY = 64 * 1024;
+const SPOOL_MEMORY = 64 * 1024;
 const READ_BACK = 1024 * 1024;
 
 export class Spool {

@@ -8,14 +8,14 @@ import { stringifyLossless } from '../json/lossless.js';
 import { decodeString, F, Flag, hex, Kind, keys, NO_ROWS, RowBatch } from './tape.js';
 
 /** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
-export const MAX_ROW_DEPTH = 64;
+const MAX_ROW_DEPTH = 64;
 
-export const NOT_JSON = 'the body is not JSON';
-export const NOT_REPORT = 'expected an object with a "report" array';
+const NOT_JSON = 'the body is not JSON';
+const NOT_REPORT = 'expected an object with a "report" array';
 export const NOT_OBJECTS = 'the report rows are not JSON objects';
-export const TOO_DEEP = `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
-export const BODY_TOO_DEEP = `the body nests values more than ${MAX_ROW_DEPTH} levels deep`;
-export const NOT_UTF8 = 'the body is not valid UTF-8';
+const TOO_DEEP = `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
+const BODY_TOO_DEEP = `the body nests values more than ${MAX_ROW_DEPTH} levels deep`;
+const NOT_UTF8 = 'the body is not valid UTF-8';
 const TWICE = 'the body has more than one "report"';
 /** The largest single step (a row, a value outside the rows): no report row comes near it. */
 const MAX_STEP = 64 * 1024 * 1024;
