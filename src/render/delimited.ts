@@ -10,7 +10,7 @@
  */
 
 import type { Row } from '../domain.js';
-import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { entryValue, F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
 import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
 import { type Column, cellText, valueAt } from './columns.js';
@@ -47,8 +47,8 @@ export interface Lead {
 }
 
 // Per row: the entry of each key id it has, stamped with the row's serial.
-const slot = new Int32Array(1 << 16);
-const seen = new Int32Array(1 << 16);
+const slot = new Int32Array(MAX_KEYS);
+const seen = new Int32Array(MAX_KEYS);
 let rowSerial = 0;
 
 /** One line per row of `batch` into `out`, each ending with a newline; absent and null values are empty cells. */

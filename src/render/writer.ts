@@ -5,7 +5,7 @@
  */
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
 import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
@@ -102,7 +102,7 @@ export function createWriter(o: WriterOptions): RowWriter {
     columns: columns!.length,
   });
   /** Key ids of the columns' leaves, stamped with `known`'s generation (a batch's new columns). */
-  const marks = new Int32Array(1 << 16);
+  const marks = new Int32Array(MAX_KEYS);
   let known = 0;
 
   return {

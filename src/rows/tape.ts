@@ -46,7 +46,7 @@ export enum Flag {
 }
 
 /** Distinct key paths kept at most (a body with more gets objects for the rows that have them). */
-const MAX_KEYS = 1 << 16;
+export const MAX_KEYS = 1 << 16;
 /** Member positions remembered per object path, to find a key from its bytes. */
 const CACHE = 32;
 

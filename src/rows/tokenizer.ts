@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { decodeString, F, Flag, hex, Kind, keys, NO_ROWS, RowBatch } from './tape.js';
+import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 /** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
 const MAX_ROW_DEPTH = 64;
@@ -62,7 +62,7 @@ const TRUE_TEXT = Buffer.from('true');
 const FALSE_TEXT = Buffer.from('false');
 const NULL_TEXT = Buffer.from('null');
 /** Per object: the serial it stamped on its keys' ids (a key seen twice in one object). */
-const stamps = new Int32Array(1 << 16);
+const stamps = new Int32Array(MAX_KEYS);
 let serial = 0;
 
 /**
