@@ -10,7 +10,7 @@ import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { flatten } from './columns.js';
+import { flatten, PORTFOLIO_COLUMN } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
 const MAX_PRECISION = 38;
@@ -323,7 +323,7 @@ export class ParquetSpool {
     const fields = this.o.fields;
     if (!fields) return columns;
     const byName = new Map(columns.map((c) => [c.name, c]));
-    const lead = columns.filter((c) => c.name === 'portfolioId' && !fields.includes(c.name));
+    const lead = columns.filter((c) => c.name === PORTFOLIO_COLUMN && !fields.includes(c.name));
     return [...lead, ...fields.map((f) => byName.get(f) ?? { name: f, kind: 'string' as const })];
   }
 }
@@ -332,7 +332,7 @@ export class ParquetSpool {
 function pick(flat: Record<string, unknown>, fields?: readonly string[]): Record<string, unknown> {
   if (!fields) return flat;
   const out: Record<string, unknown> = {};
-  if ('portfolioId' in flat) out.portfolioId = flat.portfolioId;
+  if (PORTFOLIO_COLUMN in flat) out[PORTFOLIO_COLUMN] = flat[PORTFOLIO_COLUMN];
   for (const f of fields) if (f in flat) out[f] = flat[f];
   return out;
 }
