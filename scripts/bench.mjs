@@ -350,6 +350,13 @@ async function parquetRow() {
     rows400k: await peakRss(to('2024-05-28', 'r.parquet')),
     csv200k: await peakRss(to('2024-05-14', 'r.csv')),
   };
+  // The same 200k rows spaced as Python's json.dumps writes them (issue 30's second byte shape).
+  const spaced = await shapedSandbox('parquet-spaced', { jsonStyle: 'spaced' });
+  try {
+    rss.rows200kSpaced = await peakRss(to('2024-05-14', 'r.parquet'), spaced.env);
+  } finally {
+    await spaced.close();
+  }
   const row = {
     name: 'report -f parquet',
     ratio: cmp.ratio,
@@ -360,7 +367,7 @@ async function parquetRow() {
   };
   results.push(row);
   console.log(
-    `parquet 200k: ${row.parquetMB.toFixed(1)} MB vs CSV ${row.csvMB.toFixed(1)} MB; peak RSS MiB 20k ${rss.rows20k.toFixed(1)}, 200k ${rss.rows200k.toFixed(1)}, 400k ${rss.rows400k.toFixed(1)} (CSV 200k ${rss.csv200k.toFixed(1)})  ${Math.max(rss.rows20k, rss.rows200k, rss.rows400k) <= 95.4 ? '✓' : '✗'} target ≤ 100 MB`,
+    `parquet 200k: ${row.parquetMB.toFixed(1)} MB vs CSV ${row.csvMB.toFixed(1)} MB; peak RSS MiB 20k ${rss.rows20k.toFixed(1)}, 200k ${rss.rows200k.toFixed(1)}, 400k ${rss.rows400k.toFixed(1)}, 200k spaced ${rss.rows200kSpaced.toFixed(1)} (CSV 200k ${rss.csv200k.toFixed(1)})  ${Math.max(rss.rows20k, rss.rows200k, rss.rows400k, rss.rows200kSpaced) <= 95.4 ? '✓' : '✗'} target ≤ 100 MB`,
   );
 }
 
@@ -593,7 +600,18 @@ try {
           env,
         },
       );
-      if (!suffix) console.log(`--jq peak RSS: ${(await peakRss(cmd)).toFixed(1)} MiB`);
+      if (!suffix) {
+        console.log(`--jq peak RSS: ${(await peakRss(cmd)).toFixed(1)} MiB`);
+        // The same rows spaced as Python's json.dumps writes them (issue 30's second byte shape).
+        const s = await shapedSandbox('jq-spaced', { jsonStyle: 'spaced' });
+        try {
+          const spaced = `${s.curl(url)} | jq -r ${q(`.report | ${filter}`)}`;
+          await compare('20k rows --jq vs curl|jq (spaced)', cmd, spaced, { target: 1, env: s.env });
+          console.log(`--jq peak RSS (spaced): ${(await peakRss(cmd, s.env)).toFixed(1)} MiB`);
+        } finally {
+          await s.close();
+        }
+      }
     }
     if (want('csv')) {
       const url = `7?reportType=constituent.close&date=${day}`;
