@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
 import { createAtomicFile, replaceFile, writeFileAtomic } from '../../../src/fs/atomic.js';
-import { withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };
@@ -68,24 +67,6 @@ describe('atomic files', () => {
     expect(fileError(Object.assign(new Error('x'), { code: 'ENOSPC' }), '/dev/full').message).toBe(
       'cannot write /dev/full: disk full',
     );
-  });
-});
-
-describe('withLock', () => {
-  it('serialises critical sections in one process', async () => {
-    const file = join(dir.path, 'state.json');
-    const order: string[] = [];
-    await Promise.all(
-      ['a', 'b', 'c'].map((id) =>
-        withLock(file, async () => {
-          order.push(`${id}+`);
-          await new Promise((r) => setTimeout(r, 20));
-          order.push(`${id}-`);
-        }),
-      ),
-    );
-    for (let i = 0; i < order.length; i += 2) expect(order[i].slice(0, 1)).toBe(order[i + 1].slice(0, 1));
-    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });
 

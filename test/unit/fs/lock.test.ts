@@ -95,3 +95,21 @@ describe('withShortLock', () => {
     expect(ran).toBe(true);
   });
 });
+
+describe('withLock', () => {
+  it('serialises critical sections in one process', async () => {
+    const file = join(dir.path, 'state.json');
+    const order: string[] = [];
+    await Promise.all(
+      ['a', 'b', 'c'].map((id) =>
+        withLock(file, async () => {
+          order.push(`${id}+`);
+          await new Promise((r) => setTimeout(r, 20));
+          order.push(`${id}-`);
+        }),
+      ),
+    );
+    for (let i = 0; i < order.length; i += 2) expect(order[i].slice(0, 1)).toBe(order[i + 1].slice(0, 1));
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
