@@ -112,11 +112,11 @@ export function reportOptions(
   };
 }
 
-/** -f parquet writes a file: -o one, and nothing that decides the output otherwise. */
 /** The first of these flags that was given. */
 const firstGiven = (flags: Record<string, string | boolean | undefined>) =>
   Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
 
+/** -f parquet writes a file: -o one, and nothing that decides the output otherwise. */
 function checkParquet(o: ReportFlags): void {
   if (o.output === undefined || o.output === '-') {
     throw usage(
