@@ -47,7 +47,7 @@ interface Definition<T extends Record<string, FlagRow>, O> {
   flags?: T;
   hidden?: boolean;
   run: Runnable<O>;
-  options(args: unknown[], flags: FlagsOf<T>, cmd: Command): NoInfer<O>;
+  options(args: unknown[], flags: FlagsOf<T>, globals: GlobalOptions): NoInfer<O>;
 }
 
 function define<T extends Record<string, FlagRow>, O>(
@@ -59,9 +59,9 @@ function define<T extends Record<string, FlagRow>, O>(
   for (const arg of d.args ?? []) cmd.addArgument(arg);
   if (d.flags) addFlags(cmd, d.flags);
   return cmd.action(async (...values: unknown[]) => {
-    const cmd = values.at(-1) as Command;
-    const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, cmd);
-    await run(d.run, options, globalsOf(cmd));
+    const globals = globalsOf(values.at(-1) as Command);
+    const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, globals);
+    await run(d.run, options, globals);
   });
 }
 
@@ -173,7 +173,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     args: IDS(),
     flags: REPORT_FLAGS,
     run: { name: 'report', load: async () => (await import('./report.js')).report },
-    options: ([ids], o, cmd) => reportOptions(ids as string[], o, ctx.now(), globalsOf(cmd)),
+    options: ([ids], o, globals) => reportOptions(ids as string[], o, ctx.now(), globals),
   });
   define(program, ctx, {
     spelling: 'export',
@@ -189,7 +189,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     args: IDS(),
     flags: DIFF_FLAGS,
     run: { name: 'diff', load: async () => (await import('./diff.js')).diff },
-    options: ([ids], o, cmd) => diffOptions(ids as string[], o, ctx.now(), globalsOf(cmd)),
+    options: ([ids], o, globals) => diffOptions(ids as string[], o, ctx.now(), globals),
   });
 
   const cache = program
@@ -246,9 +246,9 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     flags: SANDBOX_FLAGS,
     run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
     // Commander gives `prs sandbox --rate-limit` to the global flag of the same name.
-    options: (_, o, cmd) => ({
+    options: (_, o, globals) => ({
       ...(o as SandboxCommandOptions),
-      rateLimit: o.rateLimit ?? globalsOf(cmd).rateLimit ?? '4/60s',
+      rateLimit: o.rateLimit ?? globals.rateLimit ?? '4/60s',
     }),
   });
 
