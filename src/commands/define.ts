@@ -105,7 +105,7 @@ const SANDBOX_FLAGS = {
   },
 } as const satisfies Record<string, FlagRow>;
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
+const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
 
 /** In `prs --help` order. */
 export function defineCommands(program: Command, ctx: DefineContext): void {

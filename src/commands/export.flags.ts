@@ -91,7 +91,7 @@ function nameTemplate(t: string): string {
 }
 
 /** --parallel: a whole number from 1 to 8. */
-export function parseParallel(v: string): number {
+function parseParallel(v: string): number {
   if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
   return Number(v.trim());
 }
