@@ -76,8 +76,8 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       // In item order from here (the next item's request may be in flight meanwhile).
       await ctx.turn();
       const effective = rows[0]?.effectiveDate;
-      if (o.each && !holidays.admit(item, typeof effective === 'string' ? effective : undefined))
-        return { status: 'skipped' };
+      const day = typeof effective === 'string' ? effective : undefined;
+      if (o.each && !holidays.admit(item, day)) return { status: 'skipped' };
       const now: Answer = { item, type, rows };
       const before = previous.get(item.portfolioId);
       previous.set(item.portfolioId, now);
@@ -85,10 +85,9 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       const answers = [before, now].map((a) => ({ rows: a.rows, label: labelOf(a, o) }));
       const key = chooseKey(o.type, answers, o.key);
       // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
-      const sameDay = rows[0]?.effectiveDate;
-      if (!o.each && !o.against && typeof sameDay === 'string' && before.rows[0]?.effectiveDate === sameDay)
+      if (!o.each && !o.against && day !== undefined && before.rows[0]?.effectiveDate === day)
         io.note(
-          `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${sameDay} (a holiday?)`,
+          `portfolio ${item.portfolioId}: ${before.item.date} and ${item.date} were both answered with the rows of ${day} (a holiday?)`,
         );
       const pairLead: Row = {
         ...(multi && { portfolioId: item.portfolioId }),
