@@ -5,7 +5,7 @@ import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';
 import { spanOf } from '../service/limiter.js';
-import { limiterPlace, peekLimiter } from '../service/limiter-of.js';
+import { limiterPlace, peekLimiter } from '../service/limiter-redis.js';
 import { target } from '../service/service.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';

@@ -86,7 +86,7 @@ function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
 async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
   const s = await deps.settings();
   const { target } = await import('../service/service.js');
-  const { peekLimiter } = await import('../service/limiter-of.js');
+  const { peekLimiter } = await import('../service/limiter-redis.js');
   const { baseUrl, tenant } = target(s);
   const peeked = await peekLimiter({
     settings: s,

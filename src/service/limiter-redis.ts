@@ -1,14 +1,22 @@
-/**
- * The file limiter's rule (limiter.ts) with the state in Redis, each decision one Lua script on Redis's
- * clock. Never a point of failure: unreachable, refused or slower than its timeout, one warning and
- * the local file limiter takes over for the rest of the run.
- */
+// The limiter's rule with the state in Redis, each decision one Lua script on Redis's clock; and the
+// one place that chooses an account's limiter. Redis is never a point of failure: unreachable, refused
+// or too slow, one warning and the local file limiter takes over for the rest of the run.
 import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
+import type { IO } from '../io.js';
 import { redactText, redactUrlPassword } from '../redact.js';
-import type { RateLimit } from '../settings.js';
-import { KEPT, type Limiter, spanOf } from './limiter.js';
-import type { CallHooks, LimiterState } from './types.js';
+import type { RateLimit, Settings } from '../settings.js';
+import {
+  fileSlots,
+  KEPT,
+  type Limiter,
+  limiterFile,
+  limiterKey,
+  limiterOver,
+  type Slots,
+  spanOf,
+} from './limiter.js';
+import type { LimiterState } from './types.js';
 
 export const REDIS_TIMEOUT_MS = 2000;
 
@@ -75,8 +83,8 @@ export interface RedisLimiterOptions {
   rate: RateLimit;
   clock: Clock;
   signal?: AbortSignal;
-  /** Created when Redis fails, told what this process spent through Redis. */
-  fallback(carried: LimiterState): Limiter;
+  /** Made when Redis fails, told what this process spent through Redis. */
+  fallback(carried: LimiterState): Slots;
   warn(line: string): void;
   debug(line: string): void;
   timeoutMs?: number;
@@ -92,17 +100,17 @@ export function limiterUrlParts(url: string): { url: string; timeoutMs?: number 
   return { url: u.href, timeoutMs: Math.round(Number(timeout) * 1000) };
 }
 
-export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
+export function redisSlots(o: RedisLimiterOptions): Slots {
   const parts = limiterUrlParts(o.url);
   const shown = redactUrlPassword(parts.url);
   const timeoutMs = o.timeoutMs ?? parts.timeoutMs ?? REDIS_TIMEOUT_MS;
   const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
-  let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
+  const kept = Math.max(KEPT, o.rate.limit);
   const tls = o.url.startsWith('rediss:');
+  let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
   let connected = false;
-  let fallback: Limiter | undefined;
-  let pending: Promise<void> | undefined;
+  let fallback: Slots | undefined;
   const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
   const slots = new Map<number, string>();
@@ -116,7 +124,7 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     const c = createClient({
       url: parts.url,
       // Certificates always verified, whatever NODE_TLS_REJECT_UNAUTHORIZED says.
-      socket: o.url.startsWith('rediss:')
+      socket: tls
         ? { connectTimeout: timeoutMs, reconnectStrategy: false, tls: true, rejectUnauthorized: true }
         : { connectTimeout: timeoutMs, reconnectStrategy: false },
       disableOfflineQueue: true,
@@ -132,41 +140,41 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
     return { client: c as unknown as Client, sha };
   };
 
-  /** EVAL when Redis does not know the script's SHA yet. */
   const run = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     });
+    const call = async () => {
+      const { client: c, sha } = await client!;
+      const args = [String(keys.length), ...keys, ...argv];
+      try {
+        return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
+      } catch (err) {
+        if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
+        return await c.sendCommand(['EVAL', SCRIPTS[name], ...args]);
+      }
+    };
     try {
-      return await Promise.race([
-        (async () => {
-          const { client: c, sha } = await client!;
-          const args = [String(keys.length), ...keys, ...argv];
-          try {
-            return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
-          } catch (err) {
-            if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
-            return await c.sendCommand(['EVAL', SCRIPTS[name], ...args]);
-          }
-        })(),
-        timeout,
-      ]);
+      return await Promise.race([call(), timeout]);
     } finally {
       clearTimeout(timer);
     }
   };
 
-  const fail = (err: unknown): Limiter => {
+  const close = async () => {
+    const c = client;
+    client = undefined;
+    await c?.then(({ client }) => client.destroy()).catch(() => {});
+  };
+  const fail = (err: unknown): Slots => {
     if (!fallback) {
       o.warn(
         `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
       );
       fallback = o.fallback({ stamps: done, open: [...inFlight.values()] });
-      const c = client;
-      client = undefined;
-      c?.then(({ client }) => client.destroy()).catch(() => {});
+      void close();
     }
     return fallback;
   };
@@ -183,59 +191,36 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
   };
 
   return {
-    async acquire(hooks: CallHooks = {}) {
-      const signal = hooks.signal ?? o.signal;
-      const writing = pending;
-      pending = undefined;
-      await writing;
-      const slot = `${prefix}-${++seq}`;
-      const argv = [o.rate.limit, o.rate.windowMs, span, Math.max(KEPT, o.rate.limit)].map(String);
-      for (;;) {
-        const reply = (await tryRun('ACQUIRE', [...argv, slot])) as [number, number] | undefined;
-        if (!reply) return fallback!.acquire(hooks);
-        if (Number(reply[0]) === 1) {
-          slots.set(seq, slot);
-          inFlight.set(seq, o.clock.now());
-          return seq;
-        }
-        const waitMs = Number(reply[1]);
-        hooks.onWait?.(waitMs, 'rate-limit');
-        await o.clock.sleep(waitMs, signal);
-      }
+    async take() {
+      const id = ++seq;
+      const slot = `${prefix}-${id}`;
+      const argv = [o.rate.limit, o.rate.windowMs, span, kept, slot].map(String);
+      const reply = (await tryRun('ACQUIRE', argv)) as [number, number] | undefined;
+      if (!reply) return fallback!.take();
+      if (Number(reply[0]) !== 1) return { waitMs: Number(reply[1]) };
+      slots.set(id, slot);
+      inFlight.set(id, o.clock.now());
+      return { sent: id };
     },
-    settle(sent) {
+    async settle(sent) {
       const slot = slots.get(sent);
       slots.delete(sent);
       if (slot === undefined) return fallback?.settle(sent);
       const sentAt = inFlight.get(sent) ?? -1;
-      // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
-      if (fallback) {
-        inFlight.delete(sent);
-        return fallback.settle(sentAt);
-      }
       const now = o.clock.now();
-      const write = run('SETTLE', [slot, String(span)]).then(
-        () => {
-          inFlight.delete(sent);
-          if (fallback) fallback.settle(sentAt);
-          else done = [...done.filter((t) => t > now - span), now].slice(-Math.max(KEPT, o.rate.limit));
-        },
-        (err) => {
+      if (!fallback) {
+        try {
+          await run('SETTLE', [slot, String(span)]);
+        } catch (err) {
           // Its Redis slot expires on its own; from now on the file limiter counts it.
           if (err instanceof InterruptedError) return;
-          const local = fail(err);
-          inFlight.delete(sent);
-          local.settle(sentAt);
-        },
-      );
-      pending = Promise.all([pending, write]).then(() => undefined);
-    },
-    async idle() {
-      await pending;
-      await fallback?.idle();
-      const c = client;
-      client = undefined;
-      await c?.then(({ client }) => client.destroy()).catch(() => {});
+          fail(err);
+        }
+      }
+      inFlight.delete(sent);
+      // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
+      if (fallback) return fallback.settle(sentAt);
+      done = [...done.filter((t) => t > now - span), now].slice(-kept);
     },
     async block(ms) {
       if ((await tryRun('BLOCK', [String(ms)])) === undefined) await fallback!.block(ms);
@@ -250,8 +235,12 @@ export function createRedisLimiter(o: RedisLimiterOptions): Limiter {
       if (Number(until) > 0) state.until = Number(until);
       return { state, now: Number(now) };
     },
+    close,
   };
 }
+
+export const createRedisLimiter = (o: RedisLimiterOptions): Limiter =>
+  limiterOver(redisSlots(o), o.clock, o.signal);
 
 /**
  * Why Redis failed, without the URL (it may hold the password). `handshake`: a rediss:// connection
@@ -287,4 +276,43 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
     return 'Redis closed the connection (stopped or restarted?)';
   }
   return redactText(message.split('\n')[0]!);
+}
+
+export interface LimiterTarget {
+  settings: Pick<Settings, 'cacheDir' | 'rateLimit' | 'limiter'>;
+  baseUrl: string;
+  tenant: string;
+  identity: string;
+  clock: Clock;
+  signal?: AbortSignal;
+  io: Pick<IO, 'err' | 'debug'>;
+}
+
+/** The file limiter, or Redis (`--limiter`) over it. */
+export function openLimiter(t: LimiterTarget): Limiter {
+  const { rateLimit: rate, limiter: url, cacheDir } = t.settings;
+  const warn = (line: string) => t.io.err(line);
+  const file = limiterFile(cacheDir, t.baseUrl, t.tenant, t.identity);
+  const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: t.clock, carried, warn });
+  const hash = limiterKey(t.baseUrl, t.tenant, t.identity);
+  const debug = (line: string) => t.io.debug(line);
+  const slots = url ? redisSlots({ url, hash, rate, clock: t.clock, fallback, warn, debug }) : fallback();
+  return limiterOver(slots, t.clock, t.signal);
+}
+
+export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']> {
+  const limiter = openLimiter(t);
+  try {
+    return await limiter.peek();
+  } finally {
+    await limiter.idle();
+  }
+}
+
+/** Where the state is kept: the file's path, or the Redis URL without its password. */
+export function limiterPlace(t: Omit<LimiterTarget, 'clock' | 'io' | 'signal'>) {
+  const { limiter, cacheDir } = t.settings;
+  return limiter
+    ? { kind: 'redis' as const, where: redactUrlPassword(limiter) }
+    : { kind: 'file' as const, where: limiterFile(cacheDir, t.baseUrl, t.tenant, t.identity) };
 }

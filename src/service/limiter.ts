@@ -1,5 +1,5 @@
-// The JSON endpoint's sliding window, shared by every process of one account in a file under the cache
-// dir. A slot is `open` from its send time and moves to `stamps` at its answer (safe for any latency).
+// The JSON endpoint's sliding window, shared by every process of one account (a file under the cache
+// dir, or Redis). A slot is `open` from its send time and moves to `stamps` at its answer.
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
@@ -7,19 +7,20 @@ import { readText, updateFile } from '../fs/atomic.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks, LimiterState } from './types.js';
 
-export type LimiterDecision = { ok: true; state: LimiterState } | { ok: false; waitMs: number };
-
 /** Stamps further ahead come from a clock set back; open slots older belong to a dead process. */
 export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
 export const KEPT = 32;
 
 /** The pure rule (limiter-redis.ts's ACQUIRE in Lua): a slot opened at `now`, or the wait for one. */
-export function decide(state: LimiterState, now: number, rate: RateLimit): LimiterDecision {
+export function decide(
+  state: LimiterState,
+  now: number,
+  rate: RateLimit,
+): { ok: true; state: LimiterState } | { ok: false; waitMs: number } {
   const horizon = now + spanOf(rate);
-  const until =
-    state.until !== undefined && state.until > now && state.until <= horizon ? state.until : undefined;
-  if (until !== undefined) return { ok: false, waitMs: until - now };
+  if (state.until !== undefined && state.until > now && state.until <= horizon)
+    return { ok: false, waitMs: state.until - now };
   const recent = state.stamps.filter((t) => t > now - spanOf(rate) && t <= horizon).sort((a, b) => a - b);
   const kept = recent.slice(-Math.max(KEPT, rate.limit));
   const stamps = kept.filter((t) => t > now - rate.windowMs);
@@ -36,15 +37,6 @@ export function settle(state: LimiterState, sent: number, now: number): LimiterS
   const i = open.indexOf(sent);
   if (i >= 0) open.splice(i, 1);
   return { ...state, stamps: [...state.stamps, now], open };
-}
-
-function withCarried(state: LimiterState, carried: LimiterState | undefined): LimiterState {
-  if (!carried) return state;
-  return {
-    ...state,
-    stamps: [...state.stamps, ...carried.stamps],
-    open: [...(state.open ?? []), ...(carried.open ?? [])],
-  };
 }
 
 /** Anything unexpected is an empty state. */
@@ -77,7 +69,7 @@ export function limiterKey(baseUrl: string, tenant: string, identity: string): s
 export interface Limiter {
   /** Returns the slot, for `settle`. */
   acquire(hooks?: CallHooks): Promise<number>;
-  /** Written in the background when the lock is busy; the next acquire() waits for it (and its error). */
+  /** Written in the background; the next acquire() waits for it (and its error). */
   settle(sent: number): void;
   idle(): Promise<void>;
   block(ms: number): Promise<void>;
@@ -85,12 +77,48 @@ export interface Limiter {
   peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
 }
 
-export interface LimiterOptions {
+/** Where a limiter keeps its state; `take` is one attempt: a slot, or the wait for one. */
+export interface Slots extends Pick<Limiter, 'block' | 'peek'> {
+  take(): Promise<{ sent: number } | { waitMs: number }>;
+  settle(sent: number): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** The waiting and ordering that every kind of state shares. */
+export function limiterOver(slots: Slots, clock: Clock, signal?: AbortSignal): Limiter {
+  let pending: Promise<unknown> | undefined;
+  return {
+    async acquire(hooks = {}) {
+      // A settle still being written lands first: its slot counts from the later time.
+      const writing = pending;
+      pending = undefined;
+      await writing;
+      for (;;) {
+        const r = await slots.take();
+        if ('sent' in r) return r.sent;
+        // Nothing is held while waiting: other processes see the same full window.
+        hooks.onWait?.(r.waitMs, 'rate-limit');
+        await clock.sleep(r.waitMs, hooks.signal ?? signal);
+      }
+    },
+    settle(sent) {
+      pending = Promise.all([pending, slots.settle(sent)]);
+      pending.catch(() => {});
+    },
+    async idle() {
+      await pending?.catch(() => {});
+      await slots.close?.();
+    },
+    block: (ms) => slots.block(ms),
+    peek: () => slots.peek(),
+  };
+}
+
+export interface FileSlotsOptions {
   /** Absent: this process's state alone, in memory (the cache dir is unusable). */
   file?: string;
   rate: RateLimit;
   clock: Clock;
-  signal?: AbortSignal;
   /** What this process spent through Redis before it failed. */
   carried?: LimiterState;
   /** With it, an unusable file is one warning and this process's requests counted alone. */
@@ -99,17 +127,27 @@ export interface LimiterOptions {
 
 type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
 
-export function createLimiter(o: LimiterOptions): Limiter {
-  const { rate } = o;
-  let file = o.file;
-  let carried = o.carried;
+export function fileSlots(o: FileSlotsOptions): Slots {
+  let { file, carried } = o;
   let memory: LimiterState = { stamps: [] };
+  const withCarried = (s: LimiterState): LimiterState =>
+    carried
+      ? { ...s, stamps: [...s.stamps, ...carried.stamps], open: [...(s.open ?? []), ...(carried.open ?? [])] }
+      : s;
   const apply = <T>(state: LimiterState, fn: Change<T>) => {
-    state = withCarried(state, carried);
+    state = withCarried(state);
     const { write, result } = fn(state, o.clock.now());
     return { changed: write ?? (carried ? state : undefined), result };
   };
-  /** The file's state is unusable (a FileError): with `warn`, one warning and memory from now on. */
+  const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof PrsError) throw err;
+      const { message } = fileError(err, file!, 'cannot use the rate-limit state');
+      throw new FileError(message, { cause: err, hint: 'set PRS_CACHE_DIR to a writable directory' });
+    }
+  };
   const alone = (err: unknown) => {
     if (!(err instanceof FileError) || !o.warn) throw err;
     o.warn(`prs: warning: ${err.message}; counting this process's requests alone`);
@@ -118,7 +156,7 @@ export function createLimiter(o: LimiterOptions): Limiter {
   const update = async <T>(fn: Change<T>): Promise<T> => {
     if (file !== undefined) {
       try {
-        const result = await guarded(file, () =>
+        const result = await guarded(() =>
           updateFile(
             file!,
             (text) => {
@@ -139,63 +177,34 @@ export function createLimiter(o: LimiterOptions): Limiter {
     if (changed) memory = changed;
     return result;
   };
-  let pending: Promise<void> | undefined;
   return {
-    async acquire(hooks = {}) {
-      const signal = hooks.signal ?? o.signal;
-      // A settle still being written must land first: its slot counts from the later time.
-      const writing = pending;
-      pending = undefined;
-      await writing;
-      for (;;) {
-        const { sent, waitMs } = await update((state, now) => {
-          const d = decide(state, now, rate);
-          return d.ok
-            ? { write: d.state, result: { sent: now, waitMs: 0 } }
-            : { result: { sent: 0, waitMs: d.waitMs } };
-        });
-        if (waitMs === 0) return sent;
-        // The lock is not held while waiting: other processes see the same full window.
-        hooks.onWait?.(waitMs, 'rate-limit');
-        await o.clock.sleep(waitMs, signal);
-      }
-    },
+    take: () =>
+      update<{ sent: number } | { waitMs: number }>((state, now) => {
+        const d = decide(state, now, o.rate);
+        return d.ok ? { write: d.state, result: { sent: now } } : { result: { waitMs: d.waitMs } };
+      }),
     settle(sent) {
       const now = o.clock.now();
-      const write = update((state) => ({ write: settle(state, sent, now), result: undefined }));
-      // The first failure is the next acquire()'s error, never an unhandled rejection.
-      pending = Promise.all([pending, write]).then(() => undefined);
-      pending.catch(() => {});
+      return update((state) => ({ write: settle(state, sent, now), result: undefined }));
     },
-    async idle() {
-      await pending?.catch(() => {});
-    },
-    async block(ms) {
-      await update((state, now) => ({
+    block: (ms) =>
+      update((state, now) => ({
         write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
         result: undefined,
-      }));
-    },
+      })),
     async peek() {
       // No lock: the file is only ever replaced whole.
       let state = memory;
       if (file !== undefined)
         try {
-          state = await guarded(file, async () => parseState(readText(file!)));
+          state = await guarded(async () => parseState(readText(file!)));
         } catch (err) {
           alone(err);
         }
-      return { state: withCarried(state, carried), now: o.clock.now() };
+      return { state: withCarried(state), now: o.clock.now() };
     },
   };
 }
 
-async function guarded<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof PrsError) throw err;
-    const { message } = fileError(err, file, 'cannot use the rate-limit state');
-    throw new FileError(message, { cause: err, hint: 'set PRS_CACHE_DIR to a writable directory' });
-  }
-}
+export const createLimiter = (o: FileSlotsOptions & { signal?: AbortSignal }): Limiter =>
+  limiterOver(fileSlots(o), o.clock, o.signal);

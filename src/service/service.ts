@@ -20,7 +20,7 @@ import type { Settings } from '../settings.js';
 import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
 import type { Limiter } from './limiter.js';
-import { openLimiter } from './limiter-of.js';
+import { openLimiter } from './limiter-redis.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
 
 export interface ServiceDeps {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
-import { createLimiter, type Limiter } from '../../../src/service/limiter.js';
+import { fileSlots, type Limiter } from '../../../src/service/limiter.js';
 import {
   createRedisLimiter,
   limiterUrlParts,
@@ -128,7 +128,7 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
   ) {
     const [limit, windowMs] = rate.split('/').map(Number) as [number, number];
     const file = (carried?: LimiterState) =>
-      createLimiter({
+      fileSlots({
         file: join(dir, `file-${o.hash}.json`),
         rate: { limit, windowMs },
         clock: systemClock,
