@@ -7,11 +7,10 @@ import type { Service } from './service/types.js';
 import {
   type Env,
   type GlobalOptions,
-  globalSettingValues,
   resolveDirs,
   resolveProfileName,
-  resolveSettings,
   type SettingValues,
+  settingsFrom,
   storedProfile,
 } from './settings.js';
 
@@ -51,13 +50,8 @@ export function createDeps(
   );
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
-  const settings = async (extra: SettingValues = {}, so: { allowNewProfile?: boolean } = {}) => {
-    const stored = await profile({ allowNew: so.allowNewProfile });
-    const resolved = resolveSettings(
-      { ...globalSettingValues(globals), ...extra, profile: globals.profile },
-      env,
-      stored?.settings ?? {},
-    );
+  const settings = async (extra?: SettingValues, so: { allowNewProfile?: boolean } = {}) => {
+    const resolved = settingsFrom(await store(), globals, env, { ...so, extra });
     io.useLogFormat(resolved.logFormat);
     return resolved;
   };

@@ -1,23 +1,21 @@
 /** A one-portfolio, one-date report to a pipe or file answered from the answer cache before the CLI loads. */
 import { openStore } from './auth/store.js';
 import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
-import { type CachedAnswer, entryChunks } from './cache/store.js';
+import { entryChunks } from './cache/store.js';
 import { spelling } from './commands/flags.js';
 import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from './commands/report.flags.js';
 import { ExitCode } from './errors.js';
 import { reportWriter } from './render/index.js';
-import { RowTokenizer } from './rows/tokenizer.js';
+import { Spool } from './render/spool.js';
+import { readAnswer } from './rows/answer.js';
 import {
   type Env,
   fieldOf,
   GLOBAL_FLAGS,
   type GlobalOptions,
-  globalSettingValues,
   resolveDirs,
-  resolveProfileName,
-  resolveSettings,
   settingRow,
-  storedProfile,
+  settingsFrom,
 } from './settings.js';
 import { stdoutIsTerminal, stdoutWriter } from './stdout.js';
 
@@ -88,51 +86,41 @@ export async function answerFromCache(
   const read = readArgv(argv.slice(2));
   const hit = read && (await storedHit(read, env, clock));
   if (!hit) return undefined;
-  const { options: o, format, entry } = hit;
-  // No rows, or a body the row stream refuses: the CLI's path says so.
-  if (!(rowCount(entry) > 0)) return undefined;
+  const writer = reportWriter({
+    type: hit.options.type,
+    format: hit.format,
+    multi: false,
+    terminal: false,
+    color: false,
+    width: 80,
+  });
+  const answer = writer.answer();
+  // Nothing is written before the whole answer is read: no rows, or a body the row stream refuses,
+  // is the CLI's to say.
+  const spool = new Spool();
+  const rows = await readAnswer(
+    entryChunks(hit.entry),
+    { rows: (batch) => spool.write(answer.rows(batch)) },
+    (m) => m,
+  ).catch(() => 0);
+  if (rows === 0) {
+    spool.drop();
+    return undefined;
+  }
+  answer.done();
   const out = stdoutWriter({ flag: read.globals.color, env });
   // From the first byte on this path owns the run.
   try {
-    const writer = reportWriter({
-      type: o.type,
-      format,
-      multi: false,
-      terminal: false,
-      color: false,
-      width: 80,
+    let code: number | undefined;
+    await spool.copyTo({
+      write: async (chunk) => {
+        code ??= await out(chunk);
+      },
     });
-    const answer = writer.answer();
-    const put = (chunk: string | Uint8Array) => out(typeof chunk === 'string' ? chunk : Buffer.from(chunk));
-    for (const rows of rowBatches(entry)) {
-      const code = rows.length > 0 ? await put(answer.rows(rows)) : undefined;
-      if (code !== undefined) return code;
-    }
-    answer.done();
-    return (await put(writer.end().text)) ?? ExitCode.ok;
+    return code ?? (await out(writer.end().text)) ?? ExitCode.ok;
   } catch (err) {
     process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);
     return ExitCode.internal;
-  }
-}
-
-function* rowBatches(entry: CachedAnswer) {
-  const tokens = new RowTokenizer();
-  for (const bytes of entryChunks(entry)) {
-    yield tokens.push(bytes);
-    if (tokens.failed) break;
-  }
-  yield tokens.end();
-}
-
-/** The rows of a stored answer, not kept; -1 when the row stream refuses it. */
-function rowCount(entry: CachedAnswer): number {
-  let count = 0;
-  try {
-    for (const rows of rowBatches(entry)) count += rows.length;
-    return count;
-  } catch {
-    return -1;
   }
 }
 
@@ -144,16 +132,7 @@ async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
     if (stdoutIsTerminal()) return undefined;
     const format = o.format ?? defaultFormat(undefined, false);
     if (format === 'table') return undefined;
-    const g = read.globals;
-    const profile = storedProfile(
-      await openStore(resolveDirs(env).configDir),
-      resolveProfileName(g.profile, env),
-    );
-    const s = resolveSettings(
-      { ...globalSettingValues(g), profile: g.profile },
-      env,
-      profile?.settings ?? {},
-    );
+    const s = settingsFrom(await openStore(resolveDirs(env).configDir), read.globals, env);
     if (s.cacheMaxAgeMs === undefined || s.logFormat === 'json' || s.metricsFile || s.pingUrl || s.debug)
       return undefined;
     const q = { portfolioId: o.portfolioIds[0]!, reportType: o.type, date: o.dates[0]! };

@@ -1,10 +1,9 @@
 /** All terminal I/O in one object (GitHub CLI's IOStreams); createTestIO is the same over memory. */
-import { writeSync } from 'node:fs';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
 import { InterruptedError } from './errors.js';
 import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
-import { stdoutFault } from './stdout.js';
+import { stdoutFault, writeAll } from './stdout.js';
 
 export interface Progress {
   update(text: string): void;
@@ -60,7 +59,7 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
       if (ac.signal.aborted || chunk.length === 0) return done();
       if (typeof fd === 'number') {
         try {
-          for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+          writeAll(fd, chunk);
         } catch (err) {
           fault(err);
         }

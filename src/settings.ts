@@ -289,11 +289,9 @@ export function globalSettingValues(g: GlobalOptions): SettingValues {
   return v;
 }
 
-export function storedProfile<P>(
-  store: { get(name: string): P | undefined; profileNames(): readonly string[] },
-  name: string,
-  allowNew = false,
-): P | undefined {
+type ProfileStore<P> = { get(name: string): P | undefined; profileNames(): readonly string[] };
+
+export function storedProfile<P>(store: ProfileStore<P>, name: string, allowNew = false): P | undefined {
   const stored = store.get(name);
   // A named profile that was never created is a typo far more often than a wish for an empty one.
   if (!stored && name !== 'default' && !allowNew) {
@@ -397,6 +395,18 @@ export function resolveSettings(
     proxy: resolveProxy(env),
     sources,
   };
+}
+
+/** The run's settings: `globals` and `extra` over `env` over the profile that --profile or PRS_PROFILE names. */
+export function settingsFrom(
+  store: ProfileStore<{ settings?: SettingValues }>,
+  globals: GlobalOptions,
+  env: Env,
+  o: { extra?: SettingValues; allowNewProfile?: boolean } = {},
+): Settings {
+  const stored = storedProfile(store, resolveProfileName(globals.profile, env), o.allowNewProfile);
+  const flags = { ...globalSettingValues(globals), ...o.extra, profile: globals.profile };
+  return resolveSettings(flags, env, stored?.settings ?? {});
 }
 
 /** `config set` and login's prompts: the value as stored (URLs normalised); throws a one-line Error. */

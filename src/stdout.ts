@@ -18,20 +18,37 @@ export function stdoutIsTerminal(): boolean {
   return process.getBuiltinModule('node:tty').isatty(1);
 }
 
+/**
+ * All of `bytes` to `fd` (at file `position` on, if given), as one writeSync may take only part: the
+ * bytes written, fewer only when `fd` would block (EAGAIN: a non-blocking pipe; never a file).
+ */
+export function writeAll(fd: number, bytes: Uint8Array, position?: number): number {
+  let at = 0;
+  try {
+    while (at < bytes.length)
+      at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+  }
+  return at;
+}
+
 /** Before the CLI's IO exists: undefined to go on, else the exit code; EAGAIN hands over to Node's stream. */
 export function stdoutWriter(color: { flag?: boolean; env: Readonly<Record<string, string | undefined>> }) {
   let stream = false;
-  return async (data: string | Buffer): Promise<number | undefined> => {
+  return async (data: string | Uint8Array): Promise<number | undefined> => {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     let at = 0;
     let failure: unknown;
-    try {
-      if (!stream) while (at < bytes.length) at += writeSync(1, bytes, at, bytes.length - at);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') stream = true;
-      else failure = err;
+    if (!stream) {
+      try {
+        at = writeAll(1, bytes);
+        stream = at < bytes.length;
+      } catch (err) {
+        failure = err;
+      }
     }
-    if (stream && at < bytes.length) failure = await streamWrite(bytes.subarray(at));
+    if (stream) failure = await streamWrite(bytes.subarray(at));
     if (!failure) return undefined;
     const fault = stdoutFault(failure);
     if (fault instanceof StdoutClosedError) return fault.exitCode;
@@ -42,7 +59,7 @@ export function stdoutWriter(color: { flag?: boolean; env: Readonly<Record<strin
   };
 }
 
-function streamWrite(bytes: Buffer): Promise<unknown> {
+function streamWrite(bytes: Uint8Array): Promise<unknown> {
   return new Promise((resolve) => {
     const failed = (err: unknown) => resolve(err);
     process.stdout.once('error', failed);

@@ -116,7 +116,7 @@ export function cachedService(o: CachedServiceOptions): Service {
 function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
   return {
     read(sink) {
-      return readAnswer(entryChunksAsync(hit), sink, (m) => {
+      return readAnswer(entryChunks(hit), sink, (m) => {
         drop();
         return new ServiceError(`a cached answer is not a report (${m.why}); it was removed`, {
           hint: 'run the command again to ask the service',
@@ -124,8 +124,4 @@ function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
       });
     },
   };
-}
-
-async function* entryChunksAsync(hit: CachedAnswer): AsyncGenerator<Buffer> {
-  yield* entryChunks(hit);
 }

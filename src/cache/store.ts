@@ -21,7 +21,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { openReplacement, type Replacement, replaceFile, writeAll } from '../fs/atomic.js';
+import { openReplacement, type Replacement, replaceFile } from '../fs/atomic.js';
+import { writeAll } from '../stdout.js';
 
 // node:crypto at the first use: the cache's fast path (hit.ts) loads this module at its start.
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');

@@ -14,12 +14,12 @@ import {
   type Stats,
   utimesSync,
   type WriteStream,
-  writeSync,
 } from 'node:fs';
 import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
+import { writeAll } from '../stdout.js';
 import { type LockOptions, withShortLock } from './lock.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
@@ -36,12 +36,6 @@ export interface AtomicFile {
 
 export function tempPathFor(path: string): string {
   return join(dirname(path), tempNameFor(basename(path)));
-}
-
-/** At `position` if given. */
-export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
-  for (let at = 0; at < bytes.length; )
-    at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
 }
 
 function syncDir(dir: string): void {

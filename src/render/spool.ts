@@ -2,12 +2,13 @@
  * One answer's output while the answer is still being checked (nothing of it is written before all
  * of it parsed): in memory up to a bound, then in a temporary file removed on every path out.
  */
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileError } from '../errors.js';
 import { tempNameFor } from '../fs/temp-names.js';
 import { temporaries } from '../fs/temporaries.js';
+import { writeAll } from '../stdout.js';
 import type { Sink } from './sink.js';
 import { widen } from './union.js';
 import type { Chunk, Widened } from './writer.js';
@@ -66,7 +67,7 @@ export class Spool {
   }
 
   private append(bytes: Uint8Array): void {
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+    writeAll(this.fd!, bytes);
     this.fileBytes += bytes.length;
   }
 

@@ -23,7 +23,7 @@ export interface RowSink {
  * A body found wrong beyond repair stops being read there (an HTML page is not read to its end).
  */
 export async function readAnswer(
-  chunks: AsyncIterable<Uint8Array> | Readable,
+  chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Readable,
   sink: RowSink,
   malformed: (m: MalformedBody) => Error,
 ): Promise<number> {
@@ -46,7 +46,7 @@ export async function readAnswer(
   try {
     // A stream, told by its shape (node:stream is not loaded for an instanceof: the cache's fast path).
     if (typeof (chunks as Readable).on === 'function') await eachChunk(chunks as Readable, take);
-    else for await (const chunk of chunks as AsyncIterable<Uint8Array>) if (!take(chunk)) break;
+    else for await (const chunk of chunks as Iterable<Uint8Array>) if (!take(chunk)) break;
     const rows = t.end();
     if (rows.length > 0) {
       count += rows.length;

@@ -153,6 +153,10 @@ describe('stdout’s rules on the fast path', () => {
   });
 
   it('a short write past `ulimit -f` (SIGXFSZ ignored): exit 10, never 0', async () => {
+    // 50 rows, ~15 kB: past the limit of 4 kB, and held in memory until written (a spool file under
+    // `ulimit -f` would fail first, as the CLI's does).
+    const mid = report('1', 'constituent.close', '-f', 'csv');
+    expect((await prs(mid)).stdout.length).toBeGreaterThan(8 * 512);
     const out = join(tmp.path, 'short.csv');
     const codeFile = join(tmp.path, 'short.code');
     const child = spawn(
@@ -161,7 +165,7 @@ describe('stdout’s rules on the fast path', () => {
         '-c',
         `trap '' XFSZ; ulimit -f 8; "$NODE" "$PRS" "$@" >"${out}"; echo $? >"${codeFile}"`,
         'sh',
-        ...big,
+        ...mid,
       ],
       { env: baseEnv({ ...env, NODE: process.execPath, PRS: PRS_BIN }) },
     );
