@@ -1,7 +1,6 @@
-// Writes completions/prs.{bash,zsh,fish} from the commander program (src/cli.ts and src/commands/define.ts).
+// Writes completions/prs.{bash,zsh,fish} from src/completion/scripts.ts.
 // `node scripts/gen-completions.mjs --check` only compares, exiting 1 when a file is out of date.
-// src/ is TypeScript and buildProgram is not exported from dist/, so bundle the generator and the
-// program on the fly.
+// src/ is TypeScript and the scripts are not exported from dist/, so bundle them on the fly.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +11,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
 
 const result = await build({
-  // The generator and the program it is handed (the CLI's own, whose actions never run here).
   stdin: {
-    contents:
-      "export { generateAll, COMPLETION_FILES } from './src/completion/generate.ts';\n" +
-      "export { buildProgram } from './src/cli.ts';\n" +
-      "export { OPTION_VALUES } from './src/commands/completion-values.ts';\n",
+    contents: "export { completionScript, COMPLETION_FILES } from './src/completion/scripts.ts';\n",
     resolveDir: root,
     loader: 'ts',
   },
@@ -27,24 +22,14 @@ const result = await build({
   platform: 'node',
   target: 'node20.19',
   logLevel: 'warning',
-  // commander is CommonJS and calls require(); give the ESM bundle a real one.
-  banner: {
-    js: "import { createRequire as __prsRequire } from 'node:module'; const require = __prsRequire(import.meta.url);",
-  },
 });
 const dir = mkdtempSync(join(tmpdir(), 'prs-gen-completions-'));
 let generated;
 try {
   const file = join(dir, 'generate.mjs');
   writeFileSync(file, result.outputFiles[0].contents);
-  const { buildProgram, generateAll, COMPLETION_FILES, OPTION_VALUES } = await import(
-    pathToFileURL(file).href
-  );
-  const program = buildProgram({ version: '0.0.0', run: async () => {} });
-  generated = Object.entries(generateAll(program, OPTION_VALUES)).map(([shell, text]) => [
-    COMPLETION_FILES[shell],
-    text,
-  ]);
+  const { completionScript, COMPLETION_FILES } = await import(pathToFileURL(file).href);
+  generated = Object.entries(COMPLETION_FILES).map(([shell, path]) => [path, completionScript(shell)]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,33 +1,28 @@
 /**
- * `prs completion <shell>`: the script, generated from the program. `prs __complete profiles`: the
- * profile names for the scripts, silent on any problem (nothing may spray into a completion menu).
+ * `prs completion <shell>`: the script. `prs __complete -- <words…>`: what TAB offers after them, silent
+ * on any problem (nothing may spray into a completion menu).
  */
-
 import type { Command } from 'commander';
-import type { Shell } from '../completion/generate.js';
+import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
-import { UsageError } from '../errors.js';
 
-export type CompletionOptions = { shell: Shell; program: Command } | { list: string };
-
-export const COMPLETION_LISTS = ['profiles'] as const;
+export type CompletionOptions = { program: Command } & ({ shell: Shell } | { words: string[] });
 
 export async function completion(o: CompletionOptions, deps: Deps): Promise<void> {
-  if ('list' in o) {
-    if (!(COMPLETION_LISTS as readonly string[]).includes(o.list)) {
-      throw new UsageError(`unknown completion list "${o.list}"`, {
-        hint: `lists: ${COMPLETION_LISTS.join(', ')}`,
-      });
-    }
-    const names = await profileNames(deps);
-    if (names.length) deps.io.out(`${names.join('\n')}\n`);
+  if ('shell' in o) {
+    const { completionScript } = await import('../completion/scripts.js');
+    deps.io.out(completionScript(o.shell));
     return;
   }
-  const [{ generateCompletion }, { OPTION_VALUES }] = await Promise.all([
-    import('../completion/generate.js'),
+  const [{ complete }, { OPTION_VALUES }] = await Promise.all([
+    import('../completion/complete.js'),
     import('./completion-values.js'),
   ]);
-  deps.io.out(generateCompletion(o.shell, o.program, OPTION_VALUES));
+  const { complete: what, prefix = '' } = complete(o.program, o.words, OPTION_VALUES);
+  if (what === 'file' || what === 'dir') return deps.io.out(`:${what}s\n`);
+  const { values, descriptions } = what === 'profiles' ? { values: await profileNames(deps) } : (what ?? {});
+  const line = (v: string) => `${prefix}${v}${descriptions?.[v] ? `\t${descriptions[v]}` : ''}\n`;
+  deps.io.out((values ?? []).map(line).join(''));
 }
 
 async function profileNames(deps: Deps): Promise<string[]> {

@@ -3,7 +3,7 @@
  * rejected before any I/O) → the runner, which loads the command's body (a chunk of its own) to run it.
  */
 import { Argument, type Command } from 'commander';
-import type { Shell } from '../completion/generate.js';
+import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
 import { HELP_TOPICS, helpTarget } from '../help.js';
 import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
@@ -231,13 +231,13 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
       return { shell: known, program };
     },
   });
-  // Hidden: dynamic values for the completion scripts (`prs __complete profiles`).
+  // Hidden: what the completion scripts offer (`prs __complete -- report 1 --fo`).
   define(program, ctx, {
-    spelling: '__complete <list>',
+    spelling: '__complete [words...]',
     description: '',
     hidden: true,
     run: completion,
-    options: ([list]) => ({ list: list as string }),
+    options: ([words]) => ({ words: words as string[], program }),
   });
 
   define(program, ctx, {

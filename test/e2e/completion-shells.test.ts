@@ -1,13 +1,14 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell source in plain strings
-// The checked-in completion scripts in the real shells: bash through its completion function with
-// COMP_WORDS/COMP_CWORD set, fish through `complete -C`, zsh through a real completion widget
-// driven in a pseudo-terminal (zpty). zsh and fish tests skip when the shell is not installed.
+// The checked-in completion scripts in the real shells, asking the built prs (npm run build first):
+// bash through its completion function with COMP_WORDS/COMP_CWORD set, fish through `complete -C`,
+// zsh through a real completion widget driven in a pseudo-terminal (zpty). zsh and fish tests skip
+// when the shell is not installed.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, tempDir } from '../helpers/run.js';
+import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
 
 const completions = fileURLToPath(new URL('../../completions/', import.meta.url));
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
@@ -18,14 +19,15 @@ let cwd: string;
 
 beforeAll(() => {
   tmp = tempDir('prs-completion-');
-  // A stand-in `prs` on PATH for the dynamic profile list; it answers only the exact helper call.
+  // The built prs on PATH, with three profiles for --profile.
   const bin = join(tmp.path, 'bin');
   mkdirSync(bin);
-  writeFileSync(
-    join(bin, 'prs'),
-    '#!/bin/sh\n[ "$#" = 2 ] && [ "$1" = __complete ] && [ "$2" = profiles ] && printf "default\\nwork\\nwork-eu\\n"\n',
-  );
+  writeFileSync(join(bin, 'prs'), `#!/bin/sh\nexec "${process.execPath}" "${PRS_BIN}" "$@"\n`);
   chmodSync(join(bin, 'prs'), 0o755);
+  const config = join(tmp.path, 'config');
+  mkdirSync(config);
+  const profiles = { default: { settings: {} }, work: { settings: {} }, 'work-eu': { settings: {} } };
+  writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles }));
   // Files and directories for -o and --dir.
   cwd = join(tmp.path, 'cwd');
   mkdirSync(join(cwd, 'out'), { recursive: true });
@@ -43,6 +45,7 @@ beforeAll(() => {
     XDG_DATA_HOME: join(home, '.local/share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     PATH: `${bin}:${process.env.PATH}`,
+    PRS_CONFIG_DIR: config,
     TERM: 'xterm',
   });
 });

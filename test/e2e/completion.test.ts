@@ -35,9 +35,9 @@ describe('prs completion', () => {
   });
 });
 
-describe('prs __complete profiles', () => {
+describe('prs __complete', () => {
   it('prints nothing and exits 0 when there is no config yet', async () => {
-    const r = await runPrs(['__complete', 'profiles'], { env: { PRS_CONFIG_DIR: config.path } });
+    const r = await runPrs(['__complete', '--', '--profile', ''], { env: { PRS_CONFIG_DIR: config.path } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('');
@@ -50,7 +50,9 @@ describe('prs __complete profiles', () => {
         join(dir.path, 'config.json'),
         JSON.stringify({ profiles: { work: { settings: { tenant: 'T1' } }, default: { settings: {} } } }),
       );
-      const r = await runPrs(['__complete', 'profiles'], { env: { PRS_CONFIG_DIR: dir.path } });
+      const r = await runPrs(['__complete', '--', 'report', '--profile', ''], {
+        env: { PRS_CONFIG_DIR: dir.path },
+      });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('default\nwork\n');
       expect(r.stderr).toBe('');
@@ -63,7 +65,9 @@ describe('prs __complete profiles', () => {
     const dir = tempDir('prs-completion-corrupt-');
     try {
       writeFileSync(join(dir.path, 'config.json'), '{ not json');
-      const r = await runPrs(['__complete', 'profiles'], { env: { PRS_CONFIG_DIR: dir.path } });
+      const r = await runPrs(['__complete', '--', 'report', '--profile', ''], {
+        env: { PRS_CONFIG_DIR: dir.path },
+      });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('');
@@ -108,9 +112,13 @@ describe('prs __complete profiles', () => {
     }
   });
 
-  it('an unknown list is a usage error', async () => {
-    const r = await runPrs(['__complete', 'tenants'], { env: { PRS_CONFIG_DIR: config.path } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^prs: unknown completion list "tenants"\nhint: lists: profiles\n$/);
+  it('offers the words after the given ones, each with its description', async () => {
+    const r = await runPrs(['__complete', '--', 'report', '1', '-t', 'constituent.p'], {
+      env: { PRS_CONFIG_DIR: config.path },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^constituent\.proforma\tpro-forma constituents$/m);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(6);
   });
 });

@@ -255,7 +255,7 @@ describe('other commands', () => {
     [['config', 'set', 'tenant', 't1'], 'config', { action: 'set', key: 'tenant', value: 't1' }],
     [['config', 'path'], 'config', { action: 'path' }],
     [['completion', 'zsh'], 'completion', { shell: 'zsh' }],
-    [['__complete', 'profiles'], 'completion', { list: 'profiles' }],
+    [['__complete', '--', 'report', '-'], 'completion', { words: ['report', '-'] }],
     [['help', 'exit-codes'], 'help.exit-codes', {}],
   ] satisfies [string[], string, Partial<OtherOptions>][])('%j', async (argv, wantName, want) => {
     const { name, options } = await parse(argv);

@@ -5,9 +5,8 @@ import { type Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
 import { completion } from '../../../src/commands/completion.js';
-import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
 import { exitCodes } from '../../../src/commands/help.js';
-import { generateCompletion } from '../../../src/completion/generate.js';
+import { completionScript } from '../../../src/completion/scripts.js';
 import { EXIT_CODES, ExitCode, UsageError } from '../../../src/errors.js';
 import { CRON_LINE, EXAMPLES, exitCodesText } from '../../../src/help.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
@@ -88,9 +87,9 @@ describe('prs help', () => {
     expect((await parse(['help', '__complete'])).error).toBeInstanceOf(UsageError);
   });
 
-  it('__complete <list> runs the completion command', async () => {
-    const r = await parse(['__complete', 'profiles']);
-    expect(r.ran).toEqual({ name: 'completion', options: { list: 'profiles' } });
+  it('__complete -- <words…> runs the completion command, options among the words included', async () => {
+    const r = await parse(['__complete', '--', 'report', '--profile', '']);
+    expect(r.ran).toMatchObject({ name: 'completion', options: { words: ['report', '--profile', ''] } });
   });
 });
 
@@ -180,12 +179,23 @@ describe('exit codes', () => {
 });
 
 describe('completion command', () => {
+  const program = buildProgram({ version: '0.0.0', run: async () => {} });
   it.each(['bash', 'zsh', 'fish'] as const)('prints the %s script', async (shell) => {
     const deps = fakeDeps();
-    const program = buildProgram({ version: '0.0.0', run: async () => {} });
     await completion({ shell, program }, deps);
-    expect(deps.io.stdoutText()).toBe(generateCompletion(shell, program, OPTION_VALUES));
+    expect(deps.io.stdoutText()).toBe(completionScript(shell));
     expect(deps.io.stderrText()).toBe('');
+  });
+
+  it.each([
+    [['report', '1', '--format=c'], /^--format=csv\tcomma-separated/m],
+    [['report', '1', '-o', ''], /^:files\n$/],
+    [['export', '1', '--dir', ''], /^:dirs\n$/],
+    [['completion', ''], /^bash\nzsh\nfish\n$/],
+  ])('%j prints %s', async (words, want) => {
+    const deps = fakeDeps();
+    await completion({ words, program }, deps);
+    expect(deps.io.stdoutText()).toMatch(want);
   });
 
   it('lists profile names, sorted, one per line', async () => {
@@ -196,13 +206,13 @@ describe('completion command', () => {
         'ci.nightly': { settings: {} },
       }),
     });
-    await completion({ list: 'profiles' }, deps);
+    await completion({ words: ['--profile', ''], program }, deps);
     expect(deps.io.stdoutText()).toBe('ci.nightly\ndefault\nwork\n');
   });
 
   it('prints nothing when there are no profiles', async () => {
     const deps = fakeDeps({ store: memoryStore({}) });
-    await completion({ list: 'profiles' }, deps);
+    await completion({ words: ['--profile', ''], program }, deps);
     expect(deps.io.stdoutText()).toBe('');
   });
 
@@ -211,12 +221,8 @@ describe('completion command', () => {
     deps.store = async () => {
       throw new UsageError('config file is corrupt');
     };
-    await completion({ list: 'profiles' }, deps);
+    await completion({ words: ['report', '--profile', 'w'], program }, deps);
     expect(deps.io.stdoutText()).toBe('');
     expect(deps.io.stderrText()).toBe('');
-  });
-
-  it('an unknown list is a usage error', async () => {
-    await expect(completion({ list: 'tenants' }, fakeDeps())).rejects.toThrow(UsageError);
   });
 });
