@@ -4,14 +4,14 @@
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';
-import type { Http } from '../http/client.js';
+import { type Http, hostOf } from '../http/client.js';
 import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
 import type { Settings } from '../settings.js';
 import { identityOf } from './identity.js';
 import { notLoggedIn } from './not-logged-in.js';
 import { lockedFile, tokenRefused, withSession } from './store.js';
-import { type Grant, hostOf, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
+import { type Grant, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
 export { identityOf, notLoggedIn };

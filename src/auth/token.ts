@@ -3,7 +3,7 @@
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
-import type { Http } from '../http/client.js';
+import { type Http, hostOf } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -263,12 +263,4 @@ function refusalHint(error: string, status: number, grant: Grant['type']): strin
 function oneLine(s: string): string {
   const line = s.replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }

@@ -329,7 +329,7 @@ export function createCacheStore(o: StoreOptions) {
       const open = () => {
         privateDir(root);
         privateDir(join(root, profile));
-        file = openReplacement(path, 0o600, false);
+        file = openReplacement(path, { mode: 0o600, durable: false });
         hash = hasher();
         writeAll(file.fd, placeholder);
         return file;

@@ -3,11 +3,12 @@
  * forgotten session at the token service, so a copied refresh token dies with it.
  */
 import { forgotten, holdsSession } from '../auth/store.js';
-import { endSession, hostOf, type TokenEndpoint } from '../auth/token.js';
+import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
 import { fileError, UsageError } from '../errors.js';
+import { hostOf } from '../http/client.js';
 import { resolveDirs } from '../settings.js';
 
 export interface LogoutOptions {

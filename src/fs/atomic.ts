@@ -15,12 +15,12 @@ import {
   utimesSync,
   type WriteStream,
 } from 'node:fs';
-import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, link, mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
 import { writeAll } from '../stdout.js';
-import { type LockOptions, withShortLock } from './lock.js';
+import { type LockOptions, withLock } from './lock.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
 
@@ -34,20 +34,24 @@ export interface AtomicFile {
   abort(): Promise<void>;
 }
 
-export function tempPathFor(path: string): string {
-  return join(dirname(path), tempNameFor(basename(path)));
+const tempPathFor = (path: string) => join(dirname(path), tempNameFor(basename(path)));
+
+// Some file systems refuse fsync on a directory; the data itself is already synced.
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
 }
 
-function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory; the data itself is already synced.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+async function syncDirAsync(dir: string): Promise<void> {
+  const handle = await open(dir, 'r').catch(() => undefined);
+  await handle?.sync().catch(() => {});
+  await handle?.close();
 }
 
 export interface Replacement {
@@ -57,13 +61,17 @@ export interface Replacement {
   abort(): void;
 }
 
-/**
- * `durable` false: no fsync of the data or the directory, for state that is checked when read and
- * costs little when lost (the limiter's window, a cache entry): on every request's path.
- */
-export function openReplacement(path: string, mode = 0o644, durable = true): Replacement {
+export interface ReplaceOptions {
+  mode?: number;
+  mtimeMs?: number;
+  /** false: no fsync, for state that is checked when read and costs little when lost (on every request's path). */
+  durable?: boolean;
+}
+
+export function openReplacement(path: string, o: Omit<ReplaceOptions, 'mtimeMs'> = {}): Replacement {
+  const durable = o.durable !== false;
   const temp = tempPathFor(path);
-  const fd = openSync(temp, 'wx', mode);
+  const fd = openSync(temp, 'wx', o.mode ?? 0o644);
   let open = true;
   const abort = () => {
     if (open) closeSync(fd);
@@ -89,19 +97,13 @@ export function openReplacement(path: string, mode = 0o644, durable = true): Rep
   };
 }
 
-export interface ReplaceOptions {
-  mode?: number;
-  mtimeMs?: number;
-  durable?: boolean;
-}
-
 /** Synchronous: a second Ctrl-C writes the metrics on the way out. The temporary goes on failure. */
 export function replaceFile(
   path: string,
   data: string | Uint8Array | readonly Uint8Array[],
   o: ReplaceOptions = {},
 ): void {
-  const r = openReplacement(path, o.mode, o.durable);
+  const r = openReplacement(path, o);
   try {
     const chunks =
       typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
@@ -131,7 +133,7 @@ export function updateFile<T>(
   fn: (text: string) => { text?: string; result: T },
   o: ReplaceOptions & LockOptions = {},
 ): Promise<T> {
-  return withShortLock(
+  return withLock(
     path,
     () => {
       const { text, result } = fn(readText(path));
@@ -282,7 +284,7 @@ export async function createAtomicFile(
             await link(tempPath, path);
             await unlink(tempPath);
           }
-          syncDir(dirname(path));
+          await syncDirAsync(dirname(path));
         }
         temporaries.delete(tempPath);
         done = true;
@@ -310,19 +312,4 @@ async function openError(err: unknown, path: string, dir: string): Promise<FileE
       return new FileError(`cannot write ${path}: ${dir} does not allow new files in it`, { cause: err });
   }
   return fileError(err, path);
-}
-
-export async function writeFileAtomic(
-  path: string,
-  data: string | Uint8Array,
-  o: { force: boolean; mode?: number },
-): Promise<void> {
-  const file = await createAtomicFile(path, o);
-  try {
-    await new Promise<void>((resolve, reject) => file.stream.write(data, (e) => (e ? reject(e) : resolve())));
-  } catch (err) {
-    await file.abort();
-    throw fileError(err, path);
-  }
-  await file.commit();
 }

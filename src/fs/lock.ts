@@ -13,35 +13,26 @@ export interface LockOptions {
   createDir?: boolean;
 }
 
-/** Runs `fn` holding the lock on `file`, refreshing it while `fn` runs (a sign-in may take long). */
-export async function withLock<T>(file: string, fn: () => Promise<T> | T, o: LockOptions = {}): Promise<T> {
+/**
+ * Runs `fn` holding the lock on `file`. With the lock free, a synchronous `fn` is taken, run and
+ * released before this returns; while an async one runs, the lock is refreshed (a sign-in may take long).
+ */
+export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<Awaited<T>> {
   const lock = `${file}.lock`;
   const taking = take(file, o);
   if (taking !== true) await taking;
-  const refresh = setInterval(() => {
-    const now = new Date();
-    utimes(lock, now, now, () => {});
-  }, staleOf(o) / 2);
-  refresh.unref();
+  let refresh: NodeJS.Timeout | undefined;
   try {
-    return await fn();
+    const result = fn();
+    if (!(result instanceof Promise)) return result as Awaited<T>;
+    refresh = setInterval(() => {
+      const now = new Date();
+      utimes(lock, now, now, () => {});
+    }, staleOf(o) / 2).unref();
+    return await result;
   } finally {
     clearInterval(refresh);
     release(lock);
-  }
-}
-
-/**
- * withLock for a short synchronous `fn`: with the lock free it is taken, used and released before
- * this returns, so the caller's state is written before anything else runs.
- */
-export async function withShortLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<T> {
-  const taking = take(file, o);
-  if (taking !== true) await taking;
-  try {
-    return fn();
-  } finally {
-    release(`${file}.lock`);
   }
 }
 
@@ -56,7 +47,8 @@ function take(file: string, o: LockOptions): true | Promise<void> {
   return (async () => {
     do {
       if (Date.now() >= deadline) {
-        throw Object.assign(new Error(`${lock} is held by another process`), { code: 'ELOCKED' });
+        const message = `another process holds the lock on ${file} (if none runs, remove ${lock})`;
+        throw Object.assign(new Error(message), { code: 'ELOCKED' });
       }
       await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
     } while (!tryLock(lock, staleOf(o)));

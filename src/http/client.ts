@@ -1,10 +1,8 @@
-// The HTTP plumbing of the token call and the report endpoints: one keep-alive undici dispatcher
-// (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets redacted, transport errors mapped.
+// The HTTP plumbing of the token call, the report endpoints and the pings: one keep-alive undici
+// dispatcher (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets redacted, transport
+// errors mapped. undici is loaded at the first request, so that hostOf costs no one its load.
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import request from 'undici/lib/api/api-request.js';
-// Deep imports: undici's index also loads fetch, WebSocket, caches and mocks at every start.
-import Agent from 'undici/lib/dispatcher/agent.js';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { Endpoint, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
@@ -62,7 +60,29 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     const { EnvHttpProxyAgent } = (undici as unknown as { default?: typeof undici }).default ?? undici;
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, requestTls: VERIFY, proxyTls: VERIFY });
   }
+  // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks.
+  const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
   return new Agent(agentOpts);
+}
+
+/** One request; `timeoutMs` bounds the wait for the headers and each silence in the body. */
+export async function request(
+  dispatcher: Dispatcher,
+  url: string,
+  o: Pick<Dispatcher.RequestOptions, 'method' | 'headers' | 'body' | 'signal'> & { timeoutMs: number },
+): Promise<Dispatcher.ResponseData> {
+  const { default: request } = await import('undici/lib/api/api-request.js');
+  const u = new URL(url);
+  return request.call(dispatcher, {
+    origin: u.origin,
+    path: `${u.pathname}${u.search}`,
+    method: o.method,
+    headers: o.headers,
+    body: o.body,
+    signal: o.signal,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+  });
 }
 
 /** undefined for any other (the logout call). */
@@ -92,16 +112,12 @@ export function createHttp(o: HttpOptions): Http {
         `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
       );
       try {
-        const u = new URL(req.url);
-        const res = await request.call(await getDispatcher(), {
-          origin: u.origin,
-          path: `${u.pathname}${u.search}`,
+        const res = await request(await getDispatcher(), req.url, {
           method: req.method,
           headers,
           body: req.form,
           signal: req.signal,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
+          timeoutMs: o.timeoutMs,
         });
         watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
@@ -215,7 +231,7 @@ export function transportError(
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 
-function hostOf(url: string): string {
+export function hostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {

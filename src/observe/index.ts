@@ -2,6 +2,7 @@
 // never change the run: whatever goes wrong with them is one warning.
 import type { Deps } from '../deps.js';
 import type { ItemStatus, RunEvent } from '../events.js';
+import { createDispatcher } from '../http/client.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -13,7 +14,7 @@ import {
   type Settings,
 } from '../settings.js';
 import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
-import { type PingKind, pingRequest, sendPing } from './ping.js';
+import { PING_TIMEOUT_MS, type PingKind, pingRequest, sendPing } from './ping.js';
 
 export type RunCommand = 'report' | 'export';
 
@@ -158,7 +159,7 @@ export async function watchRun(
   const ping = async (kind: PingKind, exitCode?: number, body?: string) => {
     if (!s.pingUrl) return;
     try {
-      dispatcher ??= import('../http/client.js').then((m) => m.createDispatcher(s.proxy, 5_000));
+      dispatcher ??= createDispatcher(s.proxy, PING_TIMEOUT_MS);
       await sendPing(await dispatcher, pingRequest(s.pingUrl, kind, exitCode, body));
     } catch (err) {
       if (!pingWarned) warn(`could not ping the monitor (${kind})`, err);

@@ -1,6 +1,7 @@
 // `--ping-url`: Healthchecks' protocol (start, success, failure/<exit code>). The URL is a secret: only
 // its redacted form is ever printed.
 import type { Dispatcher } from 'undici';
+import { request } from '../http/client.js';
 import { redactPingUrl } from '../redact.js';
 
 export const PING_TIMEOUT_MS = 5_000;
@@ -29,14 +30,9 @@ export async function sendPing(
   req: PingRequest,
   timeoutMs = PING_TIMEOUT_MS,
 ): Promise<void> {
-  const u = new URL(req.url);
   let status: number;
   try {
-    // Here, not at the top: most runs send no ping.
-    const { default: request } = await import('undici/lib/api/api-request.js');
-    const res = await request.call(dispatcher, {
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
+    const res = await request(dispatcher, req.url, {
       method: req.method,
       headers: {
         'user-agent': 'prs',
@@ -44,8 +40,7 @@ export async function sendPing(
       },
       body: req.body,
       signal: AbortSignal.timeout(timeoutMs),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      timeoutMs,
     });
     status = res.statusCode;
     await res.body.dump().catch(() => {});

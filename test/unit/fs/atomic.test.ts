@@ -11,8 +11,14 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { createAtomicFile, replaceFile, writeFileAtomic } from '../../../src/fs/atomic.js';
+import { createAtomicFile, replaceFile } from '../../../src/fs/atomic.js';
 import { tempDir } from '../../helpers/run.js';
+
+async function writeFileAtomic(path: string, data: string, o: { force: boolean }): Promise<void> {
+  const file = await createAtomicFile(path, o);
+  file.stream.write(data);
+  await file.commit();
+}
 
 let dir: { path: string; cleanup: () => void };
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withLock, withShortLock } from '../../../src/fs/lock.js';
+import { withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };
@@ -10,10 +10,10 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
-// The same protocol with an async critical section (withLock) and a synchronous one (withShortLock).
+// The same protocol with an async critical section and a synchronous one.
 describe.each([
-  ['withLock', withLock],
-  ['withShortLock', withShortLock as typeof withLock],
+  ['withLock, async fn', ((file, fn, o) => withLock(file, async () => fn(), o)) as typeof withLock],
+  ['withLock, synchronous fn', withLock],
 ])('%s (a <file>.lock directory)', (_name, withLock) => {
   it('creates the directory of the file, holds <file>.lock while fn runs, returns its result', async () => {
     const file = join(dir.path, 'sub', 'state.json');
@@ -70,11 +70,11 @@ describe.each([
   });
 });
 
-describe('withShortLock', () => {
+describe('withLock, synchronous fn', () => {
   it('with the lock free, runs and releases before returning (no trip through the event loop)', () => {
     const file = join(dir.path, 'state.json');
     let ran = false;
-    const done = withShortLock(file, () => {
+    const done = withLock(file, () => {
       ran = true;
     });
     expect(ran).toBe(true);
@@ -86,7 +86,7 @@ describe('withShortLock', () => {
     const file = join(dir.path, 'state.json');
     mkdirSync(`${file}.lock`);
     let ran = false;
-    const done = withShortLock(file, () => {
+    const done = withLock(file, () => {
       ran = true;
     });
     expect(ran).toBe(false);

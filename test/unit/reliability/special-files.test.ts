@@ -12,10 +12,16 @@ import { FileError } from '../../../src/errors.js';
 import {
   assertWritableDir,
   assertWritableTarget,
+  createAtomicFile,
   isSpecialFile,
-  writeFileAtomic,
 } from '../../../src/fs/atomic.js';
 import { tempDir } from '../../helpers/run.js';
+
+async function writeFileAtomic(path: string, data: string, o: { force: boolean }): Promise<void> {
+  const file = await createAtomicFile(path, o);
+  file.stream.write(data);
+  await file.commit();
+}
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {
