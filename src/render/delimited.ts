@@ -11,8 +11,7 @@
 
 import type { Row } from '../domain.js';
 import { entryValue, F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
-import { batchOf } from '../rows/tokenizer.js';
-import { Bytes } from './bytes.js';
+import type { Bytes } from './bytes.js';
 import { type Column, cellText, valueAt } from './columns.js';
 
 const CSV_SPECIAL = /[",\n\r]/;
@@ -126,16 +125,4 @@ function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean
     default:
       out.text((csv ? csvCell : tsvCell)(cellText(entryValue(b, t, e))));
   }
-}
-
-/** A header line, then one line per row. Ends with a newline. */
-export function renderDelimited(
-  rows: readonly Row[],
-  columns: readonly Column[],
-  kind: 'csv' | 'tsv',
-): string {
-  const out = new Bytes();
-  out.text(`${delimitedHeader(columns, kind)}\n`);
-  writeDelimited(out, batchOf(rows), columns, kind);
-  return out.take().toString();
 }

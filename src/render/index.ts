@@ -4,30 +4,24 @@ import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } fro
 import { renderTable } from './table.js';
 import { createWriter, type RowWriter } from './writer.js';
 
-export interface RenderRequest {
+export interface ReportWriterOptions {
   type: ReportType;
   format: ReportFormat;
-  /** Rows in output order; with several portfolios each already starts with `portfolioId`. */
-  rows: readonly Row[];
   /** --fields: columns to keep, in this order. */
   fields?: readonly string[];
   /** Several portfolios: `portfolioId` leads (also in the header of an empty CSV). */
   multi: boolean;
-  /** Colour the table header. */
   color: boolean;
   /** Output goes to a terminal: JSON is indented, the table fitted to `width`. */
   terminal: boolean;
   width: number;
-}
-
-export interface Rendered {
-  text: string;
-  notes: string[];
+  /** CSV/TSV into a file: the header is every answer's columns (writer.ts `union`). */
+  union?: boolean;
 }
 
 /** The columns for the format and --fields (an unknown field is a UsageError, decided on the data). */
 export function columnsOf(
-  r: Pick<RenderRequest, 'type' | 'rows' | 'fields' | 'multi'>,
+  r: Pick<ReportWriterOptions, 'type' | 'fields' | 'multi'> & { rows: readonly Row[] },
   order: 'spec' | 'seen',
 ): Column[] {
   const all = columnsFor(r.type, r.rows, order, r.multi);
@@ -39,22 +33,6 @@ export function columnsOf(
     ? [columnOf(PORTFOLIO_COLUMN), ...picked]
     : picked;
 }
-
-/** All of `r.rows` at once through the report's writer (one answer): the output, and notes for stderr. */
-export function render(r: RenderRequest): Rendered {
-  const w = reportWriter(r);
-  const a = w.answer();
-  const text = a.rows(r.rows);
-  a.done();
-  const end = w.end();
-  return { text: String(text) + String(end.text), notes: [...end.warnings, ...end.notes] };
-}
-
-/** A report's output settings: render()'s, without the rows. */
-export type ReportWriterOptions = Omit<RenderRequest, 'rows'> & {
-  /** CSV/TSV into a file: the header is every answer's columns (writer.ts `union`). */
-  union?: boolean;
-};
 
 /** The writer for a report's rows (writer.ts) in these settings: the report's columns, --fields, the table. */
 export function reportWriter(r: ReportWriterOptions): RowWriter {

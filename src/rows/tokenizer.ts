@@ -614,18 +614,6 @@ export class RowTokenizer {
   }
 }
 
-/** The rows of a whole body as objects, or why it is not a report (tests, and callers holding a body). */
-export function rowsOf(body: string | Uint8Array): Row[] | string {
-  const t = new RowTokenizer();
-  try {
-    const rows = t.push(typeof body === 'string' ? Buffer.from(body) : body).objects();
-    return rows.concat(t.end().objects());
-  } catch (err) {
-    if (err instanceof MalformedBody) return err.why;
-    throw err;
-  }
-}
-
 /** Rows that are objects already (a diff's, a test's) as a batch: through their JSON text, as a body's. */
 export function batchOf(rows: readonly Row[]): RowBatch {
   if (rows.length === 0) return NO_ROWS;

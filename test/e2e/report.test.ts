@@ -9,9 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
 import { stringifyLossless } from '../../src/json/lossless.js';
 import { flatten } from '../../src/render/columns.js';
-import { render } from '../../src/render/index.js';
 import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
+import { render } from '../helpers/rows.js';
 import { type RunOptions, runPrs, runPrsIntoClosedPipe } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 

@@ -1,5 +1,5 @@
 /** Lossless JSON in for tests: any JSON value through the one row stream (src/rows/tokenizer.ts). */
-import { rowsOf } from '../../src/rows/tokenizer.js';
+import { rowsOf } from './rows.js';
 
 /** `text` parsed with numbers kept as sent (JsonNumber where a double would change them); throws when not JSON. */
 export function parseJson(text: string): unknown {

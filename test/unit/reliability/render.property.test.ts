@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, numberText, type Row } from '../../../src/domain.js';
 import { cellText, flatten, isNested } from '../../../src/render/columns.js';
-import { render } from '../../../src/render/index.js';
 import { parseJson } from '../../helpers/json.js';
 import { numberLiteral } from '../../helpers/json-arbitraries.js';
+import { render } from '../../helpers/rows.js';
 
 /** JSON number literals, many that a double cannot hold. */
 const literal = numberLiteral(['0.1', '1.0', '100', '0.500998']);

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
 import { columnOf, columnsFor } from '../../../src/render/columns.js';
-import { csvCell, renderDelimited, tsvCell } from '../../../src/render/delimited.js';
+import { csvCell, tsvCell } from '../../../src/render/delimited.js';
+import { renderDelimited } from '../../helpers/rows.js';
 
 describe('csvCell', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
 import { UsageError } from '../../../src/errors.js';
-import { type RenderRequest, render } from '../../../src/render/index.js';
+import { type RenderRequest, render } from '../../helpers/rows.js';
 
 const base: RenderRequest = {
   type: 'constituent.corporateactions',

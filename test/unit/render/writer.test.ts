@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import type { ReportFormat, Row } from '../../../src/domain.js';
 import { JsonNumber } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
-import { renderDelimited } from '../../../src/render/delimited.js';
 import { columnsOf, reportWriter } from '../../../src/render/index.js';
 import { project } from '../../../src/render/json.js';
 import { Spool } from '../../../src/render/spool.js';
 import { renderTable } from '../../../src/render/table.js';
 import { createWriter } from '../../../src/render/writer.js';
+import { renderDelimited } from '../../helpers/rows.js';
 
 interface Run {
   format: ReportFormat;

@@ -14,7 +14,8 @@ import { stringifyLossless } from '../../../src/json/lossless.js';
 import { type Column, cellText, seenColumns, valueAt } from '../../../src/render/columns.js';
 import { csvCell, delimitedHeader, tsvCell } from '../../../src/render/delimited.js';
 import { createWriter, type WriterFormat } from '../../../src/render/writer.js';
-import { MalformedBody, RowTokenizer, rowsOf } from '../../../src/rows/tokenizer.js';
+import { MalformedBody, RowTokenizer } from '../../../src/rows/tokenizer.js';
+import { rowsOf } from '../../helpers/rows.js';
 
 /** What a literal reads as: a plain number when the double prints back as the literal, else JsonNumber. */
 const expected = (lit: string) => (String(Number(lit)) === lit ? Number(lit) : new JsonNumber(lit));

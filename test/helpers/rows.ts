@@ -1,0 +1,43 @@
+/** Whole bodies and row arrays through the real row stream and writers, for tests that hold them all at once. */
+import type { Row } from '../../src/domain.js';
+import type { Column } from '../../src/render/columns.js';
+import { type ReportWriterOptions, reportWriter } from '../../src/render/index.js';
+import { createWriter } from '../../src/render/writer.js';
+import { MalformedBody, RowTokenizer } from '../../src/rows/tokenizer.js';
+
+/** The rows of a whole body as objects, or why it is not a report. */
+export function rowsOf(body: string | Uint8Array): Row[] | string {
+  const t = new RowTokenizer();
+  try {
+    const rows = t.push(typeof body === 'string' ? Buffer.from(body) : body).objects();
+    return rows.concat(t.end().objects());
+  } catch (err) {
+    if (err instanceof MalformedBody) return err.why;
+    throw err;
+  }
+}
+
+export type RenderRequest = ReportWriterOptions & { rows: readonly Row[] };
+
+/** All of `r.rows` as one answer through the report's writer: the output, and the notes for stderr. */
+export function render(r: RenderRequest): { text: string; notes: string[] } {
+  const w = reportWriter(r);
+  const a = w.answer();
+  const text = a.rows(r.rows);
+  a.done();
+  const end = w.end();
+  return { text: String(text) + String(end.text), notes: [...end.warnings, ...end.notes] };
+}
+
+/** A header line of `columns`, then one line per row, through the CSV/TSV writer. */
+export function renderDelimited(
+  rows: readonly Row[],
+  columns: readonly Column[],
+  kind: 'csv' | 'tsv',
+): string {
+  const w = createWriter({ format: kind, columns: () => [...columns], emptyColumns: () => [...columns] });
+  const a = w.answer();
+  const text = String(a.rows(rows));
+  a.done();
+  return text + String(w.end().text);
+}
