@@ -2,23 +2,26 @@
 import { AuthError } from '../errors.js';
 import type { Settings } from '../settings.js';
 
+const login = (s: Pick<Settings, 'profile'>, flag = '') =>
+  `\`prs login${s.profile === 'default' ? '' : ` --profile ${s.profile}`}${flag}\``;
+
 /** Step 5; in CI, where nobody can run `prs login`, the variables instead. */
 export function notLoggedIn(
   s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
   hint?: string,
 ): AuthError {
   const service = s.grant === 'client_credentials';
-  const login =
-    (s.profile === 'default' ? '`prs login' : `\`prs login --profile ${s.profile}`) +
-    (service ? ' --client-credentials`' : '`');
-  return s.ci
-    ? new AuthError(
-        service
-          ? 'not logged in — set PRS_CLIENT_ID and PRS_CLIENT_SECRET with PRS_GRANT=client_credentials (or PRS_TOKEN)'
-          : 'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
-        { hint },
-      )
-    : new AuthError(`not logged in or session expired — run ${login}`, { hint });
+  if (!s.ci)
+    return new AuthError(
+      `not logged in or session expired — run ${login(s, service ? ' --client-credentials' : '')}`,
+      { hint },
+    );
+  return new AuthError(
+    service
+      ? 'not logged in — set PRS_CLIENT_ID and PRS_CLIENT_SECRET with PRS_GRANT=client_credentials (or PRS_TOKEN)'
+      : 'not logged in or session expired — set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
+    { hint },
+  );
 }
 
 /** Nothing to sign in with: no PRS_TOKEN, no credentials in the environment, nothing from a login. */
@@ -33,13 +36,12 @@ export function neverLoggedIn(
 
 /** The first-steps error: in CI every variable a run needs, else `prs login`. */
 export function neverLoggedInError(s: Pick<Settings, 'ci' | 'profile'>): AuthError {
-  const login = s.profile === 'default' ? '`prs login`' : `\`prs login --profile ${s.profile}\``;
   return s.ci
     ? new AuthError(
         'not logged in — set PRS_BASE_URL, PRS_TENANT, PRS_AUTH_URL, PRS_REALM, PRS_CLIENT_ID with PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET (or PRS_TOKEN)',
         { hint: 'a service account: PRS_GRANT=client_credentials with PRS_CLIENT_ID and PRS_CLIENT_SECRET' },
       )
-    : new AuthError(`not logged in — run ${login}`, {
+    : new AuthError(`not logged in — run ${login(s)}`, {
         hint: 'it asks for the service URL, the sign-in details and your tenant, and keeps them in the profile',
       });
 }

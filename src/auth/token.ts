@@ -3,7 +3,7 @@
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
-import { type Http, hostOf } from '../http/client.js';
+import { type Http, header, hostOf, shortMessage } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -128,6 +128,8 @@ interface TokenCallOptions {
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
+type Retriable = { failure: PrsError; outcome: AttemptFailure };
+
 /** POSTs one grant, retried like the API (http/retry.ts). Refusal: TokenRefusedError (exit 4). */
 export async function requestToken(
   http: Http,
@@ -135,64 +137,45 @@ export async function requestToken(
   grant: Grant,
   o: TokenCallOptions,
 ): Promise<StoredSession> {
+  const url = tokenUrl(ep.authUrl, ep.realm);
   const policy = retryPolicy(o.retries);
   for (let attempt = 1; ; attempt++) {
-    let outcome: AttemptFailure;
-    let failure: PrsError;
+    let r: StoredSession | Retriable;
     try {
-      return await tokenAttempt(http, ep, grant, o);
+      r = await tokenAttempt(http, url, ep, grant, o);
     } catch (err) {
-      if (err instanceof TokenServerError)
-        outcome = { kind: 'status', status: err.status, retryAfter: err.retryAfter };
-      else if (err instanceof NetworkError) outcome = { kind: 'network', code: networkCodeOf(err) };
-      else throw err;
-      failure = err;
+      if (!(err instanceof NetworkError)) throw err;
+      r = { failure: err, outcome: { kind: 'network', code: networkCodeOf(err) } };
     }
-    const next = nextDelay(policy, attempt, outcome, o.clock.now(), o.random);
-    if (next.action === 'give-up')
-      throw finalFailure(failure, next.retryAfterMs, tokenUrl(ep.authUrl, ep.realm));
-    o.onWait?.(next.ms, next.reason);
-    await o.clock.sleep(next.ms, o.signal);
-  }
-}
-
-/** The call's end: a 429 is exit 7 as at the API; a Retry-After longer than prs waits is named. */
-function finalFailure(failure: PrsError, retryAfterMs: number | undefined, url: string): PrsError {
-  if (!(failure instanceof TokenServerError)) return failure;
-  const wait =
-    retryAfterMs === undefined
-      ? ''
-      : ` and asks to wait ${Math.ceil(retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
-  const message = `${failure.message}${wait}`;
-  if (failure.status !== 429) return wait ? new ServiceError(message, { hint: failure.hint }) : failure;
-  return new RateLimitError(message, {
-    status: 429,
-    method: 'POST',
-    url,
-    hint: 'the sign-in service limits how often it is asked; try again later',
-  });
-}
-
-/** A 5xx or 429 from the token endpoint: worth another attempt. */
-class TokenServerError extends ServiceError {
-  override name = 'TokenServerError';
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly retryAfter: string | undefined,
-    hint?: string,
-  ) {
-    super(message, { hint });
+    if (!('failure' in r)) return r;
+    const next = nextDelay(policy, attempt, r.outcome, o.clock.now(), o.random);
+    if (next.action === 'wait') {
+      o.onWait?.(next.ms, next.reason);
+      await o.clock.sleep(next.ms, o.signal);
+      continue;
+    }
+    if (r.outcome.kind === 'network') throw r.failure;
+    // A 429 is exit 7 as at the API; a Retry-After longer than prs waits is named.
+    const wait =
+      next.retryAfterMs === undefined
+        ? ''
+        : ` and asks to wait ${Math.ceil(next.retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
+    const message = `${r.failure.message}${wait}`;
+    if (r.outcome.status === 429) {
+      const hint = 'the sign-in service limits how often it is asked; try again later';
+      throw new RateLimitError(message, { status: 429, method: 'POST', url, hint });
+    }
+    throw wait ? new ServiceError(message, { hint: r.failure.hint }) : r.failure;
   }
 }
 
 async function tokenAttempt(
   http: Http,
+  url: string,
   ep: TokenEndpoint,
   grant: Grant,
   o: TokenCallOptions,
-): Promise<StoredSession> {
-  const url = tokenUrl(ep.authUrl, ep.realm);
+): Promise<StoredSession | Retriable> {
   const host = hostOf(url);
   const res = await http.send({ method: 'POST', url, form: grantForm(ep, grant), signal: o.signal });
   let text: string;
@@ -201,13 +184,11 @@ async function tokenAttempt(
   } catch (err) {
     throw new ServiceError(`the token endpoint at ${host} broke off its answer`, { cause: err });
   }
-  const type = String(res.headers['content-type'] ?? '');
-  let json: unknown;
+  const type = header(res, 'content-type');
+  let json: { error?: unknown } | undefined;
   try {
     json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  } catch {}
   if (res.status >= 200 && res.status < 300) {
     if (json === undefined) {
       throw new ServiceError(
@@ -217,18 +198,14 @@ async function tokenAttempt(
     }
     return sessionFromResponse(json, o.clock.now(), o.previous);
   }
-  const oauth = json as { error?: unknown; error_description?: unknown } | undefined;
-  if (res.status >= 400 && res.status < 500 && res.status !== 429 && typeof oauth?.error === 'string') {
-    const desc =
-      typeof oauth.error_description === 'string' && oauth.error_description
-        ? oauth.error_description
-        : oauth.error;
+  const error = json?.error;
+  if (res.status >= 400 && res.status < 500 && res.status !== 429 && typeof error === 'string') {
     const what = grant.type === 'refresh_token' ? 'session renewal' : 'sign-in';
     throw new TokenRefusedError(
-      `${what} refused by ${host}: ${oneLine(desc)}`,
-      oauth.error,
+      `${what} refused by ${host}: ${shortMessage(text, type) ?? error}`,
+      error,
       res.status,
-      refusalHint(oauth.error, res.status, grant.type),
+      refusalHint(error, res.status, grant.type),
     );
   }
   if (res.status === 404) {
@@ -237,16 +214,11 @@ async function tokenAttempt(
     });
   }
   const message = `the token endpoint at ${host} answered HTTP ${res.status}`;
-  if (res.status >= 500 || res.status === 429) {
-    const retryAfter = res.headers['retry-after'];
-    throw new TokenServerError(
-      message,
-      res.status,
-      Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      'the sign-in service is having trouble; try again later',
-    );
-  }
-  throw new ServiceError(message);
+  if (res.status < 500 && res.status !== 429) throw new ServiceError(message);
+  const failure = new ServiceError(message, {
+    hint: 'the sign-in service is having trouble; try again later',
+  });
+  return { failure, outcome: { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') } };
 }
 
 function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {
@@ -258,9 +230,4 @@ function refusalHint(error: string, status: number, grant: Grant['type']): strin
   if (error === 'invalid_grant' && grant === 'password') return 'check the user name and password';
   if (status === 404) return 'check --auth-url and --realm';
   return undefined;
-}
-
-function oneLine(s: string): string {
-  const line = s.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

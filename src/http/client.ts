@@ -231,10 +231,56 @@ export function transportError(
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 
+export function header(res: Pick<HttpResponse, 'headers'>, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 export function hostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {
     return url;
   }
+}
+
+const MAX_MESSAGE = 200;
+
+/** A short text from an error body: a JSON message field, or a plain-text body's first line. */
+export function shortMessage(body: string, contentType?: string): string | undefined {
+  const text = body.trim();
+  if (!text) return undefined;
+  if (/^[{[]/.test(text) || /json/i.test(contentType ?? '')) {
+    try {
+      return fromJson(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  }
+  if (/html|xml/i.test(contentType ?? '') || text.startsWith('<')) return undefined;
+  return clean(text.split('\n')[0]!);
+}
+
+function fromJson(v: unknown): string | undefined {
+  if (typeof v === 'string') return clean(v);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  for (const key of ['message', 'error_description', 'error', 'detail', 'title', 'errorMessage']) {
+    const value = o[key];
+    if (typeof value === 'string' && value.trim()) return clean(value);
+    if (value && typeof value === 'object') {
+      const inner = fromJson(value);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+function clean(s: string): string | undefined {
+  const one = s
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!one) return undefined;
+  return one.length > MAX_MESSAGE ? `${one.slice(0, MAX_MESSAGE - 1)}…` : one;
 }

@@ -5,7 +5,7 @@ import type { Session } from '../auth/types.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import { type Http, type HttpResponse, transportError } from '../http/client.js';
+import { type Http, type HttpResponse, header, transportError } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -284,11 +284,6 @@ export function target(
     });
   }
   return { baseUrl: s.baseUrl, tenant: s.tenant };
-}
-
-function header(res: HttpResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 async function discard(res: HttpResponse): Promise<void> {

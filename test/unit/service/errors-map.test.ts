@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, exitCodeFor } from '../../../src/errors.js';
-import { type ErrorContext, errorForStatus, shortMessage } from '../../../src/service/errors-map.js';
+import { shortMessage } from '../../../src/http/client.js';
+import { type ErrorContext, errorForStatus } from '../../../src/service/errors-map.js';
 
 describe('shortMessage', () => {
   it.each([
