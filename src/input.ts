@@ -171,8 +171,8 @@ export function resolveDates(
   return [parseDate(o.date, now)];
 }
 
-export function parseFields(v: string): string[] {
+export function parseFields(v: string, flag = '--fields'): string[] {
   const fields = v.split(',').map((f) => f.trim());
-  if (fields.some((f) => f === '')) throw new UsageError(`invalid --fields "${v}": empty field name`);
+  if (fields.some((f) => f === '')) throw new UsageError(`invalid ${flag} "${v}": empty field name`);
   return fields;
 }

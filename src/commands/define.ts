@@ -10,10 +10,9 @@ import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, setti
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
 import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
-import { addFlags, type FlagRow, type FlagsOf, usage } from './flags.js';
+import { addFlags, type FlagRow, type FlagsOf, SANDBOX_FLAGS, usage } from './flags.js';
 import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
-import type { SandboxCommandOptions } from './sandbox.js';
 
 export interface Runnable<O> {
   readonly name: string;
@@ -83,27 +82,6 @@ const LOGIN_TABLE = {
     help: 'a service account: client id and secret, no user (grant client_credentials)',
   },
 } satisfies Record<string, FlagRow>;
-
-const SANDBOX_FLAGS = {
-  port: { flag: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
-  host: { flag: '--host <host>', help: 'address to listen on', default: '127.0.0.1' },
-  rateLimit: {
-    flag: '--rate-limit <n/window>',
-    help: "the sandbox's JSON endpoint limit per user (default: 4/60s)",
-  },
-  tokenTtl: { flag: '--token-ttl <seconds>', help: 'access token lifetime', default: '300' },
-  refreshTtl: { flag: '--refresh-ttl <seconds>', help: 'refresh token lifetime', default: '1800' },
-  bigRows: { flag: '--big-rows <n>', help: 'constituent rows of portfolio 900, streamed (default: 1000)' },
-  exportDelay: { flag: '--export-delay <ms>', help: 'milliseconds added to each export answer (default: 0)' },
-  jsonStyle: {
-    flag: '--json-style <style>',
-    help: 'JSON bodies compact (default) or spaced, as Python json.dumps writes them',
-  },
-  gzip: {
-    flag: '--gzip',
-    help: 'answer gzip-compressed when the request accepts it, as a compressing gateway does',
-  },
-} as const satisfies Record<string, FlagRow>;
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
 
@@ -246,10 +224,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     flags: SANDBOX_FLAGS,
     run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
     // Commander gives `prs sandbox --rate-limit` to the global flag of the same name.
-    options: (_, o, globals) => ({
-      ...(o as SandboxCommandOptions),
-      rateLimit: o.rateLimit ?? globals.rateLimit ?? '4/60s',
-    }),
+    options: (_, o, globals) => ({ ...o, rateLimit: o.rateLimit ?? globals.rateLimit }),
   });
 
   // Replaces commander's implicit help command: it also shows topics and nested commands.

@@ -84,14 +84,6 @@ export type DiffFlags = FlagsOf<typeof DIFF_FLAGS>;
 const family = (t: ReportType) =>
   t === 'index' ? 'index' : t.endsWith('corporateactions') ? 'corporate actions' : 'constituents';
 
-function list(flag: string, v: string): string[] {
-  try {
-    return parseFields(v);
-  } catch {
-    throw usage(`invalid ${flag} "${v}": empty field name`);
-  }
-}
-
 function steps(o: DiffFlags, type: ReportType, now: Date): Pick<DiffOptions, 'steps' | 'against'> {
   const range = o.from !== undefined || o.to !== undefined;
   if (o.against !== undefined) {
@@ -150,22 +142,19 @@ export function diffOptions(
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const format = o.format === undefined ? undefined : parseReportFormat(o.format);
-  if (o.jq !== undefined) {
-    if (o.format !== undefined)
-      throw usage(
-        '--jq cannot be combined with --format',
-        'the filter decides the output, e.g. --jq \'.[] | select(.change == "added") | .isin\'',
-      );
-    if (o.jq.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].field'");
-  }
+  if (o.jq !== undefined && o.format !== undefined)
+    throw usage(
+      '--jq cannot be combined with --format',
+      'the filter decides the output, e.g. --jq \'.[] | select(.change == "added") | .isin\'',
+    );
   const shared = outputOptions(o, !!globals.noCache);
   return {
     portfolioIds,
     type,
     ...steps(o, type, now),
     each: !!o.each,
-    key: o.key === undefined ? undefined : list('--key', o.key),
-    fields: o.fields === undefined ? undefined : list('--fields', o.fields),
+    key: o.key === undefined ? undefined : parseFields(o.key, '--key'),
+    fields: o.fields === undefined ? undefined : parseFields(o.fields),
     format,
     ...shared,
     exitCode: !!o.exitCode,

@@ -2,7 +2,6 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
-import type { ExportOptions } from './export.js';
 import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
@@ -50,8 +49,9 @@ export const EXPORT_FLAGS = {
   },
 } as const satisfies Record<string, FlagRow>;
 
-/** Flags → options; every bad combination is a UsageError before any request. */
-export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, now: Date): ExportOptions {
+export type ExportOptions = ReturnType<typeof exportOptions>;
+
+export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, now: Date) {
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const format = parseExportFormat(o.format);

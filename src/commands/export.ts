@@ -1,7 +1,7 @@
 /** `prs export`: the run over portfolios and dates; src/export/save.ts writes each response. */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
-import type { ExportFormat, Item, ReportType } from '../domain.js';
+import type { Item } from '../domain.js';
 import {
   FileExistsError,
   FORCE_HINT,
@@ -16,25 +16,9 @@ import { assertWritableTarget, prepareExportTarget, removeIfLeftEmpty } from '..
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
+import type { ExportOptions } from './export.flags.js';
 
-export interface ExportOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  format: ExportFormat;
-  dir: string;
-  /** "-": the raw bytes on stdout. */
-  output?: string;
-  name?: string;
-  nameTemplate?: string;
-  force: boolean;
-  extract: boolean;
-  skipExisting?: boolean;
-  parallel?: number;
-  failFast?: boolean;
-  json?: boolean;
-  dryRun?: boolean;
-}
+export type { ExportOptions };
 
 /** Test seams; the CLI passes none. */
 export interface ExportSeams {
@@ -109,11 +93,11 @@ async function exportFiles(
   const holidays = new HolidayFilter();
   /** Per portfolio: each answer's content delivered → its date and files (to find holiday repeats). */
   const delivered = new Map<number, Map<string, { date: string; paths: string[] }>>();
-  const deliveredOf = (id: number) => delivered.get(id) ?? delivered.set(id, new Map()).get(id)!;
 
   const exportItem = async (item: Item, { signal, turn, onWait }: ItemContext): Promise<ItemDone> => {
     const key = keyOf(item);
-    const seen = deliveredOf(item.portfolioId);
+    const seen =
+      delivered.get(item.portfolioId) ?? delivered.set(item.portfolioId, new Map()).get(item.portfolioId)!;
     const recorded = o.skipExisting && manifest ? await keptFiles(manifest, dir, key) : undefined;
     if (recorded) {
       await turn();
@@ -128,16 +112,9 @@ async function exportFiles(
       { signal, onWait },
       (res) =>
         saveExport(res, {
-          portfolioId: item.portfolioId,
-          date: item.date,
-          format: o.format,
-          dir: o.dir,
-          output: o.output,
-          name: o.name,
-          type: o.type,
+          ...o,
+          ...item,
           template,
-          force: o.force,
-          extract: o.extract,
           keepExisting: o.skipExisting,
           signal,
           written,
@@ -186,14 +163,8 @@ async function exportFiles(
   });
 
   for (const note of holidays.notes()) io.note(note);
-  if (o.json)
-    io.out(
-      `${JSON.stringify(
-        run.outcomes.map((r) => jsonOf(r, o)),
-        null,
-        2,
-      )}\n`,
-    );
+  const results = run.outcomes.map((r) => jsonOf(r, o));
+  if (o.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
   const count = (s: Outcome['status']) => run.outcomes.filter((r) => r.status === s).length;
   const counts = [
     [count('written'), 'written'],

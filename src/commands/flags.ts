@@ -49,6 +49,28 @@ export const ITEM_FLAGS = {
   weekends: { flag: '--weekends', help: 'include Saturdays and Sundays in a range' },
 } as const satisfies Record<string, FlagRow>;
 
+/** `prs sandbox`'s; its options are these flags as given. */
+export const SANDBOX_FLAGS = {
+  port: { flag: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
+  host: { flag: '--host <host>', help: 'address to listen on', default: '127.0.0.1' },
+  rateLimit: {
+    flag: '--rate-limit <n/window>',
+    help: "the sandbox's JSON endpoint limit per user (default: 4/60s)",
+  },
+  tokenTtl: { flag: '--token-ttl <seconds>', help: 'access token lifetime', default: '300' },
+  refreshTtl: { flag: '--refresh-ttl <seconds>', help: 'refresh token lifetime', default: '1800' },
+  bigRows: { flag: '--big-rows <n>', help: 'constituent rows of portfolio 900, streamed (default: 1000)' },
+  exportDelay: { flag: '--export-delay <ms>', help: 'milliseconds added to each export answer (default: 0)' },
+  jsonStyle: {
+    flag: '--json-style <style>',
+    help: 'JSON bodies compact (default) or spaced, as Python json.dumps writes them',
+  },
+  gzip: {
+    flag: '--gzip',
+    help: 'answer gzip-compressed when the request accepts it, as a compressing gateway does',
+  },
+} as const satisfies Record<string, FlagRow>;
+
 export function addFlags<C extends { option(flags: string, description: string, value?: string): C }>(
   cmd: C,
   table: Record<string, FlagRow>,
@@ -91,6 +113,7 @@ type OutputFlags = Partial<
 
 /** The flags report and diff share → their options, after each command's own checks. */
 export function outputOptions(o: OutputFlags, noCache: boolean): Omit<OutputOptions, 'format' | 'fields'> {
+  if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
   // `-o -` is stdout, as for export (and most tools), not a file named "-".
   const output =
     o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS);

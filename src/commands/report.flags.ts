@@ -137,7 +137,6 @@ function checkJq(o: ReportFlags): void {
       "the filter decides the output: pick fields in it, e.g. --jq '.[] | {isin, indexWeighting}'",
     );
   }
-  if (o.jq!.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
 }
 
 /** The format when none was asked for: by an -o file's extension (never a table), else by stdout. */

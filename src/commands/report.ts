@@ -3,12 +3,12 @@
  * items"). Each answer's rows are held back (a spool) until the whole answer checked out.
  */
 import type { Deps } from '../deps.js';
-import type { Item, Row } from '../domain.js';
+import type { Row } from '../domain.js';
 import { NoDataError, UsageError } from '../errors.js';
 import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemsOf, runFailure } from '../run/outcomes.js';
-import type { CallHooks, ReportQuery, Service } from '../service/types.js';
+import type { Service } from '../service/types.js';
 import { describeEmpty, type Output, outputRun } from './output.js';
 import type { ReportOptions } from './report.flags.js';
 
@@ -17,23 +17,6 @@ export type { ReportOptions };
 export interface ReportResult {
   count: number;
   empty: { portfolioId: number; date: string }[];
-}
-
-function queryOf(o: ReportOptions, item: Item, ctx: ItemContext): [ReportQuery, CallHooks] {
-  return [
-    { portfolioId: item.portfolioId, reportType: o.type, date: item.date },
-    { signal: ctx.signal, onWait: ctx.onWait },
-  ];
-}
-
-function noData(o: ReportOptions, empty: ReportResult['empty']): NoDataError {
-  return new NoDataError(`no data for ${describeEmpty(empty)}`, {
-    hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
-  });
-}
-
-function wroteNote(deps: Deps, count: number, path: string): void {
-  deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${path}`);
 }
 
 export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult> {
@@ -164,7 +147,8 @@ async function reportRows(
     items,
     async (item, ctx): Promise<ItemDone> => {
       // A retried answer starts anew: its rows so far are dropped.
-      const got = await service.report(...queryOf(o, item, ctx), async (res) => {
+      const query = { portfolioId: item.portfolioId, reportType: o.type, date: item.date };
+      const got = await service.report(query, { signal: ctx.signal, onWait: ctx.onWait }, async (res) => {
         const answer = target.answer(
           `portfolio ${item.portfolioId} on ${item.date}`,
           multi ? { portfolioId: item.portfolioId } : undefined,
@@ -203,7 +187,8 @@ async function reportRows(
   const written = run.outcomes.filter((r) => r.status === 'written').length;
   await target.end();
   for (const note of holidays.notes()) deps.io.note(note);
-  if (o.output !== undefined && count > 0) wroteNote(deps, count, o.output);
+  if (o.output !== undefined && count > 0)
+    deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
   const failed = runFailure(
     [
       [written, 'written'],
@@ -216,7 +201,10 @@ async function reportRows(
     if (empty.length > 0) deps.io.note(`no data for ${describeEmpty(empty)}`);
     throw failed;
   }
-  if (count === 0) throw noData(o, empty);
+  if (count === 0)
+    throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
+      hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
+    });
   if (empty.length > 0) deps.io.note(`no data for ${describeEmpty(empty)}`);
   return { count, empty };
 }

@@ -3,19 +3,10 @@ import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
+import type { FlagsOf, SANDBOX_FLAGS } from './flags.js';
 
 /** The flags as given; parseSandboxOptions checks them when it runs. */
-export interface SandboxCommandOptions {
-  port: string;
-  host: string;
-  rateLimit: string;
-  tokenTtl: string;
-  refreshTtl: string;
-  bigRows?: string;
-  exportDelay?: string;
-  jsonStyle?: string;
-  gzip?: boolean;
-}
+export type SandboxCommandOptions = FlagsOf<typeof SANDBOX_FLAGS>;
 
 const MAX_TTL = 10 * 365 * 86_400;
 const MAX_BIG_ROWS = 100_000_000;
@@ -31,7 +22,7 @@ export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
   const host = o.host.trim();
   if (host === '' || /\s|\/|:\/\//.test(host)) throw new UsageError(`invalid --host "${o.host}"`);
   try {
-    parseRateLimit(o.rateLimit);
+    if (o.rateLimit !== undefined) parseRateLimit(o.rateLimit);
   } catch (err) {
     throw new UsageError(`${(err as Error).message} (from --rate-limit)`);
   }

@@ -89,8 +89,15 @@ const options = (o: Partial<ExportOptions> = {}): ExportOptions => ({
   dates: ['2024-05-01'],
   format: 'json',
   dir: dir.path,
+  output: undefined,
+  name: undefined,
   force: false,
   extract: false,
+  skipExisting: false,
+  parallel: 1,
+  failFast: false,
+  json: false,
+  dryRun: false,
   ...o,
 });
 
