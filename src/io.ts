@@ -98,10 +98,7 @@ export function createIO(opts: IOOptions) {
   let json = opts.logFormat === 'json';
   const colorWanted = colorFor(opts.color, env, isStderrTTY);
   let stdinTTY: boolean | undefined;
-  const isStdinTTY = () => {
-    stdinTTY ??= !!stdin().isTTY;
-    return stdinTTY;
-  };
+  const isStdinTTY = () => (stdinTTY ??= !!stdin().isTTY);
   const prompter = opts.prompter ?? createPrompter();
   const showProgress = opts.spinner ?? spinner;
   const line = (kind: LineKind, text: string) => {
@@ -142,7 +139,6 @@ export function createIO(opts: IOOptions) {
     red: (text: string) => redIf(colorWanted && !json)(text),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
-    verbose: !!opts.verbose,
     prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
     readStdin: async () => {
       const chunks: Buffer[] = [];

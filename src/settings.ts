@@ -33,6 +33,19 @@ export interface SettingRow {
   complete?: Completion;
 }
 
+/** A parser of one of `values` (`-` read as `_`), named `what` in its error. */
+function oneOf<T extends string>(what: string, ...values: T[]): (value: string) => T {
+  return (value) => {
+    const v = value.trim().replace('-', '_') as T;
+    if (values.includes(v)) return v;
+    throw new Error(`invalid ${what} "${value}": expected ${values.join(' or ')}`);
+  };
+}
+
+const parseLogFormat = oneOf('log format', 'text', 'json');
+/** The OAuth grant_type names; `client-credentials` is accepted too. */
+export const parseGrant = oneOf('grant', 'password', 'client_credentials');
+
 export const SETTINGS = {
   profile: {
     flag: '--profile <name>',
@@ -172,14 +185,11 @@ export const SETTINGS = {
 type Rows = typeof SETTINGS;
 type Name = keyof Rows;
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
-type Global<K extends Name> = Rows[K] extends { flag: string }
-  ? Rows[K] extends { on: string }
-    ? never
-    : K
-  : never;
 type FlagValue<K extends Name> = Rows[K] extends { flag: `${string}<${string}` } ? string : boolean;
 
-export type GlobalOptions = { [K in Name as Global<K> extends never ? never : Camel<K>]?: FlagValue<K> };
+export type GlobalOptions = {
+  [K in Name as Rows[K] extends { flag: string; on?: undefined } ? Camel<K> : never]?: FlagValue<K>;
+};
 
 export type SettingKey = { [K in Name]: Rows[K] extends { config: true } ? K : never }[Name];
 export type SettingValues = Partial<Record<SettingKey, string>>;
@@ -197,11 +207,8 @@ export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: s
 
 export function flagHelp(name: Name): string {
   const r = row(name);
-  const extra = [
-    r.env && `env ${r.env}`,
-    r.default && `default ${/^\d+$/.test(r.default) ? r.default : `"${r.default}"`}`,
-  ];
-  const tail = extra.filter(Boolean).join('; ');
+  const fallback = r.default && `default ${/^\d+$/.test(r.default) ? r.default : `"${r.default}"`}`;
+  const tail = [r.env && `env ${r.env}`, fallback].filter(Boolean).join('; ');
   return tail ? `${r.help} (${tail})` : r.help;
 }
 
@@ -247,17 +254,15 @@ export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
 
 type Parsed<K extends Name> = Rows[K] extends { parse: (v: string) => infer T } ? T : string;
 type FieldName<K extends Name> = Rows[K] extends { field: infer F extends string } ? F : Camel<K>;
-type Required<K extends SettingKey> = Rows[K] extends { default: string }
+/** Set whatever the user does: a default that parses to a value. */
+type Always<K extends SettingKey> = Rows[K] extends { default: string }
   ? undefined extends Parsed<K>
     ? never
     : K
   : never;
-type SettingFields = { [K in SettingKey as Required<K> extends never ? never : FieldName<K>]: Parsed<K> } & {
-  [K in SettingKey as Required<K> extends never ? FieldName<K> : never]?: Exclude<Parsed<K>, undefined>;
+type SettingFields = { [K in SettingKey as K extends Always<K> ? FieldName<K> : never]: Parsed<K> } & {
+  [K in SettingKey as K extends Always<K> ? never : FieldName<K>]?: Exclude<Parsed<K>, undefined>;
 };
-
-type LogFormat = 'text' | 'json';
-type GrantType = 'password' | 'client_credentials';
 
 export interface RateLimit {
   limit: number;
@@ -383,15 +388,18 @@ export function resolveSettings(
     fields.username = undefined;
     delete sources.username;
   }
+  // Sent as a header; a secret, so named only.
+  if (CONTROL.test(env.PRS_TOKEN ?? ''))
+    throw new UsageError('invalid PRS_TOKEN: it contains control characters');
   return {
     ...(fields as unknown as SettingFields),
     profile: resolveProfileName(flags.profile, env),
     ...resolveDirs(env),
-    token: headerSafe('PRS_TOKEN', env.PRS_TOKEN),
+    token: env.PRS_TOKEN || undefined,
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
     debug: isDebug(env),
-    ci: isCI(env),
+    ci: !!env.CI && env.CI !== 'false' && env.CI !== '0',
     proxy: resolveProxy(env),
     sources,
   };
@@ -417,12 +425,6 @@ export function checkSetting(key: SettingKey, value: string): string {
   if (v === '' && !row(key).parse) throw new Error(`invalid ${key} "${value}"`);
   const parsed = row(key).parse?.(v);
   return typeof parsed === 'string' ? parsed : v;
-}
-
-function parseLogFormat(value: string): LogFormat {
-  const v = value.trim();
-  if (v === 'text' || v === 'json') return v;
-  throw new Error(`invalid log format "${value}": expected text or json`);
 }
 
 /** `new URL(value)`, or an Error with `message`. */
@@ -464,13 +466,6 @@ function controlCharacters(key: SettingKey, value: string): string | undefined {
   return `invalid ${key} "${shownValue(key, value)}": control characters are not allowed`;
 }
 
-/** An environment value sent as a header, named only (a token is a secret). */
-function headerSafe(name: string, value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  if (CONTROL.test(value)) throw new UsageError(`invalid ${name}: it contains control characters`);
-  return value;
-}
-
 export function resolveProxy(env: Env): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
@@ -478,10 +473,6 @@ export function resolveProxy(env: Env): Settings['proxy'] {
 
 export function isDebug(env: Env): boolean {
   return env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
-}
-
-function isCI(env: Env): boolean {
-  return !!env.CI && env.CI !== 'false' && env.CI !== '0';
 }
 
 export function parseLimiterUrl(value: string): string {
@@ -494,22 +485,11 @@ export function parseLimiterUrl(value: string): string {
   if (!/^(\/\d{0,5})?$/.test(u.pathname)) {
     throw new Error(`invalid limiter URL "${shown}": the path must be a database number, e.g. /0`);
   }
-  const timeout = u.searchParams.get('timeout');
-  const onlyTimeout = [...u.searchParams.keys()].every((k) => k === 'timeout');
-  if (
-    u.hash ||
-    !onlyTimeout ||
-    (u.search && !(timeout && /^\d{1,5}(\.\d{1,3})?$/.test(timeout) && Number(timeout) > 0))
-  )
+  const query = [...u.searchParams];
+  const seconds = ([k, v]: string[]) => k === 'timeout' && /^\d{1,5}(\.\d{1,3})?$/.test(v!) && Number(v) > 0;
+  if (u.hash || !query.every(seconds) || (u.search && query.length === 0))
     throw new Error(`invalid limiter URL "${shown}": the only query expected is ?timeout=<seconds>`);
   return value;
-}
-
-/** The OAuth grant_type names; `client-credentials` is accepted too. */
-export function parseGrant(value: string): GrantType {
-  const v = value.trim().replace('-', '_');
-  if (v === 'password' || v === 'client_credentials') return v;
-  throw new Error(`invalid grant "${value}": expected password or client_credentials`);
 }
 
 /** parseRateLimit's inverse: "4/60s", "10/500ms". */

@@ -1,7 +1,9 @@
 /** One export response → whole, checked files in the target directory, or nothing at all. */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
-import { stat, unlink } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -70,7 +72,8 @@ export type SaveResult =
 
 const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
 
-const FS_SYSCALLS = new Set(['open', 'write', 'writev', 'close', 'fsync', 'fdatasync', 'link', 'rename']);
+const FS_SYSCALLS = ['open', 'write', 'writev', 'close', 'fsync', 'fdatasync', 'link', 'rename'];
+const FS_CODES = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS'];
 
 /** A body that breaks off is a corrupt response (exit 8); a stall past the timeout the network's (9). */
 function classifyStreamError(
@@ -83,10 +86,8 @@ function classifyStreamError(
   if (err instanceof PrsError) return err;
   if (err instanceof MalformedBody) return corrupt(c, err.why);
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  if (e?.syscall && FS_SYSCALLS.has(e.syscall)) return fileError(err, path);
-  const code = e?.code ?? e?.cause?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' || code === 'EROFS')
-    return fileError(err, path);
+  const code = e?.code ?? e?.cause?.code ?? '';
+  if (FS_SYSCALLS.includes(e?.syscall ?? '') || FS_CODES.includes(code)) return fileError(err, path);
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     return new NetworkError(`the download of ${label(c)} stalled after ${bytes} bytes`, { cause: err });
   }
@@ -106,7 +107,7 @@ async function download(
   res: ExportResponse,
   dest: Writable,
   c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
-  where: () => string,
+  where: string,
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   let bytes = 0;
@@ -126,7 +127,7 @@ async function download(
     await pipeline(res.body, meter, dest, { signal: c.signal });
   } catch (err) {
     discard(res.body);
-    throw classifyStreamError(err, c, where(), bytes);
+    throw classifyStreamError(err, c, where, bytes);
   }
   if (bytes > 0 && res.contentLength !== undefined && bytes !== res.contentLength) {
     throw corrupt(c, `received ${bytes} of ${res.contentLength} bytes`);
@@ -140,13 +141,13 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   // What was asked for decides what the body must be, whatever its name or content type say.
   const kind = exportKind(c.format);
   const dir = c.output === undefined ? c.dir : dirname(c.output);
+  // Aborted at the end, whatever happened: a committed file's abort does nothing.
   const files: AtomicFile[] = [];
-  const abortAll = () => Promise.all(files.map((f) => f.abort()));
   try {
     // A name the headers decide fails on an existing file before the download; under --skip-existing
     // an existing target is compared at the end instead.
-    let path = c.keepExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
-    const file = await openFile(path ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
+    const early = c.keepExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
+    const file = await openFile(early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
       force: c.force,
     });
     files.push(file);
@@ -154,30 +155,18 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     const names = new CommonWords();
     const scanner = kind === 'json' ? new ExportCheck((name) => names.add(name)) : undefined;
     const hash = createHash('sha256');
-    const bytes = await download(
-      res,
-      file.stream,
-      c,
-      () => path ?? dir,
-      (chunk) => {
-        hash.update(chunk);
-        scanner?.push(chunk);
-      },
-    );
-    if (bytes === 0) {
-      await abortAll();
-      return { kind: 'empty' };
-    }
+    const bytes = await download(res, file.stream, c, early ?? dir, (chunk) => {
+      hash.update(chunk);
+      scanner?.push(chunk);
+    });
+    if (bytes === 0) return { kind: 'empty' };
 
     const extracted: { out: AtomicFile; hash: Hash; bytes: number }[] = [];
     let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
       // `[]` carries no data either, as for `report`.
-      if (scanner.end() === 0) {
-        await abortAll();
-        return { kind: 'empty' };
-      }
+      if (scanner.end() === 0) return { kind: 'empty' };
       indexWords = names.words();
     } else {
       // --extract: each CSV member to a temporary file of its own as the zip is checked (one inflate).
@@ -203,15 +192,11 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       for (const m of extracted) m.out.stream.end();
     }
     const sha256 = hash.digest('hex');
-    if (c.turn && !(await c.turn({ sha256, bytes }))) {
-      await abortAll();
-      return { kind: 'repeat', sha256 };
-    }
+    if (c.turn && !(await c.turn({ sha256, bytes }))) return { kind: 'repeat', sha256 };
     if (c.signal.aborted) throw new InterruptedError();
     // Names are settled after the turn: which names this run took decides the suffixes.
-    if (c.turn && c.output === undefined && !c.keepExisting) path = knownPath(res, c, kind, dir);
-    path ??= c.output ?? knownPath(res, c, kind, dir);
-    path ??= unique(join(dir, ruleName(c, kind, indexWords)), c);
+    const path =
+      c.output ?? knownPath(res, c, kind, dir) ?? unique(join(dir, ruleName(c, kind, indexWords)), c);
     const targets = [{ file, saved: { path, bytes, sha256 } }];
     if (!scanner && c.extract) {
       if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
@@ -226,10 +211,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     let kept = new Set<string>();
     if (c.keepExisting) {
       kept = await existingCopies(saved, content, c);
-      if (kept.size === saved.length) {
-        await abortAll();
-        return { kind: 'existing', paths, files: saved };
-      }
+      if (kept.size === saved.length) return { kind: 'existing', paths, files: saved };
     }
     for (const p of c.output === undefined || c.keepExisting ? paths : paths.slice(1)) {
       if (!kept.has(p)) await assertNew(p, saved, content, c);
@@ -239,15 +221,10 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     for (const p of paths) c.written.add(p);
     const committed: string[] = [];
     try {
-      for (const {
-        file: f,
-        saved: { path: p },
-      } of targets) {
-        if (kept.has(p)) await f.abort();
-        else {
-          await f.commit(p);
-          committed.push(p);
-        }
+      for (const { file: f, saved: s } of targets) {
+        if (kept.has(s.path)) continue;
+        await f.commit(s.path);
+        committed.push(s.path);
       }
     } catch (err) {
       // Whole or nothing; with --force a replaced file cannot come back and stays replaced.
@@ -257,10 +234,11 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     }
     return { kind: 'written', paths, files: saved };
   } catch (err) {
-    await abortAll();
     discard(res.body);
     if (c.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError();
     throw asCorrupt(err, c);
+  } finally {
+    await Promise.all(files.map((f) => f.abort()));
   }
 }
 
@@ -418,13 +396,10 @@ export async function extractToStdout(
   out: Writable,
   c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
 ): Promise<number> {
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { createWriteStream } = await import('node:fs');
   const dir = await mkdtemp(join(tmpdir(), 'prs-extract-'));
   const zipPath = join(dir, 'export.zip');
   try {
-    const bytes = await download(res, createWriteStream(zipPath, { mode: 0o600 }), c, () => dir);
+    const bytes = await download(res, createWriteStream(zipPath, { mode: 0o600 }), c, dir);
     if (bytes === 0) return 0;
     const entries = await verifyZip(zipPath, c.signal);
     if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');

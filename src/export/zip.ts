@@ -20,8 +20,6 @@ export interface ZipEntry {
   localHeaderOffset: number;
 }
 
-/** The smallest zip: an end-of-central-directory record alone. */
-const EOCD_MIN = 22;
 /** A 32-bit size or offset whose real value is in the zip64 fields. */
 const ZIP64_MARKER = 0xffffffff;
 
@@ -34,7 +32,6 @@ const inflatesTooMuch = (inflated: number, compressed: number) =>
 /** Under Buffer.poolSize / 2, inflated pieces come from Buffer's shared pool (docs/performance.md). */
 const INFLATE_CHUNK = 4095;
 
-/** yauzl's messages in our words. */
 const YAUZL_MESSAGES: [RegExp, string][] = [
   [
     /end of central directory record signature not found|invalid comment length/i,
@@ -51,28 +48,17 @@ function asZipError(err: unknown, label?: string): unknown {
   const message = (err as Error).message;
   // zlib's codes (Z_DATA_ERROR, ...) mean bad data; other string codes are the file system's.
   if (typeof code === 'string' && !code.startsWith('Z_')) return err;
-  const known = YAUZL_MESSAGES.find(([re]) => re.test(message));
-  if (known) return new ZipError(known[1]);
-  return new ZipError(
-    label ? `zip entry ${label} is corrupt (${message})` : `zip file is corrupt (${message})`,
-  );
+  const known = YAUZL_MESSAGES.find(([re]) => re.test(message))?.[1];
+  return new ZipError(known ?? `zip ${label ? `entry ${label}` : 'file'} is corrupt (${message})`);
 }
 
 async function openZip(path: string): Promise<ZipFile> {
-  if ((await stat(path)).size < EOCD_MIN) throw new ZipError('not a zip file (too short)');
+  // 22 bytes: an end-of-central-directory record alone.
+  if ((await stat(path)).size < 22) throw new ZipError('not a zip file (too short)');
   const { default: yauzl } = await import('yauzl');
-  let zip: ZipFile;
-  try {
-    zip = await yauzl.openPromise(path, {
-      lazyEntries: true,
-      decodeStrings: false,
-      autoClose: false,
-      // Checked as the bytes come, with our messages.
-      validateEntrySizes: false,
-    });
-  } catch (err) {
-    throw asZipError(err);
-  }
+  // Sizes are checked as the bytes come, with our messages.
+  const options = { lazyEntries: true, decodeStrings: false, autoClose: false, validateEntrySizes: false };
+  const zip = await yauzl.openPromise(path, options).catch((err) => Promise.reject(asZipError(err)));
   // yauzl replaces the end record's offset with the zip64 record's: a marker left means no locator.
   const cdOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
   if (cdOffset >= zip.fileSize) {
@@ -82,20 +68,6 @@ async function openZip(path: string): Promise<ZipFile> {
     );
   }
   return zip;
-}
-
-async function* entriesOf(zip: ZipFile): AsyncGenerator<[ZipEntry, Entry]> {
-  const it = zip.eachEntry();
-  for (;;) {
-    let next: IteratorResult<Entry>;
-    try {
-      next = await it.next();
-    } catch (err) {
-      throw asZipError(err);
-    }
-    if (next.done) return;
-    yield [toZipEntry(next.value), next.value];
-  }
 }
 
 function toZipEntry(e: Entry): ZipEntry {
@@ -188,11 +160,14 @@ export async function verifyZip(
   try {
     const entries: ZipEntry[] = [];
     const archive = { inflated: 0 };
-    for await (const [entry, raw] of entriesOf(zip)) {
-      await streamEntry(zip, raw, entry, (await sinkFor?.(entry)) ?? (() => {}), archive, signal);
+    const each = zip.eachEntry();
+    for (;;) {
+      const next = await each.next().catch((err) => Promise.reject(asZipError(err)));
+      if (next.done) return entries;
+      const entry = toZipEntry(next.value);
+      await streamEntry(zip, next.value, entry, (await sinkFor?.(entry)) ?? (() => {}), archive, signal);
       entries.push(entry);
     }
-    return entries;
   } finally {
     zip.close();
   }
