@@ -12,7 +12,7 @@ import {
   serviceAccountSecret,
 } from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
-import { isoSeconds } from '../clock.js';
+import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { AuthError } from '../errors.js';
 import { type Settings, shownValue } from '../settings.js';
@@ -35,16 +35,6 @@ const READY_VIA = {
 export type ReadyVia = keyof typeof READY_VIA;
 
 export type AuthStatus = ReturnType<typeof assess>;
-
-export function duration(ms: number): string {
-  const total = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const sec = total % 60;
-  if (h) return `${h}h ${m}m`;
-  if (m) return `${m}m ${sec}s`;
-  return `${sec}s`;
-}
 
 export function assess(s: Settings, stored: ProfileData | undefined, configPath: string, now: number) {
   const foreign = foreignTo(s, stored) ?? null;
@@ -128,7 +118,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
   const access = !session
     ? 'none'
     : st.accessTokenValid
-      ? `valid until ${isoSeconds(session.expiresAt)} (${duration(session.expiresAt - now)} left)`
+      ? `valid until ${isoSeconds(session.expiresAt)} (${durationText(session.expiresAt - now)} left)`
       : session.expiresAt > now
         ? `expiring at ${isoSeconds(session.expiresAt)} (${renews ? 'will be renewed' : 'cannot be renewed; used until then'})`
         : session.expiresAt > 0
@@ -139,7 +129,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     : session.refreshExpiresAt === undefined
       ? 'present, no expiry given'
       : st.refreshTokenValid
-        ? `valid until ${isoSeconds(session.refreshExpiresAt)} (${duration(session.refreshExpiresAt - now)} left)`
+        ? `valid until ${isoSeconds(session.refreshExpiresAt)} (${durationText(session.refreshExpiresAt - now)} left)`
         : `expired at ${isoSeconds(session.refreshExpiresAt)}`;
   const refreshNote =
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
@@ -159,7 +149,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
         : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
-    ? `without a password until ${st.renewableUntil} (${duration(Date.parse(st.renewableUntil) - now)} left); after that ${after}`
+    ? `without a password until ${st.renewableUntil} (${durationText(Date.parse(st.renewableUntil) - now)} left); after that ${after}`
     : st.via === 'refresh token'
       ? `without a password until the token service ends the session; after that ${after}`
       : after;

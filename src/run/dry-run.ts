@@ -2,7 +2,7 @@
 
 import { identityOf } from '../auth/identity.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
-import { isoSeconds } from '../clock.js';
+import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../domain.js';
 import type { LimiterState } from '../service/types.js';
@@ -50,13 +50,6 @@ export function planRun(p: PlanInput): RunPlan {
   };
 }
 
-export function spanText(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  if (s < 120) return `${s} s`;
-  const min = Math.round(s / 60);
-  return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
-}
-
 export function planLines(p: RunPlan): string[] {
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   const lines = [`dry run: ${plural(p.items, 'item')}, nothing sent`];
@@ -68,7 +61,7 @@ export function planLines(p: RunPlan): string[] {
     lines.push(
       p.requests === 0
         ? `waits: none (rate limit ${rate})`
-        : `waits at ${rate} from the limiter's state now: ${spanText(p.waitMs)}; last request in about ${spanText(p.etaMs)} (${p.until})`,
+        : `waits at ${rate} from the limiter's state now: ${durationText(p.waitMs)}; last request in about ${durationText(p.etaMs)} (${p.until})`,
     );
   } else {
     lines.push('the export endpoint has no client-side rate limit: its time is the service’s');

@@ -1,17 +1,9 @@
 // What a run shows while it goes: a progress line on a terminal, a line per long wait without one.
 
+import { durationText } from '../clock.js';
 import type { Item, WaitReason } from '../domain.js';
 import type { IO, Progress } from '../io.js';
 import { type RateLimit, rateText } from '../settings.js';
-
-/** "40 s", "51 min", "1 h 05 min". */
-export function formatDuration(ms: number): string {
-  const s = Math.max(1, Math.ceil(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.ceil(s / 60);
-  if (min < 60) return `${min} min`;
-  return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
-}
 
 /** A wait's words: on the progress line (counted down), and in a log line. */
 const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
@@ -23,8 +15,8 @@ const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
   backoff: ['retrying in %', 'retrying in %'],
 };
 const countdownWords = (ms: number, reason: WaitReason) =>
-  WAIT_WORDS[reason][0].replace('%', formatDuration(ms));
-const waitWords = (ms: number, reason: WaitReason) => WAIT_WORDS[reason][1].replace('%', formatDuration(ms));
+  WAIT_WORDS[reason][0].replace('%', durationText(ms));
+const waitWords = (ms: number, reason: WaitReason) => WAIT_WORDS[reason][1].replace('%', durationText(ms));
 
 /** "5/22 · 2024-05-03 · portfolio 42 · next request in 41 s · ETA 6 min". */
 export function progressText(
@@ -36,7 +28,7 @@ export function progressText(
 ): string {
   let text = `${n}/${total} · ${item.date} · portfolio ${item.portfolioId}`;
   if (wait) text += ` · ${countdownWords(wait.ms, wait.reason)}`;
-  return eta !== undefined && eta >= 1000 ? `${text} · ETA ${formatDuration(eta)}` : text;
+  return eta !== undefined && eta >= 1000 ? `${text} · ETA ${durationText(eta)}` : text;
 }
 
 /** Waits shorter than this are shown only on a terminal's progress line. */
@@ -54,7 +46,7 @@ export function longRunNotice(
   if (etaMs <= LONG_RUN_MS) return undefined;
   const at = new Date(now + etaMs);
   const hhmm = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
-  return `${requests} requests at ${rateText(rate)}: about ${formatDuration(etaMs)} (until ${hhmm})`;
+  return `${requests} requests at ${rateText(rate)}: about ${durationText(etaMs)} (until ${hhmm})`;
 }
 
 export interface Position {

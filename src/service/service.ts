@@ -2,7 +2,7 @@
 // one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors-map.ts).
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session } from '../auth/types.js';
-import { type Clock, isoSeconds } from '../clock.js';
+import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import { type Http, type HttpResponse, header, transportError } from '../http/client.js';
@@ -249,7 +249,7 @@ export function tooLongToWait(failure: HttpError, ms: number, now: number): Http
   const at = isoSeconds(now + ms);
   const Kind = failure.constructor as typeof HttpError;
   return new Kind(
-    `${failure.message} — the service asks to wait ${waitText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
+    `${failure.message} — the service asks to wait ${durationText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
     {
       status: failure.status,
       method: failure.method,
@@ -259,13 +259,6 @@ export function tooLongToWait(failure: HttpError, ms: number, now: number): Http
       hint: `run it again after ${at}`,
     },
   );
-}
-
-function waitText(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
 }
 
 /** Base URL and tenant, or a usage error naming where to set them (never logged in: exit 4). */

@@ -110,7 +110,7 @@ describe('login, status, token, logout (300 s tokens)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^profile: {9}default$/m);
     expect(r.stdout).toMatch(/^user: {12}demo$/m);
-    expect(r.stdout).toMatch(/^access token: {4}valid until \S+Z \([45]m \d+s left\)$/m);
+    expect(r.stdout).toMatch(/^access token: {4}valid until \S+Z \([45] min left\)$/m);
     expect(r.stdout).toMatch(/^ready: {11}yes \(stored access token\)$/m);
     expect(r.stdout).toContain(`config file:     ${c.file()}`);
     const j = await c.prs(['auth', 'status', '--json']);

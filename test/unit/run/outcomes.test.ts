@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { durationText } from '../../../src/clock.js';
 import {
   AuthError,
   BadRequestError,
@@ -24,7 +25,7 @@ import {
   runFailure,
   summaryLine,
 } from '../../../src/run/outcomes.js';
-import { formatDuration, longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
+import { longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
 
 const http = (C: typeof HttpError, status: number) => new C('x', { status, method: 'GET', url: 'http://h/' });
 const item = { portfolioId: 999, date: '2024-05-02' };
@@ -124,12 +125,16 @@ describe('HolidayFilter', () => {
 
 describe('durations and progress', () => {
   it.each([
-    [0, '1 s'],
+    [0, '0 s'],
+    [400, '1 s'],
     [40_000, '40 s'],
+    [59_400, '1 min'],
     [60_000, '1 min'],
+    [119_000, '2 min'],
     [51 * 60_000 - 1, '51 min'],
     [65 * 60_000, '1 h 05 min'],
-  ])('formatDuration(%d) = %s', (ms, want) => expect(formatDuration(ms)).toBe(want));
+    [7_380_000, '2 h 03 min'],
+  ])('durationText(%d) = %s', (ms, want) => expect(durationText(ms)).toBe(want));
 
   it.each([
     // requests, rate, plan's ETA → the notice (none up to 10 min)

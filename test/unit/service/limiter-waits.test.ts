@@ -105,7 +105,7 @@ describe('a Retry-After longer than prs waits', () => {
     expect(err).toBeInstanceOf(HttpError);
     expect(exitCodeFor(err)).toBe(8);
     expect((err as Error).message).toMatch(
-      /^service error: 503 .* the service asks to wait 60 min, until 2024-05-01T07:00:00Z/,
+      /^service error: 503 .* the service asks to wait 1 h 00 min, until 2024-05-01T07:00:00Z/,
     );
   });
 
