@@ -1,15 +1,6 @@
 // The credential store: `config.json` (0600 in 0700) with every profile, replaced whole under a lock;
 // every read goes to the disk. A corrupt file is a UsageError naming the repair, never a crash.
-import {
-  chmodSync,
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
@@ -51,13 +42,19 @@ export function parseStoreText(text: string): { data: StoreData } | { error: str
   return { data: { ...raw, profiles: profiles as Record<string, ProfileData> } };
 }
 
-const SESSION_FIELDS = [
-  ['accessToken', 'string', true],
-  ['expiresAt', 'number', true],
-  ['refreshToken', 'string', false],
-  ['refreshExpiresAt', 'number', false],
-  ['obtainedAt', 'number', false],
-] as const;
+const FIELDS = {
+  session: [
+    ['accessToken', 'string', true],
+    ['expiresAt', 'number', true],
+    ['refreshToken', 'string', false],
+    ['refreshExpiresAt', 'number', false],
+    ['obtainedAt', 'number', false],
+  ],
+  secrets: [
+    ['password', 'string', false],
+    ['clientSecret', 'string', false],
+  ],
+} as const;
 
 function profileProblem(p: unknown): string | undefined {
   if (!isObject(p)) return 'expected an object';
@@ -67,18 +64,12 @@ function profileProblem(p: unknown): string | undefined {
     if (!(SETTING_KEYS as readonly string[]).includes(k)) return `unknown setting "${k}"`;
     if (typeof v !== 'string') return `setting "${k}" must be a string`;
   }
-  if (p.session !== undefined) {
-    const s = p.session;
-    if (!isObject(s)) return '"session" must be an object';
-    for (const [k, type, required] of SESSION_FIELDS)
-      if ((required || s[k] !== undefined) && typeof s[k] !== type) return `session.${k} must be a ${type}`;
-  }
-  if (p.secrets !== undefined) {
-    if (!isObject(p.secrets)) return '"secrets" must be an object';
-    for (const k of ['password', 'clientSecret'] as const) {
-      if (p.secrets[k] !== undefined && typeof p.secrets[k] !== 'string')
-        return `secrets.${k} must be a string`;
-    }
+  for (const part of ['session', 'secrets'] as const) {
+    const v = p[part];
+    if (v === undefined) continue;
+    if (!isObject(v)) return `"${part}" must be an object`;
+    for (const [k, type, required] of FIELDS[part])
+      if ((required || v[k] !== undefined) && typeof v[k] !== type) return `${part}.${k} must be a ${type}`;
   }
   return undefined;
 }
@@ -120,9 +111,7 @@ export function forgotten(cur: ProfileData): ProfileData {
 
 export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.session || p?.secrets);
 
-function holdsSecrets(data: StoreData): boolean {
-  return Object.values(data.profiles).some(holdsSession);
-}
+const holdsSecrets = (data: StoreData) => Object.values(data.profiles).some(holdsSession);
 
 /**
  * A directory or file others may use is tightened to 0700/0600; where prs cannot, secrets are
@@ -196,13 +185,8 @@ export async function openStore(
     let text: string;
     let mode: number;
     try {
-      const fd = openSync(path, 'r');
-      try {
-        mode = fstatSync(fd).mode;
-        text = readFileSync(fd, 'utf8');
-      } finally {
-        closeSync(fd);
-      }
+      mode = statSync(path).mode;
+      text = readFileSync(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       if ((err as NodeJS.ErrnoException).code === 'EISDIR')

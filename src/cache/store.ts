@@ -85,10 +85,6 @@ function entryHead(k: AnswerKey, length: number, digest: string, storedAt: numbe
   return Buffer.from(`prs-answer 1 ${pad(length)} ${digest} ${pad(storedAt)}\n${keyText(k)}\n`);
 }
 
-export function encodeEntry(k: AnswerKey, body: Buffer, storedAt: number): Buffer {
-  return Buffer.concat([entryHead(k, body.length, sha256(body), storedAt), body]);
-}
-
 export const entryBody = (a: CachedAnswer): Buffer => Buffer.concat([...entryChunks(a)]);
 
 const READ_CHUNK = 256 * 1024;
@@ -108,46 +104,7 @@ export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
   }
 }
 
-type Read = (buf: Buffer, length: number, position: number) => number;
-
 /** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
-function checkEntry(
-  read: Read,
-  size: number,
-  k: AnswerKey,
-): Omit<CachedAnswer, 'path'> | 'corrupt' | 'other key' {
-  const head = Buffer.alloc(Math.min(size, 4096));
-  const got = read(head, head.length, 0);
-  const first = head.indexOf(10);
-  if (first < 0 || first > 200 || first >= got) return 'corrupt';
-  const m = HEAD.exec(head.toString('latin1', 0, first));
-  if (!m) return 'corrupt';
-  const second = head.indexOf(10, first + 1);
-  if (second < 0 || second >= got) return 'corrupt';
-  const offset = second + 1;
-  const length = Number(m[1]);
-  if (size - offset !== length) return 'corrupt';
-  const hash = hasher();
-  const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(length, 1)));
-  for (let at = 0; at < length; ) {
-    const n = read(buf, Math.min(buf.length, length - at), offset + at);
-    if (n === 0) return 'corrupt';
-    hash.update(buf.subarray(0, n));
-    at += n;
-  }
-  if (hash.digest('hex') !== m[2]) return 'corrupt';
-  if (head.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
-  return { offset, length, storedAt: Number(m[3]) };
-}
-
-export function decodeEntry(
-  file: Buffer,
-  k: AnswerKey,
-): { bytes: Buffer; storedAt: number } | 'corrupt' | 'other key' {
-  const e = checkEntry((buf, n, at) => file.copy(buf, 0, at, at + n), file.length, k);
-  return typeof e === 'string' ? e : { bytes: file.subarray(e.offset), storedAt: e.storedAt };
-}
-
 function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
   let fd: number;
   try {
@@ -156,8 +113,30 @@ function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corr
     return 'missing';
   }
   try {
-    const e = checkEntry((buf, n, at) => readSync(fd, buf, 0, n, at), fstatSync(fd).size, k);
-    return typeof e === 'string' ? e : { path, ...e };
+    const read = (buf: Buffer, n: number, at: number) => readSync(fd, buf, 0, n, at);
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(size, 4096));
+    const got = read(head, head.length, 0);
+    const first = head.indexOf(10);
+    if (first < 0 || first > 200 || first >= got) return 'corrupt';
+    const m = HEAD.exec(head.toString('latin1', 0, first));
+    if (!m) return 'corrupt';
+    const second = head.indexOf(10, first + 1);
+    if (second < 0 || second >= got) return 'corrupt';
+    const offset = second + 1;
+    const length = Number(m[1]);
+    if (size - offset !== length) return 'corrupt';
+    const hash = hasher();
+    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(length, 1)));
+    for (let at = 0; at < length; ) {
+      const n = read(buf, Math.min(buf.length, length - at), offset + at);
+      if (n === 0) return 'corrupt';
+      hash.update(buf.subarray(0, n));
+      at += n;
+    }
+    if (hash.digest('hex') !== m[2]) return 'corrupt';
+    if (head.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
+    return { path, offset, length, storedAt: Number(m[3]) };
   } catch {
     return 'corrupt';
   } finally {

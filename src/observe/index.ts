@@ -27,10 +27,7 @@ export interface RunObserver {
 
 export interface Tally {
   items: Record<ItemStatus, number>;
-  requests: Map<
-    string,
-    { endpoint: RunMetrics['requests'][number]['endpoint']; code: number; count: number }
-  >;
+  requests: Map<string, RunMetrics['requests'][number]>;
   rateLimitWaitMs: number;
   bytesWritten: number;
   failures: string[];

@@ -104,7 +104,7 @@ export function createService(d: ServiceDeps): Service {
           });
         }
         if (res.status === 401 && !renewed) {
-          await discard(res);
+          await res.body.dump().catch(() => {});
           renewed = true;
           token = await d.session.renew(token);
           retries--; // the one re-authentication is not one of the --retries
@@ -169,17 +169,16 @@ export function createService(d: ServiceDeps): Service {
         accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
         limited: false,
         async onOk(res) {
-          const length = Number(header(res, 'content-length'));
           // A Content-Length counts the encoded bytes.
-          const sized =
-            header(res, 'content-length') !== undefined && header(res, 'content-encoding') === undefined;
-          const response: ExportResponse = {
+          const length = header(res, 'content-encoding')
+            ? undefined
+            : Number(header(res, 'content-length') ?? NaN);
+          return save({
             contentDisposition: header(res, 'content-disposition'),
             contentType: header(res, 'content-type'),
-            contentLength: sized && Number.isFinite(length) ? length : undefined,
+            contentLength: Number.isFinite(length) ? length : undefined,
             body: res.body,
-          };
-          return save(response);
+          });
         },
       },
       hooks,
@@ -266,21 +265,16 @@ export function target(
   s: Parameters<typeof neverLoggedIn>[0] & Pick<Settings, 'baseUrl' | 'tenant' | 'ci' | 'profile'>,
 ): { baseUrl: string; tenant: string } {
   if ((!s.baseUrl || !s.tenant) && neverLoggedIn(s)) throw neverLoggedInError(s);
-  if (!s.baseUrl) {
-    throw new UsageError('no base URL for the report service', {
-      hint: s.ci ? 'set PRS_BASE_URL' : 'pass --base-url, set PRS_BASE_URL, or run `prs login`',
-    });
-  }
-  if (!s.tenant) {
-    throw new UsageError('no tenant (sent as X-CLIENT-ID)', {
-      hint: s.ci ? 'set PRS_TENANT' : 'pass --tenant, set PRS_TENANT, or run `prs login`',
-    });
-  }
-  return { baseUrl: s.baseUrl, tenant: s.tenant };
-}
-
-async function discard(res: HttpResponse): Promise<void> {
-  await res.body.dump().catch(() => {});
+  const missing = [
+    ['baseUrl', 'no base URL for the report service', '--base-url', 'PRS_BASE_URL'],
+    ['tenant', 'no tenant (sent as X-CLIENT-ID)', '--tenant', 'PRS_TENANT'],
+  ] as const;
+  for (const [key, what, flag, env] of missing)
+    if (!s[key])
+      throw new UsageError(what, {
+        hint: s.ci ? `set ${env}` : `pass ${flag}, set ${env}, or run \`prs login\``,
+      });
+  return { baseUrl: s.baseUrl!, tenant: s.tenant! };
 }
 
 /** The first `max` bytes of a body as text; the stream is destroyed. */
@@ -288,9 +282,9 @@ async function readCapped(res: HttpResponse, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of res.body) {
-      chunks.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
       if (size >= max) break;
     }
   } catch {

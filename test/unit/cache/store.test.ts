@@ -2,9 +2,11 @@
 
 import { createHash } from 'node:crypto';
 import {
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   truncateSync,
   utimesSync,
@@ -17,8 +19,6 @@ import {
   type AnswerKey,
   clearAnswers,
   createCacheStore,
-  decodeEntry,
-  encodeEntry,
   entryBody,
   entryName,
   keyText,
@@ -122,9 +122,22 @@ describe('dates: only before today (UTC)', () => {
 
 describe('entries', () => {
   const body = Buffer.from('{"report":[{"a":1.10}]}');
+  const clock = new FakeClock(1234);
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => tmp.cleanup());
+  const store = () => createCacheStore({ cacheDir: tmp.path, maxBytes: 1024 ** 3, clock });
+  const pathOf = (k: AnswerKey) => join(tmp.path, 'answers', 'default', entryName(k));
+  const stored = (k = KEY) => {
+    store().put('default', k, body);
+    return pathOf(k);
+  };
   it('round trip, byte for byte', () => {
-    const e = decodeEntry(encodeEntry(KEY, body, 1234), KEY);
-    expect(e).toEqual({ bytes: body, storedAt: 1234 });
+    stored();
+    const e = store().get('default', KEY, 86_400_000)!;
+    expect([entryBody(e), e.storedAt]).toEqual([body, 1234]);
   });
   it.each([
     ['truncated', (b: Buffer) => b.subarray(0, b.length - 1)],
@@ -135,11 +148,16 @@ describe('entries', () => {
     ['empty', () => Buffer.alloc(0)],
     ['no header', (b: Buffer) => b.subarray(5)],
     ['longer', (b: Buffer) => Buffer.concat([b, Buffer.from(' ')])],
-  ])('%s → corrupt', (_n, damage) =>
-    expect(decodeEntry(damage(encodeEntry(KEY, body, 1)), KEY)).toBe('corrupt'),
-  );
-  it('another key inside → not this answer', () => {
-    expect(decodeEntry(encodeEntry({ ...KEY, tenant: 'T2' }, body, 1), KEY)).toBe('other key');
+  ])('%s → corrupt: a miss, and removed', (_n, damage) => {
+    const path = stored();
+    writeFileSync(path, damage(readFileSync(path)));
+    expect(store().get('default', KEY, 86_400_000)).toBeUndefined();
+    expect(existsSync(path)).toBe(false);
+  });
+  it('another key inside → not this answer, and kept', () => {
+    renameSync(stored({ ...KEY, tenant: 'T2' }), pathOf(KEY));
+    expect(store().get('default', KEY, 86_400_000)).toBeUndefined();
+    expect(existsSync(pathOf(KEY))).toBe(true);
   });
 });
 
@@ -268,7 +286,8 @@ describe('the store', () => {
 
   it('eviction: least recently used first (a hit counts as a use), until under the bound', () => {
     const body = Buffer.alloc(300, 32);
-    const size = encodeEntry(k(1), body, clock.now()).length;
+    const head = `prs-answer 1 ${'0'.repeat(15)} ${'0'.repeat(64)} ${'0'.repeat(15)}\n${keyText(k(1))}\n`;
+    const size = head.length + body.length;
     const s = open(size * 3);
     for (const id of [1, 2, 3]) {
       s.put('default', k(id), body);
