@@ -21,8 +21,6 @@ export interface AuthStatusOptions {
   json: boolean;
 }
 
-export type AuthTokenOptions = Record<string, never>;
-
 /** How a call would get its token, and what `ready` says of it. */
 const READY_VIA = {
   PRS_TOKEN: 'uses PRS_TOKEN as is',

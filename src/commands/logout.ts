@@ -68,45 +68,43 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
     io.note(`prs: note: ${fileError(err, cacheDir, 'could not remove the cached answers in').message}`);
   }
   const store = await deps.store();
-  if (!o.all) {
-    const name = deps.profileName();
-    if (!holdsSession(store.get(name))) {
-      io.err(`Not logged in (profile ${name}); nothing to forget`);
+  const name = deps.profileName();
+  if (!o.all && !holdsSession(store.get(name))) {
+    io.err(`Not logged in (profile ${name}); nothing to forget`);
+    return;
+  }
+  let names = [name];
+  if (o.all) {
+    try {
+      names = store.profileNames();
+    } catch (err) {
+      if (!(err instanceof UsageError) || !store.reset) throw err;
+      const { movedTo } = await store.reset();
+      io.err(
+        `✓ Logged out: the unreadable config file was moved to ${movedTo}; settings start fresh (see \`prs config\`)`,
+      );
       return;
     }
-    const target = endpointToEnd(store.get(name)!, deps.env.PRS_CLIENT_SECRET || undefined);
-    await store.update(name, (p) => (p ? forgotten(p) : p));
-    io.err(`✓ Logged out (profile ${name})`);
-    await endRemotely(target ? [target] : [], deps);
-    return;
   }
-
-  let names: string[];
-  try {
-    names = store.profileNames();
-  } catch (err) {
-    if (!(err instanceof UsageError) || !store.reset) throw err;
-    const { movedTo } = await store.reset();
-    io.err(
-      `✓ Logged out: the unreadable config file was moved to ${movedTo}; settings start fresh (see \`prs config\`)`,
-    );
-    return;
-  }
+  // PRS_CLIENT_SECRET is the current profile's.
+  const envSecret = o.all ? undefined : deps.env.PRS_CLIENT_SECRET || undefined;
   const loggedOut: string[] = [];
   const targets: (TokenEndpoint & { refreshToken: string })[] = [];
-  for (const name of names) {
-    await store.update(name, (p) => {
+  for (const n of names) {
+    await store.update(n, (p) => {
       if (!p || !holdsSession(p)) return p;
-      loggedOut.push(name);
-      const target = endpointToEnd(p, undefined);
+      loggedOut.push(n);
+      const target = endpointToEnd(p, envSecret);
       if (target) targets.push(target);
       return forgotten(p);
     });
   }
   io.err(
-    loggedOut.length
-      ? `✓ Logged out of ${loggedOut.length === 1 ? 'profile' : 'profiles'} ${loggedOut.join(', ')}`
-      : 'Not logged in anywhere; nothing to forget',
+    !o.all
+      ? `✓ Logged out (profile ${name})`
+      : loggedOut.length
+        ? `✓ Logged out of ${loggedOut.length === 1 ? 'profile' : 'profiles'} ${loggedOut.join(', ')}`
+        : 'Not logged in anywhere; nothing to forget',
   );
   await endRemotely(targets, deps);
 }

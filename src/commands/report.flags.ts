@@ -139,17 +139,15 @@ function checkJq(o: ReportFlags): void {
   }
 }
 
+const BY_EXTENSION = new Map<string | undefined, ReportFormat>([
+  ['csv', 'csv'],
+  ['tsv', 'tsv'],
+  ['ndjson', 'ndjson'],
+  ['jsonl', 'ndjson'],
+]);
+
 /** The format when none was asked for: by an -o file's extension (never a table), else by stdout. */
 export function defaultFormat(output: string | undefined, isStdoutTTY: boolean): ReportFormat {
-  if (output !== undefined) {
-    const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase();
-    return ext === 'csv'
-      ? 'csv'
-      : ext === 'tsv'
-        ? 'tsv'
-        : ext === 'ndjson' || ext === 'jsonl'
-          ? 'ndjson'
-          : 'json';
-  }
-  return isStdoutTTY ? 'table' : 'json';
+  if (output === undefined) return isStdoutTTY ? 'table' : 'json';
+  return BY_EXTENSION.get(/\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase()) ?? 'json';
 }

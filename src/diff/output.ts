@@ -21,11 +21,6 @@ export interface DiffWriterOptions {
   width: number;
 }
 
-export interface DiffWriter {
-  add(rows: readonly Row[]): string;
-  end(): { text: string; notes: string[] };
-}
-
 /** A column whose name is a key of the row as it is (`indexId.Net` is one key of a diff row, not a path). */
 const flat = (name: string): Column => ({ name, path: [name] });
 
@@ -38,10 +33,8 @@ export function diffColumns(rows: readonly Row[], lead: readonly string[], key: 
   return [...lead, 'change', ...keyNames, ...TAIL].map(flat);
 }
 
-export const isWeight = (field: string): boolean => /weight/i.test(field);
-
 export function basisPoints(field: string, delta: unknown): JsonNumber | null {
-  if (!isWeight(field) || !isJsonNumeric(delta)) return null;
+  if (!/weight/i.test(field) || !isJsonNumeric(delta)) return null;
   const bp = shift(numberText(delta), 4);
   return bp === undefined ? null : new JsonNumber(bp);
 }
@@ -77,7 +70,7 @@ export function diffTable(
   return { text: table.text, notes };
 }
 
-export function diffWriter(o: DiffWriterOptions): DiffWriter {
+export function diffWriter(o: DiffWriterOptions) {
   const w = createWriter({
     format: o.format,
     columns: (rows) => diffColumns(rows, o.lead, o.key),
@@ -94,7 +87,7 @@ export function diffWriter(o: DiffWriterOptions): DiffWriter {
     return String(text);
   };
   return {
-    add(rows) {
+    add(rows: readonly Row[]): string {
       if (streamed) return write(rows);
       for (const r of rows) kept.push(r);
       return '';
