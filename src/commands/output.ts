@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import type { ReportFormat } from '../domain.js';
 import type { AtomicFile } from '../fs/atomic.js';
 import type { Sink } from '../render/sink.js';
-import type { Widened } from '../render/writer.js';
+import type { RowWriter, Widened } from '../render/writer.js';
 import type { ItemDone, RunOptions } from '../run/engine.js';
 import type { Service } from '../service/types.js';
 import type { OutputOptions } from './flags.js';
@@ -16,6 +16,8 @@ export interface Output {
   /** Colour follows stdout, never into a file or --jq. */
   color: boolean;
   width: number;
+  /** --jq's own writer over the rows when its filter is in the subset render/jq-fast.ts runs. */
+  writer?: () => RowWriter;
   /** Stdout, the -o file (a temporary until the end), or memory for --jq. */
   sink(): Promise<Sink>;
   /** A temporary for -o; every one opened is removed if the run fails. */
@@ -73,6 +75,7 @@ export async function outputRun<R>(
     terminal: io.isStdoutTTY && o.output === undefined && !jq,
     color: o.output === undefined && io.colorStdout && !jq,
     width: io.columns,
+    writer: jq?.writer,
     async file() {
       const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
       // A temporary a killed run left there goes, as export's do.
@@ -106,7 +109,7 @@ export async function outputRun<R>(
         return (await import('../render/union.js')).commitWidened(rowsFile, out.file, widened);
       if (format === 'table' && !rowsFile) await io.page(text, { pager: o.pager });
       else await rows!.write(text);
-      if (filtered) await target!.write(filtered.end());
+      if (filtered) await target!.write(await filtered.end());
       await target!.commit();
     },
   };

@@ -63,17 +63,19 @@ interface Target {
 async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Target> {
   const { reportWriter } = await import('../render/index.js');
   const { Spool } = await import('../render/spool.js');
-  const writer = reportWriter({
-    type: o.type,
-    format: out.format,
-    fields: o.fields,
-    multi: o.portfolioIds.length > 1,
-    terminal: out.terminal,
-    color: out.color,
-    width: out.width,
-    // A file appears only at the end: its CSV/TSV header can be every answer's columns.
-    union: o.output !== undefined,
-  });
+  const writer =
+    out.writer?.() ??
+    reportWriter({
+      type: o.type,
+      format: out.format,
+      fields: o.fields,
+      multi: o.portfolioIds.length > 1,
+      terminal: out.terminal,
+      color: out.color,
+      width: out.width,
+      // A file appears only at the end: its CSV/TSV header can be every answer's columns.
+      union: o.output !== undefined,
+    });
   const sink = await out.sink();
   return {
     answer(label, lead) {

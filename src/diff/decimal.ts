@@ -1,6 +1,6 @@
 /**
- * Exact decimal subtraction on the digits the service sent, in plain notation, never through a double
- * (decimal.js rounds to a set precision; big.js would do, at 6 kB more for this one use).
+ * Number texts as exact decimals (units × 10^exp), never through a double: the diff's deltas, jq's
+ * spelling and order of literals, Parquet's DECIMAL values (big.js would do, at 6 kB more).
  */
 
 interface Decimal {
@@ -13,15 +13,14 @@ const NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** Beyond this power of ten a delta's plain notation would be huge: it is null, never approximated. */
 const MAX_EXP = 4000;
 
-/** A JSON number's text as units × 10^exp; undefined when it is not one (or out of range). */
-export function parseDecimal(text: string): Decimal | undefined {
+/** A JSON number's text as units × 10^exp; undefined when it is not one (or past `max`). */
+export function parseDecimal(text: string, max = MAX_EXP): Decimal | undefined {
   const m = NUMBER.exec(text);
   if (!m) return undefined;
   const frac = m[3] ?? '';
   const e = m[4] === undefined ? 0 : Number(m[4]);
   const exp = e - frac.length;
-  if (!Number.isSafeInteger(e) || Math.abs(exp) > MAX_EXP || m[2].length + frac.length > MAX_EXP)
-    return undefined;
+  if (!Number.isSafeInteger(e) || Math.abs(exp) > max || m[2].length + frac.length > max) return undefined;
   const units = BigInt(m[2] + frac);
   return { units: m[1] === '-' ? -units : units, exp };
 }
@@ -97,12 +96,39 @@ export function subtract(to: string, from: string): string | undefined {
   return a && b ? plain(minus(a, b)) : undefined;
 }
 
-/** Whether two number texts are the same number (`1.0` and `1`, `5E-13` and `0.0000000000005`). */
-export function sameNumber(a: string, b: string): boolean {
-  if (a === b) return true;
+/** The sign of `a − b` for two number texts; undefined when either is not one (or out of range). */
+export function compareDecimal(a: string, b: string): number | undefined {
   const x = parseDecimal(a);
   const y = parseDecimal(b);
-  return x !== undefined && y !== undefined && minus(x, y).units === 0n;
+  if (x === undefined || y === undefined) return undefined;
+  const d = minus(x, y).units;
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/** Whether two number texts are the same number (`1.0` and `1`, `5E-13` and `0.0000000000005`). */
+export function sameNumber(a: string, b: string): boolean {
+  return a === b || compareDecimal(a, b) === 0;
+}
+
+/**
+ * A number literal as jq 1.7 prints it when passed through: decNumber's to-scientific-string (the
+ * General Decimal Arithmetic spec) of its coefficient and exponent (`1e5` as `1E+5`, `100E-2` as `1.00`).
+ */
+export function decimalSpelling(raw: string): string {
+  const d = parseDecimal(raw, Number.MAX_SAFE_INTEGER);
+  if (!d) return raw;
+  const sign = raw.startsWith('-') ? '-' : '';
+  const digits = (d.units < 0n ? -d.units : d.units).toString();
+  const adjusted = d.exp + digits.length - 1;
+  if (d.exp <= 0 && adjusted >= -6) {
+    const point = digits.length + d.exp;
+    if (d.exp === 0) return sign + digits;
+    return point > 0
+      ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
+      : `${sign}0.${'0'.repeat(-point)}${digits}`;
+  }
+  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${mantissa}E${adjusted >= 0 ? '+' : '-'}${Math.abs(adjusted)}`;
 }
 
 /** A plain decimal text times 10^n, exact (weights as basis points: n = 4). */

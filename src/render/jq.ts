@@ -2,16 +2,25 @@
  * `--jq <filter>`: jq 1.7 (WebAssembly: jq-web) over the rows' exact JSON text, printed as GitHub CLI's
  * `--jq` prints (`jq -r -c`). Loaded only when a filter is given; the choice is in docs/performance.md.
  */
+import { decimalSpelling } from '../diff/decimal.js';
+import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
+import type { JqWeb } from './jq-engine.js';
+import { compileFast, type Filter, JqError, json, Lazy } from './jq-fast.js';
+import type { RowWriter } from './writer.js';
 
 /** A filter that compiled: `run` applies it to the rows' text in `format` and gives its output lines. */
 export interface JqProgram {
+  /** The filter in jq-fast.ts's subset: it runs on the rows themselves, its output to `collect`. */
+  readonly writer?: () => RowWriter;
   /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row; else `json`. */
   readonly format: 'json' | 'ndjson';
   /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
   run(input: string | Uint8Array): string;
   /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
-  collect(): { write(chunk: string | Uint8Array): void; end(): string };
+  collect(): { write(chunk: string | Uint8Array): void; end(): Promise<string> };
 }
 
 /** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
@@ -59,11 +68,17 @@ function quietly<T>(fn: () => T): T {
  * `empty`, so even `repeat(1)` ends at once): a filter that does not compile is a UsageError (exit 2),
  * decided before any request.
  */
-export async function compileJq(filter: string): Promise<JqProgram> {
-  const jq = await (await import('./jq-engine.js')).loadJq();
+export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
+  // A filter in the fast subset is jq that compiles: jq-web loads only to name a run-time error.
+  const fast = o.fast === false ? undefined : fastForm(filter);
+  let jq: JqWeb | undefined;
+  const load = async () => {
+    jq ??= await (await import('./jq-engine.js')).loadJq();
+  };
+  if (!fast) await load();
   // The newlines keep a trailing `# comment` from swallowing the closing parenthesis.
   try {
-    quietly(() => jq.raw('null', `empty | (\n${filter}\n)`, ['-n']));
+    if (!fast) quietly(() => jq!.raw('null', `empty | (\n${filter}\n)`, ['-n']));
   } catch (err) {
     throw new UsageError(`--jq: the filter does not compile: ${firstError(err as JqFailure)}`, {
       hint: 'the jq manual: https://jqlang.org/manual/',
@@ -74,8 +89,16 @@ export async function compileJq(filter: string): Promise<JqProgram> {
   // itself (`input`, `inputs`, `input_line_number`) or stops jq (`halt`).
   const each = /^\s*\.\[\]\s*\|(.*)$/s.exec(filter)?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
+  /** Set once the rows go through the fast path; then `collect` gathers its output. */
+  let fastRun: FastRun | undefined;
   const program: JqProgram = {
     format: perRow === undefined ? 'json' : 'ndjson',
+    writer:
+      fast &&
+      (() => {
+        fastRun = {};
+        return fastWriter(fast, fastRun);
+      }),
     collect() {
       const parts: Buffer[] = [];
       let size = 0;
@@ -100,9 +123,19 @@ export async function compileJq(filter: string): Promise<JqProgram> {
           const copy = Buffer.from(chunk);
           parts.push(copy);
           size += copy.length;
-          if (perRow !== undefined && size >= BATCH_BYTES) filterLines(false);
+          if (!fastRun && perRow !== undefined && size >= BATCH_BYTES) filterLines(false);
         },
-        end() {
+        async end() {
+          if (fastRun) {
+            if (fastRun.failed !== undefined) {
+              // jq-web's own message for the row that failed.
+              await load();
+              program.run(fast!.gather ? `[${fastRun.failed}]` : fastRun.failed);
+              throw new UsageError('--jq: the filter failed on a row');
+            }
+            const text = Buffer.concat(parts).toString();
+            return fast!.gather ? `[${text.slice(1)}]\n` : text;
+          }
           filterLines(true);
           if (failed !== undefined) throw failed;
           return out;
@@ -113,7 +146,7 @@ export async function compileJq(filter: string): Promise<JqProgram> {
       let out: string | undefined;
       try {
         // Compact JSON, one result per line: the lines are then given back the service's spelling.
-        out = quietly(() => jq.raw(input, perRow ?? filter, ['-c', '-M']));
+        out = quietly(() => jq!.raw(input, perRow ?? filter, ['-c', '-M']));
       } catch (err) {
         throw new UsageError(`--jq: ${firstError(err as JqFailure)}`);
       }
@@ -138,6 +171,115 @@ export async function compileJq(filter: string): Promise<JqProgram> {
     },
   };
   return program;
+}
+
+/** A filter jq-fast.ts runs: `f` on each row (`.[] | f`, `.[]`), or gathered in one array (`map(f)`, `[.[] | f]`). */
+interface FastForm {
+  f: Filter;
+  gather: boolean;
+}
+
+/** The fast path's run: the first failed row's JSON, for jq-web to name the error. */
+interface FastRun {
+  failed?: string;
+}
+
+function fastForm(filter: string): FastForm | undefined {
+  const each = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
+  const gather = /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
+  const body = each ? (each[1] ?? '.') : (gather?.[1] ?? gather?.[2]);
+  const f = body === undefined ? undefined : compileFast(body);
+  return f && { f, gather: !each };
+}
+
+/** Row keys' ids (rows/tape.ts), once they have one. */
+const ids = new Map<string, number>();
+const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
+
+/** A row of a batch read from the tape by key (`.isin`), not made an object for that. */
+class TapeRow extends Lazy {
+  private row?: Row;
+  constructor(
+    private readonly batch: RowBatch,
+    private readonly i: number,
+    private readonly lead?: Row,
+  ) {
+    super();
+  }
+
+  whole(): Row {
+    this.row ??= this.batch.object(this.i, this.lead);
+    return this.row;
+  }
+
+  get(key: string): unknown {
+    const { b, tape: t } = this.batch;
+    const e = this.batch.at[this.i]!;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = keys.path([key]);
+      if (id >= 0) ids.set(key, id);
+    }
+    // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
+    if (t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), key);
+    for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+      if (t[m + F.KEY] === id && id >= 0) return entryValue(b, t, m);
+      if (t[m + F.KEY]! < 0) return own(this.whole(), key);
+    }
+    return this.lead ? own(this.lead, key) : null;
+  }
+}
+
+/** jq 1.7 fails on a lone surrogate in its input; JS strings hold one (only a row with escapes may). */
+const LONE_SURROGATE = /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i;
+
+/**
+ * The rows through the fast path, one answer at a time (held until it is done, as the writers' output
+ * is): each result a line (a string raw), or `,` and its JSON when gathered.
+ */
+function fastWriter(fast: FastForm, run: FastRun): RowWriter {
+  let rows = 0;
+  return {
+    answer(_label, lead) {
+      let n = 0;
+      let failed: string | undefined;
+      return {
+        rows(input) {
+          const batch = input as RowBatch;
+          let text = '';
+          const emit = fast.gather
+            ? (v: unknown) => {
+                text += `,${json(v)}`;
+              }
+            : (v: unknown) => {
+                text += `${typeof v === 'string' ? v : json(v)}\n`;
+              };
+          for (let i = 0; i < batch.length && failed === undefined; i++, n++) {
+            const row = new TapeRow(batch, i, lead);
+            try {
+              const escaped = batch.tape[batch.at[i]! + F.FLAGS]! & Flag.ESC;
+              if (escaped && LONE_SURROGATE.test(stringifyLossless(row.whole()))) throw new JqError();
+              fast.f(row, emit);
+            } catch (err) {
+              if (!(err instanceof JqError)) throw err;
+              failed = stringifyLossless(row.whole());
+            }
+          }
+          return text;
+        },
+        done() {
+          rows += n;
+          if (failed !== undefined) run.failed ??= failed;
+          return undefined;
+        },
+      };
+    },
+    end: () => ({ text: '', notes: [], warnings: [] }),
+    widened: () => undefined,
+    get rows() {
+      return rows;
+    },
+  };
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -191,27 +333,4 @@ function respell(line: string, spelling: Map<string, string>): string {
     }
   }
   return out + line.slice(from);
-}
-
-/**
- * A number literal as jq 1.7 prints it when passed through: decNumber's to-scientific-string (the
- * General Decimal Arithmetic spec) of the literal's coefficient and exponent.
- */
-export function decimalSpelling(raw: string): string {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(raw);
-  if (!m) return raw;
-  const [, sign, int, frac = '', exp = '0'] = m;
-  let digits = (int + frac).replace(/^0+(?=\d)/, '');
-  const exponent = Number(exp) - frac.length;
-  if (/^0+$/.test(digits)) digits = '0';
-  const adjusted = exponent + digits.length - 1;
-  if (exponent <= 0 && adjusted >= -6) {
-    if (exponent === 0) return sign + digits;
-    const point = digits.length + exponent;
-    return point > 0
-      ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
-      : `${sign}0.${'0'.repeat(-point)}${digits}`;
-  }
-  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  return `${sign}${mantissa}E${adjusted >= 0 ? '+' : '-'}${Math.abs(adjusted)}`;
 }

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { Row } from '../../../src/domain.js';
+import { stringifyLossless } from '../../../src/json/lossless.js';
+import { compileJq } from '../../../src/render/jq.js';
+import { RowTokenizer } from '../../../src/rows/tokenizer.js';
+
+/** Bodies as the service might send them: usual rows, literals jq 1.7 spells otherwise, spaces and escapes. */
+const BODIES = [
+  '[{"isin":"US0001","indexWeighting":0.0125,"price":101.50,"name":"A","tags":["x","y"],"nested":{"a":1}},' +
+    '{"isin":"DE0002","indexWeighting":0.009,"price":1234567.123456789012,"name":"Bé 😀","tags":[],"nested":null},' +
+    '{"isin":null,"indexWeighting":0.01000000000000000001,"price":-0.5,"name":"","tags":[1,"2"],"nested":{"a":"s"}}]',
+  '[{"a":1e2,"b":0.000000000000000001,"c":-0,"d":1.0,"e":9007199254740993,"f":0.01000000000000000001,' +
+    '"g":100E-2,"h":-1.5e300,"s":"x\\u007fy\\n\\"q\\"\\t/","k":"2","tags":[0.1,1E-7]}]',
+  '[ {"isin" : "A\\"B", "price" : 0.5 , "nested": {"b":1,"a":2}, "tags": [ ] , "name": "\\ud83d\\ude00"} ]',
+  '[{"b":1,"a":2,"2":3,"name":"z","price":3}]',
+];
+
+/** Filters in the subset: run by render/jq-fast.ts, each checked against jq-web on every body. */
+const FAST = [
+  '.[] | select(.indexWeighting > 0.01) | .isin',
+  '.[]',
+  ' .[] | .price',
+  '.[] | .nested.a',
+  '.[] | {isin, w: .indexWeighting, "n": .name}',
+  '.[] | [.isin, .price]',
+  '.[] | "\\(.isin)\\t\\(.price) \\(.tags)"',
+  '.[] | .tags[]',
+  '.[] | .tags[0], .tags[-1], .tags[5]',
+  '.[] | ."isin", .["name"]',
+  '.[] | select(.name == "A" or .price >= 1000) | .name',
+  '.[] | select(.isin != null and (.tags | length) > 0) | .isin',
+  '.[] | keys',
+  '.[] | length, (.name | length), (.price | length)',
+  '.[] | .nested // "none"',
+  '.[] | if .price > 100 then "big" elif .price > 1 then "mid" else "small" end',
+  '.[] | if .isin then 1 end',
+  '.[] | (.tags | length == 0) | not',
+  'map(.isin)',
+  'map(select(.indexWeighting > 0.01))',
+  '[.[] | .price]',
+  '.[] | type, (.nested | type)',
+  '.[] | tostring',
+  '.[] | [.nested, .tags] | tostring',
+  '.[] | select(.price > -1) | .price',
+  '.[] | empty',
+  '.[] | .price == 1234567.123456789012, .price < 1234567.123456789013',
+  '.[] | [.[]]',
+  '.[] | .name < "B", .name >= "😀", [.tags, .nested] < [.tags, null]',
+  // jq-web would give a constant the input's spelling of the same number (render/jq.ts respell).
+  '.[] | .price, 1e3, 1.0, -1, 0.5, 100000000000000000001, "s", null, true, []',
+  '.[] | {a: (1, 2), b: (.isin, .name)}',
+  '.[] | .a, .b, .c, .d, .e, .f, .g, .h',
+  '.[] | [.a, .b, .g] | tostring',
+  '.[] | .f > 0.01, .f == 0.01, (.f | length) == 0.01, .e > 9007199254740992, .h < -1e300',
+  '.[] | .s, [.s], .k, .k > "10", .tags',
+  '.[] | {a: .price | tostring, t: .tags | length}',
+  '.[] | .nested | .a // .b',
+  '.[] | select((.tags | length) > 1 and .price > 100) | .name',
+  '.[] | [.tags[] | select(. != "x")], (.tags | map(tostring)), (.nested // {} | map(.))',
+  '.[] | .nested | keys[0]',
+  '.[] | "a\\(1, 2)b\\("x", "y")\\u00e9"',
+  '.[] | .name.x',
+  '.[] | .tags.x',
+  '.[] | .nested[]',
+  '.[] | true | length',
+  '.[] | .price | keys',
+  '.[] | .tags[0] | .[0]',
+];
+
+/** Outside the subset: left to jq-web. */
+const SLOW = [
+  'sort',
+  '.[] | .a?',
+  '.[] | .a as $x | $x',
+  '.[0]',
+  'length',
+  '.[] | [.[]] | @csv',
+  '.[] | .a + 1',
+  '.[] | ..',
+  'first(.[])',
+  '.[] | {(.k): 1}',
+  '.[] | {"1": 2}',
+  '.[] | .tags[1:]',
+  '.[] | .price # a comment',
+  '.[] | .a | test("x")',
+  '.[] | 01',
+  'map(.a) | map(.b)',
+  '[.[] | .a], [.[] | .b]',
+];
+
+/** What a filter prints for a body, or its error: through the fast path, or jq-web over the rows' text. */
+async function outcome(filter: string, body: string, fast: boolean, lead?: Row): Promise<string> {
+  const jq = await compileJq(filter, { fast });
+  const t = new RowTokenizer();
+  const batches = [t.push(Buffer.from(body)), t.end()];
+  try {
+    if (!fast) {
+      const rows = batches.flatMap((b) => b.objects(lead));
+      const lines = rows.map((r) => stringifyLossless(r));
+      return jq.run(jq.format === 'json' ? `[${lines.join(',')}]` : lines.map((l) => `${l}\n`).join(''));
+    }
+    const collect = jq.collect();
+    const answer = jq.writer!().answer('', lead);
+    for (const batch of batches) collect.write(answer.rows(batch));
+    answer.done();
+    return await collect.end();
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+}
+
+describe('--jq’s fast path gives what jq-web gives, byte for byte', () => {
+  it.each(FAST.flatMap((f) => BODIES.map((b, i) => [f, i, b])))('%s on body %i', async (filter, _, body) => {
+    expect(await outcome(filter as string, body as string, true)).toBe(
+      await outcome(filter as string, body as string, false),
+    );
+  });
+
+  // Several portfolios: each row after its portfolioId (a row's own portfolioId wins, in the lead's place).
+  it.each(FAST.flatMap((f) => [0, 3].map((i) => [f, i])))('%s on body %i after a lead', async (filter, i) => {
+    const body = i === 3 ? BODIES[3]!.replace('{"b"', '{"portfolioId":"own","b"') : BODIES[i as number]!;
+    const lead = { portfolioId: 42, isin: 'lead' };
+    expect(await outcome(filter as string, body, true, lead)).toBe(
+      await outcome(filter as string, body, false, lead),
+    );
+  });
+
+  it('the subset’s filters take the fast path, the others do not', async () => {
+    for (const f of FAST) expect([f, (await compileJq(f)).writer]).toEqual([f, expect.any(Function)]);
+    for (const f of SLOW) expect([f, (await compileJq(f)).writer]).toEqual([f, undefined]);
+  });
+
+  it('the cases are not vacuous: rows printed, errors raised', async () => {
+    const results = await Promise.all(FAST.map((f) => outcome(f, BODIES[0]!, true)));
+    expect(results.filter((r) => r.startsWith('error: --jq: ')).length).toBeGreaterThan(4);
+    expect(results.filter((r) => r.split('\n').length > 3).length).toBeGreaterThan(20);
+  });
+
+  it('holds a failed answer’s error back until the answer is done; a dropped one does not count', async () => {
+    const jq = await compileJq('.[] | .a.b');
+    const collect = jq.collect();
+    const writer = jq.writer!();
+    const t = new RowTokenizer();
+    const dropped = writer.answer();
+    expect(dropped.rows(t.push(Buffer.from('[{"a":"x"}]')))).toBe('');
+    const kept = writer.answer();
+    collect.write(kept.rows(new RowTokenizer().push(Buffer.from('[{"a":{"b":1}},{"a":null}]'))));
+    kept.done();
+    expect(await collect.end()).toBe('1\nnull\n');
+  });
+});
