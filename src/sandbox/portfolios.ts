@@ -1,7 +1,4 @@
-/**
- * The portfolios (README: what each is for). Every value is a pure function of (portfolio, security,
- * day): the same request gives the same bytes, and a portfolio of any size is generated row by row.
- */
+/** The portfolios (README): every value a pure function of (portfolio, security, day), made row by row. */
 import type { ReportType } from '../domain.js';
 import { addDays, dayNumber, nextBusinessDay } from './calendar.js';
 import { num, type Row } from './wire.js';
@@ -31,18 +28,17 @@ export const jitter = (spread: number, ...parts: number[]): number =>
   100_000 + (mix(...parts) % (2 * spread + 1)) - spread;
 export const scale = (units: number, factor: number): number => Math.floor((units * factor) / 100_000);
 
-const MARKETS = [
-  { country: 'DE', currency: 'EUR', suffix: 'GY', exchange: 'XETR', legal: 'AG', fxMicro: 1_000_000 },
-  { country: 'FR', currency: 'EUR', suffix: 'FP', exchange: 'XPAR', legal: 'SA', fxMicro: 1_000_000 },
-  { country: 'NL', currency: 'EUR', suffix: 'NA', exchange: 'XAMS', legal: 'NV', fxMicro: 1_000_000 },
-  { country: 'IT', currency: 'EUR', suffix: 'IM', exchange: 'XMIL', legal: 'SpA', fxMicro: 1_000_000 },
-  { country: 'ES', currency: 'EUR', suffix: 'SM', exchange: 'XMAD', legal: 'SA', fxMicro: 1_000_000 },
-  // fxMicro: EUR (the index currency) per unit, in 1e-6 units, before daily jitter.
-  { country: 'GB', currency: 'GBP', suffix: 'LN', exchange: 'XLON', legal: 'plc', fxMicro: 1_163_412 },
-  { country: 'CH', currency: 'CHF', suffix: 'SW', exchange: 'XSWX', legal: 'AG', fxMicro: 1_032_871 },
-  { country: 'US', currency: 'USD', suffix: 'UN', exchange: 'XNYS', legal: 'Inc', fxMicro: 921_334 },
-  { country: 'JP', currency: 'JPY', suffix: 'JT', exchange: 'XTKS', legal: 'KK', fxMicro: 6_212 },
-] as const;
+type Six = [string, string, string, string, string, string];
+type Eight = [...Six, string, string];
+// country, currency, ticker suffix, exchange, legal form, EUR per unit in 1e-6 units (before daily jitter)
+const MARKETS = `DE EUR GY XETR AG 1000000, FR EUR FP XPAR SA 1000000, NL EUR NA XAMS NV 1000000,
+  IT EUR IM XMIL SpA 1000000, ES EUR SM XMAD SA 1000000, GB GBP LN XLON plc 1163412,
+  CH CHF SW XSWX AG 1032871, US USD UN XNYS Inc 921334, JP JPY JT XTKS KK 6212`
+  .split(',')
+  .map((m) => {
+    const [country, currency, suffix, exchange, legal, fx] = m.trim().split(' ') as Six;
+    return { country, currency, suffix, exchange, legal, fxMicro: Number(fx) };
+  });
 const words = (list: string) => list.split(' ');
 const FIRST = words(
   'Alpine Baltic Crown Delta Evergreen Fjord Granite Harbor Iris Juniper Keystone Lumen Meridian Northwind ' +
@@ -90,7 +86,7 @@ export function uuid(...parts: number[]): string {
 }
 
 /** Relative weight 1..1000 of security `i` (normalised over the portfolio for indexWeighting). */
-export const weightOf = (pid: number, i: number): number => between(mix(pid, i, 8), 1, 1000);
+const weightOf = (pid: number, i: number): number => between(mix(pid, i, 8), 1, 1000);
 
 /** Security `i` of portfolio `pid`; prices in 1e-5 units, shares in 1e-6 units. */
 export function security(pid: number, i: number) {
@@ -106,9 +102,9 @@ export function security(pid: number, i: number) {
     sedol: t % 5 !== 0 ? chars(ALNUM, 7, pid, i, 17) : null,
     ric: t % 7 === 0 ? null : `${ticker}.${m.suffix}`,
     country: m.country,
-    currency: m.currency as string,
+    currency: m.currency,
     sector: SECTORS[mix(pid, i, 3) % SECTORS.length]!,
-    fxMicro: m.fxMicro as number,
+    fxMicro: m.fxMicro,
     priceUnits: between(mix(pid, i, 4), 100_000, 90_000_000),
     sharesUnits: between(mix(pid, i, 5), 1_000_000, 2_000_000_000) * 1000 + (mix(pid, i, 6) % 1000),
   };
@@ -218,23 +214,36 @@ export function corporateActionRow(
   });
 }
 
+/** An index row from values in 1e-6 units; market value is the index value × 10,000 in whole units. */
+const indexFields = (
+  eff: string,
+  id: string,
+  name: string,
+  ccy: string,
+  close: bigint,
+  open: bigint,
+  divisor: bigint,
+  openDivisor: bigint,
+): Row => ({
+  effectiveDate: eff,
+  indexId: id,
+  indexName: `${name} ${ccy}`,
+  indexValue: num(decimal(close, 6)),
+  currency: ccy,
+  closeMarketValue: num(String(close / 100n)),
+  openMarketValue: num(String(open / 100n)),
+  closeDivisor: num(decimal(divisor, 6)),
+  openDivisor: num(decimal(openDivisor, 6)),
+});
+
 export function indexRow(pid: number, name: string, ccy: string, v: number, eff: string, extras: Row = {}) {
   const day = dayNumber(eff);
-  const base = between(mix(pid, v, 21), 800_000_000, 3_000_000_000); // 1e-6 units
-  const close = scale(base, jitter(4000, pid, v, day));
-  const open = scale(base, jitter(4000, pid, v, day - 1));
+  const base = between(mix(pid, v, 21), 800_000_000, 3_000_000_000);
+  const value = (d: number) => BigInt(scale(base, jitter(4000, pid, v, d)));
   const divisor = BigInt(between(mix(pid, v, 22), 1_000_000_000, 90_000_000_000)) * 1000n;
-  const marketValue = (value: number) => num(((BigInt(value) * 10_000n) / 1_000_000n).toString());
+  const openDivisor = divisor + BigInt(mix(pid, v, day) % 1000);
   return {
-    effectiveDate: eff,
-    indexId: uuid(pid, v, 31),
-    indexName: `${name} ${ccy}`,
-    indexValue: num(decimal(close, 6)),
-    currency: ccy,
-    closeMarketValue: marketValue(close),
-    openMarketValue: marketValue(open),
-    closeDivisor: num(decimal(divisor, 6)),
-    openDivisor: num(decimal(divisor + BigInt(mix(pid, v, day) % 1000), 6)),
+    ...indexFields(eff, uuid(pid, v, 31), name, ccy, value(day), value(day - 1), divisor, openDivisor),
     ...extras,
   };
 }
@@ -309,11 +318,10 @@ function universe(
   };
 }
 
-/** Scales a decimal literal's units by a daily jitter, except on its anchor day (the public example). */
-function anchored(units: bigint, decimals: number, eff: string, anchor: string, ...salt: number[]): string {
-  if (eff === anchor) return decimal(units, decimals);
-  const f = BigInt(100_000 + (mix(...salt, dayNumber(eff)) % 8001) - 4000);
-  return decimal((units * f) / 100_000n, decimals);
+/** Units scaled by a daily jitter, except on their anchor day (the public example's values). */
+function anchored(units: bigint, eff: string, anchor: string, ...salt: number[]): bigint {
+  if (eff === anchor) return units;
+  return (units * BigInt(100_000 + (mix(...salt, dayNumber(eff)) % 8001) - 4000)) / 100_000n;
 }
 
 const ANCHOR = '2023-06-29';
@@ -321,20 +329,13 @@ const EXAMPLE_INDEX = [
   ['EUR', 1302917413n, 10000000000000n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f601'],
   ['JPY', 204584097214n, 1366099984339n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f602'],
 ] as const;
-// isin, name (its last word the currency), ticker, price (1e-5 units), shares (1e-6 units), weight
+// isin|name (its last word the currency)|ticker|price (1e-5 units)|shares (1e-6 units)|weighting
 const EXAMPLE_CONSTITUENTS = [
-  ['EU0009654569', 'STOXX Example 600 OIL & GAS NET EUR', 'SXER Index', 99657944n, 6549996509n, '0.500998'],
-  ['CH0102878927', 'STOXX EXAMPLE 600 OIL & GAS GROSS EUR', 'SXEGR Index', 24276633n, 13417402222n, '0.25'],
-  ['EU000A0C3QF0', 'STOXX Example 600 OIL & GAS PRICE EUR', 'SXEP Index', 40122871n, 5560118832n, '0.149001'],
-  [
-    'XS0000000009',
-    'STOXX Example 600 OIL & GAS NET USD',
-    'SXEUSDR Index',
-    108740212n,
-    1509270011n,
-    '0.100001',
-  ],
-] as const;
+  'EU0009654569|STOXX Example 600 OIL & GAS NET EUR|SXER Index|99657944|6549996509|0.500998',
+  'CH0102878927|STOXX EXAMPLE 600 OIL & GAS GROSS EUR|SXEGR Index|24276633|13417402222|0.25',
+  'EU000A0C3QF0|STOXX Example 600 OIL & GAS PRICE EUR|SXEP Index|40122871|5560118832|0.149001',
+  'XS0000000009|STOXX Example 600 OIL & GAS NET USD|SXEUSDR Index|108740212|1509270011|0.100001',
+].map((row) => row.split('|') as Six);
 
 /** Portfolio 42, modelled on the public docs' example: on 2023-06-29 (and 30) its rows carry the docs' values. */
 function example600(): Portfolio {
@@ -347,21 +348,8 @@ function example600(): Portfolio {
     *rows(type: ReportType, eff: string): Generator<Row> {
       if (type === 'index') {
         for (const [v, [ccy, units, divisor, id]] of EXAMPLE_INDEX.entries()) {
-          const value = anchored(units, 6, eff, ANCHOR, 42, v);
-          // Market value = index value × 10,000, truncated to whole units (13029174 for 1302.917413).
-          const [int, frac = ''] = value.split('.');
-          const marketValue = num((BigInt(int + frac.padEnd(6, '0')) / 100n).toString());
-          yield {
-            effectiveDate: eff,
-            indexId: id,
-            indexName: `${name} ${ccy}`,
-            indexValue: num(value),
-            currency: ccy,
-            closeMarketValue: marketValue,
-            openMarketValue: marketValue,
-            closeDivisor: num(decimal(divisor, 6)),
-            openDivisor: num(decimal(divisor, 6)),
-          };
+          const value = anchored(units, eff, ANCHOR, 42, v);
+          yield indexFields(eff, id, name, ccy, value, value, divisor, divisor);
         }
       } else if (isActions(type)) {
         const proforma = type.includes('proforma');
@@ -373,20 +361,30 @@ function example600(): Portfolio {
           // The close rows carry the docs' values on their anchor day: the 30th for the CSV example's row.
           const anchor = salt !== 1 ? '' : i === 1 ? '2023-06-30' : ANCHOR;
           const sec = { isin, name: title, ticker, currency: title.slice(-3) };
-          const fx = sec.currency === 'EUR' ? '1' : anchored(916784n, 6, eff, anchor, 42, 99);
-          yield constituent(
-            eff,
-            sec,
-            anchored(price, 5, eff, anchor, 42, i, salt),
-            fx,
-            decimal(shares, 6),
-            weight,
-          );
+          const fx = sec.currency === 'EUR' ? '1' : decimal(anchored(916784n, eff, anchor, 42, 99), 6);
+          const closing = decimal(anchored(BigInt(price), eff, anchor, 42, i, salt), 5);
+          yield constituent(eff, sec, closing, fx, decimal(BigInt(shares), 6), weight);
         }
       }
     },
   };
 }
+
+// isin|name|ticker|currency|price|fx|shares|weighting, and fields past the spec's
+const PRECISION_CONSTITUENTS: [string, Row][] = [
+  [
+    'FR0000130809|Société Générale, "A" Shares|GLE FP|EUR|1234567.123456789012|1.0|12345678901234567890|0.333333333333333333333',
+    { exchangeCode: 'XPAR', comment: 'line one\nline two', flags: { esg: true, adr: false } },
+  ],
+  [
+    'JP3633400001|トヨタ自動車 (Toyota Motor)|7203 JT|JPY|9007199254740993|0.006212345678901234567|0.1|0.333333333333333333333',
+    { exchangeCode: 'XTKS', comment: null },
+  ],
+  [
+    'GB00B03MLX29|Zero & Tiny; "Quoted" Co|ZTC LN|GBP|0.00000001|1.163412000000000000001|1E-7|0.333333333333333333334',
+    { exchangeCode: '' },
+  ],
+];
 
 /** Portfolio 13: literals a double cannot hold, written verbatim, and text that needs CSV quoting. */
 function precisionStress(): Portfolio {
@@ -425,45 +423,10 @@ function precisionStress(): Portfolio {
           paf: num('0.99999999999999999999'),
         };
       } else {
-        yield {
-          effectiveDate: eff,
-          isin: 'FR0000130809',
-          securityName: 'Société Générale, "A" Shares',
-          securityTicker: 'GLE FP',
-          closingPrice: num('1234567.123456789012'),
-          currency: 'EUR',
-          closingFx: num('1.0'),
-          indexShares: num('12345678901234567890'),
-          indexWeighting: num('0.333333333333333333333'),
-          exchangeCode: 'XPAR',
-          comment: 'line one\nline two',
-          flags: { esg: true, adr: false },
-        };
-        yield {
-          effectiveDate: eff,
-          isin: 'JP3633400001',
-          securityName: 'トヨタ自動車 (Toyota Motor)',
-          securityTicker: '7203 JT',
-          closingPrice: num('9007199254740993'),
-          currency: 'JPY',
-          closingFx: num('0.006212345678901234567'),
-          indexShares: num('0.1'),
-          indexWeighting: num('0.333333333333333333333'),
-          exchangeCode: 'XTKS',
-          comment: null,
-        };
-        yield {
-          effectiveDate: eff,
-          isin: 'GB00B03MLX29',
-          securityName: 'Zero & Tiny; "Quoted" Co',
-          securityTicker: 'ZTC LN',
-          closingPrice: num('0.00000001'),
-          currency: 'GBP',
-          closingFx: num('1.163412000000000000001'),
-          indexShares: num('1E-7'),
-          indexWeighting: num('0.333333333333333333334'),
-          exchangeCode: '',
-        };
+        for (const [fields, extras] of PRECISION_CONSTITUENTS) {
+          const [isin, name, ticker, currency, ...values] = fields.split('|') as Eight;
+          yield { ...constituent(eff, { isin, name, ticker, currency }, ...values), ...extras };
+        }
       }
     },
   };
