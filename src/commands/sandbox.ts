@@ -105,7 +105,7 @@ export async function sandbox(o: SandboxCommandOptions, deps: Deps): Promise<voi
       ...sb,
       rateLimit: options.rateLimit ?? SANDBOX_DEFAULTS.rateLimit,
       tokenTtl: options.tokenTtl ?? SANDBOX_DEFAULTS.tokenTtl,
-      bigRows: options.bigExportRows ?? 1000,
+      bigRows: options.bigExportRows ?? SANDBOX_DEFAULTS.bigExportRows,
     }))
       deps.io.note(line);
     await new Promise<void>((resolve) => {

@@ -34,7 +34,7 @@ export async function startSandbox(options: SandboxOptions = {}) {
   const o = resolveOptions(options);
   const stats = createStats();
   const faults = createFaults();
-  // The issuer (iss claim) needs the URL, known only once listening.
+  // The issuer's iss claim needs the URL, known only once listening.
   let issuer: TokenIssuer | undefined;
   const server = createServer(createRoutes(o, stats, faults, () => issuer!));
   if (o.keepAliveMs !== undefined) server.keepAliveTimeout = o.keepAliveMs;

@@ -1,4 +1,4 @@
-/** The sandbox's options and `prs login` arguments, apart from the server (the command's banner loads them). */
+/** The sandbox's options and `prs login` arguments, apart from the server (all the command's banner needs). */
 import { parseRateLimit } from '../settings.js';
 
 const flags = (pairs: Record<string, string>) => Object.entries(pairs).flatMap(([k, v]) => [`--${k}`, v]);
@@ -24,19 +24,6 @@ export const serviceLoginArgs = (
   ...flags({ tenant: client.tenant, 'base-url': s.url }),
 ];
 
-export interface SandboxUser {
-  username: string;
-  password: string;
-  tenant: string;
-}
-
-/** A confidential client with a service account (client_credentials only), bound to a tenant. */
-export interface SandboxServiceClient {
-  clientId: string;
-  clientSecret: string;
-  tenant: string;
-}
-
 export const SANDBOX_DEFAULTS = {
   host: '127.0.0.1',
   realm: 'prs-sandbox',
@@ -45,14 +32,16 @@ export const SANDBOX_DEFAULTS = {
   rateLimit: '4/60s',
   tokenTtl: 300,
   refreshTtl: 1800,
+  bigExportRows: 1000,
   users: [
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
     { username: 'other', password: 'other', tenant: 'other-tenant' },
-  ] as readonly SandboxUser[],
-  serviceClients: [
-    { clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' },
-  ] as readonly SandboxServiceClient[],
+  ],
+  /** Confidential clients with a service account (client_credentials only), each bound to a tenant. */
+  serviceClients: [{ clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' }],
 };
+export type SandboxUser = (typeof SANDBOX_DEFAULTS.users)[number];
+export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[number];
 
 export interface SandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -65,7 +54,7 @@ export interface SandboxOptions {
   refreshTtl?: number;
   clientSecret?: string;
   users?: readonly SandboxUser[];
-  /** Constituent rows of portfolio 900 (default 1000). */
+  /** Constituent rows of portfolio 900. */
   bigExportRows?: number;
   /** Milliseconds added before each export answer. */
   exportDelayMs?: number;
@@ -81,34 +70,17 @@ export interface SandboxOptions {
   log?: (line: string) => void;
 }
 
-/** The options with their defaults; a one-line Error for a bad value. */
-export function resolveOptions(o: SandboxOptions) {
-  const whole = (name: string, v: number, min: number) => {
-    if (!Number.isInteger(v) || v < min)
-      throw new Error(`invalid ${name} ${v}: expected a whole number ≥ ${min}`);
-    return v;
-  };
-  const port = o.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${port}`);
-  const users = o.users ?? SANDBOX_DEFAULTS.users;
-  if (users.length === 0) throw new Error('the sandbox needs at least one user');
-  return {
+/** The options over their defaults (the `prs sandbox` command checks what a user gives). */
+export function resolveOptions(options: SandboxOptions) {
+  const given = Object.entries(options).filter(([, v]) => v !== undefined);
+  const o = {
     ...SANDBOX_DEFAULTS,
-    port,
-    host: o.host ?? SANDBOX_DEFAULTS.host,
-    rateLimit: parseRateLimit(o.rateLimit ?? SANDBOX_DEFAULTS.rateLimit),
-    tokenTtl: whole('tokenTtl', o.tokenTtl ?? SANDBOX_DEFAULTS.tokenTtl, 1),
-    refreshTtl: whole('refreshTtl', o.refreshTtl ?? SANDBOX_DEFAULTS.refreshTtl, 1),
-    clientSecret: o.clientSecret ?? SANDBOX_DEFAULTS.clientSecret,
-    users,
-    bigExportRows: whole('bigExportRows', o.bigExportRows ?? 1000, 0),
-    exportDelayMs: Math.max(0, o.exportDelayMs ?? 0),
-    keepAliveMs: o.keepAliveMs,
-    spaced: o.jsonStyle === 'spaced',
-    gzip: o.gzip === true,
-    now: o.clock ?? Date.now,
-    log: o.log,
+    port: 0,
+    exportDelayMs: 0,
+    clock: Date.now,
+    ...(Object.fromEntries(given) as SandboxOptions),
   };
+  return { ...o, rateLimit: parseRateLimit(o.rateLimit), spaced: o.jsonStyle === 'spaced', now: o.clock };
 }
 
 export type ResolvedOptions = ReturnType<typeof resolveOptions>;

@@ -1,7 +1,6 @@
 /**
- * The request listener: the Keycloak token endpoints and the two report endpoints as the spec has them
- * (/work/shared/spec/portfolio-report-service.md §4–§8), checked in the order 401 → 403 → 400 → 404 →
- * 429 (JSON endpoint only). Error bodies are Spring Boot's, without the timestamp (repeatable bytes).
+ * The Keycloak token endpoints and the two report endpoints (checked 401, 403, 400, 404, then 429 on the
+ * JSON one). Error bodies are Spring Boot's without the timestamp, so the same request gives the same bytes.
  */
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -19,7 +18,7 @@ import { contentDisposition, csvChunks, exportFileName, jsonChunks, type Row, zi
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
 type Headers = Record<string, string | number>;
 
-/** One request, its record in `stats` (filled in as it is answered) and `gone`, aborted once it closes. */
+/** A request, its record in `stats` and `gone`, aborted once the connection closes. */
 interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
@@ -32,7 +31,6 @@ export function createRoutes(
   o: ResolvedOptions,
   stats: SandboxStats,
   faults: ReturnType<typeof createFaults>,
-  // The token issuer's iss claim needs the URL, known only once the server listens.
   issuer: () => TokenIssuer,
 ): RequestListener {
   const catalog = createCatalog(o.bigExportRows, REBALANCE);
@@ -182,12 +180,10 @@ export function createRoutes(
     const gz = gzip ? createGzip() : undefined;
     const sink = gz ?? x.res;
     x.gone.addEventListener('abort', () => gz?.destroy());
+    gz?.pipe(x.res);
     gz?.on('data', (d: Buffer) => {
       record.bytes += d.length;
-      if (!x.res.write(d)) gz.pause();
     });
-    gz?.on('end', () => x.res.end());
-    x.res.on('drain', () => gz?.resume());
     const write = async (chunk: string | Uint8Array) => {
       if (!gz) record.bytes += Buffer.byteLength(chunk);
       if (!sink.write(chunk)) await once(sink, 'drain', { signal: x.gone }).catch(() => {});
@@ -248,8 +244,8 @@ function createBodyCache(entries: number, maxChars: number) {
   return {
     get(key: string): Buffer | undefined {
       const body = map.get(key);
-      if (body) map.delete(key);
-      if (body) map.set(key, body);
+      // Most recently used last: deleting the first entry drops the least recently used.
+      if (body) map.delete(key) && map.set(key, body);
       return body;
     },
     *remember(key: string, chunks: Iterable<string>): Generator<string> {
