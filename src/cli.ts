@@ -4,9 +4,6 @@ import { defineCommands, type Runner } from './commands/define.js';
 import { addHelpTexts } from './help.js';
 import { flagHelp, GLOBAL_FLAGS, settingRow } from './settings.js';
 
-export type { Runnable, Runner } from './commands/define.js';
-export type { GlobalOptions } from './settings.js';
-
 export interface BuildOptions {
   version: string;
   run: Runner;

@@ -14,8 +14,6 @@ import {
   storedProfile,
 } from './settings.js';
 
-export type { GlobalOptions } from './settings.js';
-
 export type Deps = ReturnType<typeof createDeps>;
 
 /** Process-wide switches, defined in src/entry.ts only; each called once before its first need. */
@@ -39,10 +37,7 @@ export function createDeps(
   const clock = o.clock ?? systemClock;
   const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;
-    return () => {
-      p ??= f();
-      return p;
-    };
+    return () => (p ??= f());
   };
   const profileName = () => resolveProfileName(globals.profile, env);
   const store = once(async () =>

@@ -245,13 +245,7 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
 export function httpFailure(a: FailedAnswer): PrsError {
   const row =
     HTTP_FAILURES[a.status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[a.status >= 500 ? '5xx' : 'other'];
-  return new row.error(row.message(a), {
-    status: a.status,
-    method: a.method,
-    url: a.url,
-    body: a.said ?? '',
-    hint: row.hint(a),
-  });
+  return new row.error(row.message(a), { ...a, body: a.said, hint: row.hint(a) });
 }
 
 const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([

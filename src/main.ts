@@ -1,6 +1,7 @@
 /** The only try/catch that decides exit codes and the only process.exit. */
 import { type Command, CommanderError } from 'commander';
-import { buildProgram, type Runner } from './cli.js';
+import { buildProgram } from './cli.js';
+import type { Runner } from './commands/define.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
@@ -44,7 +45,7 @@ export function errorLines(err: unknown, debug: boolean): string[] {
       `prs: ${printable(first)}`,
       close.length
         ? printable(`did you mean ${close.join(' or ')}?`)
-        : `run \`${err instanceof CommandError ? err.command : 'prs'} --help\` for usage`,
+        : `run \`${(err as { command?: string }).command ?? 'prs'} --help\` for usage`,
     ];
   }
   if (err instanceof PrsError) {
@@ -123,9 +124,13 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
       logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
     });
     deps = createDeps(io, env, globals, controller.signal, switches);
-    // A dry run is not a run: no metrics file, no pings.
-    if ((command.name === 'report' || command.name === 'export') && !(options as { dryRun?: boolean }).dryRun)
-      observer = await watch(deps, command.name, options as { type?: string });
+    // A dry run is not a run: no metrics file, no pings. The watchers load when one is asked for, or
+    // when the settings do not resolve (observe/index.ts).
+    const o = options as { dryRun?: boolean; type?: string };
+    const watched = (command.name === 'report' || command.name === 'export') && !o.dryRun;
+    const s = watched && (await deps.settings().catch(() => undefined));
+    if (watched && (!s || s.metricsFile || s.pingUrl || s.logFormat === 'json'))
+      observer = await (await import('./observe/index.js')).watchRun(deps, command.name, o);
     await (await implementation)(options, deps);
   };
 
@@ -145,8 +150,9 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out is the interrupt.
     const code = received ? SIGNALS[received].code : processExitCode(err);
-    if (code !== ExitCode.ok && (received || !(err instanceof PrsError && err.silent))) {
-      const lines = received ? [signalLine()] : errorLines(err, debug);
+    const silent = code === ExitCode.ok || (!received && err instanceof PrsError && err.silent);
+    const lines = silent ? [] : received ? [signalLine()] : errorLines(err, debug);
+    if (lines.length > 0) {
       said = received !== undefined;
       // Before a command ran (a parse or usage error) the flags are read from argv.
       const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
@@ -157,8 +163,8 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
         for (const line of lines.slice(1))
           if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
       }
-      await observer?.finish(code, lines);
-    } else await observer?.finish(code, []);
+    }
+    await observer?.finish(code, lines);
     return code;
   } finally {
     releaseSignals();
@@ -167,30 +173,10 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   }
 }
 
-/** The run's watchers, loaded when one is asked for or the settings do not resolve (observe/index.ts). */
-async function watch(
-  deps: Deps,
-  command: 'report' | 'export',
-  options: { type?: string },
-): Promise<RunObserver | undefined> {
-  const s = await deps.settings().catch(() => undefined);
-  if (s && !s.metricsFile && !s.pingUrl && s.logFormat !== 'json') return undefined;
-  return (await import('./observe/index.js')).watchRun(deps, command, options);
-}
-
-class CommandError extends CommanderError {
-  constructor(
-    err: CommanderError,
-    readonly command: string,
-  ) {
-    super(err.exitCode, err.code, err.message);
-  }
-}
-
-/** Commander's errors (and --help, --version) thrown instead of exiting, printed by main. */
+/** Commander's errors (and --help, --version) thrown instead of exiting, with the command, printed by main. */
 function throwInsteadOfExit(cmd: Command, path = cmd.name()): Command {
   cmd.exitOverride((err) => {
-    throw new CommandError(err, path);
+    throw Object.assign(err, { command: path });
   });
   cmd.configureOutput({ outputError: () => {} });
   for (const sub of cmd.commands) throwInsteadOfExit(sub, `${path} ${sub.name()}`);

@@ -1,12 +1,18 @@
 /** Hand-built Deps for unit tests of commands: every dependency is a fake the test controls. */
 import type { ProfileData, Session, Store } from '../../src/auth/types.js';
 import { FakeClock } from '../../src/clock.js';
-import type { Deps, GlobalOptions } from '../../src/deps.js';
+import type { Deps } from '../../src/deps.js';
 import { createRunEvents } from '../../src/events.js';
 import type { Http } from '../../src/http/client.js';
 import { createTestIO, type TestIO } from '../../src/io.js';
 import type { Service } from '../../src/service/types.js';
-import { resolveSettings, type Settings, type SettingValues, storedProfile } from '../../src/settings.js';
+import {
+  type GlobalOptions,
+  resolveSettings,
+  type Settings,
+  type SettingValues,
+  storedProfile,
+} from '../../src/settings.js';
 
 /** An in-memory Store. */
 export function memoryStore(

@@ -2,7 +2,7 @@
 // rejected before any command module is loaded.
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, type GlobalOptions } from '../../src/cli.js';
+import { buildProgram } from '../../src/cli.js';
 import type { AuthStatusOptions } from '../../src/commands/auth.js';
 import type { CompletionOptions } from '../../src/commands/completion.js';
 import type { ConfigOptions } from '../../src/commands/config.js';
@@ -11,6 +11,7 @@ import type { LoginOptions } from '../../src/commands/login.js';
 import type { LogoutOptions } from '../../src/commands/logout.js';
 import type { ReportOptions } from '../../src/commands/report.flags.js';
 import { UsageError } from '../../src/errors.js';
+import type { GlobalOptions } from '../../src/settings.js';
 
 interface Ran {
   /** The command's name, as its definition gives it to the runner. */

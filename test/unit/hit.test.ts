@@ -5,10 +5,10 @@
 // certain it must leave to the CLI.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildProgram, type GlobalOptions } from '../../src/cli.js';
+import { buildProgram } from '../../src/cli.js';
 import { reportOptions } from '../../src/commands/report.flags.js';
 import { readArgv } from '../../src/hit.js';
-import { globalSettingValues } from '../../src/settings.js';
+import { type GlobalOptions, globalSettingValues } from '../../src/settings.js';
 
 const NOW = new Date(2024, 4, 6, 9);
 
