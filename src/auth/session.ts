@@ -95,20 +95,21 @@ function ownerOf(stored: ProfileData): string {
 const KEEP_SESSION_HINT =
   'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
 
+/** The environment's, else the one kept with the session: never sent for another user or client. */
+const secretOf = (s: Settings, stored: ProfileData | undefined, key: 'password' | 'clientSecret') =>
+  s[key] ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.[key]);
+
 /** Step 4: the environment's first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
   if (s.grant === 'client_credentials') return undefined;
-  const username = s.username;
-  // A saved password belongs to the stored session's user: never sent for another one.
-  const own = !foreignTo(s, stored);
-  const password = s.password ?? (own ? stored?.secrets?.password : undefined);
-  const clientSecret = s.clientSecret ?? (own ? stored?.secrets?.clientSecret : undefined);
+  const { username } = s;
+  const password = secretOf(s, stored, 'password');
+  const clientSecret = secretOf(s, stored, 'clientSecret');
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
 }
 
 export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
-  if (s.grant !== 'client_credentials') return undefined;
-  return s.clientSecret ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.clientSecret);
+  return s.grant === 'client_credentials' ? secretOf(s, stored, 'clientSecret') : undefined;
 }
 
 function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoint {

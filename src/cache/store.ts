@@ -28,17 +28,6 @@ import { writeAll } from '../stdout.js';
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');
 const sha256 = (data: string | Buffer) => hasher().update(data).digest('hex');
 
-export interface AnswerKey {
-  baseUrl: string;
-  realm: string;
-  clientId: string;
-  identity: string;
-  tenant: string;
-  portfolioId: number;
-  reportType: string;
-  date: string;
-}
-
 /** Its body is `length` bytes at `offset` of the file at `path`. */
 export interface CachedAnswer {
   path: string;
@@ -62,18 +51,22 @@ const EXT = '.entry';
 const HEAD = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/;
 const STALE_TEMP_MS = 60 * 60_000;
 
-export function keyText(k: AnswerKey): string {
-  return JSON.stringify([
-    k.baseUrl,
-    k.realm,
-    k.clientId,
-    k.identity,
-    k.tenant,
-    k.portfolioId,
-    k.reportType,
-    k.date,
-  ]);
-}
+const KEY_FIELDS = [
+  'baseUrl',
+  'realm',
+  'clientId',
+  'identity',
+  'tenant',
+  'portfolioId',
+  'reportType',
+  'date',
+] as const;
+/** An answer's identity: another user, tenant, portfolio, type or date is another entry. */
+export type AnswerKey = Record<Exclude<(typeof KEY_FIELDS)[number], 'portfolioId'>, string> & {
+  portfolioId: number;
+};
+
+export const keyText = (k: AnswerKey): string => JSON.stringify(KEY_FIELDS.map((f) => k[f]));
 
 /** The key holds user and tenant names, which stay out of paths. */
 export function entryName(k: AnswerKey): string {
