@@ -49,11 +49,16 @@ export function suggest(input: string, candidates: readonly string[]): string | 
   return best;
 }
 
-function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
+export function oneOf<T extends string>(
+  what: string,
+  value: string,
+  allowed: readonly T[],
+  list = `valid ${what}s`,
+): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   const guess = suggest(value, allowed);
   throw new UsageError(`unknown ${what} "${value}"${guess ? ` — did you mean "${guess}"?` : ''}`, {
-    hint: `valid ${what}s: ${allowed.join(', ')}`,
+    hint: `${list}: ${allowed.join(', ')}`,
   });
 }
 

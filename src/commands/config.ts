@@ -1,7 +1,7 @@
 /** `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets). */
 import type { Deps } from '../deps.js';
 import { NoDataError, UsageError } from '../errors.js';
-import { suggest } from '../input.js';
+import { oneOf } from '../input.js';
 import {
   checkSetting,
   effectiveSettings,
@@ -19,13 +19,7 @@ export interface ConfigOptions {
   json?: boolean;
 }
 
-export function parseKey(key: string): SettingKey {
-  if ((SETTING_KEYS as readonly string[]).includes(key)) return key as SettingKey;
-  const guess = suggest(key, SETTING_KEYS);
-  throw new UsageError(`unknown setting "${key}"${guess ? ` — did you mean "${guess}"?` : ''}`, {
-    hint: `settings: ${SETTING_KEYS.join(', ')}`,
-  });
-}
+export const parseKey = (key: string): SettingKey => oneOf('setting', key, SETTING_KEYS, 'settings');
 
 export function checkValue(key: SettingKey, value: string): string {
   try {

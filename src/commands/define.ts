@@ -5,12 +5,12 @@
 import { Argument, type Command } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
-import { HELP_TOPICS, helpTarget } from '../help.js';
+import { exitCodesText, HELP_TOPICS, helpTarget } from '../help.js';
 import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
 import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
-import { addFlags, type FlagRow, type FlagsOf, SANDBOX_FLAGS, usage } from './flags.js';
+import { type FlagRow, type FlagsOf, SANDBOX_FLAGS, usage } from './flags.js';
 import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
 
@@ -56,7 +56,7 @@ function define<T extends Record<string, FlagRow>, O>(
 ): Command {
   const cmd = parent.command(d.spelling, { hidden: d.hidden }).description(d.description);
   for (const arg of d.args ?? []) cmd.addArgument(arg);
-  if (d.flags) addFlags(cmd, d.flags);
+  for (const row of Object.values<FlagRow>(d.flags ?? {})) cmd.option(row.flag, row.help, row.default);
   return cmd.action(async (...values: unknown[]) => {
     const globals = globalsOf(values.at(-1) as Command);
     const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, globals);
@@ -228,7 +228,10 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
   });
 
   // Replaces commander's implicit help command: it also shows topics and nested commands.
-  const exitCodes = { name: 'help.exit-codes', load: async () => (await import('./help.js')).exitCodes };
+  const exitCodes = {
+    name: 'help.exit-codes',
+    load: async () => async (_o: object, deps: Deps) => deps.io.out(exitCodesText()),
+  };
   program
     .command('help')
     .description('help for a command (prs help auth status), or: prs help exit-codes')

@@ -71,14 +71,6 @@ export const SANDBOX_FLAGS = {
   },
 } as const satisfies Record<string, FlagRow>;
 
-export function addFlags<C extends { option(flags: string, description: string, value?: string): C }>(
-  cmd: C,
-  table: Record<string, FlagRow>,
-): C {
-  for (const row of Object.values(table)) cmd.option(row.flag, row.help, row.default);
-  return cmd;
-}
-
 /** Commander's reading of a flag's spelling: `-o, --output <file>`, `--no-cache`. */
 export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {
   const m = /^(?:(-\w), )?(--[\w-]+)( [<[])?/.exec(flag)!;
