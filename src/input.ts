@@ -34,19 +34,12 @@ export function isClose(input: string, candidate: string): boolean {
   return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
 }
 
+/** The closest of `candidates` (a prefix or last dotted part first), the earliest of equals. */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
-  let best: string | undefined;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    if (!isClose(input, c)) continue;
-    const score = c.startsWith(lower) || c.endsWith(`.${lower}`) ? 0 : editDistance(lower, c.toLowerCase());
-    if (score < bestScore) {
-      best = c;
-      bestScore = score;
-    }
-  }
-  return best;
+  const score = (c: string) =>
+    c.startsWith(lower) || c.endsWith(`.${lower}`) ? 0 : editDistance(lower, c.toLowerCase());
+  return candidates.filter((c) => isClose(input, c)).sort((a, b) => score(a) - score(b))[0];
 }
 
 export function oneOf<T extends string>(
@@ -55,7 +48,7 @@ export function oneOf<T extends string>(
   allowed: readonly T[],
   list = `valid ${what}s`,
 ): T {
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+  if (allowed.includes(value as T)) return value as T;
   const guess = suggest(value, allowed);
   throw new UsageError(`unknown ${what} "${value}"${guess ? ` — did you mean "${guess}"?` : ''}`, {
     hint: `${list}: ${allowed.join(', ')}`,
@@ -69,8 +62,7 @@ export const parseExportFormat = (v: string): ExportFormat => oneOf('format', v,
 /** `-o json` (kubectl's spelling of a format) is refused; `-o ./json` writes the file. */
 export function parseOutput(v: string | undefined, formats: readonly string[]): string | undefined {
   if (v === undefined || !formats.includes(v.toLowerCase())) return v;
-  const f = v.toLowerCase();
-  throw new UsageError(`-o ${v} names a format, not a file — did you mean -f ${f}?`, {
+  throw new UsageError(`-o ${v} names a format, not a file — did you mean -f ${v.toLowerCase()}?`, {
     hint: `to write a file named ${v}, say -o ./${v}`,
   });
 }
