@@ -57,10 +57,7 @@ const BINDING_LABELS: Record<keyof SessionBinding, string> = {
   baseUrl: 'base URL',
 };
 
-/**
- * Why the stored session must not be used with these settings ("user", "base URL", …), or undefined.
- * Without a binding (an older prs stored it) the profile's settings stand in for it.
- */
+/** Why the stored session is not for these settings ("user", …); an older prs's: its profile's settings. */
 export function foreignTo(s: Settings, stored: ProfileData | undefined): string[] | undefined {
   if (!stored?.session) return undefined;
   const st = stored.settings;
@@ -305,10 +302,7 @@ export function createSession(d: SessionDeps): Session {
   };
 }
 
-/**
- * How long a process waits for another's renewal: the longest that renewal can take with its
- * retries, so a token service that is down makes the waiter wait, not fail "locked".
- */
+/** The longest another's renewal can take with its retries: a waiter waits that long, never "locked". */
 export function renewalWaitMs(s: Pick<Settings, 'retries' | 'timeoutMs'>): number {
   return (s.retries + 1) * s.timeoutMs + s.retries * MAX_RETRY_AFTER_MS + 30_000;
 }

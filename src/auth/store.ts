@@ -20,10 +20,7 @@ function corruptStoreError(path: string, reason: string): UsageError {
   });
 }
 
-/**
- * The file's data, or a one-line reason why it is unusable: strict on shapes (a half-understood
- * credential file is worse than an honest error); unknown top-level keys are kept.
- */
+/** The data, or why it is unusable: strict on shapes (a half-understood credential file is worse). */
 export function parseStoreText(text: string): { data: StoreData } | { error: string } {
   if (text.trim() === '') return { data: { profiles: {} } };
   let raw: unknown;
@@ -113,10 +110,8 @@ export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.sessi
 
 const holdsSecrets = (data: StoreData) => Object.values(data.profiles).some(holdsSession);
 
-/**
- * A directory or file others may use is tightened to 0700/0600; where prs cannot, secrets are
- * refused there (as ssh refuses a key file). Without secrets a loose mode is the user's choice.
- */
+// Loose modes are tightened to 0700/0600; where prs cannot, secrets are refused (as ssh refuses a key
+// file). Without secrets a loose mode is the user's choice.
 function ensurePrivate(
   dir: string,
   file: string,
@@ -155,10 +150,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * `warn`: says that a file holding secrets was made private when read; without it (the cache's fast
- * path) such a file is refused, and the CLI proper tightens it.
- */
+/** `warn`: a file with secrets is tightened when read, saying so; without it (the fast path), refused. */
 export async function openStore(
   configDir: string,
   o: { warn?: (line: string) => void } = {},

@@ -1,9 +1,6 @@
-/**
- * The answer cache's store: `<cacheDir>/answers/<profile>/<sha256 of the key>.entry` (0600 in 0700),
- * each `prs-answer 1 <length> <sha256> <stored at>\n<key JSON>\n<body>` with fixed-width numbers, so
- * the first line is written once the body has streamed in. The mtime is "last used", for the LRU
- * eviction. A clear leaves a mark in `answers.cleared/` that stops stores created before it.
- */
+// `<cacheDir>/answers/<profile>/<sha256 of the key>.entry` (0600 in 0700): `prs-answer 1 <length> <sha256>
+// <stored at>\n<key JSON>\n<body>`, numbers fixed-width so that the first line is written after the body.
+// The mtime is "last used" (LRU); a mark in `answers.cleared/` stops stores created before the clear.
 import type { Hash } from 'node:crypto';
 import {
   chmodSync,

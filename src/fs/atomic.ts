@@ -64,7 +64,7 @@ export interface Replacement {
 export interface ReplaceOptions {
   mode?: number;
   mtimeMs?: number;
-  /** false: no fsync, for state that is checked when read and costs little when lost (on every request's path). */
+  /** false: no fsync, for state checked when read and cheap to lose (on every request's path). */
   durable?: boolean;
 }
 
@@ -124,10 +124,7 @@ export function readText(path: string): string {
   }
 }
 
-/**
- * A read-modify-replace under the file's lock: no two processes write from the same old text. `fn`'s
- * undefined text leaves the file. Done before this returns when the lock is free.
- */
+/** Read-modify-replace under the file's lock (`fn`'s undefined text leaves it); at once when free. */
 export function updateFile<T>(
   path: string,
   fn: (text: string) => { text?: string; result: T },
@@ -164,10 +161,7 @@ export async function assertDirectory(dir: string): Promise<void> {
   }
 }
 
-/**
- * export's target: `--dir` made (mkdir -p) and checked, or `-o FILE`'s directory checked; dead runs'
- * temporaries there go. Returns the first directory it created.
- */
+/** export's `--dir` made and checked (or `-o FILE`'s), dead runs' temporaries gone; the first dir created. */
 export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
     await assertWritableDir(output);

@@ -13,10 +13,7 @@ export interface LockOptions {
   createDir?: boolean;
 }
 
-/**
- * Runs `fn` holding the lock on `file`. With the lock free, a synchronous `fn` is taken, run and
- * released before this returns; while an async one runs, the lock is refreshed (a sign-in may take long).
- */
+/** A synchronous `fn` with the lock free runs and releases before this returns; an async one refreshes it. */
 export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<Awaited<T>> {
   const lock = `${file}.lock`;
   const taking = take(file, o);

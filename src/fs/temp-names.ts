@@ -41,10 +41,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/**
- * Removes from `dir` the temporaries of this machine's runs whose process is gone (a reused pid keeps
- * its file: erring towards keeping one). Best effort; returns the names removed.
- */
+/** Best effort: this machine's temporaries in `dir` whose process is gone (a reused pid keeps its file). */
 export async function removeStaleTemporaries(
   dir: string,
   alive: (pid: number) => boolean = processAlive,

@@ -146,10 +146,8 @@ export function createHttp(o: HttpOptions): Http {
 
 export const MIN_PROGRESS_BYTES = 1024;
 
-/**
- * --timeout bounds the body too (undici's bodyTimeout only notices silence): less than 1 kB within a
- * timeout fails as UND_ERR_BODY_TIMEOUT, unless the reader is the slow side (its buffer is full).
- */
+// --timeout bounds the body too (bodyTimeout only notices silence): under 1 kB in a timeout fails as
+// UND_ERR_BODY_TIMEOUT, unless the reader is the slow side (its buffer is full).
 export function watchProgress(body: Readable, timeoutMs: number): void {
   let received = 0;
   let mark = 0;

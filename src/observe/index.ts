@@ -111,10 +111,8 @@ export function entryOf(e: RunEvent): LogEntry | undefined {
 
 type RunSignals = Pick<Settings, 'profile' | 'metricsFile' | 'pingUrl' | 'proxy'>;
 
-/**
- * The settings do not resolve (a bad PRS_RATE_LIMIT): the metrics file and ping URL read alone, so
- * that the run's exit 2 is still recorded and pinged; when even they cannot be, `err` goes on.
- */
+// Settings that do not resolve (a bad PRS_RATE_LIMIT): the metrics file and ping URL read alone, so
+// that exit 2 is still recorded and pinged; when even they cannot be, `err` goes on.
 async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
   try {
     const stored = await deps.profile().catch(() => undefined);

@@ -115,10 +115,7 @@ export function lastSuccessFrom(text: string, command: string, profile: string):
   return undefined;
 }
 
-/**
- * Puts this run's series into the file, under the file's lock (fs/atomic.ts updateFile): two runs
- * ending together each keep the other's. Done before this returns when the lock is free.
- */
+/** This run's series into the file under its lock: two runs ending together each keep the other's. */
 export function writeMetricsFile(path: string, m: Omit<RunMetrics, 'lastSuccessAt'>): Promise<void> {
   return updateFile(
     path,

@@ -49,10 +49,7 @@ export function itemsOf(portfolioIds: readonly number[], dates: readonly string[
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));
 }
 
-/**
- * A failure of this item only (400, 404, 5xx, a corrupt answer, a file that exists); anything else
- * would fail every other item the same way: it stops the run.
- */
+/** This item's failure only (400, 404, 5xx, corrupt, file exists); anything else stops the run. */
 export function isItemFailure(err: unknown): boolean {
   return (
     err instanceof FileExistsError ||

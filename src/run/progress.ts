@@ -59,10 +59,7 @@ export interface Position {
 export interface RunProgress {
   show(text: string): void;
   at(p: Position): void;
-  /**
-   * A request's wait hook: the countdown on a terminal (`p` undefined: a run of one item), else one
-   * line per wait longer than 5 s, led by `label`.
-   */
+  /** A countdown on a terminal (`p` undefined: one item), else a line led by `label` per wait over 5 s. */
   onWait(p: Position | undefined, label: string): (ms: number, reason: WaitReason) => void;
   stop(): void;
 }

@@ -24,10 +24,8 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-/**
- * KEYS: done (zset of completion times), open (zset of send times), until. ARGV: limit, window, span,
- * kept, slot id. {1, 0}: the slot opened; {0, ms to wait}.
- */
+// KEYS: done, open (zsets of completion and send times), until. ARGV: limit, window, span, kept, slot
+// id. {1, 0}: the slot opened; {0, ms to wait}.
 const ACQUIRE = `${NOW}
 local limit, window, span, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local horizon = now + span
@@ -242,10 +240,8 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
 export const createRedisLimiter = (o: RedisLimiterOptions): Limiter =>
   limiterOver(redisSlots(o), o.clock, o.signal);
 
-/**
- * Why Redis failed, without the URL (it may hold the password). `handshake`: a rediss:// connection
- * that never completed (a plain Redis port stays silent at a TLS hello).
- */
+// Without the URL (it may hold the password). `handshake`: a rediss:// connection never completed (a
+// plain Redis port stays silent at a TLS hello).
 export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
   const code = e?.code ?? e?.errors?.[0]?.code;

@@ -37,10 +37,7 @@ export interface CallHooks {
 }
 
 export interface Service {
-  /**
-   * One answer, read by `use` inside the retry loop: a body that breaks off is asked for again and
-   * `use` runs again, so it keeps nothing of a failed attempt.
-   */
+  /** Read by `use` inside the retry loop: a body cut off is asked for again, so `use` keeps nothing of it. */
   report<T>(q: ReportQuery, hooks: CallHooks, use: (res: ReportResponse) => Promise<T>): Promise<T>;
   exportReport(q: ReportQuery & { format: ExportFormat }, hooks?: CallHooks): Promise<ExportResponse>;
   /** The export with its body consumed by `save` inside the retry loop (a stalled download is retried). */
