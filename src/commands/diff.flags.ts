@@ -9,28 +9,11 @@ import {
   parseReportType,
 } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import {
-  type FlagRow,
-  type FlagsOf,
-  ITEM_FLAGS,
-  type OutputOptions,
-  outputOptions,
-  requireType,
-  usage,
-} from './flags.js';
+import { type FlagRow, type FlagsOf, ITEM_FLAGS, outputOptions, requireType, usage } from './flags.js';
 import { REPORT_FLAGS } from './report.flags.js';
 
-export interface DiffOptions extends OutputOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  /** The requests per portfolio, oldest first: two (--from/--to, -d/--against) or a range (--each). */
-  steps: { date: string; type: ReportType }[];
-  each: boolean;
-  /** -d/--against: the type compared with --type on one date. */
-  against?: ReportType;
-  key?: string[];
-  exitCode: boolean;
-}
+export type DiffOptions = ReturnType<typeof diffOptions>;
+type Step = { date: string; type: ReportType };
 
 /** In `--help` order. */
 export const DIFF_FLAGS = {
@@ -84,7 +67,8 @@ export type DiffFlags = FlagsOf<typeof DIFF_FLAGS>;
 const family = (t: ReportType) =>
   t === 'index' ? 'index' : t.endsWith('corporateactions') ? 'corporate actions' : 'constituents';
 
-function steps(o: DiffFlags, type: ReportType, now: Date): Pick<DiffOptions, 'steps' | 'against'> {
+/** The requests per portfolio, oldest first: two (--from/--to, -d/--against) or a range (--each). */
+function steps(o: DiffFlags, type: ReportType, now: Date): { steps: Step[]; against?: ReportType } {
   const range = o.from !== undefined || o.to !== undefined;
   if (o.against !== undefined) {
     if (range) throw usage('--against compares two types on one date: use -d, not --from/--to');
@@ -138,7 +122,7 @@ export function diffOptions(
   o: DiffFlags,
   now: Date,
   globals: Pick<GlobalOptions, 'noCache'> = {},
-): DiffOptions {
+) {
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const format = o.format === undefined ? undefined : parseReportFormat(o.format);

@@ -199,15 +199,12 @@ async function reportRows(
     ],
     run.failures,
   );
-  if (failed) {
-    if (empty.length > 0) deps.io.note(`no data for ${describeEmpty(empty)}`);
-    throw failed;
-  }
+  if (empty.length > 0 && (failed || count > 0)) deps.io.note(`no data for ${describeEmpty(empty)}`);
+  if (failed) throw failed;
   if (count === 0)
     throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
-  if (empty.length > 0) deps.io.note(`no data for ${describeEmpty(empty)}`);
   return { count, empty };
 }
 
