@@ -34,7 +34,7 @@ export interface SettingRow {
 }
 
 /** A parser of one of `values` (`-` read as `_`), named `what` in its error. */
-function oneOf<T extends string>(what: string, ...values: T[]): (value: string) => T {
+function choice<T extends string>(what: string, ...values: T[]): (value: string) => T {
   return (value) => {
     const v = value.trim().replace('-', '_') as T;
     if (values.includes(v)) return v;
@@ -42,9 +42,9 @@ function oneOf<T extends string>(what: string, ...values: T[]): (value: string) 
   };
 }
 
-const parseLogFormat = oneOf('log format', 'text', 'json');
+const parseLogFormat = choice('log format', 'text', 'json');
 /** The OAuth grant_type names; `client-credentials` is accepted too. */
-export const parseGrant = oneOf('grant', 'password', 'client_credentials');
+export const parseGrant = choice('grant', 'password', 'client_credentials');
 
 export const SETTINGS = {
   profile: {

@@ -377,9 +377,8 @@ export async function streamExport(
       await write(out, chunk, c.signal);
     }
   } catch (err) {
+    // A reader that went away aborts `c.signal` (io.stdoutGone): the run ends as main decides.
     discard(res.body);
-    // The reader went away (`| head`): what it wanted, it got.
-    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return bytes;
     throw classifyStreamError(err, c, '-', bytes);
   }
   if (res.contentLength !== undefined && bytes !== res.contentLength) {
@@ -404,21 +403,16 @@ export async function extractToStdout(
     const entries = await verifyZip(zipPath, c.signal);
     if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
     let last = 10;
-    try {
-      // Checked again as it is read: a second pass must not trust the first.
-      await verifyZip(zipPath, c.signal, async (entry) => {
-        if (!isCsvEntry(entry)) return undefined;
-        // A member that does not end its last line must not glue the next member's header to it.
-        if (last !== 10) await write(out, Buffer.from('\n'), c.signal);
-        return (d) => {
-          last = d[d.length - 1] ?? last;
-          return write(out, d, c.signal);
-        };
-      });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EPIPE') return bytes;
-      throw err;
-    }
+    // Checked again as it is read: a second pass must not trust the first.
+    await verifyZip(zipPath, c.signal, async (entry) => {
+      if (!isCsvEntry(entry)) return undefined;
+      // A member that does not end its last line must not glue the next member's header to it.
+      if (last !== 10) await write(out, Buffer.from('\n'), c.signal);
+      return (d) => {
+        last = d[d.length - 1] ?? last;
+        return write(out, d, c.signal);
+      };
+    });
     return bytes;
   } catch (err) {
     throw asCorrupt(err, c);
