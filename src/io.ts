@@ -238,20 +238,13 @@ function createPrompter(): (question: string, hidden: boolean) => Promise<string
     const stdin = process.stdin;
     const input = new PassThrough();
     let delivered = false;
+    // Up to the first line's end to `read`, the rest kept for the next prompt.
     const feed = (text: string) => {
-      if (delivered) {
-        ahead += text;
-        return;
-      }
-      const m = /\r\n|\r|\n/.exec(text);
-      if (!m) {
-        input.write(text);
-        return;
-      }
-      delivered = true;
-      const end = m.index + m[0].length;
-      input.write(text.slice(0, end));
+      const m = delivered ? null : /\r\n|\r|\n/.exec(text);
+      const end = delivered ? 0 : m ? m.index + m[0].length : text.length;
+      if (end > 0) input.write(text.slice(0, end));
       ahead += text.slice(end);
+      if (m) delivered = true;
     };
     const onData = (chunk: Buffer) => feed(chunk.toString('utf8'));
     const wasRaw = stdin.isRaw;

@@ -1,4 +1,5 @@
 /** A zip on disk checked in constant memory: each entry's CRC-32 and size against the central directory. */
+import { isUtf8 } from 'node:buffer';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -87,12 +88,7 @@ function toZipEntry(e: Entry): ZipEntry {
 
 function decodeName(raw: Buffer, flags: number): string {
   // Bit 11: UTF-8. Otherwise CP437 in theory; UTF-8 when it decodes, else Latin-1, is what tools do.
-  if (flags & 0x800) return raw.toString('utf8');
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    return raw.toString('latin1');
-  }
+  return flags & 0x800 || isUtf8(raw) ? raw.toString('utf8') : raw.toString('latin1');
 }
 
 /** One entry's bytes to `onData` (awaited: a slow writer holds the reading back), then checked. */
