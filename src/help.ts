@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { EXIT_CODES, UsageError } from './errors.js';
 import { suggest } from './input.js';
 
-export const HELP_TOPICS = ['exit-codes'] as const;
+/** `prs help <topic>` beside the commands, with what each shows. */
+export const HELP_TOPICS = { 'exit-codes': 'every exit code and what it means' };
 
 export function helpTarget(program: Command, topic: string[]): Command {
   let target = program;
@@ -11,7 +12,7 @@ export function helpTarget(program: Command, topic: string[]): Command {
     const subs = target.commands.filter((c) => !(c as unknown as { _hidden: boolean })._hidden);
     const next = subs.find((c) => c.name() === word || c.aliases().includes(word));
     if (!next) {
-      const names = [...subs.map((c) => c.name()), ...(target === program ? HELP_TOPICS : [])];
+      const names = [...subs.map((c) => c.name()), ...(target === program ? Object.keys(HELP_TOPICS) : [])];
       const guess = suggest(word, names);
       throw new UsageError(
         `unknown help topic "${topic.join(' ')}"${guess ? ` — did you mean "${guess}"?` : ''}`,

@@ -235,7 +235,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
   program
     .command('help')
     .description('help for a command (prs help auth status), or: prs help exit-codes')
-    .argument('[topic...]', `a command, or one of: ${HELP_TOPICS.join(', ')}`)
+    .argument('[topic...]', `a command, or one of: ${Object.keys(HELP_TOPICS).join(', ')}`)
     .action(async (topic: string[], _o: object, cmd: Command) => {
       if (topic.length === 1 && topic[0] === 'exit-codes') return ctx.run(exitCodes, {}, globalsOf(cmd));
       helpTarget(program, topic).help();

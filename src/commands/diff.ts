@@ -26,8 +26,6 @@ interface Answer {
   rows: Row[];
 }
 
-const labelOf = (a: Answer, o: DiffOptions) => `${itemLabel(a.item)}${o.against ? ` (${a.type})` : ''}`;
-
 export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
   const dates = [...new Set(o.steps.map((s) => s.date))];
   return outputRun(o, deps, {
@@ -48,16 +46,8 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
   const { HolidayFilter } = await import('../run/holidays.js');
   const multi = o.portfolioIds.length > 1;
   const lead = [...(multi ? ['portfolioId'] : []), ...(o.each ? ['fromDate', 'toDate'] : [])];
-  const writer = diffWriter({
-    format: out.format,
-    lead,
-    key: [defaultKey(o.type).first],
-    terminal: out.terminal,
-    color: out.color,
-    width: out.width,
-  });
+  const writer = diffWriter({ ...out, lead, key: [defaultKey(o.type).first] });
   const items = o.portfolioIds.flatMap((portfolioId) => o.steps.map((s) => ({ portfolioId, date: s.date })));
-  const typeAt = (index: number) => o.steps[index % o.steps.length]!.type;
   const sink = await out.sink();
   const holidays = new HolidayFilter();
   const previous = new Map<number, Answer>();
@@ -65,7 +55,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      const type = typeAt(ctx.index);
+      const type = o.steps[ctx.index % o.steps.length]!.type;
       const rows = await service.report(
         { portfolioId: item.portfolioId, reportType: type, date: item.date },
         { signal: ctx.signal, onWait: ctx.onWait },
@@ -82,7 +72,10 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       const before = previous.get(item.portfolioId);
       previous.set(item.portfolioId, now);
       if (!before) return { status: 'written', bytes: 0 };
-      const answers = [before, now].map((a) => ({ rows: a.rows, label: labelOf(a, o) }));
+      const answers = [before, now].map((a) => ({
+        rows: a.rows,
+        label: `${itemLabel(a.item)}${o.against ? ` (${a.type})` : ''}`,
+      }));
       const key = chooseKey(o.type, answers, o.key);
       // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
       if (!o.each && !o.against && day !== undefined && before.rows[0]?.effectiveDate === day)

@@ -66,13 +66,10 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
   const writer =
     out.writer?.() ??
     reportWriter({
+      ...out,
       type: o.type,
-      format: out.format,
       fields: o.fields,
       multi: o.portfolioIds.length > 1,
-      terminal: out.terminal,
-      color: out.color,
-      width: out.width,
       // A file appears only at the end: its CSV/TSV header can be every answer's columns.
       union: o.output !== undefined,
     });

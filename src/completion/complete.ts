@@ -1,6 +1,6 @@
 /** `prs __complete <words…>`: what TAB offers, read off the commander program (as cobra's __complete). */
 import type { Command, Option } from 'commander';
-import type { HELP_TOPICS } from '../help.js';
+import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS } from '../settings.js';
 
 /** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
@@ -10,10 +10,6 @@ const ARGUMENT_VALUES: Record<string, Completion> = {
   'config get key': { values: SETTING_KEYS },
   'config set key': { values: SETTING_KEYS },
   'config unset key': { values: SETTING_KEYS },
-};
-
-const TOPICS: Record<(typeof HELP_TOPICS)[number], string> = {
-  'exit-codes': 'every exit code and what it means',
 };
 
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
@@ -87,7 +83,7 @@ export function complete(
     let target: Command | undefined = parent;
     for (const word of args) target = target && help.visibleCommands(target).find((c) => c.name() === word);
     if (!target) return {};
-    const topics = target === program ? Object.entries(TOPICS) : [];
+    const topics = target === program ? Object.entries(HELP_TOPICS) : [];
     const names = commandsOf(help.visibleCommands(target)).filter(([name]) => name !== 'help');
     return { complete: described([...names, ...topics]) };
   }
