@@ -1,7 +1,5 @@
-/**
- * `prs auth status` and `prs auth token`. Status never contacts the network (a health check runs it):
- * "ready" means a call would need no prompt by what is stored and set.
- */
+// `prs auth status` and `prs auth token`. Status never contacts the network (a health check runs it):
+// "ready" means a call would need no prompt by what is stored and set.
 
 import {
   accessUsable,

@@ -1,7 +1,4 @@
-/**
- * `prs completion <shell>`: the script. `prs __complete -- <words…>`: what TAB offers after them, silent
- * on any problem (nothing may spray into a completion menu).
- */
+/** `prs completion <shell>`; `prs __complete -- <words…>`, silent on any problem (it feeds a menu). */
 import type { Command } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';

@@ -1,7 +1,5 @@
-/**
- * Every command's definition, as GitHub CLI's `NewCmdX(f, runF)`: its flags → typed options (bad input
- * rejected before any I/O) → the runner, which loads the command's body (a chunk of its own) to run it.
- */
+// Every command's definition, as GitHub CLI's `NewCmdX(f, runF)`: flags → typed options (bad input
+// rejected before any I/O) → the runner, which loads the command's body (a chunk of its own).
 import { Argument, type Command } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';

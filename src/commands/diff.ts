@@ -1,7 +1,5 @@
-/**
- * `prs diff`: a run like report's, two requests in flight; each answer is compared with its
- * portfolio's previous one as it arrives, so at most three answers' rows are held.
- */
+// `prs diff`: a run like report's, two requests in flight; each answer is compared with its
+// portfolio's previous one as it arrives, so at most three answers' rows are held.
 import type { Deps } from '../deps.js';
 import { anyChange, countsText, diffBatches, type PairCounts } from '../diff/compare.js';
 import { chooseKey, defaultKey } from '../diff/keys.js';

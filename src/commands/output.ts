@@ -23,10 +23,7 @@ export interface Output {
   /** A temporary for -o; every one opened is removed if the run fails. */
   file(): Promise<AtomicFile>;
   runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions<ItemDone>>;
-  /**
-   * `text` ends the output (a table's whole text, paged on a terminal); `nothing`: none at all (an
-   * empty table); `widened`: a CSV/TSV file is rewritten with every answer's columns.
-   */
+  /** `text` is paged if a table's; `nothing`: an empty table; `widened`: a CSV/TSV file's union columns. */
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }
 

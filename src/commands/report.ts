@@ -1,7 +1,4 @@
-/**
- * `prs report`: one request per portfolio × date, run by src/run/engine.ts (CLI.md "Runs of many
- * items"). Each answer's rows are held back (a spool) until the whole answer checked out.
- */
+/** `prs report`: each answer's rows are held back (a spool) until the whole answer checked out. */
 import type { Deps } from '../deps.js';
 import type { Row } from '../domain.js';
 import { NoDataError, UsageError } from '../errors.js';

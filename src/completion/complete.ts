@@ -19,10 +19,7 @@ const described = (entries: [string, string][]): Completion => ({
   descriptions: Object.fromEntries(entries),
 });
 
-/**
- * The words after `prs`, the last one being completed: what it completes to, and the prefix each word
- * needs (`--format=` when the value is typed in the same word as its flag).
- */
+/** What the last of the words after `prs` completes to; `prefix`: `--format=` when typed with its flag. */
 export function complete(
   program: Command,
   words: readonly string[],

@@ -1,8 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell source, not templates.
-/**
- * The completion scripts: each hands the words typed to `prs __complete` and offers what it prints
- * (a word and its description per line, or `:files`/`:dirs` for the shell's own file completion).
- */
+// Each script hands the words typed to `prs __complete` and offers what it prints: a word and its
+// description per line, or `:files`/`:dirs` for the shell's own file completion.
 import { EXAMPLES } from '../help.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';

@@ -1,7 +1,5 @@
-/**
- * A diff's rows → text: json and ndjson as each pair is compared; csv, tsv and the table at the end,
- * since their columns are the union of the pairs' key fields.
- */
+// A diff's rows → text: json and ndjson as each pair is compared; csv, tsv and the table at the end,
+// since their columns are the union of the pairs' key fields.
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Column } from '../render/columns.js';
