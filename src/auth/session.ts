@@ -170,13 +170,12 @@ export function createSession(d: SessionDeps): Session {
       d.io.note(`prs: note: could not save the session: ${err.message}`);
     }
   };
-  const saveSession = (next: StoredSession | undefined) => save((p) => withSession(p, next));
   const use = (next: StoredSession) => {
     memo = next;
     return next.accessToken;
   };
   const keep = async (next: StoredSession, bound: SessionBinding | undefined) => {
-    await saveSession({ ...next, bound });
+    await save((p) => withSession(p, { ...next, bound }));
     return use(next);
   };
 
@@ -237,7 +236,7 @@ export function createSession(d: SessionDeps): Session {
         }
         refusal = err;
         d.io.debug(`auth: refresh refused (${err.error})`);
-        if (err.error === 'invalid_grant') await saveSession(undefined);
+        if (err.error === 'invalid_grant') await save((p) => withSession(p, undefined));
       }
     }
     if (creds) return keep(await signIn(creds.clientSecret, creds), bindingNow);
@@ -282,12 +281,9 @@ export function createSession(d: SessionDeps): Session {
     async token() {
       if (s.token) return s.token;
       if (accessUsable(memo, now())) return memo.accessToken;
-      const p = d.store.get(profile);
-      const stored = p?.session;
-      if (accessUsable(stored, now()) && !foreignTo(s, p)) {
-        return use(stored);
-      }
-      return obtain(undefined);
+      const stored = d.store.get(profile);
+      const cur = stored?.session;
+      return accessUsable(cur, now()) && !foreignTo(s, stored) ? use(cur) : obtain(undefined);
     },
     async renew(rejected) {
       if (s.token) {

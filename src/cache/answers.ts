@@ -25,22 +25,13 @@ export function answerKey(
   q: ReportQuery,
 ): AnswerKey | undefined {
   if (!s.baseUrl || !s.tenant) return undefined;
-  return {
-    baseUrl: s.baseUrl,
-    realm: s.realm ?? '',
-    clientId: s.clientId ?? '',
-    identity: identityOf(s),
-    tenant: s.tenant,
-    portfolioId: q.portfolioId,
-    reportType: q.reportType,
-    date: q.date,
-  };
+  const { portfolioId, reportType, date } = q;
+  const { baseUrl, tenant, realm = '', clientId = '' } = s;
+  return { baseUrl, realm, clientId, identity: identityOf(s), tenant, portfolioId, reportType, date };
 }
 
-export const todayUtc = (now: number) => new Date(now).toISOString().slice(0, 10);
-
 /** Strictly before today (UTC): today's answer can still change. */
-export const cacheableDate = (date: string, now: number) => date < todayUtc(now);
+export const cacheableDate = (date: string, now: number) => date < new Date(now).toISOString().slice(0, 10);
 
 export function storeFor(s: Settings, clock: Pick<Clock, 'now'>): CacheStore | undefined {
   if (s.cacheMaxAgeMs === undefined) return undefined;

@@ -99,10 +99,6 @@ export function createHttp(o: HttpOptions): Http {
     if (endpoint) o.events!.emit({ event: 'response', endpoint, status, durationMs });
   };
   let dispatcher: Promise<Dispatcher> | undefined;
-  const getDispatcher = () => {
-    dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
-    return dispatcher;
-  };
   return {
     async send(req) {
       const started = Date.now();
@@ -112,7 +108,8 @@ export function createHttp(o: HttpOptions): Http {
         `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
       );
       try {
-        const res = await request(await getDispatcher(), req.url, {
+        dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
+        const res = await request(await dispatcher, req.url, {
           method: req.method,
           headers,
           body: req.form,

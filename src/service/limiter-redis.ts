@@ -111,9 +111,8 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   let fallback: Slots | undefined;
   const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
-  const slots = new Map<number, string>();
-  /** This process's Redis requests on the local clock, for the file limiter should Redis fail. */
-  const inFlight = new Map<number, number>();
+  /** This process's Redis slots, sent on the local clock: for the file limiter should Redis fail. */
+  const inFlight = new Map<number, { slot: string; sentAt: number }>();
   let done: number[] = [];
 
   const connect = async () => {
@@ -171,7 +170,7 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
       o.warn(
         `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
       );
-      fallback = o.fallback({ stamps: done, open: [...inFlight.values()] });
+      fallback = o.fallback({ stamps: done, open: [...inFlight.values()].map((f) => f.sentAt) });
       void close();
     }
     return fallback;
@@ -196,19 +195,16 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
       const reply = (await tryRun('ACQUIRE', argv)) as [number, number] | undefined;
       if (!reply) return fallback!.take();
       if (Number(reply[0]) !== 1) return { waitMs: Number(reply[1]) };
-      slots.set(id, slot);
-      inFlight.set(id, o.clock.now());
+      inFlight.set(id, { slot, sentAt: o.clock.now() });
       return { sent: id };
     },
     async settle(sent) {
-      const slot = slots.get(sent);
-      slots.delete(sent);
-      if (slot === undefined) return fallback?.settle(sent);
-      const sentAt = inFlight.get(sent) ?? -1;
+      const f = inFlight.get(sent);
+      if (!f) return fallback?.settle(sent);
       const now = o.clock.now();
       if (!fallback) {
         try {
-          await run('SETTLE', [slot, String(span)]);
+          await run('SETTLE', [f.slot, String(span)]);
         } catch (err) {
           // Its Redis slot expires on its own; from now on the file limiter counts it.
           if (err instanceof InterruptedError) return;
@@ -217,7 +213,7 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
       }
       inFlight.delete(sent);
       // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
-      if (fallback) return fallback.settle(sentAt);
+      if (fallback) return fallback.settle(f.sentAt);
       done = [...done.filter((t) => t > now - span), now].slice(-kept);
     },
     async block(ms) {

@@ -265,16 +265,17 @@ export function target(
   s: Parameters<typeof neverLoggedIn>[0] & Pick<Settings, 'baseUrl' | 'tenant' | 'ci' | 'profile'>,
 ): { baseUrl: string; tenant: string } {
   if ((!s.baseUrl || !s.tenant) && neverLoggedIn(s)) throw neverLoggedInError(s);
-  const missing = [
-    ['baseUrl', 'no base URL for the report service', '--base-url', 'PRS_BASE_URL'],
-    ['tenant', 'no tenant (sent as X-CLIENT-ID)', '--tenant', 'PRS_TENANT'],
-  ] as const;
-  for (const [key, what, flag, env] of missing)
-    if (!s[key])
-      throw new UsageError(what, {
-        hint: s.ci ? `set ${env}` : `pass ${flag}, set ${env}, or run \`prs login\``,
-      });
-  return { baseUrl: s.baseUrl!, tenant: s.tenant! };
+  if (!s.baseUrl) {
+    throw new UsageError('no base URL for the report service', {
+      hint: s.ci ? 'set PRS_BASE_URL' : 'pass --base-url, set PRS_BASE_URL, or run `prs login`',
+    });
+  }
+  if (!s.tenant) {
+    throw new UsageError('no tenant (sent as X-CLIENT-ID)', {
+      hint: s.ci ? 'set PRS_TENANT' : 'pass --tenant, set PRS_TENANT, or run `prs login`',
+    });
+  }
+  return { baseUrl: s.baseUrl, tenant: s.tenant };
 }
 
 /** The first `max` bytes of a body as text; the stream is destroyed. */
