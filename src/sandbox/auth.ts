@@ -2,10 +2,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ResolvedOptions, SandboxServiceClient } from './options.js';
 
-export interface TokenAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
+type TokenAnswer = { status: number; body: Record<string, unknown> };
 
 export function signJwt(claims: object, key: Buffer): string {
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -39,13 +36,10 @@ export type BearerCheck =
   | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
-type IssuerOptions = Pick<
+type IssuerOptions = { issuer: string } & Pick<
   ResolvedOptions,
-  'clientId' | 'clientSecret' | 'users' | 'tokenTtl' | 'refreshTtl' | 'now'
-> & {
-  issuer: string;
-  serviceClients?: readonly SandboxServiceClient[];
-};
+  'clientId' | 'clientSecret' | 'users' | 'serviceClients' | 'tokenTtl' | 'refreshTtl' | 'now'
+>;
 
 export const TOKEN_PATH = '/protocol/openid-connect/token';
 export const LOGOUT_PATH = '/protocol/openid-connect/logout';
@@ -54,11 +48,9 @@ export const LOGOUT_PATH = '/protocol/openid-connect/logout';
 export class TokenIssuer {
   private accessKey = randomBytes(32);
   private refreshKey = randomBytes(32);
-  /** Sessions ended through the logout endpoint: their refresh tokens are refused from then on. */
   private readonly ended = new Set<string>();
   constructor(private readonly o: IssuerOptions) {}
 
-  /** Invalidates every access token issued so far (and, with `refresh`, every refresh token). */
   revoke(opts: { refresh?: boolean } = {}): void {
     this.accessKey = randomBytes(32);
     if (opts.refresh) this.refreshKey = randomBytes(32);
@@ -116,7 +108,7 @@ export class TokenIssuer {
   private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer | undefined {
     const [id, secret] = [form.get('client_id'), form.get('client_secret')];
     if (!id) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
-    const c = id === this.o.clientId ? this.o : this.o.serviceClients?.find((sc) => sc.clientId === id);
+    const c = id === this.o.clientId ? this.o : this.o.serviceClients.find((sc) => sc.clientId === id);
     return c && secret === c.clientSecret ? c : undefined;
   }
 
@@ -152,21 +144,25 @@ export class TokenIssuer {
       scope: 'profile email',
       preferred_username: who.username,
     };
-    const access = { exp: exp(this.o.tokenTtl), jti: randomUUID(), aud: 'account', typ: 'Bearer', ...common };
-    const refresh = {
-      exp: exp(this.o.refreshTtl),
+    const claims = (ttl: number, aud: string, typ: string) => ({
+      exp: exp(ttl),
       jti: randomUUID(),
-      aud: this.o.issuer,
-      typ: 'Refresh',
+      aud,
+      typ,
       ...common,
-    };
+    });
     return {
       status: 200,
       body: {
-        access_token: signJwt({ ...access, tenant: who.tenant }, this.accessKey),
+        access_token: signJwt(
+          { ...claims(this.o.tokenTtl, 'account', 'Bearer'), tenant: who.tenant },
+          this.accessKey,
+        ),
         expires_in: this.o.tokenTtl,
         refresh_expires_in: sid ? this.o.refreshTtl : 0,
-        ...(sid && { refresh_token: signJwt(refresh, this.refreshKey) }),
+        ...(sid && {
+          refresh_token: signJwt(claims(this.o.refreshTtl, this.o.issuer, 'Refresh'), this.refreshKey),
+        }),
         token_type: 'Bearer',
         'not-before-policy': 0,
         ...(sid && { session_state: sid }),

@@ -12,7 +12,6 @@ export interface RequestRecord {
   /** Body bytes written so far (grows while a big body streams: tests see backpressure). */
   bytes: number;
   at: number;
-  /** A token request's grant_type. */
   grant?: string;
 }
 
@@ -33,7 +32,7 @@ export interface Fault {
   /** Export answers: this Content-Disposition header instead of the sandbox's own name. */
   contentDisposition?: string;
   /** Export answers: a zip of one deflated member of `bytes` NUL bytes or CSV lines (a zip bomb, a CSV not text). */
-  zip?: { bytes: number; fill: 'nul' | 'text'; member?: string };
+  zip?: { bytes: number; fill: 'nul' | 'text' };
 }
 
 export type SandboxStats = ReturnType<typeof createStats>;

@@ -7,23 +7,15 @@ import { createFaults, createStats, type Fault } from './controls.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
-export type { Endpoint, Fault, RequestRecord, SandboxStats } from './controls.js';
-export {
-  loginArgs,
-  SANDBOX_DEFAULTS,
-  type SandboxOptions,
-  type SandboxServiceClient,
-  type SandboxUser,
-  serviceLoginArgs,
-} from './options.js';
+export { loginArgs, SANDBOX_DEFAULTS, type SandboxOptions, serviceLoginArgs } from './options.js';
 export {
   BROKEN_PORTFOLIO_ID,
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
   LARGE_PORTFOLIO_ID,
   PRECISION_PORTFOLIO_ID,
+  REBALANCE_PORTFOLIO_ID,
 } from './portfolios.js';
-export { REBALANCE_PORTFOLIO_ID } from './rebalance.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 

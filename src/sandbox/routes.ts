@@ -12,7 +12,6 @@ import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
 import type { ResolvedOptions } from './options.js';
 import { BIG_PORTFOLIO_ID, createCatalog, type Portfolio } from './portfolios.js';
-import { REBALANCE } from './rebalance.js';
 import { contentDisposition, csvChunks, exportFileName, jsonChunks, type Row, zipChunks } from './wire.js';
 
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
@@ -33,7 +32,7 @@ export function createRoutes(
   faults: ReturnType<typeof createFaults>,
   issuer: () => TokenIssuer,
 ): RequestListener {
-  const catalog = createCatalog(o.bigExportRows, REBALANCE);
+  const catalog = createCatalog(o.bigExportRows);
   const limiter = new SlidingWindow(o.rateLimit.limit, o.rateLimit.windowMs);
   const bodies = createBodyCache(4, 16 * 1024 * 1024);
 
@@ -134,7 +133,6 @@ export function createRoutes(
       const body = cached ? [cached] : bodies.remember(key, jsonChunks(rows ?? [], open, close, o.spaced));
       return stream(x, { 'Content-Type': 'application/json' }, body, fault);
     }
-    // The export endpoint answers no data with 200 and an empty body (spec §4.2 rule 1).
     if (!rows || !eff) {
       head(x, 200, { 'Content-Length': 0 });
       return void x.res.end();
@@ -147,7 +145,7 @@ export function createRoutes(
       'Content-Type': isZip ? 'application/zip' : 'application/json',
       'Content-Disposition': name,
     };
-    const member = zip?.member ?? exportFileName(eff, p.name, 'csv');
+    const member = exportFileName(eff, p.name, 'csv');
     const store = !zip && p.id === BIG_PORTFOLIO_ID;
     const text = zip ? filler(zip) : csvChunks(q.reportType, rows);
     const chunks = isZip
@@ -299,7 +297,6 @@ function safeDecode(s: string): string {
   }
 }
 
-/** The rows, or undefined when there are none. */
 function peek(rows: Iterable<Row>): Iterable<Row> | undefined {
   const it = rows[Symbol.iterator]();
   const first = it.next();
