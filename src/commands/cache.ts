@@ -15,7 +15,7 @@ export interface CacheOptions {
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
-/** 1536 → "1.5 KiB": the units `cache-size` is written in. */
+/** 1536 → "1.5 KiB": the units `cache-size` is written in (and export's progress). */
 export function sizeText(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = n;

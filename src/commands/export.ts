@@ -16,6 +16,7 @@ import { assertWritableTarget, prepareExportTarget, removeIfLeftEmpty } from '..
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
+import { sizeText } from './cache.js';
 import type { ExportOptions } from './export.flags.js';
 
 export type { ExportOptions };
@@ -225,7 +226,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
       const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {
         ...item,
         signal: ctx.signal,
-        onBytes: (n) => ctx.showProgress(`exporting ${what}: ${formatBytes(n)}`),
+        onBytes: (n) => ctx.showProgress(`exporting ${what}: ${sizeText(n)}`),
       });
       return { status: bytes === 0 ? 'empty' : 'written', bytes };
     },
@@ -234,10 +235,4 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
   if (run.stopped) throw run.stopped;
   if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);
   return [];
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} kB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
