@@ -133,8 +133,15 @@ export function createSession(d: SessionDeps): Session {
   const s = d.settings;
   const profile = s.profile;
   const now = () => d.clock.now();
+  const lockFile = join(dirname(d.store.path), `session-${profile}`);
+  const unlockable = (code: string) => {
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return false;
+    d.io.note(`prs: note: cannot lock ${lockFile} (${code}); renewing without it`);
+    return true;
+  };
   const crossProcess =
-    d.lock ?? lockBeside(join(dirname(d.store.path), `session-${profile}`), d.io, renewalWaitMs(s));
+    d.lock ??
+    (<T>(fn: () => Promise<T>) => lockedFile(lockFile, fn, { waitMs: renewalWaitMs(s), unlockable }));
   // Within one process, one renewal at a time too: parallel requests wait for it and reuse its token.
   let chain: Promise<unknown> = Promise.resolve();
   const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -301,13 +308,4 @@ export function createSession(d: SessionDeps): Session {
 /** The longest another's renewal can take with its retries: a waiter waits that long, never "locked". */
 export function renewalWaitMs(s: Pick<Settings, 'retries' | 'timeoutMs'>): number {
   return (s.retries + 1) * s.timeoutMs + s.retries * MAX_RETRY_AFTER_MS + 30_000;
-}
-
-function lockBeside(file: string, io: Pick<IO, 'note'>, waitMs: number) {
-  const unlockable = (code: string) => {
-    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return false;
-    io.note(`prs: note: cannot lock ${file} (${code}); renewing without it`);
-    return true;
-  };
-  return <T>(fn: () => Promise<T>) => lockedFile(file, fn, { waitMs, unlockable });
 }

@@ -14,9 +14,8 @@ const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
   ],
   backoff: ['retrying in %', 'retrying in %'],
 };
-const countdownWords = (ms: number, reason: WaitReason) =>
-  WAIT_WORDS[reason][0].replace('%', durationText(ms));
-const waitWords = (ms: number, reason: WaitReason) => WAIT_WORDS[reason][1].replace('%', durationText(ms));
+const words = (i: 0 | 1, ms: number, reason: WaitReason) =>
+  WAIT_WORDS[reason][i].replace('%', durationText(ms));
 
 /** "5/22 · 2024-05-03 · portfolio 42 · next request in 41 s · ETA 6 min". */
 export function progressText(
@@ -27,7 +26,7 @@ export function progressText(
   wait?: { ms: number; reason: WaitReason },
 ): string {
   let text = `${n}/${total} · ${item.date} · portfolio ${item.portfolioId}`;
-  if (wait) text += ` · ${countdownWords(wait.ms, wait.reason)}`;
+  if (wait) text += ` · ${words(0, wait.ms, wait.reason)}`;
   return eta !== undefined && eta >= 1000 ? `${text} · ETA ${durationText(eta)}` : text;
 }
 
@@ -93,12 +92,12 @@ export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
     },
     onWait: (p, label) => (ms, reason) => {
       if (!io.isStderrTTY) {
-        if (ms > QUIET_WAIT_MS) io.note(label ? `${label}: ${waitWords(ms, reason)}` : waitWords(ms, reason));
+        if (ms > QUIET_WAIT_MS) io.note(label ? `${label}: ${words(1, ms, reason)}` : words(1, ms, reason));
         return;
       }
       quiet();
       if (!p) {
-        show(waitWords(ms, reason));
+        show(words(1, ms, reason));
         return;
       }
       const end = now() + ms;

@@ -1,15 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { ExportFormat, ReportType } from '../domain.js';
+import type { ExportFormat, ReportType, WaitReason } from '../domain.js';
+import type { RowSink } from '../rows/answer.js';
 
 export interface ReportQuery {
   portfolioId: number;
   reportType: ReportType;
   date: string;
 }
-
-import type { RowSink } from '../rows/answer.js';
-
-export type { RowSink };
 
 /** A report answer, read once through the row stream: the number of rows, or its ServiceError/NetworkError. */
 export interface ReportResponse {
@@ -32,7 +29,7 @@ export interface LimiterState {
 }
 
 export interface CallHooks {
-  onWait?(ms: number, reason: 'rate-limit' | 'retry-after' | 'backoff'): void;
+  onWait?(ms: number, reason: WaitReason): void;
   signal?: AbortSignal;
 }
 
