@@ -1,6 +1,7 @@
 // A 200's body with its Content-Encoding undone, as a stream (CLI.md "Answers on the wire").
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
+import { BROKEN_ANSWER } from './errors-map.js';
 
 /** br is read when sent, never asked for: its decoder is slower. */
 export const ACCEPT_ENCODING = 'gzip, deflate';
@@ -30,8 +31,7 @@ export function decodedBody(body: Readable, contentEncoding: string | undefined)
       );
     }
   }
-  const out = (pipeline as (...s: unknown[]) => Readable)(body, ...stages, () => {});
-  return out;
+  return (pipeline as (...s: unknown[]) => Readable)(body, ...stages, () => {});
 }
 
 /** Whether an error is a decoder's. */
@@ -48,7 +48,7 @@ export function malformedEncoding(err: unknown): ServiceError {
     `malformed response from the service: the body does not decode as its Content-Encoding says (${(err as Error).message})`,
     {
       cause: err,
-      hint: 'the service sent a broken answer; try again later, and tell its operators if it persists',
+      hint: BROKEN_ANSWER,
     },
   );
 }

@@ -19,6 +19,9 @@ export function errorForStatus(
   return httpFailure({ ...c, status, reason, said: shortMessage(body, contentType) });
 }
 
+export const BROKEN_ANSWER =
+  'the service sent a broken answer; try again later, and tell its operators if it persists';
+
 /** A 200 whose body is not a report. `broken`: the service's JSON is broken; else the URL is suspect. */
 export function malformedResponse(
   why: string,
@@ -30,7 +33,7 @@ export function malformedResponse(
     `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
     {
       hint: broken
-        ? 'the service sent a broken answer; try again later, and tell its operators if it persists'
+        ? BROKEN_ANSWER
         : `check the base URL (${c.baseUrl}); it should point at the report service`,
     },
   );
