@@ -61,10 +61,9 @@ export function stdoutWriter(color: { flag?: boolean; env: Readonly<Record<strin
 
 function streamWrite(bytes: Uint8Array): Promise<unknown> {
   return new Promise((resolve) => {
-    const failed = (err: unknown) => resolve(err);
-    process.stdout.once('error', failed);
+    process.stdout.once('error', resolve);
     process.stdout.write(bytes, (err) => {
-      process.stdout.off('error', failed);
+      process.stdout.off('error', resolve);
       resolve(err ?? undefined);
     });
   });

@@ -208,11 +208,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     const saved: SavedFile[] = targets.map((t) => t.saved);
     const paths = saved.map((f) => f.path);
     const content = scanner ? undefined : zipContent(entries);
-    let kept = new Set<string>();
-    if (c.keepExisting) {
-      kept = await existingCopies(saved, content, c);
-      if (kept.size === saved.length) return { kind: 'existing', paths, files: saved };
-    }
+    const kept = c.keepExisting ? await existingCopies(saved, content, c) : new Set<string>();
+    if (kept.size === saved.length) return { kind: 'existing', paths, files: saved };
     for (const p of c.output === undefined || c.keepExisting ? paths : paths.slice(1)) {
       if (!kept.has(p)) await assertNew(p, saved, content, c);
     }
