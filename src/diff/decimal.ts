@@ -13,16 +13,22 @@ const NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** Beyond this power of ten a delta's plain notation would be huge: it is null, never approximated. */
 const MAX_EXP = 4000;
 
-/** A JSON number's text as units × 10^exp; undefined when it is not one (or past `max`). */
-export function parseDecimal(text: string, max = MAX_EXP): Decimal | undefined {
+/** A JSON number's text as its sign, digits (no leading zeros) and exponent: ±digits × 10^exp. */
+export function decimalParts(text: string): { negative: boolean; digits: string; exp: number } | undefined {
   const m = NUMBER.exec(text);
   if (!m) return undefined;
   const frac = m[3] ?? '';
-  const e = m[4] === undefined ? 0 : Number(m[4]);
-  const exp = e - frac.length;
-  if (!Number.isSafeInteger(e) || Math.abs(exp) > max || m[2].length + frac.length > max) return undefined;
-  const units = BigInt(m[2] + frac);
-  return { units: m[1] === '-' ? -units : units, exp };
+  const exp = (m[4] === undefined ? 0 : Number(m[4])) - frac.length;
+  return { negative: m[1] === '-', digits: (m[2] + frac).replace(/^0+(?=\d)/, ''), exp };
+}
+
+/** A JSON number's text as units × 10^exp; undefined when it is not one (or out of range). */
+export function parseDecimal(text: string): Decimal | undefined {
+  const p = decimalParts(text);
+  if (!p || !Number.isSafeInteger(p.exp) || Math.abs(p.exp) > MAX_EXP || p.digits.length > MAX_EXP)
+    return undefined;
+  const units = BigInt(p.digits);
+  return { units: p.negative ? -units : units, exp: p.exp };
 }
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n);
@@ -115,14 +121,14 @@ export function sameNumber(a: string, b: string): boolean {
  * General Decimal Arithmetic spec) of its coefficient and exponent (`1e5` as `1E+5`, `100E-2` as `1.00`).
  */
 export function decimalSpelling(raw: string): string {
-  const d = parseDecimal(raw, Number.MAX_SAFE_INTEGER);
-  if (!d) return raw;
-  const sign = raw.startsWith('-') ? '-' : '';
-  const digits = (d.units < 0n ? -d.units : d.units).toString();
-  const adjusted = d.exp + digits.length - 1;
-  if (d.exp <= 0 && adjusted >= -6) {
-    const point = digits.length + d.exp;
-    if (d.exp === 0) return sign + digits;
+  const p = decimalParts(raw);
+  if (!p) return raw;
+  const { digits, exp } = p;
+  const sign = p.negative ? '-' : '';
+  const adjusted = exp + digits.length - 1;
+  if (exp <= 0 && adjusted >= -6) {
+    const point = digits.length + exp;
+    if (exp === 0) return sign + digits;
     return point > 0
       ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
       : `${sign}0.${'0'.repeat(-point)}${digits}`;

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { decimalParts } from '../diff/decimal.js';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
@@ -14,15 +15,6 @@ import { flatten, PORTFOLIO_COLUMN } from './columns.js';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
 const MAX_PRECISION = 38;
-
-/** A number's digits and exponent: value = digits × 10^exponent (digits without leading zeros). */
-function decimalParts(text: string): { negative: boolean; digits: string; exponent: number } {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (!m) throw new Error(`not a JSON number: ${text}`);
-  const [, sign, int, frac = '', exp = '0'] = m;
-  const digits = `${int}${frac}`.replace(/^0+(?=\d)/, '');
-  return { negative: sign === '-' && /[1-9]/.test(digits), digits, exponent: Number(exp) - frac.length };
-}
 
 type Kind = 'decimal' | 'date' | 'boolean' | 'string';
 
@@ -37,25 +29,26 @@ interface ColumnStats {
   widest?: string;
 }
 
-/** `s` widened to hold a value of `scale` fraction and `integerDigits` integer digits. */
-function widen(s: ColumnStats, scale: number, integerDigits: number, text?: string): void {
-  if (scale > s.scale || integerDigits > s.integerDigits) s.widest = text;
+/** `s` widened to hold a value of `scale` fraction and `integerDigits` integer digits: whether it grew. */
+function widen(s: ColumnStats, scale: number, integerDigits: number, text?: string): boolean {
+  if (scale <= s.scale && integerDigits <= s.integerDigits) return false;
+  s.widest = text;
   s.scale = Math.max(s.scale, scale);
   s.integerDigits = Math.max(s.integerDigits, integerDigits);
+  return true;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD`, else undefined. */
+/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` (year 100 on), else undefined. */
 export function epochDay(s: string): number | undefined {
   const m = DATE.exec(s);
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const ms = Date.UTC(y, mo - 1, d);
-  const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
-    return undefined;
-  return ms / 86_400_000;
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (y < 100 || d < 1 || d > (MONTH_DAYS[mo - 1] ?? 0) + (leap ? 1 : 0)) return undefined;
+  return Date.UTC(y, mo - 1, d) / 86_400_000;
 }
 
 /** A column of the file: its name, kind and, for a decimal, precision and scale. */
@@ -73,6 +66,8 @@ export interface ParquetColumn {
  */
 export class ColumnPlan {
   private readonly byName = new Map<string, ColumnStats>();
+  /** A column widened since this was last cleared (only then may it pass 38 digits). */
+  changed = false;
 
   /** Measures a row's values; gives them back as the spool keeps them (SpoolCell). */
   add(flat: Record<string, unknown>): Record<string, SpoolCell> {
@@ -83,14 +78,10 @@ export class ColumnPlan {
       if (v === null || v === undefined) cells[name] = null;
       else if (isJsonNumeric(v)) {
         const text = numberText(v);
-        const p = decimalParts(text);
+        const p = decimalParts(text)!;
         s.kinds.add('decimal');
-        widen(
-          s,
-          Math.max(0, -p.exponent),
-          p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exponent),
-          text,
-        );
+        const integerDigits = p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exp);
+        if (widen(s, Math.max(0, -p.exp), integerDigits, text)) this.changed = true;
         cells[name] = text;
       } else {
         const date = typeof v === 'string' && epochDay(v) !== undefined;
@@ -140,8 +131,8 @@ export class ColumnPlan {
 
 /** The unscaled integer of `text` at `scale` (exact: scale is at least the value's own). */
 export function unscaled(text: string, scale: number): bigint {
-  const p = decimalParts(text);
-  const shift = p.exponent + scale;
+  const p = decimalParts(text)!;
+  const shift = p.exp + scale;
   if (shift < 0) throw new Error(`${text} has more than ${scale} fraction digits`);
   const n = BigInt(p.digits + '0'.repeat(shift));
   return p.negative ? -n : n;
@@ -247,7 +238,9 @@ export class ParquetSpool {
         for (const row of rows) text += `${JSON.stringify(pending.add(pick(flatten(row), this.o.fields)))}\n`;
         at += writeSync(this.fd, text, at);
         count += rows.length;
-        new ColumnPlan().merge(this.plan).merge(pending).columns();
+        // Checked against the answers kept so far whenever a column changed.
+        if (pending.changed) new ColumnPlan().merge(this.plan).merge(pending).columns();
+        pending.changed = false;
       },
       done: () => {
         this.plan.merge(pending);
