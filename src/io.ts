@@ -20,7 +20,7 @@ interface IOOptions {
   env?: Readonly<Record<string, string | undefined>>;
   logFormat?: 'text' | 'json';
   /** main's stdout guard, made before any output. */
-  stdout?: StdoutGuard;
+  stdout?: ReturnType<typeof guardStdout>;
   streams?: IOStreams;
   prompter?: (question: string, hidden: boolean) => Promise<string>;
   spinner?: (text: string, color: boolean) => Progress;
@@ -37,15 +37,8 @@ interface IOStreams {
   stdin(): NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-interface StdoutGuard {
-  stream: Writable;
-  gone: AbortSignal;
-  /** Resolves when every chunk written so far was handed to stdout (or dropped). */
-  idle(): Promise<void>;
-}
-
 /** A write error, thrown, passed to the callback or emitted, aborts `gone` (stdout.ts); later writes drop. */
-export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
+export function guardStdout(out: NodeJS.WritableStream) {
   const ac = new AbortController();
   const fault = (err: unknown) => {
     if (!ac.signal.aborted) ac.abort(stdoutFault(err));
@@ -77,7 +70,8 @@ export function guardStdout(out: NodeJS.WritableStream): StdoutGuard {
     },
   });
   stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
-  // An empty chunk's callback comes after every earlier chunk's.
+  // Resolves when every chunk written so far was handed to stdout (or dropped): an empty chunk's
+  // callback comes after every earlier chunk's.
   const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
   return { stream, gone: ac.signal, idle };
 }
