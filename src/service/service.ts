@@ -71,9 +71,10 @@ export function createService(d: ServiceDeps): Service {
     };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
+    const limiter = ep.limited ? getLimiter(baseUrl, tenant) : undefined;
     let renewed = false;
     for (let retries = 0; ; retries++) {
-      const sent = ep.limited ? await getLimiter(baseUrl, tenant).acquire({ onWait, signal }) : undefined;
+      const sent = await limiter?.acquire({ onWait, signal });
       // A limiter wait can outlast the token's margin: a token that ran out meanwhile is renewed now.
       if (sent !== undefined) token = await d.session.token();
       const req = {
@@ -92,9 +93,7 @@ export function createService(d: ServiceDeps): Service {
       // A 200 whose body broke off: retried, but in the end a corrupt response (exit 8), not exit 9.
       let cutOff = false;
       try {
-        const res = await d.http.send(req).finally(() => {
-          if (sent !== undefined) getLimiter(baseUrl, tenant).settle(sent);
-        });
+        const res = await d.http.send(req).finally(() => sent !== undefined && limiter?.settle(sent));
         if (res.status === 200) {
           const body = decodedBody(res.body, header(res, 'content-encoding'));
           return await ep.onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
@@ -147,9 +146,7 @@ export function createService(d: ServiceDeps): Service {
         throw failure;
       }
       // Tell every process sharing the limiter to hold back too, not just this one.
-      if (ep.limited && outcome.kind === 'status' && outcome.status === 429) {
-        await getLimiter(baseUrl, tenant).block(next.ms);
-      }
+      if (outcome.kind === 'status' && outcome.status === 429) await limiter?.block(next.ms);
       onWait(next.ms, next.reason);
       await d.clock.sleep(next.ms, signal);
     }
