@@ -6,28 +6,20 @@ import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { drip, type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { drip, useFaultServer } from '../helpers/fault-server.js';
+import { runPrs } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 import { expectCleanFailure } from './reliability-helpers.js';
 
 const DATE = '2024-05-03';
 const rows = JSON.stringify([{ effectiveDate: DATE, indexName: 'Example 600 OG EUR', indexValue: 1.5 }]);
-let server: FaultServer;
-let tmp: ReturnType<typeof tempDir>;
+const server = useFaultServer();
+const tmp = useTempDir('prs-defects-');
 let n = 0;
 let out: string;
 
-beforeAll(async () => {
-  server = await startFaultServer();
-  tmp = tempDir('prs-defects-');
-});
-afterAll(async () => {
-  await server?.close();
-  tmp?.cleanup();
-});
 beforeEach(() => {
-  server.requests.length = 0;
   out = join(tmp.path, `out${n++}`);
   mkdirSync(out);
 });

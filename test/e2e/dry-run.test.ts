@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunPlan } from '../../src/run/dry-run.js';
 import { runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox, useLoggedIn } from '../helpers/session.js';
+import { dirsEnv, loginSandbox, signInEnv, useLoggedIn } from '../helpers/session.js';
 
 const { sandbox, tmp, env } = useLoggedIn('prs-dry-run-', { rateLimit: '1000/1s' }, { PRS_CACHE: '7d' });
 beforeEach(() => sandbox.stats.reset());
@@ -129,19 +129,9 @@ describe('export --dry-run', () => {
     const root = tempDir('prs-dry-run-quiet-');
     try {
       const metrics = join(root.path, 'prs.prom');
-      const user = sandbox.users[0]!;
       const fresh = {
-        PRS_CONFIG_DIR: join(root.path, 'config'),
-        PRS_CACHE_DIR: join(root.path, 'cache'),
-        HOME: root.path,
-        PRS_BASE_URL: sandbox.url,
-        PRS_AUTH_URL: sandbox.authUrl,
-        PRS_REALM: sandbox.realm,
-        PRS_CLIENT_ID: sandbox.clientId,
-        PRS_CLIENT_SECRET: sandbox.clientSecret,
-        PRS_USERNAME: user.username,
-        PRS_PASSWORD: user.password,
-        PRS_TENANT: user.tenant,
+        ...dirsEnv(root.path),
+        ...signInEnv(sandbox),
         PRS_METRICS_FILE: metrics,
         PRS_PING_URL: `${sandbox.url}/ping/dry-run-check`,
       };

@@ -6,23 +6,16 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultReply, type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type FaultReply, useFaultServer } from '../helpers/fault-server.js';
+import { runPrs } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 
-let server: FaultServer;
-let home: ReturnType<typeof tempDir>;
+const server = useFaultServer();
+const home = useTempDir('prs-export-faults-');
 let out: string;
 let n = 0;
 
-beforeAll(async () => {
-  server = await startFaultServer();
-  home = tempDir('prs-export-faults-');
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
 beforeEach(() => {
   out = join(home.path, `out${n++}`);
   mkdirSync(out);

@@ -11,23 +11,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultServer, jsonArrayOfSize, startFaultServer, zipOfSize } from '../helpers/fault-server.js';
-import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
+import { describe, expect, it } from 'vitest';
+import { jsonArrayOfSize, useFaultServer, zipOfSize } from '../helpers/fault-server.js';
+import { baseEnv, PRS_BIN } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 
 const MB = 1024 * 1024;
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-let server: FaultServer;
-let home: ReturnType<typeof tempDir>;
-beforeAll(async () => {
-  server = await startFaultServer();
-  home = tempDir('prs-export-memory-');
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
+const server = useFaultServer();
+const home = useTempDir('prs-export-memory-');
 
 /** One export of `size` bytes: exit code, peak RSS (MB) while exporting, and the file's size. */
 async function exportOf(size: number, nodeFlags: string[] = [], format: 'json' | 'csv' = 'json') {

@@ -7,10 +7,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
 import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 
@@ -310,11 +310,7 @@ describe('an empty --dir prs created is removed (issue 34 item 7)', () => {
 });
 
 describe('zips without a CSV member (issue 34 item 7), from the fault server', () => {
-  let server: FaultServer;
-  beforeAll(async () => {
-    server = await startFaultServer();
-  });
-  afterAll(() => server.close());
+  const server = useFaultServer();
   const faultEnv = () => ({
     PRS_BASE_URL: server.url,
     PRS_TENANT: 'fault-tenant',

@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
-import { useSandbox, useTempDir } from '../helpers/session.js';
+import { signInEnv, useSandbox, useTempDir } from '../helpers/session.js';
 
 const sandbox = useSandbox();
 /** Adds 400 ms to each export: a run lasts long enough to be interrupted midway. */
@@ -30,14 +30,7 @@ beforeEach(() => {
 });
 
 const envFor = (sb: Sandbox) => ({
-  PRS_BASE_URL: sb.url,
-  PRS_AUTH_URL: sb.authUrl,
-  PRS_REALM: sb.realm,
-  PRS_CLIENT_ID: sb.clientId,
-  PRS_CLIENT_SECRET: sb.clientSecret,
-  PRS_USERNAME: 'demo',
-  PRS_PASSWORD: 'demo',
-  PRS_TENANT: 'demo-tenant',
+  ...signInEnv(sb),
   PRS_CONFIG_DIR: join(home.path, `config-${sb.port}`),
   PRS_CACHE_DIR: join(home.path, `cache-${sb.port}`),
   HOME: home.path,

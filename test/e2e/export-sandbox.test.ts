@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runPrs } from '../helpers/run.js';
-import { useSandbox, useTempDir } from '../helpers/session.js';
+import { dirsEnv, signInEnv, useSandbox, useTempDir } from '../helpers/session.js';
 
 const sandbox = useSandbox();
 const home = useTempDir('prs-export-e2e-');
@@ -28,19 +28,7 @@ beforeEach(() => {
 });
 
 /** Unattended sign-in from the environment, as a cron job would have it. */
-const sandboxEnv = () => ({
-  PRS_BASE_URL: sandbox.url,
-  PRS_AUTH_URL: sandbox.authUrl,
-  PRS_REALM: sandbox.realm,
-  PRS_CLIENT_ID: sandbox.clientId,
-  PRS_CLIENT_SECRET: sandbox.clientSecret,
-  PRS_USERNAME: 'demo',
-  PRS_PASSWORD: 'demo',
-  PRS_TENANT: 'demo-tenant',
-  PRS_CONFIG_DIR: join(home.path, 'config'),
-  PRS_CACHE_DIR: join(home.path, 'cache'),
-  HOME: home.path,
-});
+const sandboxEnv = () => ({ ...signInEnv(sandbox), ...dirsEnv(home.path) });
 const prs = (args: string[]) => runPrs(['export', ...args], { cwd: out, env: sandboxEnv() });
 // The run's record (.prs-manifest.jsonl) is not one of the exports.
 const listing = () =>

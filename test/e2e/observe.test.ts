@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/redis.js';
 import { baseEnv, collect, PRS_BIN, type RunOptions, runPrs } from '../helpers/run.js';
-import { dirsEnv, useSandbox, useTempDir } from '../helpers/session.js';
+import { dirsEnv, serviceEnv, useSandbox, useTempDir } from '../helpers/session.js';
 
 const PROMTOOL = (() => {
   try {
@@ -37,17 +37,7 @@ let n = 0;
 function robotEnv(sb: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
   const dir = join(tmp.path, `run${n++}`);
   mkdirSync(join(dir, 'out'), { recursive: true });
-  return {
-    ...dirsEnv(dir),
-    PRS_GRANT: 'client_credentials',
-    PRS_CLIENT_ID: 'prs-robot',
-    PRS_CLIENT_SECRET: 'robot-secret',
-    PRS_AUTH_URL: sb.authUrl,
-    PRS_REALM: sb.realm,
-    PRS_BASE_URL: sb.url,
-    PRS_TENANT: 'demo-tenant',
-    ...extra,
-  };
+  return { ...dirsEnv(dir), ...serviceEnv(sb), ...extra };
 }
 const prs = (args: string[], env: Record<string, string>, o: RunOptions = {}) => runPrs(args, { ...o, env });
 

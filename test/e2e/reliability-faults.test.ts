@@ -6,15 +6,15 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { runPrs } from '../helpers/run.js';
 import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
-let server: FaultServer;
+const server = useFaultServer();
 /** Called with each line the sandbox logs (one per request, before the body is sent). */
 let onSandboxLog: (line: string) => void = () => {};
 let n = 0;
@@ -26,15 +26,8 @@ const {
   tmp,
   env: session,
 } = useLoggedIn('prs-reliability-faults-', { rateLimit: '100/1s', log: (l) => onSandboxLog(l) });
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
 beforeEach(() => {
   sandbox.stats.reset();
-  server.requests.length = 0;
   onSandboxLog = () => {};
   out = join(tmp.path, `out${n++}`);
   mkdirSync(out);

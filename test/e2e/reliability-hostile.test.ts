@@ -6,14 +6,14 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
-let server: FaultServer;
+const server = useFaultServer();
 let n = 0;
 let out: string;
 
@@ -22,15 +22,8 @@ const {
   tmp,
   env: session,
 } = useLoggedIn('prs-reliability-hostile-', { rateLimit: '100/1s' }, { PRS_RETRIES: '0' });
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
 beforeEach(() => {
   sandbox.stats.reset();
-  server.requests.length = 0;
   out = join(tmp.path, `out${n++}`);
   mkdirSync(out);
 });

@@ -8,32 +8,23 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, loginSandbox, useSandbox } from '../helpers/session.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useFaultServer } from '../helpers/fault-server.js';
+import { runPrs } from '../helpers/run.js';
+import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
 const isRoot = process.getuid?.() === 0;
 const sandbox = useSandbox({ rateLimit: '100/1s' });
-let server: FaultServer;
-let tmp: ReturnType<typeof tempDir>;
+const server = useFaultServer();
+const tmp = useTempDir('prs-reliability-local-');
 let n = 0;
 let root: string;
 let out: string;
 
-beforeAll(async () => {
-  tmp = tempDir('prs-reliability-local-');
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server?.close();
-  tmp?.cleanup();
-});
 beforeEach(() => {
   sandbox.stats.reset();
-  server.requests.length = 0;
   root = join(tmp.path, `run${n++}`);
   out = join(root, 'out');
   mkdirSync(out, { recursive: true });

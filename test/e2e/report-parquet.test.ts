@@ -5,11 +5,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isJsonNumeric, numberText, REPORT_TYPES } from '../../src/domain.js';
 import { flatten } from '../../src/render/columns.js';
 import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { parseJson } from '../helpers/json.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { dirsEnv, useLoggedIn } from '../helpers/session.js';
@@ -191,11 +191,7 @@ describe('report -f parquet', () => {
 });
 
 describe('a value that does not fit DECIMAL(38) is never rounded (fault server)', () => {
-  let server: FaultServer;
-  beforeAll(async () => {
-    server = await startFaultServer();
-  });
-  afterAll(() => server.close());
+  const server = useFaultServer();
 
   it('exit 2 naming the column and the value, no file', async () => {
     const wide = `1${'0'.repeat(30)}.${'1'.repeat(10)}`; // 41 digits

@@ -7,23 +7,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultServer, startFaultServer } from '../helpers/fault-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
 import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
-let server: FaultServer;
+const server = useFaultServer();
 let out: string;
 let n = 0;
 
 const { sandbox, tmp, env: session } = useLoggedIn('prs-report-runs-', { rateLimit: '100/1s' });
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
 /** prs against the fault server with a ready token (no sign-in), its own config and cache dirs. */
 const faultyEnv = () => ({
   ...dirsEnv(join(tmp.path, 'faulty')),
@@ -34,7 +28,6 @@ const faultyEnv = () => ({
 });
 beforeEach(() => {
   sandbox.stats.reset();
-  server.requests.length = 0;
   out = join(tmp.path, `out${n++}`);
   mkdirSync(out);
 });

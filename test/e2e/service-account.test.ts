@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
 import { serviceLoginArgs } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, useSandbox } from '../helpers/session.js';
+import { dirsEnv, serviceEnv, useSandbox } from '../helpers/session.js';
 
 const sandbox = useSandbox({ tokenTtl: 60, clock: () => now });
 let now = Date.now();
@@ -153,13 +153,7 @@ describe('the env-only form and a refused client', () => {
   it('PRS_GRANT=client_credentials with PRS_CLIENT_ID and PRS_CLIENT_SECRET: no login needed', async () => {
     const c = context();
     const env = {
-      PRS_GRANT: 'client_credentials',
-      PRS_CLIENT_ID: 'prs-robot',
-      PRS_CLIENT_SECRET: 'robot-secret',
-      PRS_AUTH_URL: sandbox.authUrl,
-      PRS_REALM: sandbox.realm,
-      PRS_BASE_URL: sandbox.url,
-      PRS_TENANT: 'demo-tenant',
+      ...serviceEnv(sandbox),
       // Left over from a user's setup: a service account has no user, so it is not used.
       PRS_USERNAME: 'demo',
     };
@@ -179,13 +173,9 @@ describe('the env-only form and a refused client', () => {
     const before = sandbox.stats.count({ endpoint: 'report' });
     const r = await c.prs(REPORT, {
       env: {
-        PRS_GRANT: 'client_credentials',
+        ...serviceEnv(sandbox),
         PRS_CLIENT_ID: sandbox.clientId,
         PRS_CLIENT_SECRET: sandbox.clientSecret,
-        PRS_AUTH_URL: sandbox.authUrl,
-        PRS_REALM: sandbox.realm,
-        PRS_BASE_URL: sandbox.url,
-        PRS_TENANT: 'demo-tenant',
       },
     });
     expect(r.code).toBe(4);

@@ -1,14 +1,6 @@
-/**
- * Wide reports on a real terminal (tmux), at 80 and 200 columns, for every report type against the
- * sandbox: the columns that identify a row are on screen, no line is wider than the terminal, a column
- * asked for with --fields is never left out, and the "did not fit" note comes after the rows. The BUILT
- * binary (`npm run build` first); skipped when tmux is not installed.
- */
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { useSandbox } from '../helpers/session.js';
+import { useLoggedIn } from '../helpers/session.js';
 import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
 
 const USER = { username: 'tia', password: 'Pw-tables-3k', tenant: 'tia-tenant' };
@@ -37,36 +29,17 @@ const recordNames = (lines: string[]) => [...new Set(lines.flatMap((l) => /^(\S+
 const NOTE = /^\d+ of \d+ columns did not fit the terminal: .* — pick columns with --fields, or use -f csv$/;
 
 describe.skipIf(!HAS_TMUX)('wide reports on a terminal (tmux)', () => {
-  const sandbox = useSandbox({ rateLimit: '1000/1s', clientSecret: CLIENT_SECRET, users: [USER] });
-  let tmp: ReturnType<typeof tempDir>;
+  const { env } = useLoggedIn(
+    'prs-table-terminal-',
+    { rateLimit: '1000/1s', clientSecret: CLIENT_SECRET, users: [USER] },
+    // Tables taller than the screen would go through the pager: report-pager.test.ts tests that.
+    { PRS_PAGER: '' },
+  );
   let term: Terminal | undefined;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    tmp = tempDir('prs-table-terminal-');
-    env = {
-      PRS_CONFIG_DIR: join(tmp.path, 'config'),
-      PRS_CACHE_DIR: join(tmp.path, 'cache'),
-      PRS_RATE_LIMIT: '1000/1s',
-      // Tables taller than the screen would go through the pager: report-pager.test.ts tests that.
-      PRS_PAGER: '',
-    };
-    const login = await runPrs(
-      ['login', '--auth-url', sandbox.authUrl, '--realm', sandbox.realm, '--client-id', sandbox.clientId]
-        .concat(['--username', USER.username, '--tenant', USER.tenant, '--base-url', sandbox.url])
-        .concat(['--password-stdin']),
-      { input: USER.password, env: { ...env, HOME: tmp.path, PRS_CLIENT_SECRET: CLIENT_SECRET } },
-    );
-    expect(login.code, login.stderr).toBe(0);
-  });
 
   afterEach(() => {
     term?.close();
     term = undefined;
-  });
-
-  afterAll(async () => {
-    tmp?.cleanup();
   });
 
   /** prs in a `width`-column terminal to its end: the exit code and every line it left. */

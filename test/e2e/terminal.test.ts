@@ -5,9 +5,9 @@
  */
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { useSandbox } from '../helpers/session.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runPrs } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
 import { HAS_TMUX, Terminal, type TerminalOptions } from '../helpers/tmux.js';
 
 // Distinctive secrets, so "never on the screen" cannot be confused with any other text.
@@ -22,41 +22,22 @@ const separators = (line: string) => [...line].flatMap((ch, i) => (/[│┼┬�
 const lastLine = (screen: string) => screen.split('\n').at(-1) ?? '';
 
 describe.skipIf(!HAS_TMUX)('prs in a terminal (tmux)', () => {
-  const sandbox = useSandbox({ rateLimit: '2/3s', clientSecret: CLIENT_SECRET, users: [USER] });
-  let tmp: ReturnType<typeof tempDir>;
+  /** `env`: a profile logged in non-interactively (the table and progress tests). */
+  const { sandbox, tmp, env } = useLoggedIn(
+    'prs-terminal-e2e-',
+    { rateLimit: '2/3s', clientSecret: CLIENT_SECRET, users: [USER] },
+    // Tables taller than the screen would go through the pager: report-pager.test.ts tests that.
+    { PRS_PAGER: '' },
+  );
   let term: Terminal | undefined;
-  /** Config and cache of a profile logged in non-interactively (the table and progress tests). */
-  let env: Record<string, string>;
   const open = async (o: TerminalOptions) => {
     term = await Terminal.open(o);
     return term;
   };
 
-  beforeAll(async () => {
-    tmp = tempDir('prs-terminal-e2e-');
-    env = {
-      PRS_CONFIG_DIR: join(tmp.path, 'config'),
-      PRS_CACHE_DIR: join(tmp.path, 'cache'),
-      PRS_RATE_LIMIT: '2/3s',
-      // Tables taller than the screen would go through the pager: report-pager.test.ts tests that.
-      PRS_PAGER: '',
-    };
-    const login = await runPrs(
-      ['login', '--auth-url', sandbox.authUrl, '--realm', sandbox.realm, '--client-id', sandbox.clientId]
-        .concat(['--username', USER.username, '--tenant', USER.tenant, '--base-url', sandbox.url])
-        .concat(['--password-stdin']),
-      { input: PASSWORD, env: { ...env, HOME: tmp.path, PRS_CLIENT_SECRET: CLIENT_SECRET } },
-    );
-    expect(login.code, login.stderr).toBe(0);
-  });
-
   afterEach(() => {
     term?.close();
     term = undefined;
-  });
-
-  afterAll(async () => {
-    tmp?.cleanup();
   });
 
   /** The prompts of `prs login` with nothing preset, in order (src/commands/login.ts), and the answers. */

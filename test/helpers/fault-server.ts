@@ -3,15 +3,16 @@
  * headers, a body that may be cut off, stalled or reset, or an endless generated stream. It serves any
  * path (point PRS_BASE_URL at `url`) and records every request, so tests can assert what was sent.
  *
- *   const server = await startFaultServer();
+ *   const server = useFaultServer();
  *   server.respond({ body: '[1,2', headers: { 'content-type': 'application/json' } });
  *   // ... run prs against server.url ...
  *   expect(server.requests).toHaveLength(1);
- *   await server.close();
  */
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { later } from './session.js';
 
 export interface FaultReply {
   /** Default 200. */
@@ -51,6 +52,25 @@ export interface FaultServer {
    */
   respond(...replies: (FaultReply | ((req: FaultRequest, n: number) => FaultReply))[]): void;
   close(): Promise<void>;
+}
+
+/**
+ * This file's (or describe block's) fault server: started before its tests, closed after them; each
+ * test starts with no requests recorded.
+ */
+export function useFaultServer(): FaultServer {
+  let server: FaultServer | undefined;
+  beforeAll(async () => {
+    server = await startFaultServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  beforeEach(() => {
+    if (server) server.requests.length = 0;
+  });
+  return later(() => server, 'the fault server');
 }
 
 export async function startFaultServer(): Promise<FaultServer> {

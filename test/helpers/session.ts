@@ -20,7 +20,7 @@ const start = (options: SandboxOptions) => startSandbox({ port: 0, keepAliveMs: 
  * `get()`'s object, once there: the fixtures hand out a stand-in at collection time (before their
  * beforeAll ran), so a file keeps writing `sandbox.url` or `{ ...env }` as it would for a plain variable.
  */
-function later<T extends object>(get: () => T | undefined, what: string): T {
+export function later<T extends object>(get: () => T | undefined, what: string): T {
   const target = (): T => {
     const t = get();
     if (!t) throw new Error(`${what} is used outside the tests that started it`);
@@ -96,6 +96,29 @@ export const dirsEnv = (root: string) => ({
   PRS_CONFIG_DIR: join(root, 'config'),
   PRS_CACHE_DIR: join(root, 'cache'),
   HOME: root,
+});
+
+/** Unattended sign-in from the environment alone (a cron job's), as the sandbox's first user. */
+export const signInEnv = (sandbox: Sandbox, user = sandbox.users[0]!) => ({
+  PRS_BASE_URL: sandbox.url,
+  PRS_AUTH_URL: sandbox.authUrl,
+  PRS_REALM: sandbox.realm,
+  PRS_CLIENT_ID: sandbox.clientId,
+  PRS_CLIENT_SECRET: sandbox.clientSecret,
+  PRS_USERNAME: user.username,
+  PRS_PASSWORD: user.password,
+  PRS_TENANT: user.tenant,
+});
+
+/** The same for the sandbox's service account (client_credentials, no user). */
+export const serviceEnv = (sandbox: Sandbox, client = sandbox.serviceClients[0]!) => ({
+  PRS_GRANT: 'client_credentials',
+  PRS_CLIENT_ID: client.clientId,
+  PRS_CLIENT_SECRET: client.clientSecret,
+  PRS_AUTH_URL: sandbox.authUrl,
+  PRS_REALM: sandbox.realm,
+  PRS_BASE_URL: sandbox.url,
+  PRS_TENANT: client.tenant,
 });
 
 /** `prs login` against the sandbox as its first user; returns the env that reaches the session. */
