@@ -31,11 +31,7 @@ export function refreshUsable(s: StoredSession | undefined, now: number): boolea
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
 
-export interface Credentials {
-  username: string;
-  password: string;
-  clientSecret: string;
-}
+export type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
 function bindingOf(s: Settings): Partial<SessionBinding> {
   return {
@@ -118,7 +114,7 @@ function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoin
   return { authUrl: s.authUrl, realm: s.realm, clientId: s.clientId, clientSecret };
 }
 
-interface SessionDeps {
+export interface SessionDeps {
   settings: Settings;
   store: Store;
   http: Http;

@@ -1,11 +1,12 @@
 // The two endpoints of spec §4 behind one request loop: headers, a limiter slot (JSON endpoint only),
 // one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors-map.ts).
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
+import type { SessionDeps } from '../auth/session.js';
 import type { Session } from '../auth/types.js';
-import { type Clock, durationText, isoSeconds } from '../clock.js';
+import { durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import { type Http, type HttpResponse, header, transportError } from '../http/client.js';
+import { type HttpResponse, header, transportError } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -14,7 +15,6 @@ import {
   retryPolicy,
   waitLine,
 } from '../http/retry.js';
-import type { IO } from '../io.js';
 import { readAnswer } from '../rows/answer.js';
 import type { Settings } from '../settings.js';
 import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
@@ -23,15 +23,7 @@ import type { Limiter } from './limiter.js';
 import { openLimiter } from './limiter-redis.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
 
-export interface ServiceDeps {
-  settings: Settings;
-  session: Session;
-  http: Http;
-  clock: Clock;
-  io: IO;
-  signal: AbortSignal;
-  random?: () => number;
-}
+export type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
 export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
