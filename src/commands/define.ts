@@ -4,6 +4,7 @@ import { Argument, type Command } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
 import { exitCodesText, HELP_TOPICS, helpTarget } from '../help.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/options.js';
 import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
@@ -222,7 +223,10 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     flags: SANDBOX_FLAGS,
     run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
     // Commander gives `prs sandbox --rate-limit` to the global flag of the same name.
-    options: (_, o, globals) => ({ ...o, rateLimit: o.rateLimit ?? globals.rateLimit }),
+    options: (_, o, globals) => ({
+      ...o,
+      rateLimit: o.rateLimit ?? globals.rateLimit ?? SANDBOX_DEFAULTS.rateLimit,
+    }),
   });
 
   // Replaces commander's implicit help command: it also shows topics and nested commands.
