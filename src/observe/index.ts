@@ -5,6 +5,7 @@ import type { ItemStatus, RunEvent } from '../events.js';
 import { createDispatcher } from '../http/client.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
+import type { RunCommand } from '../run/engine.js';
 import { itemLabel } from '../run/outcomes.js';
 import {
   checkSetting,
@@ -15,8 +16,6 @@ import {
 } from '../settings.js';
 import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
 import { PING_TIMEOUT_MS, type PingKind, pingRequest, sendPing } from './ping.js';
-
-export type RunCommand = 'report' | 'export';
 
 export interface RunObserver {
   /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */

@@ -2,11 +2,12 @@
 // node_exporter's textfile collector; a failed run carries the last success over.
 import type { Endpoint, ItemStatus } from '../events.js';
 import { updateFile } from '../fs/atomic.js';
+import type { RunCommand } from '../run/engine.js';
 
 export const ITEM_STATUSES: readonly ItemStatus[] = ['written', 'skipped', 'empty', 'failed'];
 
 export interface RunMetrics {
-  command: 'report' | 'export';
+  command: RunCommand;
   profile: string;
   exitCode: number;
   endedAt: number;

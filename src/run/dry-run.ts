@@ -7,11 +7,12 @@ import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType } from '../domain.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
+import type { RunCommand } from './engine.js';
 import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 
 export interface RunPlan {
-  command: 'report' | 'export';
+  command: RunCommand;
   items: number;
   cached: number;
   skipped: number;
@@ -25,7 +26,7 @@ export interface RunPlan {
 }
 
 export interface PlanInput {
-  command: 'report' | 'export';
+  command: RunCommand;
   items: number;
   cached?: number;
   skipped?: number;

@@ -40,8 +40,10 @@ export interface ItemContext {
   showProgress(text: string): void;
 }
 
+export type RunCommand = 'report' | 'export';
+
 export interface RunOptions<R extends ItemDone> {
-  command: 'report' | 'export';
+  command: RunCommand;
   io: IO;
   events: RunEvents;
   signal: AbortSignal;
@@ -60,7 +62,7 @@ export interface RunOptions<R extends ItemDone> {
 
 export function runWith(
   deps: Pick<Deps, 'io' | 'events' | 'signal' | 'clock'>,
-  command: RunOptions<ItemDone>['command'],
+  command: RunCommand,
 ): RunOptions<ItemDone> {
   return { command, io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() };
 }
