@@ -10,14 +10,15 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
+import { runPrs } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 
 const REALM = 'acme-realm';
 const PASSWORD = 'pw-Interop-31';
 const SECRET = 'cs-Interop-42';
 
 let server: OAuth2Server;
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-interop-');
 let authUrl: string;
 const seen: Record<string, string>[] = [];
 
@@ -32,12 +33,10 @@ beforeAll(async () => {
   server.service.on('beforeResponse', (_res, req) => {
     seen.push({ ...(req.body as Record<string, string>) });
   });
-  tmp = tempDir('prs-interop-');
 });
 
 afterAll(async () => {
   await server?.stop();
-  tmp?.cleanup();
 });
 
 const env = () => ({ PRS_CONFIG_DIR: join(tmp.path, 'config'), PRS_CLIENT_SECRET: SECRET, HOME: tmp.path });

@@ -7,18 +7,18 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, PRS_BIN, tempDir } from '../helpers/run.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, PRS_BIN } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 
 const completions = fileURLToPath(new URL('../../completions/', import.meta.url));
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-completion-');
 let env: Record<string, string>;
 let cwd: string;
 
 beforeAll(() => {
-  tmp = tempDir('prs-completion-');
   // The built prs on PATH, with three profiles for --profile.
   const bin = join(tmp.path, 'bin');
   mkdirSync(bin);
@@ -49,7 +49,6 @@ beforeAll(() => {
     TERM: 'xterm',
   });
 });
-afterAll(() => tmp?.cleanup());
 
 function run(cmd: string, args: string[], opts: { cwd?: string } = {}) {
   const r = spawnSync(cmd, args, { env, cwd: opts.cwd ?? cwd, encoding: 'utf8', timeout: 20_000 });

@@ -4,14 +4,11 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { baseEnv, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 
-let config: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  config = tempDir('prs-completion-config-');
-});
-afterAll(() => config?.cleanup());
+const config = useTempDir('prs-completion-config-');
 
 describe('prs completion', () => {
   it.each(['bash', 'zsh', 'fish'])('%s prints exactly the checked-in completions/prs.%s', async (shell) => {

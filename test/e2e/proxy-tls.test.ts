@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates } from '../helpers/certs.js';
-import { tempDir } from '../helpers/run.js';
+import { useTempDir } from '../helpers/session.js';
 import {
   buildRunner,
   type CountingServer,
@@ -19,7 +19,7 @@ import {
   startRecordingProxy,
 } from './service-helpers.js';
 
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-proxy-tls-');
 let script: string;
 let plain: CountingServer;
 let secure: CountingServer;
@@ -28,7 +28,6 @@ let proxyUrl: string;
 let caFile: string;
 
 beforeAll(async () => {
-  tmp = tempDir('prs-proxy-tls-');
   script = await buildRunner(tmp.path);
   const tls = makeCertificates(tmp.path);
   caFile = tls.caFile;
@@ -42,7 +41,6 @@ afterAll(async () => {
   await plain?.close();
   await secure?.close();
   await proxied?.close();
-  tmp?.cleanup();
 });
 
 const env = (baseUrl: string, extra: Record<string, string> = {}) => ({

@@ -7,17 +7,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv } from '../helpers/session.js';
+import { describe, expect, it } from 'vitest';
+import { runPrs } from '../helpers/run.js';
+import { dirsEnv, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-reliability-config-');
 let n = 0;
-beforeAll(() => {
-  tmp = tempDir('prs-reliability-config-');
-});
-afterAll(() => tmp?.cleanup());
 
 /** A fresh config dir holding `content` as config.json (a directory for `{ dir: true }`). */
 function configWith(content: string | Buffer | { dir: true }) {

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginArgs } from '../../src/sandbox/index.js';
 import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
-import { baseEnv, PRS_BIN, type RunResult, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv, loginSandbox, useSandbox } from '../helpers/session.js';
+import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
+import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 import {
   type CountingServer,
@@ -23,7 +23,7 @@ import {
 } from './service-helpers.js';
 
 const DATE = '2024-05-03';
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-reliability-security-');
 const sandbox = useSandbox({
   rateLimit: '100/1s',
   users: [{ username: 'demo', password: 'pw-Quartz-4711', tenant: 'demo-tenant' }],
@@ -36,7 +36,6 @@ let proxied: RecordingProxy;
 let proxyUrl: string;
 
 beforeAll(async () => {
-  tmp = tempDir('prs-reliability-security-');
   // Secrets that appear nowhere else (the default demo/demo would match the user name).
   const tls = makeCertificates(tmp.path);
   caFile = tls.caFile;
@@ -49,7 +48,6 @@ afterAll(async () => {
   await plain?.close();
   await secure?.close();
   await proxied?.close();
-  tmp?.cleanup();
 });
 
 function reset(): void {

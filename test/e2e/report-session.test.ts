@@ -5,22 +5,17 @@
  * `prs login` is used, none is in the environment. Two processes sharing one rate-limit window:
  * test/e2e/service-limiter.test.ts.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { loginSandbox, useSandbox } from '../helpers/session.js';
+import { beforeAll, expect, it } from 'vitest';
+import { runPrs } from '../helpers/run.js';
+import { loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
 
 const sandbox = useSandbox({ tokenTtl: 2, refreshTtl: 60, rateLimit: '4/2s' });
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-session-');
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  tmp = tempDir('prs-session-');
   // The secret only for the login, which keeps it with the session: the runs below have none in env.
   env = await loginSandbox(sandbox, tmp.path);
-});
-
-afterAll(async () => {
-  tmp?.cleanup();
 });
 
 it('a 2 s token expiring mid-range is renewed ahead of time: no 401, every date answered', async () => {

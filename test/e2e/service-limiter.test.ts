@@ -9,23 +9,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { makeCertificates } from '../helpers/certs.js';
 import { freePort, NO_REDIS_MESSAGE, REDIS_SERVER, type RedisServer, startRedis } from '../helpers/redis.js';
-import { runPrs, tempDir } from '../helpers/run.js';
-import { useLoggedIn, useSandboxes } from '../helpers/session.js';
+import { runPrs } from '../helpers/run.js';
+import { useLoggedIn, useSandboxes, useTempDir } from '../helpers/session.js';
 import { buildRunner, type CountingServer, spawnRunner, startCountingServer } from './service-helpers.js';
 
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-limiter-e2e-');
 let script: string;
 let server: CountingServer;
 
 beforeAll(async () => {
-  tmp = tempDir('prs-limiter-e2e-');
   script = await buildRunner(tmp.path);
   server = await startCountingServer({ limit: 4, windowMs: 2000 });
 });
 
 afterAll(async () => {
   await server?.close();
-  tmp?.cleanup();
 });
 
 describe('two processes share one 4/2s window', () => {

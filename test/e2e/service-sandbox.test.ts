@@ -3,18 +3,17 @@
  * server 429 via Retry-After, retries of 5xx and cut-off bodies, and every error status → its exit
  * code and message. Two processes sharing one window: test/e2e/service-limiter.test.ts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BROKEN_PORTFOLIO_ID,
   EMPTY_PORTFOLIO_ID,
   EXAMPLE_PORTFOLIO_ID,
   type Sandbox,
 } from '../../src/sandbox/index.js';
-import { tempDir } from '../helpers/run.js';
-import { useSandbox } from '../helpers/session.js';
+import { useSandbox, useTempDir } from '../helpers/session.js';
 import { buildRunner, spawnRunner } from './service-helpers.js';
 
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-service-sandbox-');
 let script: string;
 const sandbox = useSandbox({ rateLimit: '4/2s', tokenTtl: 60 });
 let token: string;
@@ -36,13 +35,8 @@ async function passwordToken(s: Sandbox, user = s.users[0]!): Promise<string> {
 }
 
 beforeAll(async () => {
-  tmp = tempDir('prs-service-sandbox-');
   script = await buildRunner(tmp.path);
   token = await passwordToken(sandbox);
-});
-
-afterAll(async () => {
-  tmp?.cleanup();
 });
 
 beforeEach(() => {

@@ -10,19 +10,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { baseEnv, collect, PRS_BIN, runPrs, tempDir } from '../helpers/run.js';
-import { dirsEnv } from '../helpers/session.js';
+import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
+import { dirsEnv, useTempDir } from '../helpers/session.js';
 import { readJson, tempFiles, waitFor } from './reliability-helpers.js';
 
 let sandbox: ChildProcess;
 let url: string;
-let tmp: ReturnType<typeof tempDir>;
+const tmp = useTempDir('prs-signals-');
 let root: string;
 let out: string;
 let n = 0;
 
 beforeAll(async () => {
-  tmp = tempDir('prs-signals-');
   // `prs sandbox` in a process of its own, as the issue ran it: an in-process one would generate the
   // big body on this test's event loop and starve it. Short-lived tokens (the renewal is forced below by
   // rewriting the stored expiry, not by sleeping) and a big CSV export, still downloading when the
@@ -50,7 +49,6 @@ beforeAll(async () => {
 });
 afterAll(() => {
   sandbox?.kill();
-  tmp?.cleanup();
 });
 beforeEach(() => {
   root = join(tmp.path, `run${n++}`);
