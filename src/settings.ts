@@ -427,18 +427,10 @@ export function checkSetting(key: SettingKey, value: string): string {
   return typeof parsed === 'string' ? parsed : v;
 }
 
-/** `new URL(value)`, or an Error with `message`. */
-function urlOf(value: string, message: string): URL {
-  try {
-    return new URL(value);
-  } catch {
-    throw new Error(message);
-  }
-}
-
 /** A ping URL is a secret: a bad one is named without its path. */
 function parsePingUrl(value: string): string {
-  const u = urlOf(value, 'invalid ping URL: expected http(s)://host/…');
+  if (!URL.canParse(value)) throw new Error('invalid ping URL: expected http(s)://host/…');
+  const u = new URL(value);
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new Error(`invalid ping URL (${u.protocol}//…): use http or https`);
   if (u.search || u.hash) throw new Error(`invalid ping URL (${u.host}/…): no query or fragment expected`);
@@ -477,7 +469,9 @@ export function isDebug(env: Env): boolean {
 
 export function parseLimiterUrl(value: string): string {
   const shown = redactUrlPassword(value);
-  const u = urlOf(value, `invalid limiter URL "${shown}": expected redis://[user:password@]host:port[/db]`);
+  if (!URL.canParse(value))
+    throw new Error(`invalid limiter URL "${shown}": expected redis://[user:password@]host:port[/db]`);
+  const u = new URL(value);
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
     throw new Error(`invalid limiter URL "${shown}": it must start with redis:// or rediss://`);
   }
@@ -558,7 +552,8 @@ export function parseRetries(value: string): number {
 
 /** An http(s) URL without a trailing slash. */
 export function parseUrl(value: string): string {
-  const u = urlOf(value, `invalid URL "${value}"`);
+  if (!URL.canParse(value)) throw new Error(`invalid URL "${value}"`);
+  const u = new URL(value);
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new Error(`invalid URL "${value}": use http or https`);
   if (u.username || u.password) throw new Error('URLs must not carry credentials');
