@@ -3,7 +3,7 @@
  * It keeps jq 1.7's semantics: a filter outside the subset is left to jq-web (`compileFast` gives none).
  */
 
-import { compareDecimal, decimalSpelling } from '../diff/decimal.js';
+import { compareDecimal, decimalSpelling, plain } from '../diff/decimal.js';
 import { JsonNumber } from '../domain.js';
 
 /** A number jq computed: a double, printed and compared as one (a literal keeps its digits). */
@@ -83,8 +83,8 @@ function compareStrings(a: string, b: string): number {
 const keysOf = (o: Record<string, unknown>) => Object.keys(o).sort(compareStrings);
 
 /** jq's `jv_cmp`: two literals compare exactly (decNumber), anything computed as a double. */
-function compare(x: unknown, y: unknown): number {
-  const [a, b] = [real(x), real(y)];
+function compare(left: unknown, right: unknown): number {
+  const [a, b] = [real(left), real(right)];
   const k = kind(a);
   if (k !== kind(b)) return k - kind(b);
   if (k === 3) {
@@ -106,17 +106,17 @@ function compare(x: unknown, y: unknown): number {
     }
     return x.length - y.length;
   }
-  if (k === 6) {
-    const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
-    const keys = keysOf(x);
-    const c = compare(keys, keysOf(y));
-    for (let i = 0; c === 0 && i < keys.length; i++) {
-      const d = compare(x[keys[i]!], y[keys[i]!]);
-      if (d !== 0) return d;
-    }
-    return c;
-  }
-  return 0;
+  if (k !== 6) return 0;
+  // Objects: their sorted keys, then the values in that order.
+  const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
+  const keys = keysOf(x);
+  return (
+    compare(keys, keysOf(y)) ||
+    compare(
+      keys.map((key) => x[key]),
+      keys.map((key) => y[key]),
+    )
+  );
 }
 
 /** A computed double as jq prints it (David Gay's g_fmt: `1e-07`, `1e+17`, infinities as ±DBL_MAX). */
@@ -130,9 +130,7 @@ function jqDouble(n: number): string {
   else if (point <= -4 || point > digits.length + 15) {
     const exp = Number(e);
     text = `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  } else if (point <= 0) text = `0.${'0'.repeat(-point)}${digits}`;
-  else if (point >= digits.length) text = digits + '0'.repeat(point - digits.length);
-  else text = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  } else text = plain({ units: BigInt(digits), exp: point - digits.length });
   return (d < 0 || Object.is(d, -0) ? '-' : '') + text;
 }
 
@@ -160,6 +158,8 @@ function dump(value: unknown, literal: (raw: string) => string): string {
 export const json = (v: unknown) => dump(v, (raw) => raw);
 
 const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
+
+const field = (key: string | number) => single((x) => index(x, key));
 
 function index(v: unknown, key: string | number): unknown {
   if (v === null) return null;
@@ -269,12 +269,6 @@ export function compileFast(filter: string): Filter | undefined {
   }
 }
 
-const seq =
-  (fs: Filter[]): Filter =>
-  (x, emit) => {
-    for (const f of fs) f(x, emit);
-  };
-
 function parse(tokens: Token[]): Filter {
   let p = 0;
   const peek = () => tokens[p];
@@ -290,7 +284,10 @@ function parse(tokens: Token[]): Filter {
   function comma(): Filter {
     const fs = [alternative()];
     while (eat(',')) fs.push(alternative());
-    return fs.length === 1 ? fs[0]! : seq(fs);
+    if (fs.length === 1) return fs[0]!;
+    return (x, emit) => {
+      for (const f of fs) f(x, emit);
+    };
   }
   function alternative(): Filter {
     const a = or();
@@ -344,21 +341,14 @@ function parse(tokens: Token[]): Filter {
       const t = peek();
       if (typeof t === 'string' && t.length > 1 && t[0] === '.') {
         p++;
-        f = then(
-          f,
-          single((x) => index(x, t.slice(1))),
-        );
+        f = then(f, field(t.slice(1)));
       } else if (t === '[') f = then(f, suffix());
       else if (t === '.' && tokens[p + 1] === '[') {
         p++;
         f = then(f, suffix());
       } else if (t === '.' && typeof tokens[p + 1] === 'object') {
         p++;
-        const key = constantString();
-        f = then(
-          f,
-          single((x) => index(x, key)),
-        );
+        f = then(f, field(constantString()));
       } else return f;
     }
   }
@@ -376,7 +366,7 @@ function parse(tokens: Token[]): Filter {
     } else throw new Outside();
     if (negative && typeof key === 'string') throw new Outside();
     need(']');
-    return single((x) => index(x, key));
+    return field(key);
   }
   function constantString(): string {
     const t = tokens[p++];
@@ -454,7 +444,7 @@ function parse(tokens: Token[]): Filter {
         let f = postfix();
         while (eat('|')) f = then(f, postfix());
         pairs.push([key, f]);
-      } else pairs.push([key, single((x) => index(x, key))]);
+      } else pairs.push([key, field(key)]);
     }
     if (pairs.every(([, f]) => f.one))
       return single((x) => {
