@@ -1,6 +1,6 @@
 /**
- * `--jq <filter>`: jq 1.7 (WebAssembly: jq-web) over the rows' exact JSON text, printed as GitHub CLI's
- * `--jq` prints (`jq -r -c`). Loaded only when a filter is given; the choice is in docs/performance.md.
+ * `--jq <filter>`: jq-fast.ts's subset on the rows themselves, else jq 1.7 (WebAssembly: jq-web) over
+ * their exact JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
  */
 import { decimalSpelling } from '../diff/decimal.js';
 import type { Row } from '../domain.js';
@@ -64,9 +64,9 @@ function quietly<T>(fn: () => T): T {
 }
 
 /**
- * Loads the engine and checks that `filter` compiles, without running it on anything (it sits after
- * `empty`, so even `repeat(1)` ends at once): a filter that does not compile is a UsageError (exit 2),
- * decided before any request.
+ * The fast path's filter, or jq-web loaded and `filter` checked without running it on anything (it sits
+ * after `empty`, so even `repeat(1)` ends at once): a filter that does not compile is a UsageError
+ * (exit 2), decided before any request. `fast: false`: jq-web only (the tests' reference).
  */
 export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
   // A filter in the fast subset is jq that compiles: jq-web loads only to name a run-time error.
