@@ -104,7 +104,6 @@ export class TokenIssuer {
     return { status: 204, body: {} };
   }
 
-  /** The client the form authenticates: this.o (the CLI's), a service client, or an answer. */
   private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer | undefined {
     const [id, secret] = [form.get('client_id'), form.get('client_secret')];
     if (!id) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');

@@ -56,9 +56,7 @@ export interface SandboxOptions {
   users?: readonly SandboxUser[];
   /** Constituent rows of portfolio 900. */
   bigExportRows?: number;
-  /** Milliseconds added before each export answer. */
   exportDelayMs?: number;
-  /** How long an idle connection stays open (ms; default Node's 5 s). */
   keepAliveMs?: number;
   /** JSON bodies compact (the default) or `spaced` as Python's json.dumps writes them. */
   jsonStyle?: 'compact' | 'spaced';

@@ -426,10 +426,8 @@ function precisionStress(): Portfolio {
   };
 }
 
-/**
- * Portfolio 77, a small index whose composition changes, for `prs diff` (README: what happens when).
- * Pro forma shows the next business day's composition and events at this day's prices.
- */
+// Portfolio 77, an index whose composition changes, for `prs diff` (README). Pro forma shows the next
+// business day's composition and events at this day's prices.
 const ID = REBALANCE_PORTFOLIO_ID;
 const NAME = 'Rebalance Demo';
 const FIRST_YEAR = 2020;

@@ -1,7 +1,5 @@
-/**
- * The Keycloak token endpoints and the two report endpoints (checked 401, 403, 400, 404, then 429 on the
- * JSON one). Error bodies are Spring Boot's without the timestamp, so the same request gives the same bytes.
- */
+// The token endpoints and the two report endpoints (checked 401, 403, 400, 404, then 429 on the JSON one).
+// Error bodies are Spring Boot's without the timestamp, so the same request gives the same bytes.
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
@@ -17,7 +15,6 @@ import { contentDisposition, csvChunks, exportFileName, jsonChunks, type Row, zi
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
 type Headers = Record<string, string | number>;
 
-/** A request, its record in `stats` and `gone`, aborted once the connection closes. */
 interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
@@ -154,10 +151,8 @@ export function createRoutes(
     return stream(x, headers, chunks, fault);
   }
 
-  /**
-   * Sends chunks with backpressure: up to 1 MiB whole with Content-Length, a bigger body (or a gzipped
-   * one) chunked. A truncate or stall fault cuts a small body in half, a big one after its first MiB.
-   */
+  // Up to 1 MiB is sent whole with Content-Length, a bigger (or gzipped) body chunked. A truncate or
+  // stall fault cuts a small body in half, a big one after its first MiB.
   async function stream(x: Exchange, headers: Headers, chunks: Iterable<string | Uint8Array>, fault?: Fault) {
     const gzip = o.gzip && !fault && /\bgzip\b/i.test(String(x.req.headers['accept-encoding'] ?? ''));
     const it = chunks[Symbol.iterator]();

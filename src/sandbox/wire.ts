@@ -133,7 +133,6 @@ export function* zipChunks(
 export const exportFileName = (date: string, name: string, ext: string): string =>
   `${date}_${name.split(/\s+/).filter(Boolean).join('_')}_index.${ext}`;
 
-/** The name with accents dropped and anything else outside printable ASCII replaced by "_". */
 export const asciiFallback = (name: string): string =>
   name
     .normalize('NFD')
