@@ -273,9 +273,10 @@ function parse(tokens: Token[]): Filter {
   let p = 0;
   const peek = () => tokens[p];
   const eat = (t: string) => tokens[p] === t && ++p > 0;
-  const need = (t: string) => {
-    if (!eat(t)) throw new Outside();
+  const outside = (): never => {
+    throw new Outside();
   };
+  const need = (t: string) => eat(t) || outside();
 
   function pipe(): Filter {
     const left = comma();
@@ -336,7 +337,10 @@ function parse(tokens: Token[]): Filter {
     return (x, emit) => b(x, (w) => a(x, (v) => emit(test(compare(v, w)))));
   }
   function postfix(): Filter {
+    // `if` and `-1` are no terms in jq 1.7's grammar: nothing indexes them.
+    const start = peek();
     let f = term();
+    if (start === 'if' || start === '-') return f;
     for (;;) {
       const t = peek();
       if (typeof t === 'string' && t.length > 1 && t[0] === '.') {
@@ -440,9 +444,10 @@ function parse(tokens: Token[]): Filter {
       if (!/^[A-Za-z_]/.test(typeof t === 'object' ? 'a' : key) || /^(0|[1-9]\d*)$|^__proto__$/.test(key))
         throw new Outside();
       if (eat(':')) {
-        // A value is a term or terms piped (jq's ExpD), not a comma.
-        let f = postfix();
-        while (eat('|')) f = then(f, postfix());
+        // A value is a term, `-` one or terms piped (jq's ExpD), not a comma nor an `if`.
+        const value = () => (peek() === 'if' ? outside() : postfix());
+        let f = value();
+        while (eat('|')) f = then(f, value());
         pairs.push([key, f]);
       } else pairs.push([key, field(key)]);
     }
