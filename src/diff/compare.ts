@@ -1,8 +1,8 @@
 /** Two answers of a report → the rows of their diff: joined by key, compared field by field as CSV flattens them. */
 import { isJsonNumeric, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
+import { sameNumber, subtract } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { type Column, columnOf, flatten, isNested, selectFields, valueAt } from '../render/columns.js';
-import { sameNumber, subtract } from './decimal.js';
 import { keyOf } from './keys.js';
 
 export type Change = 'added' | 'removed' | 'changed';

@@ -1,11 +1,11 @@
 // A diff's rows → text: json and ndjson as each pair is compared; csv, tsv and the table at the end,
 // since their columns are the union of the pairs' key fields.
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
+import { shift } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import type { Column } from '../render/columns.js';
 import { displayWidth, renderTable } from '../render/table.js';
 import { createWriter } from '../render/writer.js';
-import { shift } from './decimal.js';
 
 export const TAIL = ['field', 'from', 'to', 'delta'] as const;
 

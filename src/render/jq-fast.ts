@@ -3,8 +3,8 @@
  * It keeps jq 1.7's semantics: a filter outside the subset is left to jq-web (`compileFast` gives none).
  */
 
-import { compareDecimal, decimalSpelling, plain } from '../diff/decimal.js';
 import { JsonNumber } from '../domain.js';
+import { compareDecimal, decimalSpelling, plain } from '../json/decimal.js';
 
 /** A number jq computed: a double, printed and compared as one (a literal keeps its digits). */
 class Computed {

@@ -2,9 +2,10 @@
  * `--jq <filter>`: jq-fast.ts's subset on the rows themselves, else jq 1.7 (WebAssembly: jq-web) over
  * their exact JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
  */
-import { decimalSpelling } from '../diff/decimal.js';
+
 import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
+import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
 import type { JqWeb } from './jq-engine.js';

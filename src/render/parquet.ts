@@ -6,10 +6,10 @@ import { once } from 'node:events';
 import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { decimalParts } from '../diff/decimal.js';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
+import { decimalParts } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { flatten, PORTFOLIO_COLUMN } from './columns.js';
 

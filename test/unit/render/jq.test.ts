@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decimalSpelling } from '../../../src/diff/decimal.js';
 import { JsonNumber } from '../../../src/domain.js';
+import { decimalSpelling } from '../../../src/json/decimal.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
 import { compileJq, type JqProgram } from '../../../src/render/jq.js';
 

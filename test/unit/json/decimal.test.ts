@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDecimal, sameNumber, shift, subtract } from '../../../src/diff/decimal.js';
+import { parseDecimal, sameNumber, shift, subtract } from '../../../src/json/decimal.js';
 
 describe('subtract: to − from, exact, plain notation', () => {
   it.each([
