@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
 import { useSandboxes } from '../helpers/session.js';
 
@@ -46,26 +46,10 @@ async function context(o: { tokenTtl?: number; refreshTtl?: number } = {}): Prom
     env,
     prs,
     login: (extra = [], e = {}) =>
-      prs(
-        [
-          'login',
-          '--auth-url',
-          sandbox.authUrl,
-          '--realm',
-          sandbox.realm,
-          '--client-id',
-          sandbox.clientId,
-          '--username',
-          'demo',
-          '--tenant',
-          'demo-tenant',
-          '--base-url',
-          sandbox.url,
-          '--password-stdin',
-          ...extra,
-        ],
-        { input: `${PASSWORD}\n`, env: { PRS_CLIENT_SECRET: SECRET, ...e } },
-      ),
+      prs([...loginArgs(sandbox, { username: 'demo', tenant: 'demo-tenant' }), ...extra], {
+        input: `${PASSWORD}\n`,
+        env: { PRS_CLIENT_SECRET: SECRET, ...e },
+      }),
     file: () => join(dir, 'config.json'),
     stored: () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')),
   };
@@ -185,25 +169,10 @@ describe('login, status, token, logout (300 s tokens)', () => {
   });
 
   it('a wrong password is exit 4 with the server description', async () => {
-    const r = await c.prs(
-      [
-        'login',
-        '--auth-url',
-        c.sandbox.authUrl,
-        '--realm',
-        c.sandbox.realm,
-        '--client-id',
-        c.sandbox.clientId,
-        '--username',
-        'demo',
-        '--tenant',
-        't',
-        '--base-url',
-        c.sandbox.url,
-        '--password-stdin',
-      ],
-      { input: 'wrong\n', env: { PRS_CLIENT_SECRET: SECRET } },
-    );
+    const r = await c.prs(loginArgs(c.sandbox, { username: 'demo', tenant: 't' }), {
+      input: 'wrong\n',
+      env: { PRS_CLIENT_SECRET: SECRET },
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^prs: sign-in refused by 127\.0\.0\.1:\d+: Invalid user credentials\n/);
   });
