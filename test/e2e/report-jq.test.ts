@@ -103,6 +103,16 @@ describe('report --jq', () => {
     expect(r.stdout).toBe(`[${PRECISION_PORTFOLIO_ID},${EXAMPLE_PORTFOLIO_ID}]\n`);
   });
 
+  it('a filter on each row (the fast path) over several portfolios and dates prints what -f ndjson does for `.`', async () => {
+    const args = ['report', String(EXAMPLE_PORTFOLIO_ID), String(PRECISION_PORTFOLIO_ID), '-t', 'index'];
+    const range = ['--from', '2024-05-01', '--to', '2024-05-06'];
+    const ndjson = await prs([...args, ...range, '-f', 'ndjson']);
+    const each = await prs([...args, ...range, '--jq', '.[] | .']);
+    expect(each.code, each.stderr).toBe(0);
+    expect(each.stdout.split('\n').length).toBeGreaterThan(4);
+    expect(each.stdout).toBe(ndjson.stdout);
+  });
+
   it('writes the results to an -o file', async () => {
     const { mkdtempSync, readFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
