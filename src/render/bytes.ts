@@ -3,7 +3,8 @@ export class Bytes {
   buf = Buffer.allocUnsafe(64 * 1024);
   n = 0;
 
-  private room(k: number): void {
+  /** Room for `k` more bytes in `buf`. */
+  room(k: number): void {
     if (this.n + k <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.n + k));
     this.buf.copy(grown, 0, 0, this.n);

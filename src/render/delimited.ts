@@ -45,10 +45,11 @@ export interface Lead {
   text: string;
 }
 
-// Per row: the entry of each key id it has, stamped with the row's serial.
+// Per row: the entry of each key id it has, stamped with the row's serial; the entry of each column.
 const slot = new Int32Array(MAX_KEYS);
 const seen = new Int32Array(MAX_KEYS);
 let rowSerial = 0;
+let cellAt = new Int32Array(64);
 
 /** One line per row of `batch` into `out`, each ending with a newline; absent and null values are empty cells. */
 export function writeDelimited(
@@ -69,6 +70,7 @@ export function writeDelimited(
       ? cell(cellText(lead.row[c.name]))
       : undefined,
   );
+  if (cellAt.length < n) cellAt = new Int32Array(n);
   for (let r = 0; r < at.length; r++) {
     const e = at[r]!;
     const line = out.n;
@@ -79,16 +81,10 @@ export function writeDelimited(
         out.text(cell(cellText(valueAt(row, columns[c]!.path))));
       }
     } else {
-      const mine = ++rowSerial;
-      for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W) {
-        const k = t[m + F.KEY]!;
-        seen[k] = mine;
-        slot[k] = m;
-      }
+      columnEntries(t, e, ids);
       for (let c = 0; c < n; c++) {
         if (c > 0) out.byte(sep);
-        const id = ids[c]!;
-        if (id >= 0 && seen[id] === mine) entryCell(out, b, t, slot[id]!, csv);
+        if (cellAt[c]! >= 0) entryCell(out, b, t, cellAt[c]!, csv);
         else if (leadCells[c] !== undefined) out.text(leadCells[c]!);
       }
     }
@@ -98,31 +94,52 @@ export function writeDelimited(
   }
 }
 
+/** Into cellAt: the entry of each column in the row at `e` (-1: none). */
+function columnEntries(t: Int32Array, e: number, ids: readonly number[]): void {
+  const last = t[e + F.NEXT]!;
+  // The usual row: its leaves are the columns, in order.
+  let m = e + F.W;
+  let c = 0;
+  for (; c < ids.length; c++, m += F.W) {
+    while (m < last && t[m] === Kind.OBJ && t[m + F.NEXT] !== m + F.W) m += F.W;
+    if (m >= last || t[m + F.KEY] !== ids[c] || t[m] === Kind.ARR) break;
+    cellAt[c] = m;
+  }
+  if (c === ids.length) return;
+  const mine = ++rowSerial;
+  for (m = e + F.W; m < last; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W) {
+    const k = t[m + F.KEY]!;
+    seen[k] = mine;
+    slot[k] = m;
+  }
+  for (c = 0; c < ids.length; c++) cellAt[c] = ids[c]! >= 0 && seen[ids[c]!] === mine ? slot[ids[c]!]! : -1;
+}
+
 /** The cell of the entry at `e`: a number, a string without escapes, a literal copied as it came. */
 function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean): void {
+  const kind = t[e]!;
+  if (kind > Kind.FALSE || kind === Kind.STRX) {
+    if (kind !== Kind.NULL) out.text((csv ? csvCell : tsvCell)(cellText(entryValue(b, t, e))));
+    return;
+  }
   const start = t[e + F.START]!;
   const end = t[e + F.END]!;
-  switch (t[e]) {
-    case Kind.STR:
-    case Kind.STRU: {
-      // Without escapes a string holds no quote, CR or LF (TSV's backslash and tab neither): only a comma needs quotes.
-      let p = start;
-      if (csv) while (p < end && b[p] !== 44) p++;
-      if (csv && p < end) {
-        out.byte(34);
-        out.copy(b, start, end);
-        out.byte(34);
-      } else out.copy(b, start, end);
-      return;
-    }
-    case Kind.NUM:
-    case Kind.TRUE:
-    case Kind.FALSE:
-      out.copy(b, start, end);
-      return;
-    case Kind.NULL:
-      return;
-    default:
-      out.text((csv ? csvCell : tsvCell)(cellText(entryValue(b, t, e))));
+  out.room(end - start + 2);
+  const buf = out.buf;
+  const from = out.n;
+  let o = from;
+  let comma = false;
+  for (let p = start; p < end; p++) {
+    const x = b[p]!;
+    if (x === 44) comma = true;
+    buf[o++] = x;
   }
+  // Without escapes a string holds no quote, CR or LF (TSV's backslash and tab neither): only a comma needs quotes.
+  if (comma && csv) {
+    buf.copyWithin(from + 1, from, o);
+    buf[from] = 34;
+    buf[o + 1] = 34;
+    o += 2;
+  }
+  out.n = o;
 }

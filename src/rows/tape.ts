@@ -48,7 +48,7 @@ export enum Flag {
 /** Distinct key paths kept at most (a body with more gets objects for the rows that have them). */
 export const MAX_KEYS = 1 << 16;
 /** Member positions remembered per object path, to find a key from its bytes. */
-const CACHE = 32;
+export const CACHE = 32;
 
 /**
  * Every key path seen (the row itself is 0), interned for the process: rows of one answer, and of the
@@ -61,8 +61,9 @@ class KeyTable {
   /** A key that is an integer (JS puts it first in an object): its rows go through objects. */
   readonly numeric: boolean[] = [false];
   private readonly children: (Map<string, number> | undefined)[] = [undefined];
-  private readonly lastBytes: (Buffer | undefined)[] = [];
-  private readonly lastId: number[] = [];
+  /** Per object path and member position: the last key seen there (tokenizer.ts key compares it first). */
+  readonly lastBytes: (Buffer | undefined)[] = [];
+  readonly lastId: number[] = [];
 
   /** The id of `name` under `parent`, made if new (-1 once there are too many). */
   id(parent: number, name: string): number {

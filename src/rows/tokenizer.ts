@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
+import { CACHE, decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 /** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
 const MAX_ROW_DEPTH = 64;
@@ -349,6 +349,11 @@ export class RowTokenizer {
 
   /** Skips whitespace; the byte there (NEED when the bytes ran out). */
   private ws(): number {
+    const c = this.b[this.at];
+    return c !== undefined && c > 32 ? c : this.gapWs();
+  }
+
+  private gapWs(): number {
     const from = this.at;
     if (!this.skipWsOrEnd()) throw NEED;
     if (this.at !== from) this.gap = true;
@@ -399,19 +404,18 @@ export class RowTokenizer {
    */
   private value(depth: number, key: number, ks: number, ke: number): void {
     const c = this.b[this.at];
-    const e = this.build ? this.entry(key, ks, ke) : -1;
-    const start = this.at;
+    let start = this.at;
     let kind: number;
     switch (c) {
       case 34:
         kind = this.scanString();
-        if (e >= 0) this.close(e, kind, start + 1, this.at - 1);
-        return;
+        start++;
+        break;
       case 123:
-        this.object(depth + 1, key, e);
+        this.object(depth + 1, key, this.build ? this.entry(key, ks, ke) : -1);
         return;
       case 91:
-        this.array(depth + 1, e);
+        this.array(depth + 1, this.build ? this.entry(key, ks, ke) : -1);
         return;
       case 116:
         kind = this.word(TRUE_TEXT, Kind.TRUE);
@@ -427,7 +431,14 @@ export class RowTokenizer {
         else if (c === undefined) throw NEED;
         else throw SYNTAX;
     }
-    if (e >= 0) this.close(e, kind, start, this.at);
+    if (!this.build) return;
+    // A scalar's entry in one go (a string's range without its quotes).
+    const e = this.entry(key, ks, ke);
+    const t = this.tape;
+    t[e] = kind;
+    t[e + F.START] = start;
+    t[e + F.END] = c === 34 ? this.at - 1 : this.at;
+    t[e + F.NEXT] = e + F.W;
   }
 
   /** `true`, `false` or `null`. */
@@ -512,6 +523,20 @@ export class RowTokenizer {
     const b = this.b;
     const n = b.length;
     const start = this.at + 1;
+    // The key the last object of this path had here, compared in one pass (keys are most of a row's bytes).
+    const slot = i < CACHE ? parent * CACHE + i : -1;
+    const known = slot >= 0 ? keys.lastBytes[slot] : undefined;
+    if (known !== undefined) {
+      const end = start + known.length;
+      if (end < n && b[end] === 34) {
+        let j = 0;
+        while (j < known.length && known[j] === b[start + j]) j++;
+        if (j === known.length) {
+          this.at = end + 1;
+          return keys.lastId[slot]!;
+        }
+      }
+    }
     let p = start;
     for (;;) {
       if (p >= n) throw NEED;
