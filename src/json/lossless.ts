@@ -1,4 +1,4 @@
-/** Lossless JSON out: a JsonNumber (domain.ts) is written as its raw text, the rest as JSON.stringify does. */
+/** Lossless JSON out: a JsonNumber is written as its raw text, the rest as JSON.stringify does. */
 import { JsonNumber } from '../domain.js';
 
 /** JSON.stringify(value, null, indent), with JsonNumbers written verbatim. */

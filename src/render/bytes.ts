@@ -1,9 +1,8 @@
-/** Output built as bytes in one buffer, reused from batch to batch (a chunk taken is valid until the next). */
+/** Output built in one buffer, reused from batch to batch (a chunk taken is valid until the next). */
 export class Bytes {
   buf = Buffer.allocUnsafe(64 * 1024);
   n = 0;
 
-  /** Room for `k` more bytes in `buf`. */
   room(k: number): void {
     if (this.n + k <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.n + k));
@@ -35,7 +34,6 @@ export class Bytes {
     this.n += this.buf.write(s, this.n);
   }
 
-  /** What was written since the last take. */
   take(): Buffer {
     const out = this.buf.subarray(0, this.n);
     this.n = 0;

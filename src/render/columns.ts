@@ -1,13 +1,8 @@
-/**
- * Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`), the spec's fields
- * per report type give the table its order, and `--fields` picks and orders columns.
- */
-
+// Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`).
 import { JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 
-/** A column: its dotted name and the keys leading to its value. */
 export interface Column {
   name: string;
   path: string[];
@@ -57,7 +52,7 @@ const CORPORATE_ACTIONS = [
   'cashFlowPerShareCurrency',
 ];
 
-/** Spec §2: the fields of each report type, in order, nested objects flattened (in the spec's key order). */
+/** Spec §2: the fields of each report type, in order. */
 export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
   index: [
     'effectiveDate',
@@ -77,7 +72,6 @@ export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
   'constituent.proformacorporateactions': CORPORATE_ACTIONS,
 };
 
-/** The column several portfolios put first. */
 export const PORTFOLIO_COLUMN = 'portfolioId';
 
 /** A nested object that flattens into dotted columns (not an array, not a lossless number). */
@@ -85,7 +79,7 @@ export function isNested(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 }
 
-/** One row as flat `dotted.name → value` pairs, in the row's own key order. Empty objects stay a value. */
+/** Empty objects stay a value. */
 export function flatten(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const walk = (o: Record<string, unknown>, prefix: string) => {
@@ -99,7 +93,6 @@ export function flatten(row: Row): Record<string, unknown> {
   return out;
 }
 
-/** The union of the rows' flattened columns, in first-seen order. */
 export function seenColumns(rows: readonly Row[]): Column[] {
   const byName = new Map<string, Column>();
   const walk = (o: Record<string, unknown>, path: string[], prefix: string) => {
@@ -124,14 +117,11 @@ export function seenColumns(rows: readonly Row[]): Column[] {
   return [...byName.values()];
 }
 
-/** A column from a dotted name (the spec's names contain no dots of their own). */
 export const columnOf = (name: string): Column => ({ name, path: name.split('.') });
 
 /**
- * The columns to show for `type`:
- * - `seen`: the rows' own key order, union across rows in first-seen order (csv, tsv);
- * - `spec`: the spec's columns in spec order (those present in the rows), then extra ones as seen (table).
- * No rows: the spec's columns. `portfolioId` always leads when present (or, without rows, when `multi`).
+ * `seen`: the rows' own, in first-seen order; `spec`: the spec's present in the rows, in its order, then
+ * the rest; no rows: the spec's. `portfolioId` leads when present (without rows, when `multi`).
  */
 export function columnsFor(
   type: ReportType,
@@ -139,14 +129,8 @@ export function columnsFor(
   order: 'spec' | 'seen',
   multi = false,
 ): Column[] {
-  if (rows.length === 0) {
-    return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
-  }
-  return orderColumns(type, seenColumns(rows), order);
-}
-
-/** The rows' columns (as seenColumns gives them) in the order of columnsFor. */
-export function orderColumns(type: ReportType, seen: readonly Column[], order: 'spec' | 'seen'): Column[] {
+  if (rows.length === 0) return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
+  const seen = seenColumns(rows);
   const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);
   const rest = seen.filter((c) => c.name !== PORTFOLIO_COLUMN);
   if (order === 'seen') return [...lead, ...rest];
@@ -157,10 +141,8 @@ export function orderColumns(type: ReportType, seen: readonly Column[], order: '
 }
 
 /**
- * `--fields`: the named columns in the given order. A name may be a column (`indexId.Net`) or a prefix
- * of nested columns (`indexId` → `indexId.Net`, `indexId.Price`, ...). A name that matches nothing in
- * the data is kept as an empty column when the spec lists it for this type (an optional field absent
- * today), and is otherwise a UsageError listing the available columns.
+ * `--fields`: a column or a prefix of nested ones, in the given order. A name the data lacks is an empty
+ * column when the spec lists it for the type, else a UsageError listing what there is.
  */
 export function selectFields(
   columns: readonly Column[],
@@ -195,7 +177,6 @@ export function selectFields(
   return out;
 }
 
-/** The value at a column's path (undefined when absent). */
 export function valueAt(row: Row, path: readonly string[]): unknown {
   let v: unknown = own(row, path[0]);
   for (let i = 1; i < path.length; i++) {
@@ -205,15 +186,12 @@ export function valueAt(row: Row, path: readonly string[]): unknown {
   return v;
 }
 
-/**
- * `o[k]`, but only an own property: a row without a `__proto__` key must not print Object.prototype
- * (JSON.parse makes `"__proto__"` an ordinary own key, so rows may have one).
- */
+/** Own properties only: a row without a `__proto__` key must not print Object.prototype. */
 export function own(o: Record<string, unknown>, k: string): unknown {
   return k === '__proto__' && !Object.hasOwn(o, k) ? undefined : o[k];
 }
 
-/** A value as cell text: null and absent → '', numbers with their exact digits, arrays and objects as JSON. */
+/** Null and absent: ''; numbers with their exact digits; arrays and objects as JSON. */
 export function cellText(v: unknown): string {
   switch (typeof v) {
     case 'string':

@@ -1,14 +1,7 @@
 /**
- * CSV and TSV, written from the rows' bytes (rows/tape.ts): a number or a string without escapes is
- * copied as it came.
- *
- * CSV: RFC 4180 quoting: a cell holding `,`, `"`, CR or LF is quoted, its quotes doubled. Records end
- * with LF (as jq's @csv and most Unix tools write; RFC 4180 parsers accept it), so the only CR in the
- * output is inside a quoted cell.
- * TSV: there is no quoting in TSV, so a cell escapes backslash, tab, LF and CR as `\\`, `\t`, `\n`, `\r`
- * — the convention of jq's @tsv and PostgreSQL's text format: lossless, and `cut -f` still works.
+ * CSV (RFC 4180 quoting, records end with LF as jq's @csv) and TSV (backslash, tab, LF and CR escaped,
+ * as jq's @tsv and PostgreSQL's text format), from the rows' bytes where they can be copied.
  */
-
 import type { Row } from '../domain.js';
 import { entryValue, F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
 import type { Bytes } from './bytes.js';
@@ -16,7 +9,6 @@ import { type Column, cellText, valueAt } from './columns.js';
 
 const CSV_SPECIAL = /[",\n\r]/;
 
-/** One CSV cell, quoted only when needed. */
 export function csvCell(s: string): string {
   return CSV_SPECIAL.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
@@ -25,12 +17,10 @@ const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '
 
 const TSV_SPECIAL = /[\\\t\n\r]/;
 
-/** One TSV cell, with backslash, tab, LF and CR escaped. */
 export function tsvCell(s: string): string {
   return TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (m) => TSV_ESCAPES[m]) : s;
 }
 
-/** The header line of `columns` (without its newline). */
 export function delimitedHeader(columns: readonly Column[], kind: 'csv' | 'tsv'): string {
   const cell = kind === 'csv' ? csvCell : tsvCell;
   return columns.map((c) => cell(c.name)).join(kind === 'csv' ? ',' : '\t');
@@ -39,9 +29,8 @@ export function delimitedHeader(columns: readonly Column[], kind: 'csv' | 'tsv')
 /** Fields a writer puts before each row's own (several portfolios' `portfolioId`), made once. */
 export interface Lead {
   row: Row;
-  /** Their key ids (tape.ts keys). */
   ids: number[];
-  /** `"k":v,…` as JSON.stringify writes the object, without its braces. */
+  /** JSON.stringify's text of the object, without its braces. */
   text: string;
 }
 
@@ -51,7 +40,7 @@ const seen = new Int32Array(MAX_KEYS);
 let rowSerial = 0;
 let cellAt = new Int32Array(64);
 
-/** One line per row of `batch` into `out`, each ending with a newline; absent and null values are empty cells. */
+/** Absent and null values are empty cells. */
 export function writeDelimited(
   out: Bytes,
   batch: RowBatch,
@@ -94,7 +83,6 @@ export function writeDelimited(
   }
 }
 
-/** Into cellAt: the entry of each column in the row at `e` (-1: none). */
 function columnEntries(t: Int32Array, e: number, ids: readonly number[]): void {
   const last = t[e + F.NEXT]!;
   // The usual row: its leaves are the columns, in order.
@@ -115,7 +103,7 @@ function columnEntries(t: Int32Array, e: number, ids: readonly number[]): void {
   for (c = 0; c < ids.length; c++) cellAt[c] = ids[c]! >= 0 && seen[ids[c]!] === mine ? slot[ids[c]!]! : -1;
 }
 
-/** The cell of the entry at `e`: a number, a string without escapes, a literal copied as it came. */
+/** A number, a string without escapes or a literal is copied as it came. */
 function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean): void {
   const kind = t[e]!;
   if (kind > Kind.FALSE || kind === Kind.STRX) {
@@ -134,7 +122,7 @@ function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean
     if (x === 44) comma = true;
     buf[o++] = x;
   }
-  // Without escapes a string holds no quote, CR or LF (TSV's backslash and tab neither): only a comma needs quotes.
+  // Without escapes a string holds no quote, CR, LF (nor TSV's backslash, tab): only a comma needs quotes.
   if (comma && csv) {
     buf.copyWithin(from + 1, from, o);
     buf[from] = 34;

@@ -1,4 +1,4 @@
-/** The writer for a report's rows (writer.ts) with the report's columns: spec order, --fields, portfolioId. */
+// The writer for a report's rows with the report's columns: spec order, --fields, portfolioId.
 import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } from './columns.js';
 import { renderTable } from './table.js';
@@ -12,14 +12,14 @@ export interface ReportWriterOptions {
   /** Several portfolios: `portfolioId` leads (also in the header of an empty CSV). */
   multi: boolean;
   color: boolean;
-  /** Output goes to a terminal: JSON is indented, the table fitted to `width`. */
+  /** JSON is indented, the table fitted to `width`. */
   terminal: boolean;
   width: number;
-  /** CSV/TSV into a file: the header is every answer's columns (writer.ts `union`). */
+  /** CSV/TSV into a file: the header is every answer's columns. */
   union?: boolean;
 }
 
-/** The columns for the format and --fields (an unknown field is a UsageError, decided on the data). */
+/** An unknown --fields name is a UsageError, decided on the data. */
 export function columnsOf(
   r: Pick<ReportWriterOptions, 'type' | 'fields' | 'multi'> & { rows: readonly Row[] },
   order: 'spec' | 'seen',
@@ -34,7 +34,6 @@ export function columnsOf(
     : picked;
 }
 
-/** The writer for a report's rows (writer.ts) in these settings: the report's columns, --fields, the table. */
 export function reportWriter(r: ReportWriterOptions): RowWriter {
   const pick = (rows: readonly Row[], order: 'seen' | 'spec') =>
     columnsOf({ type: r.type, rows, fields: r.fields, multi: r.multi }, order);

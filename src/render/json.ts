@@ -1,7 +1,4 @@
-/**
- * JSON and NDJSON rows (writer.ts writes them): a row as JSON.stringify writes it, from its bytes;
- * --fields rows reduced to the chosen columns.
- */
+// JSON and NDJSON rows as JSON.stringify writes them, from their bytes; --fields rows reduced to the columns.
 import type { Row } from '../domain.js';
 import { quote, stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
@@ -9,10 +6,7 @@ import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
 import type { Lead } from './delimited.js';
 
-/**
- * Row `i` of `batch` compact, after `lead`'s fields: its bytes copied when the body had it compact
- * with plain strings, else written from its entries; through an object where JS orders or merges keys.
- */
+/** Copied when the body had the row compact with plain strings; an object where JS orders or merges keys. */
 export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): void {
   const { b, tape: t } = batch;
   const e = batch.at[i]!;
@@ -73,11 +67,7 @@ function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {
   }
 }
 
-/**
- * Rows reduced to `columns` (the --fields choice), keyed by the dotted column names in that order:
- * `--fields isin,indexId.Net` gives `{"isin": ..., "indexId.Net": ...}`. A column naming a nested
- * object keeps the object. Absent values become null, so every row has every chosen key.
- */
+/** Rows keyed by the dotted column names (`{"indexId.Net": …}`), absent values null. */
 export function project(rows: readonly Row[], columns: readonly Column[]): Row[] {
   return rows.map((row) => {
     const out: Row = {};

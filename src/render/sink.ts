@@ -1,8 +1,4 @@
-/**
- * Where a report's output goes: stdout, or a file that appears whole at the end (src/fs/atomic.ts).
- * A write resolves once the destination took the chunk (its memory may be reused then), so a slow
- * reader holds the run back.
- */
+// Where a report's output goes. A write resolves once the destination took the chunk (reusable then).
 import type { Writable } from 'node:stream';
 import { fileError } from '../errors.js';
 import type { AtomicFile } from '../fs/atomic.js';
@@ -18,11 +14,7 @@ export interface Sink {
 const taken = (stream: Writable, chunk: string | Uint8Array) =>
   new Promise<void>((resolve) => stream.write(chunk, () => resolve()));
 
-/**
- * stdout (io.stdout, which owns its write errors: io.ts guardStdout). A write throws the guard's
- * reason once stdout is gone — the reader left (the run stops, exit 0) or a write failed (exit 10) —
- * so that no further request is sent for output nobody takes.
- */
+/** Throws `gone`'s reason once stdout is gone (io.ts guardStdout): no request for output nobody takes. */
 export function streamSink(stream: Writable, gone?: AbortSignal): Sink {
   return {
     async write(chunk) {

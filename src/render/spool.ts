@@ -1,7 +1,4 @@
-/**
- * One answer's output while the answer is still being checked (nothing of it is written before all
- * of it parsed): in memory up to a bound, then in a temporary file removed on every path out.
- */
+// One answer's output until the whole answer checked out: in memory up to a bound, then in a temporary file.
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +10,11 @@ import type { Sink } from './sink.js';
 import { widen } from './union.js';
 import type { Chunk, Widened } from './writer.js';
 
-/** Output held in memory before it goes to a file. */
 const SPOOL_MEMORY = 64 * 1024;
 const READ_BACK = 1024 * 1024;
 
 export class Spool {
-  /** Output held, in memory up to `limit`; once in a file, what is not written there yet. */
+  /** Once in a file: what is not written there yet. */
   private held: Buffer | undefined;
   private heldBytes = 0;
   private path: string | undefined;
@@ -27,12 +23,11 @@ export class Spool {
 
   constructor(private readonly limit = SPOOL_MEMORY) {}
 
-  /** Bytes held so far. */
   get size(): number {
     return this.heldBytes + this.fileBytes;
   }
 
-  /** Takes a copy of `chunk` (a writer reuses its buffer). */
+  /** Takes a copy (a writer reuses its buffer). */
   write(chunk: Chunk): void {
     if (chunk.length === 0) return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -48,7 +43,6 @@ export class Spool {
         this.fd = openSync(this.path, 'wx+', 0o600);
         temporaries.add(this.path);
       }
-      // Into the file in large writes: what is held, then the chunk (or held, when it fits).
       this.flush();
       if (bytes.length > this.limit) this.append(bytes);
       else {
@@ -100,7 +94,6 @@ export class Spool {
     }
   }
 
-  /** Throws everything away. */
   drop(): void {
     this.held = undefined;
     this.heldBytes = 0;

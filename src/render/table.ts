@@ -1,39 +1,29 @@
-/**
- * The terminal table: columns in the order given, numbers right-aligned and never cut; on a terminal
- * the layout (table-layout.ts) shortens text, leaves columns out, or prints one block per record.
- * Drawn by hand: cli-table3 was slow on large reports and cannot rule off only the header.
- */
+// The table: numbers right-aligned and never cut; on a terminal laid out by table-layout.ts.
 import { eastAsianWidth } from 'get-east-asian-width';
 import { isJsonNumeric, type ReportType, type Row } from '../domain.js';
 import { type Column, cellText, valueAt } from './columns.js';
 import { hiddenNote, planTable, priorities } from './table-layout.js';
 
 export interface TableOptions {
-  /** Colour the header (io.color). */
   color: boolean;
-  /** Fit into this many columns (a terminal); undefined: show every column in full. */
+  /** A terminal's columns; undefined: every column in full. */
   width?: number;
-  /** The report type: which columns matter most when not all fit. */
   type?: ReportType;
-  /** The columns were asked for (--fields): none is left out. */
+  /** --fields: no column is left out. */
   picked?: boolean;
 }
 
 export interface TableResult {
   text: string;
-  /** Things the user should know on stderr, after the table (columns left out). */
+  /** For stderr (columns left out). */
   notes: string[];
 }
 
-/** Longest text cell shown on a terminal; longer text ends in "…". */
 export const MAX_TEXT_WIDTH = 40;
 
 /**
- * A cell's text cut to `max` terminal cells with "…" in the middle, keeping its tail (numbers are
- * never cut: they are passed whole). Rows often differ only at the end — "Example 600 OG EUR" and
- * "… JPY", ids ending …601 and …602 — so the tail is what tells them apart: the last word when it is
- * short (a third of the room at most), else, for a text without spaces (an id), its last third.
- * Under MIN_SPLIT_WIDTH cells, or for prose ending in a long word, only the start is kept.
+ * Cut to `max` terminal cells with "…" in the middle, keeping the tail that tells rows apart ("… EUR",
+ * "…602"): the last word when short, else an id's last third; prose ending in a long word keeps its start.
  */
 export function truncate(s: string, max: number): string {
   if (displayWidth(s) <= max) return s;
@@ -47,18 +37,14 @@ export function truncate(s: string, max: number): string {
     out += ch;
     width += w;
   }
-  // "Example 6…EUR", not "Example …EUR" with a space before the ellipsis.
   return `${tail ? out.trimEnd() : out}…${tail}`;
 }
 
-/** Narrowest cell shortened in the middle; narrower ones keep their start only. */
 const MIN_SPLIT_WIDTH = 8;
 
-/** The end of `s` that fits in `room` cells: its last word if short enough, else its last characters. */
 function tailOf(s: string, room: number): string {
   const word = /[^\s\-_/.]+$/u.exec(s)?.[0] ?? '';
   if (word !== '' && displayWidth(word) <= room) return word;
-  // Prose whose last word is long: a fragment ("…ration") would tell less than the start alone.
   if (/\s/u.test(s)) return '';
   const chars = [...s];
   let tail = '';
@@ -73,7 +59,6 @@ function tailOf(s: string, room: number): string {
   return tail.replace(/^[\p{Mn}\p{Me}\p{Cf}]+/u, '');
 }
 
-/** A column is numeric when every value present is a number. */
 export function isNumericColumn(rows: readonly Row[], c: Column): boolean {
   let any = false;
   for (const row of rows) {
@@ -88,8 +73,7 @@ export function isNumericColumn(rows: readonly Row[], c: Column): boolean {
 export function renderTable(rows: readonly Row[], columns: readonly Column[], o: TableOptions): TableResult {
   const numeric = columns.map((c) => isNumericColumn(rows, c));
   const names = columns.map((c) => printable(c.name));
-  // The full texts, and (on a terminal) those capped at MAX_TEXT_WIDTH: their widths plan the layout;
-  // a narrower column shortens the full text again, so that the middle cut is made once.
+  // Widths are planned on texts capped at MAX_TEXT_WIDTH; the full text is cut once, to its final width.
   const texts = rows.map((row) =>
     columns.map((c, i) => {
       const text = cellText(valueAt(row, c.path));
@@ -137,12 +121,10 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
   return { text: drawTable(names, fitted, numeric, layout.shown, layout.widths, o.color), notes };
 }
 
-/** Narrowest the name column of records gets before names are shortened. */
 const MIN_NAME_WIDTH = 8;
 
 const boldOf = (color: boolean) => (color ? (s: string) => `\x1b[1m${s}\x1b[22m` : (s: string) => s);
 
-/** The box: header, rule, one line per row, of the `shown` columns (indexes) at `widths`. */
 function drawTable(
   names: readonly string[],
   cells: readonly string[][],
@@ -168,10 +150,7 @@ function drawTable(
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * One block per record, every column on its own line (as psql's `\x`): a rule naming the record, then
- * `name │ value`, text values shortened to the terminal's width (numbers whole).
- */
+/** One block per record, every column on its own line (as psql's `\x`). */
 function drawRecords(
   names: readonly string[],
   cells: readonly string[][],
@@ -179,7 +158,6 @@ function drawRecords(
   width: number,
   color: boolean,
 ): string {
-  // Names take at most half the width; values the rest.
   const nameWidth = Math.min(
     Math.max(0, ...names.map(displayWidth)),
     Math.max(MIN_NAME_WIDTH, Math.floor(width / 2)),
@@ -201,10 +179,7 @@ function drawRecords(
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * Text safe to put in a table row: control characters (newlines, tabs, and ESC, which would let data
- * drive the terminal) become spaces.
- */
+/** Control characters (ESC would let data drive the terminal) become spaces. */
 export function printable(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -214,10 +189,8 @@ export function printable(s: string): string {
   return s;
 }
 
-/** Combining marks, enclosing marks and format characters (zero-width joiner, ...): no cell of their own. */
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 
-/** Terminal cells one code point takes: 0 for marks that combine, 2 for East Asian wide and full-width. */
 function charWidth(ch: string): number {
   const cp = ch.codePointAt(0)!;
   if (cp < 0x300) return 1;
@@ -225,11 +198,9 @@ function charWidth(ch: string): number {
   return eastAsianWidth(cp);
 }
 
-/** Terminal cells a (printable) text takes, as a terminal draws it. */
 export function displayWidth(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
-    // The usual case, Latin text, without building strings.
     if (s.charCodeAt(i) < 0x300) {
       n++;
       continue;

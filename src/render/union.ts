@@ -1,8 +1,4 @@
-/**
- * CSV/TSV whose columns grew after it was begun (writer.ts): rows written with the columns known at
- * the time lack only trailing cells, so the output is written once more with the final header and
- * empty cells added, in one streaming pass; only for output whose columns did grow.
- */
+// CSV/TSV whose columns grew after it was begun: written again with the final header, lines padded.
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
@@ -13,11 +9,7 @@ import type { Widened } from './writer.js';
 const LF = 0x0a;
 const QUOTE = 0x22;
 
-/**
- * The pieces of `source` (its bytes, as `w.pieces` describe them) → `out`: the header replaced by
- * `w.header`, each record padded to `w.columns` cells. A record ends at a LF outside quotes (CSV
- * quotes a cell holding a newline; TSV escapes it, so there every LF ends a record).
- */
+/** A record ends at a LF outside quotes (TSV escapes LF in a cell). */
 export async function widen(
   source: AsyncIterable<Buffer>,
   w: Widened,
@@ -56,10 +48,7 @@ export async function widen(
   }
 }
 
-/**
- * Commits `file` widened: its temporary is closed, written again into a new temporary for the same
- * path (`open`), and that one is committed; the first is removed either way.
- */
+/** `file` rewritten into a new temporary for its path (`open`), then committed; `file` goes either way. */
 export async function commitWidened(
   file: AtomicFile,
   open: () => Promise<AtomicFile>,

@@ -1,7 +1,6 @@
 /**
- * One writer per output format (json, ndjson, csv, tsv, table) over a report's answers or a diff's
- * rows. An answer's output counts only once `done` is called: one found malformed is dropped by not
- * calling it. Columns are decided on the first rows, then fixed (see `union` and AnswerWriter.done).
+ * One writer per output format over a report's answers or a diff's rows. An answer's output counts
+ * once `done` is called (a malformed one is dropped by not calling it). Columns are fixed by the first rows.
  */
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
@@ -14,69 +13,51 @@ import { project, writeRow } from './json.js';
 
 export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
-/** What one chunk of output is: text, or bytes (a binary format). */
 export type Chunk = string | Uint8Array;
 
 export interface WriterOptions {
   format: WriterFormat;
-  /**
-   * The columns for the first rows that came (`seen`: CSV/TSV, and JSON/NDJSON with `project`;
-   * `spec`: the table). May throw (an unknown --fields name: the run stops before the next request).
-   * Default: the rows' own columns in first-seen order (columns.ts seenColumns).
-   */
+  /** The columns for the first rows (may throw: an unknown --fields name). Default: seenColumns. */
   columns?(rows: readonly Row[], order: 'seen' | 'spec'): Column[];
-  /** The columns when no row came at all: the header of an empty CSV/TSV. Default: none. */
+  /** The header of an empty CSV/TSV. */
   emptyColumns?(): Column[];
-  /** JSON/NDJSON rows reduced to the columns, keyed by their dotted names (--fields). */
+  /** JSON/NDJSON rows reduced to the columns (--fields). */
   project?: boolean;
-  /** JSON indented by two spaces (a terminal), else compact. */
   indent?: boolean;
   /** CSV/TSV into a file that appears at the end: later columns join instead of being left out. */
   union?: boolean;
-  /** The table drawn from every row (only for `table`); empty text when there is none. */
   table?(rows: Row[], columns: Column[]): { text: string; notes: string[] };
 }
 
 export interface AnswerWriter {
-  /** The output for these rows of the answer (more may follow); valid until the next call. */
+  /** Valid until the next call. */
   rows(rows: RowBatch | readonly Row[]): Chunk;
-  /**
-   * The answer checked out: its rows and columns count from now on. CSV/TSV to stdout whose first
-   * answer's columns grew while it was written: how to rewrite that answer's output (union.ts).
-   */
+  /** The answer checked out. CSV/TSV to stdout whose first answer's columns grew: how to rewrite it. */
   done(): Widened | undefined;
 }
 
 export interface WriterEnd {
-  /** What closes the output: `]\n`, the header of an empty CSV, the table; '' when nothing. */
+  /** What closes the output: `]\n`, the header of an empty CSV, the table. */
   text: Chunk;
-  /** For stderr, silenced by -q. */
+  /** For stderr; silenced by -q. */
   notes: string[];
-  /** For stderr, not silenced by -q (columns left out). */
   warnings: string[];
 }
 
 /** A CSV/TSV output whose columns grew after its first answer (WriterOptions.union). */
 export interface Widened {
   kind: 'csv' | 'tsv';
-  /** The final header line, without its newline. */
   header: string;
-  /** The output's pieces in order (one per answer with rows): their length in bytes and how many columns their lines have. */
+  /** One per answer with rows: its bytes, and its lines' columns. */
   pieces: { bytes: number; columns: number }[];
-  /** Columns in the end. */
   columns: number;
 }
 
 export interface RowWriter {
-  /**
-   * Begins the next answer; `label` names it in a warning ("portfolio 42 on 2024-05-03"); `lead`'s
-   * fields go before each row's own (as `{...lead, ...row}`).
-   */
+  /** `label` names the answer in a warning; `lead`'s fields go before each row's own. */
   answer(label?: string, lead?: Row): AnswerWriter;
   end(): WriterEnd;
-  /** With `union`, once the columns grew: what the file's rewrite needs (else undefined). */
   widened(): Widened | undefined;
-  /** Rows of the answers done so far. */
   readonly rows: number;
 }
 
@@ -86,7 +67,6 @@ export function createWriter(o: WriterOptions): RowWriter {
   const needsColumns = delimited !== undefined || (o.project === true && format !== 'table');
   const columnsFor = o.columns ?? ((rows: readonly Row[]) => seenColumns(rows));
   let count = 0;
-  /** Fixed by the first rows (see above); grows with `union`. */
   let columns: Column[] | undefined;
   let firstColumns = 0;
   const pieces: Widened['pieces'] = [];
@@ -101,15 +81,14 @@ export function createWriter(o: WriterOptions): RowWriter {
     pieces: of,
     columns: columns!.length,
   });
-  /** Key ids of the columns' leaves, stamped with `known`'s generation (a batch's new columns). */
+  /** Key ids of the columns' leaves, stamped with `known`'s generation. */
   const marks = new Int32Array(MAX_KEYS);
   let known = 0;
 
   return {
     answer(label, leadRow) {
       let n = 0;
-      // Tentative until done(): this answer's rows for the table, the columns it fixed or added, the
-      // extra ones it had, its pieces of a union file.
+      // Tentative until done().
       const held: Row[] = [];
       let mine: Column[] | undefined;
       const own = new Set<string>();
@@ -138,8 +117,7 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (input.length === 0) return '';
           if (format === 'table') {
             const rows = Array.isArray(input) ? input : (input as RowBatch).objects(leadRow);
-            // Checked on the first rows, as the streamed formats do (an unknown --fields name stops
-            // here); drawn at the end with every row's columns.
+            // Checked on the first rows, as the streamed formats do; drawn at the end with all columns.
             if (table.length === 0 && n === 0) columnsFor(rows, 'spec');
             for (const row of rows) held.push(row);
             n += rows.length;
@@ -172,8 +150,7 @@ export function createWriter(o: WriterOptions): RowWriter {
             else if (!o.indent)
               for (let i = 0; i < shown.length; i++)
                 out.text((first && i === 0 ? '[' : ',') + stringifyLossless(shown[i]));
-            // Indented as stringifyLossless(allRows, 2) would: each row's lines two spaces in (JSON text
-            // holds no raw newline inside a string, so every newline is a line of the layout).
+            // As stringifyLossless(allRows, 2) would: JSON text holds no raw newline inside a string.
             else
               for (let i = 0; i < shown.length; i++)
                 out.text(
@@ -226,24 +203,15 @@ export function createWriter(o: WriterOptions): RowWriter {
           `warning: left out column${s} ${[...extra].join(', ')} of ${of}: not in the first answer, which set the ${format.toUpperCase()} header; write to a file with -o to keep every column, or choose them with --fields`,
         );
       }
-      switch (format) {
-        case 'json':
-          return { text: count === 0 ? '[]\n' : o.indent ? '\n]\n' : ']\n', notes, warnings };
-        case 'ndjson':
-          return { text: '', notes, warnings };
-        case 'csv':
-        case 'tsv':
-          return {
-            text: count === 0 ? `${delimitedHeader(o.emptyColumns?.() ?? [], format)}\n` : '',
-            notes,
-            warnings,
-          };
-        case 'table': {
-          if (table.length === 0 || !o.table) return { text: '', notes, warnings };
-          const out = o.table(table, columnsFor(table, 'spec'));
-          return { text: out.text, notes: [...notes, ...out.notes], warnings };
-        }
+      let text = '';
+      if (format === 'json') text = count === 0 ? '[]\n' : o.indent ? '\n]\n' : ']\n';
+      else if (delimited && count === 0) text = `${delimitedHeader(o.emptyColumns?.() ?? [], delimited)}\n`;
+      else if (format === 'table' && table.length > 0 && o.table) {
+        const drawn = o.table(table, columnsFor(table, 'spec'));
+        text = drawn.text;
+        notes.push(...drawn.notes);
       }
+      return { text, notes, warnings };
     },
     get rows() {
       return count;

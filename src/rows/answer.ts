@@ -1,26 +1,21 @@
-/**
- * One report answer read from its body's chunks through the tokenizer: rows to `sink.rows` as they
- * complete, the bytes to `sink.bytes` as they come (--raw, the answer cache).
- */
+// One report answer read from its body's chunks through the tokenizer.
 import type { Readable } from 'node:stream';
 import type { Row } from '../domain.js';
 import { entryValue, F, keys, type RowBatch } from './tape.js';
 import { MalformedBody, NOT_OBJECTS, RowTokenizer } from './tokenizer.js';
 
-/** Bytes handed to the tokenizer at a time. */
 const SLICE = 64 * 1024;
 
 export interface RowSink {
-  /** Rows as they complete, a batch at a time (never an empty one; valid during the call). */
+  /** Never an empty batch; valid during the call. */
   rows?(rows: RowBatch): void;
-  /** The body's bytes as they arrive (decoded: no Content-Encoding left). */
+  /** The body's bytes as they arrive, decoded (--raw, the answer cache). */
   bytes?(chunk: Buffer): void;
 }
 
 /**
- * Reads `chunks` to their end: the number of rows, once the whole body is a report. A body that is
- * not rejects with `malformed(why)`'s error; a read that fails (a body cut off) with that failure.
- * A body found wrong beyond repair stops being read there (an HTML page is not read to its end).
+ * The number of rows, once the whole body is a report; else rejects with `malformed(why)`'s error, or
+ * the read's failure. A body found wrong beyond repair is read no further (an HTML page).
  */
 export async function readAnswer(
   chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Readable,
@@ -29,7 +24,6 @@ export async function readAnswer(
 ): Promise<number> {
   const t = new RowTokenizer();
   let count = 0;
-  /** One chunk through: false once the body is found wrong beyond repair (read no further). */
   const take = (chunk: Uint8Array): boolean => {
     const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     sink.bytes?.(c);
@@ -59,9 +53,8 @@ export async function readAnswer(
 }
 
 /**
- * A stream's chunks one by one as 'data' events, each taken at once (the work is synchronous):
- * async iteration would hand over what piled up meanwhile joined into one new buffer, a copy of the
- * body for nothing. `take` returning false ends the read (the stream is destroyed).
+ * A stream's chunks as 'data' events, each taken at once: async iteration would hand over what piled
+ * up meanwhile joined into a new buffer, a copy for nothing. `take` returning false ends the read.
  */
 function eachChunk(body: Readable, take: (chunk: Uint8Array) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -101,21 +94,19 @@ function eachChunk(body: Readable, take: (chunk: Uint8Array) => boolean): Promis
   });
 }
 
-/** Every row of an answer (for what needs them all at once: a diff, the tests). */
 export async function collectRows(res: { read(sink: RowSink): Promise<number> }): Promise<Row[]> {
   const all: Row[] = [];
   await res.read({
     rows(rows) {
-      for (const row of rows) all.push(row);
+      all.push(...rows.objects());
     },
   });
   return all;
 }
 
 /**
- * An export's JSON checked as it downloads: one array of rows, whole to its last byte. Counts the
- * rows and hands each row's `indexName` text (a string, or the strings of an object such as
- * {Net, Price, Total}) to `name`. Throws MalformedBody as soon as the body cannot be one.
+ * An export's JSON checked as it downloads: one array, whole. Counts its elements and hands each row's
+ * `indexName` texts (a string, or an object's strings) to `name`.
  */
 export class ExportCheck {
   private readonly t = new RowTokenizer();
@@ -127,7 +118,6 @@ export class ExportCheck {
     if (this.t.failed) this.end();
   }
 
-  /** The body ended: its row count, or MalformedBody with the reason. */
   end(): number {
     try {
       this.take(this.t.end());

@@ -1,7 +1,4 @@
-/**
- * Rows as the tokenizer leaves them: entries of a tape over the body's bytes (a value's kind, its byte
- * range, its key), read by the writers as bytes and turned into objects (`Row`) only on demand.
- */
+// Rows as the tokenizer leaves them: a tape of entries over the body's bytes, objects only on demand.
 import { JsonNumber, type Row } from '../domain.js';
 import { quote } from '../json/lossless.js';
 
@@ -19,10 +16,9 @@ export enum Kind {
 }
 
 /**
- * Fields of an entry (W of them at its offset; the kind at 0): the value's range (a string's without
- * its quotes, a container's from bracket to bracket); its key's id (-1: none, or not interned) and
- * the key's range; the offset just past the value's own entries; a row's flags. (Enums: the build
- * inlines their members, where an exported const would be a getter call across chunks.)
+ * Fields of an entry (W of them; the kind at 0): the value's range (a string's without its quotes),
+ * its key's id (-1: none or not interned) and range, the offset past its own entries, a row's flags.
+ * (Enums: the build inlines them, where an exported const is a getter call across chunks.)
  */
 export enum F {
   W = 8,
@@ -35,37 +31,28 @@ export enum F {
   FLAGS = 7,
 }
 
-/**
- * A row's flags. GAP: whitespace between its tokens. ESC: a string with escapes. ODD: what only an
- * object gives right (a key twice, a key an integer that JS orders first, an object in an array).
- */
+/** ODD: what only an object gives right (a key twice, an integer key, an object in an array). */
 export enum Flag {
   GAP = 1,
   ESC = 2,
   ODD = 4,
 }
 
-/** Distinct key paths kept at most (a body with more gets objects for the rows that have them). */
 export const MAX_KEYS = 1 << 16;
-/** Member positions remembered per object path, to find a key from its bytes. */
 export const CACHE = 32;
 
-/**
- * Every key path seen (the row itself is 0), interned for the process: rows of one answer, and of the
- * next, share their keys, so a column is found by id and a key written from bytes made once.
- */
+/** Every key path seen (the row itself is 0), interned for the process: answers share their keys. */
 class KeyTable {
   readonly names: string[] = [''];
   /** `"name":` as JSON.stringify writes it. */
   readonly json: Buffer[] = [Buffer.alloc(0)];
-  /** A key that is an integer (JS puts it first in an object): its rows go through objects. */
   readonly numeric: boolean[] = [false];
   private readonly children: (Map<string, number> | undefined)[] = [undefined];
   /** Per object path and member position: the last key seen there (tokenizer.ts key compares it first). */
   readonly lastBytes: (Buffer | undefined)[] = [];
   readonly lastId: number[] = [];
 
-  /** The id of `name` under `parent`, made if new (-1 once there are too many). */
+  /** -1 once there are too many. */
   id(parent: number, name: string): number {
     let m = this.children[parent];
     if (m === undefined) this.children[parent] = m = new Map();
@@ -81,7 +68,6 @@ class KeyTable {
     return id;
   }
 
-  /** The id of a plain ASCII key at `b[start, end)`, member `i` of an object at `parent`. */
   idAt(parent: number, i: number, b: Buffer, start: number, end: number): number {
     const slot = i < CACHE ? parent * CACHE + i : -1;
     const known = slot < 0 ? undefined : this.lastBytes[slot];
@@ -99,7 +85,6 @@ class KeyTable {
     return id;
   }
 
-  /** The id of a column's path, or -1 when no row had it yet. */
   path(names: readonly string[]): number {
     let id = 0;
     for (const name of names) {
@@ -112,15 +97,11 @@ class KeyTable {
 
 export const keys = new KeyTable();
 
-/**
- * The rows one push of the tokenizer completed: valid until its next push (their bytes and tape are
- * reused). Iterating gives objects.
- */
+/** The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused). */
 export class RowBatch {
   constructor(
     readonly b: Buffer,
     readonly tape: Int32Array,
-    /** Each row's entry offset. */
     readonly at: readonly number[],
   ) {}
 
@@ -128,7 +109,7 @@ export class RowBatch {
     return this.at.length;
   }
 
-  /** Row `i` as an object, after the fields of `lead` (as `{...lead, ...row}`). */
+  /** Row `i` as `{...lead, ...row}`. */
   object(i: number, lead?: Row): Row {
     const o: Row = {};
     if (lead) for (const k of Object.keys(lead)) put(o, k, lead[k]);
@@ -139,10 +120,6 @@ export class RowBatch {
     const out = new Array<Row>(this.at.length);
     for (let i = 0; i < out.length; i++) out[i] = this.object(i, lead);
     return out;
-  }
-
-  *[Symbol.iterator](): Iterator<Row> {
-    for (let i = 0; i < this.at.length; i++) yield this.object(i);
   }
 }
 
@@ -155,7 +132,6 @@ function put(o: Row, k: string, v: unknown): void {
   else o[k] = v;
 }
 
-/** The value of the entry at `e` (an object's members into `into` when given). */
 export function entryValue(b: Buffer, t: Int32Array, e: number, into?: Row): unknown {
   const start = t[e + F.START]!;
   const end = t[e + F.END]!;
@@ -209,7 +185,6 @@ export function hex(h: number): number {
   return h >= 48 && h <= 57 ? h - 48 : h >= 65 && h <= 70 ? h - 55 : h >= 97 && h <= 102 ? h - 87 : -1;
 }
 
-/** A checked string's contents `b[start, end)`, its escapes decoded. */
 export function decodeString(b: Buffer, start: number, end: number): string {
   const parts: string[] = [];
   let from = start;
@@ -236,7 +211,6 @@ export function decodeString(b: Buffer, start: number, end: number): string {
   return parts.join('');
 }
 
-/** 10^k, exact for k ≤ 22. */
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 /** A checked number: a plain one where its text survives a double's round trip, else a JsonNumber. */

@@ -1,13 +1,10 @@
-/**
- * The one row stream: a report body's bytes in as they arrive, its rows out as byte ranges of the body
- * (a tape, as simdjson's), checked as a whole-body parse would; objects only for what asks for them.
- */
+// The one row stream: a body's bytes in as they arrive, its rows out as a tape over them (tape.ts).
 import { isUtf8 } from 'node:buffer';
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { CACHE, decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
-/** A report row is flat with a few nested objects; far past that it is no report (and would overflow renderers). */
+/** Far past a report row's nesting (and what renderers' recursion takes). */
 const MAX_ROW_DEPTH = 64;
 
 const NOT_JSON = 'the body is not JSON';
@@ -17,26 +14,19 @@ const TOO_DEEP = `a row nests values more than ${MAX_ROW_DEPTH} levels deep`;
 const BODY_TOO_DEEP = `the body nests values more than ${MAX_ROW_DEPTH} levels deep`;
 const NOT_UTF8 = 'the body is not valid UTF-8';
 const TWICE = 'the body has more than one "report"';
-/** The largest single step (a row, a value outside the rows): no report row comes near it. */
 const MAX_STEP = 64 * 1024 * 1024;
 const TOO_LARGE = `a value in the body is larger than ${MAX_STEP / 1024 / 1024} MiB`;
-/** Nesting this deep is measured no further (a recursion must end somewhere). */
 const ABYSS_DEPTH = 1024;
 
 /** Why a body is not a report (the malformed-response ServiceError says it, exit 8). */
 export class MalformedBody extends Error {
   override name = 'MalformedBody';
-  /**
-   * JSON gone wrong — cut short, broken, nested absurdly deep: the service's fault, which no other
-   * base URL would mend. (An HTML page or another API's JSON is more likely a wrong base URL.)
-   */
-  readonly broken: boolean;
+  /** JSON gone wrong (cut short, broken, absurdly deep), which no other base URL would mend. */
   constructor(
     readonly why: string,
-    broken: boolean,
+    readonly broken: boolean,
   ) {
     super(why);
-    this.broken = broken;
   }
 }
 
@@ -66,27 +56,19 @@ const stamps = new Int32Array(MAX_KEYS);
 let serial = 0;
 
 /**
- * The body is any RFC 8259 JSON (whitespace anywhere, any key order, escapes, `\u` surrogate pairs,
- * exponents, nested objects; a UTF-8 byte order mark ignored) of the shape `{"report": [row, …]}` or a
- * bare `[row, …]`; an empty body, `[]` and `{"report": []}` have no rows. Anything else is a
- * MalformedBody with the reason, decided as a whole-body parse would (invalid JSON anywhere wins over a
- * wrong shape, a wrong shape over a row nested too deep), so a reason never depends on where the
- * chunks were cut.
- *
- * A recursive descent over the bytes of the current chunk: a step (a row, a wrapper key, a value
- * outside the rows) that runs past the bytes at hand is taken again from its start once more bytes
- * came — at least as many as it had, so a value over many chunks costs linear time — and no step may
- * hold more than MAX_STEP bytes: memory is one chunk and one row, whatever the answer's size.
+ * `{"report": [row, …]}` or a bare `[row, …]` in any RFC 8259 JSON, else MalformedBody with the reason a
+ * whole-body parse would give (invalid JSON anywhere wins over a wrong shape, that over a row too deep),
+ * wherever the chunks were cut. A recursive descent over the bytes at hand: a step (a row, a value
+ * outside the rows) that runs past them is taken again once at least as many more came (linear time),
+ * and no step holds more than MAX_STEP bytes: memory is one chunk and one row.
  */
 export class RowTokenizer {
   private b: Buffer = EMPTY;
-  /** Where a step that spans chunks is put together (see run). */
   private space: Buffer = EMPTY;
   private at = 0;
   private last = false;
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
-  /** Bytes to gather before a stuck step is tried again. */
   private wait = 0;
   private phase = BEGIN;
   private started = false;
@@ -101,7 +83,6 @@ export class RowTokenizer {
   private deepRow = false;
   private bodyDeep = false;
   private fatal: string | undefined;
-  /** The body ended inside a value. */
   cut = false;
   /** Elements of the rows' array so far, objects or not. */
   elements = 0;
@@ -113,7 +94,6 @@ export class RowTokenizer {
   private esc = false;
   private odd = false;
 
-  /** Rows completed by these bytes. */
   push(chunk: Uint8Array): RowBatch {
     if (chunk.length === 0 || this.phase === FAILED) return NO_ROWS;
     this.pending.push(chunk);
@@ -122,7 +102,6 @@ export class RowTokenizer {
     return this.run();
   }
 
-  /** The body ended: its last rows, or MalformedBody. */
   end(): RowBatch {
     this.last = true;
     const rows = this.phase === FAILED ? NO_ROWS : this.run();
@@ -167,8 +146,7 @@ export class RowTokenizer {
       this.b = Buffer.from(c.buffer, c.byteOffset, c.length);
       this.at = 0;
     } else if (this.pending.length > 0) {
-      // The stuck step's bytes, then the new ones, in one buffer kept from chunk to chunk (a new one
-      // per chunk would be garbage the size of the answer).
+      // The stuck step's bytes, then the new ones, in one buffer kept from chunk to chunk.
       const need = rest + this.pendingBytes;
       let space = this.space;
       if (space.length < need) space = Buffer.allocUnsafe(Math.max(need, 2 * space.length, 64 * 1024));
@@ -222,7 +200,7 @@ export class RowTokenizer {
     return this.build && this.rows.length > 0 ? new RowBatch(this.b, this.tape, this.rows) : NO_ROWS;
   }
 
-  /** One step from the current phase; false when the bytes at hand are all taken. */
+  /** False when the bytes at hand are all taken. */
   private step(): boolean {
     const b = this.b;
     const n = b.length;
@@ -360,7 +338,6 @@ export class RowTokenizer {
     return this.b[this.at]!;
   }
 
-  /** Skips whitespace; false at the end of the bytes at hand. */
   private skipWsOrEnd(): boolean {
     const b = this.b;
     const n = b.length;
@@ -374,7 +351,6 @@ export class RowTokenizer {
     return p < n;
   }
 
-  /** A new entry for a value under `key` (its bytes at `ks`..`ke`); its offset. */
   private entry(key: number, ks: number, ke: number): number {
     let t = this.tape;
     const e = this.n;
@@ -398,10 +374,7 @@ export class RowTokenizer {
     t[e + F.NEXT] = this.n;
   }
 
-  /**
-   * A value inside a container at `depth` (its own containers one deeper): relative to the row while
-   * recording (the row is 1), absolute while only checking (the top value is 1).
-   */
+  /** `depth`: relative to the row while recording (the row is 1), else absolute. */
   private value(depth: number, key: number, ks: number, ke: number): void {
     const c = this.b[this.at];
     let start = this.at;
@@ -432,7 +405,6 @@ export class RowTokenizer {
         else throw SYNTAX;
     }
     if (!this.build) return;
-    // A scalar's entry in one go (a string's range without its quotes).
     const e = this.entry(key, ks, ke);
     const t = this.tape;
     t[e] = kind;
@@ -441,7 +413,6 @@ export class RowTokenizer {
     t[e + F.NEXT] = e + F.W;
   }
 
-  /** `true`, `false` or `null`. */
   private word(w: Buffer, kind: number): number {
     const b = this.b;
     const p = this.at;
@@ -495,7 +466,6 @@ export class RowTokenizer {
     if (e >= 0) this.close(e, Kind.OBJ, start, this.at);
   }
 
-  /** Into a container at `depth`: too deep for a row, or for measuring at all? */
   private enter(depth: number): void {
     if (this.build ? depth > MAX_ROW_DEPTH : depth > ABYSS_DEPTH) throw this.build ? DEEP : ABYSS;
     if (depth + (this.build ? this.base : 0) > MAX_ROW_DEPTH) this.bodyDeep = true;
@@ -518,7 +488,7 @@ export class RowTokenizer {
     if (e >= 0) this.close(e, Kind.ARR, start, this.at);
   }
 
-  /** A key of member `i` of an object at key path `parent` (its opening quote at `at`): its id. */
+  /** The id of member `i`'s key in an object at key path `parent`. */
   private key(parent: number, i: number): number {
     const b = this.b;
     const n = b.length;
@@ -552,7 +522,6 @@ export class RowTokenizer {
     return keys.idAt(parent, i, b, start, p);
   }
 
-  /** Past a string (its opening quote at `at`): its kind, Kind.STR, Kind.STRU or Kind.STRX. */
   private scanString(): number {
     const b = this.b;
     const n = b.length;
@@ -584,7 +553,6 @@ export class RowTokenizer {
     return high ? Kind.STRU : Kind.STR;
   }
 
-  /** Just past the escape at `p` (a backslash). */
   private escapeEnd(p: number): number {
     const b = this.b;
     const n = b.length;
@@ -603,7 +571,6 @@ export class RowTokenizer {
     throw SYNTAX;
   }
 
-  /** Past a number (checked, not read: tape.ts numberAt reads it). */
   private number(): number {
     const b = this.b;
     const n = b.length;

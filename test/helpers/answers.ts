@@ -29,7 +29,7 @@ export async function readWhole(
     const rows: Row[] = [];
     await res.read({
       bytes: (c) => void parts.push(Buffer.from(c)),
-      rows: (r) => void rows.push(...r),
+      rows: (r) => void rows.push(...r.objects()),
     });
     return { bytes: Buffer.concat(parts), rows };
   });

@@ -179,12 +179,12 @@ function tokenize(parts: Buffer[]): { rows: Row[]; seenAt: number[] } {
   const rows: Row[] = [];
   const seenAt: number[] = [];
   parts.forEach((p, i) => {
-    for (const r of t.push(p)) {
+    for (const r of t.push(p).objects()) {
       rows.push(r);
       seenAt.push(i);
     }
   });
-  for (const r of t.end()) {
+  for (const r of t.end().objects()) {
     rows.push(r);
     seenAt.push(parts.length);
   }
