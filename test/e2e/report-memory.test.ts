@@ -104,11 +104,16 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1')('report memory', () =>
       '-f',
       'ndjson',
     ];
-    const printed = await peakOf([...args, '--no-cache']);
     // Asked and stored: its shape is read from the bytes and its entry written without a copy of the
     // body (+2 MiB; it was +17 MiB when the check parsed the whole body and the entry was one buffer).
-    const stored = await peakOf(args);
-    expect(stored).toBeLessThan(80);
-    expect(stored - printed).toBeLessThan(5);
+    // The lowest of three runs each: when the collector runs moves a peak by a few MiB, upwards.
+    const printed: number[] = [];
+    const stored: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      printed.push(await peakOf([...args, '--no-cache']));
+      stored.push(await peakOf([...args, '--refresh']));
+    }
+    expect(Math.max(...stored)).toBeLessThan(80);
+    expect(Math.min(...stored) - Math.min(...printed)).toBeLessThan(5);
   });
 });
