@@ -52,7 +52,9 @@ export function guardStdout(out: NodeJS.WritableStream) {
       if (ac.signal.aborted || chunk.length === 0) return done();
       if (typeof fd === 'number') {
         try {
-          writeAll(fd, chunk);
+          // A short count is EAGAIN (a non-blocking device): what is left would be lost unsaid.
+          if (writeAll(fd, chunk) < chunk.length)
+            fault(Object.assign(new Error('resource temporarily unavailable'), { code: 'EAGAIN' }));
         } catch (err) {
           fault(err);
         }

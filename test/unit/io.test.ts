@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { colorFor } from '../../src/color.js';
-import { createIO, createTestIO, pagerCommand } from '../../src/io.js';
+import { createIO, createTestIO, guardStdout, pagerCommand } from '../../src/io.js';
 
 describe('colorFor: the one colour rule', () => {
   it.each([
@@ -47,4 +51,33 @@ describe('pagerCommand (PRS_PAGER, else PAGER, else less -FRX; empty or cat: off
     [{ PAGER: ' ' }, undefined],
     [{ PRS_PAGER: 'cat' }, undefined],
   ])('%j → %s', (env, want) => expect(pagerCommand(env)).toBe(want));
+});
+
+describe('guardStdout over a SyncWriteStream (stdout a file or device)', () => {
+  it.skipIf(process.platform === 'win32')(
+    'a write the device takes only in part fails stdout (never exit 0 on cut output)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'prs-io-'));
+      const fifo = join(dir, 'fifo');
+      spawnSync('mkfifo', [fifo]);
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      try {
+        // What Node hands over for a non-TTY character device; this one is a full non-blocking pipe.
+        class SyncWriteStream {
+          fd = writer;
+          on() {}
+        }
+        const guard = guardStdout(new SyncWriteStream() as unknown as NodeJS.WritableStream);
+        guard.stream.write(Buffer.alloc(1024 * 1024, 65));
+        await guard.idle();
+        expect(guard.gone.aborted).toBe(true);
+        expect((guard.gone.reason as Error).message).toMatch(/^cannot write to stdout: /);
+      } finally {
+        closeSync(writer);
+        closeSync(reader);
+        rmSync(dir, { recursive: true });
+      }
+    },
+  );
 });
