@@ -4,7 +4,8 @@ import { isDebug } from './settings.js';
 
 const switches: ProcessSwitches = {
   beforeHttp: async () => (await import('./v8.js')).wasmBaselineOnly(),
-  // The row stream allocates fast and briefly: a young generation kept at its start size stays flat.
+  // The row stream's garbage dies young: a young generation that does not grow keeps a range of
+  // answers' peak memory down (docs/performance.md, "The row stream").
   beforeRows: async () => {
     (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');
   },

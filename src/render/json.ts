@@ -6,6 +6,9 @@ import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
 import type { Lead } from './delimited.js';
 
+// Read once: across the bundle's chunks `keys.json` in the loop would be a getter call.
+const keyJson = keys.json;
+
 /** Copied when the body had the row compact with plain strings; an object where JS orders or merges keys. */
 export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): void {
   const { b, tape: t } = batch;
@@ -34,7 +37,7 @@ function members(out: Bytes, b: Buffer, t: Int32Array, e: number, comma: boolean
   for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
     if (comma) out.byte(44);
     comma = true;
-    const key = keys.json[t[m + F.KEY]!]!;
+    const key = keyJson[t[m + F.KEY]!]!;
     out.copy(key, 0, key.length);
     value(out, b, t, m);
   }

@@ -4,6 +4,10 @@ import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { CACHE, decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
+// Read once: across the bundle's chunks every `keys.x` in a hot loop would be a getter call.
+const { lastBytes, lastId, numeric } = keys;
+const SLOTS = CACHE;
+
 /** Far past a report row's nesting (and what renderers' recursion takes). */
 const MAX_ROW_DEPTH = 64;
 
@@ -450,7 +454,7 @@ export class RowTokenizer {
         let key = -1;
         if (build && id >= 0) key = this.key(id, i);
         else this.scanString();
-        if (build && (key < 0 || stamps[key] === mine || keys.numeric[key])) this.odd = true;
+        if (build && (key < 0 || stamps[key] === mine || numeric[key])) this.odd = true;
         else if (key >= 0) stamps[key] = mine;
         const ke = this.at - 1;
         if (this.ws() !== 58) throw SYNTAX;
@@ -494,8 +498,8 @@ export class RowTokenizer {
     const n = b.length;
     const start = this.at + 1;
     // The key the last object of this path had here, compared in one pass (keys are most of a row's bytes).
-    const slot = i < CACHE ? parent * CACHE + i : -1;
-    const known = slot >= 0 ? keys.lastBytes[slot] : undefined;
+    const slot = i < SLOTS ? parent * SLOTS + i : -1;
+    const known = slot >= 0 ? lastBytes[slot] : undefined;
     if (known !== undefined) {
       const end = start + known.length;
       if (end < n && b[end] === 34) {
@@ -503,7 +507,7 @@ export class RowTokenizer {
         while (j < known.length && known[j] === b[start + j]) j++;
         if (j === known.length) {
           this.at = end + 1;
-          return keys.lastId[slot]!;
+          return lastId[slot]!;
         }
       }
     }
