@@ -24,15 +24,16 @@ export async function readAnswer(
 ): Promise<number> {
   const t = new RowTokenizer();
   let count = 0;
+  const emit = (rows: RowBatch) => {
+    if (rows.length === 0) return;
+    count += rows.length;
+    sink.rows?.(rows);
+  };
   const take = (chunk: Uint8Array): boolean => {
     const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     sink.bytes?.(c);
     for (let at = 0; at < c.length; at += SLICE) {
-      const rows = t.push(at === 0 && c.length <= SLICE ? c : c.subarray(at, at + SLICE));
-      if (rows.length > 0) {
-        count += rows.length;
-        sink.rows?.(rows);
-      }
+      emit(t.push(at === 0 && c.length <= SLICE ? c : c.subarray(at, at + SLICE)));
       if (t.failed) return false;
     }
     return true;
@@ -41,11 +42,7 @@ export async function readAnswer(
     // A stream, told by its shape (node:stream is not loaded for an instanceof: the cache's fast path).
     if (typeof (chunks as Readable).on === 'function') await eachChunk(chunks as Readable, take);
     else for await (const chunk of chunks as Iterable<Uint8Array>) if (!take(chunk)) break;
-    const rows = t.end();
-    if (rows.length > 0) {
-      count += rows.length;
-      sink.rows?.(rows);
-    }
+    emit(t.end());
   } catch (err) {
     throw err instanceof MalformedBody ? malformed(err) : err;
   }

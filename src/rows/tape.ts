@@ -68,19 +68,12 @@ class KeyTable {
     return id;
   }
 
+  /** A plain ASCII key at `b[start, end)` that differs from the one remembered at its position. */
   idAt(parent: number, i: number, b: Buffer, start: number, end: number): number {
-    const slot = i < CACHE ? parent * CACHE + i : -1;
-    const known = slot < 0 ? undefined : this.lastBytes[slot];
-    const len = end - start;
-    if (known !== undefined && known.length === len) {
-      let j = 0;
-      while (j < len && known[j] === b[start + j]) j++;
-      if (j === len) return this.lastId[slot]!;
-    }
     const id = this.id(parent, b.toString('latin1', start, end));
-    if (slot >= 0) {
-      this.lastBytes[slot] = Buffer.from(b.subarray(start, end));
-      this.lastId[slot] = id;
+    if (i < CACHE) {
+      this.lastBytes[parent * CACHE + i] = Buffer.from(b.subarray(start, end));
+      this.lastId[parent * CACHE + i] = id;
     }
     return id;
   }
