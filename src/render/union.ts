@@ -1,9 +1,9 @@
 // CSV/TSV whose columns grew after it was begun: written again with the final header, lines padded.
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import type { Writable } from 'node:stream';
 import { fileError } from '../errors.js';
 import type { AtomicFile } from '../fs/atomic.js';
+import { fileSink } from './sink.js';
 import type { Widened } from './writer.js';
 
 const LF = 0x0a;
@@ -62,7 +62,8 @@ export async function commitWidened(
       await closed;
     }
     if (file.stream.errored) throw fileError(file.stream.errored, file.path);
-    await widen(createReadStream(file.tempPath), w, (chunk) => write(wide.stream, chunk));
+    const out = fileSink(wide);
+    await widen(createReadStream(file.tempPath), w, (chunk) => out.write(chunk));
     await wide.commit();
   } catch (err) {
     await wide.abort();
@@ -70,9 +71,4 @@ export async function commitWidened(
   } finally {
     await file.abort();
   }
-}
-
-async function write(out: Writable, chunk: Buffer): Promise<void> {
-  if (out.errored) throw out.errored;
-  if (!out.write(chunk)) await once(out, 'drain');
 }
