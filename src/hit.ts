@@ -98,29 +98,41 @@ export async function answerFromCache(
   // Nothing is written before the whole answer is read: no rows, or a body the row stream refuses,
   // is the CLI's to say.
   const spool = new Spool();
-  const rows = await readAnswer(
-    entryChunks(hit.entry),
-    { rows: (batch) => spool.write(answer.rows(batch)) },
-    (m) => m,
-  ).catch(() => 0);
-  if (rows === 0) {
+  // The spool may be a file in the temporary directory: a signal removes it, as the CLI's handler does.
+  const leave = (signal: NodeJS.Signals) => {
     spool.drop();
-    return undefined;
-  }
-  answer.done();
-  const out = stdoutWriter({ flag: read.globals.color, env });
-  // From the first byte on this path owns the run.
+    const interrupted = signal === 'SIGINT';
+    process.stderr.write(`prs: ${interrupted ? 'interrupted' : 'terminated'}\n`);
+    process.exit(interrupted ? ExitCode.interrupted : ExitCode.terminated);
+  };
+  process.once('SIGINT', leave).once('SIGTERM', leave);
   try {
-    let code: number | undefined;
-    await spool.copyTo({
-      write: async (chunk) => {
-        code ??= await out(chunk);
-      },
-    });
-    return code ?? (await out(writer.end().text)) ?? ExitCode.ok;
-  } catch (err) {
-    process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);
-    return ExitCode.internal;
+    const rows = await readAnswer(
+      entryChunks(hit.entry),
+      { rows: (batch) => spool.write(answer.rows(batch)) },
+      (m) => m,
+    ).catch(() => 0);
+    if (rows === 0) {
+      spool.drop();
+      return undefined;
+    }
+    answer.done();
+    const out = stdoutWriter({ flag: read.globals.color, env });
+    // From the first byte on this path owns the run.
+    try {
+      let code: number | undefined;
+      await spool.copyTo({
+        write: async (chunk) => {
+          code ??= await out(chunk);
+        },
+      });
+      return code ?? (await out(writer.end().text)) ?? ExitCode.ok;
+    } catch (err) {
+      process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);
+      return ExitCode.internal;
+    }
+  } finally {
+    process.off('SIGINT', leave).off('SIGTERM', leave);
   }
 }
 

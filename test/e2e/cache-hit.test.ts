@@ -7,7 +7,7 @@
  * a short write exit 10 in one line, and a non-blocking stdout that fills up loses nothing.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -174,6 +174,24 @@ describe('stdout’s rules on the fast path', () => {
     expect(Number(readFileSync(codeFile, 'utf8'))).toBe(10);
     expect(r.stderr).toBe('prs: cannot write to stdout: file too large\n');
     expect(statSync(out).size).toBe(8 * 512);
+  });
+
+  it('SIGTERM while stdout is not read: exit 143, "prs: terminated", the spooled answer removed', async () => {
+    const temp = join(tmp.path, 'tmp-sigterm');
+    mkdirSync(temp);
+    // stdout a pipe nobody reads: the run stops in its writes with the answer (2 MB of CSV) spooled.
+    const child = spawn(process.execPath, [PRS_BIN, ...big], { env: baseEnv({ ...env, TMPDIR: temp }) });
+    child.stdin.end();
+    const err: Buffer[] = [];
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    while (readdirSync(temp).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    child.stdout.resume();
+    expect(await closed).toBe(143);
+    expect(Buffer.concat(err).toString()).toBe('prs: terminated\n');
+    expect(readdirSync(temp)).toEqual([]);
+    expect(requests()).toBe(0);
   });
 
   it('a non-blocking stdout (inherited from a Node parent) that fills up: every byte arrives, exit 0', async () => {
