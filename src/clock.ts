@@ -13,11 +13,15 @@ export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** "0 s", "40 s", "51 min", "1 h 05 min": rounded up, so that a wait is never longer than said. */
-export function durationText(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
+/**
+ * "0 s", "40 s", "51 min", "1 h 05 min": a wait rounded up (never longer than said), time left
+ * rounded down (never more than there is).
+ */
+export function durationText(ms: number, round: 'up' | 'down' = 'up'): string {
+  const to = round === 'up' ? Math.ceil : Math.floor;
+  const s = Math.max(0, to(ms / 1000));
   if (s < 60) return `${s} s`;
-  const min = Math.ceil(s / 60);
+  const min = to(s / 60);
   if (min < 60) return `${min} min`;
   return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
 }

@@ -1,6 +1,15 @@
 // The credential store: `config.json` (0600 in 0700) with every profile, replaced whole under a lock;
 // every read goes to the disk. A corrupt file is a UsageError naming the repair, never a crash.
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { FileError, fileError, PrsError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
@@ -177,8 +186,14 @@ export async function openStore(
     let text: string;
     let mode: number;
     try {
-      mode = statSync(path).mode;
-      text = readFileSync(path, 'utf8');
+      // One open file for both, so the mode checked is the mode of the text read.
+      const fd = openSync(path, 'r');
+      try {
+        mode = fstatSync(fd).mode;
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       if ((err as NodeJS.ErrnoException).code === 'EISDIR')

@@ -114,7 +114,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
   const access = !session
     ? 'none'
     : st.accessTokenValid
-      ? `valid until ${isoSeconds(session.expiresAt)} (${durationText(session.expiresAt - now)} left)`
+      ? `valid until ${isoSeconds(session.expiresAt)} (${durationText(session.expiresAt - now, 'down')} left)`
       : session.expiresAt > now
         ? `expiring at ${isoSeconds(session.expiresAt)} (${renews ? 'will be renewed' : 'cannot be renewed; used until then'})`
         : session.expiresAt > 0
@@ -125,7 +125,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
     : session.refreshExpiresAt === undefined
       ? 'present, no expiry given'
       : st.refreshTokenValid
-        ? `valid until ${isoSeconds(session.refreshExpiresAt)} (${durationText(session.refreshExpiresAt - now)} left)`
+        ? `valid until ${isoSeconds(session.refreshExpiresAt)} (${durationText(session.refreshExpiresAt - now, 'down')} left)`
         : `expired at ${isoSeconds(session.refreshExpiresAt)}`;
   const refreshNote =
     session?.refreshToken && st.refreshTokenValid && !st.clientSecret
@@ -145,7 +145,7 @@ export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now
         : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
-    ? `without a password until ${st.renewableUntil} (${durationText(Date.parse(st.renewableUntil) - now)} left); after that ${after}`
+    ? `without a password until ${st.renewableUntil} (${durationText(Date.parse(st.renewableUntil) - now, 'down')} left); after that ${after}`
     : st.via === 'refresh token'
       ? `without a password until the token service ends the session; after that ${after}`
       : after;

@@ -136,6 +136,15 @@ describe('durations and progress', () => {
     [7_380_000, '2 h 03 min'],
   ])('durationText(%d) = %s', (ms, want) => expect(durationText(ms)).toBe(want));
 
+  // Time left rounds down: a token with 61 s left never claims 2 min.
+  it.each([
+    [400, '0 s'],
+    [59_999, '59 s'],
+    [61_000, '1 min'],
+    [4 * 60_000 + 59_000, '4 min'],
+    [65 * 60_000 + 59_000, '1 h 05 min'],
+  ])("durationText(%d, 'down') = %s", (ms, want) => expect(durationText(ms, 'down')).toBe(want));
+
   it.each([
     // requests, rate, plan's ETA → the notice (none up to 10 min)
     [220, { limit: 4, windowMs: 60_000 }, 54 * 60_000, '220 requests at 4/60s: about 54 min (until 06:54)'],
