@@ -1,10 +1,8 @@
 /** Hand-built Deps for unit tests of commands: every dependency is a fake the test controls. */
 import type { ProfileData, Session, Store } from '../../src/auth/types.js';
-import { FakeClock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createRunEvents } from '../../src/events.js';
 import type { Http } from '../../src/http/client.js';
-import { createTestIO, type TestIO } from '../../src/io.js';
 import type { Service } from '../../src/service/types.js';
 import {
   type GlobalOptions,
@@ -13,6 +11,8 @@ import {
   type SettingValues,
   storedProfile,
 } from '../../src/settings.js';
+import { FakeClock } from './clock.js';
+import { createTestIO, type TestIO } from './io.js';
 
 /** An in-memory Store. */
 export function memoryStore(

@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createDeps } from '../../src/deps.js';
-import { createTestIO } from '../../src/io.js';
+import { createTestIO } from '../helpers/io.js';
 
 describe('process switches', () => {
   it("entry.ts's beforeHttp runs once, before the first HTTP client, and not for commands without one", async () => {

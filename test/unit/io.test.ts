@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { colorFor } from '../../src/color.js';
-import { createIO, createTestIO, guardStdout, pagerCommand } from '../../src/io.js';
+import { createIO, guardStdout, pagerCommand } from '../../src/io.js';
+import { createTestIO } from '../helpers/io.js';
 
 describe('colorFor: the one colour rule', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createTestIO } from '../../src/io.js';
 import { entryFromText, errorEntry, formatLogLine, type LineKind, type LogEntry } from '../../src/log.js';
 import { jsonLogWanted } from '../../src/settings.js';
+import { createTestIO } from '../helpers/io.js';
 
 const T = Date.UTC(2024, 4, 3, 6, 0, 0, 123);
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ProfileData } from '../../../src/auth/types.js';
-import { FakeClock } from '../../../src/clock.js';
 import { assess, authStatus, authToken } from '../../../src/commands/auth.js';
 import { checkValue, config, parseKey } from '../../../src/commands/config.js';
 import { keptClientSecret, login, passwordFromStdin } from '../../../src/commands/login.js';
 import { logout } from '../../../src/commands/logout.js';
 import { AuthError, exitCodeFor, NoDataError, UsageError } from '../../../src/errors.js';
-import { createTestIO } from '../../../src/io.js';
 import { effectiveSettings, resolveSettings } from '../../../src/settings.js';
+import { FakeClock } from '../../helpers/clock.js';
 import { fakeDeps, memoryStore } from '../../helpers/deps.js';
+import { createTestIO } from '../../helpers/io.js';
 import { fakeHttp, tokens } from './fake-http.js';
 
 const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);

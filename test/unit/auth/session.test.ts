@@ -9,7 +9,6 @@ import {
   renewMargin,
 } from '../../../src/auth/session.js';
 import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
-import { FakeClock } from '../../../src/clock.js';
 import {
   AuthError,
   exitCodeFor,
@@ -18,9 +17,10 @@ import {
   ServiceError,
   UsageError,
 } from '../../../src/errors.js';
-import { createTestIO } from '../../../src/io.js';
 import { resolveSettings } from '../../../src/settings.js';
+import { FakeClock } from '../../helpers/clock.js';
 import { memoryStore } from '../../helpers/deps.js';
+import { createTestIO } from '../../helpers/io.js';
 import { fakeHttp, tokens } from './fake-http.js';
 
 const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);

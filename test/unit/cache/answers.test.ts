@@ -5,12 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cachedService } from '../../../src/cache/answers.js';
 import { type CacheStore, createCacheStore } from '../../../src/cache/store.js';
-import { FakeClock } from '../../../src/clock.js';
 import { ServiceError } from '../../../src/errors.js';
-import { createTestIO } from '../../../src/io.js';
 import type { ReportQuery, Service } from '../../../src/service/types.js';
 import { resolveSettings } from '../../../src/settings.js';
 import { answerOf, readWhole } from '../../helpers/answers.js';
+import { FakeClock } from '../../helpers/clock.js';
+import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/run.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -23,8 +23,8 @@ import {
   entryName,
   keyText,
 } from '../../../src/cache/store.js';
-import { FakeClock } from '../../../src/clock.js';
 import { parseMaxAge, parseSize, resolveSettings } from '../../../src/settings.js';
+import { FakeClock } from '../../helpers/clock.js';
 import { tempDir } from '../../helpers/run.js';
 
 const KEY: AnswerKey = {

@@ -18,9 +18,9 @@ import {
 } from '../../../src/errors.js';
 import { MANIFEST_NAME } from '../../../src/export/manifest.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
-import { createTestIO } from '../../../src/io.js';
 import type { ExportResponse, ReportQuery } from '../../../src/service/types.js';
 import { fakeDeps } from '../../helpers/deps.js';
+import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/run.js';
 
 type Query = ReportQuery & { format: string };

@@ -13,10 +13,10 @@ import {
   UsageError,
 } from '../../../src/errors.js';
 import type { RunEvent } from '../../../src/events.js';
-import { createTestIO } from '../../../src/io.js';
 import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
 import { answerOf } from '../../helpers/answers.js';
 import { fakeDeps } from '../../helpers/deps.js';
+import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/run.js';
 
 /** A body the service might send, read through the row stream in small pieces. */

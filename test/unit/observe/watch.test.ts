@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/clock.js';
-import { createTestIO } from '../../../src/io.js';
 import { watchRun } from '../../../src/observe/index.js';
+import { FakeClock } from '../../helpers/clock.js';
 import { fakeDeps } from '../../helpers/deps.js';
+import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/run.js';
 
 let tmp: ReturnType<typeof tempDir>;

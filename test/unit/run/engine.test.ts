@@ -15,8 +15,8 @@ import {
   StdoutClosedError,
 } from '../../../src/errors.js';
 import { createRunEvents, type RunEvent } from '../../../src/events.js';
-import { createTestIO } from '../../../src/io.js';
 import { type ItemDone, type RunEnd, runItems } from '../../../src/run/engine.js';
+import { createTestIO } from '../../helpers/io.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -16,7 +16,6 @@ import {
   ServerError,
   ServiceError,
 } from '../../../src/errors.js';
-import { createTestIO } from '../../../src/io.js';
 import { HolidayFilter } from '../../../src/run/holidays.js';
 import {
   isItemFailure,
@@ -26,6 +25,7 @@ import {
   summaryLine,
 } from '../../../src/run/outcomes.js';
 import { longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
+import { createTestIO } from '../../helpers/io.js';
 
 const http = (C: typeof HttpError, status: number) => new C('x', { status, method: 'GET', url: 'http://h/' });
 const item = { portfolioId: 999, date: '2024-05-02' };

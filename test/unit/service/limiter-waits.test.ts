@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/auth/types.js';
-import { FakeClock } from '../../../src/clock.js';
 import { exitCodeFor, HttpError, RateLimitError } from '../../../src/errors.js';
 import { createHttp } from '../../../src/http/client.js';
-import { createTestIO, type TestIO } from '../../../src/io.js';
 import { limiterFile } from '../../../src/service/limiter.js';
 import { createService } from '../../../src/service/service.js';
 import type { CallHooks } from '../../../src/service/types.js';
 import { resolveSettings, type SettingValues } from '../../../src/settings.js';
+import { FakeClock } from '../../helpers/clock.js';
+import { createTestIO, type TestIO } from '../../helpers/io.js';
 
 const ORIGIN = 'https://api.example.test';
 const PATH = '/api/v1/report-service/report/generate/portfolio/42';

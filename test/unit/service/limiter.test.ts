@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/clock.js';
 import { FileError } from '../../../src/errors.js';
 import { createLimiter, decide, limiterFile, parseState, settle } from '../../../src/service/limiter.js';
 import type { LimiterState } from '../../../src/service/types.js';
+import { FakeClock } from '../../helpers/clock.js';
 
 const T = 1_000_000;
 const rate = { limit: 4, windowMs: 1000 };

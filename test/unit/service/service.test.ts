@@ -5,7 +5,6 @@ import * as zlib from 'node:zlib';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/auth/types.js';
-import { FakeClock } from '../../../src/clock.js';
 import {
   AuthError,
   exitCodeFor,
@@ -19,11 +18,12 @@ import {
   UsageError,
 } from '../../../src/errors.js';
 import { createHttp } from '../../../src/http/client.js';
-import { createTestIO } from '../../../src/io.js';
 import { createService } from '../../../src/service/service.js';
 import type { CallHooks } from '../../../src/service/types.js';
 import { resolveSettings, type SettingValues } from '../../../src/settings.js';
 import { readWhole } from '../../helpers/answers.js';
+import { FakeClock } from '../../helpers/clock.js';
+import { createTestIO } from '../../helpers/io.js';
 
 const ORIGIN = 'https://api.example.test';
 const PATH = '/api/v1/report-service/report/generate/portfolio';
