@@ -258,6 +258,7 @@ const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([
   ['EFBIG', 'file too large'],
   ['EIO', 'input/output error'],
   ['ENOTDIR', 'not a directory'],
+  ['EAGAIN', 'resource temporarily unavailable'],
 ]);
 
 export function fileError(err: unknown, path: string, what = 'cannot write'): FileError {

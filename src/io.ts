@@ -52,9 +52,7 @@ export function guardStdout(out: NodeJS.WritableStream) {
       if (ac.signal.aborted || chunk.length === 0) return done();
       if (typeof fd === 'number') {
         try {
-          // A short count is EAGAIN (a non-blocking device): what is left would be lost unsaid.
-          if (writeAll(fd, chunk) < chunk.length)
-            fault(Object.assign(new Error('resource temporarily unavailable'), { code: 'EAGAIN' }));
+          writeAll(fd, chunk);
         } catch (err) {
           fault(err);
         }

@@ -19,18 +19,17 @@ export function stdoutIsTerminal(): boolean {
 }
 
 /**
- * All of `bytes` to `fd` (at file `position` on, if given), as one writeSync may take only part: the
- * bytes written, fewer only when `fd` would block (EAGAIN: a non-blocking pipe; never a file).
+ * All of `bytes` to `fd` (at file `position` on, if given), as one writeSync may take only part. Any
+ * failure throws, EAGAIN too (a non-blocking pipe or device is full), with `written`: the bytes that went.
  */
-export function writeAll(fd: number, bytes: Uint8Array, position?: number): number {
+export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
   let at = 0;
   try {
     while (at < bytes.length)
       at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+    throw Object.assign(err as NodeJS.ErrnoException, { written: at });
   }
-  return at;
 }
 
 /** Before the CLI's IO exists: undefined to go on, else the exit code; EAGAIN hands over to Node's stream. */
@@ -42,10 +41,11 @@ export function stdoutWriter(color: { flag?: boolean; env: Readonly<Record<strin
     let failure: unknown;
     if (!stream) {
       try {
-        at = writeAll(1, bytes);
-        stream = at < bytes.length;
+        writeAll(1, bytes);
       } catch (err) {
-        failure = err;
+        stream = (err as NodeJS.ErrnoException).code === 'EAGAIN';
+        if (stream) at = (err as { written: number }).written;
+        else failure = err;
       }
     }
     if (stream) failure = await streamWrite(bytes.subarray(at));
