@@ -71,24 +71,15 @@ export class AuthError extends PrsError {
 
 interface HttpErrorDetails extends ErrorDetails {
   status: number;
-  method: string;
-  url: string;
-  body?: string;
 }
 
 /** An HTTP answer the contract names no code for (409, a 302); the named statuses have subclasses. */
 export class HttpError extends PrsError {
   static override readonly exitCode: number = ExitCode.service;
   readonly status: number;
-  readonly method: string;
-  readonly url: string;
-  readonly body: string;
   constructor(message: string, details: HttpErrorDetails) {
     super(message, details);
     this.status = details.status;
-    this.method = details.method;
-    this.url = details.url;
-    this.body = details.body ?? '';
   }
 }
 
@@ -181,8 +172,6 @@ export interface FailedAnswer {
   reason: string;
   /** A short text from the body (a JSON `message`, the first line of plain text), if any. */
   said?: string;
-  method: string;
-  url: string;
   portfolioId: number;
   tenant: string;
   baseUrl: string;
@@ -245,7 +234,7 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
 export function httpFailure(a: FailedAnswer): PrsError {
   const row =
     HTTP_FAILURES[a.status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[a.status >= 500 ? '5xx' : 'other'];
-  return new row.error(row.message(a), { ...a, body: a.said, hint: row.hint(a) });
+  return new row.error(row.message(a), { status: a.status, hint: row.hint(a) });
 }
 
 const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([

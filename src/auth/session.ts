@@ -14,8 +14,6 @@ import { lockedFile, tokenRefused, withSession } from './store.js';
 import { type Grant, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
-export { identityOf, notLoggedIn };
-
 /** Renew 30 s before expiry, but at most half-way through a short-lived token's life. */
 export function renewMargin(s: StoredSession): number {
   if (s.obtainedAt === undefined) return 30_000;
@@ -31,7 +29,7 @@ export function refreshUsable(s: StoredSession | undefined, now: number): boolea
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
 
-export type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
+type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
 function bindingOf(s: Settings): Partial<SessionBinding> {
   return {

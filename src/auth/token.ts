@@ -39,7 +39,7 @@ export class TokenRefusedError extends AuthError {
   }
 }
 
-export function tokenUrl(authUrl: string, realm: string): string {
+function tokenUrl(authUrl: string, realm: string): string {
   return `${authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
 }
 
@@ -163,7 +163,7 @@ export async function requestToken(
     const message = `${r.failure.message}${wait}`;
     if (r.outcome.status === 429) {
       const hint = 'the sign-in service limits how often it is asked; try again later';
-      throw new RateLimitError(message, { status: 429, method: 'POST', url, hint });
+      throw new RateLimitError(message, { status: 429, hint });
     }
     throw wait ? new ServiceError(message, { hint: r.failure.hint }) : r.failure;
   }

@@ -38,7 +38,7 @@ export function storeFor(s: Settings, clock: Pick<Clock, 'now'>): CacheStore | u
   return createCacheStore({ cacheDir: s.cacheDir, maxBytes: s.cacheMaxBytes, clock });
 }
 
-export interface CachedServiceOptions {
+interface CachedServiceOptions {
   settings: Settings;
   use: Exclude<CacheUse, 'off'>;
   store: CacheStore;

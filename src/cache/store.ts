@@ -75,8 +75,6 @@ function entryHead(k: AnswerKey, length: number, digest: string, storedAt: numbe
   return Buffer.from(`prs-answer 1 ${pad(length)} ${digest} ${pad(storedAt)}\n${keyText(k)}\n`);
 }
 
-export const entryBody = (a: CachedAnswer): Buffer => Buffer.concat([...entryChunks(a)]);
-
 const READ_CHUNK = 256 * 1024;
 
 export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
@@ -194,7 +192,7 @@ function privateDir(dir: string): void {
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   cacheDir: string;
   maxBytes: number;
   clock: Pick<Clock, 'now'>;
@@ -276,11 +274,6 @@ export function createCacheStore(o: StoreOptions) {
     /** Not marked used (--dry-run). */
     peek(profile: string, k: AnswerKey, maxAgeMs: number): boolean {
       return read(profile, k, maxAgeMs) !== undefined;
-    },
-    put(profile: string, k: AnswerKey, body: Buffer): void {
-      const w = this.writer(profile, k);
-      w.write(body);
-      w.commit();
     },
     /** Errors while writing abandon the entry, silently. */
     writer(profile: string, k: AnswerKey) {

@@ -15,7 +15,7 @@ import {
   utimesSync,
   type WriteStream,
 } from 'node:fs';
-import { access, link, mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
@@ -48,12 +48,6 @@ function syncDir(dir: string): void {
   } catch {}
 }
 
-async function syncDirAsync(dir: string): Promise<void> {
-  const handle = await open(dir, 'r').catch(() => undefined);
-  await handle?.sync().catch(() => {});
-  await handle?.close();
-}
-
 export interface Replacement {
   readonly fd: number;
   /** fsync, close, rename over `path` (a link is replaced, never followed), sync the directory. */
@@ -61,7 +55,7 @@ export interface Replacement {
   abort(): void;
 }
 
-export interface ReplaceOptions {
+interface ReplaceOptions {
   mode?: number;
   mtimeMs?: number;
   /** false: no fsync, for state checked when read and cheap to lose (on every request's path). */
@@ -151,7 +145,7 @@ export async function isSpecialFile(path: string): Promise<boolean> {
   }
 }
 
-export async function assertDirectory(dir: string): Promise<void> {
+async function assertDirectory(dir: string): Promise<void> {
   try {
     const s = await stat(dir);
     if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
@@ -278,7 +272,7 @@ export async function createAtomicFile(
             await link(tempPath, path);
             await unlink(tempPath);
           }
-          await syncDirAsync(dirname(path));
+          syncDir(dirname(path));
         }
         temporaries.delete(tempPath);
         done = true;

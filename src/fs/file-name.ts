@@ -51,7 +51,7 @@ export function truncateUtf8(s: string, max: number): string {
   return trimEnds(out) + ext;
 }
 
-export const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
+const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
 
 /** A --name-template checked: known placeholders, paired braces, a file name and not a path. */
 export function checkNameTemplate(template: string): string {

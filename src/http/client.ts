@@ -22,9 +22,7 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   /** Always consumed or dumped. */
-  body: Readable & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
-  method: string;
-  url: string;
+  body: Readable & { text(): Promise<string>; dump(): Promise<void> };
 }
 
 export interface Http {
@@ -32,7 +30,7 @@ export interface Http {
   close(): Promise<void>;
 }
 
-export interface HttpOptions {
+interface HttpOptions {
   timeoutMs: number;
   proxy: Settings['proxy'];
   io: Pick<IO, 'debug'>;
@@ -86,7 +84,7 @@ export async function request(
 }
 
 /** undefined for any other (the logout call). */
-export function endpointOfUrl(url: string): Endpoint | undefined {
+function endpointOfUrl(url: string): Endpoint | undefined {
   const path = url.split('?')[0];
   if (path.endsWith('/protocol/openid-connect/token')) return 'token';
   if (!path.includes('/report/generate/portfolio/')) return undefined;
@@ -126,8 +124,6 @@ export function createHttp(o: HttpOptions): Http {
           status: res.statusCode,
           headers: res.headers,
           body: res.body as HttpResponse['body'],
-          method: req.method,
-          url: req.url,
         };
       } catch (err) {
         answered(req.url, 0, Date.now() - started);

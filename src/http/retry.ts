@@ -1,6 +1,6 @@
 // The retry policy as data (as ky's) and the one pure function that decides after a failed attempt.
 
-export interface RetryPolicy {
+interface RetryPolicy {
   /** `--retries`; a 401's one re-authentication is not counted. */
   limit: number;
   statuses: readonly number[];
@@ -20,16 +20,16 @@ export type AttemptFailure =
 
 import type { WaitReason } from '../domain.js';
 
-export type Decision =
+type Decision =
   /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
   { action: 'give-up'; retryAfterMs?: number } | { action: 'wait'; ms: number; reason: WaitReason };
 
 /** Longer than any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
-export const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
+const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
 
-export const RETRY_NETWORK_CODES = [
+const RETRY_NETWORK_CODES = [
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',

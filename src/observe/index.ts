@@ -24,7 +24,7 @@ export interface RunObserver {
   finishNow(exitCode: number): void;
 }
 
-export interface Tally {
+interface Tally {
   items: Record<ItemStatus, number>;
   requests: Map<string, RunMetrics['requests'][number]>;
   rateLimitWaitMs: number;
@@ -70,7 +70,7 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
   ].join('; ');
 }
 
-export function entryOf(e: RunEvent): LogEntry | undefined {
+function entryOf(e: RunEvent): LogEntry | undefined {
   switch (e.event) {
     case 'start':
       return {

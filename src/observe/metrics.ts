@@ -38,7 +38,7 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"/g;
 const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 /** The previous file's sample lines of other runs (command or profile), by metric name. */
-export function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
+function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const line of previous.split('\n')) {
     const m = SAMPLE.exec(line);

@@ -25,7 +25,7 @@ export interface RunPlan {
   until: string | null;
 }
 
-export interface PlanInput {
+interface PlanInput {
   command: RunCommand;
   items: number;
   cached?: number;
@@ -93,7 +93,7 @@ async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: numbe
   return { ...peeked, rate: s.rateLimit };
 }
 
-export interface ReportPlanOptions {
+interface ReportPlanOptions {
   portfolioIds: number[];
   type: ReportType;
   dates: string[];
@@ -123,7 +123,7 @@ export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunP
   return show(deps, planRun({ command: 'report', items: count, cached, ...limiter }), o.json);
 }
 
-export interface ExportPlanOptions {
+interface ExportPlanOptions {
   portfolioIds: number[];
   type: ReportType;
   dates: string[];

@@ -60,7 +60,7 @@ export function isItemFailure(err: unknown): boolean {
   );
 }
 
-export function failureReason(err: unknown): string {
+function failureReason(err: unknown): string {
   if (err instanceof NotFoundError) return 'not found';
   if (err instanceof FileExistsError) return 'file exists';
   if (err instanceof BadRequestError) return 'refused as bad request';

@@ -4,7 +4,7 @@ import { decide, settle } from '../service/limiter.js';
 import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 
-export interface RequestTimes {
+interface RequestTimes {
   requests: number;
   /** Epoch ms, as lastAt. */
   firstAt: number;

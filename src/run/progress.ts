@@ -31,9 +31,9 @@ export function progressText(
 }
 
 /** Waits shorter than this are shown only on a terminal's progress line. */
-export const QUIET_WAIT_MS = 5000;
+const QUIET_WAIT_MS = 5000;
 
-export const LONG_RUN_MS = 10 * 60_000;
+const LONG_RUN_MS = 10 * 60_000;
 
 /** "220 requests at 4/60s: about 54 min (until 07:05)" for a plan longer than ten minutes (local time). */
 export function longRunNotice(
@@ -55,7 +55,7 @@ export interface Position {
   etaMs?: number;
 }
 
-export interface RunProgress {
+interface RunProgress {
   show(text: string): void;
   at(p: Position): void;
   /** A countdown on a terminal (`p` undefined: one item), else a line led by `label` per wait over 5 s. */

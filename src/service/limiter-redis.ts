@@ -18,7 +18,7 @@ import {
 } from './limiter.js';
 import type { LimiterState } from './types.js';
 
-export const REDIS_TIMEOUT_MS = 2000;
+const REDIS_TIMEOUT_MS = 2000;
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -80,7 +80,6 @@ export interface RedisLimiterOptions {
   hash: string;
   rate: RateLimit;
   clock: Clock;
-  signal?: AbortSignal;
   /** Made when Redis fails, told what this process spent through Redis. */
   fallback(carried: LimiterState): Slots;
   warn(line: string): void;
@@ -233,9 +232,6 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   };
 }
 
-export const createRedisLimiter = (o: RedisLimiterOptions): Limiter =>
-  limiterOver(redisSlots(o), o.clock, o.signal);
-
 // Without the URL (it may hold the password). `handshake`: a rediss:// connection never completed (a
 // plain Redis port stays silent at a TLS hello).
 export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
@@ -270,7 +266,7 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
   return redactText(message.split('\n')[0]!);
 }
 
-export interface LimiterTarget {
+interface LimiterTarget {
   settings: Pick<Settings, 'cacheDir' | 'rateLimit' | 'limiter'>;
   baseUrl: string;
   tenant: string;

@@ -205,6 +205,3 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     },
   };
 }
-
-export const createLimiter = (o: FileSlotsOptions & { signal?: AbortSignal }): Limiter =>
-  limiterOver(fileSlots(o), o.clock, o.signal);

@@ -23,9 +23,9 @@ import type { Limiter } from './limiter.js';
 import { openLimiter } from './limiter-redis.js';
 import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
 
-export type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
+type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
-export const API_PATH = '/api/v1/report-service/report/generate/portfolio';
+const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
 /** Error bodies are read only this far: enough for a JSON message. */
 const ERROR_BODY_MAX = 16 * 1024;
@@ -104,8 +104,6 @@ export function createService(d: ServiceDeps): Service {
         const body = await readCapped(res, ERROR_BODY_MAX);
         const contentType = header(res, 'content-type');
         failure = errorForStatus(res.status, body, contentType, {
-          method: req.method,
-          url,
           portfolioId: q.portfolioId,
           tenant,
           baseUrl,
@@ -233,19 +231,12 @@ export function createService(d: ServiceDeps): Service {
 }
 
 /** A wait longer than prs waits: the same error (exit code) now, naming the time the service named. */
-export function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
+function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
   const at = isoSeconds(now + ms);
   const Kind = failure.constructor as typeof HttpError;
   return new Kind(
     `${failure.message} — the service asks to wait ${durationText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
-    {
-      status: failure.status,
-      method: failure.method,
-      url: failure.url,
-      body: failure.body,
-      cause: failure,
-      hint: `run it again after ${at}`,
-    },
+    { status: failure.status, cause: failure, hint: `run it again after ${at}` },
   );
 }
 

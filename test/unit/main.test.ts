@@ -25,8 +25,7 @@ import { errorLines, processExitCode } from '../../src/main.js';
 import { errorForStatus } from '../../src/service/errors-map.js';
 import { switchInArgv } from '../../src/settings.js';
 
-const http = (C: typeof HttpError, status: number) =>
-  new C('x', { status, method: 'GET', url: 'http://h/p' });
+const http = (C: typeof HttpError, status: number) => new C('x', { status });
 
 describe('exitCodeFor: the contract table', () => {
   it.each([
@@ -72,7 +71,7 @@ describe('exitCodeFor: the contract table', () => {
     [503, ServerError],
     [409, HttpError],
   ])('HTTP %i → %s', (status, C) => {
-    const c = { method: 'GET', url: 'u', portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
+    const c = { portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
     expect(errorForStatus(status, '', undefined, c).constructor).toBe(C);
   });
 });
@@ -112,10 +111,7 @@ describe("processExitCode: commander's own errors", () => {
 describe('errorLines', () => {
   it('a message and a hint', () =>
     expect(
-      errorLines(
-        new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'u', hint: 'check the tenant' }),
-        false,
-      ),
+      errorLines(new ForbiddenError('forbidden', { status: 403, hint: 'check the tenant' }), false),
     ).toEqual(['prs: forbidden', 'hint: check the tenant']));
   it('commander errors become one line plus the suggestion', () =>
     expect(

@@ -45,8 +45,6 @@ export function fakeHttp(): FakeHttp {
           ...a.headers,
         },
         body: { text: async () => text } as unknown as HttpResponse['body'],
-        method: req.method,
-        url: req.url,
       };
     },
     close: async () => {},

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { identityOf } from '../../../src/auth/identity.js';
+import { notLoggedIn } from '../../../src/auth/not-logged-in.js';
 import {
   accessUsable,
   createSession,
-  identityOf,
-  notLoggedIn,
   refreshUsable,
   renewalWaitMs,
   renewMargin,

@@ -9,6 +9,7 @@ import { ServiceError } from '../../../src/errors.js';
 import type { ReportQuery, Service } from '../../../src/service/types.js';
 import { resolveSettings } from '../../../src/settings.js';
 import { answerOf, readWhole } from '../../helpers/answers.js';
+import { putEntry } from '../../helpers/cache.js';
 import { FakeClock } from '../../helpers/clock.js';
 import { createTestIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/run.js';
@@ -138,7 +139,7 @@ describe('deps.service({cache})', () => {
     });
     const s = await deps.settings();
     const { answerKey } = await import('../../../src/cache/answers.js');
-    store.put(s.profile, answerKey(s, Q)!, Buffer.from('{"report":[]}'));
+    putEntry(store, s.profile, answerKey(s, Q)!, Buffer.from('{"report":[]}'));
     const svc = await deps.service({ cache: 'use' });
     expect((await readWhole(svc, Q)).bytes.toString()).toBe('{"report":[]}');
     expect(http).toBe(0);

@@ -19,11 +19,11 @@ import {
   type AnswerKey,
   clearAnswers,
   createCacheStore,
-  entryBody,
   entryName,
   keyText,
 } from '../../../src/cache/store.js';
 import { parseMaxAge, parseSize, resolveSettings } from '../../../src/settings.js';
+import { entryBody, putEntry } from '../../helpers/cache.js';
 import { FakeClock } from '../../helpers/clock.js';
 import { tempDir } from '../../helpers/run.js';
 
@@ -131,7 +131,7 @@ describe('entries', () => {
   const store = () => createCacheStore({ cacheDir: tmp.path, maxBytes: 1024 ** 3, clock });
   const pathOf = (k: AnswerKey) => join(tmp.path, 'answers', 'default', entryName(k));
   const stored = (k = KEY) => {
-    store().put('default', k, body);
+    putEntry(store(), 'default', k, body);
     return pathOf(k);
   };
   it('round trip, byte for byte', () => {
@@ -175,7 +175,7 @@ describe('the store', () => {
 
   it('put then get; older than max-age is a miss; modes 0600 in 0700', () => {
     const s = open();
-    s.put('default', KEY, Buffer.from('[]'));
+    putEntry(s, 'default', KEY, Buffer.from('[]'));
     expect(entryBody(s.get('default', KEY, DAY)!).toString()).toBe('[]');
     clock.advance(DAY);
     expect(s.get('default', KEY, DAY)).toBeUndefined();
@@ -190,29 +190,29 @@ describe('the store', () => {
     ['every profile (--all)', undefined],
   ])('a logout of %s during a run: the run stores no further answers; a later run does', (_what, cleared) => {
     const run = open();
-    run.put('default', k(1), Buffer.from('[1]'));
-    run.put('other', k(1), Buffer.from('[1]'));
+    putEntry(run, 'default', k(1), Buffer.from('[1]'));
+    putEntry(run, 'other', k(1), Buffer.from('[1]'));
     expect(clearAnswers(tmp.path, cleared).entries).toBe(cleared ? 1 : 2);
-    expect(() => run.put('default', k(2), Buffer.from('[2]'))).toThrow(/logged out/);
+    expect(() => putEntry(run, 'default', k(2), Buffer.from('[2]'))).toThrow(/logged out/);
     expect(clearAnswers(tmp.path, 'default').entries).toBe(0);
     // Another profile is untouched by a logout of this one.
-    if (cleared) run.put('other', k(2), Buffer.from('[2]'));
+    if (cleared) putEntry(run, 'other', k(2), Buffer.from('[2]'));
     expect(run.get('other', k(2), DAY) !== undefined).toBe(cleared !== undefined);
     const next = open();
-    next.put('default', k(3), Buffer.from('[3]'));
+    putEntry(next, 'default', k(3), Buffer.from('[3]'));
     expect(entryBody(next.get('default', k(3), DAY)!).toString()).toBe('[3]');
   });
 
   it('a wider existing directory is made 0700', () => {
     mkdirSync(join(tmp.path, 'answers', 'default'), { recursive: true, mode: 0o755 });
-    open().put('default', KEY, Buffer.from('[]'));
+    putEntry(open(), 'default', KEY, Buffer.from('[]'));
     expect(statSync(join(tmp.path, 'answers', 'default')).mode & 0o777).toBe(0o700);
   });
 
   it('profiles are apart: another profile misses; clear(profile) leaves the others', () => {
     const s = open();
-    s.put('a', KEY, Buffer.from('[1]'));
-    s.put('b', KEY, Buffer.from('[2]'));
+    putEntry(s, 'a', KEY, Buffer.from('[1]'));
+    putEntry(s, 'b', KEY, Buffer.from('[2]'));
     expect(entryBody(s.get('b', KEY, DAY)!).toString()).toBe('[2]');
     expect(s.clear('a').entries).toBe(1);
     expect(s.get('a', KEY, DAY)).toBeUndefined();
@@ -251,7 +251,7 @@ describe('the store', () => {
 
   it('a flipped byte in a stored body is a miss, and the entry is removed', () => {
     const s = open();
-    s.put('default', KEY, Buffer.from('{"report":[{"a":1}]}'));
+    putEntry(s, 'default', KEY, Buffer.from('{"report":[{"a":1}]}'));
     const file = join(tmp.path, 'answers', 'default', entryName(KEY));
     const bytes = readFileSync(file);
     bytes[bytes.length - 4] = 0x32;
@@ -262,7 +262,7 @@ describe('the store', () => {
 
   it('a truncated entry is a miss and is removed', () => {
     const s = open();
-    s.put('default', KEY, Buffer.from('{"report":[{"a":1}]}'));
+    putEntry(s, 'default', KEY, Buffer.from('{"report":[{"a":1}]}'));
     const file = join(tmp.path, 'answers', 'default', entryName(KEY));
     truncateSync(file, statSync(file).size - 3);
     expect(s.get('default', KEY, DAY)).toBeUndefined();
@@ -271,9 +271,9 @@ describe('the store', () => {
 
   it('info: entries, bytes, oldest and newest stored', () => {
     const s = open();
-    s.put('default', k(1), Buffer.from('[]'));
+    putEntry(s, 'default', k(1), Buffer.from('[]'));
     clock.advance(1000);
-    s.put('default', k(2), Buffer.from('[]'));
+    putEntry(s, 'default', k(2), Buffer.from('[]'));
     const info = s.info();
     expect(info).toMatchObject({ entries: 2, oldest: clock.now() - 1000, newest: clock.now() });
     expect(info.bytes).toBe(
@@ -290,22 +290,22 @@ describe('the store', () => {
     const size = head.length + body.length;
     const s = open(size * 3);
     for (const id of [1, 2, 3]) {
-      s.put('default', k(id), body);
+      putEntry(s, 'default', k(id), body);
       clock.advance(1000);
     }
     expect(s.get('default', k(1), DAY)).toBeDefined(); // 1 is now the most recently used
     clock.advance(1000);
-    s.put('default', k(4), body); // over the bound by one entry: 2 goes
+    putEntry(s, 'default', k(4), body); // over the bound by one entry: 2 goes
     const left = [1, 2, 3, 4].filter((id) => s.peek('default', k(id), DAY));
     expect(left).toEqual([1, 3, 4]);
     clock.advance(1000);
-    s.put('default', k(5), Buffer.alloc(size + 300, 32)); // an entry of two places: 3 then 1 go
+    putEntry(s, 'default', k(5), Buffer.alloc(size + 300, 32)); // an entry of two places: 3 then 1 go
     expect([1, 3, 4, 5].filter((id) => s.peek('default', k(id), DAY))).toEqual([4, 5]);
   });
 
   it('an answer larger than the whole store is not kept', () => {
     const s = open(100);
-    s.put('default', KEY, Buffer.alloc(200, 32));
+    putEntry(s, 'default', KEY, Buffer.alloc(200, 32));
     expect(s.info().entries).toBe(0);
   });
 

@@ -372,7 +372,7 @@ describe('prs export (unit)', () => {
       name: 'an HTTP error passes through',
       replies: [
         {
-          error: new NotFoundError('portfolio 42 not found', { status: 404, method: 'GET', url: 'http://x' }),
+          error: new NotFoundError('portfolio 42 not found', { status: 404 }),
         },
       ],
       error: NotFoundError,
@@ -447,7 +447,7 @@ describe('prs export (unit)', () => {
   });
 
   it('a run-level failure (403) stops the run at once', async () => {
-    const forbidden = new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'http://x' });
+    const forbidden = new ForbiddenError('forbidden', { status: 403 });
     const { deps, calls } = setup([{ body: '[1]' }, { error: forbidden }, { body: '[3]' }]);
     const err = await exportCommand(
       options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
@@ -460,8 +460,6 @@ describe('prs export (unit)', () => {
   it('--json: one object per item, with status, path, bytes and the error exit code', async () => {
     const notFound = new NotFoundError('portfolio 7 not found — check the id', {
       status: 404,
-      method: 'GET',
-      url: 'http://x',
     });
     const { deps } = setup((q) =>
       q.portfolioId === 7 ? { error: notFound } : q.date === '2024-05-02' ? { body: '' } : { body: '[1]' },

@@ -270,8 +270,6 @@ const cases: Case[] = [
     stubs: {
       '42 2024-05-02': new NotFoundError('portfolio 42 not found', {
         status: 404,
-        method: 'GET',
-        url: 'u',
         hint: 'check the portfolio id',
       }),
       '42 2024-05-03': IDX('2024-05-03'),
@@ -289,8 +287,6 @@ const cases: Case[] = [
     stubs: {
       '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', {
         status: 404,
-        method: 'GET',
-        url: 'u',
       }),
     },
     wantStdout: '',
@@ -300,7 +296,7 @@ const cases: Case[] = [
   {
     name: 'a run-level failure (403) ends the run at once',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
-    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', { status: 403, method: 'GET', url: 'u' }) },
+    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', { status: 403 }) },
     wantStdout: '',
     wantError: { type: ForbiddenError },
     wantCalls: 1,
@@ -425,7 +421,7 @@ describe('report', () => {
         h.onWait?.(15_000, 'rate-limit');
         return IDX('2024-12-24');
       },
-      '42 2024-12-27': new NotFoundError('gone', { status: 404, method: 'GET', url: 'u' }),
+      '42 2024-12-27': new NotFoundError('gone', { status: 404 }),
     });
     const deps = fakeDeps({ service });
     const events: RunEvent[] = [];

@@ -25,8 +25,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const http = (C: typeof HttpError, status: number) =>
-  new C(`status ${status}`, { status, method: 'GET', url: 'http://h/' });
+const http = (C: typeof HttpError, status: number) => new C(`status ${status}`, { status });
 /** What an item's work ends with. */
 const OUTCOMES = {
   w: () => ({ status: 'written' }) as ItemDone,

@@ -27,7 +27,7 @@ import {
 import { longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
 import { createTestIO } from '../../helpers/io.js';
 
-const http = (C: typeof HttpError, status: number) => new C('x', { status, method: 'GET', url: 'http://h/' });
+const http = (C: typeof HttpError, status: number) => new C('x', { status });
 const item = { portfolioId: 999, date: '2024-05-02' };
 
 describe('isItemFailure', () => {
@@ -250,8 +250,6 @@ describe('itemFailureReporter', () => {
   const missing = (id: number) =>
     new NotFoundError(`portfolio ${id} not found`, {
       status: 404,
-      method: 'GET',
-      url: 'u',
       hint: 'check the portfolio id',
     });
 

@@ -35,8 +35,6 @@ describe('shortMessage', () => {
 
 describe('errorForStatus → exit code', () => {
   const c: ErrorContext = {
-    method: 'GET',
-    url: 'https://x/api',
     portfolioId: 999,
     tenant: 'acme',
     baseUrl: 'https://x',
@@ -74,7 +72,7 @@ describe('reason phrases', () => {
   // Every status but 403 and 404 (messages of their own) names its reason phrase.
   const named = Object.entries(STATUS_CODES).filter(([code]) => code !== '403' && code !== '404');
   it.each(named)("%s: node:http's", (code, phrase) => {
-    const c = { method: 'GET', url: 'https://x/r', portfolioId: 1, tenant: 't', baseUrl: 'https://x' };
+    const c = { portfolioId: 1, tenant: 't', baseUrl: 'https://x' };
     expect(errorForStatus(Number(code), '', undefined, c as ErrorContext).message).toContain(
       `${code} ${phrase}`,
     );

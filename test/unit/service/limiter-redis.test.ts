@@ -12,14 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/clock.js';
 import { redactText, redactUrlPassword } from '../../../src/redact.js';
 import { fileSlots, type Limiter } from '../../../src/service/limiter.js';
-import {
-  createRedisLimiter,
-  limiterUrlParts,
-  reasonOf,
-  redisKeys,
-} from '../../../src/service/limiter-redis.js';
+import { limiterUrlParts, reasonOf, redisKeys } from '../../../src/service/limiter-redis.js';
 import type { LimiterState } from '../../../src/service/types.js';
 import { parseLimiterUrl } from '../../../src/settings.js';
+import { createRedisLimiter } from '../../helpers/limiter.js';
 import {
   freePort,
   NO_REDIS_MESSAGE,

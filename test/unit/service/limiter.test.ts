@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { createLimiter, decide, limiterFile, parseState, settle } from '../../../src/service/limiter.js';
+import { decide, limiterFile, parseState, settle } from '../../../src/service/limiter.js';
 import type { LimiterState } from '../../../src/service/types.js';
 import { FakeClock } from '../../helpers/clock.js';
+import { createLimiter } from '../../helpers/limiter.js';
 
 const T = 1_000_000;
 const rate = { limit: 4, windowMs: 1000 };
