@@ -2,7 +2,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { colorFor, redIf } from './color.js';
 import { InterruptedError } from './errors.js';
-import { entryFromText, formatLogLine, type LineKind, type LogEntry } from './log.js';
+import { entryFromText, formatLogLine, type LineKind, type LogEntry, type LogFields } from './log.js';
 import { stdoutFault, writeAll } from './stdout.js';
 
 export interface Progress {
@@ -95,8 +95,8 @@ export function createIO(opts: IOOptions) {
   const isStdinTTY = () => (stdinTTY ??= !!stdin().isTTY);
   const prompter = opts.prompter ?? createPrompter();
   const showProgress = opts.spinner ?? spinner;
-  const line = (kind: LineKind, text: string) => {
-    if (json) stderr.write(formatLogLine(entryFromText(kind, text), now()));
+  const line = (kind: LineKind, text: string, fields?: LogFields) => {
+    if (json) stderr.write(formatLogLine(entryFromText(kind, text, fields), now()));
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
@@ -113,9 +113,9 @@ export function createIO(opts: IOOptions) {
     note: (l: string) => {
       if (!quiet) line('note', l);
     },
-    /** With -v only; callers redact secrets first. */
-    debug: (l: string) => {
-      if (opts.verbose) line('debug', l);
+    /** With -v only; callers redact secrets first. `fields` go on the line in json format. */
+    debug: (l: string, fields?: LogFields) => {
+      if (opts.verbose) line('debug', l, fields);
     },
     isStdoutTTY: !!stdout.isTTY,
     isStderrTTY,

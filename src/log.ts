@@ -19,33 +19,12 @@ export function formatLogLine(entry: LogEntry, now: number): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-export function entryFromText(kind: LineKind, line: string): LogEntry {
+/** What a line's producer knows beyond its text, e.g. a request's method and url: never parsed back. */
+export type LogFields = { event: string; [field: string]: unknown };
+
+export function entryFromText(kind: LineKind, line: string, fields?: LogFields): LogEntry {
   const message = line.replace(ANSI, '').replace(/\r?\n$/, '');
-  if (kind === 'debug') {
-    const req = /^> ([A-Z]+) (\S+)/.exec(message);
-    if (req) return { level: 'debug', event: 'request', message, method: req[1], url: req[2] };
-    const res = /^< (\d{3}) ([A-Z]+) (\S+) \((\d+) ms\)/.exec(message);
-    if (res)
-      return {
-        level: 'debug',
-        event: 'response',
-        message,
-        status: Number(res[1]),
-        method: res[2],
-        url: res[3],
-        durationMs: Number(res[4]),
-      };
-    const wait = /^~ waiting (\d+(?:\.\d+)?) s \(([\w-]+)\)/.exec(message);
-    if (wait)
-      return {
-        level: 'debug',
-        event: wait[2] === 'rate-limit' ? 'wait' : 'retry',
-        message,
-        waitMs: Math.round(Number(wait[1]) * 1000),
-        reason: wait[2],
-      };
-    return { level: 'debug', event: 'debug', message };
-  }
+  if (kind === 'debug') return { level: 'debug', event: 'debug', message, ...fields };
   if (/^(prs: )?warning:/i.test(message)) return { level: 'warn', event: 'warning', message };
   if (/^hint:/.test(message)) return { level: 'info', event: 'hint', message };
   if (/^(prs: )?note:/.test(message)) return { level: 'info', event: 'note', message };

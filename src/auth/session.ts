@@ -151,7 +151,7 @@ export function createSession(d: SessionDeps): Session {
       signal: d.signal,
       previous,
       random: d.random,
-      onWait: (ms, reason) => d.io.debug(waitLine(ms, reason)),
+      onWait: (ms, reason) => d.io.debug(...waitLine(ms, reason)),
     });
   const signIn = (secret: string, creds?: Credentials): Promise<StoredSession> => {
     if (!creds) {

@@ -162,7 +162,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     clock: deps.clock,
     retries: s.retries,
     signal: deps.signal,
-    onWait: (ms: number, reason: WaitReason) => io.debug(waitLine(ms, reason)),
+    onWait: (ms: number, reason: WaitReason) => io.debug(...waitLine(ms, reason)),
   };
   if (service) session = await requestToken(http, endpoint, { type: 'client_credentials' }, call);
   for (let attempt = 1; !session; attempt++) {

@@ -104,6 +104,7 @@ export function createHttp(o: HttpOptions): Http {
       if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
       o.io.debug(
         `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
+        { event: 'request', method: req.method, url: req.url },
       );
       try {
         dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
@@ -119,6 +120,7 @@ export function createHttp(o: HttpOptions): Http {
         answered(req.url, res.statusCode, ms);
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
+          { event: 'response', status: res.statusCode, method: req.method, url: req.url, durationMs: ms },
         );
         return {
           status: res.statusCode,

@@ -19,6 +19,7 @@ export type AttemptFailure =
   | { kind: 'network'; code: string };
 
 import type { WaitReason } from '../domain.js';
+import type { LogFields } from '../log.js';
 
 type Decision =
   /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
@@ -83,8 +84,10 @@ export function networkCodeOf(err: { cause?: unknown }): string {
   return cause?.code ?? cause?.cause?.code ?? '';
 }
 
-export function waitLine(ms: number, reason: WaitReason): string {
-  return `~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`;
+/** io.debug's arguments for a wait: `io.debug(...waitLine(ms, reason))`. */
+export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
+  const event = reason === 'rate-limit' ? 'wait' : 'retry';
+  return [`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`, { event, waitMs: Math.round(ms), reason }];
 }
 
 /** Exponential backoff with "equal jitter": the growth stays visible, parallel clients spread out. */

@@ -58,7 +58,7 @@ export function createService(d: ServiceDeps): Service {
     );
     // Every wait is a -v line and reaches the caller's onWait: never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
-      d.io.debug(waitLine(ms, reason));
+      d.io.debug(...waitLine(ms, reason));
       hooks.onWait?.(ms, reason);
     };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.

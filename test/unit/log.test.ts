@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitLine } from '../../src/http/retry.js';
 import { entryFromText, errorEntry, formatLogLine, type LineKind, type LogEntry } from '../../src/log.js';
 import { jsonLogWanted } from '../../src/settings.js';
 import { createTestIO } from '../helpers/io.js';
@@ -27,24 +28,6 @@ describe('formatLogLine', () => {
 
 describe('entryFromText: the lines prs prints today, classified', () => {
   it.each<[LineKind, string, Partial<LogEntry>]>([
-    [
-      'debug',
-      '> GET https://api.example.com/api/v1/x?date=2024-05-03 {"authorization":"Bearer ***"}',
-      {
-        level: 'debug',
-        event: 'request',
-        method: 'GET',
-        url: 'https://api.example.com/api/v1/x?date=2024-05-03',
-      },
-    ],
-    [
-      'debug',
-      '< 429 GET https://api.example.com/api/v1/x (12 ms) application/json',
-      { level: 'debug', event: 'response', status: 429, method: 'GET', durationMs: 12 },
-    ],
-    ['debug', '~ waiting 41.0 s (rate-limit)', { event: 'wait', waitMs: 41_000, reason: 'rate-limit' }],
-    ['debug', '~ waiting 1.5 s (backoff)', { event: 'retry', waitMs: 1500, reason: 'backoff' }],
-    ['debug', '~ waiting 2.0 s (retry-after)', { event: 'retry', waitMs: 2000 }],
     ['debug', 'auth: using the stored token', { level: 'debug', event: 'debug' }],
     ['err', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
     ['err', 'prs: 42 2024-05-03: service error: 500', { level: 'error', event: 'error' }],
@@ -88,7 +71,7 @@ describe('the IO in json format', () => {
     const io = createTestIO({ logFormat: 'json', verbose: true, isStderrTTY: true, quiet: false });
     io.err('prs: boom');
     io.note('hint: x');
-    io.debug('~ waiting 1.0 s (rate-limit)');
+    io.debug(...waitLine(1000, 'rate-limit'));
     io.progress('1/2').update('2/2');
     io.log({ level: 'info', event: 'summary', message: 'done', exitCode: 0 });
     const lines = io
@@ -100,6 +83,41 @@ describe('the IO in json format', () => {
     const quiet = createTestIO({ logFormat: 'json', quiet: true });
     quiet.note('hint: x');
     expect(quiet.stderrText()).toBe('');
+  });
+
+  it('a debug line carries its producer’s fields; its text is not parsed for them', () => {
+    const io = createTestIO({ logFormat: 'json', verbose: true });
+    io.debug(...waitLine(41_000, 'rate-limit'));
+    io.debug(...waitLine(1_537, 'backoff'));
+    io.debug('< 429 GET https://x/y (12 ms)');
+    io.debug('> GET https://x/y', { event: 'request', method: 'GET', url: 'https://x/y' });
+    const lines = io
+      .stderrText()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toMatchObject([
+      {
+        level: 'debug',
+        event: 'wait',
+        message: '~ waiting 41.0 s (rate-limit)',
+        waitMs: 41_000,
+        reason: 'rate-limit',
+      },
+      {
+        level: 'debug',
+        event: 'retry',
+        message: '~ waiting 1.5 s (backoff)',
+        waitMs: 1_537,
+        reason: 'backoff',
+      },
+      { level: 'debug', event: 'debug', message: '< 429 GET https://x/y (12 ms)' },
+      { level: 'debug', event: 'request', message: '> GET https://x/y', method: 'GET', url: 'https://x/y' },
+    ]);
+    expect(lines[2].status).toBeUndefined();
+    const text = createTestIO({ verbose: true });
+    text.debug(...waitLine(41_000, 'rate-limit'));
+    expect(text.stderrText()).toBe('~ waiting 41.0 s (rate-limit)\n');
   });
 
   it('text format: lines as before, and structured entries are not printed', () => {
