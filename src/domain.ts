@@ -13,6 +13,12 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
+/** The commands that are runs of items: the JSON log, the metrics file and the pings watch them. */
+export const RUN_COMMANDS = ['report', 'export', 'diff'] as const;
+export type RunCommand = (typeof RUN_COMMANDS)[number];
+export const isRunCommand = (name: string): name is RunCommand =>
+  (RUN_COMMANDS as readonly string[]).includes(name);
+
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 

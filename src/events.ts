@@ -1,12 +1,12 @@
 /** What a run tells its watchers (JSON log, metrics file, pings); a watcher that throws is ignored. */
-import type { Item, WaitReason } from './domain.js';
+import type { Item, RunCommand, WaitReason } from './domain.js';
 
 export type Endpoint = 'report' | 'export' | 'token';
 
 export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
 
 export type RunEvent =
-  | { event: 'start'; command: 'report' | 'export'; items: number; requests: number; etaMs: number }
+  | { event: 'start'; command: RunCommand; items: number; requests: number; etaMs: number }
   | { event: 'wait'; waitMs: number; reason: WaitReason; item?: Item }
   /** status 0: no answer came (network, timeout). */
   | { event: 'response'; endpoint: Endpoint; status: number; durationMs: number }

@@ -3,6 +3,7 @@ import { type Command, CommanderError } from 'commander';
 import { buildProgram } from './cli.js';
 import type { Runner } from './commands/define.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
+import { isRunCommand } from './domain.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
@@ -127,10 +128,10 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // A dry run is not a run: no metrics file, no pings. The watchers load when one is asked for, or
     // when the settings do not resolve (observe/index.ts).
     const o = options as { dryRun?: boolean; type?: string };
-    const watched = (command.name === 'report' || command.name === 'export') && !o.dryRun;
+    const watched = isRunCommand(command.name) && !o.dryRun ? command.name : undefined;
     const s = watched && (await deps.settings().catch(() => undefined));
     if (watched && (!s || s.metricsFile || s.pingUrl || s.logFormat === 'json'))
-      observer = await (await import('./observe/index.js')).watchRun(deps, command.name, o);
+      observer = await (await import('./observe/index.js')).watchRun(deps, watched, o);
     await (await implementation)(options, deps);
   };
 

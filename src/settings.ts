@@ -166,7 +166,7 @@ export const SETTINGS = {
     flag: '--metrics-file <path>',
     env: 'PRS_METRICS_FILE',
     config: true,
-    help: 'after each report/export run, write Prometheus metrics there',
+    help: 'after each report/export/diff run, write Prometheus metrics there',
     complete: 'file',
   },
   'ping-url': {

@@ -27,6 +27,7 @@ interface Answer {
 export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
   const dates = [...new Set(o.steps.map((s) => s.date))];
   return outputRun(o, deps, {
+    name: 'diff',
     plan: async () => {
       const types = o.against ? [o.type, o.against] : undefined;
       const { reportPlan } = await import('../run/dry-run.js');

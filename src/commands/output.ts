@@ -46,6 +46,7 @@ export async function outputRun<R>(
   o: OutputOptions,
   deps: Deps,
   command: {
+    name: 'report' | 'diff';
     /** A check of the -o target beyond its being writable, before any request. */
     check?: (output: string) => Promise<void>;
     plan: () => Promise<R>;
@@ -93,7 +94,7 @@ export async function outputRun<R>(
     async runOptions(service, count, parallel) {
       const { runWith } = await import('../run/engine.js');
       return {
-        ...runWith(deps, 'report'),
+        ...runWith(deps, command.name),
         failFast: o.failFast,
         parallel,
         rate: count > 1 ? (await deps.settings()).rateLimit : undefined,

@@ -18,6 +18,7 @@ export interface ReportResult {
 
 export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult> {
   return outputRun(o, deps, {
+    name: 'report',
     check: o.parquet ? assertParquetTarget : undefined,
     plan: async () => {
       await (await import('../run/dry-run.js')).reportPlan({ ...o, json: o.format === 'json' }, deps);

@@ -3,9 +3,9 @@
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { shift } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
-import type { Column } from '../render/columns.js';
+import { type Column, cellText } from '../render/columns.js';
+import { csvCell, delimitedHeader, tsvCell } from '../render/delimited.js';
 import { displayWidth, renderTable } from '../render/table.js';
-import { createWriter } from '../render/writer.js';
 
 export const TAIL = ['field', 'from', 'to', 'delta'] as const;
 
@@ -68,33 +68,32 @@ export function diffTable(
   return { text: table.text, notes };
 }
 
+/** json and ndjson written as each pair's rows come; csv, tsv and the table at the end. */
 export function diffWriter(o: DiffWriterOptions) {
-  const w = createWriter({
-    format: o.format,
-    columns: (rows) => diffColumns(rows, o.lead, o.key),
-    emptyColumns: () => diffColumns([], o.lead, o.key),
-    indent: o.format === 'json' && o.terminal,
-    table: (rows) => diffTable(rows, o),
-  });
-  const streamed = o.format === 'json' || o.format === 'ndjson';
   const kept: Row[] = [];
-  const write = (rows: readonly Row[]) => {
-    const a = w.answer();
-    const text = a.rows(rows);
-    a.done();
-    return String(text);
+  let count = 0;
+  const indent = o.terminal;
+  const json = (row: Row) => {
+    if (o.format === 'ndjson') return `${stringifyLossless(row)}\n`;
+    const open = count++ === 0 ? '[' : ',';
+    if (!indent) return open + stringifyLossless(row);
+    // As stringifyLossless(allRows, 2) would: JSON text holds no raw newline inside a string.
+    return `${open}\n  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`;
   };
   return {
     add(rows: readonly Row[]): string {
-      if (streamed) return write(rows);
+      if (o.format === 'json' || o.format === 'ndjson') return rows.map(json).join('');
       for (const r of rows) kept.push(r);
       return '';
     },
-    end() {
-      const text = kept.length > 0 ? write(kept) : '';
-      const e = w.end();
-      const none = o.format === 'table' && kept.length === 0 ? ['no changes'] : [];
-      return { text: text + String(e.text), notes: [...e.warnings, ...e.notes, ...none] };
+    end(): { text: string; notes: string[] } {
+      if (o.format === 'json') return { text: count === 0 ? '[]\n' : indent ? '\n]\n' : ']\n', notes: [] };
+      if (o.format === 'ndjson') return { text: '', notes: [] };
+      if (o.format === 'table') return diffTable(kept, o);
+      const columns = diffColumns(kept, o.lead, o.key);
+      const [cell, sep] = o.format === 'csv' ? [csvCell, ','] : [tsvCell, '\t'];
+      const lines = kept.map((row) => columns.map((c) => cell(cellText(row[c.name]))).join(sep));
+      return { text: `${[delimitedHeader(columns, o.format), ...lines].join('\n')}\n`, notes: [] };
     },
   };
 }

@@ -1,11 +1,11 @@
 // The watchers of a report/export run: the JSON log's entries, the metrics file and the pings. They
 // never change the run: whatever goes wrong with them is one warning.
 import type { Deps } from '../deps.js';
+import type { RunCommand } from '../domain.js';
 import type { ItemStatus, RunEvent } from '../events.js';
 import { createDispatcher } from '../http/client.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
-import type { RunCommand } from '../run/engine.js';
 import { itemLabel } from '../run/outcomes.js';
 import {
   checkSetting,

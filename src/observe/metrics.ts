@@ -1,8 +1,8 @@
 // `--metrics-file`: the Prometheus text exposition of the last run per command and profile, for
 // node_exporter's textfile collector; a failed run carries the last success over.
+import type { RunCommand } from '../domain.js';
 import type { Endpoint, ItemStatus } from '../events.js';
 import { updateFile } from '../fs/atomic.js';
-import type { RunCommand } from '../run/engine.js';
 
 export const ITEM_STATUSES: readonly ItemStatus[] = ['written', 'skipped', 'empty', 'failed'];
 

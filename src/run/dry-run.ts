@@ -4,10 +4,9 @@ import { identityOf } from '../auth/identity.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
-import type { ExportFormat, ReportType } from '../domain.js';
+import type { ExportFormat, ReportType, RunCommand } from '../domain.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
-import type { RunCommand } from './engine.js';
 import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 

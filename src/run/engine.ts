@@ -2,7 +2,7 @@
 // however many are in flight. Item failures go on, run-level ones (and --fail-fast) stop the run.
 import pLimit from 'p-limit';
 import type { Deps } from '../deps.js';
-import type { Item, WaitReason } from '../domain.js';
+import type { Item, RunCommand, WaitReason } from '../domain.js';
 import { exitCodeFor, InterruptedError } from '../errors.js';
 import type { ItemStatus, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
@@ -39,8 +39,6 @@ export interface ItemContext {
   clearProgress(): void;
   showProgress(text: string): void;
 }
-
-export type RunCommand = 'report' | 'export';
 
 export interface RunOptions<R extends ItemDone> {
   command: RunCommand;

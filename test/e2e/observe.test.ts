@@ -384,6 +384,41 @@ describe('--ping-url: start, success, failure with the exit code', () => {
     }
   });
 
+  it('a diff is a run like the others: its own metrics series (command="diff") and pings; --exit-code 11 is a failure there', async () => {
+    const m = await monitor();
+    try {
+      const env = robotEnv(sandbox);
+      const file = join(env.HOME!, 'diff.prom');
+      const diff = ['diff', '77', '-t', 'constituent.close', '--from', '2024-03-15', '--to', '2024-03-18'];
+      const watched = ['--metrics-file', file, '--ping-url', m.url, ...diff, '-f', 'ndjson'];
+      const ok = await prs(watched, env);
+      expect(ok.code, ok.stderr).toBe(0);
+      await promtoolCheck(file);
+      const m1 = series(readFileSync(file, 'utf8'));
+      expect(m1[`prs_last_run_exit_code${L('diff')}`]).toBe(0);
+      expect(m1[`prs_items${L('diff', ',status="written"')}`]).toBe(2);
+      expect(m1[`prs_requests_total${L('diff', ',endpoint="report",code="200"')}`]).toBe(2);
+      expect(m1[`prs_bytes_written${L('diff')}`]).toBe(Buffer.byteLength(ok.stdout));
+      const changed = await prs([...watched, '--exit-code'], env);
+      expect(changed.code).toBe(11);
+      const m2 = series(readFileSync(file, 'utf8'));
+      expect(m2[`prs_last_run_exit_code${L('diff')}`]).toBe(11);
+      expect(m2[`prs_last_success_timestamp_seconds${L('diff')}`]).toBe(
+        m1[`prs_last_success_timestamp_seconds${L('diff')}`],
+      );
+      expect(m.seen).toEqual([
+        'GET /ping/5f2c-secret-uuid/start',
+        expect.stringMatching(
+          /^POST \/ping\/5f2c-secret-uuid prs diff: exit 0 after \d+\.\d s; 2 written; \d+ requests$/,
+        ),
+        'GET /ping/5f2c-secret-uuid/start',
+        expect.stringMatching(/^POST \/ping\/5f2c-secret-uuid\/11 .*prs diff: exit 11 after /s),
+      ]);
+    } finally {
+      await m.close();
+    }
+  });
+
   it('an unreachable monitor: one warning with the URL redacted, the exit code unchanged, no delay', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/ping/5f2c-secret-uuid`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { basisPoints, diffColumns, diffTable, diffWriter } from '../../../src/diff/output.js';
 import { JsonNumber, type ReportFormat } from '../../../src/domain.js';
+import { stringifyLossless } from '../../../src/json/lossless.js';
 
 const n = (raw: string) => new JsonNumber(raw);
 const rows = [
@@ -101,6 +102,24 @@ describe('diff output', () => {
     const w = diffWriter({ ...base, format });
     expect(w.add([])).toBe('');
     expect(w.end().text).toBe(want);
+  });
+
+  it('json on a terminal: indented as the whole array would be, with escapes and nested values kept', () => {
+    const odd = [
+      ...rows,
+      {
+        change: 'removed',
+        isin: 'Z\n"q"',
+        field: 'indexId',
+        from: { Net: n('1e-7') },
+        to: null,
+        delta: null,
+      },
+    ];
+    const w = diffWriter({ ...base, format: 'json', terminal: true });
+    const text = w.add(odd.slice(0, 2)) + w.add(odd.slice(2)) + w.end().text;
+    expect(text).toBe(`${stringifyLossless(odd, 2)}\n`);
+    expect(text).toContain('"from": {\n      "Net": 1e-7\n    }');
   });
 
   it('table: a row’s changes grouped (key cells once), weight deltas in basis points', () => {
