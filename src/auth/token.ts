@@ -4,13 +4,7 @@ import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
 import { type Http, header, hostOf, shortMessage } from '../http/client.js';
-import {
-  type AttemptFailure,
-  MAX_RETRY_AFTER_MS,
-  networkCodeOf,
-  nextDelay,
-  retryPolicy,
-} from '../http/retry.js';
+import { type AttemptFailure, MAX_RETRY_AFTER_MS, networkCodeOf, nextDelay } from '../http/retry.js';
 import type { StoredSession } from './types.js';
 
 export interface TokenEndpoint {
@@ -138,7 +132,6 @@ export async function requestToken(
   o: TokenCallOptions,
 ): Promise<StoredSession> {
   const url = tokenUrl(ep.authUrl, ep.realm);
-  const policy = retryPolicy(o.retries);
   for (let attempt = 1; ; attempt++) {
     let r: StoredSession | Retriable;
     try {
@@ -148,7 +141,7 @@ export async function requestToken(
       r = { failure: err, outcome: { kind: 'network', code: networkCodeOf(err) } };
     }
     if (!('failure' in r)) return r;
-    const next = nextDelay(policy, attempt, r.outcome, o.clock.now(), o.random);
+    const next = nextDelay({ limit: o.retries }, attempt, r.outcome, o.clock.now(), o.random);
     if (next.action === 'wait') {
       o.onWait?.(next.ms, next.reason);
       await o.clock.sleep(next.ms, o.signal);

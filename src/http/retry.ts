@@ -1,15 +1,11 @@
-// The retry policy as data (as ky's) and the one pure function that decides after a failed attempt.
+// The retry rule (as ky's: which statuses and network failures, backoff, Retry-After): the one pure
+// function that decides after a failed attempt.
+import type { WaitReason } from '../domain.js';
+import type { LogFields } from '../log.js';
 
-interface RetryPolicy {
+export interface RetryPolicy {
   /** `--retries`; a 401's one re-authentication is not counted. */
   limit: number;
-  statuses: readonly number[];
-  networkCodes: readonly string[];
-  /** The longest Retry-After waited for; a longer one gives up at once, naming the time. */
-  maxRetryAfterMs: number;
-  /** Backoff: base * 2^(attempt-1), at most maxBackoffMs, then jittered into [½, 1] of that. */
-  backoffBaseMs: number;
-  maxBackoffMs: number;
   /** A 429 without Retry-After behind the client limiter waits its window (a 429 fills it). */
   rateLimitWaitMs?: number;
 }
@@ -18,19 +14,17 @@ export type AttemptFailure =
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'network'; code: string };
 
-import type { WaitReason } from '../domain.js';
-import type { LogFields } from '../log.js';
-
 type Decision =
-  /** retryAfterMs: the service asked for a longer wait than maxRetryAfterMs. */
+  /** retryAfterMs: the service asked for a longer wait than MAX_RETRY_AFTER_MS. */
   { action: 'give-up'; retryAfterMs?: number } | { action: 'wait'; ms: number; reason: WaitReason };
 
-/** Longer than any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
+/** The longest Retry-After waited for (a longer one gives up at once, naming the time): longer than
+ * any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
-const RETRY_STATUSES = [429, 500, 502, 503, 504] as const;
+const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
 
-const RETRY_NETWORK_CODES = [
+const RETRY_NETWORK_CODES: readonly string[] = [
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',
@@ -40,19 +34,7 @@ const RETRY_NETWORK_CODES = [
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
-] as const;
-
-export function retryPolicy(limit: number, extra: Partial<RetryPolicy> = {}): RetryPolicy {
-  return {
-    limit,
-    statuses: RETRY_STATUSES,
-    networkCodes: RETRY_NETWORK_CODES,
-    maxRetryAfterMs: MAX_RETRY_AFTER_MS,
-    backoffBaseMs: 1000,
-    maxBackoffMs: 30_000,
-    ...extra,
-  };
-}
+];
 
 /** `attempt`: the retry being considered (1 for the first). `random` in [0, 1). */
 export function nextDelay(
@@ -64,19 +46,19 @@ export function nextDelay(
 ): Decision {
   if (attempt > policy.limit) return { action: 'give-up' };
   if (outcome.kind === 'network') {
-    if (!policy.networkCodes.includes(outcome.code)) return { action: 'give-up' };
-    return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
+    if (!RETRY_NETWORK_CODES.includes(outcome.code)) return { action: 'give-up' };
+    return { action: 'wait', ms: backoff(attempt, random), reason: 'backoff' };
   }
-  if (!policy.statuses.includes(outcome.status)) return { action: 'give-up' };
+  if (!RETRY_STATUSES.includes(outcome.status)) return { action: 'give-up' };
   const after = outcome.retryAfter === undefined ? undefined : parseRetryAfter(outcome.retryAfter, now);
   if (after !== undefined) {
-    if (after > policy.maxRetryAfterMs) return { action: 'give-up', retryAfterMs: after };
+    if (after > MAX_RETRY_AFTER_MS) return { action: 'give-up', retryAfterMs: after };
     return { action: 'wait', ms: after, reason: 'retry-after' };
   }
   if (outcome.status === 429 && policy.rateLimitWaitMs !== undefined) {
     return { action: 'wait', ms: policy.rateLimitWaitMs, reason: 'rate-limit' };
   }
-  return { action: 'wait', ms: backoff(policy, attempt, random), reason: 'backoff' };
+  return { action: 'wait', ms: backoff(attempt, random), reason: 'backoff' };
 }
 
 export function networkCodeOf(err: { cause?: unknown }): string {
@@ -90,9 +72,10 @@ export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
   return [`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`, { event, waitMs: Math.round(ms), reason }];
 }
 
-/** Exponential backoff with "equal jitter": the growth stays visible, parallel clients spread out. */
-export function backoff(policy: RetryPolicy, attempt: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxBackoffMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
+/** 1 s * 2^(attempt-1), at most 30 s, with "equal jitter" (into [½, 1] of that): the growth stays
+ * visible, parallel clients spread out. */
+export function backoff(attempt: number, random: () => number): number {
+  const ceiling = Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling * (0.5 + random() * 0.5));
 }
 

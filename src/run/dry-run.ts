@@ -45,7 +45,7 @@ export function planRun(p: PlanInput): RunPlan {
     ...base,
     rateLimit: { limit: p.rate.limit, windowMs: p.rate.windowMs },
     waitMs: times.waitMs,
-    etaMs: times.etaMs,
+    etaMs: times.waitMs,
     until: requests > 0 ? isoSeconds(times.lastAt) : null,
   };
 }

@@ -101,7 +101,7 @@ export async function runItems<R extends ItemDone>(
   const etaOf = async (requests: number) => {
     if (!o.rate) return undefined;
     const live = await o.limiterState?.().catch(() => undefined);
-    return planRequests(requests, live?.state ?? { stamps: [] }, live?.now ?? now(), o.rate).etaMs;
+    return planRequests(requests, live?.state ?? { stamps: [] }, live?.now ?? now(), o.rate).waitMs;
   };
   const eta = (await etaOf(total)) ?? 0;
   o.events.emit({ event: 'start', command: o.command, items: total, requests: total, etaMs: eta });

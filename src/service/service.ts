@@ -12,7 +12,7 @@ import {
   MAX_RETRY_AFTER_MS,
   networkCodeOf,
   nextDelay,
-  retryPolicy,
+  type RetryPolicy,
   waitLine,
 } from '../http/retry.js';
 import { readAnswer } from '../rows/answer.js';
@@ -52,10 +52,10 @@ export function createService(d: ServiceDeps): Service {
       date: q.date,
       ...ep.query,
     })}`;
-    const policy = retryPolicy(
-      d.settings.retries,
-      ep.limited ? { rateLimitWaitMs: d.settings.rateLimit.windowMs } : {},
-    );
+    const policy: RetryPolicy = {
+      limit: d.settings.retries,
+      rateLimitWaitMs: ep.limited ? d.settings.rateLimit.windowMs : undefined,
+    };
     // Every wait is a -v line and reaches the caller's onWait: never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
       d.io.debug(...waitLine(ms, reason));

@@ -6,23 +6,20 @@ const now = Date.UTC(2024, 4, 1, 6, 0, 0);
 
 describe('planRequests', () => {
   it.each([
-    // requests, stamps (ms before now), latency, wantWait, wantEta
-    { n: 0, ago: [], lat: 0, wait: 0, eta: 0 },
-    { n: 4, ago: [], lat: 0, wait: 0, eta: 0 },
-    { n: 5, ago: [], lat: 0, wait: 60_000, eta: 60_000 },
-    { n: 8, ago: [], lat: 0, wait: 60_000, eta: 60_000 },
-    { n: 9, ago: [], lat: 0, wait: 120_000, eta: 120_000 },
+    // requests, stamps (ms before now), wantWait
+    { n: 0, ago: [], wait: 0 },
+    { n: 4, ago: [], wait: 0 },
+    { n: 5, ago: [], wait: 60_000 },
+    { n: 8, ago: [], wait: 60_000 },
+    { n: 9, ago: [], wait: 120_000 },
     // four slots already used 20 s ago: the first request waits 40 s
-    { n: 1, ago: [20_000, 20_000, 20_000, 20_000], lat: 0, wait: 40_000, eta: 40_000 },
+    { n: 1, ago: [20_000, 20_000, 20_000, 20_000], wait: 40_000 },
     // 220 requests at 4/60s: 54 full windows of waiting (the notice's "about 55 min")
-    { n: 220, ago: [], lat: 0, wait: 54 * 60_000, eta: 54 * 60_000 },
-    // latency counts once per request, and pushes the window too
-    { n: 2, ago: [], lat: 500, wait: 0, eta: 1000 },
-  ])('$n requests after $ago.length recent, latency $lat', ({ n, ago, lat, wait, eta }) => {
-    const p = planRequests(n, { stamps: ago.map((a) => now - a) }, now, rate, lat);
-    expect(p.requests).toBe(n);
+    { n: 220, ago: [], wait: 54 * 60_000 },
+  ])('$n requests after $ago.length recent', ({ n, ago, wait }) => {
+    const p = planRequests(n, { stamps: ago.map((a) => now - a) }, now, rate);
     expect(p.waitMs).toBe(wait);
-    expect(p.etaMs).toBe(eta);
+    expect(p.lastAt).toBe(now + wait);
   });
 
   it('a Retry-After pause in force delays the first request', () => {

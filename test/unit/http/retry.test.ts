@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AttemptFailure,
-  backoff,
-  nextDelay,
-  parseRetryAfter,
-  retryPolicy,
-} from '../../../src/http/retry.js';
+import { type AttemptFailure, backoff, nextDelay, parseRetryAfter } from '../../../src/http/retry.js';
 
 const NOW = Date.UTC(2024, 4, 1, 6, 0, 0);
-const policy = retryPolicy(3);
-const limited = retryPolicy(3, { rateLimitWaitMs: 60_000 });
+const policy = { limit: 3 };
+const limited = { limit: 3, rateLimitWaitMs: 60_000 };
 const status = (s: number, retryAfter?: string): AttemptFailure => ({
   kind: 'status',
   status: s,
@@ -124,7 +118,7 @@ describe('nextDelay', () => {
     ['limit reached (5xx)', policy, 4, status(500), min, { action: 'give-up' }],
     ['limit reached (429 with Retry-After)', policy, 4, status(429, '1'), min, { action: 'give-up' }],
     ['limit reached (network)', policy, 4, net('ECONNRESET'), min, { action: 'give-up' }],
-    ['--retries 0', retryPolicy(0), 1, status(503), min, { action: 'give-up' }],
+    ['--retries 0', { limit: 0 }, 1, status(503), min, { action: 'give-up' }],
     ['400 never', policy, 1, status(400), min, { action: 'give-up' }],
     ['401 never (re-auth is separate)', policy, 1, status(401), min, { action: 'give-up' }],
     ['403 never', policy, 1, status(403), min, { action: 'give-up' }],
@@ -138,13 +132,13 @@ describe('nextDelay', () => {
   });
 
   it('backoff grows exponentially up to the ceiling', () => {
-    const ceilings = [1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoff(policy, a, max));
+    const ceilings = [1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoff(a, max));
     expect(ceilings).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
   });
 
   it('jitter stays within [½, 1] of the ceiling', () => {
     for (let i = 0; i < 50; i++) {
-      const ms = backoff(policy, 3, Math.random);
+      const ms = backoff(3, Math.random);
       expect(ms).toBeGreaterThanOrEqual(2000);
       expect(ms).toBeLessThanOrEqual(4000);
     }
