@@ -9,9 +9,10 @@ import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, setti
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
 import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
-import { type FlagRow, type FlagsOf, SANDBOX_FLAGS, usage } from './flags.js';
+import { type FlagRow, type FlagsOf, usage } from './flags.js';
 import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
+import { SANDBOX_FLAGS } from './sandbox.flags.js';
 
 export interface Runnable<O> {
   readonly name: string;

@@ -49,28 +49,6 @@ export const ITEM_FLAGS = {
   weekends: { flag: '--weekends', help: 'include Saturdays and Sundays in a range' },
 } as const satisfies Record<string, FlagRow>;
 
-/** `prs sandbox`'s; its options are these flags as given. */
-export const SANDBOX_FLAGS = {
-  port: { flag: '--port <n>', help: 'port (0 picks a free one)', default: '0' },
-  host: { flag: '--host <host>', help: 'address to listen on', default: '127.0.0.1' },
-  rateLimit: {
-    flag: '--rate-limit <n/window>',
-    help: "the sandbox's JSON endpoint limit per user (default: 4/60s)",
-  },
-  tokenTtl: { flag: '--token-ttl <seconds>', help: 'access token lifetime', default: '300' },
-  refreshTtl: { flag: '--refresh-ttl <seconds>', help: 'refresh token lifetime', default: '1800' },
-  bigRows: { flag: '--big-rows <n>', help: 'constituent rows of portfolio 900, streamed (default: 1000)' },
-  exportDelay: { flag: '--export-delay <ms>', help: 'milliseconds added to each export answer (default: 0)' },
-  jsonStyle: {
-    flag: '--json-style <style>',
-    help: 'JSON bodies compact (default) or spaced, as Python json.dumps writes them',
-  },
-  gzip: {
-    flag: '--gzip',
-    help: 'answer gzip-compressed when the request accepts it, as a compressing gateway does',
-  },
-} as const satisfies Record<string, FlagRow>;
-
 /** Commander's reading of a flag's spelling: `-o, --output <file>`, `--no-cache`. */
 export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {
   const m = /^(?:(-\w), )?(--[\w-]+)( [<[])?/.exec(flag)!;

@@ -3,7 +3,8 @@ import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
-import type { FlagsOf, SANDBOX_FLAGS } from './flags.js';
+import type { FlagsOf } from './flags.js';
+import type { SANDBOX_FLAGS } from './sandbox.flags.js';
 
 /** The flags as given; parseSandboxOptions checks them when it runs. */
 export type SandboxCommandOptions = FlagsOf<typeof SANDBOX_FLAGS>;
@@ -32,17 +33,15 @@ export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
     rateLimit: o.rateLimit,
     tokenTtl: wholeNumber('--token-ttl', o.tokenTtl, 1, MAX_TTL),
     refreshTtl: wholeNumber('--refresh-ttl', o.refreshTtl, 1, MAX_TTL),
-    bigExportRows:
-      o.bigRows === undefined ? undefined : wholeNumber('--big-rows', o.bigRows, 0, MAX_BIG_ROWS),
-    exportDelayMs:
-      o.exportDelay === undefined ? undefined : wholeNumber('--export-delay', o.exportDelay, 0, 600_000),
+    bigExportRows: wholeNumber('--big-rows', o.bigRows, 0, MAX_BIG_ROWS),
+    exportDelayMs: wholeNumber('--export-delay', o.exportDelay, 0, 600_000),
     jsonStyle: jsonStyle(o.jsonStyle),
     ...(o.gzip ? { gzip: true } : {}),
   };
 }
 
-function jsonStyle(v: string | undefined): 'compact' | 'spaced' | undefined {
-  if (v === undefined || v === 'compact' || v === 'spaced') return v;
+function jsonStyle(v: string): 'compact' | 'spaced' {
+  if (v === 'compact' || v === 'spaced') return v;
   throw new UsageError(`invalid --json-style "${v}": expected compact or spaced`);
 }
 
@@ -56,7 +55,7 @@ export function startBanner(s: {
   serviceClients?: readonly { clientId: string; clientSecret: string; tenant: string }[];
   rateLimit: string;
   tokenTtl: number;
-  bigRows: number;
+  bigExportRows: number;
 }): string[] {
   const [demo, other] = s.users;
   const lines = [
@@ -70,7 +69,7 @@ export function startBanner(s: {
     'then try:',
     '  prs report 42 --type index --date 2023-06-29',
     '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',
-    `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 77 a rebalance (for diff) · 101 no data · 500 always fails · 900 big export (${s.bigRows} rows)`,
+    `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 77 a rebalance (for diff) · 101 no data · 500 always fails · 900 big export (${s.bigExportRows} rows)`,
   ];
   if (other) {
     lines.push(
@@ -85,7 +84,7 @@ const shellQuote = (s: string): string =>
 
 export async function sandbox(o: SandboxCommandOptions, deps: Deps): Promise<void> {
   const options = parseSandboxOptions(o);
-  const { startSandbox, SANDBOX_DEFAULTS } = await import('../sandbox/index.js');
+  const { startSandbox } = await import('../sandbox/index.js');
   if (deps.signal.aborted) return;
   let sb: Awaited<ReturnType<typeof startSandbox>>;
   try {
@@ -101,13 +100,7 @@ export async function sandbox(o: SandboxCommandOptions, deps: Deps): Promise<voi
   }
   try {
     deps.io.out(`${sb.url}\n`);
-    for (const line of startBanner({
-      ...sb,
-      rateLimit: options.rateLimit ?? SANDBOX_DEFAULTS.rateLimit,
-      tokenTtl: options.tokenTtl ?? SANDBOX_DEFAULTS.tokenTtl,
-      bigRows: options.bigExportRows ?? SANDBOX_DEFAULTS.bigExportRows,
-    }))
-      deps.io.note(line);
+    for (const line of startBanner(sb)) deps.io.note(line);
     await new Promise<void>((resolve) => {
       if (deps.signal.aborted) resolve();
       else deps.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -7,7 +7,7 @@ import { createFaults, createStats, type Fault } from './controls.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
-export { loginArgs, SANDBOX_DEFAULTS, type SandboxOptions, serviceLoginArgs } from './options.js';
+export { loginArgs, type SandboxOptions, serviceLoginArgs } from './options.js';
 export {
   BROKEN_PORTFOLIO_ID,
   EMPTY_PORTFOLIO_ID,
@@ -43,6 +43,9 @@ export async function startSandbox(options: SandboxOptions = {}) {
     clientSecret: o.clientSecret,
     users: o.users,
     serviceClients: o.serviceClients,
+    rateLimit: o.rateLimit,
+    tokenTtl: o.tokenTtl,
+    bigExportRows: o.bigExportRows,
     port,
     stats,
     /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */

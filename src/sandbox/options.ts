@@ -24,7 +24,9 @@ export const serviceLoginArgs = (
   ...flags({ tenant: client.tenant, 'base-url': s.url }),
 ];
 
+/** Every default of the sandbox: `startSandbox`'s and, through the flag table, `prs sandbox --help`'s. */
 export const SANDBOX_DEFAULTS = {
+  port: 0,
   host: '127.0.0.1',
   realm: 'prs-sandbox',
   clientId: 'prs-cli',
@@ -33,6 +35,8 @@ export const SANDBOX_DEFAULTS = {
   tokenTtl: 300,
   refreshTtl: 1800,
   bigExportRows: 1000,
+  exportDelayMs: 0,
+  jsonStyle: 'compact' as 'compact' | 'spaced',
   users: [
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
     { username: 'other', password: 'other', tenant: 'other-tenant' },
@@ -71,14 +75,8 @@ export interface SandboxOptions {
 /** The options over their defaults (the `prs sandbox` command checks what a user gives). */
 export function resolveOptions(options: SandboxOptions) {
   const given = Object.entries(options).filter(([, v]) => v !== undefined);
-  const o = {
-    ...SANDBOX_DEFAULTS,
-    port: 0,
-    exportDelayMs: 0,
-    clock: Date.now,
-    ...(Object.fromEntries(given) as SandboxOptions),
-  };
-  return { ...o, rateLimit: parseRateLimit(o.rateLimit), spaced: o.jsonStyle === 'spaced', now: o.clock };
+  const o = { ...SANDBOX_DEFAULTS, clock: Date.now, ...(Object.fromEntries(given) as SandboxOptions) };
+  return { ...o, limit: parseRateLimit(o.rateLimit), spaced: o.jsonStyle === 'spaced', now: o.clock };
 }
 
 export type ResolvedOptions = ReturnType<typeof resolveOptions>;

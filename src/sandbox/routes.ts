@@ -30,7 +30,7 @@ export function createRoutes(
   issuer: () => TokenIssuer,
 ): RequestListener {
   const catalog = createCatalog(o.bigExportRows);
-  const limiter = new SlidingWindow(o.rateLimit.limit, o.rateLimit.windowMs);
+  const limiter = new SlidingWindow(o.limit.limit, o.limit.windowMs);
   const bodies = createBodyCache(4, 16 * 1024 * 1024);
 
   function head({ rec, res }: Exchange, status: number, headers: Headers) {

@@ -10,6 +10,9 @@ const base: SandboxCommandOptions = {
   rateLimit: '4/60s',
   tokenTtl: '300',
   refreshTtl: '1800',
+  bigRows: '1000',
+  exportDelay: '0',
+  jsonStyle: 'compact',
 };
 
 describe('parseSandboxOptions', () => {
@@ -23,6 +26,8 @@ describe('parseSandboxOptions', () => {
       tokenTtl: 1,
       refreshTtl: 1800,
       bigExportRows: 500000,
+      exportDelayMs: 0,
+      jsonStyle: 'compact',
     });
   });
 
@@ -66,7 +71,7 @@ describe('startBanner', () => {
       serviceClients: [{ clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' }],
       rateLimit: '4/60s',
       tokenTtl: 300,
-      bigRows: 1000,
+      bigExportRows: 1000,
     });
     expect(lines).toContain(
       '  PRS_CLIENT_SECRET=robot-secret prs login --client-credentials --auth-url http://127.0.0.1:5555 --realm prs-sandbox --client-id prs-robot --tenant demo-tenant --base-url http://127.0.0.1:5555',
