@@ -1,11 +1,11 @@
 /**
  * The sandbox of the end-to-end files, started in one place: `useSandbox` (a file's or a describe
- * block's sandbox, started before its tests and closed after them), `sandboxForTest` (one test's own,
- * closed when it ends), `useLoggedIn` (a sandbox, a private config and cache dir,
- * and `prs login` by the binary itself), `useTempDir`. Always in-process on port 0.
+ * block's sandbox, started before its tests and closed after them), `useSandboxes` (several, each
+ * with its own options), `useLoggedIn` (a sandbox, a private config and cache dir, and `prs login` by
+ * the binary itself), `useTempDir`. Always in-process on port 0.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loginArgs, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, tempDir } from './run.js';
 
@@ -69,13 +69,6 @@ export function useSandboxes(): (options?: SandboxOptions) => Promise<Sandbox> {
     started.push(sandbox);
     return sandbox;
   };
-}
-
-/** A sandbox of one test's own (other options, a clock it moves): closed when the test ends. */
-export async function sandboxForTest(options: SandboxOptions = {}): Promise<Sandbox> {
-  const sandbox = await start(options);
-  onTestFinished(() => sandbox.close());
-  return sandbox;
 }
 
 /** A temporary directory for this file (or describe block), removed after its tests. */

@@ -24,7 +24,7 @@ export interface TerminalOptions {
   height?: number;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
 }
@@ -37,7 +37,7 @@ const SESSION = 'prs';
  * The environment of the tmux server, and so of prs: only what a terminal session needs. No PRS_*,
  * proxy, colour or NODE_* variable of the test runner gets through.
  */
-export function terminalEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+function terminalEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
