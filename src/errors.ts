@@ -1,4 +1,4 @@
-/** One error class per concern, each with its exit code; EXIT_CODES and HTTP_FAILURES, CLI.md's tables. */
+/** One error class per concern, each with its exit code (an HTTP failure's by status); EXIT_CODES and HTTP_FAILURES, CLI.md's tables. */
 
 /** name: [code, a word or two for the --help footer, one line for `prs help exit-codes`]. */
 const EXITS = {
@@ -69,37 +69,17 @@ export class AuthError extends PrsError {
   static override readonly exitCode: number = ExitCode.auth;
 }
 
-interface HttpErrorDetails extends ErrorDetails {
-  status: number;
-}
-
-/** An HTTP answer the contract names no code for (409, a 302); the named statuses have subclasses. */
+/** A final failed answer of a service: its status's row in HTTP_FAILURES says its exit code. */
 export class HttpError extends PrsError {
-  static override readonly exitCode: number = ExitCode.service;
   readonly status: number;
-  constructor(message: string, details: HttpErrorDetails) {
+  constructor(message: string, details: ErrorDetails & { status: number }) {
     super(message, details);
     this.status = details.status;
   }
+  override get exitCode(): number {
+    return ExitCode[failureRow(this.status).exit];
+  }
 }
-
-export class BadRequestError extends HttpError {
-  static override readonly exitCode: number = ExitCode.usage;
-}
-
-export class ForbiddenError extends HttpError {
-  static override readonly exitCode: number = ExitCode.forbidden;
-}
-
-export class NotFoundError extends HttpError {
-  static override readonly exitCode: number = ExitCode.notFound;
-}
-
-export class RateLimitError extends HttpError {
-  static override readonly exitCode: number = ExitCode.rateLimited;
-}
-
-export class ServerError extends HttpError {}
 
 /** A body that is malformed, truncated or corrupt (or a token endpoint that failed). */
 export class ServiceError extends PrsError {
@@ -180,7 +160,7 @@ export interface FailedAnswer {
 }
 
 interface HttpFailure {
-  error: new (message: string, details: HttpErrorDetails) => PrsError;
+  exit: keyof Exits;
   message: (a: FailedAnswer) => string;
   hint: (a: FailedAnswer) => string | undefined;
 }
@@ -192,12 +172,12 @@ const after = (a: FailedAnswer) =>
 /** By status, then '5xx', then 'other'; messages carry at most a short text from the body, never a page. */
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {
-    error: BadRequestError,
+    exit: 'usage',
     message: (a) => `the service rejected the request: ${a.said ?? a.reason}`,
     hint: () => 'check the report type and the date',
   },
   401: {
-    error: AuthError,
+    exit: 'auth',
     message: (a) => `the service refused the access token (${a.reason}) even after signing in again`,
     hint: (a) =>
       a.ci
@@ -205,36 +185,38 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
         : 'run `prs login`, or check that the token is meant for this service',
   },
   403: {
-    error: ForbiddenError,
+    exit: 'forbidden',
     message: (a) => `forbidden — check the tenant (X-CLIENT-ID ${a.tenant}) and your account's permissions`,
     hint: (a) => (a.said ? `the service said: ${a.said}` : undefined),
   },
   404: {
-    error: NotFoundError,
+    exit: 'notFound',
     message: (a) => `portfolio ${a.portfolioId} not found — check the id`,
     hint: (a) => `if every id gives 404, check the base URL (${a.baseUrl})`,
   },
   429: {
-    error: RateLimitError,
+    exit: 'rateLimited',
     message: (a) => `rate limited by the service (${a.reason})${after(a)}${saying(a)}`,
     hint: () => 'try again later; if other clients share this account, lower --rate-limit',
   },
   '5xx': {
-    error: ServerError,
+    exit: 'service',
     message: (a) => `service error: ${a.reason}${saying(a)}${after(a)}`,
     hint: () => 'the service has a problem; try again later',
   },
   other: {
-    error: HttpError,
+    exit: 'service',
     message: (a) => `unexpected answer from the service: ${a.reason}${saying(a)}`,
     hint: (a) => `check the base URL (${a.baseUrl})`,
   },
 };
 
-export function httpFailure(a: FailedAnswer): PrsError {
-  const row =
-    HTTP_FAILURES[a.status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[a.status >= 500 ? '5xx' : 'other'];
-  return new row.error(row.message(a), { status: a.status, hint: row.hint(a) });
+const failureRow = (status: number): HttpFailure =>
+  HTTP_FAILURES[status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[status >= 500 ? '5xx' : 'other'];
+
+export function httpFailure(a: FailedAnswer): HttpError {
+  const row = failureRow(a.status);
+  return new HttpError(row.message(a), { status: a.status, hint: row.hint(a) });
 }
 
 const FILE_ERRNO_WORDS: ReadonlyMap<string | undefined, string> = new Map([

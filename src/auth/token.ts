@@ -2,7 +2,7 @@
 // never printed or put into an error message.
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
-import { AuthError, NetworkError, type PrsError, RateLimitError, ServiceError } from '../errors.js';
+import { AuthError, HttpError, NetworkError, type PrsError, ServiceError } from '../errors.js';
 import { type Http, header, hostOf, shortMessage } from '../http/client.js';
 import { type AttemptFailure, MAX_RETRY_AFTER_MS, networkCodeOf, nextDelay } from '../http/retry.js';
 import type { StoredSession } from './types.js';
@@ -156,7 +156,7 @@ export async function requestToken(
     const message = `${r.failure.message}${wait}`;
     if (r.outcome.status === 429) {
       const hint = 'the sign-in service limits how often it is asked; try again later';
-      throw new RateLimitError(message, { status: 429, hint });
+      throw new HttpError(message, { status: 429, hint });
     }
     throw wait ? new ServiceError(message, { hint: r.failure.hint }) : r.failure;
   }

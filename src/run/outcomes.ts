@@ -2,14 +2,11 @@
 
 import type { Item } from '../domain.js';
 import {
-  BadRequestError,
   exitCodeFor,
   FileExistsError,
   HttpError,
   ItemsFailedError,
-  NotFoundError,
   PrsError,
-  ServerError,
   ServiceError,
 } from '../errors.js';
 import type { IO } from '../io.js';
@@ -51,19 +48,20 @@ export function itemsOf(portfolioIds: readonly number[], dates: readonly string[
 
 /** This item's failure only (400, 404, 5xx, corrupt, file exists); anything else stops the run. */
 export function isItemFailure(err: unknown): boolean {
+  const status = err instanceof HttpError ? err.status : 0;
   return (
     err instanceof FileExistsError ||
     err instanceof ServiceError ||
-    err instanceof NotFoundError ||
-    err instanceof BadRequestError ||
-    err instanceof ServerError
+    [400, 404].includes(status) ||
+    status >= 500
   );
 }
 
 function failureReason(err: unknown): string {
-  if (err instanceof NotFoundError) return 'not found';
+  const status = err instanceof HttpError ? err.status : 0;
+  if (status === 404) return 'not found';
   if (err instanceof FileExistsError) return 'file exists';
-  if (err instanceof BadRequestError) return 'refused as bad request';
+  if (status === 400) return 'refused as bad request';
   if (err instanceof HttpError) return `service error ${err.status}`;
   if (err instanceof ServiceError) return 'service error';
   return err instanceof PrsError ? err.message : 'failed';

@@ -1,6 +1,6 @@
 // A failed answer's reason phrase and the short text of its body (never an HTML page); which error it
 // becomes is errors.ts's HTTP_FAILURES.
-import { type FailedAnswer, httpFailure, type PrsError, ServiceError } from '../errors.js';
+import { type FailedAnswer, type HttpError, httpFailure, ServiceError } from '../errors.js';
 import { shortMessage } from '../http/client.js';
 
 /** What prs knows about the request whose answer failed. */
@@ -12,7 +12,7 @@ export function errorForStatus(
   body: string,
   contentType: string | undefined,
   c: ErrorContext,
-): PrsError {
+): HttpError {
   // node:http only on this path: loading it costs every request's start-up.
   const reasons = process.getBuiltinModule('node:http').STATUS_CODES;
   const reason = `${status} ${reasons[status] ?? 'Unknown Status'}`;

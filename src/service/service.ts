@@ -233,8 +233,7 @@ export function createService(d: ServiceDeps): Service {
 /** A wait longer than prs waits: the same error (exit code) now, naming the time the service named. */
 function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
   const at = isoSeconds(now + ms);
-  const Kind = failure.constructor as typeof HttpError;
-  return new Kind(
+  return new HttpError(
     `${failure.message} — the service asks to wait ${durationText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
     { status: failure.status, cause: failure, hint: `run it again after ${at}` },
   );

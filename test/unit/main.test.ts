@@ -2,22 +2,17 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
-  BadRequestError,
   EXIT_CODES,
   ExitCode,
   exitCodeFor,
   FileError,
   FileExistsError,
-  ForbiddenError,
   fileError,
   HttpError,
   InterruptedError,
   ItemsFailedError,
   NetworkError,
   NoDataError,
-  NotFoundError,
-  RateLimitError,
-  ServerError,
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
@@ -25,25 +20,25 @@ import { errorLines, processExitCode } from '../../src/main.js';
 import { errorForStatus } from '../../src/service/errors-map.js';
 import { switchInArgv } from '../../src/settings.js';
 
-const http = (C: typeof HttpError, status: number) => new C('x', { status });
+const http = (status: number) => new HttpError('x', { status });
 
 describe('exitCodeFor: the contract table', () => {
   it.each([
     ['usage', new UsageError('x'), 2],
     ['no data', new NoDataError('x'), 3],
     ['auth', new AuthError('x'), 4],
-    ['403', http(ForbiddenError, 403), 5],
-    ['404', http(NotFoundError, 404), 6],
-    ['429', http(RateLimitError, 429), 7],
-    ['400 from the service', http(BadRequestError, 400), 2],
-    ['500 from the service', http(ServerError, 500), 8],
-    ['an unexpected status', http(HttpError, 409), 8],
+    ['403', http(403), 5],
+    ['404', http(404), 6],
+    ['429', http(429), 7],
+    ['400 from the service', http(400), 2],
+    ['500 from the service', http(500), 8],
+    ['an unexpected status', http(409), 8],
     ['malformed body', new ServiceError('x'), 8],
     ['network', new NetworkError('x'), 9],
     ['file', new FileError('x'), 10],
     ['file exists', new FileExistsError('a.json'), 10],
     ['interrupted', new InterruptedError(), 130],
-    ['items failed: the first failure', new ItemsFailedError('1 failed', http(NotFoundError, 404)), 6],
+    ['items failed: the first failure', new ItemsFailedError('1 failed', http(404)), 6],
     ['items failed on a bug', new ItemsFailedError('1 failed', new TypeError('x')), 1],
     ['bug', new TypeError('boom'), 1],
     ['thrown string', 'boom', 1],
@@ -53,26 +48,38 @@ describe('exitCodeFor: the contract table', () => {
   });
 
   it('every exit code an error class carries is one the help table explains', () => {
-    const classes = [UsageError, NoDataError, AuthError, HttpError, BadRequestError, ForbiddenError];
-    classes.push(NotFoundError, RateLimitError, ServerError, ServiceError, NetworkError, FileError);
+    const classes = [
+      UsageError,
+      NoDataError,
+      AuthError,
+      ServiceError,
+      NetworkError,
+      FileError,
+      InterruptedError,
+    ];
     const explained = EXIT_CODES.map((e) => e.code);
-    for (const C of [...classes, InterruptedError]) expect(explained).toContain(C.exitCode);
+    for (const C of classes) expect(explained).toContain(C.exitCode);
+    for (const status of [301, 400, 401, 403, 404, 409, 429, 500, 503])
+      expect(explained).toContain(http(status).exitCode);
     expect(EXIT_CODES.map((e) => e.code)).toEqual(Object.values(ExitCode));
   });
 
-  // The HTTP status table (errors.ts HTTP_FAILURES) through the service's own entry: status → class.
+  // The HTTP status table (errors.ts HTTP_FAILURES) through the service's own entry: status → exit code.
   it.each([
-    [400, BadRequestError],
-    [401, AuthError],
-    [403, ForbiddenError],
-    [404, NotFoundError],
-    [429, RateLimitError],
-    [500, ServerError],
-    [503, ServerError],
-    [409, HttpError],
-  ])('HTTP %i → %s', (status, C) => {
+    [400, 2],
+    [401, 4],
+    [403, 5],
+    [404, 6],
+    [429, 7],
+    [500, 8],
+    [503, 8],
+    [409, 8],
+  ])('HTTP %i → exit %i', (status, code) => {
     const c = { portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
-    expect(errorForStatus(status, '', undefined, c).constructor).toBe(C);
+    const err = errorForStatus(status, '', undefined, c);
+    expect(err).toBeInstanceOf(HttpError);
+    expect(err.status).toBe(status);
+    expect(exitCodeFor(err)).toBe(code);
   });
 });
 
@@ -110,9 +117,10 @@ describe("processExitCode: commander's own errors", () => {
 
 describe('errorLines', () => {
   it('a message and a hint', () =>
-    expect(
-      errorLines(new ForbiddenError('forbidden', { status: 403, hint: 'check the tenant' }), false),
-    ).toEqual(['prs: forbidden', 'hint: check the tenant']));
+    expect(errorLines(new HttpError('forbidden', { status: 403, hint: 'check the tenant' }), false)).toEqual([
+      'prs: forbidden',
+      'hint: check the tenant',
+    ]));
   it('commander errors become one line plus the suggestion', () =>
     expect(
       errorLines(

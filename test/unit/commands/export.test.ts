@@ -7,12 +7,11 @@ import { type ExportOptions, exportCommand } from '../../../src/commands/export.
 import {
   exitCodeFor,
   FileError,
-  ForbiddenError,
   fileError,
+  HttpError,
   InterruptedError,
   ItemsFailedError,
   NoDataError,
-  NotFoundError,
   ServiceError,
   UsageError,
 } from '../../../src/errors.js';
@@ -372,10 +371,10 @@ describe('prs export (unit)', () => {
       name: 'an HTTP error passes through',
       replies: [
         {
-          error: new NotFoundError('portfolio 42 not found', { status: 404 }),
+          error: new HttpError('portfolio 42 not found', { status: 404 }),
         },
       ],
-      error: NotFoundError,
+      error: HttpError,
       message: /not found/,
     },
   ];
@@ -447,7 +446,7 @@ describe('prs export (unit)', () => {
   });
 
   it('a run-level failure (403) stops the run at once', async () => {
-    const forbidden = new ForbiddenError('forbidden', { status: 403 });
+    const forbidden = new HttpError('forbidden', { status: 403 });
     const { deps, calls } = setup([{ body: '[1]' }, { error: forbidden }, { body: '[3]' }]);
     const err = await exportCommand(
       options({ dates: ['2024-05-01', '2024-05-02', '2024-05-03'], name: 'X' }),
@@ -458,7 +457,7 @@ describe('prs export (unit)', () => {
   });
 
   it('--json: one object per item, with status, path, bytes and the error exit code', async () => {
-    const notFound = new NotFoundError('portfolio 7 not found — check the id', {
+    const notFound = new HttpError('portfolio 7 not found — check the id', {
       status: 404,
     });
     const { deps } = setup((q) =>

@@ -4,14 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeEmpty } from '../../../src/commands/output.js';
 import { defaultFormat } from '../../../src/commands/report.flags.js';
 import { type ReportOptions, report } from '../../../src/commands/report.js';
-import {
-  FileError,
-  ForbiddenError,
-  ItemsFailedError,
-  NoDataError,
-  NotFoundError,
-  UsageError,
-} from '../../../src/errors.js';
+import { FileError, HttpError, ItemsFailedError, NoDataError, UsageError } from '../../../src/errors.js';
 import type { RunEvent } from '../../../src/events.js';
 import type { CallHooks, ReportQuery, ReportResponse } from '../../../src/service/types.js';
 import { answerOf } from '../../helpers/answers.js';
@@ -268,7 +261,7 @@ const cases: Case[] = [
     name: 'an item that fails is reported, the run goes on, the first failure decides the exit',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
     stubs: {
-      '42 2024-05-02': new NotFoundError('portfolio 42 not found', {
+      '42 2024-05-02': new HttpError('portfolio 42 not found', {
         status: 404,
         hint: 'check the portfolio id',
       }),
@@ -285,20 +278,20 @@ const cases: Case[] = [
     name: '--fail-fast: the first failure ends the run, later requests not sent',
     options: { dates: ['2024-05-02', '2024-05-03'], failFast: true },
     stubs: {
-      '42 2024-05-02': new NotFoundError('portfolio 42 not found — check the id', {
+      '42 2024-05-02': new HttpError('portfolio 42 not found — check the id', {
         status: 404,
       }),
     },
     wantStdout: '',
-    wantError: { type: NotFoundError, message: /portfolio 42 not found/ },
+    wantError: { type: HttpError, message: /portfolio 42 not found/ },
     wantCalls: 1,
   },
   {
     name: 'a run-level failure (403) ends the run at once',
     options: { dates: ['2024-05-02', '2024-05-03'], format: 'ndjson' },
-    stubs: { '42 2024-05-02': new ForbiddenError('forbidden', { status: 403 }) },
+    stubs: { '42 2024-05-02': new HttpError('forbidden', { status: 403 }) },
     wantStdout: '',
-    wantError: { type: ForbiddenError },
+    wantError: { type: HttpError },
     wantCalls: 1,
   },
   {
@@ -421,7 +414,7 @@ describe('report', () => {
         h.onWait?.(15_000, 'rate-limit');
         return IDX('2024-12-24');
       },
-      '42 2024-12-27': new NotFoundError('gone', { status: 404 }),
+      '42 2024-12-27': new HttpError('gone', { status: 404 }),
     });
     const deps = fakeDeps({ service });
     const events: RunEvent[] = [];

@@ -6,12 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   exitCodeFor,
-  ForbiddenError,
-  type HttpError,
+  HttpError,
   InterruptedError,
   NetworkError,
-  NotFoundError,
-  ServerError,
   StdoutClosedError,
 } from '../../../src/errors.js';
 import { createRunEvents, type RunEvent } from '../../../src/events.js';
@@ -25,15 +22,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const http = (C: typeof HttpError, status: number) => new C(`status ${status}`, { status });
+const http = (status: number) => new HttpError(`status ${status}`, { status });
 /** What an item's work ends with. */
 const OUTCOMES = {
   w: () => ({ status: 'written' }) as ItemDone,
   e: () => ({ status: 'empty' }) as ItemDone,
   s: () => ({ status: 'skipped' }) as ItemDone,
-  '404': () => http(NotFoundError, 404),
-  '500': () => http(ServerError, 500),
-  '403': () => http(ForbiddenError, 403),
+  '404': () => http(404),
+  '500': () => http(500),
+  '403': () => http(403),
   net: () => new NetworkError('refused'),
 } as const;
 type Spec = keyof typeof OUTCOMES;

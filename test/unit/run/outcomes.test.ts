@@ -2,18 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { durationText } from '../../../src/clock.js';
 import {
   AuthError,
-  BadRequestError,
   exitCodeFor,
   FileError,
   FileExistsError,
-  ForbiddenError,
   HttpError,
   InterruptedError,
   ItemsFailedError,
   NetworkError,
-  NotFoundError,
-  RateLimitError,
-  ServerError,
   ServiceError,
 } from '../../../src/errors.js';
 import { HolidayFilter } from '../../../src/run/holidays.js';
@@ -27,20 +22,20 @@ import {
 import { longRunNotice, progressText, runProgress } from '../../../src/run/progress.js';
 import { createTestIO } from '../../helpers/io.js';
 
-const http = (C: typeof HttpError, status: number) => new C('x', { status });
+const http = (status: number) => new HttpError('x', { status });
 const item = { portfolioId: 999, date: '2024-05-02' };
 
 describe('isItemFailure', () => {
   it.each([
-    ['404', http(NotFoundError, 404), true],
-    ['400', http(BadRequestError, 400), true],
-    ['500', http(ServerError, 500), true],
+    ['404', http(404), true],
+    ['400', http(400), true],
+    ['500', http(500), true],
     ['corrupt answer', new ServiceError('malformed'), true],
     ['file exists', new FileExistsError('a.json'), true],
-    ['403', http(ForbiddenError, 403), false],
-    ['429 that persisted', http(RateLimitError, 429), false],
+    ['403', http(403), false],
+    ['429 that persisted', http(429), false],
     ['401 after re-auth', new AuthError('refused'), false],
-    ['an unexpected status (409)', http(HttpError, 409), false],
+    ['an unexpected status (409)', http(409), false],
     ['no session', new AuthError('no'), false],
     ['network', new NetworkError('refused'), false],
     ['disk full', new FileError('disk full'), false],
@@ -56,7 +51,7 @@ describe('summaryLine', () => {
         [18, 'written'],
         [1, 'empty'],
       ],
-      [{ item, error: http(NotFoundError, 404) }],
+      [{ item, error: http(404) }],
       '18 written, 1 empty, 1 failed: portfolio 999 on 2024-05-02 (not found)',
     ],
     [
@@ -95,7 +90,7 @@ describe('runFailure', () => {
     const err = runFailure(
       [[2, 'written']],
       [
-        { item, error: http(NotFoundError, 404) },
+        { item, error: http(404) },
         { item, error: new ServiceError('x') },
       ],
     );
@@ -248,7 +243,7 @@ describe('runProgress', () => {
 
 describe('itemFailureReporter', () => {
   const missing = (id: number) =>
-    new NotFoundError(`portfolio ${id} not found`, {
+    new HttpError(`portfolio ${id} not found`, {
       status: 404,
       hint: 'check the portfolio id',
     });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/auth/types.js';
-import { exitCodeFor, HttpError, RateLimitError } from '../../../src/errors.js';
+import { exitCodeFor, HttpError } from '../../../src/errors.js';
 import { createHttp } from '../../../src/http/client.js';
 import { limiterFile } from '../../../src/service/limiter.js';
 import { createService } from '../../../src/service/service.js';
@@ -83,16 +83,16 @@ describe('a Retry-After longer than prs waits', () => {
     ['3600', 3_600_000, '2024-05-01T07:00:00Z'],
     ['121', 121_000, '2024-05-01T06:02:01Z'],
     [new Date(Date.UTC(2024, 4, 1, 9, 30)).toUTCString(), 12_600_000, '2024-05-01T09:30:00Z'],
-  ])('429 with Retry-After %s: RateLimitError (exit 7) at once, naming the time', async (value, _ms, at) => {
+  ])('429 with Retry-After %s: HttpError (exit 7) at once, naming the time', async (value, _ms, at) => {
     answer(429, { 'retry-after': value });
     const started = clock.now();
     const err = await service()
       .report(Q, hooks, (res) => res.read({}))
       .catch((e: Error) => e);
-    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toBeInstanceOf(HttpError);
     expect(exitCodeFor(err)).toBe(7);
     expect((err as Error).message).toContain(`until ${at}; prs waits at most 120 s`);
-    expect((err as RateLimitError).hint).toBe(`run it again after ${at}`);
+    expect((err as HttpError).hint).toBe(`run it again after ${at}`);
     expect(clock.now()).toBe(started); // not one millisecond waited
     expect(waits).toEqual([]);
   });
