@@ -1,7 +1,7 @@
 // `prs diff`: a run like report's, two requests in flight; each answer is compared with its
 // portfolio's previous one as it arrives, so at most three answers' rows are held.
 import type { Deps } from '../deps.js';
-import { anyChange, countsText, diffBatches, type PairCounts } from '../diff/compare.js';
+import { anyChange, countsText, diffBatches } from '../diff/compare.js';
 import { chooseKey, defaultKey } from '../diff/keys.js';
 import { diffWriter } from '../diff/output.js';
 import type { Item, ReportType, Row } from '../domain.js';
@@ -14,17 +14,13 @@ import { describeEmpty, type Output, outputRun } from './output.js';
 
 export type { DiffOptions };
 
-export interface DiffResult {
-  pairs: { portfolioId: number; from: string; to: string; counts: PairCounts }[];
-}
-
 interface Answer {
   item: Item;
   type: ReportType;
   rows: Row[];
 }
 
-export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
+export async function diff(o: DiffOptions, deps: Deps): Promise<void> {
   const dates = [...new Set(o.steps.map((s) => s.date))];
   return outputRun(o, deps, {
     name: 'diff',
@@ -32,13 +28,12 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<DiffResult> {
       const types = o.against ? [o.type, o.against] : undefined;
       const { reportPlan } = await import('../run/dry-run.js');
       await reportPlan({ ...o, dates, types, json: o.format === 'json' }, deps);
-      return { pairs: [] };
     },
     run: (out) => diffRun(o, deps, out),
   });
 }
 
-async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffResult> {
+async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
   const { io } = deps;
   const service = await deps.service({ cache: o.cache });
   const { runItems } = await import('../run/engine.js');
@@ -50,7 +45,8 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
   const sink = await out.sink();
   const holidays = new HolidayFilter();
   const previous = new Map<number, Answer>();
-  const result: DiffResult = { pairs: [] };
+  let pairs = 0;
+  let changed = false;
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
@@ -99,7 +95,8 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
       }
       const counts = step.value;
       before.rows = []; // only the newer answer is compared again
-      result.pairs.push({ portfolioId: item.portfolioId, from: before.item.date, to: item.date, counts });
+      pairs++;
+      changed ||= anyChange(counts);
       const pair = o.against ? `${item.date} ${before.type} → ${type}` : `${before.item.date} → ${item.date}`;
       io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
       return { status: 'written', bytes };
@@ -110,27 +107,26 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<DiffRes
   if (run.stopped) throw run.stopped;
   const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
   const end = writer.end();
-  await out.finish(String(end.text), result.pairs.length === 0 && out.format === 'table');
-  for (const note of end.notes) if (result.pairs.length > 0) io.note(note);
+  await out.finish(String(end.text), pairs === 0 && out.format === 'table');
+  for (const note of end.notes) if (pairs > 0) io.note(note);
   for (const note of holidays.notes()) io.note(note);
   if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
-  if (o.output !== undefined && result.pairs.length > 0) io.note(`wrote the diff to ${o.output}`);
+  if (o.output !== undefined && pairs > 0) io.note(`wrote the diff to ${o.output}`);
   const failed = runFailure(
     [
-      [result.pairs.length, result.pairs.length === 1 ? 'pair compared' : 'pairs compared'],
+      [pairs, pairs === 1 ? 'pair compared' : 'pairs compared'],
       [holidays.count, 'not repeated'],
       [empty.length, 'empty'],
     ],
     run.failures,
   );
   if (failed) throw failed;
-  if (result.pairs.length === 0)
+  if (pairs === 0)
     throw new NoDataError(
       `nothing to compare: ${empty.length > 0 ? `no data for ${describeEmpty(empty)}` : 'fewer than two answers'}`,
       {
         hint: `check the dates (a weekend or holiday?) and the report type ${o.type}`,
       },
     );
-  if (o.exitCode && result.pairs.some((p) => anyChange(p.counts))) throw new ChangesFoundError();
-  return result;
+  if (o.exitCode && changed) throw new ChangesFoundError();
 }

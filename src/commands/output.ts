@@ -42,17 +42,17 @@ export function describeEmpty(empty: readonly { portfolioId: number; date: strin
     .join('; ');
 }
 
-export async function outputRun<R>(
+export async function outputRun(
   o: OutputOptions,
   deps: Deps,
   command: {
     name: 'report' | 'diff';
     /** A check of the -o target beyond its being writable, before any request. */
     check?: (output: string) => Promise<void>;
-    plan: () => Promise<R>;
-    run: (out: Output) => Promise<R>;
+    plan: () => Promise<void>;
+    run: (out: Output) => Promise<void>;
   },
-): Promise<R> {
+): Promise<void> {
   const { io } = deps;
   // --jq: checked before any request.
   const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);

@@ -11,18 +11,12 @@ import type { ReportOptions } from './report.flags.js';
 
 export type { ReportOptions };
 
-export interface ReportResult {
-  count: number;
-  empty: { portfolioId: number; date: string }[];
-}
-
-export async function report(o: ReportOptions, deps: Deps): Promise<ReportResult> {
+export async function report(o: ReportOptions, deps: Deps): Promise<void> {
   return outputRun(o, deps, {
     name: 'report',
     check: o.parquet ? assertParquetTarget : undefined,
     plan: async () => {
       await (await import('../run/dry-run.js')).reportPlan({ ...o, json: o.format === 'json' }, deps);
-      return { count: 0, empty: [] };
     },
     run: async (out) => {
       const service = await deps.service({ cache: o.cache, rows: true });
@@ -133,7 +127,7 @@ async function reportRows(
   service: Service,
   out: Output,
   target: Target,
-): Promise<ReportResult> {
+): Promise<void> {
   const { runItems } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
   const items = itemsOf(o.portfolioIds, o.dates);
@@ -200,7 +194,6 @@ async function reportRows(
     throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
-  return { count, empty };
 }
 
 /** --raw: one answer's body as received, once checked to be a report. */

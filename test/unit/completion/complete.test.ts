@@ -1,7 +1,7 @@
 // `prs __complete`'s walk of the commander program: the words typed → what TAB offers.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
-import { OPTION_VALUES } from '../../../src/commands/completion-values.js';
+import { OPTION_VALUES } from '../../../src/commands/completion.js';
 import { complete } from '../../../src/completion/complete.js';
 import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../../../src/domain.js';
 import { SETTING_KEYS } from '../../../src/settings.js';
