@@ -22,11 +22,9 @@ export type Grant =
 
 /** The token endpoint refused the grant; `error` is the OAuth error code. */
 export class TokenRefusedError extends AuthError {
-  override name = 'TokenRefusedError';
   constructor(
     message: string,
     readonly error: string,
-    readonly status: number,
     hint?: string,
   ) {
     super(message, { hint });
@@ -197,7 +195,6 @@ async function tokenAttempt(
     throw new TokenRefusedError(
       `${what} refused by ${host}: ${shortMessage(text, type) ?? error}`,
       error,
-      res.status,
       refusalHint(error, res.status, grant.type),
     );
   }

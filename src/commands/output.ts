@@ -4,7 +4,7 @@ import type { ReportFormat } from '../domain.js';
 import type { AtomicFile } from '../fs/atomic.js';
 import type { Sink } from '../render/sink.js';
 import type { RowWriter, Widened } from '../render/writer.js';
-import type { ItemDone, RunOptions } from '../run/engine.js';
+import type { RunOptions } from '../run/engine.js';
 import type { Service } from '../service/types.js';
 import type { OutputOptions } from './flags.js';
 import { defaultFormat } from './report.flags.js';
@@ -22,7 +22,7 @@ export interface Output {
   sink(): Promise<Sink>;
   /** A temporary for -o; every one opened is removed if the run fails. */
   file(): Promise<AtomicFile>;
-  runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions<ItemDone>>;
+  runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions>;
   /** `text` is paged if a table's; `nothing`: an empty table; `widened`: a CSV/TSV file's union columns. */
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }

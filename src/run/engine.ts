@@ -18,13 +18,12 @@ export interface ItemDone {
   bytes?: number;
 }
 
-export interface Outcome<R extends ItemDone = ItemDone> {
+export interface Outcome {
   item: Item;
   index: number;
   status: ItemStatus;
   paths: string[];
   bytes?: number;
-  result?: R;
   error?: unknown;
   exitCode?: number;
 }
@@ -40,7 +39,7 @@ export interface ItemContext {
   showProgress(text: string): void;
 }
 
-export interface RunOptions<R extends ItemDone> {
+export interface RunOptions {
   command: RunCommand;
   io: IO;
   events: RunEvents;
@@ -55,27 +54,27 @@ export interface RunOptions<R extends ItemDone> {
   /** Rewords a failure before it is classified and reported. */
   mapError?(err: unknown): unknown;
   /** Each outcome in item order; a promise holds the item's slot until it settles. */
-  onOutcome?(o: Outcome<R>): void | Promise<void>;
+  onOutcome?(o: Outcome): void | Promise<void>;
 }
 
 export function runWith(
   deps: Pick<Deps, 'io' | 'events' | 'signal' | 'clock'>,
   command: RunCommand,
-): RunOptions<ItemDone> {
+): RunOptions {
   return { command, io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() };
 }
 
-export interface RunEnd<R extends ItemDone> {
-  outcomes: Outcome<R>[];
+export interface RunEnd {
+  outcomes: Outcome[];
   failures: Failure[];
   stopped?: unknown;
 }
 
-export async function runItems<R extends ItemDone>(
+export async function runItems(
   items: readonly Item[],
-  work: (item: Item, ctx: ItemContext) => Promise<R>,
-  o: RunOptions<R>,
-): Promise<RunEnd<R>> {
+  work: (item: Item, ctx: ItemContext) => Promise<ItemDone>,
+  o: RunOptions,
+): Promise<RunEnd> {
   const { io } = o;
   const now = o.now ?? Date.now;
   const total = items.length;
@@ -109,11 +108,11 @@ export async function runItems<R extends ItemDone>(
   if (notice) io.note(notice);
 
   const limit = pLimit(Math.min(8, Math.max(1, o.parallel ?? 1)));
-  const outcomes: Outcome<R>[] = [];
+  const outcomes: Outcome[] = [];
   const failures: Failure[] = [];
   let started = 0;
 
-  const deliver = (outcome: Outcome<R>) => {
+  const deliver = (outcome: Outcome) => {
     const { item, status, error } = outcome;
     outcomes.push(outcome);
     if (status === 'failed') {
@@ -160,7 +159,7 @@ export async function runItems<R extends ItemDone>(
         clearProgress: () => progress.stop(),
         showProgress: (text) => progress.show(text),
       });
-      return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes, result: r } as Outcome<R>;
+      return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes };
     } catch (err) {
       if (outside.aborted) {
         halt(outsideError(), -1);
@@ -170,7 +169,7 @@ export async function runItems<R extends ItemDone>(
       if (stop.signal.aborted) return undefined;
       const error = o.mapError ? o.mapError(err) : err;
       if (stopOnAny || !isItemFailure(error)) halt(error, index);
-      const outcome: Outcome<R> = { item, index, status: 'failed', paths: [], error };
+      const outcome: Outcome = { item, index, status: 'failed', paths: [], error };
       outcome.exitCode = exitCodeFor(error);
       return outcome;
     }

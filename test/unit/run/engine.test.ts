@@ -70,7 +70,7 @@ async function run(
     { command: 'export', io, events: bus, signal: o.signal ?? new AbortController().signal, ...o },
   );
   await vi.runAllTimersAsync();
-  const end: RunEnd<ItemDone> = await promise;
+  const end: RunEnd = await promise;
   const first = end.stopped ?? end.failures[0]?.error;
   return {
     end,
