@@ -59,7 +59,9 @@ export async function outputRun(
   const format = jq ? jq.format : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {
-    await (await import('../fs/atomic.js')).assertOutputWritable(o.output, o.force);
+    const { assertWritableDir, assertWritableTarget } = await import('../fs/atomic.js');
+    await assertWritableDir(o.output);
+    await assertWritableTarget(o.output, o.force);
     await command.check?.(o.output);
   }
   if (o.dryRun) return command.plan();
@@ -75,9 +77,9 @@ export async function outputRun(
     width: io.columns,
     writer: jq?.writer,
     async file() {
-      const { createAtomicFile, removeStaleBeside } = await import('../fs/atomic.js');
+      const { createAtomicFile, assertWritableDir } = await import('../fs/atomic.js');
       // A temporary a killed run left there goes, as export's do.
-      await removeStaleBeside(o.output!);
+      await assertWritableDir(o.output!, true);
       const file = await createAtomicFile(o.output!, { force: o.force });
       opened.push(file);
       return file;

@@ -57,12 +57,11 @@ export interface Replacement {
 
 interface ReplaceOptions {
   mode?: number;
-  mtimeMs?: number;
   /** false: no fsync, for state checked when read and cheap to lose (on every request's path). */
   durable?: boolean;
 }
 
-export function openReplacement(path: string, o: Omit<ReplaceOptions, 'mtimeMs'> = {}): Replacement {
+export function openReplacement(path: string, o: ReplaceOptions = {}): Replacement {
   const durable = o.durable !== false;
   const temp = tempPathFor(path);
   const fd = openSync(temp, 'wx', o.mode ?? 0o644);
@@ -92,21 +91,15 @@ export function openReplacement(path: string, o: Omit<ReplaceOptions, 'mtimeMs'>
 }
 
 /** Synchronous: a second Ctrl-C writes the metrics on the way out. The temporary goes on failure. */
-export function replaceFile(
-  path: string,
-  data: string | Uint8Array | readonly Uint8Array[],
-  o: ReplaceOptions = {},
-): void {
+export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceOptions = {}): void {
   const r = openReplacement(path, o);
   try {
-    const chunks =
-      typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
-    for (const chunk of chunks) writeAll(r.fd, chunk);
+    writeAll(r.fd, typeof data === 'string' ? Buffer.from(data) : data);
   } catch (err) {
     r.abort();
     throw err;
   }
-  r.commit(o.mtimeMs);
+  r.commit();
 }
 
 export function readText(path: string): string {
@@ -158,8 +151,7 @@ async function assertDirectory(dir: string): Promise<void> {
 /** export's `--dir` made and checked (or `-o FILE`'s), dead runs' temporaries gone; the first dir created. */
 export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
-    await assertWritableDir(output);
-    await removeStaleBeside(output);
+    await assertWritableDir(output, true);
     return undefined;
   }
   let created: string | undefined;
@@ -187,24 +179,17 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   }
 }
 
-export async function removeStaleBeside(output: string): Promise<void> {
-  if (!(await isSpecialFile(output))) await removeStaleTemporaries(dirname(output));
-}
-
-export async function assertWritableDir(path: string): Promise<void> {
-  if (await isSpecialFile(path)) return; // /dev/stdout: written in place
+/** An -o file's directory writable (a special file is written in place); `clean`: dead runs' temporaries go. */
+export async function assertWritableDir(path: string, clean = false): Promise<void> {
+  if (await isSpecialFile(path)) return; // /dev/stdout
   await assertDirectory(dirname(path));
+  if (clean) await removeStaleTemporaries(dirname(path));
 }
 
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
-/** An -o file, before any request: a writable directory, nothing in the way (unless force). */
-export async function assertOutputWritable(path: string, force: boolean): Promise<void> {
-  await assertWritableDir(path);
-  await assertWritableTarget(path, force);
-}
-
+/** Nothing in the way of an -o file (unless force). */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
   try {

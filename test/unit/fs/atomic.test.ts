@@ -7,11 +7,12 @@ import {
   statSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { createAtomicFile, replaceFile } from '../../../src/fs/atomic.js';
+import { createAtomicFile, openReplacement, replaceFile } from '../../../src/fs/atomic.js';
 import { tempDir } from '../../helpers/run.js';
 
 async function writeFileAtomic(path: string, data: string, o: { force: boolean }): Promise<void> {
@@ -77,14 +78,22 @@ describe('atomic files', () => {
 });
 
 describe('replaceFile', () => {
-  it('replaces a file whole, in pieces given, with the mode and time asked for; no temporary left', () => {
+  it('replaces a file whole, with the mode asked for; no temporary left', () => {
     const p = join(dir.path, 'state.json');
     writeFileSync(p, 'old and longer');
-    replaceFile(p, [Buffer.from('ne'), Buffer.from('w')], { mode: 0o600, mtimeMs: 1_000_000 });
+    replaceFile(p, 'new', { mode: 0o600 });
     expect(readFileSync(p, 'utf8')).toBe('new');
     expect(statSync(p).mode & 0o777).toBe(0o600);
-    expect(statSync(p).mtimeMs).toBe(1_000_000);
     expect(readdirSync(dir.path)).toEqual(['state.json']);
+  });
+  it('openReplacement: written through its descriptor, committed with the time asked for', () => {
+    const p = join(dir.path, 'entry');
+    const r = openReplacement(p, { mode: 0o600 });
+    writeSync(r.fd, 'new');
+    r.commit(1_000_000);
+    expect(readFileSync(p, 'utf8')).toBe('new');
+    expect(statSync(p).mtimeMs).toBe(1_000_000);
+    expect(readdirSync(dir.path)).toEqual(['entry']);
   });
   it('replaces a link in its place (dangling or not), never its target', () => {
     const target = join(dir.path, 'target');
