@@ -369,14 +369,10 @@ export function resolveSettings(
   const value = (key: SettingKey): unknown => {
     const { value: raw, source } = effective[key];
     if (source) sources[key] = source;
-    // Every setting ends up in a header, a URL or a form, where a control character splits or vanishes.
-    const bad = raw === undefined ? undefined : controlCharacters(key, raw);
-    if (bad) throw new UsageError(`${bad} (from ${where(key)})`, repair(key));
-    const { parse, default: fallback } = row(key);
     // Empty without a default is unset.
-    if (raw === undefined || (raw === '' && fallback === undefined)) return undefined;
+    if (raw === undefined || (raw === '' && row(key).default === undefined)) return undefined;
     try {
-      return parse ? parse(raw.trim()) : raw;
+      return parseSetting(key, raw);
     } catch (err) {
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
@@ -420,11 +416,17 @@ export function settingsFrom(
 /** `config set` and login's prompts: the value as stored (URLs normalised); throws a one-line Error. */
 export function checkSetting(key: SettingKey, value: string): string {
   const v = value.trim();
-  const bad = controlCharacters(key, v);
-  if (bad) throw new Error(bad);
   if (v === '' && !row(key).parse) throw new Error(`invalid ${key} "${value}"`);
-  const parsed = row(key).parse?.(v);
+  const parsed = parseSetting(key, v);
   return typeof parsed === 'string' ? parsed : v;
+}
+
+/** Every setting ends up in a header, a URL or a form, where a control character splits or vanishes. */
+function parseSetting(key: SettingKey, value: string): unknown {
+  if (CONTROL.test(value))
+    throw new Error(`invalid ${key} "${shownValue(key, value)}": control characters are not allowed`);
+  const { parse } = row(key);
+  return parse ? parse(value.trim()) : value;
 }
 
 /** A ping URL is a secret: a bad one is named without its path. */
@@ -452,11 +454,6 @@ function parseRealm(value: string): string {
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
-
-function controlCharacters(key: SettingKey, value: string): string | undefined {
-  if (!CONTROL.test(value)) return undefined;
-  return `invalid ${key} "${shownValue(key, value)}": control characters are not allowed`;
-}
 
 export function resolveProxy(env: Env): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
