@@ -31,6 +31,9 @@ export const ExitCode = Object.fromEntries(Object.entries(EXITS).map(([name, [co
   readonly [K in keyof Exits]: Exits[K][0];
 };
 
+/** The signals prs owns, each by the exit it ends in; that exit's name is also what prs says. */
+export const SIGNAL_EXITS = { SIGINT: 'interrupted', SIGTERM: 'terminated' } as const;
+
 export const EXIT_CODES: readonly { code: number; short: string; meaning: string }[] = Object.values(
   EXITS,
 ).map(([code, short, meaning]) => ({ code, short, meaning }));

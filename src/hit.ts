@@ -4,7 +4,7 @@ import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
 import { entryChunks } from './cache/store.js';
 import { spelling } from './commands/flags.js';
 import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from './commands/report.flags.js';
-import { ExitCode } from './errors.js';
+import { ExitCode, SIGNAL_EXITS } from './errors.js';
 import { reportWriter } from './render/index.js';
 import { Spool } from './render/spool.js';
 import { readAnswer } from './rows/answer.js';
@@ -99,11 +99,10 @@ export async function answerFromCache(
   // is the CLI's to say.
   const spool = new Spool();
   // The spool may be a file in the temporary directory: a signal removes it, as the CLI's handler does.
-  const leave = (signal: NodeJS.Signals) => {
+  const leave = (signal: keyof typeof SIGNAL_EXITS) => {
     spool.drop();
-    const interrupted = signal === 'SIGINT';
-    process.stderr.write(`prs: ${interrupted ? 'interrupted' : 'terminated'}\n`);
-    process.exit(interrupted ? ExitCode.interrupted : ExitCode.terminated);
+    process.stderr.write(`prs: ${SIGNAL_EXITS[signal]}\n`);
+    process.exit(ExitCode[SIGNAL_EXITS[signal]]);
   };
   process.once('SIGINT', leave).once('SIGTERM', leave);
   try {

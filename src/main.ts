@@ -4,7 +4,7 @@ import { buildProgram } from './cli.js';
 import type { Runner } from './commands/define.js';
 import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
 import { isRunCommand } from './domain.js';
-import { ExitCode, exitCodeFor, InterruptedError, PrsError } from './errors.js';
+import { ExitCode, exitCodeFor, InterruptedError, PrsError, SIGNAL_EXITS } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
@@ -61,35 +61,31 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   return lines;
 }
 
-const SIGNALS = {
-  SIGINT: { code: ExitCode.interrupted, word: 'interrupted' },
-  SIGTERM: { code: ExitCode.terminated, word: 'terminated' },
-} as const;
-export type OwnedSignal = keyof typeof SIGNALS;
+export type OwnedSignal = keyof typeof SIGNAL_EXITS;
 
 /** `handler` owns SIGINT and SIGTERM: another listener (a library re-raising it) is dropped when added. */
 export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   const listener = (signal: OwnedSignal) => handler(signal);
   const foreign = (event: string | symbol, added: (...args: unknown[]) => void) => {
-    if (Object.hasOwn(SIGNALS, event) && added !== listener)
+    if (Object.hasOwn(SIGNAL_EXITS, event) && added !== listener)
       process.nextTick(() => process.off(event, added));
   };
   process.on('newListener', foreign);
-  for (const signal of Object.keys(SIGNALS)) process.on(signal, listener);
+  for (const signal of Object.keys(SIGNAL_EXITS)) process.on(signal, listener);
   return () => {
     process.off('newListener', foreign);
-    for (const signal of Object.keys(SIGNALS)) process.off(signal, listener);
+    for (const signal of Object.keys(SIGNAL_EXITS)) process.off(signal, listener);
   };
 }
 
 export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
-  const signalLine = () => `prs: ${SIGNALS[received ?? 'SIGINT'].word}`;
+  const signalLine = () => `prs: ${SIGNAL_EXITS[received ?? 'SIGINT']}`;
   let said = false;
   const leaveNow = () => {
     temporaries.removeAllSync();
-    const code = SIGNALS[received ?? 'SIGINT'].code;
+    const code = ExitCode[SIGNAL_EXITS[received ?? 'SIGINT']];
     observer?.finishNow(code);
     if (!said)
       process.stderr.write(
@@ -100,7 +96,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   const releaseSignals = ownSignals((signal) => {
     if (received) return leaveNow(); // a second Ctrl-C: leave now
     received = signal;
-    controller.abort(new InterruptedError(SIGNALS[signal].word));
+    controller.abort(new InterruptedError(SIGNAL_EXITS[signal]));
     // Commands clean up in their finally blocks; never hang on a stuck one.
     setTimeout(leaveNow, 5000).unref();
   });
@@ -150,7 +146,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     // A stdout that failed decides the end: what the command threw is its consequence.
     const err = stdout.gone.aborted ? stdout.gone.reason : caught;
     // Once a signal came, whatever the command threw on its way out is the interrupt.
-    const code = received ? SIGNALS[received].code : processExitCode(err);
+    const code = received ? ExitCode[SIGNAL_EXITS[received]] : processExitCode(err);
     const silent = code === ExitCode.ok || (!received && err instanceof PrsError && err.silent);
     const lines = silent ? [] : received ? [signalLine()] : errorLines(err, debug);
     if (lines.length > 0) {
