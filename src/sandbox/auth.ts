@@ -32,7 +32,7 @@ const badClient = () =>
   oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
 const badGrant = (description: string) => oauthError(400, 'invalid_grant', description);
 
-export type BearerCheck =
+type BearerCheck =
   | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
@@ -40,9 +40,6 @@ type IssuerOptions = { issuer: string } & Pick<
   ResolvedOptions,
   'clientId' | 'clientSecret' | 'users' | 'serviceClients' | 'tokenTtl' | 'refreshTtl' | 'now'
 >;
-
-export const TOKEN_PATH = '/protocol/openid-connect/token';
-export const LOGOUT_PATH = '/protocol/openid-connect/logout';
 
 /** Keycloak's answers, checked in its order. */
 export class TokenIssuer {
@@ -137,35 +134,19 @@ export class TokenIssuer {
     const common = {
       iat: Math.floor(now / 1000),
       iss: this.o.issuer,
-      sub: subjectOf(who.username),
       azp,
-      ...(sid ? { sid } : { clientId: azp }),
-      scope: 'profile email',
+      sid,
       preferred_username: who.username,
     };
-    const claims = (ttl: number, aud: string, typ: string) => ({
-      exp: exp(ttl),
-      jti: randomUUID(),
-      aud,
-      typ,
-      ...common,
-    });
+    const claims = (ttl: number, typ: string) => ({ exp: exp(ttl), jti: randomUUID(), typ, ...common });
     return {
       status: 200,
       body: {
-        access_token: signJwt(
-          { ...claims(this.o.tokenTtl, 'account', 'Bearer'), tenant: who.tenant },
-          this.accessKey,
-        ),
+        access_token: signJwt({ ...claims(this.o.tokenTtl, 'Bearer'), tenant: who.tenant }, this.accessKey),
         expires_in: this.o.tokenTtl,
         refresh_expires_in: sid ? this.o.refreshTtl : 0,
-        ...(sid && {
-          refresh_token: signJwt(claims(this.o.refreshTtl, this.o.issuer, 'Refresh'), this.refreshKey),
-        }),
+        ...(sid && { refresh_token: signJwt(claims(this.o.refreshTtl, 'Refresh'), this.refreshKey) }),
         token_type: 'Bearer',
-        'not-before-policy': 0,
-        ...(sid && { session_state: sid }),
-        scope: 'profile email',
       },
     };
   }
@@ -180,9 +161,4 @@ export class TokenIssuer {
       return { ok: false, reason: 'expired', description: 'Token expired' };
     return { ok: true, claims: claims as { preferred_username: string; tenant: string } };
   }
-}
-
-function subjectOf(username: string): string {
-  const h = createHmac('sha256', 'prs-sandbox-subject').update(username).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

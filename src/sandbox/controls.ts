@@ -8,7 +8,6 @@ export interface RequestRecord {
   path: string;
   status: number;
   user?: string;
-  clientIdHeader?: string;
   /** Body bytes written so far (grows while a big body streams: tests see backpressure). */
   bytes: number;
   at: number;

@@ -2,10 +2,11 @@
 // Error bodies are Spring Boot's without the timestamp, so the same request gives the same bytes.
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
-import { LOGOUT_PATH, TOKEN_PATH, type TokenIssuer } from './auth.js';
+import type { TokenIssuer } from './auth.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
 import type { ResolvedOptions } from './options.js';
@@ -65,32 +66,21 @@ export function createRoutes(
     return !!f?.status;
   }
 
-  async function token(x: Exchange, realm: string, path: string | undefined) {
-    if (safeDecode(realm) !== o.realm) return json(x, 404, { error: 'Realm does not exist' });
-    if (path !== TOKEN_PATH && path !== LOGOUT_PATH) {
-      x.rec.endpoint = 'other';
-      return json(x, 404, { error: 'Unable to find matching target resource method' });
-    }
+  async function token(x: Exchange, logout: boolean) {
     if (await injected(x, faults.take('token'))) return;
-    if (x.req.method !== 'POST')
-      return json(x, 405, { error: 'HTTP 405 Method Not Allowed' }, { Allow: 'POST' });
-    const raw = await readBody(x.req, 64 * 1024);
-    if (raw === undefined) return json(x, 413, { error: 'Request entity too large' });
+    const raw = await text(x.req);
     // Keycloak reads only form fields: any other body looks like a request with no fields at all.
     const isForm = /^application\/x-www-form-urlencoded\b/i.test(x.req.headers['content-type'] ?? '');
     const form = new URLSearchParams(isForm ? raw : '');
     x.rec.user = form.get('username') ?? undefined;
     x.rec.grant = form.get('grant_type') ?? undefined;
-    const answer = path === LOGOUT_PATH ? issuer().logout(form) : issuer().token(form);
-    if (answer.status !== 204)
-      return json(x, answer.status, answer.body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    head(x, 204, { 'Cache-Control': 'no-store' });
+    const answer = logout ? issuer().logout(form) : issuer().token(form);
+    if (answer.status !== 204) return json(x, answer.status, answer.body);
+    head(x, 204, {});
     x.res.end();
   }
 
   async function report(x: Exchange, url: URL, id: string) {
-    if (x.req.method !== 'GET')
-      return error(x, 405, `Request method '${x.req.method}' is not supported`, { Allow: 'GET' });
     const fault = faults.take(x.rec.endpoint);
     if (await injected(x, fault)) return;
     const bearer = issuer().checkBearer(x.req.headers.authorization);
@@ -195,13 +185,13 @@ export function createRoutes(
 
   async function route(x: Exchange) {
     const url = new URL(x.req.url ?? '/', 'http://sandbox');
-    const realm = /^\/realms\/([^/]+)(\/.*)?$/.exec(url.pathname);
+    const auth = /^\/realms\/([^/]+)\/protocol\/openid-connect\/(token|logout)$/.exec(url.pathname);
     const api =
       url.pathname.startsWith(API_PREFIX) &&
       /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
-    if (realm) {
+    if (auth && safeDecode(auth[1]!) === o.realm) {
       x.rec.endpoint = 'token';
-      return token(x, realm[1]!, realm[2]);
+      return token(x, auth[2] === 'logout');
     }
     if (!api) return error(x, 404, 'No endpoint at this path');
     x.rec.endpoint = api[2] ? 'export' : 'report';
@@ -211,7 +201,6 @@ export function createRoutes(
   return (req, res) => {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    const tenant = req.headers['x-client-id'];
     const rec: RequestRecord = {
       endpoint: 'other',
       method: req.method ?? '',
@@ -219,7 +208,6 @@ export function createRoutes(
       status: 0,
       bytes: 0,
       at: o.now(),
-      clientIdHeader: typeof tenant === 'string' ? tenant : undefined,
     };
     const x: Exchange = { req, res, rec, gone: gone.signal };
     route(x).catch((err) => {
@@ -300,16 +288,6 @@ function peek(rows: Iterable<Row>): Iterable<Row> | undefined {
     yield first.value;
     for (let r = it.next(); !r.done; r = it.next()) yield r.value;
   })();
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-  }
-  return size > limit ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 /** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
