@@ -517,9 +517,8 @@ describe('prs export (unit)', () => {
         : { body: '[2]', contentDisposition: cd('same.json') },
     );
     const run = exportCommand(options({ dates: ['2024-05-01', '2024-05-02'], parallel: 2 }), deps);
-    // Both requests are in flight before the first body has ended.
-    for (let i = 0; i < 200 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(calls).toHaveLength(2);
+    // Both requests are in flight before the first body has ended (the test's timeout bounds the wait).
+    while (calls.length < 2) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 20));
     expect(deps.io.stdoutText()).toBe('');
     slowBody.end('[1]');
