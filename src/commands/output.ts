@@ -54,8 +54,12 @@ export async function outputRun(
   },
 ): Promise<void> {
   const { io } = deps;
-  // --jq: checked before any request.
-  const jq = o.jq === undefined ? undefined : await (await import('../render/jq.js')).compileJq(o.jq);
+  // --jq: checked before any request. Its fast subset reads report's row batches; diff's rows are objects
+  // written as JSON text, which only jq-web reads.
+  const jq =
+    o.jq === undefined
+      ? undefined
+      : await (await import('../render/jq.js')).compileJq(o.jq, { fast: command.name === 'report' });
   const format = jq ? jq.format : (o.format ?? defaultFormat(o.output, io.isStdoutTTY));
   // Before any request: a run that cannot write its result should not spend the rate limit.
   if (o.output !== undefined) {

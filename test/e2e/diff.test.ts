@@ -292,6 +292,14 @@ describe('every report type', () => {
 
 describe('--jq', () => {
   const args = ['diff', P, '-t', 'index', '--from', '2024-03-14', '--to', '2024-03-15'];
+  const FIELDS = [
+    'indexValue',
+    'closeMarketValue',
+    'openMarketValue',
+    'openDivisor',
+    'totalReturnIndex',
+    'trackingError',
+  ];
   it('over the diff rows, every digit kept', async () => {
     const r = await prs([
       ...args,
@@ -302,6 +310,15 @@ describe('--jq', () => {
     expect(r.stdout).toBe(
       '[12.3456789012345678,12.3456789012345679,0.0000000000000001]\n[0.049999999999,5E-13,-0.0499999999985]\n',
     );
+  });
+  it.each([
+    ['.[] | .field', `${FIELDS.join('\n')}\n`],
+    ['map(.field)', `${JSON.stringify(FIELDS)}\n`],
+    ['[.[] | .delta]', '[26.491545,264916,-204500,0.000557,0.0000000000000001,-0.0499999999985]\n'],
+  ])('a filter of the fast subset report runs on its rows: %s', async (filter, want) => {
+    const r = await prs([...args, '--jq', filter]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(want);
   });
   it.each([
     ['a filter that does not compile', ['--jq', '.[']],
