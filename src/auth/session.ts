@@ -8,7 +8,6 @@ import { type Http, hostOf } from '../http/client.js';
 import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
 import type { Settings } from '../settings.js';
-import { identityOf } from './identity.js';
 import { notLoggedIn } from './not-logged-in.js';
 import { lockedFile, tokenRefused, withSession } from './store.js';
 import { type Grant, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
@@ -295,7 +294,6 @@ export function createSession(d: SessionDeps): Session {
       if (memo?.accessToken === rejected) memo = undefined;
       return obtain(rejected);
     },
-    identity: () => identityOf(s),
   };
 }
 

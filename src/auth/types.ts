@@ -46,5 +46,4 @@ export interface Session {
   token(): Promise<string>;
   /** After a 401 with `rejected`: one re-authentication, else AuthError. */
   renew(rejected: string): Promise<string>;
-  identity(): string;
 }

@@ -1,12 +1,10 @@
 /** `prs quota`: the limiter's state, read and left unchanged; no token, no request. */
 
-import { identityOf } from '../auth/identity.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';
 import { spanOf } from '../service/limiter.js';
-import { limiterPlace, peekLimiter } from '../service/limiter-redis.js';
-import { target } from '../service/service.js';
+import { peekLimiter } from '../service/service.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
 
@@ -53,12 +51,8 @@ export function quotaLines(q: Quota): string[] {
 
 export async function quota(o: QuotaOptions, deps: Deps): Promise<Quota> {
   const s = await deps.settings();
-  const { baseUrl, tenant } = target(s);
-  const t = { settings: s, baseUrl, tenant, identity: identityOf(s) };
-  const peeked = await peekLimiter({ ...t, clock: deps.clock, signal: deps.signal, io: deps.io });
-  // Redis unusable: peek() warned and read the file instead, so name the file.
-  const place = limiterPlace(peeked.local ? { ...t, settings: { ...s, limiter: undefined } } : t);
-  const q = assessQuota(peeked.state, peeked.now, s.rateLimit, place);
+  const peeked = await peekLimiter(s, deps);
+  const q = assessQuota(peeked.state, peeked.now, s.rateLimit, peeked.place);
   if (o.json) deps.io.out(`${JSON.stringify(q, null, 2)}\n`);
   else deps.io.out(`${quotaLines(q).join('\n')}\n`);
   return q;

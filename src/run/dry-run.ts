@@ -1,6 +1,5 @@
 // `--dry-run`: a run's plan with nothing sent (no request, no token call), on stderr or as JSON.
 
-import { identityOf } from '../auth/identity.js';
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
@@ -78,18 +77,8 @@ function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
 
 async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
   const s = await deps.settings();
-  const { target } = await import('../service/service.js');
-  const { peekLimiter } = await import('../service/limiter-redis.js');
-  const { baseUrl, tenant } = target(s);
-  const peeked = await peekLimiter({
-    settings: s,
-    baseUrl,
-    tenant,
-    identity: identityOf(s),
-    clock: deps.clock,
-    io: deps.io,
-  });
-  return { ...peeked, rate: s.rateLimit };
+  const { peekLimiter } = await import('../service/service.js');
+  return { ...(await peekLimiter(s, { clock: deps.clock, io: deps.io })), rate: s.rateLimit };
 }
 
 interface ReportPlanOptions {

@@ -1,21 +1,11 @@
-// The limiter's rule with the state in Redis, each decision one Lua script on Redis's clock; and the
-// one place that chooses an account's limiter. Redis is never a point of failure: unreachable, refused
-// or too slow, one warning and the local file limiter takes over for the rest of the run.
+// The limiter's rule with the state in Redis, each decision one Lua script on Redis's clock. Redis is
+// never a point of failure: unreachable, refused or too slow, one warning and the local file limiter
+// takes over for the rest of the run.
 import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
-import type { IO } from '../io.js';
 import { redactText, redactUrlPassword } from '../redact.js';
-import type { RateLimit, Settings } from '../settings.js';
-import {
-  fileSlots,
-  KEPT,
-  type Limiter,
-  limiterFile,
-  limiterKey,
-  limiterOver,
-  type Slots,
-  spanOf,
-} from './limiter.js';
+import type { RateLimit } from '../settings.js';
+import { KEPT, type Slots, spanOf } from './limiter.js';
 import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
@@ -264,43 +254,4 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
     return 'Redis closed the connection (stopped or restarted?)';
   }
   return redactText(message.split('\n')[0]!);
-}
-
-interface LimiterTarget {
-  settings: Pick<Settings, 'cacheDir' | 'rateLimit' | 'limiter'>;
-  baseUrl: string;
-  tenant: string;
-  identity: string;
-  clock: Clock;
-  signal?: AbortSignal;
-  io: Pick<IO, 'err' | 'debug'>;
-}
-
-/** The file limiter, or Redis (`--limiter`) over it. */
-export function openLimiter(t: LimiterTarget): Limiter {
-  const { rateLimit: rate, limiter: url, cacheDir } = t.settings;
-  const warn = (line: string) => t.io.err(line);
-  const file = limiterFile(cacheDir, t.baseUrl, t.tenant, t.identity);
-  const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: t.clock, carried, warn });
-  const hash = limiterKey(t.baseUrl, t.tenant, t.identity);
-  const debug = (line: string) => t.io.debug(line);
-  const slots = url ? redisSlots({ url, hash, rate, clock: t.clock, fallback, warn, debug }) : fallback();
-  return limiterOver(slots, t.clock, t.signal);
-}
-
-export async function peekLimiter(t: LimiterTarget): ReturnType<Limiter['peek']> {
-  const limiter = openLimiter(t);
-  try {
-    return await limiter.peek();
-  } finally {
-    await limiter.idle();
-  }
-}
-
-/** Where the state is kept: the file's path, or the Redis URL without its password. */
-export function limiterPlace(t: Omit<LimiterTarget, 'clock' | 'io' | 'signal'>) {
-  const { limiter, cacheDir } = t.settings;
-  return limiter
-    ? { kind: 'redis' as const, where: redactUrlPassword(limiter) }
-    : { kind: 'file' as const, where: limiterFile(cacheDir, t.baseUrl, t.tenant, t.identity) };
 }

@@ -1,9 +1,10 @@
 // The two endpoints of spec §4 behind one request loop: headers, a limiter slot (JSON endpoint only),
 // one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors-map.ts).
+import { identityOf } from '../auth/identity.js';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { SessionDeps } from '../auth/session.js';
 import type { Session } from '../auth/types.js';
-import { durationText, isoSeconds } from '../clock.js';
+import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import { type HttpResponse, header, transportError } from '../http/client.js';
@@ -15,13 +16,22 @@ import {
   type RetryPolicy,
   waitLine,
 } from '../http/retry.js';
+import type { IO } from '../io.js';
+import { redactUrlPassword } from '../redact.js';
 import { readAnswer } from '../rows/answer.js';
 import type { Settings } from '../settings.js';
 import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
 import { errorForStatus, malformedResponse } from './errors-map.js';
-import type { Limiter } from './limiter.js';
-import { openLimiter } from './limiter-redis.js';
-import type { CallHooks, ExportResponse, ReportQuery, ReportResponse, Service } from './types.js';
+import { fileSlots, type Limiter, limiterFile, limiterKey, limiterOver } from './limiter.js';
+import { redisSlots } from './limiter-redis.js';
+import type {
+  CallHooks,
+  ExportResponse,
+  LimiterState,
+  ReportQuery,
+  ReportResponse,
+  Service,
+} from './types.js';
 
 type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
@@ -63,7 +73,7 @@ export function createService(d: ServiceDeps): Service {
     };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
-    const limiter = ep.limited ? getLimiter(baseUrl, tenant) : undefined;
+    const limiter = ep.limited ? getLimiter() : undefined;
     let renewed = false;
     for (let retries = 0; ; retries++) {
       const sent = await limiter?.acquire({ onWait, signal });
@@ -172,18 +182,7 @@ export function createService(d: ServiceDeps): Service {
     );
   }
 
-  function getLimiter(baseUrl: string, tenant: string): Limiter {
-    limiter ??= openLimiter({
-      settings: d.settings,
-      baseUrl,
-      tenant,
-      identity: d.session.identity(),
-      clock: d.clock,
-      signal: d.signal,
-      io: d.io,
-    });
-    return limiter;
-  }
+  const getLimiter = () => (limiter ??= openLimiter(d.settings, d));
 
   return {
     report(q, hooks, use) {
@@ -219,10 +218,7 @@ export function createService(d: ServiceDeps): Service {
       return exportCall(q, hooks, async (res) => res);
     },
     exportReportWith: exportCall,
-    limiterState() {
-      const { baseUrl, tenant } = target(d.settings);
-      return getLimiter(baseUrl, tenant).peek();
-    },
+    limiterState: () => getLimiter().peek(),
     async close() {
       // The HTTP client is deps' to close.
       await limiter?.idle();
@@ -237,6 +233,42 @@ function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
     `${failure.message} — the service asks to wait ${durationText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
     { status: failure.status, cause: failure, hint: `run it again after ${at}` },
   );
+}
+
+interface LimiterDeps {
+  clock: Clock;
+  signal?: AbortSignal;
+  io: Pick<IO, 'err' | 'debug'>;
+}
+
+/** The account's file limiter, or Redis (`--limiter`) over it. */
+function openLimiter(s: Settings, d: LimiterDeps): Limiter {
+  const { baseUrl, tenant } = target(s);
+  const { rateLimit: rate, limiter: url, cacheDir } = s;
+  const warn = (line: string) => d.io.err(line);
+  const file = limiterFile(cacheDir, baseUrl, tenant, identityOf(s));
+  const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: d.clock, carried, warn });
+  const hash = limiterKey(baseUrl, tenant, identityOf(s));
+  const debug = (line: string) => d.io.debug(line);
+  const slots = url ? redisSlots({ url, hash, rate, clock: d.clock, fallback, warn, debug }) : fallback();
+  return limiterOver(slots, d.clock, d.signal);
+}
+
+/** The limiter's state now, changing nothing, and where it is kept: the file, or the Redis URL without
+ * its password (the file when Redis was unusable: peek warned and read the file instead). */
+export async function peekLimiter(s: Settings, d: LimiterDeps) {
+  const limiter = openLimiter(s, d);
+  try {
+    const peeked = await limiter.peek();
+    const { baseUrl, tenant } = target(s);
+    const place =
+      s.limiter && !peeked.local
+        ? { kind: 'redis' as const, where: redactUrlPassword(s.limiter) }
+        : { kind: 'file' as const, where: limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s)) };
+    return { ...peeked, place };
+  } finally {
+    await limiter.idle();
+  }
 }
 
 /** Base URL and tenant, or a usage error naming where to set them (never logged in: exit 4). */

@@ -77,7 +77,6 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
       ({
         token: notFaked('session.token'),
         renew: notFaked('session.renew'),
-        identity: () => 'test-user',
         ...o.session,
       }) as Session,
     service: async () => {

@@ -48,10 +48,10 @@ afterEach(async () => {
 
 function service(values: SettingValues = {}) {
   const settings = resolveSettings(
-    { 'base-url': ORIGIN, tenant: 'acme', ...values },
+    { 'base-url': ORIGIN, tenant: 'acme', username: 'alice', ...values },
     { PRS_CACHE_DIR: cacheDir },
   );
-  const session: Session = { token: async () => 'tok', renew: async () => 'tok', identity: () => 'alice' };
+  const session: Session = { token: async () => 'tok', renew: async () => 'tok' };
   const http = createHttp({ timeoutMs: 5000, proxy: {}, io, dispatcher: agent });
   return createService({
     settings,

@@ -66,7 +66,6 @@ function service(
       current = 'tok-2';
       return current;
     },
-    identity: () => 'alice',
     ...o.session,
   };
   const http = createHttp({ timeoutMs: 5000, proxy: {}, io, dispatcher: agent });
@@ -435,7 +434,7 @@ describe('report(): the client-side limiter', () => {
     const env = { PRS_CACHE_DIR: cacheDir, PRS_TOKEN: 'x' };
     const noBase = createService({
       settings: resolveSettings({ tenant: 'acme' }, env),
-      session: { token: async () => 'x', renew: async () => 'y', identity: () => 'a' },
+      session: { token: async () => 'x', renew: async () => 'y' },
       http: createHttp({ timeoutMs: 1000, proxy: {}, io: createTestIO(), dispatcher: agent }),
       clock,
       io: createTestIO(),
