@@ -60,17 +60,15 @@ export class PrsError extends Error {
   }
 }
 
-export class UsageError extends PrsError {
-  static override readonly exitCode: number = ExitCode.usage;
-}
+/** The base of an error class that ends the run in `exit`, its row of the exit table. */
+const endingIn = (exit: keyof Exits) =>
+  class extends PrsError {
+    static override readonly exitCode: number = ExitCode[exit];
+  };
 
-export class NoDataError extends PrsError {
-  static override readonly exitCode: number = ExitCode.noData;
-}
-
-export class AuthError extends PrsError {
-  static override readonly exitCode: number = ExitCode.auth;
-}
+export class UsageError extends endingIn('usage') {}
+export class NoDataError extends endingIn('noData') {}
+export class AuthError extends endingIn('auth') {}
 
 /** A final failed answer of a service: its status's row in HTTP_FAILURES says its exit code. */
 export class HttpError extends PrsError {
@@ -85,17 +83,9 @@ export class HttpError extends PrsError {
 }
 
 /** A body that is malformed, truncated or corrupt (or a token endpoint that failed). */
-export class ServiceError extends PrsError {
-  static override readonly exitCode: number = ExitCode.service;
-}
-
-export class NetworkError extends PrsError {
-  static override readonly exitCode: number = ExitCode.network;
-}
-
-export class FileError extends PrsError {
-  static override readonly exitCode: number = ExitCode.file;
-}
+export class ServiceError extends endingIn('service') {}
+export class NetworkError extends endingIn('network') {}
+export class FileError extends endingIn('file') {}
 
 export const FORCE_HINT = 'use --force to overwrite it';
 
@@ -109,8 +99,7 @@ export class FileExistsError extends FileError {
 }
 
 /** `diff --exit-code` found a change: not a failure, so nothing is printed (as `git diff --exit-code`). */
-export class ChangesFoundError extends PrsError {
-  static override readonly exitCode: number = ExitCode.changed;
+export class ChangesFoundError extends endingIn('changed') {
   constructor() {
     super('changes found', { silent: true });
   }
@@ -129,16 +118,14 @@ export class ItemsFailedError extends PrsError {
   }
 }
 
-export class InterruptedError extends PrsError {
-  static override readonly exitCode: number = ExitCode.interrupted;
+export class InterruptedError extends endingIn('interrupted') {
   constructor(message = 'interrupted') {
     super(message);
   }
 }
 
 /** The reader of stdout went away (`prs report … | head -1`): it got what it wanted; exit 0, silently. */
-export class StdoutClosedError extends PrsError {
-  static override readonly exitCode: number = ExitCode.ok;
+export class StdoutClosedError extends endingIn('ok') {
   constructor() {
     super('the reader of stdout went away');
   }
