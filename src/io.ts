@@ -50,23 +50,19 @@ export function guardStdout(out: NodeJS.WritableStream) {
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       if (ac.signal.aborted || chunk.length === 0) return done();
-      if (typeof fd === 'number') {
-        try {
-          writeAll(fd, chunk);
-        } catch (err) {
-          fault(err);
-        }
-        return done();
-      }
       try {
-        out.write(chunk, (err) => {
-          if (err) fault(err);
-          done();
-        });
+        if (fd === undefined) {
+          out.write(chunk, (err) => {
+            if (err) fault(err);
+            done();
+          });
+          return;
+        }
+        writeAll(fd, chunk);
       } catch (err) {
         fault(err);
-        done();
       }
+      done();
     },
   });
   stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
