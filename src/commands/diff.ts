@@ -27,7 +27,7 @@ export async function diff(o: DiffOptions, deps: Deps): Promise<void> {
     plan: async () => {
       const types = o.against ? [o.type, o.against] : undefined;
       const { reportPlan } = await import('../run/dry-run.js');
-      await reportPlan({ ...o, dates, types, json: o.format === 'json' }, deps);
+      await reportPlan({ ...o, command: 'diff', dates, types, json: o.format === 'json' }, deps);
     },
     run: (out) => diffRun(o, deps, out),
   });

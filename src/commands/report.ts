@@ -16,7 +16,10 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
     name: 'report',
     check: o.parquet ? assertParquetTarget : undefined,
     plan: async () => {
-      await (await import('../run/dry-run.js')).reportPlan({ ...o, json: o.format === 'json' }, deps);
+      await (await import('../run/dry-run.js')).reportPlan(
+        { ...o, command: 'report', json: o.format === 'json' },
+        deps,
+      );
     },
     run: async (out) => {
       const service = await deps.service({ cache: o.cache, rows: true });

@@ -52,7 +52,7 @@ export function planRun(p: PlanInput): RunPlan {
 export function planLines(p: RunPlan): string[] {
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   const lines = [`dry run: ${plural(p.items, 'item')}, nothing sent`];
-  if (p.command === 'report') lines.push(`answered from the cache: ${p.cached}`);
+  if (p.command !== 'export') lines.push(`answered from the cache: ${p.cached}`);
   else lines.push(`already exported (--skip-existing): ${p.skipped}`);
   lines.push(`requests to send: ${p.requests}`);
   if (p.rateLimit && p.etaMs !== null) {
@@ -82,6 +82,7 @@ async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: numbe
 }
 
 interface ReportPlanOptions {
+  command: 'report' | 'diff';
   portfolioIds: number[];
   type: ReportType;
   dates: string[];
@@ -108,7 +109,7 @@ export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunP
   }
   const limiter = await limiterNow(deps);
   const count = items.length * types.length;
-  return show(deps, planRun({ command: 'report', items: count, cached, ...limiter }), o.json);
+  return show(deps, planRun({ command: o.command, items: count, cached, ...limiter }), o.json);
 }
 
 interface ExportPlanOptions {

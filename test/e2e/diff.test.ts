@@ -461,8 +461,22 @@ describe('a run like report’s', () => {
       '--dry-run',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^dry run: 4 items, nothing sent$/m);
+    expect(r.stderr).toMatch(/^dry run: 4 items, nothing sent\nanswered from the cache: 0\n/m);
     expect(requests()).toBe(0);
+    const json = await prs([
+      'diff',
+      P,
+      '-t',
+      'index',
+      '--from',
+      '2024-03-14',
+      '--to',
+      '2024-03-15',
+      '--dry-run',
+      '-f',
+      'json',
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ command: 'diff', items: 2, requests: 2 });
   });
 
   it('keep-going: a portfolio that fails is reported, the others compared; the first failure’s exit code', async () => {
