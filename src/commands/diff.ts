@@ -110,8 +110,6 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
   await out.finish(String(end.text), pairs === 0 && out.format === 'table');
   for (const note of end.notes) if (pairs > 0) io.note(note);
   for (const note of holidays.notes()) io.note(note);
-  if (empty.length > 0) io.note(`no data for ${describeEmpty(empty)}`);
-  if (o.output !== undefined && pairs > 0) io.note(`wrote the diff to ${o.output}`);
   const failed = runFailure(
     [
       [pairs, pairs === 1 ? 'pair compared' : 'pairs compared'],
@@ -120,6 +118,9 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
     ],
     run.failures,
   );
+  // With nothing compared and nothing failed, the error names the empty items itself.
+  if (empty.length > 0 && (failed || pairs > 0)) io.note(`no data for ${describeEmpty(empty)}`);
+  if (o.output !== undefined && pairs > 0) io.note(`wrote the diff to ${o.output}`);
   if (failed) throw failed;
   if (pairs === 0)
     throw new NoDataError(

@@ -508,6 +508,7 @@ describe('a run like report’s', () => {
     const r = await prs(['diff', '101', '-t', 'index', '--from', '2024-03-14', '--to', '2024-03-15']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/prs: nothing to compare: no data for portfolio 101 on 2024-03-14, 2024-03-15/);
+    expect(r.stderr.match(/no data for/g), 'said once').toHaveLength(1);
   });
 
   it('-o: the file appears whole; an existing one is kept without --force (exit 10, nothing sent)', async () => {
