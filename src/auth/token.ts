@@ -168,7 +168,13 @@ async function tokenAttempt(
   o: TokenCallOptions,
 ): Promise<StoredSession | Retriable> {
   const host = hostOf(url);
-  const res = await http.send({ method: 'POST', url, form: grantForm(ep, grant), signal: o.signal });
+  const res = await http.send({
+    method: 'POST',
+    url,
+    form: grantForm(ep, grant),
+    signal: o.signal,
+    endpoint: 'token',
+  });
   let text: string;
   try {
     text = await res.body.text();

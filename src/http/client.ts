@@ -15,6 +15,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** Logged with secret fields masked. */
   form?: string;
+  /** Counted in the run's metrics by this name (the logout call is not). */
+  endpoint?: Endpoint;
   signal?: AbortSignal;
 }
 
@@ -83,18 +85,9 @@ export async function request(
   });
 }
 
-/** undefined for any other (the logout call). */
-function endpointOfUrl(url: string): Endpoint | undefined {
-  const path = url.split('?')[0];
-  if (path.endsWith('/protocol/openid-connect/token')) return 'token';
-  if (!path.includes('/report/generate/portfolio/')) return undefined;
-  return path.endsWith('/export') ? 'export' : 'report';
-}
-
 export function createHttp(o: HttpOptions): Http {
-  const answered = (url: string, status: number, durationMs: number) => {
-    const endpoint = o.events && endpointOfUrl(url);
-    if (endpoint) o.events!.emit({ event: 'response', endpoint, status, durationMs });
+  const answered = (endpoint: Endpoint | undefined, status: number, durationMs: number) => {
+    if (endpoint) o.events?.emit({ event: 'response', endpoint, status, durationMs });
   };
   let dispatcher: Promise<Dispatcher> | undefined;
   return {
@@ -117,7 +110,7 @@ export function createHttp(o: HttpOptions): Http {
         });
         watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
-        answered(req.url, res.statusCode, ms);
+        answered(req.endpoint, res.statusCode, ms);
         o.io.debug(
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
           { event: 'response', status: res.statusCode, method: req.method, url: req.url, durationMs: ms },
@@ -128,7 +121,7 @@ export function createHttp(o: HttpOptions): Http {
           body: res.body as HttpResponse['body'],
         };
       } catch (err) {
-        answered(req.url, 0, Date.now() - started);
+        answered(req.endpoint, 0, Date.now() - started);
         throw transportError(err, req, o.timeoutMs);
       }
     },

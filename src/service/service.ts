@@ -82,6 +82,7 @@ export function createService(d: ServiceDeps): Service {
       const req = {
         method: 'GET' as const,
         url,
+        endpoint: ep.suffix === '' ? ('report' as const) : ('export' as const),
         headers: {
           authorization: `Bearer ${token}`,
           'x-client-id': tenant,
