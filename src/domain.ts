@@ -33,9 +33,6 @@ export class JsonNumber {
   }
 }
 
-/** A number is a `number` where `String(n)` is the text sent, else a JsonNumber: read both with numberText. */
-export type Value = string | number | JsonNumber | boolean | null | Value[] | { [key: string]: Value };
-
 /** Keys in the order received; values are `Value`s, typed loosely so tests may write plain literals. */
 export type Row = Record<string, unknown>;
 

@@ -87,10 +87,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     temporaries.removeAllSync();
     const code = ExitCode[SIGNAL_EXITS[received ?? 'SIGINT']];
     observer?.finishNow(code);
-    if (!said)
-      process.stderr.write(
-        json() ? formatLogLine(errorEntry([signalLine()], code), Date.now()) : `${signalLine()}\n`,
-      );
+    if (!said) say([signalLine()], code);
     process.exit(code);
   };
   const releaseSignals = ownSignals((signal) => {
@@ -110,6 +107,16 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
   let observer: RunObserver | undefined;
   const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
+  /** main's lines to stderr: one JSON entry, or the first in red and the rest unless -q. */
+  const say = (lines: string[], code: number) => {
+    if (json()) return process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
+    // Before a command ran (a parse or usage error) the flags are read from argv.
+    const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
+    const quiet = io ? io.quiet : switchInArgv(argv, 'quiet');
+    process.stderr.write(`${errIo.red(lines[0]!)}\n`);
+    for (const line of lines.slice(1))
+      if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
+  };
   const run: Runner = async (command, options, globals) => {
     const implementation = command.load(); // loads while the IO and deps are set up
     io = createIO({
@@ -151,15 +158,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
     const lines = silent ? [] : received ? [signalLine()] : errorLines(err, debug);
     if (lines.length > 0) {
       said = received !== undefined;
-      // Before a command ran (a parse or usage error) the flags are read from argv.
-      const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
-      const quiet = io ? io.quiet : switchInArgv(argv, 'quiet');
-      if (json()) process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
-      else {
-        process.stderr.write(`${errIo.red(lines[0])}\n`);
-        for (const line of lines.slice(1))
-          if (!quiet || line.startsWith('prs:')) process.stderr.write(`${line}\n`);
-      }
+      say(lines, code);
     }
     await observer?.finish(code, lines);
     return code;
