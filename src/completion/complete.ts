@@ -6,11 +6,8 @@ import { type Completion, SETTING_KEYS } from '../settings.js';
 /** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
 export type OptionValues = Readonly<Record<string, Completion>>;
 
-const ARGUMENT_VALUES: Record<string, Completion> = {
-  'config get key': { values: SETTING_KEYS },
-  'config set key': { values: SETTING_KEYS },
-  'config unset key': { values: SETTING_KEYS },
-};
+/** By the argument's name: config's <key>; any other argument completes to its choices, if any. */
+const ARGUMENT_VALUES: Record<string, Completion> = { key: { values: SETTING_KEYS } };
 
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
 
@@ -90,7 +87,7 @@ export function complete(
   const arg = registered[args.length] ?? (registered.at(-1)?.variadic ? registered.at(-1) : undefined);
   if (!arg) return {};
   const choices = arg.argChoices && { values: arg.argChoices };
-  return { complete: ARGUMENT_VALUES[[...path, arg.name()].join(' ')] ?? choices };
+  return { complete: ARGUMENT_VALUES[arg.name()] ?? choices };
 }
 
 const commandsOf = (cmds: readonly Command[]): [string, string][] =>
