@@ -11,14 +11,11 @@ export class ZipError extends Error {
   override name = 'ZipError';
 }
 
+/** A member as the central directory describes it (its name decoded). */
 export interface ZipEntry {
   name: string;
-  method: number;
-  flags: number;
   crc: number;
-  compressedSize: number;
   size: number;
-  localHeaderOffset: number;
 }
 
 /** A 32-bit size or offset whose real value is in the zip64 fields. */
@@ -72,18 +69,9 @@ async function openZip(path: string): Promise<ZipFile> {
 }
 
 function toZipEntry(e: Entry): ZipEntry {
-  const entry: ZipEntry = {
-    name: decodeName(e.fileNameRaw, e.generalPurposeBitFlag),
-    method: e.compressionMethod,
-    flags: e.generalPurposeBitFlag,
-    crc: e.crc32,
-    compressedSize: e.compressedSize,
-    size: e.uncompressedSize,
-    localHeaderOffset: e.relativeOffsetOfLocalHeader,
-  };
-  const marked = [entry.size, entry.compressedSize, entry.localHeaderOffset].includes(ZIP64_MARKER);
+  const marked = [e.uncompressedSize, e.compressedSize, e.relativeOffsetOfLocalHeader].includes(ZIP64_MARKER);
   if (marked && !e.extraFields.some((f) => f.id === 1)) throw new ZipError('zip64 extra field missing');
-  return entry;
+  return { name: decodeName(e.fileNameRaw, e.generalPurposeBitFlag), crc: e.crc32, size: e.uncompressedSize };
 }
 
 function decodeName(raw: Buffer, flags: number): string {
@@ -101,14 +89,14 @@ async function streamEntry(
   signal?: AbortSignal,
 ): Promise<void> {
   const label = JSON.stringify(entry.name);
-  if (entry.flags & 0x1) throw new ZipError(`zip entry ${label} is encrypted`);
-  if (entry.method !== 0 && entry.method !== 8) {
-    throw new ZipError(`zip entry ${label} uses an unsupported compression method (${entry.method})`);
-  }
+  const method = raw.compressionMethod;
+  if (raw.generalPurposeBitFlag & 0x1) throw new ZipError(`zip entry ${label} is encrypted`);
+  if (method !== 0 && method !== 8)
+    throw new ZipError(`zip entry ${label} uses an unsupported compression method (${method})`);
   const bomb = () =>
     new ZipError(`zip entry ${label} inflates more than ${MAX_RATIO}-fold its compressed size (a zip bomb?)`);
   // The directory's word first, then the bytes themselves, which may not match it.
-  if (inflatesTooMuch(entry.size, entry.compressedSize)) throw bomb();
+  if (inflatesTooMuch(entry.size, raw.compressedSize)) throw bomb();
   // A CSV member is text: a NUL byte means binary filler (or a bomb's padding), never a cell.
   const text = isCsvEntry(entry);
   let crc = 0;
@@ -125,7 +113,7 @@ async function streamEntry(
       size += d.length;
       archive.inflated += d.length;
       if (size > entry.size) throw refuse(new ZipError(`zip entry ${label} is longer than declared`));
-      if (inflatesTooMuch(size, entry.compressedSize)) throw refuse(bomb());
+      if (inflatesTooMuch(size, raw.compressedSize)) throw refuse(bomb());
       if (inflatesTooMuch(archive.inflated, zip.fileSize)) {
         throw refuse(new ZipError(`the zip inflates more than ${MAX_RATIO}-fold its size (a zip bomb?)`));
       }
@@ -136,7 +124,7 @@ async function streamEntry(
   };
   try {
     const stored: Readable = await zip.openReadStreamPromise(raw, { decodeFileData: false });
-    if (entry.method === 8)
+    if (method === 8)
       await pipeline(stored, createInflateRaw({ chunkSize: INFLATE_CHUNK }), take, { signal });
     else await pipeline(stored, take, { signal });
   } catch (err) {
