@@ -43,11 +43,11 @@ export function createRoutes(
   }
 
   function json(x: Exchange, status: number, body: unknown, headers: Headers = {}) {
-    const text = JSON.stringify(body);
-    const length = Buffer.byteLength(text);
+    const data = JSON.stringify(body);
+    const length = Buffer.byteLength(data);
     head(x, status, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers }).bytes =
       length;
-    x.res.end(text);
+    x.res.end(data);
   }
 
   /** An error in the endpoint's own shape: OAuth's for the token endpoints, else Spring Boot's. */

@@ -3,7 +3,7 @@
  * first): suggestions, settings with control characters, odd answers, slow bodies, previous-weekday.
  */
 import { once } from 'node:events';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -16,12 +16,10 @@ const DATE = '2024-05-03';
 const rows = JSON.stringify([{ effectiveDate: DATE, indexName: 'Example 600 OG EUR', indexValue: 1.5 }]);
 const server = useFaultServer();
 const tmp = useTempDir('prs-defects-');
-let n = 0;
 let out: string;
 
 beforeEach(() => {
-  out = join(tmp.path, `out${n++}`);
-  mkdirSync(out);
+  out = tmp.fresh();
 });
 
 /** A token run against `baseUrl`, with its own config and cache directories. */

@@ -3,7 +3,7 @@
  * test/helpers/fault-server.ts. Every fault ends with the contract's exit code and a directory exactly
  * as it was: no partial file, no temporary file.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -14,11 +14,9 @@ import { useTempDir } from '../helpers/session.js';
 const server = useFaultServer();
 const home = useTempDir('prs-export-faults-');
 let out: string;
-let n = 0;
 
 beforeEach(() => {
-  out = join(home.path, `out${n++}`);
-  mkdirSync(out);
+  out = home.fresh();
 });
 
 const env = () => ({

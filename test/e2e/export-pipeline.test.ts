@@ -4,7 +4,7 @@
  * file removed by hand, the hints of a name taken by another report type, an empty --dir removed.
  * Zip shapes the sandbox never sends (no CSV member, two members) come from the fault server.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -17,13 +17,8 @@ import { useLoggedIn } from '../helpers/session.js';
 const DATE = '2024-05-03';
 const ID = String(EXAMPLE_PORTFOLIO_ID);
 const { sandbox, tmp, env } = useLoggedIn('prs-export-pipeline-', { rateLimit: '100/1s' });
-let n = 0;
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
-const fresh = () => {
-  const d = join(tmp.path, `d${n++}`);
-  mkdirSync(d);
-  return d;
-};
+const fresh = () => tmp.fresh('d');
 const files = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f !== MANIFEST_NAME)

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
@@ -20,11 +20,9 @@ const sandbox = useSandbox();
 const slow = useSandbox({ exportDelayMs: 400 });
 const home = useTempDir('prs-export-runs-');
 let out: string;
-let n = 0;
 
 beforeEach(() => {
-  out = join(home.path, `out${n++}`);
-  mkdirSync(out);
+  out = home.fresh();
   sandbox.stats.reset();
   slow.stats.reset();
 });
@@ -201,8 +199,7 @@ describe('export --parallel', () => {
     const args = ['42', '13', '-t', 'index', '--from', '2024-12-18', '--to', '2025-01-03', '-f', 'csv'];
     const seq = await prs(args);
     const seqDir = out;
-    out = join(home.path, `out${n++}`);
-    mkdirSync(out);
+    out = home.fresh();
     const par = await prs([...args, '--parallel', '4']);
     expect(par.code, par.stderr).toBe(0);
     expect(seq.code, seq.stderr).toBe(0);

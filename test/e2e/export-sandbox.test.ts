@@ -2,15 +2,7 @@
  * `prs export` end to end: the BUILT binary (run `npm run build` first) against the in-process
  * sandbox, signing in from the environment (password grant) with a temporary config and cache.
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -20,11 +12,9 @@ import { dirsEnv, signInEnv, useSandbox, useTempDir } from '../helpers/session.j
 const sandbox = useSandbox();
 const home = useTempDir('prs-export-e2e-');
 let out: string;
-let n = 0;
 
 beforeEach(() => {
-  out = join(home.path, `out${n++}`);
-  mkdirSync(out);
+  out = home.fresh();
 });
 
 /** Unattended sign-in from the environment, as a cron job would have it. */
@@ -179,8 +169,7 @@ describe('prs export against the sandbox', () => {
   });
 
   it("--skip-existing never writes through a planted manifest link, nor creates a dangling one's target", async () => {
-    const outside = join(home.path, `outside${n}`);
-    mkdirSync(outside);
+    const outside = home.fresh('outside');
     const target = join(outside, 'passwd');
     writeFileSync(target, 'root:x:0:0:root:/root:/bin/bash\n');
     const manifest = join(out, '.prs-manifest.jsonl');
@@ -197,8 +186,7 @@ describe('prs export against the sandbox', () => {
     expect(sandbox.stats.requests.filter((q) => q.endpoint === 'export')).toEqual([]);
 
     const dangling = join(outside, 'created');
-    const other = join(home.path, `out${n++}`);
-    mkdirSync(other);
+    const other = home.fresh();
     symlinkSync(dangling, join(other, '.prs-manifest.jsonl'));
     const d = await prs(['42', '-t', 'index', '-d', '2024-05-01', '--dir', other, '--skip-existing']);
     expect(d.code).toBe(0);

@@ -31,12 +31,11 @@ const sandbox = useSandbox({ rateLimit: '100/1s' });
 // Its exports answer after 20 s: a run is still waiting for one when the signal comes.
 const slow = useSandbox({ rateLimit: '100/1s', exportDelayMs: 20_000 });
 const tmp = useTempDir('prs-observe-');
-let n = 0;
 
 /** A service account from the environment alone (no login), its own config dir per run. */
 function robotEnv(sb: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
-  const dir = join(tmp.path, `run${n++}`);
-  mkdirSync(join(dir, 'out'), { recursive: true });
+  const dir = tmp.fresh('run');
+  mkdirSync(join(dir, 'out'));
   return { ...dirsEnv(dir), ...serviceEnv(sb), ...extra };
 }
 const prs = (args: string[], env: Record<string, string>, o: RunOptions = {}) => runPrs(args, { ...o, env });

@@ -4,43 +4,18 @@
  * exactly as in `prs`: by the settings resolver and by Node at start-up.
  */
 import { createServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCertificates } from '../helpers/certs.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useTempDir } from '../helpers/session.js';
-import {
-  buildRunner,
-  type CountingServer,
-  type RecordingProxy,
-  spawnRunner,
-  startCountingServer,
-  startRecordingProxy,
-} from './service-helpers.js';
+import { buildRunner, spawnRunner, useNetwork } from './service-helpers.js';
 
 const tmp = useTempDir('prs-proxy-tls-');
+const { plain, secure, proxied, tls, reset } = useNetwork(tmp);
 let script: string;
-let plain: CountingServer;
-let secure: CountingServer;
-let proxied: RecordingProxy;
-let proxyUrl: string;
-let caFile: string;
 
 beforeAll(async () => {
   script = await buildRunner(tmp.path);
-  const tls = makeCertificates(tmp.path);
-  caFile = tls.caFile;
-  plain = await startCountingServer();
-  secure = await startCountingServer({ server: createHttpsServer(tls) });
-  proxied = await startRecordingProxy();
-  proxyUrl = proxied.url;
-});
-
-afterAll(async () => {
-  await plain?.close();
-  await secure?.close();
-  await proxied?.close();
 });
 
 const env = (baseUrl: string, extra: Record<string, string> = {}) => ({
@@ -53,16 +28,10 @@ const env = (baseUrl: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function reset(): void {
-  proxied.clear();
-  plain.seen.length = 0;
-  secure.seen.length = 0;
-}
-
 describe('HTTP proxy', () => {
   it('HTTP_PROXY is honoured: the request goes through the proxy with its headers', async () => {
     reset();
-    const r = await spawnRunner(script, ['1'], env(plain.url, { HTTP_PROXY: proxyUrl })).done;
+    const r = await spawnRunner(script, ['1'], env(plain.url, { HTTP_PROXY: proxied.url })).done;
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(r.stdout).rows).toEqual([1]);
     // undici's ProxyAgent tunnels plain HTTP too (CONNECT), so the proxy sees the origin, not the path.
@@ -78,7 +47,7 @@ describe('HTTP proxy', () => {
 
   it('lower-case http_proxy works too', async () => {
     reset();
-    const r = await spawnRunner(script, ['1'], env(plain.url, { http_proxy: proxyUrl })).done;
+    const r = await spawnRunner(script, ['1'], env(plain.url, { http_proxy: proxied.url })).done;
     expect(r.code).toBe(0);
     expect(proxied.connects).toHaveLength(1);
   });
@@ -88,7 +57,7 @@ describe('HTTP proxy', () => {
     const r = await spawnRunner(
       script,
       ['1'],
-      env(plain.url, { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' }),
+      env(plain.url, { HTTP_PROXY: proxied.url, NO_PROXY: '127.0.0.1' }),
     ).done;
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(proxied.connects).toHaveLength(0);
@@ -101,7 +70,7 @@ describe('HTTP proxy', () => {
     const r = await spawnRunner(
       script,
       ['1'],
-      env(secure.url, { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile }),
+      env(secure.url, { HTTPS_PROXY: proxied.url, NODE_EXTRA_CA_CERTS: tls.caFile }),
     ).done;
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(proxied.connects).toEqual([secure.url.replace('https://', '')]);
@@ -136,7 +105,7 @@ describe('HTTPS with a self-signed CA', () => {
 
   it('with NODE_EXTRA_CA_CERTS pointing at the CA: works', async () => {
     reset();
-    const r = await spawnRunner(script, ['2'], env(secure.url, { NODE_EXTRA_CA_CERTS: caFile })).done;
+    const r = await spawnRunner(script, ['2'], env(secure.url, { NODE_EXTRA_CA_CERTS: tls.caFile })).done;
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(r.stdout).rows).toEqual([1, 1]);
     expect(secure.seen).toHaveLength(2);

@@ -13,11 +13,10 @@ import { dirsEnv, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 const tmp = useTempDir('prs-reliability-config-');
-let n = 0;
 
 /** A fresh config dir holding `content` as config.json (a directory for `{ dir: true }`). */
 function configWith(content: string | Buffer | { dir: true }) {
-  const root = join(tmp.path, `c${n++}`);
+  const root = tmp.fresh('c');
   const env = dirsEnv(root);
   mkdirSync(env.PRS_CONFIG_DIR, { recursive: true, mode: 0o700 });
   const file = join(env.PRS_CONFIG_DIR, 'config.json');

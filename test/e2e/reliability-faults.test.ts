@@ -4,7 +4,7 @@
  * the contract's exit code with one `prs:` line, no stack trace and no partial output file.
  * Row ids in [brackets] are listed in docs/reliability.md (checked by test/unit/reliability/doc.test.ts).
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -17,7 +17,6 @@ const DATE = '2024-05-03'; // a Friday
 const server = useFaultServer();
 /** Called with each line the sandbox logs (one per request, before the body is sent). */
 let onSandboxLog: (line: string) => void = () => {};
-let n = 0;
 let out: string;
 
 /** `session` reaches the sandbox through a stored session (logged in once). */
@@ -29,8 +28,7 @@ const {
 beforeEach(() => {
   sandbox.stats.reset();
   onSandboxLog = () => {};
-  out = join(tmp.path, `out${n++}`);
-  mkdirSync(out);
+  out = tmp.fresh();
 });
 
 /** prs against the sandbox with the stored session. */

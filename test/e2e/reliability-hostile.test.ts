@@ -14,7 +14,6 @@ import { expectCleanFailure, spawnPrs, tempFiles, waitFor } from './reliability-
 
 const DATE = '2024-05-03'; // a Friday
 const server = useFaultServer();
-let n = 0;
 let out: string;
 
 const {
@@ -24,8 +23,7 @@ const {
 } = useLoggedIn('prs-reliability-hostile-', { rateLimit: '100/1s' }, { PRS_RETRIES: '0' });
 beforeEach(() => {
   sandbox.stats.reset();
-  out = join(tmp.path, `out${n++}`);
-  mkdirSync(out);
+  out = tmp.fresh();
 });
 
 const prs = (args: string[]) => runPrs(args, { env: session });

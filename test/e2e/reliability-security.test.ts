@@ -6,55 +6,24 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loginArgs } from '../../src/sandbox/index.js';
-import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
-import {
-  type CountingServer,
-  type RecordingProxy,
-  startCountingServer,
-  startRecordingProxy,
-} from './service-helpers.js';
+import { startCountingServer, useNetwork } from './service-helpers.js';
 
 const DATE = '2024-05-03';
 const tmp = useTempDir('prs-reliability-security-');
+// Secrets that appear nowhere else (the default demo/demo would match the user name).
 const sandbox = useSandbox({
   rateLimit: '100/1s',
   users: [{ username: 'demo', password: 'pw-Quartz-4711', tenant: 'demo-tenant' }],
   clientSecret: 'cs-Basalt-0815',
 });
-let plain: CountingServer;
-let secure: CountingServer;
-let caFile: string;
-let proxied: RecordingProxy;
-let proxyUrl: string;
-
-beforeAll(async () => {
-  // Secrets that appear nowhere else (the default demo/demo would match the user name).
-  const tls = makeCertificates(tmp.path);
-  caFile = tls.caFile;
-  plain = await startCountingServer();
-  secure = await startCountingServer({ server: createHttpsServer({ key: tls.key, cert: tls.cert }) });
-  proxied = await startRecordingProxy();
-  proxyUrl = proxied.url;
-});
-afterAll(async () => {
-  await plain?.close();
-  await secure?.close();
-  await proxied?.close();
-});
-
-function reset(): void {
-  proxied.clear();
-  plain.seen.length = 0;
-  secure.seen.length = 0;
-}
+const { plain, secure, proxied, tls, reset } = useNetwork(tmp);
 
 /** `prs report` with a ready token against one of the counting servers. */
 const reportAt = (baseUrl: string, env: Record<string, string> = {}) =>
@@ -137,7 +106,7 @@ describe('TLS', () => {
 
   it('[R-S05] with NODE_EXTRA_CA_CERTS pointing at the CA: works', async () => {
     reset();
-    const r = await reportAt(secure.url, { NODE_EXTRA_CA_CERTS: caFile });
+    const r = await reportAt(secure.url, { NODE_EXTRA_CA_CERTS: tls.caFile });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(r.stdout)).toEqual(okRows);
     expect(secure.seen).toHaveLength(1);
@@ -162,7 +131,7 @@ describe('TLS', () => {
 describe('proxies (the real binary)', () => {
   it('[R-S07] HTTPS_PROXY: HTTPS tunnelled through the proxy (CONNECT), the extra CA trusted through it', async () => {
     reset();
-    const r = await reportAt(secure.url, { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: caFile });
+    const r = await reportAt(secure.url, { HTTPS_PROXY: proxied.url, NODE_EXTRA_CA_CERTS: tls.caFile });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(r.stdout)).toEqual(okRows);
     expect(proxied.connects).toEqual([secure.url.replace('https://', '')]);
@@ -171,11 +140,11 @@ describe('proxies (the real binary)', () => {
 
   it('[R-S08] NO_PROXY bypasses the proxy; without it HTTP_PROXY is used', async () => {
     reset();
-    const bypass = await reportAt(plain.url, { HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' });
+    const bypass = await reportAt(plain.url, { HTTP_PROXY: proxied.url, NO_PROXY: 'localhost,127.0.0.1' });
     expect([bypass.code, bypass.stderr]).toEqual([0, '']);
     expect(proxied.connects.length + proxied.requests.length).toBe(0);
     expect(plain.seen).toHaveLength(1);
-    const through = await reportAt(plain.url, { HTTP_PROXY: proxyUrl });
+    const through = await reportAt(plain.url, { HTTP_PROXY: proxied.url });
     expect([through.code, through.stderr]).toEqual([0, '']);
     expect(proxied.connects.length + proxied.requests.length).toBe(1);
     expect(plain.seen).toHaveLength(2);

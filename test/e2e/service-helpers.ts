@@ -1,13 +1,16 @@
 /** Helpers for the adapter's end-to-end tests: bundle the fixture runner once, spawn it as a real process. */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Server as HttpsServer } from 'node:https';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createProxy } from 'proxy';
+import { afterAll, beforeAll } from 'vitest';
+import { makeCertificates } from '../helpers/certs.js';
 import { baseEnv, collect, type RunResult } from '../helpers/run.js';
+import { later } from '../helpers/session.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/service-run.ts', import.meta.url));
 
@@ -137,6 +140,41 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * For this file: a plain and an HTTPS counting server (certificates of a self-signed CA written to
+ * `tmp`) and a recording proxy, started before its tests and closed after them.
+ */
+export function useNetwork(tmp: { readonly path: string }) {
+  let net:
+    | { plain: CountingServer; secure: CountingServer; proxied: RecordingProxy; tls: { caFile: string } }
+    | undefined;
+  beforeAll(async () => {
+    const tls = makeCertificates(tmp.path);
+    const plain = await startCountingServer();
+    const secure = await startCountingServer({ server: createHttpsServer({ key: tls.key, cert: tls.cert }) });
+    net = { plain, secure, proxied: await startRecordingProxy(), tls };
+  });
+  afterAll(async () => {
+    await net?.plain.close();
+    await net?.secure.close();
+    await net?.proxied.close();
+    net = undefined;
+  });
+  const part = <K extends keyof NonNullable<typeof net>>(k: K) =>
+    later(() => net?.[k], 'the network servers');
+  return {
+    plain: part('plain'),
+    secure: part('secure'),
+    proxied: part('proxied'),
+    tls: part('tls'),
+    /** Forgets what the servers and the proxy saw. */
+    reset() {
+      net?.proxied.clear();
+      if (net) net.plain.seen.length = net.secure.seen.length = 0;
     },
   };
 }

@@ -1,6 +1,6 @@
 /** Runs the built `prs` binary as a user would: a child process with its own env and config dir. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,8 +102,24 @@ export function runPrsIntoClosedPipe(args: string[], o: RunOptions = {}): Promis
   return done;
 }
 
-/** A temporary directory removed by the returned cleanup. */
-export function tempDir(prefix = 'prs-test-'): { path: string; cleanup: () => void } {
+export interface TempDir {
+  path: string;
+  /** A new empty directory in it, `<name><n>` (out0, out1, …): one per test or per run. */
+  fresh(name?: string): string;
+  cleanup(): void;
+}
+
+/** A temporary directory removed by its cleanup. */
+export function tempDir(prefix = 'prs-test-'): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+  let n = 0;
+  return {
+    path,
+    fresh(name = 'out') {
+      const dir = join(path, `${name}${n++}`);
+      mkdirSync(dir);
+      return dir;
+    },
+    cleanup: () => rmSync(path, { recursive: true, force: true }),
+  };
 }

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { loginArgs, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
-import { runPrs, tempDir } from './run.js';
+import { runPrs, type TempDir, tempDir } from './run.js';
 
 /**
  * Every sandbox of the e2e tests starts here: in-process, on a free port, its idle connections kept
@@ -71,9 +71,9 @@ export function useSandboxes(): (options?: SandboxOptions) => Promise<Sandbox> {
   };
 }
 
-/** A temporary directory for this file (or describe block), removed after its tests. */
-export function useTempDir(prefix: string): { readonly path: string } {
-  let dir: ReturnType<typeof tempDir> | undefined;
+/** A temporary directory for this file (or describe block), removed after its tests; `fresh()` for a new one in it. */
+export function useTempDir(prefix: string): Omit<TempDir, 'cleanup'> {
+  let dir: TempDir | undefined;
   beforeAll(() => {
     dir = tempDir(prefix);
   });
@@ -133,7 +133,7 @@ export async function loginSandbox(
 
 export interface LoggedIn {
   sandbox: Sandbox;
-  tmp: ReturnType<typeof tempDir>;
+  tmp: TempDir;
   /**
    * Reaches the session; PRS_RATE_LIMIT is the sandbox's own rate limit when one was given (runs then
    * neither wait on the default nor meet a 429), then `env` on top.
