@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { useFaultServer } from '../helpers/fault-server.js';
 import { runPrs } from '../helpers/run.js';
-import { dirsEnv, useLoggedIn } from '../helpers/session.js';
+import { tokenEnv, useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
@@ -37,14 +37,7 @@ const prs = (args: string[], env: Record<string, string> = {}) =>
 /** prs against the fault server with a ready token (it accepts any). */
 const faulty = (args: string[], env: Record<string, string> = {}) =>
   runPrs(args, {
-    env: {
-      ...dirsEnv(join(tmp.path, 'faulty')),
-      PRS_BASE_URL: server.url,
-      PRS_TENANT: 't',
-      PRS_TOKEN: 'ready-token',
-      PRS_RATE_LIMIT: '100/1s',
-      ...env,
-    },
+    env: { ...tokenEnv(server.url, join(tmp.path, 'faulty')), PRS_RATE_LIMIT: '100/1s', ...env },
   });
 const report = ['report', '42', '-t', 'index', '-d', DATE, '--json'];
 const count = (f: Parameters<Sandbox['stats']['count']>[0]) => sandbox.stats.count(f);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useFaultServer } from '../helpers/fault-server.js';
 import { runPrs } from '../helpers/run.js';
-import { useLoggedIn } from '../helpers/session.js';
+import { tokenEnv, useLoggedIn } from '../helpers/session.js';
 import { expectCleanFailure, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
@@ -146,16 +146,7 @@ describe('killed runs and missing directories', () => {
 
 /** prs against the fault server with a ready token (it accepts any). */
 const faulty = (args: string[]) =>
-  runPrs(args, {
-    env: {
-      PRS_CONFIG_DIR: join(tmp.path, 'faulty', 'config'),
-      PRS_CACHE_DIR: join(tmp.path, 'faulty', 'cache'),
-      PRS_BASE_URL: server.url,
-      PRS_TENANT: 't',
-      PRS_TOKEN: 'ready-token',
-      PRS_RETRIES: '1',
-    },
-  });
+  runPrs(args, { env: { ...tokenEnv(server.url, join(tmp.path, 'faulty')), PRS_RETRIES: '1' } });
 const report = ['report', '42', '-t', 'index', '-d', DATE, '--json'];
 
 describe('messages that say what happened', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useFaultServer } from '../helpers/fault-server.js';
 import { runPrs } from '../helpers/run.js';
-import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
+import { loginSandbox, tokenEnv, useSandbox, useTempDir } from '../helpers/session.js';
 import { expectCleanFailure, readJson, spawnPrs, tempFiles, waitFor } from './reliability-helpers.js';
 
 const DATE = '2024-05-03'; // a Friday
@@ -19,24 +19,17 @@ const isRoot = process.getuid?.() === 0;
 const sandbox = useSandbox({ rateLimit: '100/1s' });
 const server = useFaultServer();
 const tmp = useTempDir('prs-reliability-local-');
-let n = 0;
 let root: string;
 let out: string;
 
 beforeEach(() => {
   sandbox.stats.reset();
-  root = join(tmp.path, `run${n++}`);
+  root = tmp.fresh('run');
   out = join(root, 'out');
-  mkdirSync(out, { recursive: true });
+  mkdirSync(out);
 });
 
-const tokenEnv = () => ({
-  ...dirsEnv(root),
-  PRS_BASE_URL: server.url,
-  PRS_TENANT: 't',
-  PRS_TOKEN: 'ready-token',
-  PRS_RETRIES: '0',
-});
+const ready = () => ({ ...tokenEnv(server.url, root), PRS_RETRIES: '0' });
 const json = { 'content-type': 'application/json' };
 const rows = JSON.stringify([{ effectiveDate: DATE, indexName: 'Example 600 OG EUR', indexValue: 1.5 }]);
 
@@ -132,7 +125,7 @@ describe('local faults', () => {
     if (!full) return ctx.skip(); // no /dev/full, or root without CAP_MKNOD
     server.respond({ headers: json, body: JSON.stringify({ report: JSON.parse(rows) }) });
     const before = strayTemps();
-    const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-o', full], { env: tokenEnv() });
+    const r = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-o', full], { env: ready() });
     expectCleanFailure(r, 10, /^prs: cannot write .*full: disk full$/);
     expect(statSync(full).isCharacterDevice()).toBe(true);
     expect(strayTemps()).toEqual(before);
@@ -143,7 +136,7 @@ describe('local faults', () => {
     if (!full) return ctx.skip();
     server.respond({ headers: json, body: rows });
     const before = strayTemps();
-    const r = await runPrs(['export', '42', '-t', 'index', '-d', DATE, '-o', full], { env: tokenEnv() });
+    const r = await runPrs(['export', '42', '-t', 'index', '-d', DATE, '-o', full], { env: ready() });
     expectCleanFailure(r, 10, /^prs: cannot write .*full: disk full$/);
     expect(statSync(full).isCharacterDevice()).toBe(true);
     expect(strayTemps()).toEqual(before);
@@ -153,17 +146,17 @@ describe('local faults', () => {
     const file = join(root, 'afile');
     writeFileSync(file, 'x');
     const exp = await runPrs(['export', '42', '-t', 'index', '-d', DATE, '--dir', join(file, 'sub')], {
-      env: tokenEnv(),
+      env: ready(),
     });
     expectCleanFailure(exp, 10, /^prs: cannot write to .*afile\/sub: not a directory$/);
     const rep = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-o', join(file, 'r.json')], {
-      env: tokenEnv(),
+      env: ready(),
     });
     expectCleanFailure(rep, 10, /^prs: cannot write to .*afile: not a directory$/);
     const missing = await runPrs(
       ['report', '42', '-t', 'index', '-d', DATE, '-o', join(root, 'no', 'r.json')],
       {
-        env: tokenEnv(),
+        env: ready(),
       },
     );
     expectCleanFailure(missing, 10, /^prs: cannot write to .*\/no: no such directory$/);
@@ -177,12 +170,12 @@ describe('local faults', () => {
     async () => {
       server.respond({ headers: json, body: rows });
       const exp = await runPrs(['export', '42', '-t', 'index', '-d', DATE, '--dir', '/sys/kernel'], {
-        env: tokenEnv(),
+        env: ready(),
       });
       expectCleanFailure(exp, 10, /^prs: cannot write .*\/sys\/kernel.*: permission denied$/);
       server.respond({ headers: json, body: JSON.stringify({ report: JSON.parse(rows) }) });
       const rep = await runPrs(['report', '42', '-t', 'index', '-d', DATE, '-o', '/sys/kernel/r.json'], {
-        env: tokenEnv(),
+        env: ready(),
       });
       expectCleanFailure(rep, 10, /^prs: cannot write \/sys\/kernel\/r\.json: permission denied$/);
       expect(existsSync('/sys/kernel/r.json')).toBe(false);

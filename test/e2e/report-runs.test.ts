@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
-import { dirsEnv, useLoggedIn } from '../helpers/session.js';
+import { tokenEnv, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03';
 const server = useFaultServer();
@@ -19,13 +19,7 @@ let n = 0;
 
 const { sandbox, tmp, env: session } = useLoggedIn('prs-report-runs-', { rateLimit: '100/1s' });
 /** prs against the fault server with a ready token (no sign-in), its own config and cache dirs. */
-const faultyEnv = () => ({
-  ...dirsEnv(join(tmp.path, 'faulty')),
-  PRS_BASE_URL: server.url,
-  PRS_TENANT: 't',
-  PRS_TOKEN: 'ready-token',
-  PRS_RATE_LIMIT: '100/1s',
-});
+const faultyEnv = () => ({ ...tokenEnv(server.url, join(tmp.path, 'faulty')), PRS_RATE_LIMIT: '100/1s' });
 beforeEach(() => {
   sandbox.stats.reset();
   out = join(tmp.path, `out${n++}`);

@@ -91,6 +91,14 @@ export const dirsEnv = (root: string) => ({
   HOME: root,
 });
 
+/** A ready token (PRS_TOKEN: no sign-in; a fault server takes any) for `baseUrl`, config and cache under `root`. */
+export const tokenEnv = (baseUrl: string, root: string) => ({
+  ...dirsEnv(root),
+  PRS_BASE_URL: baseUrl,
+  PRS_TENANT: 't',
+  PRS_TOKEN: 'ready-token',
+});
+
 /** Unattended sign-in from the environment alone (a cron job's), as the sandbox's first user. */
 export const signInEnv = (sandbox: Sandbox, user = sandbox.users[0]!) => ({
   PRS_BASE_URL: sandbox.url,
