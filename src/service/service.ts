@@ -41,11 +41,10 @@ const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 const ERROR_BODY_MAX = 16 * 1024;
 
 interface Endpoint<T> {
-  suffix: '' | '/export';
+  /** The JSON endpoint ('report') is behind the shared limiter (spec §8), the export endpoint is not. */
+  name: 'report' | 'export';
   query: Record<string, string>;
   accept: string;
-  /** Behind the shared limiter (spec §8 limits the JSON endpoint only). */
-  limited: boolean;
   /** A 200 → the result; a NetworkError here (body cut off) is retried like any other. */
   onOk(res: HttpResponse): Promise<T>;
 }
@@ -57,14 +56,15 @@ export function createService(d: ServiceDeps): Service {
   async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
     const signal = hooks.signal ? AbortSignal.any([d.signal, hooks.signal]) : d.signal;
-    const url = `${baseUrl}${API_PATH}/${q.portfolioId}${ep.suffix}?${new URLSearchParams({
+    const limited = ep.name === 'report';
+    const url = `${baseUrl}${API_PATH}/${q.portfolioId}${limited ? '' : '/export'}?${new URLSearchParams({
       reportType: q.reportType,
       date: q.date,
       ...ep.query,
     })}`;
     const policy: RetryPolicy = {
       limit: d.settings.retries,
-      rateLimitWaitMs: ep.limited ? d.settings.rateLimit.windowMs : undefined,
+      rateLimitWaitMs: limited ? d.settings.rateLimit.windowMs : undefined,
     };
     // Every wait is a -v line and reaches the caller's onWait: never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
@@ -73,7 +73,7 @@ export function createService(d: ServiceDeps): Service {
     };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
-    const limiter = ep.limited ? getLimiter() : undefined;
+    const limiter = limited ? getLimiter() : undefined;
     let renewed = false;
     for (let retries = 0; ; retries++) {
       const sent = await limiter?.acquire({ onWait, signal });
@@ -82,7 +82,7 @@ export function createService(d: ServiceDeps): Service {
       const req = {
         method: 'GET' as const,
         url,
-        endpoint: ep.suffix === '' ? ('report' as const) : ('export' as const),
+        endpoint: ep.name,
         headers: {
           authorization: `Bearer ${token}`,
           'x-client-id': tenant,
@@ -162,10 +162,9 @@ export function createService(d: ServiceDeps): Service {
     return call<T>(
       rest,
       {
-        suffix: '/export',
+        name: 'export',
         query: { format },
         accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
-        limited: false,
         async onOk(res) {
           // A Content-Length counts the encoded bytes.
           const length = header(res, 'content-encoding')
@@ -190,10 +189,9 @@ export function createService(d: ServiceDeps): Service {
       return call(
         q,
         {
-          suffix: '',
+          name: 'report',
           query: {},
           accept: 'application/json',
-          limited: true,
           onOk(res) {
             const contentType = header(res, 'content-type');
             let read = false;
