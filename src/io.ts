@@ -130,11 +130,7 @@ export function createIO(opts: IOOptions) {
     columns: stdout.columns || stderr.columns || 80,
     quiet,
     prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of stdin()) chunks.push(Buffer.from(chunk));
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: async () => (await import('node:stream/consumers')).text(stdin()),
     progress: (text: string): Progress =>
       isStderrTTY && !quiet && !json ? showProgress(text, colorWanted) : noProgress,
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
