@@ -42,7 +42,7 @@ export function readJson(path: string): unknown {
 }
 
 /** A prs process to interrupt: collects its output, resolves `done` with the result. */
-export interface Spawned {
+interface Spawned {
   child: ChildProcessWithoutNullStreams;
   stderr(): string;
   done: Promise<RunResult>;

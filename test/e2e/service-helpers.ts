@@ -112,7 +112,7 @@ export async function startCountingServer(
 }
 
 /** A real HTTP proxy (npm `proxy`) on loopback that records what went through it. */
-export interface RecordingProxy {
+interface RecordingProxy {
   url: string;
   /** Targets of CONNECT tunnels (`host:port`). */
   connects: string[];
@@ -122,7 +122,7 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-export async function startRecordingProxy(): Promise<RecordingProxy> {
+async function startRecordingProxy(): Promise<RecordingProxy> {
   const server = createProxy(createServer());
   const connects: string[] = [];
   const requests: string[] = [];

@@ -33,7 +33,7 @@ export function memoryStore(
   };
 }
 
-export interface FakeDepsOptions {
+interface FakeDepsOptions {
   io?: TestIO;
   env?: Record<string, string>;
   globals?: GlobalOptions;

@@ -35,14 +35,14 @@ export interface FaultReply {
   delayMs?: number;
 }
 
-export interface FaultRequest {
+interface FaultRequest {
   method: string;
   /** Path and query. */
   url: string;
   headers: IncomingHttpHeaders;
 }
 
-export interface FaultServer {
+interface FaultServer {
   /** http://127.0.0.1:<port> */
   url: string;
   requests: FaultRequest[];
