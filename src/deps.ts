@@ -24,7 +24,6 @@ export interface ProcessSwitches {
 
 interface DepsOverrides extends ProcessSwitches {
   clock?: Clock;
-  dispatcher?: import('undici').Dispatcher;
 }
 
 export function createDeps(
@@ -57,7 +56,7 @@ export function createDeps(
     const s = await settings(undefined, { allowNewProfile: true });
     const { createHttp } = await import('./http/client.js');
     await o.beforeHttp?.();
-    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, dispatcher: o.dispatcher, events });
+    httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, events });
     return httpClient;
   });
   const session = once(async () => {

@@ -1,4 +1,3 @@
-import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createDeps } from '../../src/deps.js';
 import { createTestIO } from '../helpers/io.js';
@@ -12,7 +11,6 @@ describe('process switches', () => {
       {},
       new AbortController().signal,
       {
-        dispatcher: new MockAgent(),
         beforeHttp: async () => {
           calls.push('switch');
         },
