@@ -78,13 +78,9 @@ export function readArgv(args: readonly string[]): FastArgv | undefined {
   return { ids, flags: flags as ReportFlags, globals: globals as GlobalOptions };
 }
 
-export async function answerFromCache(
-  argv: readonly string[],
-  env: Env,
-  clock: { now(): number } = Date,
-): Promise<number | undefined> {
+export async function answerFromCache(argv: readonly string[], env: Env): Promise<number | undefined> {
   const read = readArgv(argv.slice(2));
-  const hit = read && (await storedHit(read, env, clock));
+  const hit = read && (await storedHit(read, env));
   if (!hit) return undefined;
   const writer = reportWriter({
     type: hit.options.type,
@@ -138,9 +134,10 @@ export async function answerFromCache(
   }
 }
 
-async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
+async function storedHit(read: FastArgv, env: Env) {
+  const now = Date.now();
   try {
-    const o = reportOptions(read.ids, read.flags, new Date(clock.now()));
+    const o = reportOptions(read.ids, read.flags, new Date(now));
     if (o.portfolioIds.length !== 1 || o.dates.length !== 1 || o.cache !== 'use') return undefined;
     if (o.output !== undefined || o.fields || o.raw || o.dryRun) return undefined;
     if (stdoutIsTerminal()) return undefined;
@@ -150,8 +147,8 @@ async function storedHit(read: FastArgv, env: Env, clock: { now(): number }) {
     if (s.cacheMaxAgeMs === undefined || s.logFormat === 'json' || s.metricsFile || s.pingUrl || s.debug)
       return undefined;
     const q = { portfolioId: o.portfolioIds[0]!, reportType: o.type, date: o.dates[0]! };
-    const key = cacheableDate(q.date, clock.now()) ? answerKey(s, q) : undefined;
-    const stored = key && storeFor(s, clock)?.get(s.profile, key, s.cacheMaxAgeMs);
+    const key = cacheableDate(q.date, now) ? answerKey(s, q) : undefined;
+    const stored = key && storeFor(s, Date)?.get(s.profile, key, s.cacheMaxAgeMs);
     return stored ? { options: o, format, entry: stored } : undefined;
   } catch {
     return undefined;
