@@ -82,8 +82,7 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       return;
     }
     case 'set': {
-      if (o.value === undefined) throw new UsageError('missing value');
-      const value = checkValue(key!, o.value);
+      const value = checkValue(key!, o.value!);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
       io.note(`✓ ${key} = ${shown(key!, value)} (profile ${name})`);
       const env = deps.env[settingRow(key!).env!];
