@@ -28,9 +28,9 @@ const READY_VIA = {
   'saved credentials': 'will sign in with the saved password',
   'client credentials': 'will sign in as the service account with its client secret',
 };
-export type ReadyVia = keyof typeof READY_VIA;
+type ReadyVia = keyof typeof READY_VIA;
 
-export type AuthStatus = ReturnType<typeof assess>;
+type AuthStatus = ReturnType<typeof assess>;
 
 export function assess(s: Settings, stored: ProfileData | undefined, configPath: string, now: number) {
   const foreign = foreignTo(s, stored) ?? null;
@@ -107,7 +107,7 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
   } as const;
 }
 
-export function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
+function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: number): string[] {
   const session = stored?.session;
   const renews = st.via !== null && st.via !== 'PRS_TOKEN' && st.via !== 'access token';
   const unset = '(not set)';

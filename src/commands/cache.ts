@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
 
-export interface CacheOptions {
+interface CacheOptions {
   action: 'info' | 'clear';
   json?: boolean;
   all?: boolean;
@@ -82,7 +82,7 @@ export async function cache(o: CacheOptions, deps: Deps): Promise<unknown> {
 }
 
 /** 604800000 → "7d": the largest unit that divides the max-age exactly (as --cache takes it). */
-export function ageText(ms: number): string {
+function ageText(ms: number): string {
   for (const [unit, size] of [
     ['d', 86_400_000],
     ['h', 3_600_000],

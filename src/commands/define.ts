@@ -14,20 +14,20 @@ import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
 import { SANDBOX_FLAGS } from './sandbox.flags.js';
 
-export interface Runnable<O> {
+interface Runnable<O> {
   readonly name: string;
   load(): Promise<(options: O, deps: Deps) => Promise<unknown>>;
 }
 
 export type Runner = <O>(command: Runnable<O>, options: O, globals: GlobalOptions) => Promise<void>;
 
-export interface DefineContext {
+interface DefineContext {
   run: Runner;
   now: () => Date;
 }
 
 /** The global flags, before the command or after it; --cache and --no-cache share `cache` (false: --no-cache). */
-export const globalsOf = (cmd: Command): GlobalOptions => {
+const globalsOf = (cmd: Command): GlobalOptions => {
   let program = cmd;
   while (program.parent) program = program.parent;
   const cache = program.opts().cache as string | false | undefined;

@@ -22,7 +22,7 @@ import type { ExportOptions } from './export.flags.js';
 export type { ExportOptions };
 
 /** Test seams; the CLI passes none. */
-export interface ExportSeams {
+interface ExportSeams {
   openFile?: typeof createAtomicFile;
 }
 

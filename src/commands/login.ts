@@ -20,7 +20,7 @@ export interface LoginOptions {
 }
 
 /** One value login needs: a setting (key) or a secret. */
-export interface LoginField {
+interface LoginField {
   key?: SettingKey;
   secret?: 'password' | 'clientSecret';
   label: string;
@@ -34,7 +34,7 @@ const setting = (key: SettingKey, label: string): LoginField => {
 };
 
 /** Prompt order: base URL first (what the user knows best). */
-export const LOGIN_FIELDS: readonly LoginField[] = [
+const LOGIN_FIELDS: readonly LoginField[] = [
   setting('base-url', 'base URL'),
   setting('auth-url', 'auth URL'),
   setting('realm', 'realm'),
@@ -46,17 +46,17 @@ export const LOGIN_FIELDS: readonly LoginField[] = [
 ];
 
 /** Wrong answers to one prompt before login gives up (exit 2), as sudo does. */
-export const PROMPT_TRIES = 3;
+const PROMPT_TRIES = 3;
 
 /** A typed answer, checked by the settings resolver's own check (a secret only has to be there). */
-export function checkAnswer(f: LoginField, answer: string): string {
+function checkAnswer(f: LoginField, answer: string): string {
   const v = answer.trim();
   if (v === '') throw new Error(`no ${f.label} given`);
   return f.key ? checkSetting(f.key, v) : v;
 }
 
 /** "missing realm: pass --realm or set PRS_REALM", with the rest of the missing ones as the hint. */
-export function missingError(missing: readonly LoginField[]): UsageError {
+function missingError(missing: readonly LoginField[]): UsageError {
   const how = (f: LoginField) =>
     f.secret === 'password'
       ? `use --password-stdin or set ${f.env}`

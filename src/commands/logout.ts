@@ -13,9 +13,9 @@ export interface LogoutOptions {
   all: boolean;
 }
 
-export const END_SESSION_BUDGET_MS = 5_000;
+const END_SESSION_BUDGET_MS = 5_000;
 
-export function endpointToEnd(
+function endpointToEnd(
   p: ProfileData,
   envSecret: string | undefined,
 ): (TokenEndpoint & { refreshToken: string }) | undefined {

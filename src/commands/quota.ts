@@ -8,13 +8,13 @@ import { peekLimiter } from '../service/service.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
 
-export interface QuotaOptions {
+interface QuotaOptions {
   json: boolean;
 }
 
-export type Quota = ReturnType<typeof assessQuota>;
+type Quota = ReturnType<typeof assessQuota>;
 
-export function assessQuota(
+function assessQuota(
   state: LimiterState,
   now: number,
   rate: RateLimit,
@@ -36,7 +36,7 @@ export function assessQuota(
   };
 }
 
-export function quotaLines(q: Quota): string[] {
+function quotaLines(q: Quota): string[] {
   const wait = Math.ceil(q.nextSlotInMs / 1000);
   return [
     `rate limit: ${rateText(q.rateLimit)}`,

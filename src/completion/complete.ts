@@ -4,7 +4,7 @@ import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS } from '../settings.js';
 
 /** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
-export type OptionValues = Readonly<Record<string, Completion>>;
+type OptionValues = Readonly<Record<string, Completion>>;
 
 /** By the argument's name: config's <key>; any other argument completes to its choices, if any. */
 const ARGUMENT_VALUES: Record<string, Completion> = { key: { values: SETTING_KEYS } };

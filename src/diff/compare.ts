@@ -7,7 +7,7 @@ import { keyOf } from './keys.js';
 
 export type Change = 'added' | 'removed' | 'changed';
 
-export interface PairCounts {
+interface PairCounts {
   added: number;
   removed: number;
   changed: number;
@@ -43,7 +43,7 @@ export function deltaOf(from: unknown, to: unknown): JsonNumber | null {
   return d === undefined ? null : new JsonNumber(d);
 }
 
-export function comparedFields(
+function comparedFields(
   type: ReportType,
   before: readonly Record<string, unknown>[],
   after: readonly Record<string, unknown>[],

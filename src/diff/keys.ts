@@ -30,7 +30,7 @@ export function repeated(rows: readonly Row[], fields: readonly string[]): strin
   return undefined;
 }
 
-export interface AnswerLabel {
+interface AnswerLabel {
   rows: readonly Row[];
   /** "portfolio 42 on 2024-03-15 (constituent.close)" */
   label: string;

@@ -7,9 +7,9 @@ import { type Column, cellText } from '../render/columns.js';
 import { csvCell, delimitedHeader, tsvCell } from '../render/delimited.js';
 import { displayWidth, renderTable } from '../render/table.js';
 
-export const TAIL = ['field', 'from', 'to', 'delta'] as const;
+const TAIL = ['field', 'from', 'to', 'delta'] as const;
 
-export interface DiffWriterOptions {
+interface DiffWriterOptions {
   format: ReportFormat;
   lead: readonly string[];
   /** The key fields a run without rows would have had (the header of an empty CSV). */
