@@ -34,13 +34,31 @@ function hasKey(t: Int32Array, e: number, ids: readonly number[]): boolean {
 }
 
 function members(out: Bytes, b: Buffer, t: Int32Array, e: number, comma: boolean): void {
+  let buf = out.buf;
+  let o = out.n;
   for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
-    if (comma) out.byte(44);
-    comma = true;
     const key = keyJson[t[m + F.KEY]!]!;
-    out.copy(key, 0, key.length);
-    value(out, b, t, m);
+    const kind = t[m]!;
+    // Strings (with their quotes), numbers and literals copied as they came, in this one loop.
+    const quoted = kind === Kind.STR || kind === Kind.STRU ? 1 : 0;
+    const from = t[m + F.START]! - quoted;
+    const to = t[m + F.END]! + quoted;
+    if (o + key.length + (to - from) + 1 > buf.length) {
+      out.n = o;
+      out.room(key.length + (to - from) + 1);
+      buf = out.buf;
+    }
+    if (comma) buf[o++] = 44;
+    comma = true;
+    for (let i = 0; i < key.length; i++) buf[o++] = key[i]!;
+    if (kind === Kind.STRX || kind >= Kind.OBJ) {
+      out.n = o;
+      value(out, b, t, m);
+      buf = out.buf;
+      o = out.n;
+    } else for (let p = from; p < to; p++) buf[o++] = b[p]!;
   }
+  out.n = o;
 }
 
 function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {

@@ -124,21 +124,28 @@ export function createWriter(o: WriterOptions): RowWriter {
             return '';
           }
           const batch = Array.isArray(input) ? batchOf(input) : (input as RowBatch);
-          if (needsColumns && !cols()) {
-            mine = columnsFor(batch.objects(leadRow), 'seen');
+          const picking = needsColumns && !cols();
+          if (picking) {
+            mine = columnsFor(layouts(batch, leadRow), 'seen');
             if (delimited) out.text(`${delimitedHeader(mine, delimited)}\n`);
-          } else if (delimited && !o.project && newColumns(batch)) {
-            const names = new Set(cols()!.map((c) => c.name));
-            const more = seenColumns(batch.objects(leadRow)).filter((c) => !names.has(c.name));
-            if (more.length > 0) {
-              if (o.union || !columns) mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
-              else for (const c of more) own.add(c.name);
-            }
           }
           const first = count === 0 && n === 0;
           n += batch.length;
           if (delimited) {
-            writeDelimited(out, batch, cols()!, delimited, lead);
+            // Written first: a batch whose rows were all the columns has no new one to look for.
+            const mark = out.n;
+            const exact = writeDelimited(out, batch, cols()!, delimited, lead);
+            if (!exact && !picking && !o.project && newColumns(batch)) {
+              const names = new Set(cols()!.map((c) => c.name));
+              const more = seenColumns(layouts(batch, leadRow)).filter((c) => !names.has(c.name));
+              if (more.length > 0) {
+                if (o.union || !columns) {
+                  mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
+                  out.n = mark;
+                  writeDelimited(out, batch, cols()!, delimited, lead);
+                } else for (const c of more) own.add(c.name);
+              }
+            }
             const chunk = out.take();
             if (o.union || !columns) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
             return chunk;
@@ -217,4 +224,38 @@ export function createWriter(o: WriterOptions): RowWriter {
       return count;
     },
   };
+}
+
+/** As objects, the rows that may have columns the rows before them lack: a row laid out as the one before adds none. */
+function layouts(batch: RowBatch, lead: Row | undefined): Row[] {
+  const { tape: t, at } = batch;
+  const out: Row[] = [];
+  for (let i = 0; i < at.length; i++)
+    if (i === 0 || t[at[i]! + F.FLAGS]! & Flag.ODD || !sameLayout(t, at[i - 1]!, at[i]!))
+      out.push(batch.object(i, lead));
+  return out;
+}
+
+/** The same keys and nesting, entry by entry (values and arrays' contents aside). */
+function sameLayout(t: Int32Array, a: number, b: number): boolean {
+  const aEnd = t[a + F.NEXT]!;
+  const bEnd = t[b + F.NEXT]!;
+  let m = a + F.W;
+  let k = b + F.W;
+  for (
+    ;
+    m < aEnd && k < bEnd;
+    m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W, k = t[k] === Kind.ARR ? t[k + F.NEXT]! : k + F.W
+  ) {
+    const kind = t[m]!;
+    const other = t[k]!;
+    if (
+      t[m + F.KEY]! < 0 ||
+      t[m + F.KEY] !== t[k + F.KEY] ||
+      (kind === Kind.OBJ) !== (other === Kind.OBJ) ||
+      (kind === Kind.ARR) !== (other === Kind.ARR)
+    )
+      return false;
+  }
+  return m === aEnd && k === bEnd;
 }
