@@ -40,7 +40,9 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
   const { HolidayFilter } = await import('../run/holidays.js');
   const multi = o.portfolioIds.length > 1;
   const lead = [...(multi ? ['portfolioId'] : []), ...(o.each ? ['fromDate', 'toDate'] : [])];
-  const writer = diffWriter({ ...out, lead, key: [defaultKey(o.type).first] });
+  const writer = diffWriter({ ...out, lead });
+  // The key the last pair was joined by: an output without rows still heads its columns with it.
+  let key = o.key ?? [defaultKey(o.type).first];
   const items = o.portfolioIds.flatMap((portfolioId) => o.steps.map((s) => ({ portfolioId, date: s.date })));
   const sink = await out.sink();
   const holidays = new HolidayFilter();
@@ -71,7 +73,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
         rows: a.rows,
         label: `${itemLabel(a.item)}${o.against ? ` (${a.type})` : ''}`,
       }));
-      const key = chooseKey(o.type, answers, o.key);
+      key = chooseKey(o.type, answers, o.key);
       // --from/--to over a holiday: the service answered the later date with the earlier one's rows.
       if (!o.each && !o.against && day !== undefined && before.rows[0]?.effectiveDate === day)
         io.note(
@@ -106,7 +108,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
   );
   if (run.stopped) throw run.stopped;
   const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
-  const end = writer.end();
+  const end = writer.end(key);
   await out.finish(String(end.text), pairs === 0 && out.format === 'table');
   for (const note of end.notes) if (pairs > 0) io.note(note);
   for (const note of holidays.notes()) io.note(note);

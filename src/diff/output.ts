@@ -12,8 +12,6 @@ const TAIL = ['field', 'from', 'to', 'delta'] as const;
 interface DiffWriterOptions {
   format: ReportFormat;
   lead: readonly string[];
-  /** The key fields a run without rows would have had (the header of an empty CSV). */
-  key: readonly string[];
   terminal: boolean;
   color: boolean;
   width: number;
@@ -40,10 +38,10 @@ export function basisPoints(field: string, delta: unknown): JsonNumber | null {
 /** One group of lines per row of the report, weight deltas in basis points. */
 export function diffTable(
   rows: readonly Row[],
-  o: Pick<DiffWriterOptions, 'lead' | 'key' | 'color' | 'terminal' | 'width'>,
+  o: Pick<DiffWriterOptions, 'lead' | 'color' | 'terminal' | 'width'>,
 ): { text: string; notes: string[] } {
   if (rows.length === 0) return { text: '', notes: ['no changes'] };
-  const columns = diffColumns(rows, o.lead, o.key);
+  const columns = diffColumns(rows, o.lead, []);
   const group = columns.filter((c) => !(TAIL as readonly string[]).includes(c.name)).map((c) => c.name);
   const weights = rows.some((r) => basisPoints(String(r.field), r.delta) !== null);
   const shown: Row[] = [];
@@ -86,11 +84,12 @@ export function diffWriter(o: DiffWriterOptions) {
       for (const r of rows) kept.push(r);
       return '';
     },
-    end(): { text: string; notes: string[] } {
+    /** `key`: the fields the pairs were joined by (the header of an empty CSV/TSV). */
+    end(key: readonly string[]): { text: string; notes: string[] } {
       if (o.format === 'json') return { text: count === 0 ? '[]\n' : indent ? '\n]\n' : ']\n', notes: [] };
       if (o.format === 'ndjson') return { text: '', notes: [] };
       if (o.format === 'table') return diffTable(kept, o);
-      const columns = diffColumns(kept, o.lead, o.key);
+      const columns = diffColumns(kept, o.lead, key);
       const [cell, sep] = o.format === 'csv' ? [csvCell, ','] : [tsvCell, '\t'];
       const lines = kept.map((row) => columns.map((c) => cell(cellText(row[c.name]))).join(sep));
       return { text: `${[delimitedHeader(columns, o.format), ...lines].join('\n')}\n`, notes: [] };

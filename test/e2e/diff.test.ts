@@ -341,6 +341,16 @@ it('--from/--to over a holiday says that both dates were answered with the same 
   );
 });
 
+it.each([
+  [['-t', 'index', '--key', 'indexId,indexName'], 'change,indexId,indexName,field,from,to,delta'],
+  // The dual listing makes the default key isin,securityTicker.
+  [['-t', 'constituent.close', '-f', 'tsv'], 'change\tisin\tsecurityTicker\tfield\tfrom\tto\tdelta'],
+])('nothing changed: the header names the key the pair was joined by (%j)', async (extra, header) => {
+  const r = await prs(['diff', P, '--from', '2024-12-24', '--to', '2024-12-25', '-f', 'csv', ...extra]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toBe(`${header}\n`);
+});
+
 describe('--exit-code', () => {
   it('something changed: exit 11, output and summary as usual, no error line', async () => {
     const r = await prs([

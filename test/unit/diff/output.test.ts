@@ -90,7 +90,7 @@ describe('diff output', () => {
     const b = w.add(rows.slice(1));
     expect(a.startsWith(perPair[0]!)).toBe(true);
     expect(b.startsWith(perPair[1]!)).toBe(true);
-    expect(w.end().text).toBe(end);
+    expect(w.end(base.key).text).toBe(end);
   });
 
   it.each<[ReportFormat, string]>([
@@ -101,7 +101,7 @@ describe('diff output', () => {
   ])('%s with no changes: %j', (format, want) => {
     const w = diffWriter({ ...base, format });
     expect(w.add([])).toBe('');
-    expect(w.end().text).toBe(want);
+    expect(w.end(base.key).text).toBe(want);
   });
 
   it('json on a terminal: indented as the whole array would be, with escapes and nested values kept', () => {
@@ -117,7 +117,7 @@ describe('diff output', () => {
       },
     ];
     const w = diffWriter({ ...base, format: 'json', terminal: true });
-    const text = w.add(odd.slice(0, 2)) + w.add(odd.slice(2)) + w.end().text;
+    const text = w.add(odd.slice(0, 2)) + w.add(odd.slice(2)) + w.end(base.key).text;
     expect(text).toBe(`${stringifyLossless(odd, 2)}\n`);
     expect(text).toContain('"from": {\n      "Net": 1e-7\n    }');
   });
