@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -12,7 +13,8 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import { createAtomicFile, openReplacement, replaceFile } from '../../../src/fs/atomic.js';
+import { assertWritableDir, createAtomicFile, openReplacement, replaceFile } from '../../../src/fs/atomic.js';
+import { tempNameFor } from '../../../src/fs/temp-names.js';
 import { tempDir } from '../../helpers/run.js';
 
 async function writeFileAtomic(path: string, data: string, o: { force: boolean }): Promise<void> {
@@ -111,5 +113,31 @@ describe('replaceFile', () => {
     mkdirSync(p);
     expect(() => replaceFile(p, 'x')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
     expect(readdirSync(dir.path)).toEqual(['d']);
+  });
+});
+
+describe("assertWritableDir: an -o file's directory", () => {
+  /** A temporary of a run that was killed: its process is gone. */
+  function deadRunsTemporary(): string {
+    const pid = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout,
+    );
+    const name = tempNameFor('out.csv').replace(`.${process.pid}.`, `.${pid}.`);
+    writeFileSync(join(dir.path, name), 'x');
+    return name;
+  }
+
+  it.each([
+    [false, 'kept'],
+    [true, 'removed'],
+  ])("clean %s: a dead run's temporary beside the file is %s", async (clean, what) => {
+    const name = deadRunsTemporary();
+    await assertWritableDir(join(dir.path, 'out.csv'), clean);
+    expect(readdirSync(dir.path)).toEqual(what === 'kept' ? [name] : []);
+  });
+
+  it('a missing directory is a FileError; a special file is written in place, its directory unchecked', async () => {
+    await expect(assertWritableDir(join(dir.path, 'missing', 'out.csv'))).rejects.toBeInstanceOf(FileError);
+    await assertWritableDir('/dev/null', true);
   });
 });
