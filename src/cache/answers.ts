@@ -91,11 +91,8 @@ export function cachedService(o: CachedServiceOptions): Service {
         }),
       );
     },
-    async exportReport(q, hooks) {
-      return (await o.real()).exportReport(q, hooks);
-    },
-    async exportReportWith(q, hooks, save) {
-      return (await o.real()).exportReportWith(q, hooks, save);
+    async exportReport(q, hooks, save) {
+      return (await o.real()).exportReport(q, hooks, save);
     },
     async close() {
       // The real service is closed by deps with the HTTP client.

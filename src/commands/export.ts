@@ -108,7 +108,7 @@ async function exportFiles(
       return { status: 'skipped', paths, bytes: recorded[0].bytes };
     }
     let repeatOf: { date: string; paths: string[] } | undefined;
-    const result = await service.exportReportWith(
+    const result = await service.exportReport(
       { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
       { signal, onWait },
       (res) =>
@@ -221,6 +221,8 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
       const res = await service.exportReport(
         { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
         { signal: ctx.signal, onWait: ctx.onWait },
+        // Out of the retry loop: bytes written to stdout cannot be asked for again.
+        async (res) => res,
       );
       // ctx.signal also ends the download when stdout can take no more.
       const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {

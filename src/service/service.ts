@@ -213,10 +213,7 @@ export function createService(d: ServiceDeps): Service {
         hooks,
       );
     },
-    exportReport(q, hooks = {}) {
-      return exportCall(q, hooks, async (res) => res);
-    },
-    exportReportWith: exportCall,
+    exportReport: exportCall,
     limiterState: () => getLimiter().peek(),
     async close() {
       // The HTTP client is deps' to close.

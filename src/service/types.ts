@@ -36,9 +36,9 @@ export interface CallHooks {
 export interface Service {
   /** Read by `use` inside the retry loop: a body cut off is asked for again, so `use` keeps nothing of it. */
   report<T>(q: ReportQuery, hooks: CallHooks, use: (res: ReportResponse) => Promise<T>): Promise<T>;
-  exportReport(q: ReportQuery & { format: ExportFormat }, hooks?: CallHooks): Promise<ExportResponse>;
-  /** The export with its body consumed by `save` inside the retry loop (a stalled download is retried). */
-  exportReportWith<T>(
+  /** The export with its body consumed by `save` inside the retry loop (a stalled download is retried;
+   * a `save` that returns the response takes it out of the loop). */
+  exportReport<T>(
     q: ReportQuery & { format: ExportFormat },
     hooks: CallHooks,
     save: (res: ExportResponse) => Promise<T>,

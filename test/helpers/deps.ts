@@ -80,12 +80,9 @@ export function fakeDeps(o: FakeDepsOptions = {}): Deps & { io: TestIO; clock: F
         ...o.session,
       }) as Session,
     service: async () => {
-      const exportReport = o.service?.exportReport ?? notFaked('service.exportReport');
       return {
         report: notFaked('service.report'),
-        exportReport,
-        // The download (save) runs on the faked response; the service's own retry loop is tested on its own.
-        exportReportWith: async (q, hooks, save) => save(await exportReport(q, hooks)),
+        exportReport: notFaked('service.exportReport'),
         close: async () => {},
         ...o.service,
       } as Service;

@@ -55,9 +55,6 @@ function service(use: 'use' | 'refresh' = 'use') {
       exportReport: async () => {
         throw new Error('not here');
       },
-      exportReportWith: async () => {
-        throw new Error('not here');
-      },
       close: async () => {},
     };
   };

@@ -62,7 +62,8 @@ function setup(replies: Reply[] | ((q: Query) => Reply), o: { signal?: AbortSign
   const deps = fakeDeps({
     signal: o.signal,
     service: {
-      exportReport: async (q: Query) => {
+      // The download (save) runs on the faked response; the service's own retry loop is tested on its own.
+      exportReport: async (q: Query, _hooks, save) => {
         calls.push(q);
         const r = typeof replies === 'function' ? replies(q) : replies[calls.length - 1];
         if (!r) throw new Error(`unexpected request ${JSON.stringify(q)}`);
@@ -75,7 +76,7 @@ function setup(replies: Reply[] | ((q: Query) => Reply), o: { signal?: AbortSign
         const destroy = body._destroy.bind(body);
         body._destroy = (err, cb) =>
           destroy(err ?? (body.readableEnded ? null : new Error('Request aborted')), cb);
-        return { ...r, body };
+        return save({ ...r, body });
       },
     },
   });

@@ -478,7 +478,7 @@ describe('exportReport()', () => {
         'content-length': '14',
       },
     });
-    const r = await service().exportReport(X, hooks);
+    const r = await service().exportReport(X, hooks, async (res) => res);
     expect(r.contentType).toBe('application/zip');
     expect(r.contentDisposition).toContain('2024-05-01_Example_index.zip');
     expect(r.contentLength).toBe(14);
@@ -490,7 +490,7 @@ describe('exportReport()', () => {
   it('5xx then OK; the client limiter is not involved', async () => {
     expect1(500, '<html>oops</html>', { suffix: '/export', query: { format: 'json' } });
     expect1(200, '', { suffix: '/export', query: { format: 'json' } });
-    const r = await service().exportReport({ ...X, format: 'json' }, hooks);
+    const r = await service().exportReport({ ...X, format: 'json' }, hooks, async (res) => res);
     expect(r.contentLength).toBeUndefined();
     r.body.resume();
     expect(waits).toEqual([[750, 'backoff']]);
@@ -500,7 +500,7 @@ describe('exportReport()', () => {
   it('more than 4 exports never wait for the JSON endpoint limiter', async () => {
     expect1(200, '[]', { suffix: '/export', query: { format: 'csv' }, times: 6 });
     const svc = service();
-    for (let i = 0; i < 6; i++) (await svc.exportReport(X)).body.resume();
+    for (let i = 0; i < 6; i++) (await svc.exportReport(X, {}, async (res) => res)).body.resume();
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -508,7 +508,7 @@ describe('exportReport()', () => {
     expect1(429, '', { suffix: '/export', query: { format: 'csv' }, headers: { 'retry-after': '2' } });
     expect1(429, '', { suffix: '/export', query: { format: 'csv' } });
     expect1(200, 'x', { suffix: '/export', query: { format: 'csv' } });
-    (await service().exportReport(X, hooks)).body.resume();
+    (await service().exportReport(X, hooks, async (res) => res)).body.resume();
     expect(waits).toEqual([
       [2000, 'retry-after'],
       [1500, 'backoff'],
@@ -517,12 +517,12 @@ describe('exportReport()', () => {
 
   it('404 on export → HttpError', async () => {
     expect1(404, '', { suffix: '/export', query: { format: 'csv' } });
-    const err = await failure(service().exportReport(X));
+    const err = await failure(service().exportReport(X, {}, async (res) => res));
     expect(err).toBeInstanceOf(HttpError);
   });
 });
 
-describe('exportReportWith(): a download that stalls after its headers is asked for again, by the one retry loop', () => {
+describe('exportReport() with a save: a download that stalls after its headers is asked for again, by the one retry loop', () => {
   const X = { ...Q, format: 'json' as const };
   const stall = () =>
     new NetworkError('the download stalled after 10 bytes', {
@@ -533,7 +533,7 @@ describe('exportReportWith(): a download that stalls after its headers is asked 
     expect1(200, '[1]', { suffix: '/export', query: { format: 'json' }, times: requests });
     let calls = 0;
     const result = await service({ retries: String(retries) })
-      .exportReportWith(X, hooks, async (res) => {
+      .exportReport(X, hooks, async (res) => {
         res.body.resume();
         const o = outcomes[Math.min(calls++, outcomes.length - 1)];
         if (o instanceof Error) throw o;
