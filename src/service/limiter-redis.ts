@@ -74,7 +74,6 @@ export interface RedisLimiterOptions {
   fallback(carried: LimiterState): Slots;
   warn(line: string): void;
   debug(line: string): void;
-  timeoutMs?: number;
 }
 
 type Client = { sendCommand(args: string[]): Promise<unknown>; destroy(): void };
@@ -90,7 +89,7 @@ export function limiterUrlParts(url: string): { url: string; timeoutMs?: number 
 export function redisSlots(o: RedisLimiterOptions): Slots {
   const parts = limiterUrlParts(o.url);
   const shown = redactUrlPassword(parts.url);
-  const timeoutMs = o.timeoutMs ?? parts.timeoutMs ?? REDIS_TIMEOUT_MS;
+  const timeoutMs = parts.timeoutMs ?? REDIS_TIMEOUT_MS;
   const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
   const kept = Math.max(KEPT, o.rate.limit);

@@ -130,15 +130,17 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
         clock: systemClock,
         carried,
       });
+    // The answer timeout as a user sets it: the URL's ?timeout=<seconds>.
+    const url = new URL(o.url ?? redis.url);
+    if (o.timeoutMs !== undefined) url.searchParams.set('timeout', String(o.timeoutMs / 1000));
     return createRedisLimiter({
-      url: o.url ?? redis.url,
+      url: url.href,
       hash: o.hash ?? 'h',
       rate: { limit, windowMs },
       clock: systemClock,
       fallback: file,
       warn: (l) => o.warnings?.push(l),
       debug: () => {},
-      timeoutMs: o.timeoutMs,
     });
   }
 
