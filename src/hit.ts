@@ -118,9 +118,6 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
       let code: number | undefined;
       await spool.copyTo({
         write: async (chunk) => {
-          // A turn of the event loop per chunk: the reading and writing here are synchronous, and a
-          // signal is only handled in a turn (else a SIGTERM that came meanwhile went unseen, exit 0).
-          await new Promise(setImmediate);
           code ??= await out(chunk);
         },
       });

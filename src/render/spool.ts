@@ -1,10 +1,10 @@
-// One answer's output until the whole answer checked out: in memory up to a bound, then in a temporary file.
+// One answer's output until the whole answer checked out: in memory up to a bound, then in a temporary
+// file that has no name: removed as soon as it is open, it goes with the process however that ends.
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileError } from '../errors.js';
 import { tempNameFor } from '../fs/temp-names.js';
-import { temporaries } from '../fs/temporaries.js';
 import { writeAll } from '../stdout.js';
 import type { Sink } from './sink.js';
 import { widen } from './union.js';
@@ -17,7 +17,6 @@ export class Spool {
   /** Once in a file: what is not written there yet. */
   private held: Buffer | undefined;
   private heldBytes = 0;
-  private path: string | undefined;
   private fd: number | undefined;
   private fileBytes = 0;
 
@@ -37,11 +36,12 @@ export class Spool {
       this.heldBytes += bytes.length;
       return;
     }
+    let path: string | undefined;
     try {
       if (this.fd === undefined) {
-        this.path = join(tmpdir(), tempNameFor('prs-answer'));
-        this.fd = openSync(this.path, 'wx+', 0o600);
-        temporaries.add(this.path);
+        path = join(tmpdir(), tempNameFor('prs-answer'));
+        this.fd = openSync(path, 'wx+', 0o600);
+        unlinkSync(path);
       }
       this.flush();
       if (bytes.length > this.limit) this.append(bytes);
@@ -51,7 +51,7 @@ export class Spool {
       }
     } catch (err) {
       this.drop();
-      throw fileError(err, this.path ?? tmpdir());
+      throw fileError(err, path ?? tmpdir());
     }
   }
 
@@ -70,9 +70,15 @@ export class Spool {
    * empty (and its file gone).
    */
   async copyTo(sink: Pick<Sink, 'write'>, widened?: Widened): Promise<void> {
+    // A turn of the event loop before each chunk: reading here and writing to a pipe are synchronous,
+    // and a signal is only handled in a turn (else a SIGTERM that came meanwhile went unseen, exit 0).
+    const write = async (chunk: Buffer) => {
+      await new Promise(setImmediate);
+      await sink.write(chunk);
+    };
     try {
-      if (widened) await widen(this.chunks(), widened, (chunk) => sink.write(chunk));
-      else for await (const chunk of this.chunks()) await sink.write(chunk);
+      if (widened) await widen(this.chunks(), widened, write);
+      else for await (const chunk of this.chunks()) await write(chunk);
     } finally {
       this.drop();
     }
@@ -102,13 +108,6 @@ export class Spool {
         closeSync(this.fd);
       } catch {}
       this.fd = undefined;
-    }
-    if (this.path !== undefined) {
-      try {
-        unlinkSync(this.path);
-      } catch {}
-      temporaries.delete(this.path);
-      this.path = undefined;
     }
     this.fileBytes = 0;
   }

@@ -11,6 +11,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSpools } from '../helpers/rows.js';
 import { baseEnv, collect, PRS_BIN, type RunResult, runPrsIntoClosedPipe } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 
@@ -185,9 +186,10 @@ describe('stdout’s rules on the fast path', () => {
     const err: Buffer[] = [];
     child.stderr.on('data', (c: Buffer) => err.push(c));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // The spool's file, not anything else in TMPDIR (Node 24 keeps its compile cache there).
+    // The spool's file, not anything else in TMPDIR (Node 24 keeps its compile cache there); open
+    // without a name there.
     const spooled = () => readdirSync(temp).filter((f) => f.startsWith('.prs-answer.'));
-    while (spooled().length === 0) await new Promise((r) => setTimeout(r, 20));
+    while (openSpools(child.pid!).length === 0) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGTERM');
     child.stdout.resume();
     expect(await closed).toBe(143);

@@ -7,9 +7,10 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSpools } from '../helpers/rows.js';
 import { baseEnv, collect, PRS_BIN, runPrs } from '../helpers/run.js';
 import { dirsEnv, useTempDir } from '../helpers/session.js';
 import { readJson, tempFiles, waitFor } from './reliability-helpers.js';
@@ -127,4 +128,42 @@ describe('a signal during an export, after the session was renewed in the same r
       expect(tempFiles(env.PRS_CONFIG_DIR!)).toEqual([]);
     },
   );
+});
+
+describe('a report whose answer waits in a spool file (2.4 MB of CSV) while stdout is a pipe nobody reads', () => {
+  const report = ['report', '7', '-t', 'constituent.close', '-d', '2024-05-02', '-f', 'csv', '--no-cache'];
+  const spooled = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('.prs-answer.'));
+
+  async function start() {
+    const env = await login();
+    const temp = join(root, 'tmp');
+    mkdirSync(temp);
+    const child = spawn(process.execPath, [PRS_BIN, ...report], { env: baseEnv({ ...env, TMPDIR: temp }) });
+    child.stdin.end();
+    return { child, temp, run: collect(child, 60_000) };
+  }
+
+  it('SIGKILL: the spool had no name in TMPDIR while open, and nothing is left there', async () => {
+    const { child, temp, run } = await start();
+    child.stdout.pause();
+    expect(await waitFor(() => openSpools(child.pid!).length > 0, 15_000)).toBe(true);
+    expect(openSpools(child.pid!)[0]).toMatch(/ \(deleted\)$/);
+    child.kill('SIGKILL');
+    child.stdout.resume();
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect(spooled(temp)).toEqual([]);
+  });
+
+  it('SIGTERM while the spool is written out: exit 143 and "prs: terminated", not a finished run', async () => {
+    const { child, temp, run } = await start();
+    // The first bytes out: the answer checked out and its spool is being written to the pipe, where
+    // prs waits once the pipe is full.
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.stdout.pause();
+    child.kill('SIGTERM');
+    child.stdout.resume();
+    const r = await run.done;
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 143, stderr: 'prs: terminated\n' });
+    expect(spooled(temp)).toEqual([]);
+  });
 });

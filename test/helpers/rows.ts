@@ -1,4 +1,6 @@
 /** Whole bodies and row arrays through the real row stream and writers, for tests that hold them all at once. */
+import { readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Row } from '../../src/domain.js';
 import type { Column } from '../../src/render/columns.js';
 import { type ReportWriterOptions, reportWriter } from '../../src/render/index.js';
@@ -40,4 +42,22 @@ export function renderDelimited(
   const text = String(a.rows(rows));
   a.done();
   return text + String(w.end().text);
+}
+
+/** The answer spools process `pid` holds open, as /proc names their files (Linux); none once it ended. */
+export function openSpools(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`;
+  try {
+    return readdirSync(dir)
+      .map((fd) => {
+        try {
+          return readlinkSync(join(dir, fd));
+        } catch {
+          return '';
+        }
+      })
+      .filter((file) => file.includes('/.prs-answer.'));
+  } catch {
+    return [];
+  }
 }
