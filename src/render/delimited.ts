@@ -3,7 +3,7 @@
  * as jq's @tsv and PostgreSQL's text format), from the rows' bytes where they can be copied.
  */
 import type { Row } from '../domain.js';
-import { entryValue, F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
+import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import type { Bytes } from './bytes.js';
 import { type Column, cellText, valueAt } from './columns.js';
 
@@ -34,12 +34,6 @@ export interface Lead {
   text: string;
 }
 
-// Per row: the entry of each key id it has, stamped with the row's serial; the entry of each column.
-const slot = new Int32Array(MAX_KEYS);
-const seen = new Int32Array(MAX_KEYS);
-let rowSerial = 0;
-let cellAt = new Int32Array(64);
-
 /**
  * Absent and null values are empty cells. True when every row's leaves were the columns, in order and
  * nothing else (then no row has a column outside them).
@@ -57,12 +51,14 @@ export function writeDelimited(
   const cell = csv ? csvCell : tsvCell;
   const n = columns.length;
   const ids = new Int32Array(columns.map((c) => keys.path(c.path)));
+  // Where a row lacks a lead field: the lead's cell.
   const leadCells = columns.map((c) =>
     lead && c.path.length === 1 && Object.hasOwn(lead.row, c.name)
-      ? cell(cellText(lead.row[c.name]))
+      ? Buffer.from(cell(cellText(lead.row[c.name])))
       : undefined,
   );
-  if (cellAt.length < n) cellAt = new Int32Array(n);
+  let leadBytes = 0;
+  if (lead) for (const c of leadCells) leadBytes += c?.length ?? 0;
   let exact = true;
   for (let r = 0; r < at.length; r++) {
     const e = at[r]!;
@@ -70,24 +66,30 @@ export function writeDelimited(
     const last = t[e + F.NEXT]!;
     // The usual row, in one loop: its leaves are the columns in order, each copied as it came.
     if (!(t[e + F.FLAGS]! & Flag.ODD)) {
-      out.room(t[e + F.END]! - t[e + F.START]! + 3 * n + 1);
+      out.room(t[e + F.END]! - t[e + F.START]! + 3 * n + 1 + leadBytes);
       const buf = out.buf;
       let o = line;
       let m = e + F.W;
       let c = 0;
-      for (; c < n; c++, m += F.W) {
+      for (; c < n; c++) {
+        if (c > 0) buf[o++] = sep;
+        const fixed = lead ? leadCells[c] : undefined;
+        if (fixed !== undefined) {
+          for (let i = 0; i < fixed.length; i++) buf[o++] = fixed[i]!;
+          continue;
+        }
         while (m < last && t[m] === Kind.OBJ && t[m + F.NEXT] !== m + F.W) m += F.W;
         const k = t[m]!;
         if (m >= last || t[m + F.KEY] !== ids[c] || k === Kind.STRX || k > Kind.NULL) break;
-        if (c > 0) buf[o++] = sep;
-        if (k === Kind.NULL) continue;
         const from = o;
+        const end = k === Kind.NULL ? 0 : t[m + F.END]!;
         let comma = false;
-        for (let p = t[m + F.START]!, end = t[m + F.END]!; p < end; p++) {
+        for (let p = t[m + F.START]!; p < end; p++) {
           const x = b[p]!;
           if (x === 44) comma = true;
           buf[o++] = x;
         }
+        m += F.W;
         // Without escapes a string holds no quote, CR, LF (nor TSV's backslash, tab): only a comma needs quotes.
         if (comma && csv) {
           buf.copyWithin(from + 1, from, o);
@@ -96,63 +98,23 @@ export function writeDelimited(
           o += 2;
         }
       }
-      if (c === n && (n > 1 || o > line)) {
-        if (m < last) exact = false;
+      if (c === n && m === last && (n > 1 || o > line)) {
         buf[o++] = 10;
         out.n = o;
         continue;
       }
     }
+    // Any other row as its object: {...lead, ...row}.
     exact = false;
     out.n = line;
-    if (t[e + F.FLAGS]! & Flag.ODD) {
-      const row = batch.object(r, lead?.row);
-      for (let c = 0; c < n; c++) {
-        if (c > 0) out.byte(sep);
-        out.text(cell(cellText(valueAt(row, columns[c]!.path))));
-      }
-    } else {
-      columnEntries(t, e, ids);
-      for (let c = 0; c < n; c++) {
-        if (c > 0) out.byte(sep);
-        if (cellAt[c]! >= 0) entryCell(out, b, t, cellAt[c]!, csv);
-        else if (leadCells[c] !== undefined) out.text(leadCells[c]!);
-      }
+    const row = batch.object(r, lead?.row);
+    for (let c = 0; c < n; c++) {
+      if (c > 0) out.byte(sep);
+      out.text(cell(cellText(valueAt(row, columns[c]!.path))));
     }
     // A lone empty cell would be a blank line, which CSV readers skip: quote it.
     if (csv && n === 1 && out.n === line) out.text('""');
     out.byte(10);
   }
   return exact;
-}
-
-function columnEntries(t: Int32Array, e: number, ids: Int32Array): void {
-  const last = t[e + F.NEXT]!;
-  const mine = ++rowSerial;
-  for (let m = e + F.W; m < last; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W) {
-    const k = t[m + F.KEY]!;
-    seen[k] = mine;
-    slot[k] = m;
-  }
-  for (let c = 0; c < ids.length; c++)
-    cellAt[c] = ids[c]! >= 0 && seen[ids[c]!] === mine ? slot[ids[c]!]! : -1;
-}
-
-/** A number, a string without escapes or a literal is copied as it came. */
-function entryCell(out: Bytes, b: Buffer, t: Int32Array, e: number, csv: boolean): void {
-  const kind = t[e]!;
-  if (kind > Kind.FALSE || kind === Kind.STRX) {
-    if (kind !== Kind.NULL) out.text((csv ? csvCell : tsvCell)(cellText(entryValue(b, t, e))));
-    return;
-  }
-  out.copy(b, t[e + F.START]!, t[e + F.END]!);
-  // Without escapes a string holds no quote, CR, LF (nor TSV's backslash, tab): only a comma needs quotes.
-  if (csv && b.subarray(t[e + F.START]!, t[e + F.END]!).includes(44)) {
-    const from = out.n - (t[e + F.END]! - t[e + F.START]!);
-    out.room(2);
-    out.buf.copyWithin(from + 1, from, out.n);
-    out.buf[from] = 34;
-    out.buf[out.n + 1] = 34;
-    out.n += 2;
-  }
 }

@@ -4,7 +4,7 @@
  */
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { F, Flag, Kind, keys, MAX_KEYS, type RowBatch } from '../rows/tape.js';
+import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
 import { type Column, columnOf, seenColumns } from './columns.js';
@@ -81,10 +81,6 @@ export function createWriter(o: WriterOptions): RowWriter {
     pieces: of,
     columns: columns!.length,
   });
-  /** Key ids of the columns' leaves, stamped with `known`'s generation. */
-  const marks = new Int32Array(MAX_KEYS);
-  let known = 0;
-
   return {
     answer(label, leadRow) {
       let n = 0;
@@ -98,19 +94,6 @@ export function createWriter(o: WriterOptions): RowWriter {
         row: leadRow,
         ids: Object.keys(leadRow).map((k) => keys.id(0, k)),
         text: stringifyLossless(leadRow).slice(1, -1),
-      };
-      /** Whether a row of the batch has a column outside the current ones (then found by name). */
-      const newColumns = (batch: RowBatch) => {
-        known++;
-        for (const c of cols()!) marks[keys.path(c.path)] = known;
-        const { tape: t, at } = batch;
-        for (const e of at) {
-          if (t[e + F.FLAGS]! & Flag.ODD) return true;
-          for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W)
-            if ((t[m] !== Kind.OBJ || t[m + F.NEXT] === m + F.W) && marks[t[m + F.KEY]!] !== known)
-              return true;
-        }
-        return false;
       };
       return {
         rows(input) {
@@ -135,7 +118,7 @@ export function createWriter(o: WriterOptions): RowWriter {
             // Written first: a batch whose rows were all the columns has no new one to look for.
             const mark = out.n;
             const exact = writeDelimited(out, batch, cols()!, delimited, lead);
-            if (!exact && !picking && !o.project && newColumns(batch)) {
+            if (!exact && !picking && !o.project) {
               const names = new Set(cols()!.map((c) => c.name));
               const more = seenColumns(layouts(batch, leadRow)).filter((c) => !names.has(c.name));
               if (more.length > 0) {

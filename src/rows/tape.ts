@@ -39,7 +39,6 @@ export enum Flag {
 }
 
 export const MAX_KEYS = 1 << 16;
-export const CACHE = 32;
 
 /** Every key path seen (the row itself is 0), interned for the process: answers share their keys. */
 class KeyTable {
@@ -48,9 +47,6 @@ class KeyTable {
   readonly json: Buffer[] = [Buffer.alloc(0)];
   readonly numeric: boolean[] = [false];
   private readonly children: (Map<string, number> | undefined)[] = [undefined];
-  /** Per object path and member position: the last key seen there (tokenizer.ts key compares it first). */
-  readonly lastBytes: (Buffer | undefined)[] = [];
-  readonly lastId: number[] = [];
 
   /** -1 once there are too many. */
   id(parent: number, name: string): number {
@@ -65,16 +61,6 @@ class KeyTable {
     this.json.push(Buffer.from(`${quote(name)}:`));
     this.numeric.push(/^[0-9]/.test(name));
     this.children.push(undefined);
-    return id;
-  }
-
-  /** A plain ASCII key at `b[start, end)` that differs from the one remembered at its position. */
-  idAt(parent: number, i: number, b: Buffer, start: number, end: number): number {
-    const id = this.id(parent, b.toString('latin1', start, end));
-    if (i < CACHE) {
-      this.lastBytes[parent * CACHE + i] = Buffer.from(b.subarray(start, end));
-      this.lastId[parent * CACHE + i] = id;
-    }
     return id;
   }
 

@@ -2,11 +2,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { CACHE, decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
+import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 // Read once: across the bundle's chunks every `keys.x` in a hot loop would be a getter call.
-const { lastBytes, lastId, numeric } = keys;
-const SLOTS = CACHE;
+const { numeric } = keys;
 
 /** Far past a report row's nesting (and what renderers' recursion takes). */
 const MAX_ROW_DEPTH = 64;
@@ -622,11 +621,11 @@ export class RowTokenizer {
     let c = this.ws();
     if (c === 125) this.at++;
     else
-      for (let i = 0; ; i++) {
+      for (;;) {
         if (c !== 34) throw SYNTAX;
         const ks = this.at + 1;
         let key = -1;
-        if (build && id >= 0) key = this.key(id, i);
+        if (build && id >= 0) key = this.key(id);
         else this.scanString();
         if (build && (key < 0 || stamps[key] === mine || numeric[key])) this.odd = true;
         else if (key >= 0) stamps[key] = mine;
@@ -666,38 +665,15 @@ export class RowTokenizer {
     if (e >= 0) this.close(e, Kind.ARR, start, this.at);
   }
 
-  /** The id of member `i`'s key in an object at key path `parent`. */
-  private key(parent: number, i: number): number {
-    const b = this.b;
-    const n = b.length;
-    const start = this.at + 1;
-    // The key the last object of this path had here, compared in one pass (keys are most of a row's bytes).
-    const slot = i < SLOTS ? parent * SLOTS + i : -1;
-    const known = slot >= 0 ? lastBytes[slot] : undefined;
-    if (known !== undefined) {
-      const end = start + known.length;
-      if (end < n && b[end] === 34) {
-        let j = 0;
-        while (j < known.length && known[j] === b[start + j]) j++;
-        if (j === known.length) {
-          this.at = end + 1;
-          return lastId[slot]!;
-        }
-      }
-    }
-    let p = start;
-    for (;;) {
-      if (p >= n) throw NEED;
-      const c = b[p]!;
-      if (c === 34) break;
-      if (c === 92 || c < 32 || c >= 128) {
-        this.scanString();
-        return keys.id(parent, decodeString(b, start, this.at - 1));
-      }
-      p++;
-    }
-    this.at = p + 1;
-    return keys.idAt(parent, i, b, start, p);
+  /** The id of the key at hand in an object at key path `parent`. */
+  private key(parent: number): number {
+    const from = this.at + 1;
+    const kind = this.scanString();
+    const to = this.at - 1;
+    return keys.id(
+      parent,
+      kind === Kind.STR ? this.b.toString('latin1', from, to) : decodeString(this.b, from, to),
+    );
   }
 
   private scanString(): number {
