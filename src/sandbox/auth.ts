@@ -36,7 +36,7 @@ type BearerCheck =
   | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
-type IssuerOptions = { issuer: string } & Pick<
+type IssuerOptions = Pick<
   ResolvedOptions,
   'clientId' | 'clientSecret' | 'users' | 'serviceClients' | 'tokenTtl' | 'refreshTtl' | 'now'
 >;
@@ -118,7 +118,7 @@ export class TokenIssuer {
     const missing = logout ? 'refresh_token not passed in request' : 'Missing parameter: refresh_token';
     if (!token) return oauthError(400, 'invalid_request', missing);
     const claims = verifyJwt(token, this.refreshKey);
-    if (claims?.typ !== 'Refresh' || claims.iss !== this.o.issuer) return badGrant('Invalid refresh token');
+    if (claims?.typ !== 'Refresh') return badGrant('Invalid refresh token');
     if (this.o.now() >= Number(claims.exp) * 1000)
       return badGrant(logout ? 'Session not active' : 'Token is not active');
     if (claims.azp !== clientId) return badGrant("Token client and authorized client don't match");
@@ -131,13 +131,7 @@ export class TokenIssuer {
     const now = this.o.now();
     // Rounded up, so a token lives at least its advertised expires_in, never a fraction less.
     const exp = (ttl: number) => Math.ceil((now + ttl * 1000) / 1000);
-    const common = {
-      iat: Math.floor(now / 1000),
-      iss: this.o.issuer,
-      azp,
-      sid,
-      preferred_username: who.username,
-    };
+    const common = { iat: Math.floor(now / 1000), azp, sid, preferred_username: who.username };
     const claims = (ttl: number, typ: string) => ({ exp: exp(ttl), jti: randomUUID(), typ, ...common });
     return {
       status: 200,
@@ -155,8 +149,7 @@ export class TokenIssuer {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m) return { ok: false, reason: 'missing', description: 'Full authentication is required' };
     const claims = verifyJwt(m[1]!, this.accessKey);
-    if (claims?.typ !== 'Bearer' || claims.iss !== this.o.issuer)
-      return { ok: false, reason: 'invalid', description: 'Invalid token' };
+    if (claims?.typ !== 'Bearer') return { ok: false, reason: 'invalid', description: 'Invalid token' };
     if (this.o.now() >= Number(claims.exp) * 1000)
       return { ok: false, reason: 'expired', description: 'Token expired' };
     return { ok: true, claims: claims as { preferred_username: string; tenant: string } };

@@ -26,14 +26,12 @@ export async function startSandbox(options: SandboxOptions = {}) {
   const o = resolveOptions(options);
   const stats = createStats();
   const faults = createFaults();
-  // The issuer's iss claim needs the URL, known only once listening.
-  let issuer: TokenIssuer | undefined;
-  const server = createServer(createRoutes(o, stats, faults, () => issuer!));
+  const issuer = new TokenIssuer(o);
+  const server = createServer(createRoutes(o, stats, faults, issuer));
   if (o.keepAliveMs !== undefined) server.keepAliveTimeout = o.keepAliveMs;
   await once(server.listen(o.port, o.host), 'listening');
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(o.host)}:${port}`;
-  issuer = new TokenIssuer({ ...o, issuer: `${url}/realms/${o.realm}` });
   return {
     /** Base URL, the part before /api/v1; the auth URL (before /realms) is the same server. */
     url,
@@ -49,7 +47,7 @@ export async function startSandbox(options: SandboxOptions = {}) {
     port,
     stats,
     /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */
-    revokeTokens: (opts?: { refresh?: boolean }) => issuer!.revoke(opts),
+    revokeTokens: (opts?: { refresh?: boolean }) => issuer.revoke(opts),
     injectFault: (f: Fault) => faults.push(f),
     close: () =>
       new Promise<void>((resolve) => {

@@ -28,7 +28,7 @@ export function createRoutes(
   o: ResolvedOptions,
   stats: SandboxStats,
   faults: ReturnType<typeof createFaults>,
-  issuer: () => TokenIssuer,
+  issuer: TokenIssuer,
 ): RequestListener {
   const catalog = createCatalog(o.bigExportRows);
   const limiter = new SlidingWindow(o.limit.limit, o.limit.windowMs);
@@ -74,7 +74,7 @@ export function createRoutes(
     const form = new URLSearchParams(isForm ? raw : '');
     x.rec.user = form.get('username') ?? undefined;
     x.rec.grant = form.get('grant_type') ?? undefined;
-    const answer = logout ? issuer().logout(form) : issuer().token(form);
+    const answer = logout ? issuer.logout(form) : issuer.token(form);
     if (answer.status !== 204) return json(x, answer.status, answer.body);
     head(x, 204, {});
     x.res.end();
@@ -83,7 +83,7 @@ export function createRoutes(
   async function report(x: Exchange, url: URL, id: string) {
     const fault = faults.take(x.rec.endpoint);
     if (await injected(x, fault)) return;
-    const bearer = issuer().checkBearer(x.req.headers.authorization);
+    const bearer = issuer.checkBearer(x.req.headers.authorization);
     if (!bearer.ok) {
       const why =
         bearer.reason === 'missing'

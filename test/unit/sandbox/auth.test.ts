@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signJwt, TokenIssuer, verifyJwt } from '../../../src/sandbox/auth.js';
 
-const ISS = 'http://127.0.0.1:1/realms/r';
 function issuer(start = Date.UTC(2024, 4, 1, 6, 0, 0)) {
   let t = start;
   const i = new TokenIssuer({
-    issuer: ISS,
     clientId: 'prs-cli',
     clientSecret: 's3cret',
     users: [
@@ -109,7 +107,6 @@ describe('token endpoint', () => {
       preferred_username: 'demo',
       tenant: 'demo-tenant',
       azp: 'prs-cli',
-      iss: ISS,
       typ: 'Bearer',
       iat: Date.UTC(2024, 4, 1, 6, 0, 0) / 1000,
       exp: Date.UTC(2024, 4, 1, 6, 5, 0) / 1000,
