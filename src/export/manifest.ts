@@ -10,6 +10,7 @@ import {
   constants,
   createReadStream,
   fstatSync,
+  fsyncSync,
   openSync,
   readFileSync,
   writeSync,
@@ -17,7 +18,7 @@ import {
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileError } from '../errors.js';
-import { replaceFile } from '../fs/atomic.js';
+import { replaceFile, syncDir } from '../fs/atomic.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
@@ -85,8 +86,10 @@ export async function openManifest(dir: string): Promise<Manifest> {
   const path = join(dir, MANIFEST_NAME);
   const entries = new Map<string, ManifestFile[]>();
   let text = '';
+  let found = false;
   try {
     const fd = openOwn(path, constants.O_RDONLY);
+    found = fd !== undefined;
     if (fd !== undefined) {
       try {
         text = readFileSync(fd, 'utf8');
@@ -116,16 +119,20 @@ export async function openManifest(dir: string): Promise<Manifest> {
             .map(([k, f]) => JSON.stringify({ key: k, files: f }));
           replaceFile(path, [...all, line].join('\n'));
         } else {
+          // On disk before the next item, as the files it names are: a crash loses neither.
           try {
             writeSync(fd, `${pendingNewline ? '\n' : ''}${line}`);
+            fsyncSync(fd);
           } finally {
             closeSync(fd);
           }
+          if (!found) syncDir(dir);
         }
       } catch (err) {
         throw fileError(err, path);
       }
       pendingNewline = false;
+      found = true;
       entries.set(key, files);
     },
   };

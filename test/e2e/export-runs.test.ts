@@ -5,7 +5,7 @@
  * deleted by hand), parallel runs writing exactly what a sequential one writes, and SIGINT/SIGTERM in
  * the middle of a parallel export leaving only whole files and a consistent manifest.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -191,6 +191,56 @@ describe('export --skip-existing: resume', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('2024-05-02');
     expect(files()).toHaveLength(6);
+  });
+
+  const strace = (() => {
+    try {
+      execFileSync('strace', ['-V'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(!strace)('each manifest line is fsynced, after the file it names is committed', async () => {
+    const trace = join(home.fresh(), 'strace.log');
+    const syscalls = 'trace=openat,write,fsync,close,rename,renameat,renameat2,link,linkat';
+    const args = ['export', '42', ...range.slice(0, 4), '--to', '2024-05-02', '--dir', out];
+    const child = spawn(
+      'strace',
+      ['-f', '-qq', '-o', trace, '-e', syscalls, process.execPath, PRS_BIN, ...args],
+      {
+        env: baseEnv(envFor(sandbox)),
+        cwd: out,
+      },
+    );
+    child.stdin.end();
+    expect((await collect(child, 60_000).done).code).toBe(0);
+    // A call another thread interrupted is split in two lines: joined back, per thread.
+    const open = new Map<string, string>();
+    const calls: string[] = [];
+    for (const line of readFileSync(trace, 'utf8').split('\n')) {
+      const [, pid = '', rest = ''] = /^(\d+)\s+(.*)$/.exec(line) ?? [];
+      if (rest.endsWith('<unfinished ...>')) open.set(pid, rest.slice(0, -'<unfinished ...>'.length));
+      else if (rest.startsWith('<...')) calls.push(open.get(pid) + rest.replace(/^<\.\.\. \w+ resumed>/, ''));
+      else if (rest) calls.push(rest);
+    }
+    const manifestFd = new RegExp(`^openat\\(.*${MANIFEST_NAME.replace('.', '\\.')}".*O_APPEND.*= (\\d+)$`);
+    const appends: number[] = [];
+    calls.forEach((c, i) => {
+      const fd = manifestFd.exec(c)?.[1];
+      if (!fd) return;
+      const rest = calls.slice(i + 1);
+      const closed = rest.findIndex((x) => x.startsWith(`close(${fd})`));
+      const mine = rest
+        .slice(0, closed)
+        .filter((x) => new RegExp(`^(write|fsync)\\(${fd},`).test(x) || x.startsWith(`fsync(${fd})`));
+      expect(mine.map((x) => x.slice(0, 5))).toEqual(['write', 'fsync']);
+      appends.push(i);
+    });
+    expect(appends).toHaveLength(2);
+    const member = calls.findIndex((c) => /^(rename|link).*2024-05-01_\w+_index\.json"/.test(c));
+    expect(member).toBeGreaterThanOrEqual(0);
+    expect(member).toBeLessThan(appends[0]!);
   });
 });
 
