@@ -70,8 +70,9 @@ function quietly<T>(fn: () => T): T {
  * (exit 2), decided before any request. `fast: false`: jq-web only (the tests' reference).
  */
 export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
+  const form = formOf(filter);
   // A filter in the fast subset is jq that compiles: jq-web loads only to name a run-time error.
-  const fast = o.fast === false ? undefined : fastForm(filter);
+  const fast = o.fast === false ? undefined : fastForm(form);
   let jq: JqWeb | undefined;
   const load = async () => {
     jq ??= await (await import('./jq-engine.js')).loadJq();
@@ -88,7 +89,7 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
   // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array
   // (docs/performance.md), and a run's rows go to jq a batch at a time. Not when `f` reads inputs
   // itself (`input`, `inputs`, `input_line_number`) or stops jq (`halt`).
-  const each = /^\s*\.\[\]\s*\|(.*)$/s.exec(filter)?.[1];
+  const { each } = form;
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
   /** Set once the rows go through the fast path; then `collect` gathers its output. */
   let fastRun: FastRun | undefined;
@@ -185,12 +186,24 @@ interface FastRun {
   failed?: string;
 }
 
-function fastForm(filter: string): FastForm | undefined {
+/** The filter's shape, read once: `.[]` alone, `.[] | each`, or `map(gathered)` / `[.[] | gathered]`. */
+interface Form {
+  bare?: boolean;
+  each?: string;
+  gathered?: string;
+}
+
+function formOf(filter: string): Form {
   const each = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
+  if (each) return each[1] === undefined ? { bare: true } : { each: each[1] };
   const gather = /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
-  const body = each ? (each[1] ?? '.') : (gather?.[1] ?? gather?.[2]);
+  return { gathered: gather?.[1] ?? gather?.[2] };
+}
+
+function fastForm({ bare, each, gathered }: Form): FastForm | undefined {
+  const body = bare ? '.' : (each ?? gathered);
   const f = body === undefined ? undefined : compileFast(body);
-  return f && { f, gather: !each };
+  return f && { f, gather: body === gathered };
 }
 
 /** Row keys' ids (rows/tape.ts), once they have one. */

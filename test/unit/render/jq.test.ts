@@ -79,6 +79,15 @@ describe('a filter `.[] | f` runs as `f` on each row', () => {
     expect((await jqWeb(filter)).format).toBe(format);
   });
 
+  it.each(['.[] | .a', '.[]', 'map(.a)', '[.[] | .a]', '.[] | input', 'nosuch'])(
+    '%j: the fast path, when it takes the filter, reads the rows as jq-web does',
+    async (filter) => {
+      const web = await jqWeb(filter).catch(() => undefined);
+      const fast = await compileJq(filter).catch(() => undefined);
+      expect(fast?.format).toBe(web?.format);
+    },
+  );
+
   const rows = [
     { a: 1, s: 'x', n: new JsonNumber('0.000000000000000001') },
     { a: 2.5, s: 'yz', n: null },
