@@ -7,7 +7,7 @@ import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
-import { type Column, columnOf, seenColumns } from './columns.js';
+import { type Column, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
 import { project, writeRow } from './json.js';
 
@@ -123,7 +123,7 @@ export function createWriter(o: WriterOptions): RowWriter {
               const more = seenColumns(layouts(batch, leadRow)).filter((c) => !names.has(c.name));
               if (more.length > 0) {
                 if (o.union || !columns) {
-                  mine = [...cols()!, ...more.map((c) => columnOf(c.name))];
+                  mine = [...cols()!, ...more];
                   out.n = mark;
                   writeDelimited(out, batch, cols()!, delimited, lead);
                 } else for (const c of more) own.add(c.name);

@@ -4,6 +4,7 @@
  * escapes, exponents, a BOM), cut into chunks anywhere; and any JSON value against JSON.parse (shape)
  * and the literals it was written with (numbers).
  */
+import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
@@ -13,6 +14,7 @@ import { isJsonNumeric, JsonNumber, numberText } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
 import { type Column, cellText, seenColumns, valueAt } from '../../../src/render/columns.js';
 import { csvCell, delimitedHeader, tsvCell } from '../../../src/render/delimited.js';
+import { widen } from '../../../src/render/union.js';
 import { createWriter, type WriterFormat } from '../../../src/render/writer.js';
 import { MalformedBody, RowTokenizer } from '../../../src/rows/tokenizer.js';
 import { rowsOf } from '../../helpers/rows.js';
@@ -587,6 +589,79 @@ describe('the writers over bodies of every shape', () => {
       { numRuns: 400 },
     );
     expect(alike).toBeGreaterThan(50);
+  });
+
+  it('a column first seen in a later batch keeps its key whole: a dot in a key is no nesting', () => {
+    const w = createWriter({ format: 'csv' });
+    const a = w.answer('one');
+    const t = new RowTokenizer();
+    let out = String(a.rows(t.push(Buffer.from('[{"a":1},'))));
+    out += String(a.rows(t.push(Buffer.from('{"a":2,"b.c":3,"d":{"e.f":4}}]'))));
+    out += String(a.rows(t.end()));
+    const widened = a.done();
+    expect(widened?.header).toBe('a,b.c,d.e.f');
+    expect(out).toBe('a\n1\n2,3,4\n');
+  });
+
+  it('find every column of rows that change shape mid-answer, cut anywhere, as the rows as objects have them', async () => {
+    /** The model with its scalars replaced, in order, by `values` (cycled). */
+    const refill = (m: Model, values: Model[], at: { i: number }): Model => {
+      if (m !== null && typeof m === 'object' && 'obj' in m)
+        return { obj: m.obj.map(([k, v]) => [k, refill(v, values, at)] as [string, Model]) };
+      return values[at.i++ % values.length]!;
+    };
+    const flat = fc.uniqueArray(fc.tuple(key, fc.oneof({ weight: 4, arbitrary: scalar }, nested)), {
+      minLength: 1,
+      maxLength: 5,
+      selector: ([k]) => k,
+    });
+    const seen = { grew: 0, lead: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(flat, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(), fc.array(scalar, { minLength: 1, maxLength: 4 })), {
+          minLength: 1,
+          maxLength: 10,
+        }),
+        style,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.constantFrom<'csv' | 'tsv'>('csv', 'tsv'),
+        fc.option(fc.constantFrom({ portfolioId: 42 }, { portfolioId: 7, isin: 'x,y' }), { nil: undefined }),
+        async (layouts, picks, s, cuts, format, lead) => {
+          const models = picks.map(([i, values]) =>
+            layouts[i % layouts.length]!.map(([k, v]) => [k, refill(v, values, { i: 0 })] as [string, Model]),
+          );
+          const rows = models.map((m) => ({ ...lead, ...rowOf(m) }));
+          const columns = seenColumns(rows);
+          if (columns.length === 0) return;
+          // A key that is an object in one row and a leaf in another: rows written before the leaf's
+          // column came have no cell for it (a widened file pads them), where the object would be JSON.
+          const names = columns.map((c) => c.name);
+          if (names.some((n) => names.some((m) => m.startsWith(`${n}.`)))) return;
+          const w = createWriter({ format });
+          const a = w.answer('one', lead);
+          const t = new RowTokenizer();
+          const out: Buffer[] = [];
+          const take = (c: unknown) => out.push(Buffer.from(String(c)));
+          for (const part of chunks(Buffer.from(bodyText(models, s)), cuts)) take(a.rows(t.push(part)));
+          take(a.rows(t.end()));
+          const widened = a.done();
+          take(w.end().text);
+          let text = Buffer.concat(out).toString();
+          if (widened) {
+            const wide: Buffer[] = [];
+            await widen(Readable.from([Buffer.concat(out)]), widened, async (c) => void wide.push(c));
+            // A lone empty cell was written quoted (not a blank line); padded, `"",` reads as `,` does.
+            text = Buffer.concat(wide).toString().replace(/^"",/gm, ',');
+            seen.grew++;
+          }
+          if (lead) seen.lead++;
+          expect(text).toBe(Buffer.from(referenceOutput(format, rows, columns)).toString());
+        },
+      ),
+      { numRuns: 500 },
+    );
+    for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(30);
   });
 
   it.each([
