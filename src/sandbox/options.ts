@@ -24,53 +24,42 @@ export const serviceLoginArgs = (
   ...flags({ tenant: client.tenant, 'base-url': s.url }),
 ];
 
-/** Every default of the sandbox: `startSandbox`'s and, through the flag table, `prs sandbox --help`'s. */
+/** Every option of `startSandbox` with its default; `prs sandbox --help` shows them through its flag table. */
 export const SANDBOX_DEFAULTS = {
+  /** 0 picks a free port. */
   port: 0,
   host: '127.0.0.1',
   realm: 'prs-sandbox',
   clientId: 'prs-cli',
   clientSecret: 'sandbox-secret',
+  /** The JSON endpoint's limit per user (sliding window); the export endpoint has none. */
   rateLimit: '4/60s',
+  /** Token lifetimes, seconds. */
   tokenTtl: 300,
   refreshTtl: 1800,
+  /** Constituent rows of portfolio 900. */
   bigExportRows: 1000,
   exportDelayMs: 0,
+  /** JSON bodies compact, or `spaced` as Python's json.dumps writes them. */
   jsonStyle: 'compact' as 'compact' | 'spaced',
   users: [
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
     { username: 'other', password: 'other', tenant: 'other-tenant' },
-  ],
+  ] as readonly { username: string; password: string; tenant: string }[],
   /** Confidential clients with a service account (client_credentials only), each bound to a tenant. */
   serviceClients: [{ clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' }],
 };
-export type SandboxUser = (typeof SANDBOX_DEFAULTS.users)[number];
 export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[number];
 
-export interface SandboxOptions {
-  /** 0 (the default) picks a free port. */
-  port?: number;
-  host?: string;
-  /** The JSON endpoint's limit per user, e.g. "4/60s" (sliding window). */
-  rateLimit?: string;
-  /** Token lifetimes, seconds. */
-  tokenTtl?: number;
-  refreshTtl?: number;
-  clientSecret?: string;
-  users?: readonly SandboxUser[];
-  /** Constituent rows of portfolio 900. */
-  bigExportRows?: number;
-  exportDelayMs?: number;
+export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
   keepAliveMs?: number;
-  /** JSON bodies compact (the default) or `spaced` as Python's json.dumps writes them. */
-  jsonStyle?: 'compact' | 'spaced';
   /** Answer gzip-compressed when the request accepts it, as a compressing gateway does. */
   gzip?: boolean;
   /** Milliseconds since the epoch: a fake one expires tokens and slides the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user), never a secret. */
   log?: (line: string) => void;
-}
+};
 
 /** The options over their defaults (the `prs sandbox` command checks what a user gives). */
 export function resolveOptions(options: SandboxOptions) {
