@@ -353,6 +353,76 @@ describe('RowTokenizer: malformed bodies', () => {
   });
 });
 
+describe('RowTokenizer: a row laid out as the row before (read by its one loop)', () => {
+  // The first row is the template; the value of "a" in the rows after it is the case.
+  const bodies = (v: string) => [
+    `{"report":[{"a":1,"b":"x"},{"a":${v},"b":"x"},{"a":2,"b":"y"}]}`,
+    `{"report": [{"a": 1, "b": "x"}, {"a": ${v}, "b": "x"}, {"a": 2, "b": "y"}]}`,
+  ];
+  it.each([
+    '0',
+    '-0',
+    '-12.50',
+    '1e5',
+    '-1.5E-3',
+    '123456789012345678901234567890',
+    'true',
+    'false',
+    'null',
+    '"é"',
+    '"a\\"b"',
+    '"\\u00e9"',
+    '{"c":1}',
+    '[1,2]',
+    '""',
+  ])('%s: the row the general descent gives when it is read alone', (v) => {
+    const alone = (rowsOf(`[{"a":${v},"b":"x"}]`) as Row[])[0];
+    for (const body of bodies(v)) {
+      expect(() => JSON.parse(body)).not.toThrow();
+      const rows = rowsOf(body) as Row[];
+      expect(rows).toHaveLength(3);
+      expect(stringifyLossless(rows[1])).toBe(stringifyLossless(alone));
+    }
+  });
+  it.each([
+    '01',
+    '-',
+    '-a',
+    '1.',
+    '.5',
+    '1.e3',
+    '1e',
+    '+1',
+    'nul',
+    'nulls',
+    'tru',
+    'True',
+    '"\t"',
+    '"\\x"',
+    '"a',
+    'x',
+  ])('%s: not JSON, wherever the body is cut', (v) => {
+    for (const body of bodies(v)) {
+      expect(() => JSON.parse(body)).toThrow();
+      expect(rowsOf(body)).toBe('the body is not JSON');
+      for (let cut = 1; cut < body.length; cut += 7) {
+        const t = new RowTokenizer();
+        t.push(Buffer.from(body.slice(0, cut)));
+        t.push(Buffer.from(body.slice(cut)));
+        expect(() => t.end()).toThrow('the body is not JSON');
+      }
+    }
+  });
+  it('a value that is not UTF-8 in a row after the first: not valid UTF-8', () => {
+    const body = Buffer.concat([
+      Buffer.from('[{"a":"x","b":1},{"a":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","b":2}]'),
+    ]);
+    expect(rowsOf(body)).toBe('the body is not valid UTF-8');
+  });
+});
+
 // Any JSON value, as the value of a row's key: against JSON.parse for the shape and the literals for numbers.
 
 /** Every number of a parsed value as text, in document order. */
