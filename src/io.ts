@@ -131,8 +131,10 @@ export function createIO(opts: IOOptions) {
     quiet,
     prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
     readStdin: async () => (await import('node:stream/consumers')).text(stdin()),
+    // A terminal that says it has 0 columns (a pty nobody sized, e.g. under `script`) gets none: ora
+    // divides by the width and would redraw forever.
     progress: (text: string): Progress =>
-      isStderrTTY && !quiet && !json ? showProgress(text, colorWanted) : noProgress,
+      isStderrTTY && stderr.columns !== 0 && !quiet && !json ? showProgress(text, colorWanted) : noProgress,
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
     get logFormat(): 'text' | 'json' {
       return json ? 'json' : 'text';

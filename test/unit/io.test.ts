@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { colorFor } from '../../src/color.js';
 import { createIO, guardStdout, pagerCommand } from '../../src/io.js';
@@ -81,4 +82,25 @@ describe('guardStdout over a SyncWriteStream (stdout a file or device)', () => {
       }
     },
   );
+});
+
+describe('progress on a terminal', () => {
+  const terminal = (columns: number | undefined) =>
+    Object.assign(new PassThrough(), { isTTY: true, columns }) as PassThrough & { isTTY: true };
+  it.each([
+    [80, true],
+    [undefined, true],
+    [0, false], // a pty nobody sized: ora would divide by 0 columns and redraw forever
+  ])('stderr of %j columns → spinner %j', (columns, shown) => {
+    let started = 0;
+    const io = createIO({
+      streams: { stdout: terminal(80), stderr: terminal(columns), stdin: () => new PassThrough() },
+      spinner: () => {
+        started++;
+        return { update() {}, stop() {} };
+      },
+    });
+    io.progress('1/2').stop();
+    expect(started).toBe(shown ? 1 : 0);
+  });
 });
