@@ -1,4 +1,4 @@
-/** `--log-format json`: each stderr line, classified by its shape, as one JSON object. */
+/** `--log-format json`: each stderr line as one JSON object, with the fields its producer gave or its shape says. */
 
 /** Fields that do not apply are left out (never null). */
 export interface LogEntry {
