@@ -88,14 +88,13 @@ function compare(left: unknown, right: unknown): number {
   const k = kind(a);
   if (k !== kind(b)) return k - kind(b);
   if (k === 3) {
-    const literals = !(a instanceof Computed || b instanceof Computed);
-    const exact =
-      literals && (a instanceof JsonNumber || b instanceof JsonNumber)
-        ? compareDecimal(String(a), String(b))
-        : undefined;
     const x = a instanceof Computed ? a.n : Number(a);
     const y = b instanceof Computed ? b.n : Number(b);
-    return exact ?? (x < y ? -1 : x === y ? 0 : 1);
+    // A literal's double is its value rounded, which keeps order: only equal doubles need its digits.
+    const literals = !(a instanceof Computed || b instanceof Computed);
+    if (x === y && literals && (a instanceof JsonNumber || b instanceof JsonNumber))
+      return compareDecimal(String(a), String(b)) ?? 0;
+    return x < y ? -1 : x === y ? 0 : 1;
   }
   if (k === 4) return compareStrings(a as string, b as string);
   if (k === 5) {
