@@ -1,7 +1,9 @@
 /** `prs sandbox` as a user runs it: the built binary, its first stdout line, Ctrl-C. */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_DEFAULTS } from '../../src/sandbox/options.js';
 import { baseEnv, PRS_BIN, runPrs } from '../helpers/run.js';
+import { sandboxTokens } from '../helpers/session.js';
 
 const PATH = '/api/v1/report-service/report/generate/portfolio/42?reportType=index&date=2024-05-02';
 
@@ -31,18 +33,7 @@ describe('prs sandbox (binary)', () => {
       expect(anonymous.status).toBe(401);
       expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
 
-      const tokenRes = await fetch(`${url}/realms/prs-sandbox/protocol/openid-connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'password',
-          client_id: 'prs-cli',
-          client_secret: 'sandbox-secret',
-          username: 'demo',
-          password: 'demo',
-        }),
-      });
-      const { access_token } = (await tokenRes.json()) as { access_token: string };
+      const { access_token } = await sandboxTokens({ ...SANDBOX_DEFAULTS, authUrl: url });
       const headers = { authorization: `Bearer ${access_token}`, 'x-client-id': 'demo-tenant' };
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await fetch(url + PATH, { headers })).status);

@@ -7,7 +7,7 @@ import { Unzip, UnzipPassThrough, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES, type ReportType } from '../../src/domain.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
-import { useSandbox, useSandboxes } from '../helpers/session.js';
+import { sandboxTokens, useSandbox, useSandboxes } from '../helpers/session.js';
 
 const PATH = '/api/v1/report-service/report/generate/portfolio/';
 const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);
@@ -37,12 +37,6 @@ const passwordGrant = (sb: Sandbox, user = 'demo', password = user) => ({
   username: user,
   password,
 });
-
-async function login(sb: Sandbox, user = 'demo'): Promise<{ access_token: string; refresh_token: string }> {
-  const res = await tokenRequest(sb, passwordGrant(sb, user));
-  expect(res.status).toBe(200);
-  return res.json() as Promise<{ access_token: string; refresh_token: string }>;
-}
 
 interface Call {
   token?: string;
@@ -213,7 +207,7 @@ const CSV_CONSTITUENT_HEADER =
 const sb = useSandbox({ rateLimit: '100000/60s' });
 let token: string;
 beforeAll(async () => {
-  token = (await login(sb)).access_token;
+  token = (await sandboxTokens(sb)).access_token;
 });
 
 describe('token endpoint (Keycloak)', () => {
@@ -300,7 +294,7 @@ describe('token endpoint (Keycloak)', () => {
   it('refresh grant: new working tokens; expired after refresh-ttl: 400 "Token is not active"; garbage: "Invalid refresh token"', async () => {
     const { sb: s, advance } = await clocked({ tokenTtl: 60, refreshTtl: 120 });
     try {
-      const first = await login(s);
+      const first = await sandboxTokens(s);
       const refresh = (rt: string) =>
         tokenRequest(s, {
           grant_type: 'refresh_token',
@@ -343,7 +337,7 @@ describe('report endpoints: statuses and their conditions', () => {
   );
 
   it.each(both)('%s: 401 with a bad token, error="invalid_token"', async (_n, path) => {
-    for (const bad of ['garbage', `${token}x`, (await login(sb)).refresh_token]) {
+    for (const bad of ['garbage', `${token}x`, (await sandboxTokens(sb)).refresh_token]) {
       const r = await call(sb, path(42, 'index', '2024-05-01'), { token: bad });
       expect(r.status).toBe(401);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="prs-sandbox", error="invalid_token"/);
@@ -353,7 +347,7 @@ describe('report endpoints: statuses and their conditions', () => {
   it('401 with an expired token (clock)', async () => {
     const { sb: s, advance } = await clocked({ tokenTtl: 5 });
     try {
-      const t = (await login(s)).access_token;
+      const t = (await sandboxTokens(s)).access_token;
       expect((await call(s, q(42, 'index', '2024-05-01'), { token: t })).status).toBe(200);
       advance(5000);
       const r = await call(s, qx(42, 'index', '2024-05-01'), { token: t });
@@ -368,7 +362,7 @@ describe('report endpoints: statuses and their conditions', () => {
     // Read from the token rather than slept past: the clock test above shows what expiry does.
     const s = await newSandbox({ tokenTtl: 7 });
     const before = Math.floor(Date.now() / 1000);
-    const t = (await login(s)).access_token;
+    const t = (await sandboxTokens(s)).access_token;
     const claims = JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString());
     expect(claims.iat).toBeGreaterThanOrEqual(before);
     expect(claims.iat).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
@@ -379,7 +373,7 @@ describe('report endpoints: statuses and their conditions', () => {
   it('revokeTokens(): current access tokens answer 401; refresh and new logins still work', async () => {
     const s = await newSandbox();
     try {
-      const tokens = await login(s);
+      const tokens = await sandboxTokens(s);
       s.revokeTokens();
       expect((await call(s, qx(42, 'index', '2024-05-01'), { token: tokens.access_token })).status).toBe(401);
       const refreshed = await tokenRequest(s, {
@@ -411,7 +405,7 @@ describe('report endpoints: statuses and their conditions', () => {
       const wrong = await call(sb, p, { token, tenant: 'other-tenant' });
       expect(wrong.status).toBe(403);
       expect(JSON.parse(wrong.text)).toMatchObject({ status: 403, error: 'Forbidden' });
-      const other = (await login(sb, 'other')).access_token;
+      const other = (await sandboxTokens(sb, 'other')).access_token;
       expect((await call(sb, p, { token: other, tenant: 'other-tenant' })).status).toBe(200);
       expect((await call(sb, p, { token: other, tenant: 'demo-tenant' })).status).toBe(403);
     },
@@ -473,8 +467,8 @@ describe('report endpoints: statuses and their conditions', () => {
   it('429 with Retry-After past the JSON limit (sliding window, per user); invalid requests do not count', async () => {
     const { sb: s, advance } = await clocked({ rateLimit: '2/10s' });
     try {
-      const t = (await login(s)).access_token;
-      const other = (await login(s, 'other')).access_token;
+      const t = (await sandboxTokens(s)).access_token;
+      const other = (await sandboxTokens(s, 'other')).access_token;
       const ask = (tk = t, tenant = 'demo-tenant') =>
         call(s, q(42, 'index', '2024-05-01'), { token: tk, tenant });
       expect((await call(s, q(999, 'index', '2024-05-01'), { token: t })).status).toBe(404);
@@ -501,7 +495,7 @@ describe('report endpoints: statuses and their conditions', () => {
 
   it("by default the spec's limit: 4 requests per 60 seconds, then 429 until the first slot frees", async () => {
     const { sb: s, advance } = await clocked();
-    const t = (await login(s)).access_token;
+    const t = (await sandboxTokens(s)).access_token;
     const ask = () => call(s, q(42, 'index', '2024-05-01'), { token: t });
     for (let i = 0; i < 4; i++) expect((await ask()).status).toBe(200);
     const limited = await ask();
@@ -514,7 +508,7 @@ describe('report endpoints: statuses and their conditions', () => {
   it('429 in real time with a short window (2/1s), and the export endpoint is never limited', async () => {
     const s = await newSandbox({ rateLimit: '2/1s' });
     try {
-      const t = (await login(s)).access_token;
+      const t = (await sandboxTokens(s)).access_token;
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++)
         statuses.push((await call(s, q(42, 'index', '2024-05-01'), { token: t })).status);
@@ -737,7 +731,7 @@ describe('report bodies', () => {
   it('deterministic: the same request gives the same bytes, in one sandbox and across sandboxes', async () => {
     const other = await newSandbox();
     try {
-      const otherToken = (await login(other)).access_token;
+      const otherToken = (await sandboxTokens(other)).access_token;
       for (const p of [
         q(7, 'constituent.open', '2024-05-02'),
         qx(42, 'constituent.corporateactions', '2024-05-02'),
@@ -804,7 +798,7 @@ describe('big streaming export (portfolio 900)', () => {
   let bigToken: string;
   beforeAll(async () => {
     big = await newSandbox({ bigExportRows: ROWS });
-    bigToken = (await login(big)).access_token;
+    bigToken = (await sandboxTokens(big)).access_token;
   });
   afterAll(() => big.close());
 
@@ -903,7 +897,7 @@ describe('test hooks', () => {
     let now = Date.UTC(2024, 4, 2, 9);
     const s = await newSandbox({ clock: () => now });
     try {
-      const t = (await login(s)).access_token;
+      const t = (await sandboxTokens(s)).access_token;
       now += 1234;
       await call(s, q(42, 'index', '2024-05-02'), { token: t });
       expect(s.stats.requests.map((r) => r.at - Date.UTC(2024, 4, 2, 9))).toEqual([0, 1234]);
@@ -916,7 +910,7 @@ describe('test hooks', () => {
     const s = await newSandbox();
     try {
       expect(s.stats.count()).toBe(0);
-      const t = (await login(s)).access_token;
+      const t = (await sandboxTokens(s)).access_token;
       await call(s, q(42, 'index', '2024-05-02'), { token: t });
       await call(s, qx(42, 'index', '2024-05-02'));
       expect(s.stats.count({ endpoint: 'token', status: 200 })).toBe(1);
@@ -933,7 +927,7 @@ describe('test hooks', () => {
   it('injectFault: a status (with Retry-After) once, then normal answers; a truncated body', async () => {
     const s = await newSandbox();
     try {
-      const t = (await login(s)).access_token;
+      const t = (await sandboxTokens(s)).access_token;
       s.injectFault({ status: 503, retryAfter: 2, count: 2 });
       const first = await call(s, qx(42, 'index', '2024-05-02'), { token: t });
       expect(first.status).toBe(503);

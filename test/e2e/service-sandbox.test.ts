@@ -4,13 +4,8 @@
  * code and message. Two processes sharing one window: test/e2e/service-limiter.test.ts.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  BROKEN_PORTFOLIO_ID,
-  EMPTY_PORTFOLIO_ID,
-  EXAMPLE_PORTFOLIO_ID,
-  type Sandbox,
-} from '../../src/sandbox/index.js';
-import { useSandbox, useTempDir } from '../helpers/session.js';
+import { BROKEN_PORTFOLIO_ID, EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { sandboxTokens, useSandbox, useTempDir } from '../helpers/session.js';
 import { buildRunner, spawnRunner } from './service-helpers.js';
 
 const tmp = useTempDir('prs-service-sandbox-');
@@ -18,25 +13,9 @@ let script: string;
 const sandbox = useSandbox({ rateLimit: '4/2s', tokenTtl: 60 });
 let token: string;
 
-async function passwordToken(s: Sandbox, user = s.users[0]!): Promise<string> {
-  const res = await fetch(`${s.authUrl}/realms/${s.realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: s.clientId,
-      client_secret: s.clientSecret,
-      username: user.username,
-      password: user.password,
-    }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 beforeAll(async () => {
   script = await buildRunner(tmp.path);
-  token = await passwordToken(sandbox);
+  token = (await sandboxTokens(sandbox)).access_token;
 });
 
 beforeEach(() => {
@@ -109,7 +88,7 @@ describe('re-authentication through the real session', () => {
     expect(sandbox.stats.count({ endpoint: 'report', status: 401 })).toBe(1);
     expect(sandbox.stats.count({ endpoint: 'token', status: 200 })).toBe(1);
     expect(sandbox.stats.count({ endpoint: 'report', status: 200 })).toBe(1);
-    token = await passwordToken(sandbox); // the other tests' token was revoked too
+    token = (await sandboxTokens(sandbox)).access_token; // the other tests' token was revoked too
     await waitOutWindow();
   });
 });

@@ -91,6 +91,26 @@ export const dirsEnv = (root: string) => ({
   HOME: root,
 });
 
+/** A password grant at the sandbox's token endpoint (its first user unless named): the tokens it answers. */
+export async function sandboxTokens(
+  sandbox: Pick<Sandbox, 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'users'>,
+  username = sandbox.users[0]!.username,
+): Promise<{ access_token: string; refresh_token: string }> {
+  const user = sandbox.users.find((u) => u.username === username)!;
+  const res = await fetch(`${sandbox.authUrl}/realms/${sandbox.realm}/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'password',
+      client_id: sandbox.clientId,
+      client_secret: sandbox.clientSecret,
+      username,
+      password: user.password,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { access_token: string; refresh_token: string };
+}
+
 /** A ready token (PRS_TOKEN: no sign-in; a fault server takes any) for `baseUrl`, config and cache under `root`. */
 export const tokenEnv = (baseUrl: string, root: string) => ({
   ...dirsEnv(root),
