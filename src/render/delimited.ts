@@ -78,7 +78,14 @@ export function writeDelimited(
           for (let i = 0; i < fixed.length; i++) buf[o++] = fixed[i]!;
           continue;
         }
-        while (m < last && t[m] === Kind.OBJ && t[m + F.NEXT] !== m + F.W) m += F.W;
+        // Into nested objects; not a lead field's: the row's object is then the lead column's cell.
+        while (
+          m < last &&
+          t[m] === Kind.OBJ &&
+          t[m + F.NEXT] !== m + F.W &&
+          !lead?.ids.includes(t[m + F.KEY]!)
+        )
+          m += F.W;
         const k = t[m]!;
         if (m >= last || t[m + F.KEY] !== ids[c] || k === Kind.STRX || k > Kind.NULL) break;
         const from = o;

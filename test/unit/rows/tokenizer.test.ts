@@ -747,6 +747,8 @@ describe('the writers over bodies of every shape', () => {
       '[{"a": 1, "b": "x"}, {"b": "y"}, {"c": null, "a": 2}]',
     ],
     ['a key named __proto__', '[{"__proto__": {"x": 1}, "a": 2}]'],
+    // The row's own value wins over the lead's, an object too (its JSON in the lead's column).
+    ['a lead field the row has as an object', '[{"a": 1}, {"a": 2, "portfolioId": {"x": 1}}]'],
   ])('%s', (_what, body) => {
     const rows = rowsOf(body) as Row[];
     expect(rows.map((r) => Object.keys(r))).toEqual(JSON.parse(body).map((r: Row) => Object.keys(r)));
