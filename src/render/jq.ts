@@ -3,14 +3,32 @@
  * their exact JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
  */
 
+import { createRequire } from 'node:module';
 import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
-import type { JqWeb } from './jq-engine.js';
+import { wasmBaselineOnly } from '../v8.js';
 import { compileFast, type Filter, JqError, json, Lazy } from './jq-fast.js';
 import type { RowWriter } from './writer.js';
+
+declare const __filename: string;
+
+/** jq-web (jq 1.7 in WebAssembly): `printf %s input | jq flags filter`'s stdout less its last newline. */
+interface JqWeb {
+  raw(input: string | Uint8Array, filter: string, flags?: string[]): string | undefined;
+}
+
+/**
+ * jq-web through `require`: its module value is a Promise, which `import()` would adopt as a thenable.
+ * It reads its .wasm beside itself, so it stays in node_modules, resolved from this file or its chunk.
+ * jq stays in WebAssembly's baseline tier, set before its module compiles (docs/performance.md).
+ */
+function loadJq(): Promise<JqWeb> {
+  wasmBaselineOnly();
+  return createRequire(__filename)('jq-web') as Promise<JqWeb>;
+}
 
 /** A filter that compiled: `run` applies it to the rows' text in `format` and gives its output lines. */
 export interface JqProgram {
@@ -75,7 +93,7 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
   const fast = o.fast === false ? undefined : fastForm(form);
   let jq: JqWeb | undefined;
   const load = async () => {
-    jq ??= await (await import('./jq-engine.js')).loadJq();
+    jq ??= await loadJq();
   };
   if (!fast) await load();
   // The newlines keep a trailing `# comment` from swallowing the closing parenthesis.

@@ -28,7 +28,7 @@ function runtimeImports(): Set<string> {
     if (!file.endsWith('.js')) continue;
     const text = readFileSync(join(dist, file), 'utf8');
     // A quote or backtick right before: a string that ajv puts into code it generates, not a call.
-    // createRequire(__filename)("x"): a package loaded from node_modules beside dist/ (render/jq-engine.ts).
+    // createRequire(__filename)("x"): a package loaded from node_modules beside dist/ (render/jq.ts).
     for (const m of text.matchAll(
       /(?<![\w$.'"`])(?:require|import)\("([^"]+)"\)|\(__filename\)\("([^"]+)"\)/g,
     )) {
