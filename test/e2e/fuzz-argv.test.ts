@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '../../src/domain.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { runPrs } from '../helpers/run.js';
-import { dirsEnv, useSandbox, useTempDir } from '../helpers/session.js';
+import { dirsEnv, sandboxTokens, useSandbox, useTempDir } from '../helpers/session.js';
 import { CONTRACT_CODES, STACK } from './reliability-helpers.js';
 
 const SEED = Number(process.env.PRS_FUZZ_SEED ?? 20240503);
@@ -192,20 +192,6 @@ const tmp = useTempDir('prs-fuzz-');
 /** One run's bound: a run that hangs is killed and reported (exit null is outside the contract). */
 const RUN_MS = 30_000;
 
-async function tokenFor(s: Sandbox): Promise<string> {
-  const res = await fetch(`${s.authUrl}/realms/${s.realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: s.clientId,
-      client_secret: s.clientSecret,
-      username: s.users[0]!.username,
-      password: s.users[0]!.password,
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 beforeAll(async () => {
   for (const [i, sandbox] of sandboxes.entries()) {
     const dir = join(tmp.path, `lane${i}`);
@@ -217,7 +203,7 @@ beforeAll(async () => {
         ...dirsEnv(dir),
         PRS_BASE_URL: sandbox.url,
         PRS_TENANT: sandbox.users[0]!.tenant,
-        PRS_TOKEN: await tokenFor(sandbox),
+        PRS_TOKEN: (await sandboxTokens(sandbox)).access_token,
         PRS_RATE_LIMIT: '1000/1s',
         PRS_RETRIES: '0',
         PRS_TIMEOUT: '10',
