@@ -28,6 +28,27 @@ export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): v
   out.byte(125);
 }
 
+/**
+ * Rows from `i` on that the body had compact and plain, one right after the other (`{…},{…}`): copied
+ * at once, `sep` between them. The index after them; `i` (nothing written) for fewer than two.
+ */
+export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): number {
+  const { b, tape: t, at } = batch;
+  let j = i + 1;
+  while (
+    j < at.length &&
+    !(t[at[j]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) &&
+    t[at[j]! + F.START] === t[at[j - 1]! + F.END]! + 1
+  )
+    j++;
+  if (j - i < 2 || t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
+  const start = t[at[i]! + F.START]!;
+  const from = out.n;
+  out.copy(b, start, t[at[j - 1]! + F.END]!);
+  for (let k = i; k < j - 1; k++) out.buf[from + t[at[k]! + F.END]! - start] = sep;
+  return j;
+}
+
 function hasKey(t: Int32Array, e: number, ids: readonly number[]): boolean {
   for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) if (ids.includes(t[m + F.KEY]!)) return true;
   return false;

@@ -9,7 +9,7 @@ import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
 import { type Column, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
-import { project, writeRow } from './json.js';
+import { project, writeRow, writeRun } from './json.js';
 
 export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -148,10 +148,12 @@ export function createWriter(o: WriterOptions): RowWriter {
                 );
             return out.take();
           }
-          for (let i = 0; i < batch.length; i++) {
+          for (let i = 0; i < batch.length; ) {
             if (format === 'json') out.byte(first && i === 0 ? 91 : 44);
-            writeRow(out, batch, i, lead);
+            let next = lead ? i : writeRun(out, batch, i, format === 'json' ? 44 : 10);
+            if (next === i) writeRow(out, batch, next++, lead);
             if (format === 'ndjson') out.byte(10);
+            i = next;
           }
           return out.take();
         },
