@@ -696,7 +696,9 @@ describe('the writers over bodies of every shape', () => {
         style,
         fc.array(fc.nat(), { maxLength: 8 }),
         fc.constantFrom<'csv' | 'tsv'>('csv', 'tsv'),
-        fc.option(fc.constantFrom({ portfolioId: 42 }, { portfolioId: 7, isin: 'x,y' }), { nil: undefined }),
+        fc.option(fc.constantFrom({ portfolioId: 42 }, { portfolioId: 7, isin: 'x,y' }, { Net: 1 }), {
+          nil: undefined,
+        }),
         async (layouts, picks, s, cuts, format, lead) => {
           const models = picks.map(([i, values]) =>
             layouts[i % layouts.length]!.map(([k, v]) => [k, refill(v, values, { i: 0 })] as [string, Model]),
@@ -704,10 +706,8 @@ describe('the writers over bodies of every shape', () => {
           const rows = models.map((m) => ({ ...lead, ...rowOf(m) }));
           const columns = seenColumns(rows);
           if (columns.length === 0) return;
-          // A key that is an object in one row and a leaf in another: rows written before the leaf's
-          // column came have no cell for it (a widened file pads them), where the object would be JSON.
           const names = columns.map((c) => c.name);
-          if (names.some((n) => names.some((m) => m.startsWith(`${n}.`)))) return;
+          const collide = names.some((n) => names.some((m) => m.startsWith(`${n}.`)));
           const w = createWriter({ format });
           const a = w.answer('one', lead);
           const t = new RowTokenizer();
@@ -719,6 +719,9 @@ describe('the writers over bodies of every shape', () => {
           take(w.end().text);
           let text = Buffer.concat(out).toString();
           if (widened) {
+            // A key that is an object in one row and a leaf in another: rows written before the leaf's
+            // column came have no cell for it (a widened file pads them), where the object would be JSON.
+            if (collide) return;
             const wide: Buffer[] = [];
             await widen(Readable.from([Buffer.concat(out)]), widened, async (c) => void wide.push(c));
             // A lone empty cell was written quoted (not a blank line); padded, `"",` reads as `,` does.
