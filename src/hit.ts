@@ -111,16 +111,20 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
       spool.drop();
       return undefined;
     }
-    answer.done();
+    // CSV/TSV whose columns grew after the first batch: rewritten with every column, as the CLI does.
+    const widened = answer.done();
     const out = stdoutWriter({ flag: read.globals.color, env });
     // From the first byte on this path owns the run.
     try {
       let code: number | undefined;
-      await spool.copyTo({
-        write: async (chunk) => {
-          code ??= await out(chunk);
+      await spool.copyTo(
+        {
+          write: async (chunk) => {
+            code ??= await out(chunk);
+          },
         },
-      });
+        widened,
+      );
       return code ?? (await out(writer.end().text)) ?? ExitCode.ok;
     } catch (err) {
       process.stderr.write(`prs: internal error: ${(err as Error)?.message}\n`);

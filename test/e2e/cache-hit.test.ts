@@ -11,9 +11,10 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useFaultServer } from '../helpers/fault-server.js';
 import { openSpools } from '../helpers/rows.js';
 import { baseEnv, collect, PRS_BIN, type RunResult, runPrsIntoClosedPipe } from '../helpers/run.js';
-import { useLoggedIn } from '../helpers/session.js';
+import { tokenEnv, useLoggedIn } from '../helpers/session.js';
 
 const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
 const DAY = '2024-05-02';
@@ -24,11 +25,14 @@ beforeEach(() => sandbox.stats.reset());
 const requests = () => sandbox.stats.count({ endpoint: 'report' });
 let n = 0;
 
-/** prs with `args`; also which dist/ files it loaded. */
-async function prs(args: string[]): Promise<RunResult & { loaded: string[] }> {
+/** prs with `args` (against the sandbox, or as `over` says); also which dist/ files it loaded. */
+async function prs(
+  args: string[],
+  over: Record<string, string> = env,
+): Promise<RunResult & { loaded: string[] }> {
   const list = join(tmp.path, `loaded-${n++}`);
   const child = spawn(process.execPath, ['-r', PRELOAD, PRS_BIN, ...args], {
-    env: baseEnv({ ...env, PRS_TEST_LOADED: list }),
+    env: baseEnv({ ...over, PRS_TEST_LOADED: list }),
   });
   child.stdin.end();
   const r = await collect(child).done;
@@ -222,4 +226,27 @@ describe('stdout’s rules on the fast path', () => {
     expect(code).toBe(0);
     expect(Buffer.concat(chunks).equals(expected)).toBe(true);
   });
+});
+
+describe('an answer whose columns grow after the cache reads its first chunk', () => {
+  const server = useFaultServer();
+  it.each(['csv', 'tsv'])(
+    '%s: the hit prints the CLI’s bytes (every column in the header, earlier lines padded)',
+    async (format) => {
+      // Past the cache's read chunk (256 KiB), a row with a column none before had.
+      const rows = Array.from({ length: 3000 }, (_, i) => ({ a: i, b: 'x'.repeat(100) }));
+      const body = JSON.stringify({ report: [...rows, { a: 3000, b: 'y', late: 'z' }] });
+      server.respond({ body, headers: { 'content-type': 'application/json' } });
+      const over = { ...tokenEnv(server.url, join(tmp.path, `grow-${format}`)), PRS_CACHE: '7d' };
+      const args = ['report', '5', '-t', 'constituent.close', '-d', '2024-04-10', '-f', format];
+      const asked = await prs(args, over);
+      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.stdout.split('\n')[0]).toBe(['a', 'b', 'late'].join(format === 'csv' ? ',' : '\t'));
+      const hit = await prs(args, over);
+      expect(hit.code, hit.stderr).toBe(0);
+      expect(hit.loaded).toEqual(['fast.js', 'hit.js']);
+      expect(server.requests).toHaveLength(1);
+      expect(hit.stdout).toBe(asked.stdout);
+    },
+  );
 });
