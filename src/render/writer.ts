@@ -5,7 +5,6 @@
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
-import { batchOf } from '../rows/tokenizer.js';
 import { Bytes } from './bytes.js';
 import { type Column, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
@@ -31,7 +30,7 @@ export interface WriterOptions {
 
 export interface AnswerWriter {
   /** Valid until the next call. */
-  rows(rows: RowBatch | readonly Row[]): Chunk;
+  rows(rows: RowBatch): Chunk;
   /** The answer checked out. CSV/TSV to stdout whose first answer's columns grew: how to rewrite it. */
   done(): Widened | undefined;
 }
@@ -96,17 +95,16 @@ export function createWriter(o: WriterOptions): RowWriter {
         text: stringifyLossless(leadRow).slice(1, -1),
       };
       return {
-        rows(input) {
-          if (input.length === 0) return '';
+        rows(batch) {
+          if (batch.length === 0) return '';
           if (format === 'table') {
-            const rows = Array.isArray(input) ? input : (input as RowBatch).objects(leadRow);
+            const rows = batch.objects(leadRow);
             // Checked on the first rows, as the streamed formats do; drawn at the end with all columns.
             if (table.length === 0 && n === 0) columnsFor(rows, 'spec');
             for (const row of rows) held.push(row);
             n += rows.length;
             return '';
           }
-          const batch = Array.isArray(input) ? batchOf(input) : (input as RowBatch);
           const picking = needsColumns && !cols();
           if (picking) {
             mine = columnsFor(layouts(batch, leadRow), 'seen');

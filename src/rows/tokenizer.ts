@@ -1,7 +1,5 @@
 // The one row stream: a body's bytes in as they arrive, its rows out as a tape over them (tape.ts).
 import { isUtf8 } from 'node:buffer';
-import type { Row } from '../domain.js';
-import { stringifyLossless } from '../json/lossless.js';
 import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 // Read once: across the bundle's chunks every `keys.x` in a hot loop would be a getter call.
@@ -758,10 +756,4 @@ export class RowTokenizer {
     this.delimited();
     return Kind.NUM;
   }
-}
-
-/** Rows that are objects already (a diff's, a test's) as a batch: through their JSON text, as a body's. */
-export function batchOf(rows: readonly Row[]): RowBatch {
-  if (rows.length === 0) return NO_ROWS;
-  return new RowTokenizer().push(Buffer.from(`[${rows.map((r) => stringifyLossless(r)).join(',')}]`));
 }

@@ -2,10 +2,18 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Row } from '../../src/domain.js';
+import { stringifyLossless } from '../../src/json/lossless.js';
 import type { Column } from '../../src/render/columns.js';
 import { type ReportWriterOptions, reportWriter } from '../../src/render/index.js';
 import { createWriter } from '../../src/render/writer.js';
+import { NO_ROWS, type RowBatch } from '../../src/rows/tape.js';
 import { MalformedBody, RowTokenizer } from '../../src/rows/tokenizer.js';
+
+/** Rows that are objects already as a batch: through their JSON text, as a body's. */
+export function batchOf(rows: readonly Row[]): RowBatch {
+  if (rows.length === 0) return NO_ROWS;
+  return new RowTokenizer().push(Buffer.from(`[${rows.map((r) => stringifyLossless(r)).join(',')}]`));
+}
 
 /** The rows of a whole body as objects, or why it is not a report. */
 export function rowsOf(body: string | Uint8Array): Row[] | string {
@@ -25,7 +33,7 @@ export type RenderRequest = ReportWriterOptions & { rows: readonly Row[] };
 export function render(r: RenderRequest): { text: string; notes: string[] } {
   const w = reportWriter(r);
   const a = w.answer();
-  const text = a.rows(r.rows);
+  const text = a.rows(batchOf(r.rows));
   a.done();
   const end = w.end();
   return { text: String(text) + String(end.text), notes: [...end.warnings, ...end.notes] };
@@ -39,7 +47,7 @@ export function renderDelimited(
 ): string {
   const w = createWriter({ format: kind, columns: () => [...columns], emptyColumns: () => [...columns] });
   const a = w.answer();
-  const text = String(a.rows(rows));
+  const text = String(a.rows(batchOf(rows)));
   a.done();
   return text + String(w.end().text);
 }

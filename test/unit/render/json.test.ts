@@ -4,12 +4,13 @@ import { JsonNumber } from '../../../src/domain.js';
 import { columnOf } from '../../../src/render/columns.js';
 import { project } from '../../../src/render/json.js';
 import { createWriter } from '../../../src/render/writer.js';
+import { batchOf } from '../../helpers/rows.js';
 
 /** All rows as one answer through the JSON/NDJSON writer. */
 function written(format: 'json' | 'ndjson', rs: Row[], indent = false): string {
   const w = createWriter({ format, indent });
   const a = w.answer();
-  const text = a.rows(rs);
+  const text = a.rows(batchOf(rs));
   a.done();
   return String(text) + String(w.end().text);
 }

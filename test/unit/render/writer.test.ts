@@ -12,7 +12,7 @@ import { project } from '../../../src/render/json.js';
 import { Spool } from '../../../src/render/spool.js';
 import { renderTable } from '../../../src/render/table.js';
 import { createWriter } from '../../../src/render/writer.js';
-import { renderDelimited } from '../../helpers/rows.js';
+import { batchOf, renderDelimited } from '../../helpers/rows.js';
 
 interface Run {
   format: ReportFormat;
@@ -56,7 +56,9 @@ function written(run: Run, answers: { id: number; batches: Row[][]; drop?: boole
     const aw = w.answer(`portfolio ${a.id}`);
     let out = '';
     for (const batch of a.batches) {
-      out += aw.rows(run.multi ? batch.map((row) => ({ portfolioId: a.id, ...row })) : batch) as string;
+      out += aw.rows(
+        batchOf(run.multi ? batch.map((row) => ({ portfolioId: a.id, ...row })) : batch),
+      ) as string;
     }
     if (a.drop) continue;
     aw.done();
@@ -145,7 +147,7 @@ describe('reportWriter', () => {
         // A spool that goes to its file past 4 bytes: the rewrite reads it back.
         const spool = new Spool(4);
         const a = w.answer('one');
-        for (const batch of batches) spool.write(a.rows(batch));
+        for (const batch of batches) spool.write(a.rows(batchOf(batch)));
         await spool.copyTo(sink, a.done());
       }
       const end = w.end();
@@ -163,8 +165,8 @@ describe('reportWriter', () => {
     const w = createWriter({ format: 'csv', union: true });
     const a = w.answer();
     // A chunk is valid until the next call (the writer reuses its buffer): taken as text at once.
-    const p1 = String(a.rows([{ a: 1 }]));
-    const p2 = String(a.rows([{ a: 2, b: 'x' }]));
+    const p1 = String(a.rows(batchOf([{ a: 1 }])));
+    const p2 = String(a.rows(batchOf([{ a: 2, b: 'x' }])));
     a.done();
     expect(p1 + p2).toBe('a\n1\n2,x\n');
     expect(w.widened()).toEqual({
@@ -178,7 +180,7 @@ describe('reportWriter', () => {
     });
     const same = createWriter({ format: 'tsv', union: true });
     const b = same.answer();
-    b.rows([{ a: 1 }]);
+    b.rows(batchOf([{ a: 1 }]));
     b.done();
     expect(same.widened()).toBeUndefined();
   });
