@@ -279,7 +279,7 @@ export class ParquetSpool {
       schema: schemaOf(columns) as never,
       createdBy: 'prs (hyparquet-writer)',
     });
-    const batch = this.o.batch ?? 2000;
+    const batch = this.o.batch ?? 1000;
     // Column by column as the spool's lines are read: no row is kept past its line.
     let data = columns.map((): unknown[] => []);
     let count = 0;
