@@ -105,9 +105,9 @@ export class RowTokenizer {
   /** The last row read whole, as a template for the next (fastRows): its members' keys and the bytes
    * around its values (`{"a":`, `,"b":`, … `}`), 0 members when there is none. */
   private tplN = 0;
-  private tplKeys = new Int32Array(16);
+  private tplKeys = new Int32Array(0);
   private tplLit: Uint8Array = EMPTY;
-  private tplAt = new Int32Array(17);
+  private tplAt = new Int32Array(0);
   private tplFlags = 0;
 
   push(chunk: Uint8Array): RowBatch {
@@ -312,7 +312,7 @@ export class RowTokenizer {
     const n = (end - e) / F.W - 1;
     this.tplN = 0;
     if (t[e + F.FLAGS]! & Flag.ODD || n === 0) return;
-    if (this.tplKeys.length < n) {
+    if (this.tplAt.length < n + 2) {
       this.tplKeys = new Int32Array(n);
       this.tplAt = new Int32Array(n + 2);
     }
