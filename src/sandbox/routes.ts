@@ -191,10 +191,13 @@ export function createRoutes(
       /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
     if (auth && safeDecode(auth[1]!) === o.realm) {
       x.rec.endpoint = 'token';
+      if (x.req.method !== 'POST') return error(x, 405, 'Method Not Allowed', { Allow: 'POST' });
       return token(x, auth[2] === 'logout');
     }
     if (!api) return error(x, 404, 'No endpoint at this path');
     x.rec.endpoint = api[2] ? 'export' : 'report';
+    // The service's endpoints are GET (spec): anything else is refused, as Spring refuses it.
+    if (x.req.method !== 'GET') return error(x, 405, 'Method Not Allowed', { Allow: 'GET' });
     return report(x, url, api[1]!);
   }
 

@@ -456,6 +456,18 @@ describe('report endpoints: statuses and their conditions', () => {
     }
   });
 
+  it('405 for a method other than GET (the spec: both endpoints are GET); POST only on the token endpoint', async () => {
+    for (const path of [q(42, 'index', '2024-05-01'), qx(42, 'index', '2024-05-01')]) {
+      const res = await fetch(sb.url + PATH + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'x-client-id': 'demo-tenant' },
+      });
+      expect([res.status, res.headers.get('allow')]).toEqual([405, 'GET']);
+    }
+    const get = await fetch(`${sb.authUrl}/realms/${sb.realm}/protocol/openid-connect/token`);
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+  });
+
   it('checks in order: 401, then 403, then 400, then 404', async () => {
     const bad = '7x?reportType=nope';
     expect((await call(sb, bad, { tenant: 'other-tenant' })).status).toBe(401);
