@@ -94,9 +94,8 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
   // Nothing is written before the whole answer is read: no rows, or a body the row stream refuses,
   // is the CLI's to say.
   const spool = new Spool();
-  // The spool may be a file in the temporary directory: a signal removes it, as the CLI's handler does.
+  // A signal ends the run with the CLI's line and exit code (the spool's file has no name to remove).
   const leave = (signal: keyof typeof SIGNAL_EXITS) => {
-    spool.drop();
     process.stderr.write(`prs: ${SIGNAL_EXITS[signal]}\n`);
     process.exit(ExitCode[SIGNAL_EXITS[signal]]);
   };
