@@ -1,10 +1,9 @@
 // Every command's definition, as GitHub CLI's `NewCmdX(f, runF)`: flags → typed options (bad input
 // rejected before any I/O) → the runner, which loads the command's body (a chunk of its own).
-import { Argument, type Command } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
 import { exitCodesText, HELP_TOPICS, helpTarget } from '../help.js';
-import { SANDBOX_DEFAULTS } from '../sandbox/options.js';
 import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
@@ -56,7 +55,9 @@ function define<T extends Record<string, FlagRow>, O>(
 ): Command {
   const cmd = parent.command(d.spelling, { hidden: d.hidden }).description(d.description);
   for (const arg of d.args ?? []) cmd.addArgument(arg);
-  for (const row of Object.values<FlagRow>(d.flags ?? {})) cmd.option(row.flag, row.help, row.default);
+  // A default shown as written (`default: 0`), as the help texts spell defaults themselves.
+  for (const row of Object.values<FlagRow>(d.flags ?? {}))
+    cmd.addOption(new Option(row.flag, row.help).default(row.default, row.default));
   return cmd.action(async (...values: unknown[]) => {
     const globals = globalsOf(values.at(-1) as Command);
     const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, globals);
@@ -221,10 +222,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     flags: SANDBOX_FLAGS,
     run: { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandbox },
     // Commander gives `prs sandbox --rate-limit` to the global flag of the same name.
-    options: (_, o, globals) => ({
-      ...o,
-      rateLimit: o.rateLimit ?? globals.rateLimit ?? SANDBOX_DEFAULTS.rateLimit,
-    }),
+    options: (_, o, globals) => ({ ...o, rateLimit: globals.rateLimit ?? o.rateLimit }),
   });
 
   // Replaces commander's implicit help command: it also shows topics and nested commands.

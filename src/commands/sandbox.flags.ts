@@ -11,11 +11,12 @@ const withDefault = <F extends string>(flag: F, help: string, value: string | nu
 export const SANDBOX_FLAGS = {
   port: withDefault('--port <n>', 'port (0 picks a free one)', SANDBOX.port),
   host: withDefault('--host <host>', 'address to listen on', SANDBOX.host),
-  // No commander default: the global --rate-limit of the same name gets the value (define.ts).
-  rateLimit: {
-    flag: '--rate-limit <n/window>',
-    help: `the sandbox's JSON endpoint limit per user (default: ${SANDBOX.rateLimit})`,
-  },
+  // Commander hands the value to the global --rate-limit of the same name (define.ts).
+  rateLimit: withDefault(
+    '--rate-limit <n/window>',
+    "the sandbox's JSON endpoint limit per user",
+    SANDBOX.rateLimit,
+  ),
   tokenTtl: withDefault('--token-ttl <seconds>', 'access token lifetime', SANDBOX.tokenTtl),
   refreshTtl: withDefault('--refresh-ttl <seconds>', 'refresh token lifetime', SANDBOX.refreshTtl),
   bigRows: withDefault(

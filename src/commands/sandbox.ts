@@ -23,7 +23,7 @@ export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
   const host = o.host.trim();
   if (host === '' || /\s|\/|:\/\//.test(host)) throw new UsageError(`invalid --host "${o.host}"`);
   try {
-    if (o.rateLimit !== undefined) parseRateLimit(o.rateLimit);
+    parseRateLimit(o.rateLimit);
   } catch (err) {
     throw new UsageError(`${(err as Error).message} (from --rate-limit)`);
   }
