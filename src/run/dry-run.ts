@@ -28,9 +28,8 @@ interface PlanInput {
   items: number;
   cached?: number;
   skipped?: number;
-  state: LimiterState;
-  now: number;
-  rate: RateLimit;
+  /** Absent for export: its endpoint has no client-side limit. */
+  limiter?: { state: LimiterState; now: number; rate: RateLimit };
 }
 
 export function planRun(p: PlanInput): RunPlan {
@@ -38,11 +37,12 @@ export function planRun(p: PlanInput): RunPlan {
   const skipped = p.skipped ?? 0;
   const requests = Math.max(0, p.items - cached - skipped);
   const base = { command: p.command, items: p.items, cached, skipped, requests };
-  if (p.command === 'export') return { ...base, rateLimit: null, waitMs: 0, etaMs: null, until: null };
-  const times = planRequests(requests, p.state, p.now, p.rate);
+  if (!p.limiter) return { ...base, rateLimit: null, waitMs: 0, etaMs: null, until: null };
+  const { state, now, rate } = p.limiter;
+  const times = planRequests(requests, state, now, rate);
   return {
     ...base,
-    rateLimit: { limit: p.rate.limit, windowMs: p.rate.windowMs },
+    rateLimit: { limit: rate.limit, windowMs: rate.windowMs },
     waitMs: times.waitMs,
     etaMs: times.waitMs,
     until: requests > 0 ? isoSeconds(times.lastAt) : null,
@@ -60,7 +60,7 @@ export function planLines(p: RunPlan): string[] {
     lines.push(
       p.requests === 0
         ? `waits: none (rate limit ${rate})`
-        : `waits at ${rate} from the limiter's state now: ${durationText(p.waitMs)}; last request in about ${durationText(p.etaMs)} (${p.until})`,
+        : `waits at ${rate} from the limiter's state now: ${durationText(p.waitMs)}, the last request at ${p.until}`,
     );
   } else {
     lines.push('the export endpoint has no client-side rate limit: its time is the service’s');
@@ -109,7 +109,7 @@ export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunP
   }
   const limiter = await limiterNow(deps);
   const count = items.length * types.length;
-  return show(deps, planRun({ command: o.command, items: count, cached, ...limiter }), o.json);
+  return show(deps, planRun({ command: o.command, items: count, cached, limiter }), o.json);
 }
 
 interface ExportPlanOptions {
@@ -137,16 +137,5 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
   // Base URL and tenant are still checked as the real run would.
   const { target } = await import('../service/service.js');
   target(s);
-  return show(
-    deps,
-    planRun({
-      command: 'export',
-      items: items.length,
-      skipped,
-      state: { stamps: [] },
-      now: deps.clock.now(),
-      rate: s.rateLimit,
-    }),
-    o.json,
-  );
+  return show(deps, planRun({ command: 'export', items: items.length, skipped }), o.json);
 }

@@ -73,7 +73,7 @@ describe('report --dry-run', () => {
       expect(text.stderr).toMatch(/^dry run: 3 items, nothing sent$/m);
       expect(text.stderr).toMatch(/^requests to send: 3$/m);
       expect(text.stderr).toMatch(
-        /^waits at 2\/600s from the limiter's state now: \d+ min; last request in about/m,
+        /^waits at 2\/600s from the limiter's state now: \d+ min, the last request at /m,
       );
       expect(sent()).toBe(0);
     } finally {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { durationText } from '../../src/clock.js';
 import { planLines, planRun } from '../../src/run/dry-run.js';
+import type { LimiterState } from '../../src/service/types.js';
 
 const NOW = Date.UTC(2024, 4, 6, 6, 0, 0);
 const RATE = { limit: 4, windowMs: 60_000 };
@@ -22,15 +23,14 @@ describe('planRun', () => {
       { items: 1, state: { stamps: [], until: NOW + 30_000 } },
       { waitMs: 30_000, etaMs: 30_000 },
     ],
-  ])('report: %s', (_n, input, want) => {
-    const plan = planRun({ command: 'report', state: { stamps: [] }, now: NOW, rate: RATE, ...input });
+  ])('report: %s', (_n, input: { items: number; cached?: number; state?: LimiterState }, want) => {
+    const { state = { stamps: [] }, ...counts } = input;
+    const plan = planRun({ command: 'report', ...counts, limiter: { state, now: NOW, rate: RATE } });
     expect(plan).toMatchObject(want);
   });
 
   it('export: skipped items are not requests; no client-side limit, no ETA', () => {
-    expect(
-      planRun({ command: 'export', items: 5, skipped: 3, state: { stamps: [] }, now: NOW, rate: RATE }),
-    ).toEqual({
+    expect(planRun({ command: 'export', items: 5, skipped: 3 })).toEqual({
       command: 'export',
       items: 5,
       cached: 0,
@@ -44,7 +44,8 @@ describe('planRun', () => {
   });
 
   it('13,100 requests at 4/60s: about 55 hours', () => {
-    const plan = planRun({ command: 'report', items: 13_100, state: { stamps: [] }, now: NOW, rate: RATE });
+    const limiter = { state: { stamps: [] }, now: NOW, rate: RATE };
+    const plan = planRun({ command: 'report', items: 13_100, limiter });
     expect(plan.etaMs).toBe((13_100 / 4 - 1) * 60_000);
     expect(durationText(plan.etaMs!)).toBe('54 h 34 min');
   });
@@ -52,19 +53,13 @@ describe('planRun', () => {
 
 describe('planLines', () => {
   it('report', () => {
-    const plan = planRun({
-      command: 'report',
-      items: 5,
-      cached: 1,
-      state: { stamps: [] },
-      now: NOW,
-      rate: RATE,
-    });
+    const limiter = { state: { stamps: [] }, now: NOW, rate: RATE };
+    const plan = planRun({ command: 'report', items: 5, cached: 1, limiter });
     expect(planLines(plan)).toEqual([
       'dry run: 5 items, nothing sent',
       'answered from the cache: 1',
       'requests to send: 4',
-      "waits at 4/60s from the limiter's state now: 0 s; last request in about 0 s (2024-05-06T06:00:00Z)",
+      "waits at 4/60s from the limiter's state now: 0 s, the last request at 2024-05-06T06:00:00Z",
     ]);
   });
 });
