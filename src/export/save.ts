@@ -208,11 +208,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     const saved: SavedFile[] = targets.map((t) => t.saved);
     const paths = saved.map((f) => f.path);
     const content = scanner ? undefined : zipContent(entries);
-    const kept = c.keepExisting ? await existingCopies(saved, content, c) : new Set<string>();
+    const kept = await keptTargets(saved, content, c);
     if (kept.size === saved.length) return { kind: 'existing', paths, files: saved };
-    for (const p of c.output === undefined || c.keepExisting ? paths : paths.slice(1)) {
-      if (!kept.has(p)) await assertNew(p, saved, content, c);
-    }
     // link(2) fails if a file appeared meanwhile. The names are this run's from the moment the files
     // can exist: a parallel item named alike must find them taken.
     for (const p of paths) c.written.add(p);
@@ -300,49 +297,32 @@ function zipContent(entries: readonly ZipEntry[]): string {
   return entries.map((e) => `${e.name}\0${e.size}\0${e.crc >>> 0}`).join('\n');
 }
 
-/** An existing target against what the service sent; a zip is the same when its content is. */
-async function compare(
-  f: SavedFile,
-  content: string | undefined,
-  c: SaveContext,
-): Promise<'same' | 'missing' | 'different'> {
+/** Whether the file at `f.path` holds what the service sent; a zip does when its content does. */
+async function holdsSame(f: SavedFile, content: string | undefined, c: SaveContext): Promise<boolean> {
   const sha = await sha256File(f.path).catch(() => undefined);
-  if (sha === undefined) return 'missing';
-  if (sha === f.sha256) return 'same';
-  if (content === undefined || !f.path.endsWith('.zip')) return 'different';
+  if (sha === f.sha256) return true;
+  if (sha === undefined || content === undefined || !f.path.endsWith('.zip')) return false;
   const existing = await verifyZip(f.path, c.signal).catch(() => undefined);
-  if (existing === undefined || zipContent(existing) !== content) return 'different';
+  if (existing === undefined || zipContent(existing) !== content) return false;
   // The manifest describes the file on disk.
   f.sha256 = sha;
   f.bytes = (await stat(f.path)).size;
-  return 'same';
+  return true;
 }
 
-/** --skip-existing: the targets already there with what the service sent; others only with --force. */
-async function existingCopies(
-  files: SavedFile[],
-  content: string | undefined,
-  c: SaveContext,
-): Promise<Set<string>> {
+/** Targets already there: kept when they hold what the service sent (--skip-existing), else refused unless --force. */
+async function keptTargets(files: SavedFile[], content: string | undefined, c: SaveContext) {
   const kept = new Set<string>();
   for (const f of files) {
-    const state = await compare(f, content, c);
-    if (state === 'different' && !c.force) throw new FileExistsError(f.path, differentHint(c));
-    if (state === 'same') kept.add(f.path);
+    if (c.keepExisting && (await holdsSame(f, content, c))) kept.add(f.path);
+    else
+      await assertWritableTarget(f.path, c.force).catch(async (err) => {
+        if (!(err instanceof FileExistsError)) throw err;
+        const same = !c.keepExisting && (await holdsSame({ ...f }, content, c));
+        throw new FileExistsError(f.path, same ? SAME_HINT : differentHint(c));
+      });
   }
   return kept;
-}
-
-/** An existing target is refused (unless --force), with the hint that helps. */
-async function assertNew(p: string, files: SavedFile[], content: string | undefined, c: SaveContext) {
-  try {
-    await assertWritableTarget(p, c.force);
-  } catch (err) {
-    const f = files.find((x) => x.path === p);
-    if (!(err instanceof FileExistsError) || !f) throw err;
-    const same = (await compare({ ...f }, content, c)) === 'same';
-    throw new FileExistsError(p, same ? SAME_HINT : differentHint(c));
-  }
 }
 
 const SAME_HINT = 'it holds what the service sent: use --skip-existing to keep it (and resume the run)';
