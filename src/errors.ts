@@ -139,7 +139,6 @@ export function exitCodeFor(err: unknown): number {
 /** A final non-200 answer of the report service, and what prs knows about the request. */
 export interface FailedAnswer {
   status: number;
-  reason: string;
   /** A short text from the body (a JSON `message`, the first line of plain text), if any. */
   said?: string;
   portfolioId: number;
@@ -149,14 +148,16 @@ export interface FailedAnswer {
   ci: boolean;
 }
 
+type Answer = FailedAnswer & { reason: string };
+
 interface HttpFailure {
   exit: keyof Exits;
-  message: (a: FailedAnswer) => string;
-  hint: (a: FailedAnswer) => string | undefined;
+  message: (a: Answer) => string;
+  hint: (a: Answer) => string | undefined;
 }
 
-const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
-const after = (a: FailedAnswer) =>
+const saying = (a: Answer) => (a.said ? `: ${a.said}` : '');
+const after = (a: Answer) =>
   a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
 
 /** By status, then '5xx', then 'other'; messages carry at most a short text from the body, never a page. */
@@ -204,8 +205,11 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
 const failureRow = (status: number): HttpFailure =>
   HTTP_FAILURES[status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[status >= 500 ? '5xx' : 'other'];
 
-export function httpFailure(a: FailedAnswer): HttpError {
-  const row = failureRow(a.status);
+export function httpFailure(failed: FailedAnswer): HttpError {
+  const row = failureRow(failed.status);
+  // node:http only here: loading it costs every request's start-up.
+  const phrase = process.getBuiltinModule('node:http').STATUS_CODES[failed.status] ?? 'Unknown Status';
+  const a = { ...failed, reason: `${failed.status} ${phrase}` };
   return new HttpError(row.message(a), { status: a.status, hint: row.hint(a) });
 }
 

@@ -19,6 +19,7 @@ import {
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { openReplacement, type Replacement, replaceFile } from '../fs/atomic.js';
+import { removeStaleTemporaries } from '../fs/temp-names.js';
 import { writeAll } from '../stdout.js';
 
 // node:crypto at the first use: the cache's fast path (hit.ts) loads this module at its start.
@@ -46,7 +47,6 @@ export type CacheStore = ReturnType<typeof createCacheStore>;
 
 const EXT = '.entry';
 const HEAD = /^prs-answer 1 (\d+) ([0-9a-f]{64}) (\d+)$/;
-const STALE_TEMP_MS = 60 * 60_000;
 
 const KEY_FIELDS = [
   'baseUrl',
@@ -92,6 +92,18 @@ export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
   }
 }
 
+/** The first line's fields and the key line, from the file's first 4 KiB. */
+function headOf(fd: number) {
+  const head = Buffer.alloc(4096);
+  const got = readSync(fd, head, 0, head.length, 0);
+  const first = head.indexOf(10);
+  const second = head.indexOf(10, first + 1);
+  const m = first >= 0 && first <= 200 ? HEAD.exec(head.toString('latin1', 0, first)) : null;
+  if (!m || second < 0 || second >= got) return undefined;
+  const key = head.toString('utf8', first + 1, second);
+  return { length: Number(m[1]), digest: m[2]!, storedAt: Number(m[3]), key, offset: second + 1 };
+}
+
 /** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
 function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
   let fd: number;
@@ -101,30 +113,13 @@ function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corr
     return 'missing';
   }
   try {
-    const read = (buf: Buffer, n: number, at: number) => readSync(fd, buf, 0, n, at);
-    const size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(size, 4096));
-    const got = read(head, head.length, 0);
-    const first = head.indexOf(10);
-    if (first < 0 || first > 200 || first >= got) return 'corrupt';
-    const m = HEAD.exec(head.toString('latin1', 0, first));
-    if (!m) return 'corrupt';
-    const second = head.indexOf(10, first + 1);
-    if (second < 0 || second >= got) return 'corrupt';
-    const offset = second + 1;
-    const length = Number(m[1]);
-    if (size - offset !== length) return 'corrupt';
+    const h = headOf(fd);
+    if (!h || fstatSync(fd).size - h.offset !== h.length) return 'corrupt';
+    const entry = { path, offset: h.offset, length: h.length, storedAt: h.storedAt };
     const hash = hasher();
-    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(length, 1)));
-    for (let at = 0; at < length; ) {
-      const n = read(buf, Math.min(buf.length, length - at), offset + at);
-      if (n === 0) return 'corrupt';
-      hash.update(buf.subarray(0, n));
-      at += n;
-    }
-    if (hash.digest('hex') !== m[2]) return 'corrupt';
-    if (head.toString('utf8', first + 1, second) !== keyText(k)) return 'other key';
-    return { path, offset, length, storedAt: Number(m[3]) };
+    for (const chunk of entryChunks(entry)) hash.update(chunk);
+    if (hash.digest('hex') !== h.digest) return 'corrupt';
+    return h.key === keyText(k) ? entry : 'other key';
   } catch {
     return 'corrupt';
   } finally {
@@ -136,9 +131,7 @@ function storedAtOf(path: string): number | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-    const head = Buffer.alloc(160);
-    const m = HEAD.exec(head.toString('latin1', 0, readSync(fd, head, 0, 160, 0)).split('\n', 1)[0]!);
-    return m ? Number(m[3]) : undefined;
+    return headOf(fd)?.storedAt;
   } catch {
     return undefined;
   } finally {
@@ -154,15 +147,15 @@ interface Found {
 }
 
 /** Temporaries of dead writers go on the way. */
-function scan(root: string, now: number, profiles?: string[]): Found[] {
+function scan(root: string, profiles?: string[]): Found[] {
   const found: Found[] = [];
   for (const profile of profiles ?? listDir(root)) {
+    removeStaleTemporaries(join(root, profile));
     for (const name of listDir(join(root, profile))) {
       const path = join(root, profile, name);
-      const st = statSync(path, { throwIfNoEntry: false });
-      if (!st) continue; // removed meanwhile by another process
-      if (name.endsWith(EXT)) found.push({ path, profile, size: st.size, mtimeMs: st.mtimeMs });
-      else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TEMP_MS) unlinkQuiet(path);
+      const st = name.endsWith(EXT) && statSync(path, { throwIfNoEntry: false });
+      // Removed meanwhile by another process: gone from the count too.
+      if (st) found.push({ path, profile, size: st.size, mtimeMs: st.mtimeMs });
     }
   }
   return found;
@@ -234,7 +227,7 @@ export function createCacheStore(o: StoreOptions) {
   const pathOf = (profile: string, k: AnswerKey) => join(root, profile, entryName(k));
   /** As this process knows it: scanned at the first write, then kept up to date. */
   let total: number | undefined;
-  const scanTotal = () => scan(root, o.clock.now()).reduce((sum, f) => sum + f.size, 0);
+  const scanTotal = () => scan(root).reduce((sum, f) => sum + f.size, 0);
 
   const read = (profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined => {
     const path = pathOf(profile, k);
@@ -247,7 +240,7 @@ export function createCacheStore(o: StoreOptions) {
   };
 
   const evict = () => {
-    const all = scan(root, o.clock.now());
+    const all = scan(root);
     total = all.reduce((sum, f) => sum + f.size, 0);
     all.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
     for (const f of all) {
@@ -346,7 +339,7 @@ export function createCacheStore(o: StoreOptions) {
       markCleared(o.cacheDir, profile);
       // This store's own clear does not stop it.
       for (const name of [ALL, profile ?? ALL]) marks.set(name, readMark(o.cacheDir, name));
-      const found = scan(root, o.clock.now(), profile === undefined ? undefined : [profile]);
+      const found = scan(root, profile === undefined ? undefined : [profile]);
       const removed = { entries: found.length, bytes: found.reduce((sum, f) => sum + f.size, 0) };
       rmSync(profile === undefined ? root : join(root, profile), { recursive: true, force: true });
       total = undefined;
@@ -354,7 +347,7 @@ export function createCacheStore(o: StoreOptions) {
     },
     info(): StoreInfo {
       const info: StoreInfo = { directory: root, entries: 0, bytes: 0, profiles: {} };
-      for (const f of scan(root, o.clock.now())) {
+      for (const f of scan(root)) {
         info.entries++;
         info.bytes += f.size;
         info.profiles[f.profile] ??= { entries: 0, bytes: 0 };

@@ -163,7 +163,7 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
     if (code !== 'EEXIST' && code !== 'ENOTDIR') throw fileError(err, dir, 'cannot create directory');
   }
   await assertDirectory(dir);
-  await removeStaleTemporaries(dir);
+  removeStaleTemporaries(dir);
   return created;
 }
 
@@ -183,7 +183,7 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
 export async function assertWritableDir(path: string, clean = false): Promise<void> {
   if (await isSpecialFile(path)) return; // /dev/stdout
   await assertDirectory(dirname(path));
-  if (clean) await removeStaleTemporaries(dirname(path));
+  if (clean) removeStaleTemporaries(dirname(path));
 }
 
 const isADirectory = (path: string, cause?: unknown) =>

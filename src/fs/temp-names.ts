@@ -1,6 +1,5 @@
 // Temporary file names, and the leftovers of killed runs.
-import { readlinkSync } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { readdirSync, readlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,13 +41,13 @@ export function processAlive(pid: number): boolean {
 }
 
 /** Best effort: this machine's temporaries in `dir` whose process is gone (a reused pid keeps its file). */
-export async function removeStaleTemporaries(
+export function removeStaleTemporaries(
   dir: string,
   alive: (pid: number) => boolean = processAlive,
-): Promise<string[]> {
+): string[] {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch {
     return [];
   }
@@ -59,7 +58,7 @@ export async function removeStaleTemporaries(
     const pid = Number(m[1]);
     if (pid < 1 || pid === process.pid || alive(pid)) continue;
     try {
-      await unlink(join(dir, name));
+      unlinkSync(join(dir, name));
       removed.push(name);
     } catch {}
   }

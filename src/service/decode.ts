@@ -1,7 +1,27 @@
-// A 200's body with its Content-Encoding undone, as a stream (CLI.md "Answers on the wire").
+// A 200's body with its Content-Encoding undone, as a stream (CLI.md "Answers on the wire"), and the
+// errors of a 200 whose body is not a report.
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
-import { BROKEN_ANSWER } from './errors-map.js';
+
+export const BROKEN_ANSWER =
+  'the service sent a broken answer; try again later, and tell its operators if it persists';
+
+/** A 200 whose body is not a report. `broken`: the service's JSON is broken; else the URL is suspect. */
+export function malformedResponse(
+  why: string,
+  contentType: string | undefined,
+  c: { baseUrl: string },
+  broken = false,
+): ServiceError {
+  return new ServiceError(
+    `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
+    {
+      hint: broken
+        ? BROKEN_ANSWER
+        : `check the base URL (${c.baseUrl}); it should point at the report service`,
+    },
+  );
+}
 
 /** br is read when sent, never asked for: its decoder is slower. */
 export const ACCEPT_ENCODING = 'gzip, deflate';
@@ -46,10 +66,7 @@ export function isDecodeError(err: unknown): boolean {
 export function malformedEncoding(err: unknown): ServiceError {
   return new ServiceError(
     `malformed response from the service: the body does not decode as its Content-Encoding says (${(err as Error).message})`,
-    {
-      cause: err,
-      hint: BROKEN_ANSWER,
-    },
+    { cause: err, hint: BROKEN_ANSWER },
   );
 }
 

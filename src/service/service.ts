@@ -1,13 +1,13 @@
 // The two endpoints of spec §4 behind one request loop: headers, a limiter slot (JSON endpoint only),
-// one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors-map.ts).
+// one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors.ts).
 import { identityOf } from '../auth/identity.js';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { SessionDeps } from '../auth/session.js';
 import type { Session } from '../auth/types.js';
 import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
-import { HttpError, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
-import { type HttpResponse, header, transportError } from '../http/client.js';
+import { HttpError, httpFailure, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import { type HttpResponse, header, shortMessage, transportError } from '../http/client.js';
 import {
   type AttemptFailure,
   MAX_RETRY_AFTER_MS,
@@ -20,8 +20,13 @@ import type { IO } from '../io.js';
 import { redactUrlPassword } from '../redact.js';
 import { readAnswer } from '../rows/answer.js';
 import type { Settings } from '../settings.js';
-import { ACCEPT_ENCODING, decodedBody, isDecodeError, malformedEncoding } from './decode.js';
-import { errorForStatus, malformedResponse } from './errors-map.js';
+import {
+  ACCEPT_ENCODING,
+  decodedBody,
+  isDecodeError,
+  malformedEncoding,
+  malformedResponse,
+} from './decode.js';
 import { fileSlots, type Limiter, limiterFile, limiterKey, limiterOver } from './limiter.js';
 import { redisSlots } from './limiter-redis.js';
 import type {
@@ -55,6 +60,7 @@ export function createService(d: ServiceDeps): Service {
 
   async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
+    const asked = { portfolioId: q.portfolioId, tenant, baseUrl, ci: d.settings.ci };
     const signal = hooks.signal ? AbortSignal.any([d.signal, hooks.signal]) : d.signal;
     const limited = ep.name === 'report';
     const url = `${baseUrl}${API_PATH}/${q.portfolioId}${limited ? '' : '/export'}?${new URLSearchParams({
@@ -112,15 +118,8 @@ export function createService(d: ServiceDeps): Service {
           retries--; // the one re-authentication is not one of the --retries
           continue;
         }
-        const body = await readCapped(res, ERROR_BODY_MAX);
-        const contentType = header(res, 'content-type');
-        failure = errorForStatus(res.status, body, contentType, {
-          portfolioId: q.portfolioId,
-          tenant,
-          baseUrl,
-          retries,
-          ci: d.settings.ci,
-        });
+        const said = shortMessage(await readCapped(res, ERROR_BODY_MAX), header(res, 'content-type'));
+        failure = httpFailure({ ...asked, status: res.status, said, retries });
         outcome = { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') };
       } catch (err) {
         if (!(err instanceof NetworkError)) throw err;

@@ -1,7 +1,7 @@
 /** Report answers for tests: a body as the service would hand it over, and an answer read whole. */
 import type { Row } from '../../src/domain.js';
 import { readAnswer } from '../../src/rows/answer.js';
-import { malformedResponse } from '../../src/service/errors-map.js';
+import { malformedResponse } from '../../src/service/decode.js';
 import type { CallHooks, ReportQuery, ReportResponse, Service } from '../../src/service/types.js';
 
 /** An answer of this body, read through the row stream (in `chunk`-byte pieces), malformed as the service says it. */

@@ -9,6 +9,7 @@ import {
   FileExistsError,
   fileError,
   HttpError,
+  httpFailure,
   InterruptedError,
   ItemsFailedError,
   NetworkError,
@@ -17,7 +18,6 @@ import {
   UsageError,
 } from '../../src/errors.js';
 import { errorLines, processExitCode } from '../../src/main.js';
-import { errorForStatus } from '../../src/service/errors-map.js';
 import { switchInArgv } from '../../src/settings.js';
 
 const http = (status: number) => new HttpError('x', { status });
@@ -76,7 +76,7 @@ describe('exitCodeFor: the contract table', () => {
     [409, 8],
   ])('HTTP %i → exit %i', (status, code) => {
     const c = { portfolioId: 1, tenant: 't', baseUrl: 'b', retries: 0, ci: false };
-    const err = errorForStatus(status, '', undefined, c);
+    const err = httpFailure({ ...c, status });
     expect(err).toBeInstanceOf(HttpError);
     expect(err.status).toBe(status);
     expect(exitCodeFor(err)).toBe(code);

@@ -1,5 +1,6 @@
 /** The answer cache's store and key (src/cache/store.ts, src/cache/answers.ts): tables on a fake clock. */
 
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -9,7 +10,6 @@ import {
   renameSync,
   statSync,
   truncateSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import {
   entryName,
   keyText,
 } from '../../../src/cache/store.js';
+import { tempNameFor } from '../../../src/fs/temp-names.js';
 import { parseMaxAge, parseSize, resolveSettings } from '../../../src/settings.js';
 import { entryBody, putEntry } from '../../helpers/cache.js';
 import { FakeClock } from '../../helpers/clock.js';
@@ -309,16 +310,14 @@ describe('the store', () => {
     expect(s.info().entries).toBe(0);
   });
 
-  it("a dead writer's temporary file is removed by the next scan once stale; a fresh one is left", () => {
+  it("a dead writer's temporary file is removed by the next scan; a live writer's is left", () => {
     const dir = join(tmp.path, 'answers', 'default');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, '.x.entry.1.ab.tmp'), 'half');
-    utimesSync(join(dir, '.x.entry.1.ab.tmp'), clock.now() / 1000, clock.now() / 1000);
-    const s = open();
-    expect(s.info().entries).toBe(0);
-    expect(readdirSync(dir)).toHaveLength(1);
-    clock.advance(2 * 60 * 60_000);
-    s.info();
-    expect(readdirSync(dir)).toHaveLength(0);
+    const live = tempNameFor('x.entry');
+    const exited = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const dead = live.replace(`.${process.pid}.`, `.${exited.stdout.toString()}.`);
+    for (const name of [live, dead]) writeFileSync(join(dir, name), 'half');
+    expect(open().info().entries).toBe(0);
+    expect(readdirSync(dir)).toEqual([live]);
   });
 });

@@ -1,8 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, exitCodeFor } from '../../../src/errors.js';
+import { ExitCode, exitCodeFor, type FailedAnswer, httpFailure } from '../../../src/errors.js';
 import { shortMessage } from '../../../src/http/client.js';
-import { type ErrorContext, errorForStatus } from '../../../src/service/errors-map.js';
+
+type ErrorContext = Omit<FailedAnswer, 'status' | 'said'>;
+/** As the service builds it from a final answer. */
+const errorForStatus = (status: number, body: string, contentType: string | undefined, c: ErrorContext) =>
+  httpFailure({ ...c, status, said: shortMessage(body, contentType) });
 
 describe('shortMessage', () => {
   it.each([
