@@ -1,69 +1,27 @@
-// The limiter's rule with the state in Redis, each decision one Lua script on Redis's clock. Redis is
-// never a point of failure: unreachable, refused or too slow, one warning and the local file limiter
-// takes over for the rest of the run.
+// The limiter's state in Redis, for machines that share an account: one key holding the state as
+// JSON, changed by the same rule as the file (limiter.ts) on Redis's clock and replaced only if nobody
+// changed it meanwhile. Redis is never a point of failure: unreachable, refused or too slow, one
+// warning and the local file limiter takes over for the rest of the run.
 import type { Clock } from '../clock.js';
 import { InterruptedError, PrsError } from '../errors.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
-import { KEPT, type Slots, spanOf } from './limiter.js';
+import { type Change, KEPT, parseState, type Slots, slotsOver, spanOf } from './limiter.js';
 import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
 
-const NOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
+/** Redis's time (ms) and the state. */
+const READ = `local t = redis.call('TIME')
+return {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), redis.call('GET', KEYS[1]) or ''}`;
 
-// KEYS: done, open (zsets of completion and send times), until. ARGV: limit, window, span, kept, slot
-// id. {1, 0}: the slot opened; {0, ms to wait}.
-const ACQUIRE = `${NOW}
-local limit, window, span, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local horizon = now + span
-local u = tonumber(redis.call('GET', KEYS[3]) or '0')
-if u > now and u <= horizon then return {0, u - now} end
-for _, k in ipairs({KEYS[1], KEYS[2]}) do
-  redis.call('ZREMRANGEBYSCORE', k, '-inf', now - span)
-  redis.call('ZREMRANGEBYSCORE', k, '(' .. horizon, '+inf')
-end
-local n = redis.call('ZCARD', KEYS[1])
-if n > kept then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - kept - 1) end
-local stamps = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES')
-local inside = #stamps / 2
-local excess = inside + redis.call('ZCARD', KEYS[2]) - limit
-if excess < 0 then
-  redis.call('ZADD', KEYS[2], now, ARGV[5])
-  for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, span) end
-  return {1, 0}
-end
-local leaves = now + window
-if excess < inside then leaves = tonumber(stamps[excess * 2 + 2]) + window end
-return {0, math.max(1, leaves - now)}
-`;
+/** ARGV: the state as read, its replacement, the time to live (ms). 0: changed meanwhile, read again. */
+const REPLACE = `if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
 
-const SETTLE = `${NOW}
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-for _, k in ipairs({KEYS[1], KEYS[2]}) do redis.call('PEXPIRE', k, ARGV[2]) end
-return 1
-`;
-
-const BLOCK = `${NOW}
-local u = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), now + tonumber(ARGV[1]))
-redis.call('SET', KEYS[3], u, 'PX', math.max(1, u - now))
-return 1
-`;
-
-const PEEK = `${NOW}
-return {now, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES'), redis.call('GET', KEYS[3]) or '0'}
-`;
-
-const SCRIPTS = { ACQUIRE, SETTLE, BLOCK, PEEK };
-
-/** A hash tag keeps an account's keys on one cluster node. */
-export function redisKeys(hash: string): [string, string, string] {
-  const base = `prs:limiter:{${hash}}`;
-  return [`${base}:done`, `${base}:open`, `${base}:until`];
-}
+/** A hash tag keeps the key on one cluster node. */
+export const redisKey = (hash: string): string => `prs:limiter:{${hash}}`;
 
 export interface RedisLimiterOptions {
   url: string;
@@ -90,21 +48,20 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   const parts = limiterUrlParts(o.url);
   const shown = redactUrlPassword(parts.url);
   const timeoutMs = parts.timeoutMs ?? REDIS_TIMEOUT_MS;
-  const keys = redisKeys(o.hash);
   const span = spanOf(o.rate);
   const kept = Math.max(KEPT, o.rate.limit);
   const tls = o.url.startsWith('rediss:');
-  let client: Promise<{ client: Client; sha: Record<string, string> }> | undefined;
+  let client: Promise<Client> | undefined;
   let connected = false;
   let fallback: Slots | undefined;
-  const prefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let seq = 0;
-  /** This process's Redis slots, sent on the local clock: for the file limiter should Redis fail. */
-  const inFlight = new Map<number, { slot: string; sentAt: number }>();
+  /** This process's Redis slots by id, with their send time on the local clock: for the file limiter should
+   * Redis fail, with the local answer times of `done`. */
+  const inFlight = new Map<number, { sent: number; sentAt: number }>();
   let done: number[] = [];
 
   const connect = async () => {
-    const [redis, { createHash }] = await Promise.all([import('@redis/client'), import('node:crypto')]);
+    const redis = await import('@redis/client');
     const { createClient } = (redis as unknown as { default?: typeof redis }).default ?? redis;
     const c = createClient({
       url: parts.url,
@@ -118,40 +75,44 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
     c.on('error', () => {});
     await c.connect();
     connected = true;
-    const sha = Object.fromEntries(
-      Object.entries(SCRIPTS).map(([k, v]) => [k, createHash('sha1').update(v).digest('hex')]),
-    );
     o.debug(`limiter: connected to ${shown}`);
-    return { client: c as unknown as Client, sha };
+    return c as unknown as Client;
   };
 
-  const run = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
+  const run = async (script: string, argv: string[]): Promise<unknown> => {
     client ??= connect();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     });
-    const call = async () => {
-      const { client: c, sha } = await client!;
-      const args = [String(keys.length), ...keys, ...argv];
-      try {
-        return await c.sendCommand(['EVALSHA', sha[name]!, ...args]);
-      } catch (err) {
-        if (!String((err as Error)?.message).startsWith('NOSCRIPT')) throw err;
-        return await c.sendCommand(['EVAL', SCRIPTS[name], ...args]);
-      }
-    };
+    const call = async () => (await client!).sendCommand(['EVAL', script, '1', redisKey(o.hash), ...argv]);
     try {
       return await Promise.race([call(), timeout]);
     } finally {
       clearTimeout(timer);
     }
   };
+  const read = async () => {
+    const [now, text] = (await run(READ, [])) as [number, string];
+    return { now: Number(now), text };
+  };
+  const update = async <T>(fn: Change<T>): Promise<T> => {
+    for (;;) {
+      const { now, text } = await read();
+      const { write, result } = fn(parseState(text), now);
+      if (!write || Number(await run(REPLACE, [text, JSON.stringify(write), String(span)])) === 1)
+        return result;
+    }
+  };
+  const shared = slotsOver(o.rate, update, async () => {
+    const { now, text } = await read();
+    return { state: parseState(text), now };
+  });
 
   const close = async () => {
     const c = client;
     client = undefined;
-    await c?.then(({ client }) => client.destroy()).catch(() => {});
+    await c?.then((c) => c.destroy()).catch(() => {});
   };
   const fail = (err: unknown): Slots => {
     if (!fallback) {
@@ -163,60 +124,56 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
     }
     return fallback;
   };
-  /** A script's reply, or undefined once Redis failed (the file limiter takes over). */
-  const tryRun = async (name: keyof typeof SCRIPTS, argv: string[]): Promise<unknown> => {
-    if (fallback) return undefined;
+  /** `f` through Redis, or `local` on the file limiter once Redis failed. */
+  const viaRedis = async <T>(f: () => Promise<T>, local: (file: Slots) => Promise<T>): Promise<T> => {
+    if (fallback) return local(fallback);
     try {
-      return await run(name, argv);
+      return await f();
     } catch (err) {
       if (err instanceof PrsError) throw err;
-      fail(err);
-      return undefined;
+      return local(fail(err));
     }
   };
 
   return {
-    async take() {
-      const id = ++seq;
-      const slot = `${prefix}-${id}`;
-      const argv = [o.rate.limit, o.rate.windowMs, span, kept, slot].map(String);
-      const reply = (await tryRun('ACQUIRE', argv)) as [number, number] | undefined;
-      if (!reply) return fallback!.take();
-      if (Number(reply[0]) !== 1) return { waitMs: Number(reply[1]) };
-      inFlight.set(id, { slot, sentAt: o.clock.now() });
-      return { sent: id };
-    },
-    async settle(sent) {
-      const f = inFlight.get(sent);
-      if (!f) return fallback?.settle(sent);
+    take: () =>
+      viaRedis(
+        async () => {
+          const r = await shared.take();
+          if (!('sent' in r)) return r;
+          inFlight.set(++seq, { sent: r.sent, sentAt: o.clock.now() });
+          return { sent: seq };
+        },
+        (file) => file.take(),
+      ),
+    async settle(id) {
+      const f = inFlight.get(id);
+      if (!f) return fallback?.settle(id);
       const now = o.clock.now();
       if (!fallback) {
         try {
-          await run('SETTLE', [f.slot, String(span)]);
+          await shared.settle(f.sent);
         } catch (err) {
           // Its Redis slot expires on its own; from now on the file limiter counts it.
           if (err instanceof InterruptedError) return;
           fail(err);
         }
       }
-      inFlight.delete(sent);
+      inFlight.delete(id);
       // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
       if (fallback) return fallback.settle(f.sentAt);
       done = [...done.filter((t) => t > now - span), now].slice(-kept);
     },
-    async block(ms) {
-      if ((await tryRun('BLOCK', [String(ms)])) === undefined) await fallback!.block(ms);
-    },
-    async peek() {
-      const reply = (await tryRun('PEEK', [])) as [number, string[], string[], string] | undefined;
-      if (!reply) return { ...(await fallback!.peek()), local: true };
-      const [now, done, open, until] = reply;
-      // WITHSCORES: member, score, member, score, …
-      const scores = (a: string[]) => a.filter((_, i) => i % 2 === 1).map(Number);
-      const state: LimiterState = { stamps: scores(done), open: scores(open) };
-      if (Number(until) > 0) state.until = Number(until);
-      return { state, now: Number(now) };
-    },
+    block: (ms) =>
+      viaRedis(
+        () => shared.block(ms),
+        (file) => file.block(ms),
+      ),
+    peek: () =>
+      viaRedis(
+        () => shared.peek(),
+        async (file) => ({ ...(await file.peek()), local: true }),
+      ),
     close,
   };
 }

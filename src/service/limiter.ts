@@ -12,7 +12,7 @@ export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
 export const KEPT = 32;
 
-/** The pure rule (limiter-redis.ts's ACQUIRE in Lua): a slot opened at `now`, or the wait for one. */
+/** The pure rule: a slot opened at `now`, or the wait for one. */
 export function decide(
   state: LimiterState,
   now: number,
@@ -125,7 +125,30 @@ export interface FileSlotsOptions {
   warn?: (line: string) => void;
 }
 
-type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
+/** One change of the state, decided at `now` on the state's clock; no `write` leaves the state as it is. */
+export type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
+
+/** Taking, settling and blocking a slot, wherever the state is kept: `update` applies a change atomically. */
+export function slotsOver(
+  rate: RateLimit,
+  update: <T>(fn: Change<T>) => Promise<T>,
+  peek: Slots['peek'],
+): Slots {
+  return {
+    take: () =>
+      update<{ sent: number } | { waitMs: number }>((state, now) => {
+        const d = decide(state, now, rate);
+        return d.ok ? { write: d.state, result: { sent: now } } : { result: { waitMs: d.waitMs } };
+      }),
+    settle: (sent) => update((state, now) => ({ write: settle(state, sent, now), result: undefined })),
+    block: (ms) =>
+      update((state, now) => ({
+        write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
+        result: undefined,
+      })),
+    peek,
+  };
+}
 
 export function fileSlots(o: FileSlotsOptions): Slots {
   let { file, carried } = o;
@@ -177,31 +200,15 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     if (changed) memory = changed;
     return result;
   };
-  return {
-    take: () =>
-      update<{ sent: number } | { waitMs: number }>((state, now) => {
-        const d = decide(state, now, o.rate);
-        return d.ok ? { write: d.state, result: { sent: now } } : { result: { waitMs: d.waitMs } };
-      }),
-    settle(sent) {
-      const now = o.clock.now();
-      return update((state) => ({ write: settle(state, sent, now), result: undefined }));
-    },
-    block: (ms) =>
-      update((state, now) => ({
-        write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
-        result: undefined,
-      })),
-    async peek() {
-      // No lock: the file is only ever replaced whole.
-      let state = memory;
-      if (file !== undefined)
-        try {
-          state = await guarded(async () => parseState(readText(file!)));
-        } catch (err) {
-          alone(err);
-        }
-      return { state: withCarried(state), now: o.clock.now() };
-    },
-  };
+  return slotsOver(o.rate, update, async () => {
+    // No lock: the file is only ever replaced whole.
+    let state = memory;
+    if (file !== undefined)
+      try {
+        state = await guarded(async () => parseState(readText(file!)));
+      } catch (err) {
+        alone(err);
+      }
+    return { state: withCarried(state), now: o.clock.now() };
+  });
 }
