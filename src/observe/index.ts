@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import type { RunCommand } from '../domain.js';
 import type { ItemStatus, RunEvent } from '../events.js';
 import { createDispatcher } from '../http/client.js';
+import { waitLine } from '../http/retry.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
@@ -72,37 +73,24 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
 
 function entryOf(e: RunEvent): LogEntry | undefined {
   switch (e.event) {
-    case 'start':
+    case 'start': {
+      const { event, command, ...counts } = e;
       return {
         level: 'info',
-        event: 'start',
-        message: `${e.command}: ${e.items} items, ${e.requests} requests`,
-        items: e.items,
-        requests: e.requests,
-        etaMs: e.etaMs,
+        event,
+        message: `${command}: ${e.items} items, ${e.requests} requests`,
+        ...counts,
       };
-    case 'wait':
-      return {
-        level: 'info',
-        event: e.reason === 'rate-limit' ? 'wait' : 'retry',
-        message: `waiting ${(e.waitMs / 1000).toFixed(1)} s (${e.reason})`,
-        waitMs: e.waitMs,
-        reason: e.reason,
-        portfolioId: e.item?.portfolioId,
-        date: e.item?.date,
-      };
-    case 'item':
-      return {
-        level: e.status === 'failed' ? 'error' : 'info',
-        event: 'item',
-        message: `${itemLabel(e.item)}: ${e.status}${e.message ? `: ${e.message}` : ''}`,
-        portfolioId: e.item.portfolioId,
-        date: e.item.date,
-        status: e.status,
-        path: e.path,
-        bytes: e.bytes,
-        exitCode: e.exitCode,
-      };
+    }
+    case 'wait': {
+      const [line, fields] = waitLine(e.waitMs, e.reason);
+      return { level: 'info', message: line.replace(/^~ /, ''), ...fields, ...e.item };
+    }
+    case 'item': {
+      const { event, item, message, ...fields } = e;
+      const said = `${itemLabel(item)}: ${e.status}${message ? `: ${message}` : ''}`;
+      return { level: e.status === 'failed' ? 'error' : 'info', event, message: said, ...item, ...fields };
+    }
     default:
       return undefined;
   }

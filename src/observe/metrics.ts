@@ -33,19 +33,16 @@ function labels(pairs: Record<string, string>): string {
 /** Seconds with at most millisecond precision, never in exponent notation. */
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\} \S+$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"/g;
-const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+/** A sample line as prs writes it: the metric's name, then its command and profile labels first. */
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{command="(?:[^"\\\n]|\\.)*",profile="(?:[^"\\\n]|\\.)*")[,}].* \S+$/;
 
 /** The previous file's sample lines of other runs (command or profile), by metric name. */
 function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
+  const own = labels({ command, profile }).slice(0, -1);
   const out = new Map<string, string[]>();
   for (const line of previous.split('\n')) {
     const m = SAMPLE.exec(line);
-    if (!m) continue;
-    const l = new Map([...m[2]!.matchAll(LABEL)].map(([, k, v]) => [k!, unescapeLabel(v!)]));
-    if (l.get('command') === command && l.get('profile') === profile) continue;
-    out.set(m[1]!, [...(out.get(m[1]!) ?? []), line]);
+    if (m && m[2] !== own) out.set(m[1]!, [...(out.get(m[1]!) ?? []), line]);
   }
   return out;
 }

@@ -2,42 +2,33 @@ import type { Item } from '../domain.js';
 
 /** The service answers a date without data with an earlier day's rows: such a repeat is delivered once. */
 export class HolidayFilter {
-  private readonly delivered = new Map<number, Set<string>>();
-  /** portfolio → effective date → the requested dates it stood for. */
-  private readonly repeats = new Map<number, Map<string, string[]>>();
+  /** `<portfolio> <effective date>` delivered. */
+  private readonly delivered = new Set<string>();
+  private readonly repeats = new Map<string, { id: number; effective: string; dates: string[] }>();
 
   /** False when its effective date was delivered already. */
   admit(item: Item, effectiveDate: string | undefined): boolean {
     if (effectiveDate === undefined) return true;
-    const seen = this.delivered.get(item.portfolioId) ?? new Set<string>();
-    this.delivered.set(item.portfolioId, seen);
-    if (!seen.has(effectiveDate)) {
-      seen.add(effectiveDate);
+    const key = `${item.portfolioId} ${effectiveDate}`;
+    if (!this.delivered.has(key)) {
+      this.delivered.add(key);
       return true;
     }
-    const byDate = this.repeats.get(item.portfolioId) ?? new Map<string, string[]>();
-    this.repeats.set(item.portfolioId, byDate);
-    byDate.set(effectiveDate, [...(byDate.get(effectiveDate) ?? []), item.date]);
+    const repeat = this.repeats.get(key) ?? { id: item.portfolioId, effective: effectiveDate, dates: [] };
+    repeat.dates.push(item.date);
+    this.repeats.set(key, repeat);
     return false;
   }
 
   get count(): number {
-    let n = 0;
-    for (const byDate of this.repeats.values()) for (const dates of byDate.values()) n += dates.length;
-    return n;
+    return [...this.repeats.values()].reduce((n, r) => n + r.dates.length, 0);
   }
 
   /** One note per portfolio and effective date. */
   notes(): string[] {
-    const out: string[] = [];
-    for (const [id, byDate] of this.repeats) {
-      for (const [effective, dates] of byDate) {
-        const they = dates.length === 1 ? 'its' : 'their';
-        out.push(
-          `portfolio ${id}: ${dates.join(', ')} answered with the rows of ${effective} (no data of ${they} own: holiday?); not repeated`,
-        );
-      }
-    }
-    return out;
+    return [...this.repeats.values()].map(({ id, effective, dates }) => {
+      const they = dates.length === 1 ? 'its' : 'their';
+      return `portfolio ${id}: ${dates.join(', ')} answered with the rows of ${effective} (no data of ${they} own: holiday?); not repeated`;
+    });
   }
 }

@@ -29,14 +29,7 @@ import {
 } from './decode.js';
 import { fileSlots, type Limiter, limiterFile, limiterKey, limiterOver } from './limiter.js';
 import { redisSlots } from './limiter-redis.js';
-import type {
-  CallHooks,
-  ExportResponse,
-  LimiterState,
-  ReportQuery,
-  ReportResponse,
-  Service,
-} from './types.js';
+import type { CallHooks, LimiterState, ReportQuery, ReportResponse, Service } from './types.js';
 
 type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
@@ -45,29 +38,26 @@ const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 /** Error bodies are read only this far: enough for a JSON message. */
 const ERROR_BODY_MAX = 16 * 1024;
 
-interface Endpoint<T> {
-  /** The JSON endpoint ('report') is behind the shared limiter (spec §8), the export endpoint is not. */
-  name: 'report' | 'export';
-  query: Record<string, string>;
-  accept: string;
-  /** A 200 → the result; a NetworkError here (body cut off) is retried like any other. */
-  onOk(res: HttpResponse): Promise<T>;
-}
-
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
   const random = d.random ?? Math.random;
 
-  async function call<T>(q: ReportQuery, ep: Endpoint<T>, hooks: CallHooks): Promise<T> {
+  /** The JSON endpoint ('report') is behind the shared limiter (spec §8), the export endpoint is not. A 200
+   * goes to `onOk`, where a NetworkError (the body cut off) is retried like any other. */
+  async function call<T>(
+    q: ReportQuery & { format?: ExportFormat },
+    hooks: CallHooks,
+    endpoint: 'report' | 'export',
+    accept: string,
+    onOk: (res: HttpResponse) => Promise<T>,
+  ): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
     const asked = { portfolioId: q.portfolioId, tenant, baseUrl, ci: d.settings.ci };
     const signal = hooks.signal ? AbortSignal.any([d.signal, hooks.signal]) : d.signal;
-    const limited = ep.name === 'report';
-    const url = `${baseUrl}${API_PATH}/${q.portfolioId}${limited ? '' : '/export'}?${new URLSearchParams({
-      reportType: q.reportType,
-      date: q.date,
-      ...ep.query,
-    })}`;
+    const limited = endpoint === 'report';
+    const { reportType, date, format } = q;
+    const query = new URLSearchParams(format ? { reportType, date, format } : { reportType, date });
+    const url = `${baseUrl}${API_PATH}/${q.portfolioId}${limited ? '' : '/export'}?${query}`;
     const policy: RetryPolicy = {
       limit: d.settings.retries,
       rateLimitWaitMs: limited ? d.settings.rateLimit.windowMs : undefined,
@@ -88,11 +78,11 @@ export function createService(d: ServiceDeps): Service {
       const req = {
         method: 'GET' as const,
         url,
-        endpoint: ep.name,
+        endpoint,
         headers: {
           authorization: `Bearer ${token}`,
           'x-client-id': tenant,
-          accept: ep.accept,
+          accept,
           'accept-encoding': ACCEPT_ENCODING,
         },
         signal,
@@ -105,7 +95,7 @@ export function createService(d: ServiceDeps): Service {
         const res = await d.http.send(req).finally(() => sent !== undefined && limiter?.settle(sent));
         if (res.status === 200) {
           const body = decodedBody(res.body, header(res, 'content-encoding'));
-          return await ep.onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
+          return await onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
             if (isDecodeError(err)) throw malformedEncoding(err);
             cutOff = !(err instanceof PrsError) || err instanceof NetworkError;
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
@@ -152,67 +142,38 @@ export function createService(d: ServiceDeps): Service {
     }
   }
 
-  function exportCall<T>(
-    q: ReportQuery & { format: ExportFormat },
-    hooks: CallHooks,
-    save: (res: ExportResponse) => Promise<T>,
-  ): Promise<T> {
-    const { format, ...rest } = q;
-    return call<T>(
-      rest,
-      {
-        name: 'export',
-        query: { format },
-        accept: format === 'csv' ? 'application/zip, */*;q=0.5' : 'application/json, */*;q=0.5',
-        async onOk(res) {
-          // A Content-Length counts the encoded bytes.
-          const length = header(res, 'content-encoding')
-            ? undefined
-            : Number(header(res, 'content-length') ?? NaN);
-          return save({
-            contentDisposition: header(res, 'content-disposition'),
-            contentType: header(res, 'content-type'),
-            contentLength: Number.isFinite(length) ? length : undefined,
-            body: res.body,
-          });
-        },
-      },
-      hooks,
-    );
-  }
-
-  const getLimiter = () => (limiter ??= openLimiter(d.settings, d));
+  const getLimiter = () => (limiter ??= openLimiter(d.settings, d).limiter);
 
   return {
-    report(q, hooks, use) {
-      return call(
-        q,
-        {
-          name: 'report',
-          query: {},
-          accept: 'application/json',
-          onOk(res) {
-            const contentType = header(res, 'content-type');
-            let read = false;
-            const answer: ReportResponse = {
-              read(sink) {
-                if (read) throw new Error('internal: an answer read twice');
-                read = true;
-                return readAnswer(res.body, sink, (m) =>
-                  malformedResponse(m.why, contentType, { baseUrl: d.settings.baseUrl! }, m.broken),
-                );
-              },
-            };
-            // An answer `use` did not read is dropped with its connection.
-            return use(answer).finally(() => {
-              if (!read) res.body.destroy();
-            });
+    report: (q, hooks, use) =>
+      call(q, hooks, 'report', 'application/json', (res) => {
+        const contentType = header(res, 'content-type');
+        let read = false;
+        const answer: ReportResponse = {
+          read(sink) {
+            if (read) throw new Error('internal: an answer read twice');
+            read = true;
+            return readAnswer(res.body, sink, (m) =>
+              malformedResponse(m.why, contentType, { baseUrl: d.settings.baseUrl! }, m.broken),
+            );
           },
-        },
-        hooks,
-      );
-    },
-    exportReport: exportCall,
+        };
+        // An answer `use` did not read is dropped with its connection.
+        return use(answer).finally(() => {
+          if (!read) res.body.destroy();
+        });
+      }),
+    exportReport: (q, hooks, save) =>
+      call(q, hooks, 'export', `application/${q.format === 'csv' ? 'zip' : 'json'}, */*;q=0.5`, (res) => {
+        // A Content-Length counts the encoded bytes.
+        const length = header(res, 'content-encoding') ? NaN : Number(header(res, 'content-length') ?? NaN);
+        return save({
+          contentDisposition: header(res, 'content-disposition'),
+          contentType: header(res, 'content-type'),
+          contentLength: Number.isFinite(length) ? length : undefined,
+          body: res.body,
+        });
+      }),
     limiterState: () => getLimiter().peek(),
     async close() {
       // The HTTP client is deps' to close.
@@ -236,30 +197,29 @@ interface LimiterDeps {
   io: Pick<IO, 'err' | 'debug'>;
 }
 
-/** The account's file limiter, or Redis (`--limiter`) over it. */
-function openLimiter(s: Settings, d: LimiterDeps): Limiter {
+/** The account's file limiter, or Redis (`--limiter`) over it; `file`: where the file limiter keeps its state. */
+function openLimiter(s: Settings, d: LimiterDeps) {
   const { baseUrl, tenant } = target(s);
-  const { rateLimit: rate, limiter: url, cacheDir } = s;
+  const { rateLimit: rate, limiter: url } = s;
   const warn = (line: string) => d.io.err(line);
-  const file = limiterFile(cacheDir, baseUrl, tenant, identityOf(s));
+  const file = limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s));
   const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: d.clock, carried, warn });
   const hash = limiterKey(baseUrl, tenant, identityOf(s));
   const debug = (line: string) => d.io.debug(line);
   const slots = url ? redisSlots({ url, hash, rate, clock: d.clock, fallback, warn, debug }) : fallback();
-  return limiterOver(slots, d.clock, d.signal);
+  return { limiter: limiterOver(slots, d.clock, d.signal), file };
 }
 
 /** The limiter's state now, changing nothing, and where it is kept: the file, or the Redis URL without
  * its password (the file when Redis was unusable: peek warned and read the file instead). */
 export async function peekLimiter(s: Settings, d: LimiterDeps) {
-  const limiter = openLimiter(s, d);
+  const { limiter, file } = openLimiter(s, d);
   try {
     const peeked = await limiter.peek();
-    const { baseUrl, tenant } = target(s);
     const place =
       s.limiter && !peeked.local
         ? { kind: 'redis' as const, where: redactUrlPassword(s.limiter) }
-        : { kind: 'file' as const, where: limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s)) };
+        : { kind: 'file' as const, where: file };
     return { ...peeked, place };
   } finally {
     await limiter.idle();
