@@ -34,7 +34,8 @@ function labels(pairs: Record<string, string>): string {
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
 /** A sample line as prs writes it: the metric's name, then its command and profile labels first. */
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{command="(?:[^"\\\n]|\\.)*",profile="(?:[^"\\\n]|\\.)*")[,}].* \S+$/;
+const SAMPLE =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{command="(?:[^"\\\n]|\\.)*",profile="(?:[^"\\\n]|\\.)*")[,}].* \S+$/;
 
 /** The previous file's sample lines of other runs (command or profile), by metric name. */
 function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
