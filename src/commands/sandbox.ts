@@ -1,6 +1,7 @@
 /** `prs sandbox`: the local stand-in service until Ctrl-C; its base URL is the first stdout line. */
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
 import type { FlagsOf } from './flags.js';
@@ -45,24 +46,16 @@ function jsonStyle(v: string): 'compact' | 'spaced' {
   throw new UsageError(`invalid --json-style "${v}": expected compact or spaced`);
 }
 
-export function startBanner(s: {
-  url: string;
-  authUrl: string;
-  realm: string;
-  clientId: string;
-  clientSecret: string;
-  users: readonly { username: string; password: string; tenant: string }[];
-  serviceClients?: readonly { clientId: string; clientSecret: string; tenant: string }[];
-  rateLimit: string;
-  tokenTtl: number;
-  bigExportRows: number;
-}): string[] {
+export function startBanner(
+  s: Pick<Sandbox, 'url' | 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'users'> &
+    Pick<Sandbox, 'serviceClients' | 'rateLimit' | 'tokenTtl' | 'bigExportRows'>,
+): string[] {
   const [demo, other] = s.users;
   const lines = [
     `prs sandbox: serving at ${s.url} (realm ${s.realm}; JSON endpoint limit ${s.rateLimit} per user; access tokens last ${s.tokenTtl} s)`,
     `log in as ${demo.username} (tenant ${demo.tenant}):`,
     `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs ${loginArgs(s, demo).map(shellQuote).join(' ')}`,
-    ...(s.serviceClients ?? []).flatMap((c) => [
+    ...s.serviceClients.flatMap((c) => [
       `or as the service account ${c.clientId} (tenant ${c.tenant}; for cron, no password):`,
       `  PRS_CLIENT_SECRET=${shellQuote(c.clientSecret)} prs ${serviceLoginArgs(s, c).map(shellQuote).join(' ')}`,
     ]),

@@ -8,14 +8,8 @@ import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
 export { loginArgs, type SandboxOptions, serviceLoginArgs } from './options.js';
-export {
-  BROKEN_PORTFOLIO_ID,
-  EMPTY_PORTFOLIO_ID,
-  EXAMPLE_PORTFOLIO_ID,
-  LARGE_PORTFOLIO_ID,
-  PRECISION_PORTFOLIO_ID,
-  REBALANCE_PORTFOLIO_ID,
-} from './portfolios.js';
+// The portfolios' ids, for tests that name them.
+export * from './portfolios.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
