@@ -27,17 +27,10 @@ export async function startSandbox(options: SandboxOptions = {}) {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(o.host)}:${port}`;
   return {
+    ...o,
     /** Base URL, the part before /api/v1; the auth URL (before /realms) is the same server. */
     url,
     authUrl: url,
-    realm: o.realm,
-    clientId: o.clientId,
-    clientSecret: o.clientSecret,
-    users: o.users,
-    serviceClients: o.serviceClients,
-    rateLimit: o.rateLimit,
-    tokenTtl: o.tokenTtl,
-    bigExportRows: o.bigExportRows,
     port,
     stats,
     /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */

@@ -11,7 +11,7 @@ import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
 import type { ResolvedOptions } from './options.js';
 import { BIG_PORTFOLIO_ID, createCatalog, type Portfolio } from './portfolios.js';
-import { contentDisposition, csvChunks, exportFileName, jsonChunks, type Row, zipChunks } from './wire.js';
+import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } from './wire.js';
 
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
 type Headers = Record<string, string | number>;
@@ -112,7 +112,8 @@ export function createRoutes(
 
   async function answer(x: Exchange, p: Portfolio, q: Query, fault: Fault | undefined) {
     const eff = effectiveDateFor(q.date);
-    const rows = eff !== undefined && eff >= p.inception ? peek(p.rows(q.reportType, eff)) : undefined;
+    const some = (e: string) => !p.rows(q.reportType, e)[Symbol.iterator]().next().done;
+    const rows = eff !== undefined && eff >= p.inception && some(eff) ? p.rows(q.reportType, eff) : undefined;
     if (x.rec.endpoint === 'report') {
       const [open, close] = o.spaced ? ['{"report": [', ']}'] : ['{"report":[', ']}'];
       const key = `${p.id}|${q.reportType}|${eff}`;
@@ -281,16 +282,6 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
-}
-
-function peek(rows: Iterable<Row>): Iterable<Row> | undefined {
-  const it = rows[Symbol.iterator]();
-  const first = it.next();
-  if (first.done) return undefined;
-  return (function* () {
-    yield first.value;
-    for (let r = it.next(); !r.done; r = it.next()) yield r.value;
-  })();
 }
 
 /** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
