@@ -2,7 +2,7 @@
 // never printed or put into an error message.
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
-import { AuthError, HttpError, NetworkError, type PrsError, ServiceError } from '../errors.js';
+import { AuthError, HttpError, NetworkError, ServiceError } from '../errors.js';
 import { type Http, header, hostOf, shortMessage } from '../http/client.js';
 import { type AttemptFailure, MAX_RETRY_AFTER_MS, networkCodeOf, nextDelay } from '../http/retry.js';
 import type { StoredSession } from './types.js';
@@ -120,8 +120,6 @@ interface TokenCallOptions {
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
-type Retriable = { failure: PrsError; outcome: AttemptFailure };
-
 /** POSTs one grant, retried like the API (http/retry.ts). Refusal: TokenRefusedError (exit 4). */
 export async function requestToken(
   http: Http,
@@ -131,32 +129,35 @@ export async function requestToken(
 ): Promise<StoredSession> {
   const url = tokenUrl(ep.authUrl, ep.realm);
   for (let attempt = 1; ; attempt++) {
-    let r: StoredSession | Retriable;
+    let outcome: AttemptFailure;
+    let failure: NetworkError | undefined;
     try {
-      r = await tokenAttempt(http, url, ep, grant, o);
+      const r = await tokenAttempt(http, url, ep, grant, o);
+      if ('accessToken' in r) return r;
+      outcome = { kind: 'status', ...r };
     } catch (err) {
       if (!(err instanceof NetworkError)) throw err;
-      r = { failure: err, outcome: { kind: 'network', code: networkCodeOf(err) } };
+      failure = err;
+      outcome = { kind: 'network', code: networkCodeOf(err) };
     }
-    if (!('failure' in r)) return r;
-    const next = nextDelay({ limit: o.retries }, attempt, r.outcome, o.clock.now(), o.random);
+    const next = nextDelay({ limit: o.retries }, attempt, outcome, o.clock.now(), o.random);
     if (next.action === 'wait') {
       o.onWait?.(next.ms, next.reason);
       await o.clock.sleep(next.ms, o.signal);
       continue;
     }
-    if (r.outcome.kind === 'network') throw r.failure;
+    if (outcome.kind === 'network') throw failure;
     // A 429 is exit 7 as at the API; a Retry-After longer than prs waits is named.
     const wait =
       next.retryAfterMs === undefined
         ? ''
         : ` and asks to wait ${Math.ceil(next.retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
-    const message = `${r.failure.message}${wait}`;
-    if (r.outcome.status === 429) {
+    const message = `the token endpoint at ${hostOf(url)} answered HTTP ${outcome.status}${wait}`;
+    if (outcome.status === 429) {
       const hint = 'the sign-in service limits how often it is asked; try again later';
       throw new HttpError(message, { status: 429, hint });
     }
-    throw wait ? new ServiceError(message, { hint: r.failure.hint }) : r.failure;
+    throw new ServiceError(message, { hint: 'the sign-in service is having trouble; try again later' });
   }
 }
 
@@ -166,7 +167,7 @@ async function tokenAttempt(
   ep: TokenEndpoint,
   grant: Grant,
   o: TokenCallOptions,
-): Promise<StoredSession | Retriable> {
+): Promise<StoredSession | { status: number; retryAfter?: string }> {
   const host = hostOf(url);
   const res = await http.send({
     method: 'POST',
@@ -209,12 +210,10 @@ async function tokenAttempt(
       hint: 'check --auth-url (the Keycloak base URL, before /realms) and --realm',
     });
   }
-  const message = `the token endpoint at ${host} answered HTTP ${res.status}`;
-  if (res.status < 500 && res.status !== 429) throw new ServiceError(message);
-  const failure = new ServiceError(message, {
-    hint: 'the sign-in service is having trouble; try again later',
-  });
-  return { failure, outcome: { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') } };
+  // 5xx and 429 are retried; any other failure is final.
+  if (res.status < 500 && res.status !== 429)
+    throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`);
+  return { status: res.status, retryAfter: header(res, 'retry-after') };
 }
 
 function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {
