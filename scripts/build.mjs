@@ -1,6 +1,7 @@
 // Bundles src/ into dist/ with code splitting, so every lazy `import()` in the CLI stays a separate
 // chunk: `prs --version` loads only the entry, never undici, ora or fflate. The chunks are then
 // turned into CommonJS (see the end of this file).
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, transform } from 'esbuild';
@@ -217,11 +218,11 @@ const single = {
   // import() as a require in a promise: Node's ES module loader costs a start milliseconds.
   supported: { 'dynamic-import': false },
 };
-/** fast.ts's import of hit.ts stays a require of dist/hit.js, loaded only when it is needed. */
+/** fast.ts's imports of hit.ts and boot.ts stay requires of dist/hit.js and dist/boot.js, loaded only when needed. */
 const hitApart = {
   name: 'hit-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/hit\.js$/ }, () => ({ path: './hit.js', external: true }));
+    b.onResolve({ filter: /^\.\/(hit|boot)\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 const fast = await build({ ...single, entryPoints: { fast: 'src/fast.ts' }, plugins: [hitApart, noTable] });
@@ -235,6 +236,23 @@ if (heavy.length > 0) {
     `build: the fast entry (dist/fast.js, dist/hit.js) would bundle ${heavy[0]}: import it lazily`,
   );
 }
+
+/**
+ * The loader (src/boot.ts: dist/boot.js, bin/prs.js's way into the CLI), built last: it keeps V8's
+ * code cache per build, named by a digest of every file built above, since V8 checks a cache against
+ * its source's length only.
+ */
+const digest = createHash('sha256');
+for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
+  if (!file.endsWith('.js')) continue;
+  digest.update(file);
+  digest.update(readFileSync(join(out, file)));
+}
+await build({
+  ...single,
+  entryPoints: { boot: 'src/boot.ts' },
+  define: { ...single.define, __PRS_BUILD__: JSON.stringify(digest.digest('hex').slice(0, 16)) },
+});
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

@@ -1,25 +1,24 @@
-// The bundle's entry (dist/main.js): run the CLI, then exit with the contract's code.
-import type { ProcessSwitches } from './deps.js';
-import { isDebug } from './settings.js';
-
-const switches: ProcessSwitches = {
-  beforeHttp: async () => (await import('./v8.js')).wasmBaselineOnly(),
-  // The row stream's garbage dies young: a young generation that does not grow keeps a range of
-  // answers' peak memory down (docs/performance.md, "The row stream").
-  beforeRows: async () => {
-    (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');
-  },
-};
-
-// Stack traces mapped to src/*.ts, for the modules compiled after this call.
-if (isDebug(process.env)) process.setSourceMapsEnabled(true);
+// The bundle's entry (dist/main.js), started by dist/boot.js: run the CLI, keep the compiled code for
+// the next run, then exit with the contract's code.
+import type { CodeCache } from './boot.js';
 
 // No top-level await: the build turns this bundle into CommonJS (see scripts/build.mjs).
-import('./main.js').then(
-  ({ main }) => main(process.argv, process.env, switches).then((code) => process.exit(code)),
-  (err: Error) => {
-    const reason = String(err?.message).split('\n')[0];
-    process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
-    process.exit(1);
-  },
-);
+export function start(cache?: CodeCache): void {
+  import('./main.js').then(
+    async ({ main }) => {
+      const code = await main(process.argv, process.env);
+      if (cache?.unsaved) await saveCode(cache).catch(() => {});
+      process.exit(code);
+    },
+    (err: Error) => {
+      const reason = String(err?.message).split('\n')[0];
+      process.stderr.write(`prs: internal error: cannot load the CLI (${reason}); run \`npm run build\`\n`);
+      process.exit(1);
+    },
+  );
+}
+
+async function saveCode(cache: CodeCache): Promise<void> {
+  const { replaceFile } = await import('./fs/atomic.js');
+  cache.save((path, data) => replaceFile(path, data, { mode: 0o600, durable: false }));
+}

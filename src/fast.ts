@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_FILE } from './auth/store.js';
-import { type Env, longFlag, resolveDirs, SETTINGS } from './settings.js';
+import { type Env, isDebug, longFlag, resolveDirs, SETTINGS } from './settings.js';
 import { VERSION } from './version.js';
 
 export async function answer(argv: readonly string[], env: Env): Promise<number | undefined> {
@@ -21,6 +21,18 @@ export async function answer(argv: readonly string[], env: Env): Promise<number 
   if (!cacheMayBeOn(args, env, configDir)) return undefined;
   const { answerFromCache } = await import('./hit.js');
   return answerFromCache(argv, env).catch(() => undefined);
+}
+
+/** What the fast entry does not answer: the CLI, through its loader. */
+export async function cli(env: Env): Promise<void> {
+  const { boot } = await import('./boot.js');
+  let cacheDir: string | undefined;
+  try {
+    cacheDir = resolveDirs(env).cacheDir;
+  } catch {
+    // No home directory: the CLI runs without its code cache.
+  }
+  boot(cacheDir, isDebug(env));
 }
 
 /** A quick over-estimate of whether the answer cache is on: only then is dist/hit.js worth loading. */

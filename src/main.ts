@@ -2,7 +2,7 @@
 import { type Command, CommanderError } from 'commander';
 import { buildProgram } from './cli.js';
 import type { Runner } from './commands/define.js';
-import { createDeps, type Deps, type ProcessSwitches } from './deps.js';
+import { createDeps, type Deps } from './deps.js';
 import { isRunCommand } from './domain.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError, SIGNAL_EXITS } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
@@ -78,7 +78,7 @@ export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   };
 }
 
-export async function main(argv: string[], env: Env, switches: ProcessSwitches = {}): Promise<number> {
+export async function main(argv: string[], env: Env): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
   const signalLine = () => `prs: ${SIGNAL_EXITS[received ?? 'SIGINT']}`;
@@ -127,7 +127,7 @@ export async function main(argv: string[], env: Env, switches: ProcessSwitches =
       stdout,
       logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
     });
-    deps = createDeps(io, env, globals, controller.signal, switches);
+    deps = createDeps(io, env, globals, controller.signal);
     // A dry run is not a run: no metrics file, no pings. The watchers load when one is asked for, or
     // when the settings do not resolve (observe/index.ts).
     const o = options as { dryRun?: boolean; type?: string };

@@ -9,7 +9,6 @@ import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
-import { wasmBaselineOnly } from '../v8.js';
 import { compileFast, type Filter, JqError, json, Lazy } from './jq-fast.js';
 import type { RowWriter } from './writer.js';
 
@@ -23,10 +22,8 @@ interface JqWeb {
 /**
  * jq-web through `require`: its module value is a Promise, which `import()` would adopt as a thenable.
  * It reads its .wasm beside itself, so it stays in node_modules, resolved from this file or its chunk.
- * jq stays in WebAssembly's baseline tier, set before its module compiles (docs/performance.md).
  */
 function loadJq(): Promise<JqWeb> {
-  wasmBaselineOnly();
   return createRequire(__filename)('jq-web') as Promise<JqWeb>;
 }
 

@@ -1,0 +1,131 @@
+/**
+ * dist/boot.js: runs the CLI (dist/main.js and the chunks it requires) with V8's code cache, through
+ * public APIs only. Each chunk is compiled by vm.Script with the bytecode an earlier run left in
+ * `<cache dir>/code/<build>-<node>-<arch>/`, and gets a `require` of ours: one chunk asking for
+ * another by relative path is served here (no resolution, stat or package lookup per file), anything
+ * else goes to Node's require (module.createRequire). The cache is written after the run (src/entry.ts)
+ * so that it holds the functions the run compiled lazily, not only the chunks' top level.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+import { crc32 } from 'node:zlib';
+
+declare const __PRS_BUILD__: string;
+
+/**
+ * Set for the whole run before anything compiles, since V8 takes a cache only under the flags it was
+ * made with. WebAssembly (undici's llhttp, jq) stays in V8's baseline tier: the optimising tier costs
+ * a short-lived CLI memory and CPU it never earns back. A young generation that does not grow keeps
+ * a range of answers' peak memory down: the row stream's garbage dies young.
+ */
+const V8_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering', '--semi-space-growth-factor=1'];
+
+export interface CodeCache {
+  /** Scripts compiled without a cache V8 took: their caches are written by save(). */
+  readonly unsaved: number;
+  /** Each unsaved script's cache, led by its CRC-32, through `write`; a failure leaves it unwritten. */
+  save(write: (path: string, data: Uint8Array) => void): void;
+}
+
+type Entry = { start(cache?: CodeCache): void };
+
+/** `cacheDir`: settings.ts's, from the fast entry (src/fast.ts); undefined without one. */
+export function boot(cacheDir: string | undefined, debug: boolean): void {
+  for (const flag of V8_FLAGS) setFlagsFromString(flag);
+  const main = join(__dirname, 'main.js');
+  if (debug) {
+    // Stack traces mapped to src/*.ts need Node's own compile, which reads the source maps.
+    process.setSourceMapsEnabled(true);
+    (createRequire(main)(main) as Entry).start();
+    return;
+  }
+  let dir = cacheDir && join(cacheDir, 'code', `${__PRS_BUILD__}-${process.version}-${process.arch}`);
+  if (dir && !mayUse(dir)) dir = undefined;
+  const loader = codeLoader(__dirname, dir);
+  (loader.load(__dirname, './main.js') as Entry).start(loader);
+}
+
+/**
+ * Missing (made private on the first write), or this user's and not writable by others: bytecode is
+ * code, and one that someone else could write is not run.
+ */
+function mayUse(dir: string): boolean {
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o022) === 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** A cache file's bytecode when its CRC-32 holds: release V8 checks a cache's length, not its bytes. */
+function readChecked(file: string): Buffer | undefined {
+  try {
+    const bytes = readFileSync(file);
+    const data = bytes.subarray(4);
+    return bytes.length > 4 && bytes.readUInt32LE(0) === crc32(data) ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function codeLoader(dist: string, dir: string | undefined) {
+  const modules = new Map<string, { exports: unknown }>();
+  const fresh: [string, Script][] = [];
+  const load = (from: string, id: string): unknown => {
+    const file = join(from, id);
+    let module = modules.get(file);
+    if (module) return module.exports;
+    let source: string;
+    try {
+      source = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND', cause: err });
+    }
+    const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
+    const cachedData = cacheFile ? readChecked(cacheFile) : undefined;
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+      filename: file,
+      cachedData,
+    });
+    if (cacheFile && (!cachedData || script.cachedDataRejected)) fresh.push([cacheFile, script]);
+    module = { exports: {} };
+    modules.set(file, module);
+    const here = dirname(file);
+    const node = createRequire(file);
+    const require = (id: string) => (id.startsWith('./') ? load(here, id) : node(id));
+    script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
+    return module.exports;
+  };
+  return {
+    load,
+    get unsaved() {
+      return fresh.length;
+    },
+    save(write: (path: string, data: Uint8Array) => void) {
+      if (!dir || fresh.length === 0) return;
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!mayUse(dir)) return;
+        // Other builds' caches for this Node are dead weight once this one is written.
+        const suffix = `-${process.version}-${process.arch}`;
+        for (const other of readdirSync(dirname(dir)))
+          if (other !== basename(dir) && other.endsWith(suffix))
+            rmSync(join(dirname(dir), other), { recursive: true, force: true });
+      } catch {
+        return; // a read-only or full disk: the next run compiles, as this one did
+      }
+      for (const [file, script] of fresh.splice(0)) {
+        try {
+          const data = script.createCachedData();
+          const head = Buffer.alloc(4);
+          head.writeUInt32LE(crc32(data));
+          write(file, Buffer.concat([head, data]));
+        } catch {}
+      }
+    },
+  };
+}

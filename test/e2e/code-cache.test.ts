@@ -1,0 +1,159 @@
+/**
+ * V8's code cache for the CLI's chunks (src/boot.ts, dist/boot.js), the BUILT binary against the
+ * sandbox: the first run writes one cache per chunk the loader compiled (0600 files in a 0700
+ * directory under the cache dir, per build and Node), the next takes them (V8 accepted them: a
+ * refused or damaged cache would be written anew) and prints the same bytes; a damaged cache is
+ * compiled past and rewritten; another build's caches go; a directory others may write, someone
+ * else's, a file in the way or a cache that cannot be written leave the cache unused, never the run
+ * broken; PRS_DEBUG compiles as Node does.
+ */
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { baseEnv, collect, PRS_BIN, type RunResult } from '../helpers/run.js';
+import { useLoggedIn } from '../helpers/session.js';
+
+const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
+const BOOT = readFileSync(fileURLToPath(new URL('../../dist/boot.js', import.meta.url)), 'utf8');
+const BUILD = /([0-9a-f]{16})-\$\{process\.version\}/.exec(BOOT)?.[1];
+const { tmp, env } = useLoggedIn('prs-code-cache-', { rateLimit: '1000/1s' });
+
+const codeRoot = () => join(env.PRS_CACHE_DIR!, 'code');
+const codeDir = () => join(codeRoot(), `${BUILD}-${process.version}-${process.arch}`);
+const cacheFiles = () => {
+  try {
+    return readdirSync(codeDir()).sort();
+  } catch {
+    return [];
+  }
+};
+/** Each cache file's identity: a rewrite (temp + rename) gives it another inode. */
+const identities = () =>
+  cacheFiles().map((f) => {
+    const st = statSync(join(codeDir(), f));
+    return `${f} ${st.ino} ${st.mtimeMs}`;
+  });
+beforeEach(() => rmSync(codeRoot(), { recursive: true, force: true }));
+
+let n = 0;
+/** prs with `args` (and `extra` env); also the chunks the loader compiled (not Node: dispatch, fast entry, loader). */
+async function prs(
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<RunResult & { compiled: string[] }> {
+  const list = join(tmp.path, `loaded-${n++}`);
+  const child = spawn(process.execPath, ['-r', PRELOAD, PRS_BIN, ...args], {
+    env: baseEnv({ ...env, ...extra, PRS_TEST_LOADED: list }),
+  });
+  child.stdin.end();
+  const r = await collect(child).done;
+  const loaded = readFileSync(list, 'utf8').split('\n').filter(Boolean);
+  return { ...r, compiled: loaded.filter((f) => !['fast.js', 'boot.js', 'hit.js'].includes(f)) };
+}
+const report = ['report', '42', '-t', 'index', '-d', '2024-05-02', '-f', 'json'];
+
+describe('the code cache', () => {
+  it('the build names its cache directory', () => {
+    expect(BUILD).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('the first run writes one cache per chunk it compiled, private; the next takes them and prints the same', async () => {
+    const first = await prs(report);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(first.compiled).toContain('main.js');
+    expect(cacheFiles()).toEqual(first.compiled.map((f) => f.replaceAll('/', '~')).sort());
+    expect(statSync(codeDir()).mode & 0o777).toBe(0o700);
+    for (const f of cacheFiles()) expect(statSync(join(codeDir(), f)).mode & 0o777).toBe(0o600);
+    const written = identities();
+    const second = await prs(report);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    // The first run also compiled the atomic writer, to write the caches.
+    expect(first.compiled).toEqual(expect.arrayContaining(second.compiled));
+    // Not written again: V8 took every one (a refused cache is written anew after the run).
+    expect(identities()).toEqual(written);
+  });
+
+  it('a damaged cache is compiled past and written anew; the output is the same', async () => {
+    const good = await prs(report);
+    const main = join(codeDir(), 'main.js');
+    const size = statSync(main).size;
+    writeFileSync(main, Buffer.alloc(size, 7));
+    const r = await prs(report);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(good.stdout);
+    expect(readFileSync(main).equals(Buffer.alloc(size, 7))).toBe(false);
+    writeFileSync(main, 'short');
+    expect((await prs(report)).stdout).toBe(good.stdout);
+    // One byte flipped inside the bytecode, the length the same: V8 would take it (release builds check
+    // no checksum); the file's CRC-32 does not hold, so it is compiled past and rewritten.
+    const bytes = readFileSync(main);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(main, bytes);
+    const flipped = statSync(main).ino;
+    const r2 = await prs(report);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stdout).toBe(good.stdout);
+    expect(statSync(main).ino).not.toBe(flipped);
+  });
+
+  it('another build’s caches for this Node go when this build writes; another Node’s stay', async () => {
+    const oldBuild = join(codeRoot(), `0000000000000000-${process.version}-${process.arch}`);
+    const otherNode = join(codeRoot(), `${BUILD}-v99.0.0-${process.arch}`);
+    for (const d of [oldBuild, otherNode]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    expect((await prs(report)).code).toBe(0);
+    expect(readdirSync(codeRoot()).sort()).toEqual(
+      [codeDir(), otherNode].map((d) => d.slice(codeRoot().length + 1)).sort(),
+    );
+  });
+
+  it('a directory others may write: not used, nothing written, the run as ever', async () => {
+    mkdirSync(codeDir(), { recursive: true });
+    chmodSync(codeDir(), 0o775); // mkdir's mode is masked by the umask
+    const r = await prs(report);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(cacheFiles()).toEqual([]);
+  });
+
+  it.runIf(process.getuid?.() === 0)('someone else’s directory: not used, nothing written', async () => {
+    mkdirSync(codeDir(), { recursive: true, mode: 0o700 });
+    chownSync(codeDir(), 65534, 65534);
+    const r = await prs(report);
+    expect(r.code, r.stderr).toBe(0);
+    expect(cacheFiles()).toEqual([]);
+  });
+
+  it('a file in the way of the directory, or of one cache file: the run as ever', async () => {
+    mkdirSync(codeRoot(), { recursive: true });
+    writeFileSync(codeDir(), 'not a directory');
+    const r = await prs(report);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    rmSync(codeDir());
+    // A directory where main.js's cache goes: that one write fails, the others are made.
+    mkdirSync(join(codeDir(), 'main.js', 'x'), { recursive: true, mode: 0o700 });
+    const r2 = await prs(report);
+    expect([r2.code, r2.stderr, r2.stdout]).toEqual([0, '', r.stdout]);
+    expect(cacheFiles().length).toBe(r2.compiled.length);
+    expect(statSync(join(codeDir(), 'main.js')).isDirectory()).toBe(true);
+  });
+
+  it('PRS_DEBUG=1 compiles as Node does (its stack traces need the source maps): no cache', async () => {
+    const r = await prs(report, { PRS_DEBUG: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(cacheFiles()).toEqual([]);
+  });
+});
