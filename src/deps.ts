@@ -44,7 +44,10 @@ export function createDeps(
   );
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
-  const settings = async (extra?: SettingValues, so: { allowNewProfile?: boolean } = {}) => {
+  const settings = async (
+    extra?: SettingValues,
+    so: { allowNewProfile?: boolean; lenient?: boolean } = {},
+  ) => {
     const resolved = settingsFrom(await store(), globals, env, { ...so, extra });
     io.useLogFormat(resolved.logFormat);
     return resolved;

@@ -346,11 +346,12 @@ export function effectiveSettings(
   return Object.fromEntries(SETTING_KEYS.map((key) => [key, layer(key)])) as Record<SettingKey, Layer>;
 }
 
-/** Validated settings; a malformed value is a UsageError naming where it came from. */
+/** Validated settings; a malformed value is a UsageError naming where it came from (`lenient`: unset). */
 export function resolveSettings(
   flags: SettingValues & { profile?: string },
   env: Env,
   profile: SettingValues = {},
+  lenient = false,
 ): Settings {
   const effective = effectiveSettings(flags, env, profile);
   const sources: Settings['sources'] = {};
@@ -374,6 +375,7 @@ export function resolveSettings(
     try {
       return parseSetting(key, raw);
     } catch (err) {
+      if (lenient) return undefined;
       throw new UsageError(`${(err as Error).message} (from ${where(key)})`, repair(key));
     }
   };
@@ -385,7 +387,7 @@ export function resolveSettings(
     delete sources.username;
   }
   // Sent as a header; a secret, so named only.
-  if (CONTROL.test(env.PRS_TOKEN ?? ''))
+  if (CONTROL.test(env.PRS_TOKEN ?? '') && !lenient)
     throw new UsageError('invalid PRS_TOKEN: it contains control characters');
   return {
     ...(fields as unknown as SettingFields),
@@ -406,11 +408,11 @@ export function settingsFrom(
   store: ProfileStore<{ settings?: SettingValues }>,
   globals: GlobalOptions,
   env: Env,
-  o: { extra?: SettingValues; allowNewProfile?: boolean } = {},
+  o: { extra?: SettingValues; allowNewProfile?: boolean; lenient?: boolean } = {},
 ): Settings {
   const stored = storedProfile(store, resolveProfileName(globals.profile, env), o.allowNewProfile);
   const flags = { ...globalSettingValues(globals), ...o.extra, profile: globals.profile };
-  return resolveSettings(flags, env, stored?.settings ?? {});
+  return resolveSettings(flags, env, stored?.settings ?? {}, o.lenient);
 }
 
 /** `config set` and login's prompts: the value as stored (URLs normalised); throws a one-line Error. */
@@ -455,7 +457,7 @@ function parseRealm(value: string): string {
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export function resolveProxy(env: Env): Settings['proxy'] {
+function resolveProxy(env: Env): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
 }

@@ -8,13 +8,6 @@ import { waitLine } from '../http/retry.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
-import {
-  checkSetting,
-  effectiveSettings,
-  globalSettingValues,
-  resolveProxy,
-  type Settings,
-} from '../settings.js';
 import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
 import { PING_TIMEOUT_MS, type PingKind, pingRequest, sendPing } from './ping.js';
 
@@ -96,36 +89,18 @@ function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-type RunSignals = Pick<Settings, 'profile' | 'metricsFile' | 'pingUrl' | 'proxy'>;
-
-// Settings that do not resolve (a bad PRS_RATE_LIMIT): the metrics file and ping URL read alone, so
-// that exit 2 is still recorded and pinged; when even they cannot be, `err` goes on.
-async function signalsAlone(deps: Deps, err: unknown): Promise<RunSignals> {
-  try {
-    const stored = await deps.profile().catch(() => undefined);
-    const eff = effectiveSettings(globalSettingValues(deps.globals), deps.env, stored?.settings ?? {});
-    const one = (key: 'metrics-file' | 'ping-url') => {
-      const value = eff[key].value;
-      return value ? checkSetting(key, value) : undefined;
-    };
-    return {
-      profile: deps.profileName(),
-      metricsFile: one('metrics-file'),
-      pingUrl: one('ping-url'),
-      proxy: resolveProxy(deps.env),
-    };
-  } catch {
-    throw err;
-  }
-}
-
 /** Sends the start ping. `run.type` goes into each item's log entry. */
 export async function watchRun(
   deps: Deps,
   command: RunCommand,
   run: { type?: string } = {},
 ): Promise<RunObserver> {
-  const s: RunSignals = await deps.settings().catch((err) => signalsAlone(deps, err));
+  // Settings that do not resolve (a bad PRS_RATE_LIMIT): those that do still record and ping exit 2.
+  const s = await deps.settings().catch((err) =>
+    deps.settings(undefined, { allowNewProfile: true, lenient: true }).catch(() => {
+      throw err;
+    }),
+  );
   const { io } = deps;
   const started = deps.clock.now();
   const tally = emptyTally();
