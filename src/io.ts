@@ -105,9 +105,15 @@ export function createIO(opts: IOOptions) {
     /** Aborted once stdout can take no more (reason: StdoutClosedError or a FileError). */
     stdoutGone: guard.gone,
     err: (l: string) => line('err', l),
+    /** `prs: warning: …` lines, even with -q. */
+    warn: (l: string) => line('warn', l),
     /** Unless -q. */
     note: (l: string) => {
       if (!quiet) line('note', l);
+    },
+    /** `hint: …`, unless -q. */
+    hint: (text: string) => {
+      if (!quiet) line('hint', `hint: ${text}`);
     },
     /** With -v only; callers redact secrets first. `fields` go on the line in json format. */
     debug: (l: string, fields?: LogFields) => {

@@ -8,7 +8,7 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
-export type LineKind = 'err' | 'note' | 'debug';
+export type LineKind = 'err' | 'warn' | 'note' | 'hint' | 'debug';
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -22,14 +22,20 @@ export function formatLogLine(entry: LogEntry, now: number): string {
 /** What a line's producer knows beyond its text, e.g. a request's method and url: never parsed back. */
 export type LogFields = { event: string; [field: string]: unknown };
 
+const KINDS = {
+  debug: { level: 'debug', event: 'debug' },
+  warn: { level: 'warn', event: 'warning' },
+  note: { level: 'info', event: 'note' },
+  hint: { level: 'info', event: 'hint' },
+} as const;
+
+/** A line as its producer classed it; an `err` line is an error when it is prs's (`prs: …`). */
 export function entryFromText(kind: LineKind, line: string, fields?: LogFields): LogEntry {
   const message = line.replace(ANSI, '').replace(/\r?\n$/, '');
-  if (kind === 'debug') return { level: 'debug', event: 'debug', message, ...fields };
-  if (/^(prs: )?warning:/i.test(message)) return { level: 'warn', event: 'warning', message };
-  if (/^hint:/.test(message)) return { level: 'info', event: 'hint', message };
-  if (/^(prs: )?note:/.test(message)) return { level: 'info', event: 'note', message };
-  if (kind === 'err' && /^prs: /.test(message)) return { level: 'error', event: 'error', message };
-  return { level: 'info', event: kind === 'note' ? 'note' : 'message', message };
+  if (kind !== 'err') return { ...KINDS[kind], message, ...fields };
+  return /^prs: /.test(message)
+    ? { level: 'error', event: 'error', message }
+    : { level: 'info', event: 'message', message };
 }
 
 /** main's `prs: …` and `hint: …` lines as one entry, so a log query for errors sees both. */

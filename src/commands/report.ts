@@ -89,7 +89,7 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
     async end() {
       const end = writer.end();
       await out.finish(String(end.text), writer.rows === 0 && out.format === 'table', writer.widened());
-      for (const warning of end.warnings) deps.io.err(`prs: ${warning}`);
+      for (const warning of end.warnings) deps.io.warn(`prs: ${warning}`);
       for (const note of end.notes) deps.io.note(note);
     },
   };

@@ -109,7 +109,7 @@ export async function watchRun(
     const entry = entryOf(e);
     if (entry) io.log(e.event === 'item' ? { ...entry, type: run.type } : entry);
   });
-  const warn = (what: string, err: unknown) => io.err(`prs: warning: ${what}: ${(err as Error).message}`);
+  const warn = (what: string, err: unknown) => io.warn(`prs: warning: ${what}: ${(err as Error).message}`);
 
   let dispatcher: Promise<import('undici').Dispatcher> | undefined;
   let pingWarned = false;

@@ -36,7 +36,7 @@ export function itemFailureReporter(io: IO): (item: Item, error: unknown) => voi
     io.err(`prs: ${message}`);
     if (hint && !hints.has(hint)) {
       hints.add(hint);
-      io.note(`hint: ${hint}`);
+      io.hint(hint);
     }
   };
 }

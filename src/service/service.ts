@@ -194,14 +194,14 @@ function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
 interface LimiterDeps {
   clock: Clock;
   signal?: AbortSignal;
-  io: Pick<IO, 'err' | 'debug'>;
+  io: Pick<IO, 'warn' | 'debug'>;
 }
 
 /** The account's file limiter, or Redis (`--limiter`) over it; `file`: where the file limiter keeps its state. */
 function openLimiter(s: Settings, d: LimiterDeps) {
   const { baseUrl, tenant } = target(s);
   const { rateLimit: rate, limiter: url } = s;
-  const warn = (line: string) => d.io.err(line);
+  const warn = (line: string) => d.io.warn(line);
   const file = limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s));
   const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: d.clock, carried, warn });
   const hash = limiterKey(baseUrl, tenant, identityOf(s));

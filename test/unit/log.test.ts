@@ -26,12 +26,12 @@ describe('formatLogLine', () => {
   ])('%s', (_name, entry, want) => expect(formatLogLine(entry, T)).toBe(want));
 });
 
-describe('entryFromText: the lines prs prints today, classified', () => {
+describe('entryFromText: each line as its producer classed it', () => {
   it.each<[LineKind, string, Partial<LogEntry>]>([
     ['debug', 'auth: using the stored token', { level: 'debug', event: 'debug' }],
-    ['err', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
+    ['warn', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
     ['err', 'prs: 42 2024-05-03: service error: 500', { level: 'error', event: 'error' }],
-    ['note', 'hint: check the portfolio id', { level: 'info', event: 'hint' }],
+    ['hint', 'hint: check the portfolio id', { level: 'info', event: 'hint' }],
     ['note', 'prs: note: could not save the session', { level: 'info', event: 'note' }],
     ['note', '220 requests at 4/60s: about 55 min', { level: 'info', event: 'note' }],
     ['err', '✓ Logged in to x as y', { level: 'info', event: 'message' }],
@@ -67,10 +67,11 @@ describe('jsonLogWanted: flag > PRS_LOG_FORMAT, before any setting is read', () 
 });
 
 describe('the IO in json format', () => {
-  it('err, note and debug go out as JSON lines; no progress; -q still silences notes', () => {
+  it('err, warn, hint and debug go out as JSON lines; no progress; -q still silences hints', () => {
     const io = createTestIO({ logFormat: 'json', verbose: true, isStderrTTY: true, quiet: false });
     io.err('prs: boom');
-    io.note('hint: x');
+    io.warn('prs: warning: w');
+    io.hint('x');
     io.debug(...waitLine(1000, 'rate-limit'));
     io.progress('1/2').update('2/2');
     io.log({ level: 'info', event: 'summary', message: 'done', exitCode: 0 });
@@ -79,9 +80,10 @@ describe('the IO in json format', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.event)).toEqual(['error', 'hint', 'wait', 'summary']);
+    expect(lines.map((l) => l.event)).toEqual(['error', 'warning', 'hint', 'wait', 'summary']);
+    expect(lines[2].message).toBe('hint: x');
     const quiet = createTestIO({ logFormat: 'json', quiet: true });
-    quiet.note('hint: x');
+    quiet.hint('x');
     expect(quiet.stderrText()).toBe('');
   });
 
