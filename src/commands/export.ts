@@ -11,8 +11,12 @@ import {
   UsageError,
 } from '../errors.js';
 import type { DispositionParser } from '../export/naming.js';
-import type { createAtomicFile } from '../fs/atomic.js';
-import { assertWritableTarget, prepareExportTarget, removeIfLeftEmpty } from '../fs/atomic.js';
+import {
+  assertWritableTarget,
+  type createAtomicFile,
+  prepareExportTarget,
+  removeIfLeftEmpty,
+} from '../fs/atomic.js';
 import type { ItemContext, ItemDone, Outcome } from '../run/engine.js';
 import { itemLabel, itemsOf, runFailure, summaryLine } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
@@ -20,11 +24,6 @@ import { sizeText } from './cache.js';
 import type { ExportOptions } from './export.flags.js';
 
 export type { ExportOptions };
-
-/** Test seams; the CLI passes none. */
-interface ExportSeams {
-  openFile?: typeof createAtomicFile;
-}
 
 /** A file that exists, known before the download: an earlier run's, or another report type's. */
 const EXISTS_HINT =
@@ -34,7 +33,8 @@ const EXISTS_HINT =
 export async function exportCommand(
   o: ExportOptions,
   deps: Deps,
-  seams: ExportSeams = {},
+  /** A test's seam (disk full, permission denied); the CLI passes none. */
+  seams: { openFile?: typeof createAtomicFile } = {},
 ): Promise<string[]> {
   const { io } = deps;
   const toStdout = o.output === '-';
@@ -62,7 +62,7 @@ export async function exportCommand(
   try {
     const service = await deps.service();
     if (toStdout) return await exportToStdout(o, deps, service);
-    return await exportFiles(o, deps, service, seams);
+    return await exportFiles(o, deps, service, seams.openFile);
   } finally {
     // A --dir this run created and left empty (it failed, or found no data) goes again.
     await removeIfLeftEmpty(o.dir, created);
@@ -73,7 +73,7 @@ async function exportFiles(
   o: ExportOptions,
   deps: Deps,
   service: Service,
-  seams: ExportSeams,
+  openFile?: typeof createAtomicFile,
 ): Promise<string[]> {
   const { io } = deps;
   const { saveExport } = await import('../export/save.js');
@@ -120,7 +120,7 @@ async function exportFiles(
           signal,
           written,
           parseDisposition,
-          openFile: seams.openFile,
+          openFile,
           turn: async ({ sha256 }) => {
             await turn();
             repeatOf = seen.get(sha256);
@@ -167,11 +167,7 @@ async function exportFiles(
   const results = run.outcomes.map((r) => jsonOf(r, o));
   if (o.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
   const count = (s: Outcome['status']) => run.outcomes.filter((r) => r.status === s).length;
-  const counts = [
-    [count('written'), 'written'],
-    [count('skipped'), 'skipped'],
-    [count('empty'), 'empty'],
-  ] as const;
+  const counts = (['written', 'skipped', 'empty'] as const).map((s) => [count(s), s] as const);
   if (run.stopped) {
     if (total > 1 && run.outcomes.length > 0 && !(run.stopped instanceof StdoutClosedError))
       io.note(summaryLine(counts, run.failures));

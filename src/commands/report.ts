@@ -4,7 +4,7 @@ import type { Row } from '../domain.js';
 import { NoDataError, UsageError } from '../errors.js';
 import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
-import { itemsOf, runFailure } from '../run/outcomes.js';
+import { itemLabel, itemsOf, runFailure } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
 import { describeEmpty, type Output, outputRun } from './output.js';
 import type { ReportOptions } from './report.flags.js';
@@ -23,11 +23,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
     },
     run: async (out) => {
       const service = await deps.service({ cache: o.cache, rows: true });
-      const target = o.raw
-        ? await rawTarget(out)
-        : o.parquet
-          ? await parquetTarget(o, out)
-          : await textTarget(o, deps, out);
+      const target = o.parquet ? await parquetTarget(o, out) : await spoolTarget(o, deps, out);
       try {
         return await reportRows(o, deps, service, out, target);
       } finally {
@@ -37,7 +33,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
   });
 }
 
-/** Where each answer goes: the format's writer (text), the Parquet spool, or as received (--raw). */
+/** Where each answer goes: the format's writer, the Parquet spool, or as received (--raw). */
 interface Target {
   /** `lead`: fields before each row's own (several portfolios' portfolioId). */
   answer(
@@ -55,29 +51,32 @@ interface Target {
   discard?(): Promise<void>;
 }
 
-async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Target> {
-  const { reportWriter } = await import('../render/index.js');
+/** The format's writer, or with --raw the body as received: each answer spooled until it checked out. */
+async function spoolTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Target> {
   const { Spool } = await import('../render/spool.js');
-  const writer =
-    out.writer?.() ??
-    reportWriter({
-      ...out,
-      type: o.type,
-      fields: o.fields,
-      multi: o.portfolioIds.length > 1,
-      // A file appears only at the end: its CSV/TSV header can be every answer's columns.
-      union: o.output !== undefined,
-    });
+  const writer = o.raw
+    ? undefined
+    : (out.writer?.() ??
+      (await import('../render/index.js')).reportWriter({
+        ...out,
+        type: o.type,
+        fields: o.fields,
+        multi: o.portfolioIds.length > 1,
+        // A file appears only at the end: its CSV/TSV header can be every answer's columns.
+        union: o.output !== undefined,
+      }));
   const sink = await out.sink();
   return {
     answer(label, lead) {
       const spool = new Spool();
-      const answer = writer.answer(label, lead);
+      const answer = writer?.answer(label, lead);
       return {
-        rows: (batch) => spool.write(answer.rows(batch)),
+        ...(answer
+          ? { rows: (batch: RowBatch) => spool.write(answer.rows(batch)) }
+          : { bytes: (chunk: Uint8Array) => spool.write(chunk) }),
         drop: () => spool.drop(),
         async done(ctx) {
-          const widened = answer.done();
+          const widened = answer?.done();
           const bytes = spool.size;
           // The spinner's line must not land between rows on a shared terminal.
           if (bytes > 0 && deps.io.isStdoutTTY) ctx.clearProgress();
@@ -87,6 +86,7 @@ async function textTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Ta
       };
     },
     async end() {
+      if (!writer) return sink.commit();
       const end = writer.end();
       await out.finish(String(end.text), writer.rows === 0 && out.format === 'table', writer.widened());
       for (const warning of end.warnings) deps.io.warn(`prs: ${warning}`);
@@ -143,10 +143,7 @@ async function reportRows(
       // A retried answer starts anew: its rows so far are dropped.
       const query = { portfolioId: item.portfolioId, reportType: o.type, date: item.date };
       const got = await service.report(query, { signal: ctx.signal, onWait: ctx.onWait }, async (res) => {
-        const answer = target.answer(
-          `portfolio ${item.portfolioId} on ${item.date}`,
-          multi ? { portfolioId: item.portfolioId } : undefined,
-        );
+        const answer = target.answer(itemLabel(item), multi ? { portfolioId: item.portfolioId } : undefined);
         let first: unknown;
         try {
           const rows = await res.read(
@@ -197,27 +194,6 @@ async function reportRows(
     throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
       hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
     });
-}
-
-/** --raw: one answer's body as received, once checked to be a report. */
-async function rawTarget(out: Output): Promise<Target> {
-  const { Spool } = await import('../render/spool.js');
-  const sink = await out.sink();
-  return {
-    answer() {
-      const spool = new Spool();
-      return {
-        bytes: (chunk) => spool.write(chunk),
-        drop: () => spool.drop(),
-        async done() {
-          const bytes = spool.size;
-          await spool.copyTo(sink);
-          return bytes;
-        },
-      };
-    },
-    end: () => sink.commit(),
-  };
 }
 
 /** Parquet is binary: never to a terminal or a pipe. */

@@ -7,12 +7,7 @@ import { keyOf } from './keys.js';
 
 export type Change = 'added' | 'removed' | 'changed';
 
-interface PairCounts {
-  added: number;
-  removed: number;
-  changed: number;
-  unchanged: number;
-}
+type PairCounts = Record<Change | 'unchanged', number>;
 
 export interface DiffInput {
   type: ReportType;

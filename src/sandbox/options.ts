@@ -26,7 +26,6 @@ export const serviceLoginArgs = (
 
 /** Every option of `startSandbox` with its default; `prs sandbox --help` shows them through its flag table. */
 export const SANDBOX_DEFAULTS = {
-  /** 0 picks a free port. */
   port: 0,
   host: '127.0.0.1',
   realm: 'prs-sandbox',
@@ -34,13 +33,10 @@ export const SANDBOX_DEFAULTS = {
   clientSecret: 'sandbox-secret',
   /** The JSON endpoint's limit per user (sliding window); the export endpoint has none. */
   rateLimit: '4/60s',
-  /** Token lifetimes, seconds. */
   tokenTtl: 300,
   refreshTtl: 1800,
-  /** Constituent rows of portfolio 900. */
   bigExportRows: 1000,
   exportDelayMs: 0,
-  /** JSON bodies compact, or `spaced` as Python's json.dumps writes them. */
   jsonStyle: 'compact' as 'compact' | 'spaced',
   users: [
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
@@ -53,7 +49,6 @@ export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[numb
 
 export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
   keepAliveMs?: number;
-  /** Answer gzip-compressed when the request accepts it, as a compressing gateway does. */
   gzip?: boolean;
   /** Milliseconds since the epoch: a fake one expires tokens and slides the window. */
   clock?: () => number;
