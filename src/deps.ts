@@ -40,7 +40,7 @@ export function createDeps(
   };
   const profileName = () => resolveProfileName(globals.profile, env);
   const store = once(async () =>
-    (await import('./auth/store.js')).openStore(resolveDirs(env).configDir, { warn: (line) => io.warn(line) }),
+    (await import('./auth/store.js')).openStore(resolveDirs(env).configDir, { warn: io.warn }),
   );
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
