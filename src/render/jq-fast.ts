@@ -11,9 +11,16 @@ class Computed {
   constructor(readonly n: number) {}
 }
 
+/** Where a filter reads `.key`; `id` and `hint` are the Lazy's own, kept from input to input. */
+export interface Site {
+  readonly key: string;
+  id: number;
+  hint: number;
+}
+
 /** An object read key by key, made whole only when needed whole (jq.ts: a row on the tape). */
 export abstract class Lazy {
-  abstract get(key: string): unknown;
+  abstract get(site: Site): unknown;
   abstract whole(): Record<string, unknown>;
 }
 
@@ -27,13 +34,29 @@ class Outside extends Error {}
 
 type Emit = (v: unknown) => void;
 /**
- * A compiled filter: each of its outputs for `input` to `emit`, in jq's order; `one` gives the output
- * of a filter that always has exactly one (no closure per row where every step has one).
+ * A compiled filter: each of its outputs for `input` to `emit`, in jq's order. `one` gives the output
+ * of a filter that always has exactly one, `opt` that of one with at most one (NONE: none): no
+ * closure per row where every step has one (`select(…) | .a`).
  */
-export type Filter = ((input: unknown, emit: Emit) => void) & { one?: (input: unknown) => unknown };
+export type Filter = ((input: unknown, emit: Emit) => void) & {
+  one?: (input: unknown) => unknown;
+  opt?: (input: unknown) => unknown;
+};
+
+const NONE = Symbol('none');
 
 function single(one: (x: unknown) => unknown): Filter {
-  return Object.assign((x: unknown, emit: Emit) => emit(one(x)), { one });
+  return Object.assign((x: unknown, emit: Emit) => emit(one(x)), { one, opt: one });
+}
+
+function atMostOne(opt: (x: unknown) => unknown): Filter {
+  return Object.assign(
+    (x: unknown, emit: Emit) => {
+      const v = opt(x);
+      if (v !== NONE) emit(v);
+    },
+    { opt },
+  );
 }
 
 const IDENTITY = single((x) => x);
@@ -43,8 +66,13 @@ function then(a: Filter, b: Filter): Filter {
   const [fa, fb] = [a.one, b.one];
   if (a === IDENTITY) return b;
   if (fa && fb) return single((x) => fb(fa(x)));
+  const [oa, ob] = [a.opt, b.opt];
+  if (oa && ob)
+    return atMostOne((x) => {
+      const v = oa(x);
+      return v === NONE ? NONE : ob(v);
+    });
   if (fa) return (x, emit) => b(fa(x), emit);
-  if (fb) return (x, emit) => a(x, (v) => emit(fb(v)));
   return (x, emit) => a(x, (v) => b(v, emit));
 }
 
@@ -84,6 +112,9 @@ const keysOf = (o: Record<string, unknown>) => Object.keys(o).sort(compareString
 
 /** jq's `jv_cmp`: two literals compare exactly (decNumber), anything computed as a double. */
 function compare(left: unknown, right: unknown): number {
+  // Two plain numbers (literals whose double prints as they were sent) are what their doubles are.
+  if (typeof left === 'number' && typeof right === 'number')
+    return left < right ? -1 : left === right ? 0 : 1;
   const [a, b] = [real(left), real(right)];
   const k = kind(a);
   if (k !== kind(b)) return k - kind(b);
@@ -158,11 +189,14 @@ export const json = (v: unknown) => dump(v, (raw) => raw);
 
 const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
 
-const field = (key: string | number) => single((x) => index(x, key));
+function field(key: string | number): Filter {
+  const site: Site | undefined = typeof key === 'string' ? { key, id: -1, hint: 0 } : undefined;
+  return single((x) => index(x, key, site));
+}
 
-function index(v: unknown, key: string | number): unknown {
+function index(v: unknown, key: string | number, site?: Site): unknown {
   if (v === null) return null;
-  if (typeof key === 'string' && v instanceof Lazy) return v.get(key);
+  if (site && v instanceof Lazy) return v.get(site);
   if (typeof key === 'string' && isObject(v)) return Object.hasOwn(v, key) ? v[key] : null;
   if (typeof key === 'number' && Array.isArray(v)) return v[key < 0 ? v.length + key : key] ?? null;
   throw new JqError();
@@ -192,7 +226,7 @@ function keys(value: unknown): unknown[] {
 }
 
 const BUILTINS: Record<string, Filter> = {
-  empty: () => {},
+  empty: atMostOne(() => NONE),
   not: single((x) => !truthy(x)),
   type: single((x) => TYPE[kind(x)]),
   tostring: single(tostring),
@@ -414,10 +448,7 @@ function parse(tokens: Token[]): Filter {
       need(')');
       const fo = f.one;
       if (t === 'map') return single((x) => collect(then(iterate, f), x));
-      if (fo)
-        return (x, emit) => {
-          if (truthy(fo(x))) emit(x);
-        };
+      if (fo) return atMostOne((x) => (truthy(fo(x)) ? x : NONE));
       return (x, emit) => f(x, (v) => truthy(v) && emit(x));
     }
     throw new Outside();

@@ -8,8 +8,8 @@ import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
-import { compileFast, type Filter, JqError, json, Lazy } from './jq-fast.js';
+import { entryValue, F, Flag, Kind, keys, numberAt, type RowBatch } from '../rows/tape.js';
+import { compileFast, type Filter, JqError, json, Lazy, type Site } from './jq-fast.js';
 import type { RowWriter } from './writer.js';
 
 declare const __filename: string;
@@ -221,8 +221,6 @@ function fastForm({ bare, each, gathered }: Form): FastForm | undefined {
   return f && { f, gather: body === gathered };
 }
 
-/** Row keys' ids (rows/tape.ts), once they have one. */
-const ids = new Map<string, number>();
 const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
 
 /** A row of a batch read from the tape by key (`.isin`), not made an object for that. */
@@ -241,21 +239,26 @@ class TapeRow extends Lazy {
     return this.row;
   }
 
-  get(key: string): unknown {
+  /** `site.id`: the key's id once it has one; `site.hint`: where it was in the last row, from its entry. */
+  get(site: Site): unknown {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = keys.path([key]);
-      if (id >= 0) ids.set(key, id);
-    }
     // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
-    if (t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), key);
-    for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
-      if (t[m + F.KEY] === id && id >= 0) return entryValue(b, t, m);
-      if (t[m + F.KEY]! < 0) return own(this.whole(), key);
-    }
-    return this.lead ? own(this.lead, key) : null;
+    if (t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
+    const end = t[e + F.NEXT]!;
+    // A row-level key's id is on its row's members only (nested keys have their own path's id).
+    if (site.id < 0) site.id = keys.path([site.key]);
+    const { id } = site;
+    if (id < 0) return this.lead ? own(this.lead, site.key) : null;
+    let m = e + site.hint;
+    if (site.hint > 0 && m < end && t[m + F.KEY] === id)
+      return t[m] === Kind.NUM ? numberAt(b, t[m + F.START]!, t[m + F.END]!) : entryValue(b, t, m);
+    for (m = e + F.W; m < end; m = t[m + F.NEXT]!)
+      if (t[m + F.KEY] === id) {
+        site.hint = m - e;
+        return entryValue(b, t, m);
+      }
+    return this.lead ? own(this.lead, site.key) : null;
   }
 }
 
