@@ -53,21 +53,15 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
   const serviceReady = service && canSignIn && !!serviceAccountSecret(s, stored);
   const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
   // A report's order; a token near its expiry that cannot be renewed is still used until it expires.
-  const via: ReadyVia | null = s.token
-    ? 'PRS_TOKEN'
-    : accessValid
-      ? 'access token'
-      : renewable
-        ? 'refresh token'
-        : serviceReady
-          ? 'client credentials'
-          : creds
-            ? fromEnv
-              ? 'env credentials'
-              : 'saved credentials'
-            : stillValid
-              ? 'access token'
-              : null;
+  const ways: [ReadyVia, unknown][] = [
+    ['PRS_TOKEN', s.token],
+    ['access token', accessValid],
+    ['refresh token', renewable],
+    ['client credentials', serviceReady],
+    [fromEnv ? 'env credentials' : 'saved credentials', creds],
+    ['access token', stillValid],
+  ];
+  const via = ways.find(([, ok]) => ok)?.[0] ?? null;
   return {
     profile: s.profile,
     configPath,

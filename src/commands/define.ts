@@ -93,12 +93,7 @@ export function defineCommands(program: Command, ctx: DefineContext): void {
     description: 'sign in and store the session in the profile',
     flags: LOGIN_TABLE,
     run: { name: 'login', load: async () => (await import('./login.js')).login },
-    options: (_, o) => ({
-      ...(o as Partial<LoginOptions>),
-      passwordStdin: !!o.passwordStdin,
-      savePassword: !!o.savePassword,
-      clientCredentials: !!o.clientCredentials,
-    }),
+    options: (_, o): LoginOptions => o,
   });
   define(program, ctx, {
     spelling: 'logout',

@@ -81,7 +81,6 @@ export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, no
   };
 }
 
-/** --name-template, checked before any request. */
 function nameTemplate(t: string): string {
   try {
     return checkNameTemplate(t);
@@ -90,7 +89,6 @@ function nameTemplate(t: string): string {
   }
 }
 
-/** --parallel: a whole number from 1 to 8. */
 function parseParallel(v: string): number {
   if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
   return Number(v.trim());

@@ -77,7 +77,7 @@ async function exportFiles(
 ): Promise<string[]> {
   const { io } = deps;
   const { saveExport } = await import('../export/save.js');
-  const { openManifest, exportItemKey, keptFiles, describeFiles } = await import('../export/manifest.js');
+  const { openManifest, exportItemKey, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
   const items = itemsOf(o.portfolioIds, o.dates);
@@ -99,7 +99,7 @@ async function exportFiles(
     const key = keyOf(item);
     const seen =
       delivered.get(item.portfolioId) ?? delivered.set(item.portfolioId, new Map()).get(item.portfolioId)!;
-    const recorded = o.skipExisting && manifest ? await keptFiles(manifest, dir, key) : undefined;
+    const recorded = o.skipExisting ? await manifest?.kept(key) : undefined;
     if (recorded) {
       await turn();
       const paths = recorded.map((f) => join(dir, f.name));

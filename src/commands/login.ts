@@ -14,8 +14,8 @@ export interface LoginOptions {
   realm?: string;
   clientId?: string;
   username?: string;
-  passwordStdin: boolean;
-  savePassword: boolean;
+  passwordStdin?: boolean;
+  savePassword?: boolean;
   clientCredentials?: boolean;
 }
 
@@ -196,7 +196,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
       grantSetting({ ...cur?.settings, ...definedOnly(values) }, service),
       { ...session, bound },
       secrets,
-      o.savePassword,
+      !!o.savePassword,
     ),
   );
 

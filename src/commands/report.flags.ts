@@ -112,7 +112,6 @@ export function reportOptions(
   };
 }
 
-/** The first of these flags that was given. */
 const firstGiven = (flags: Record<string, string | boolean | undefined>) =>
   Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
 

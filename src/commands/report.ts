@@ -46,7 +46,6 @@ interface Target {
     /** The answer checked out: its output delivered; its size in bytes. */
     done(ctx: ItemContext): Promise<number | undefined>;
   };
-  /** The output completed. */
   end(): Promise<void>;
   discard?(): Promise<void>;
 }

@@ -56,6 +56,8 @@ export function exportItemKey(
 
 export interface Manifest {
   get(key: string): ManifestFile[] | undefined;
+  /** The files recorded for `key` when every one is still there unchanged (--skip-existing skips the item). */
+  kept(key: string): Promise<ManifestFile[] | undefined>;
   /** Appends the entry once its files are committed. */
   record(key: string, files: ManifestFile[]): Promise<void>;
 }
@@ -108,6 +110,10 @@ export async function openManifest(dir: string): Promise<Manifest> {
   let pendingNewline = text !== '' && !text.endsWith('\n');
   return {
     get: (key) => entries.get(key),
+    async kept(key) {
+      const recorded = entries.get(key);
+      return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
+    },
     async record(key, files) {
       const line = `${JSON.stringify({ key, files })}\n`;
       try {
@@ -180,16 +186,6 @@ export async function unchanged(dir: string, files: readonly ManifestFile[]): Pr
     }
   }
   return true;
-}
-
-/** The files recorded for `key` when every one is still in `dir` unchanged (--skip-existing skips the item). */
-export async function keptFiles(
-  manifest: Manifest,
-  dir: string,
-  key: string,
-): Promise<ManifestFile[] | undefined> {
-  const recorded = manifest.get(key);
-  return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
 }
 
 /** The manifest's record of files just committed. */

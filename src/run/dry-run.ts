@@ -130,9 +130,9 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
   const items = itemsOf(o.portfolioIds, o.dates);
   let skipped = 0;
   if (o.skipExisting) {
-    const { openManifest, exportItemKey, keptFiles } = await import('../export/manifest.js');
+    const { openManifest, exportItemKey } = await import('../export/manifest.js');
     const manifest = await openManifest(o.dir);
-    for (const item of items) if (await keptFiles(manifest, o.dir, exportItemKey(s, o, item))) skipped++;
+    for (const item of items) if (await manifest.kept(exportItemKey(s, o, item))) skipped++;
   }
   // Base URL and tenant are still checked as the real run would.
   const { target } = await import('../service/service.js');

@@ -18,7 +18,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   describeFiles,
   exportItemKey,
-  keptFiles,
   MANIFEST_NAME,
   openManifest,
   unchanged,
@@ -72,13 +71,13 @@ describe('manifest', () => {
     expect(exportItemKey({}, run, item)).toBe('||42|index|2024-05-01|csv|');
   });
 
-  it('keptFiles: the recorded files while unchanged, else nothing', async () => {
+  it('kept: the recorded files while unchanged, else nothing', async () => {
     const files = await recordFile('a.json', '[1]');
     const m = await openManifest(dir.path);
-    expect(await keptFiles(m, dir.path, key('2024-05-01'))).toEqual(files);
-    expect(await keptFiles(m, dir.path, key('2024-05-02'))).toBeUndefined();
+    expect(await m.kept(key('2024-05-01'))).toEqual(files);
+    expect(await m.kept(key('2024-05-02'))).toBeUndefined();
     writeFileSync(join(dir.path, 'a.json'), '[2]');
-    expect(await keptFiles(m, dir.path, key('2024-05-01'))).toBeUndefined();
+    expect(await m.kept(key('2024-05-01'))).toBeUndefined();
   });
 
   it('a recorded file is found again, and is unchanged until altered or removed', async () => {
