@@ -5,15 +5,15 @@ import { join } from 'node:path';
 
 // This machine and pid namespace in 4 hex digits: on NFS or in containers others' pids mean nothing here.
 let hostTag: string | undefined;
-const hostTagOf = () => (hostTag ??= hex4(fnv1a(`${hostname()}\0${pidNamespace()}`)));
+const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
+const hex4 = (n: number) => n.toString(16).padStart(4, '0');
 
-/** FNV-1a, 32 bits: node:crypto is not loaded at start-up for it. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+/** 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto). */
+export function fnv1a(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
 }
-const hex4 = (n: number) => (n & 0xffff).toString(16).padStart(4, '0');
 
 function pidNamespace(): string {
   try {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { FileError, fileError, PrsError } from '../errors.js';
 import { readText, updateFile } from '../fs/atomic.js';
+import { fnv1a } from '../fs/temp-names.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks, LimiterState } from './types.js';
 
@@ -57,14 +58,9 @@ export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, i
   return join(cacheDir, `limiter-${limiterKey(baseUrl, tenant, identity)}.json`);
 }
 
-/** Shared with the Redis limiter: 64-bit FNV-1a (nothing secret goes in). */
-export function limiterKey(baseUrl: string, tenant: string, identity: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(`${baseUrl}|${tenant}|${identity}`)) {
-    h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, '0');
-}
+/** Shared with the Redis limiter (nothing secret goes in). */
+export const limiterKey = (baseUrl: string, tenant: string, identity: string): string =>
+  fnv1a(`${baseUrl}|${tenant}|${identity}`);
 
 export interface Limiter {
   /** Returns the slot, for `settle`. */
