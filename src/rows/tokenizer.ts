@@ -1,5 +1,6 @@
 // The one row stream: a body's bytes in as they arrive, its rows out as a tape over them (tape.ts).
 import { isUtf8 } from 'node:buffer';
+import { FAST_ROWS_WASM } from './fast-rows.js';
 import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 // Read once: across the bundle's chunks every `keys.x` in a hot loop would be a getter call.
@@ -57,6 +58,39 @@ const STRING = new Uint8Array(256).fill(2, 128);
 STRING[34] = 1;
 STRING[92] = 3;
 STRING.fill(3, 0, 32);
+
+/** fast-rows.wat's exports; its memory: the tables, then the bytes at hand, the tape, the template. */
+interface FastRows {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  rows(...args: number[]): number;
+  count: { value: number };
+  high: { value: number };
+  why: { value: number };
+}
+// Node's types declare only part of it.
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+};
+const BODY = 1024;
+/** Tape entries' ints per call (the loop is called again when they filled up). */
+const TAPE = 64 * 1024;
+/** Bytes at hand beyond this (a huge value) take the general descent. */
+const MAX_FAST = 4 * 1024 * 1024;
+let fast: FastRows | undefined;
+/** What the module's memory holds now (tokenizers take turns with it). */
+let loadedBody: Uint8Array | undefined;
+let loadedTemplate: Uint8Array | undefined;
+
+function loadFast(): FastRows {
+  const module = new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64'));
+  const w = new WebAssembly.Instance(module).exports as FastRows;
+  const u8 = new Uint8Array(w.memory.buffer);
+  u8.set(STRING, 0);
+  u8.set(DIGIT, 256);
+  return w;
+}
+
 const TRUE_TEXT = Buffer.from('true');
 const FALSE_TEXT = Buffer.from('false');
 const NULL_TEXT = Buffer.from('null');
@@ -346,119 +380,87 @@ export class RowTokenizer {
   }
 
   /**
-   * Rows with the template's keys in its order and scalar values without escapes, read in one loop (a
-   * cold V8 runs one function's loop much sooner fast than the general descent's many calls). Stops
-   * before the first row that is otherwise, or runs past the bytes at hand; false when it read none.
+   * Rows with the template's keys in its order and scalar values without escapes, read by
+   * fast-rows.wat. Stops before the first row that is otherwise; false when it read none. NEED when the
+   * bytes ran out in a row like the template (at the end: the general descent says what it is).
    */
   private fastRows(): boolean {
     const b = this.b;
-    const n = b.length;
-    const lit = this.tplLit;
-    const litAt = this.tplAt;
-    const ids = this.tplKeys;
+    if (b.length > MAX_FAST) return false;
+    fast ??= loadFast();
+    const w = fast;
     const members = this.tplN;
-    const flags = this.tplFlags;
+    const per = (members + 1) * F.W;
+    const tapeAt = (BODY + b.length + 7) & ~7;
+    const tplAt = tapeAt + 4 * TAPE;
+    if (loadedBody !== b || loadedTemplate !== this.tplLit) {
+      const lit = this.tplLit;
+      const grow = tplAt + lit.length + 8 * (members + 2) + 8 - w.memory.buffer.byteLength;
+      if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
+      const u8 = new Uint8Array(w.memory.buffer);
+      u8.set(b, BODY);
+      const at = (tplAt + lit.length + 3) & ~3;
+      u8.set(lit, tplAt);
+      new Int32Array(w.memory.buffer, at, members + 2).set(this.tplAt.subarray(0, members + 2));
+      new Int32Array(w.memory.buffer, at + 4 * (members + 2), members).set(this.tplKeys.subarray(0, members));
+      loadedBody = b;
+      loadedTemplate = lit;
+    }
+    const litAt = (tplAt + this.tplLit.length + 3) & ~3;
     const rows = this.rows;
-    let t = this.tape;
-    let p = this.at;
     let any = false;
-    scan: for (;;) {
-      while (p < n && SPACE[b[p]!] === 1) p++;
-      const row = this.n;
-      const start = p;
-      if (row + (members + 1) * F.W > t.length) {
-        const grown = new Int32Array(Math.max(t.length * 2, row + (members + 1) * F.W));
-        grown.set(t);
-        this.tape = t = grown;
-      }
-      let m = row + F.W;
-      for (let i = 0; i <= members; i++) {
-        // The bytes before value i (or the row's end): the same as the template's.
-        const from = litAt[i]!;
-        const len = litAt[i + 1]! - from;
-        if (p + len > n) break scan;
-        for (let j = 0; j < len; j++) if (b[p + j] !== lit[from + j]) break scan;
-        p += len;
-        if (i === members) break;
-        if (p >= n) break scan;
-        const c = b[p]!;
-        let kind: number;
-        let vs = p;
-        if (c === 34) {
-          kind = Kind.STR;
-          vs = ++p;
-          for (;;) {
-            if (p >= n) break scan;
-            const k = STRING[b[p]!]!;
-            if (k === 0) p++;
-            else if (k === 1) break;
-            else if (k === 2) {
-              kind = Kind.STRU;
-              p++;
-            } else break scan;
-          }
-          if (kind === Kind.STRU && !isUtf8(b.subarray(vs, p))) break scan;
-          t[m + F.END] = p++;
-        } else {
-          if (c === 45) p++;
-          if (p >= n) break scan;
-          const d = b[p]!;
-          if (d === 48) p++;
-          else if (d >= 49 && d <= 57) {
-            p++;
-            while (p < n && DIGIT[b[p]!] === 1) p++;
-          } else if (c === 45) break scan;
-          else {
-            const word = c === 110 ? NULL_TEXT : c === 116 ? TRUE_TEXT : c === 102 ? FALSE_TEXT : undefined;
-            if (word === undefined || p + word.length > n) break scan;
-            for (let j = 1; j < word.length; j++) if (b[p + j] !== word[j]) break scan;
-            t[m] = c === 110 ? Kind.NULL : c === 116 ? Kind.TRUE : Kind.FALSE;
-            t[m + F.START] = p;
-            t[m + F.END] = p += word.length;
-            t[m + F.KEY] = ids[i]!;
-            t[m + F.NEXT] = m + F.W;
-            m += F.W;
-            continue;
-          }
-          if (p < n && b[p] === 46) {
-            const digits = ++p;
-            while (p < n && DIGIT[b[p]!] === 1) p++;
-            if (p === digits) break scan;
-          }
-          // Exponents: the general descent.
-          if (p >= n || b[p] === 101 || b[p] === 69) break scan;
-          kind = Kind.NUM;
-          t[m + F.END] = p;
+    for (;;) {
+      const end = w.rows(
+        BODY + this.at,
+        BODY + b.length,
+        tplAt,
+        litAt,
+        litAt + 4 * (members + 2),
+        members,
+        this.tplFlags,
+        tapeAt,
+        tapeAt + 4 * TAPE,
+        -BODY,
+        this.n,
+      );
+      let count = w.count.value;
+      const why = w.why.value;
+      if (count > 0) {
+        let t = this.tape;
+        const entries = count * per;
+        if (this.n + entries > t.length) {
+          const grown = new Int32Array(Math.max(t.length * 2, this.n + entries));
+          grown.set(t);
+          this.tape = t = grown;
         }
-        t[m] = kind;
-        t[m + F.START] = vs;
-        t[m + F.KEY] = ids[i]!;
-        t[m + F.NEXT] = m + F.W;
-        m += F.W;
+        t.set(new Int32Array(w.memory.buffer, tapeAt, entries), this.n);
+        if (w.high.value > 0) count = this.validUtf8(count, per);
+        for (let r = 0, e = this.n; r < count; r++, e += per) rows.push(e);
+        this.n += count * per;
+        this.elements += count;
+        any ||= count > 0;
+        // A row whose strings are not UTF-8 is the general descent's to fail.
+        if (count < w.count.value) {
+          this.at = t[this.n + F.START]!;
+          return any;
+        }
+        this.at = end - BODY;
+        if (why === 3) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
       }
-      let q = p;
-      while (q < n && SPACE[b[q]!] === 1) q++;
-      if (q >= n) break;
-      const d = b[q]!;
-      if (d !== 44 && d !== 93) break;
-      t[row] = Kind.OBJ;
-      t[row + F.START] = start;
-      t[row + F.END] = p;
-      t[row + F.KEY] = 0;
-      t[row + F.NEXT] = m;
-      t[row + F.FLAGS] = flags;
-      this.n = m;
-      rows.push(row);
-      this.elements++;
-      any = true;
-      p = q + 1;
-      this.at = p;
-      if (d === 93) {
-        this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
-        break;
+      if (why !== 2) {
+        if (why === 1 && !any && !this.last) throw NEED;
+        return any;
       }
     }
-    return any;
+  }
+
+  /** How many of the `count` rows just read have only valid UTF-8 in their strings. */
+  private validUtf8(count: number, per: number): number {
+    const t = this.tape;
+    for (let r = 0, e = this.n; r < count; r++, e += per)
+      for (let m = e + F.W; m < e + per; m += F.W)
+        if (t[m] === Kind.STRU && !isUtf8(this.b.subarray(t[m + F.START]!, t[m + F.END]!))) return r;
+    return count;
   }
 
   /** A key of the wrapper object, its `:` and what follows: the rows' `[`, or a value taken whole. */

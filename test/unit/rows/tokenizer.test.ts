@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Row } from '../../../src/domain.js';
 import { isJsonNumeric, JsonNumber, numberText } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
@@ -413,6 +413,39 @@ describe('RowTokenizer: a row laid out as the row before (read by its one loop)'
       }
     }
   });
+  /** The rows as objects, and how many of them the loop read (fastRows returning true). */
+  const read = (parts: Buffer[]) => {
+    const t = new RowTokenizer();
+    const loop = vi.spyOn(t as unknown as { fastRows(): boolean }, 'fastRows');
+    const rows: Row[] = [];
+    for (const part of parts) rows.push(...t.push(part).objects());
+    rows.push(...t.end().objects());
+    return { rows, loop: loop.mock.results.filter((r) => r.value === true).length };
+  };
+  it('more rows in one chunk than one call of the loop has room for', () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ a: i, b: i % 3 ? 'x' : null }));
+    const got = read([Buffer.from(JSON.stringify({ report: rows }))]);
+    expect(got.rows).toEqual(rows);
+    // One call from the tokenizer: its 60,000 entries are more than the loop's tape holds at once.
+    expect(got.loop).toBe(1);
+  });
+  it('bytes at hand beyond what the loop takes (a 5 MB chunk) are read by the general descent', () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({ a: i, b: 'x'.repeat(80) }));
+    const got = read([Buffer.from(JSON.stringify(rows))]);
+    expect(got.rows).toEqual(rows);
+    expect(got.loop).toBe(0);
+  });
+  it('answers read in turns (the loop shares its memory) each give their own rows', () => {
+    const a = Array.from({ length: 3000 }, (_, i) => ({ a: i, b: `row ${i}` }));
+    const b = Array.from({ length: 3000 }, (_, i) => ({ x: `é${i}`, y: -i - 0.25, z: i % 2 === 0 }));
+    const bodies = [a, b].map((rows) => Buffer.from(JSON.stringify(rows)));
+    const ts = [new RowTokenizer(), new RowTokenizer()];
+    const got: Row[][] = [[], []];
+    for (let at = 0; at < bodies[0]!.length || at < bodies[1]!.length; at += 4096)
+      for (const i of [0, 1]) got[i]!.push(...ts[i]!.push(bodies[i]!.subarray(at, at + 4096)).objects());
+    for (const i of [0, 1]) got[i]!.push(...ts[i]!.end().objects());
+    expect(got).toEqual([a, b]);
+  });
   it('a value that is not UTF-8 in a row after the first: not valid UTF-8', () => {
     const body = Buffer.concat([
       Buffer.from('[{"a":"x","b":1},{"a":"'),
@@ -622,6 +655,7 @@ describe('the writers over bodies of every shape', () => {
       return values[at.i++ % values.length]!;
     };
     let alike = 0;
+    const loop = vi.spyOn(RowTokenizer.prototype as unknown as { fastRows(): boolean }, 'fastRows');
     fc.assert(
       fc.property(
         rowModel,
@@ -659,6 +693,8 @@ describe('the writers over bodies of every shape', () => {
       { numRuns: 400 },
     );
     expect(alike).toBeGreaterThan(50);
+    expect(loop.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(200);
+    loop.mockRestore();
   });
 
   it('a column first seen in a later batch keeps its key whole: a dot in a key is no nesting', () => {

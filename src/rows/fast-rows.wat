@@ -1,0 +1,201 @@
+;; The tokenizer's loop over rows laid out like a template row (tokenizer.ts fastRows), in WebAssembly:
+;; V8 compiles it at once, where the same loop in JS runs the first megabytes in the interpreter.
+;; Compiled into fast-rows.ts by `npm run wasm`.
+(module
+  (memory (export "memory") 1)
+  ;; Bytes 0-255: per byte in a string, 0 plain ASCII, 1 its end, 2 part of a UTF-8 sequence, 3 an escape
+  ;; or a control (tokenizer.ts STRING); 256-511: 1 for a digit.
+  (global $count (export "count") (mut i32) (i32.const 0))
+  (global $high (export "high") (mut i32) (i32.const 0))
+  (global $outAt (export "outAt") (mut i32) (i32.const 0))
+  ;; Why it stopped: 0 a row unlike the template, 1 the bytes ran out (all so far like it), 2 the tape
+  ;; is full, 3 past the rows' `]`.
+  (global $why (export "why") (mut i32) (i32.const 0))
+
+  (func $ws (param $p i32) (param $n i32) (result i32)
+    (local $c i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (br_if $done
+          (i32.and
+            (i32.and (i32.ne (local.get $c) (i32.const 32)) (i32.ne (local.get $c) (i32.const 10)))
+            (i32.and (i32.ne (local.get $c) (i32.const 13)) (i32.ne (local.get $c) (i32.const 9)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $next)))
+    (local.get $p))
+
+  ;; Past the digits from $p.
+  (func $digits (param $p i32) (param $n i32) (result i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
+        (br_if $done (i32.eqz (i32.load8_u offset=256 (i32.load8_u (local.get $p)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $next)))
+    (local.get $p))
+
+  ;; Rows from $p (bytes up to $n) with the template's bytes around their values: `lit`, split at the
+  ;; i32 offsets `litAt[0..members+1]`, the keys' ids `keys[0..members-1]`. Each row's tape entries (8
+  ;; i32 each: tape.ts F) go from $out on, positions plus $base, entry indexes plus $tbase. Returns where
+  ;; the rows read end (past their `,` or `]`).
+  (func (export "rows")
+    (param $p i32) (param $n i32) (param $lit i32) (param $litAt i32) (param $keys i32)
+    (param $members i32) (param $flags i32) (param $out i32) (param $outEnd i32)
+    (param $base i32) (param $tbase i32) (result i32)
+    (local $done i32) (local $out0 i32) (local $row i32) (local $start i32) (local $m i32) (local $i i32)
+    (local $from i32) (local $end i32) (local $c i32) (local $k i32) (local $vs i32) (local $kind i32)
+    (local $q i32) (local $hi i32)
+    (global.set $count (i32.const 0))
+    (global.set $high (i32.const 0))
+    (global.set $why (i32.const 0))
+    (local.set $done (local.get $p))
+    (local.set $out0 (local.get $out))
+    (block $stop
+      (block $short
+        (loop $row_loop
+          (local.set $p (call $ws (local.get $p) (local.get $n)))
+          (if (i32.gt_u
+                (i32.add (local.get $out) (i32.shl (i32.add (local.get $members) (i32.const 1)) (i32.const 5)))
+                (local.get $outEnd))
+            (then (global.set $why (i32.const 2)) (br $stop)))
+          (local.set $row (local.get $out))
+          (local.set $start (local.get $p))
+          (local.set $m (i32.add (local.get $row) (i32.const 32)))
+          (local.set $i (i32.const 0))
+          (local.set $hi (i32.const 0))
+          (block $row_end
+            (loop $member
+              ;; The bytes before value i (or the row's end), 8 at a time, then one at a time.
+              (local.set $from (i32.load (i32.add (local.get $litAt) (i32.shl (local.get $i) (i32.const 2)))))
+              (local.set $end
+                (i32.add (local.get $p)
+                  (i32.sub
+                    (i32.load (i32.add (local.get $litAt) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 2))))
+                    (local.get $from))))
+              (local.set $from (i32.add (local.get $lit) (local.get $from)))
+              (block $words
+                (loop $word
+                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $end)))
+                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $n)))
+                  (br_if $stop (i64.ne (i64.load (local.get $p)) (i64.load (local.get $from))))
+                  (local.set $p (i32.add (local.get $p) (i32.const 8)))
+                  (local.set $from (i32.add (local.get $from) (i32.const 8)))
+                  (br $word)))
+              (block $bytes
+                (loop $byte
+                  (br_if $bytes (i32.ge_u (local.get $p) (local.get $end)))
+                  (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                  (br_if $stop (i32.ne (i32.load8_u (local.get $p)) (i32.load8_u (local.get $from))))
+                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                  (local.set $from (i32.add (local.get $from) (i32.const 1)))
+                  (br $byte)))
+              (br_if $row_end (i32.eq (local.get $i) (local.get $members)))
+              (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+              (local.set $c (i32.load8_u (local.get $p)))
+              (local.set $vs (local.get $p))
+              (block $value
+                ;; A string without escapes: its bytes between the quotes.
+                (if (i32.eq (local.get $c) (i32.const 34))
+                  (then
+                    (local.set $kind (i32.const 0))
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (local.set $vs (local.get $p))
+                    (block $closed
+                      (loop $char
+                        (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                        (local.set $k (i32.load8_u (i32.load8_u (local.get $p))))
+                        (br_if $closed (i32.eq (local.get $k) (i32.const 1)))
+                        (br_if $stop (i32.eq (local.get $k) (i32.const 3)))
+                        (if (i32.eq (local.get $k) (i32.const 2)) (then (local.set $kind (i32.const 1))))
+                        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                        (br $char)))
+                    (local.set $hi (i32.add (local.get $hi) (local.get $kind)))
+                    (i32.store offset=8 (local.get $m) (i32.add (local.get $p) (local.get $base)))
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (br $value)))
+                ;; true, false, null.
+                (if (i32.or (i32.eq (local.get $c) (i32.const 116)) (i32.eq (local.get $c) (i32.const 110)))
+                  (then
+                    (br_if $short (i32.gt_u (i32.add (local.get $p) (i32.const 4)) (local.get $n)))
+                    (local.set $k (i32.load (local.get $p)))
+                    (if (i32.eq (local.get $k) (i32.const 0x65757274))
+                      (then (local.set $kind (i32.const 4)))
+                      (else
+                        (br_if $stop (i32.ne (local.get $k) (i32.const 0x6c6c756e)))
+                        (local.set $kind (i32.const 6))))
+                    (local.set $p (i32.add (local.get $p) (i32.const 4)))
+                    (i32.store offset=8 (local.get $m) (i32.add (local.get $p) (local.get $base)))
+                    (br $value)))
+                (if (i32.eq (local.get $c) (i32.const 102))
+                  (then
+                    (br_if $short (i32.gt_u (i32.add (local.get $p) (i32.const 5)) (local.get $n)))
+                    (br_if $stop (i32.ne (i32.load (i32.add (local.get $p) (i32.const 1))) (i32.const 0x65736c61)))
+                    (local.set $kind (i32.const 5))
+                    (local.set $p (i32.add (local.get $p) (i32.const 5)))
+                    (i32.store offset=8 (local.get $m) (i32.add (local.get $p) (local.get $base)))
+                    (br $value)))
+                ;; A number.
+                (if (i32.eq (local.get $c) (i32.const 45)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+                (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                (local.set $c (i32.load8_u (local.get $p)))
+                (if (i32.eq (local.get $c) (i32.const 48))
+                  (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
+                  (else
+                    (br_if $stop (i32.or (i32.lt_u (local.get $c) (i32.const 49)) (i32.gt_u (local.get $c) (i32.const 57))))
+                    (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $n)))))
+                (if (i32.lt_u (local.get $p) (local.get $n))
+                  (then
+                    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 46))
+                      (then
+                        (local.set $q (i32.add (local.get $p) (i32.const 1)))
+                        (local.set $p (call $digits (local.get $q) (local.get $n)))
+                        (if (i32.eq (local.get $p) (local.get $q))
+                          (then (br_if $short (i32.ge_u (local.get $p) (local.get $n))) (br $stop)))))))
+                (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                (if (i32.eq (i32.or (i32.load8_u (local.get $p)) (i32.const 32)) (i32.const 101))
+                  (then
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                    (local.set $c (i32.load8_u (local.get $p)))
+                    (if (i32.or (i32.eq (local.get $c) (i32.const 43)) (i32.eq (local.get $c) (i32.const 45)))
+                      (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+                    (local.set $q (local.get $p))
+                    (local.set $p (call $digits (local.get $q) (local.get $n)))
+                    (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                    (br_if $stop (i32.eq (local.get $p) (local.get $q)))))
+                (local.set $kind (i32.const 3))
+                (i32.store offset=8 (local.get $m) (i32.add (local.get $p) (local.get $base))))
+              (i32.store (local.get $m) (local.get $kind))
+              (i32.store offset=4 (local.get $m) (i32.add (local.get $vs) (local.get $base)))
+              (i32.store offset=12 (local.get $m)
+                (i32.load (i32.add (local.get $keys) (i32.shl (local.get $i) (i32.const 2)))))
+              (local.set $m (i32.add (local.get $m) (i32.const 32)))
+              (i32.store offset=24 (i32.sub (local.get $m) (i32.const 32))
+                (i32.add (local.get $tbase) (i32.shr_u (i32.sub (local.get $m) (local.get $out0)) (i32.const 2))))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br $member)))
+          ;; Then `,` or `]`.
+          (local.set $q (call $ws (local.get $p) (local.get $n)))
+          (br_if $short (i32.ge_u (local.get $q) (local.get $n)))
+          (local.set $c (i32.load8_u (local.get $q)))
+          (br_if $stop (i32.and (i32.ne (local.get $c) (i32.const 44)) (i32.ne (local.get $c) (i32.const 93))))
+          (i32.store (local.get $row) (i32.const 7))
+          (i32.store offset=4 (local.get $row) (i32.add (local.get $start) (local.get $base)))
+          (i32.store offset=8 (local.get $row) (i32.add (local.get $p) (local.get $base)))
+          (i32.store offset=12 (local.get $row) (i32.const 0))
+          (i32.store offset=24 (local.get $row)
+            (i32.add (local.get $tbase) (i32.shr_u (i32.sub (local.get $m) (local.get $out0)) (i32.const 2))))
+          (i32.store offset=28 (local.get $row) (local.get $flags))
+          (local.set $out (local.get $m))
+          (global.set $count (i32.add (global.get $count) (i32.const 1)))
+          (global.set $high (i32.add (global.get $high) (local.get $hi)))
+          (local.set $p (i32.add (local.get $q) (i32.const 1)))
+          (local.set $done (local.get $p))
+          (if (i32.eq (local.get $c) (i32.const 93)) (then (global.set $why (i32.const 3)) (br $stop)))
+          (br $row_loop)))
+      (global.set $why (i32.const 1)))
+    (global.set $outAt (local.get $out))
+    (local.get $done))
+)
