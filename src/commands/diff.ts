@@ -12,8 +12,6 @@ import { itemLabel, runFailure } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
 import { describeEmpty, type Output, outputRun } from './output.js';
 
-export type { DiffOptions };
-
 interface Answer {
   item: Item;
   type: ReportType;

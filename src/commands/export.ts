@@ -23,8 +23,6 @@ import type { Service } from '../service/types.js';
 import { sizeText } from './cache.js';
 import type { ExportOptions } from './export.flags.js';
 
-export type { ExportOptions };
-
 /** A file that exists, known before the download: an earlier run's, or another report type's. */
 const EXISTS_HINT =
   "an earlier run's? --skip-existing keeps it (and resumes the run); another report type's? " +

@@ -9,8 +9,6 @@ import type { Service } from '../service/types.js';
 import { describeEmpty, type Output, outputRun } from './output.js';
 import type { ReportOptions } from './report.flags.js';
 
-export type { ReportOptions };
-
 export async function report(o: ReportOptions, deps: Deps): Promise<void> {
   return outputRun(o, deps, {
     name: 'report',

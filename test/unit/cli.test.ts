@@ -6,7 +6,7 @@ import { buildProgram } from '../../src/cli.js';
 import type { AuthStatusOptions } from '../../src/commands/auth.js';
 import type { CompletionOptions } from '../../src/commands/completion.js';
 import type { ConfigOptions } from '../../src/commands/config.js';
-import type { ExportOptions } from '../../src/commands/export.js';
+import type { ExportOptions } from '../../src/commands/export.flags.js';
 import type { LoginOptions } from '../../src/commands/login.js';
 import type { LogoutOptions } from '../../src/commands/logout.js';
 import type { ReportOptions } from '../../src/commands/report.flags.js';

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type ExportOptions, exportCommand } from '../../../src/commands/export.js';
+import type { ExportOptions } from '../../../src/commands/export.flags.js';
+import { exportCommand } from '../../../src/commands/export.js';
 import {
   exitCodeFor,
   FileError,
