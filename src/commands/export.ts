@@ -23,11 +23,6 @@ import type { Service } from '../service/types.js';
 import { sizeText } from './cache.js';
 import type { ExportOptions } from './export.flags.js';
 
-/** A file that exists, known before the download: an earlier run's, or another report type's. */
-const EXISTS_HINT =
-  "an earlier run's? --skip-existing keeps it (and resumes the run); another report type's? " +
-  "--name-template '{date}_{name}_{type}' names each apart; --force overwrites it";
-
 export async function exportCommand(
   o: ExportOptions,
   deps: Deps,
@@ -53,8 +48,9 @@ export async function exportCommand(
   if (!toStdout) {
     created = await prepareExportTarget(o.dir, o.output);
     if (o.output !== undefined && !o.skipExisting)
-      await assertWritableTarget(o.output, o.force).catch((err) => {
-        throw err instanceof FileExistsError ? new FileExistsError(err.path, EXISTS_HINT) : err;
+      await assertWritableTarget(o.output, o.force).catch(async (err) => {
+        const { existsHint } = await import('../export/save.js');
+        throw err instanceof FileExistsError ? new FileExistsError(err.path, existsHint()) : err;
       });
   }
   try {
@@ -74,7 +70,7 @@ async function exportFiles(
   openFile?: typeof createAtomicFile,
 ): Promise<string[]> {
   const { io } = deps;
-  const { saveExport } = await import('../export/save.js');
+  const { saveExport, existsHint } = await import('../export/save.js');
   const { openManifest, exportItemKey, describeFiles } = await import('../export/manifest.js');
   const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
@@ -150,7 +146,7 @@ async function exportFiles(
     failFast: o.failFast,
     mapError: (err) =>
       err instanceof FileExistsError && !o.skipExisting && err.hint === FORCE_HINT
-        ? new FileExistsError(err.path, EXISTS_HINT)
+        ? new FileExistsError(err.path, existsHint())
         : err,
     onOutcome: (r) => {
       if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);

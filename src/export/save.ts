@@ -318,20 +318,23 @@ async function keptTargets(files: SavedFile[], content: string | undefined, c: S
       await assertWritableTarget(f.path, c.force).catch(async (err) => {
         if (!(err instanceof FileExistsError)) throw err;
         const same = !c.keepExisting && (await holdsSame({ ...f }, content, c));
-        throw new FileExistsError(f.path, same ? SAME_HINT : differentHint(c));
+        throw new FileExistsError(f.path, existsHint(same ? 'same' : 'different', c.template));
       });
   }
   return kept;
 }
 
-const SAME_HINT = 'it holds what the service sent: use --skip-existing to keep it (and resume the run)';
-
-function differentHint(c: Pick<SaveContext, 'template'>): string {
+/** The hint for an export target that exists, by what it holds when that is known (after the download). */
+export function existsHint(holds?: 'same' | 'different', template?: string): string {
+  if (holds === 'same')
+    return 'it holds what the service sent: use --skip-existing to keep it (and resume the run)';
   const apart =
-    c.template === undefined
-      ? "; another report type's? --name-template '{date}_{name}_{type}' names each apart"
+    template === undefined
+      ? "another report type's? --name-template '{date}_{name}_{type}' names each apart; "
       : '';
-  return `it differs from what the service sent and was kept${apart}; or move it away, or use --force to overwrite it`;
+  return holds === 'different'
+    ? `it differs from what the service sent and was kept; ${apart}or move it away, or use --force to overwrite it`
+    : `an earlier run's? --skip-existing keeps it (and resumes the run); ${apart}--force overwrites it`;
 }
 
 async function write(stream: Writable, chunk: Uint8Array, signal?: AbortSignal): Promise<void> {
