@@ -245,11 +245,7 @@ type OtherOptions =
 
 describe('other commands', () => {
   it.each([
-    [
-      ['login', '--username', 'u', '--password-stdin'],
-      'login',
-      { username: 'u', passwordStdin: true, savePassword: false },
-    ],
+    [['login', '--username', 'u', '--password-stdin'], 'login', { username: 'u', passwordStdin: true }],
     [['logout', '--all'], 'logout', { all: true }],
     [['auth', 'status', '--json'], 'auth.status', { json: true }],
     [['auth', 'token'], 'auth.token', {}],
@@ -262,6 +258,11 @@ describe('other commands', () => {
     const { name, options } = await parse(argv);
     expect(name).toBe(wantName);
     expect(options).toMatchObject(want);
+  });
+
+  it('login keeps no password unless --save-password', async () => {
+    expect((await parse(['login'])).options).not.toMatchObject({ savePassword: true });
+    expect((await parse(['login', '--save-password'])).options).toMatchObject({ savePassword: true });
   });
 
   it('unknown command suggests the closest', async () => {
