@@ -8,7 +8,7 @@ import type { Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { entryValue, F, Flag, Kind, keys, numberAt, type RowBatch } from '../rows/tape.js';
+import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
 import { compileFast, type Filter, JqError, json, Lazy, type Site } from './jq-fast.js';
 import type { RowWriter } from './writer.js';
 
@@ -223,15 +223,20 @@ function fastForm({ bare, each, gathered }: Form): FastForm | undefined {
 
 const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
 
-/** A row of a batch read from the tape by key (`.isin`), not made an object for that. */
+/** A batch's rows in turn (`at`), each read from the tape by key (`.isin`), not made an object for that. */
 class TapeRow extends Lazy {
+  private i = 0;
   private row?: Row;
   constructor(
     private readonly batch: RowBatch,
-    private readonly i: number,
     private readonly lead?: Row,
   ) {
     super();
+  }
+
+  at(i: number): void {
+    this.i = i;
+    this.row = undefined;
   }
 
   whole(): Row {
@@ -248,16 +253,12 @@ class TapeRow extends Lazy {
     const end = t[e + F.NEXT]!;
     // A row-level key's id is on its row's members only (nested keys have their own path's id).
     if (site.id < 0) site.id = keys.path([site.key]);
-    const { id } = site;
-    if (id < 0) return this.lead ? own(this.lead, site.key) : null;
     let m = e + site.hint;
-    if (site.hint > 0 && m < end && t[m + F.KEY] === id)
-      return t[m] === Kind.NUM ? numberAt(b, t[m + F.START]!, t[m + F.END]!) : entryValue(b, t, m);
-    for (m = e + F.W; m < end; m = t[m + F.NEXT]!)
-      if (t[m + F.KEY] === id) {
-        site.hint = m - e;
-        return entryValue(b, t, m);
-      }
+    if (site.hint === 0 || m >= end || t[m + F.KEY] !== site.id) {
+      for (m = e + F.W; m < end && t[m + F.KEY] !== site.id; m = t[m + F.NEXT]!);
+      site.hint = m - e;
+    }
+    if (m < end) return entryValue(b, t, m);
     return this.lead ? own(this.lead, site.key) : null;
   }
 }
@@ -286,8 +287,9 @@ function fastWriter(fast: FastForm, run: FastRun): RowWriter {
             : (v: unknown) => {
                 text += `${typeof v === 'string' ? v : json(v)}\n`;
               };
+          const row = new TapeRow(batch, lead);
           for (let i = 0; i < batch.length && failed === undefined; i++, n++) {
-            const row = new TapeRow(batch, i, lead);
+            row.at(i);
             try {
               const escaped = batch.tape[batch.at[i]! + F.FLAGS]! & Flag.ESC;
               if (escaped && LONE_SURROGATE.test(stringifyLossless(row.whole()))) throw new JqError();
