@@ -19,7 +19,6 @@ import {
 import { type AtomicFile, assertWritableTarget, createAtomicFile } from '../fs/atomic.js';
 import { ExportCheck } from '../rows/answer.js';
 import { MalformedBody } from '../rows/tokenizer.js';
-import { itemLabel } from '../run/outcomes.js';
 import type { ExportResponse } from '../service/types.js';
 import { sha256File } from './manifest.js';
 import {
@@ -71,6 +70,8 @@ type SaveResult =
   | { kind: 'empty' }
   | { kind: 'repeat'; sha256: string };
 
+const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
+
 const FS_SYSCALLS = ['open', 'write', 'writev', 'close', 'fsync', 'fdatasync', 'link', 'rename'];
 const FS_CODES = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS'];
 
@@ -88,17 +89,17 @@ function classifyStreamError(
   const code = e?.code ?? e?.cause?.code ?? '';
   if (FS_SYSCALLS.includes(e?.syscall ?? '') || FS_CODES.includes(code)) return fileError(err, path);
   if (code === 'UND_ERR_BODY_TIMEOUT') {
-    return new NetworkError(`the download of ${itemLabel(c)} stalled after ${bytes} bytes`, { cause: err });
+    return new NetworkError(`the download of ${label(c)} stalled after ${bytes} bytes`, { cause: err });
   }
   if (e?.name === 'AbortError') return new InterruptedError();
-  return new ServiceError(`the download of ${itemLabel(c)} broke off after ${bytes} bytes`, {
+  return new ServiceError(`the download of ${label(c)} broke off after ${bytes} bytes`, {
     hint: 'nothing was saved; try again',
     cause: err,
   });
 }
 
 function corrupt(c: Pick<SaveContext, 'portfolioId' | 'date'>, why: string): ServiceError {
-  return new ServiceError(`the export of ${itemLabel(c)} is corrupt: ${why}`, { hint: 'nothing was saved' });
+  return new ServiceError(`the export of ${label(c)} is corrupt: ${why}`, { hint: 'nothing was saved' });
 }
 
 /** The body through `onChunk` (which may refuse it) into `dest`; its byte count. */
@@ -362,7 +363,7 @@ export async function streamExport(
   }
   if (res.contentLength !== undefined && bytes !== res.contentLength) {
     throw new ServiceError(
-      `the download of ${itemLabel(c)} broke off after ${bytes} of ${res.contentLength} bytes`,
+      `the download of ${label(c)} broke off after ${bytes} of ${res.contentLength} bytes`,
     );
   }
   return bytes;
