@@ -148,28 +148,29 @@ export interface FailedAnswer {
   ci: boolean;
 }
 
-type Answer = FailedAnswer & { reason: string };
-
 interface HttpFailure {
   exit: keyof Exits;
-  message: (a: Answer) => string;
-  hint: (a: Answer) => string | undefined;
+  message: (a: FailedAnswer) => string;
+  hint: (a: FailedAnswer) => string | undefined;
 }
 
-const saying = (a: Answer) => (a.said ? `: ${a.said}` : '');
-const after = (a: Answer) =>
+// node:http only here: loading it costs every request's start-up.
+const reason = (a: FailedAnswer) =>
+  `${a.status} ${process.getBuiltinModule('node:http').STATUS_CODES[a.status] ?? 'Unknown Status'}`;
+const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
+const after = (a: FailedAnswer) =>
   a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
 
 /** By status, then '5xx', then 'other'; messages carry at most a short text from the body, never a page. */
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {
     exit: 'usage',
-    message: (a) => `the service rejected the request: ${a.said ?? a.reason}`,
+    message: (a) => `the service rejected the request: ${a.said ?? reason(a)}`,
     hint: () => 'check the report type and the date',
   },
   401: {
     exit: 'auth',
-    message: (a) => `the service refused the access token (${a.reason}) even after signing in again`,
+    message: (a) => `the service refused the access token (${reason(a)}) even after signing in again`,
     hint: (a) =>
       a.ci
         ? 'check PRS_TOKEN, or PRS_USERNAME / PRS_PASSWORD / PRS_CLIENT_SECRET'
@@ -187,17 +188,17 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
   },
   429: {
     exit: 'rateLimited',
-    message: (a) => `rate limited by the service (${a.reason})${after(a)}${saying(a)}`,
+    message: (a) => `rate limited by the service (${reason(a)})${after(a)}${saying(a)}`,
     hint: () => 'try again later; if other clients share this account, lower --rate-limit',
   },
   '5xx': {
     exit: 'service',
-    message: (a) => `service error: ${a.reason}${saying(a)}${after(a)}`,
+    message: (a) => `service error: ${reason(a)}${saying(a)}${after(a)}`,
     hint: () => 'the service has a problem; try again later',
   },
   other: {
     exit: 'service',
-    message: (a) => `unexpected answer from the service: ${a.reason}${saying(a)}`,
+    message: (a) => `unexpected answer from the service: ${reason(a)}${saying(a)}`,
     hint: (a) => `check the base URL (${a.baseUrl})`,
   },
 };
@@ -205,11 +206,8 @@ export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' 
 const failureRow = (status: number): HttpFailure =>
   HTTP_FAILURES[status as keyof typeof HTTP_FAILURES] ?? HTTP_FAILURES[status >= 500 ? '5xx' : 'other'];
 
-export function httpFailure(failed: FailedAnswer): HttpError {
-  const row = failureRow(failed.status);
-  // node:http only here: loading it costs every request's start-up.
-  const phrase = process.getBuiltinModule('node:http').STATUS_CODES[failed.status] ?? 'Unknown Status';
-  const a = { ...failed, reason: `${failed.status} ${phrase}` };
+export function httpFailure(a: FailedAnswer): HttpError {
+  const row = failureRow(a.status);
   return new HttpError(row.message(a), { status: a.status, hint: row.hint(a) });
 }
 

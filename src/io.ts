@@ -106,7 +106,7 @@ export function createIO(opts: IOOptions) {
     stdoutGone: guard.gone,
     err: (l: string) => line('err', l),
     /** `prs: warning: …` lines, even with -q. */
-    warn: (l: string) => line('warn', l),
+    warn: (l: string) => line('warning', l),
     /** Unless -q. */
     note: (l: string) => {
       if (!quiet) line('note', l);

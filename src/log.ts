@@ -8,7 +8,7 @@ export interface LogEntry {
   [field: string]: unknown;
 }
 
-export type LineKind = 'err' | 'warn' | 'note' | 'hint' | 'debug';
+export type LineKind = 'err' | 'warning' | 'note' | 'hint' | 'debug';
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -22,20 +22,14 @@ export function formatLogLine(entry: LogEntry, now: number): string {
 /** What a line's producer knows beyond its text, e.g. a request's method and url: never parsed back. */
 export type LogFields = { event: string; [field: string]: unknown };
 
-const KINDS = {
-  debug: { level: 'debug', event: 'debug' },
-  warn: { level: 'warn', event: 'warning' },
-  note: { level: 'info', event: 'note' },
-  hint: { level: 'info', event: 'hint' },
-} as const;
+/** An event's level, when not info. */
+const LEVEL: Record<string, LogEntry['level']> = { debug: 'debug', warning: 'warn', error: 'error' };
 
-/** A line as its producer classed it; an `err` line is an error when it is prs's (`prs: …`). */
+/** A line as its producer classed it (the event); an `err` line is an error when it is prs's (`prs: …`). */
 export function entryFromText(kind: LineKind, line: string, fields?: LogFields): LogEntry {
   const message = line.replace(ANSI, '').replace(/\r?\n$/, '');
-  if (kind !== 'err') return { ...KINDS[kind], message, ...fields };
-  return /^prs: /.test(message)
-    ? { level: 'error', event: 'error', message }
-    : { level: 'info', event: 'message', message };
+  const event = kind !== 'err' ? kind : /^prs: /.test(message) ? 'error' : 'message';
+  return { level: LEVEL[event] ?? 'info', event, message, ...fields };
 }
 
 /** main's `prs: …` and `hint: …` lines as one entry, so a log query for errors sees both. */

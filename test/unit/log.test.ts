@@ -29,7 +29,7 @@ describe('formatLogLine', () => {
 describe('entryFromText: each line as its producer classed it', () => {
   it.each<[LineKind, string, Partial<LogEntry>]>([
     ['debug', 'auth: using the stored token', { level: 'debug', event: 'debug' }],
-    ['warn', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
+    ['warning', 'prs: warning: Redis unreachable', { level: 'warn', event: 'warning' }],
     ['err', 'prs: 42 2024-05-03: service error: 500', { level: 'error', event: 'error' }],
     ['hint', 'hint: check the portfolio id', { level: 'info', event: 'hint' }],
     ['note', 'prs: note: could not save the session', { level: 'info', event: 'note' }],
