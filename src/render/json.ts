@@ -2,6 +2,7 @@
 import type { Row } from '../domain.js';
 import { quote, stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { type FastRows, loadFast } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
 import type { Lead } from './delimited.js';
@@ -46,6 +47,39 @@ export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): n
   const from = out.n;
   out.copy(b, start, t[at[j - 1]! + F.END]!);
   for (let k = i; k < j - 1; k++) out.buf[from + t[at[k]! + F.END]! - start] = sep;
+  return j;
+}
+
+let fast: FastRows | undefined;
+
+/**
+ * Rows from `i` on that the body had spaced, without escapes and nothing odd: written without the
+ * whitespace between their tokens by fast-rows.wat (which is what JSON.stringify writes of them), `sep`
+ * between them. The index after them (`i`: none).
+ */
+export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number): number {
+  const { b, tape: t, at } = batch;
+  let j = i;
+  while (j < at.length && (t[at[j]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) === Flag.GAP) j++;
+  if (j === i) return i;
+  fast ??= loadFast();
+  const from = t[at[i]! + F.START]!;
+  const bytes = t[at[j - 1]! + F.END]! - from;
+  const ranges = (bytes + 7) & ~7;
+  const output = ranges + 8 * (j - i);
+  const grow = output + bytes + (j - i) - fast.memory.buffer.byteLength;
+  if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
+  const memory = fast.memory.buffer;
+  new Uint8Array(memory).set(b.subarray(from, from + bytes));
+  const rows = new Int32Array(memory, ranges, 2 * (j - i));
+  for (let k = i; k < j; k++) {
+    rows[2 * (k - i)] = t[at[k]! + F.START]! - from;
+    rows[2 * (k - i) + 1] = t[at[k]! + F.END]! - from;
+  }
+  const end = fast.compact(ranges, j - i, output, sep);
+  out.room(end - output);
+  out.buf.set(new Uint8Array(memory, output, end - output), out.n);
+  out.n += end - output;
   return j;
 }
 

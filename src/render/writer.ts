@@ -8,7 +8,7 @@ import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
 import { type Column, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
-import { project, writeRow, writeRun } from './json.js';
+import { project, writeRow, writeRun, writeSpaced } from './json.js';
 
 export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -148,7 +148,9 @@ export function createWriter(o: WriterOptions): RowWriter {
           }
           for (let i = 0; i < batch.length; ) {
             if (format === 'json') out.byte(first && i === 0 ? 91 : 44);
-            let next = lead ? i : writeRun(out, batch, i, format === 'json' ? 44 : 10);
+            const sep = format === 'json' ? 44 : 10;
+            let next = lead ? i : writeRun(out, batch, i, sep);
+            if (next === i && !lead) next = writeSpaced(out, batch, i, sep);
             if (next === i) writeRow(out, batch, next++, lead);
             if (format === 'ndjson') out.byte(10);
             i = next;

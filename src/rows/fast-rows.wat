@@ -198,4 +198,38 @@
       (global.set $why (i32.const 1)))
     (global.set $outAt (local.get $out))
     (local.get $done))
+
+  ;; Rows written without the whitespace between their tokens (as JSON.stringify writes a row without
+  ;; escapes): row r is the bytes from rows[2r] to rows[2r + 1], `sep` between rows. Returns where the
+  ;; output ends.
+  (func (export "compact") (param $rows i32) (param $count i32) (param $out i32) (param $sep i32) (result i32)
+    (local $r i32) (local $p i32) (local $end i32) (local $c i32)
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
+        (if (local.get $r) (then (i32.store8 (local.get $out) (local.get $sep)) (local.set $out (i32.add (local.get $out) (i32.const 1)))))
+        (local.set $p (i32.load (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
+        (local.set $end (i32.load offset=4 (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
+        (block $row_end
+          (loop $byte
+            (br_if $row_end (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $c (i32.load8_u (local.get $p)))
+            (if (i32.eq (local.get $c) (i32.const 34))
+              (then
+                ;; A string, to its closing quote.
+                (loop $char
+                  (i32.store8 (local.get $out) (local.get $c))
+                  (local.set $out (i32.add (local.get $out) (i32.const 1)))
+                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                  (local.set $c (i32.load8_u (local.get $p)))
+                  (br_if $char (i32.ne (local.get $c) (i32.const 34))))))
+            (if (i32.gt_u (local.get $c) (i32.const 32))
+              (then
+                (i32.store8 (local.get $out) (local.get $c))
+                (local.set $out (i32.add (local.get $out) (i32.const 1)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (br $byte)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+    (local.get $out))
 )

@@ -59,10 +59,11 @@ STRING[34] = 1;
 STRING[92] = 3;
 STRING.fill(3, 0, 32);
 
-/** fast-rows.wat's exports; its memory: the tables, then the bytes at hand, the tape, the template. */
-interface FastRows {
+/** fast-rows.wat's exports; the tokenizer's memory: the tables, the bytes at hand, the tape, the template. */
+export interface FastRows {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(...args: number[]): number;
+  compact(rows: number, count: number, out: number, sep: number): number;
   count: { value: number };
   high: { value: number };
   why: { value: number };
@@ -82,7 +83,8 @@ let fast: FastRows | undefined;
 let loadedBody: Uint8Array | undefined;
 let loadedTemplate: Uint8Array | undefined;
 
-function loadFast(): FastRows {
+/** An instance of its own (a memory of its own). */
+export function loadFast(): FastRows {
   const module = new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64'));
   const w = new WebAssembly.Instance(module).exports as FastRows;
   const u8 = new Uint8Array(w.memory.buffer);
