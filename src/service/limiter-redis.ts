@@ -3,7 +3,6 @@
 // changed it meanwhile. Redis is never a point of failure: unreachable, refused or too slow, one
 // warning and the local file limiter takes over for the rest of the run.
 import type { Clock } from '../clock.js';
-import { InterruptedError, PrsError } from '../errors.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
 import { type Change, KEPT, parseState, type Slots, slotsOver, spanOf } from './limiter.js';
@@ -130,7 +129,6 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
     try {
       return await f();
     } catch (err) {
-      if (err instanceof PrsError) throw err;
       return local(fail(err));
     }
   };
@@ -151,13 +149,8 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
       if (!f) return fallback?.settle(id);
       const now = o.clock.now();
       if (!fallback) {
-        try {
-          await shared.settle(f.sent);
-        } catch (err) {
-          // Its Redis slot expires on its own; from now on the file limiter counts it.
-          if (err instanceof InterruptedError) return;
-          fail(err);
-        }
+        // Failing, its Redis slot expires on its own; from now on the file limiter counts it.
+        await shared.settle(f.sent).catch(fail);
       }
       inFlight.delete(id);
       // Answered after Redis failed: the file limiter holds it as in flight at sentAt.

@@ -2,7 +2,7 @@
 // dir, or Redis). A slot is `open` from its send time and moves to `stamps` at its answer.
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { FileError, fileError, PrsError } from '../errors.js';
+import { FileError, fileError } from '../errors.js';
 import { readText, updateFile } from '../fs/atomic.js';
 import { fnv1a } from '../fs/temp-names.js';
 import type { RateLimit } from '../settings.js';
@@ -162,7 +162,6 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof PrsError) throw err;
       const { message } = fileError(err, file!, 'cannot use the rate-limit state');
       throw new FileError(message, { cause: err, hint: 'set PRS_CACHE_DIR to a writable directory' });
     }
