@@ -72,17 +72,10 @@ export async function request(
   o: Pick<Dispatcher.RequestOptions, 'method' | 'headers' | 'body' | 'signal'> & { timeoutMs: number },
 ): Promise<Dispatcher.ResponseData> {
   const { default: request } = await import('undici/lib/api/api-request.js');
-  const u = new URL(url);
-  return request.call(dispatcher, {
-    origin: u.origin,
-    path: `${u.pathname}${u.search}`,
-    method: o.method,
-    headers: o.headers,
-    body: o.body,
-    signal: o.signal,
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
-  });
+  const { origin, pathname, search } = new URL(url);
+  const { timeoutMs, ...rest } = o;
+  const timeouts = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  return request.call(dispatcher, { origin, path: `${pathname}${search}`, ...rest, ...timeouts });
 }
 
 export function createHttp(o: HttpOptions): Http {
