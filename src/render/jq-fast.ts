@@ -22,6 +22,8 @@ export interface Site {
 export abstract class Lazy {
   abstract get(site: Site): unknown;
   abstract whole(): Record<string, unknown>;
+  /** Its compact JSON as `json` would print it, when that can be had without making it whole. */
+  abstract text(): string | undefined;
 }
 
 const real = (v: unknown) => (v instanceof Lazy ? v.whole() : v);
@@ -185,7 +187,7 @@ function dump(value: unknown, literal: (raw: string) => string): string {
 }
 
 /** `v` as compact JSON with the digits the service sent. */
-export const json = (v: unknown) => dump(v, (raw) => raw);
+export const json = (v: unknown) => (v instanceof Lazy ? v.text() : undefined) ?? dump(v, (raw) => raw);
 
 const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
 

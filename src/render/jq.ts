@@ -9,7 +9,9 @@ import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, keys, type RowBatch } from '../rows/tape.js';
+import { Bytes } from './bytes.js';
 import { compileFast, type Filter, JqError, json, Lazy, type Site } from './jq-fast.js';
+import { writeRow } from './json.js';
 import type { RowWriter } from './writer.js';
 
 declare const __filename: string;
@@ -221,6 +223,7 @@ function fastForm({ bare, each, gathered }: Form): FastForm | undefined {
   return f && { f, gather: body === gathered };
 }
 
+const rowBytes = new Bytes();
 const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
 
 /** A batch's rows in turn (`at`), each read from the tape by key (`.isin`), not made an object for that. */
@@ -242,6 +245,13 @@ class TapeRow extends Lazy {
   whole(): Row {
     this.row ??= this.batch.object(this.i, this.lead);
     return this.row;
+  }
+
+  /** -f json's row (JSON.stringify's text from the bytes), which jq writes with DEL escaped. */
+  text(): string | undefined {
+    if (this.lead) return undefined;
+    writeRow(rowBytes, this.batch, this.i);
+    return rowBytes.take().toString().replaceAll('\x7f', '\\u007f');
   }
 
   /** `site.id`: the key's id once it has one; `site.hint`: where it was in the last row, from its entry. */
