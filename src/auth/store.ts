@@ -229,12 +229,10 @@ export async function openStore(
         const data = read();
         const current = data.profiles[profile];
         const next = fn(current === undefined ? undefined : structuredClone(current));
-        if (next === undefined) {
-          if (current === undefined) return undefined;
-          delete data.profiles[profile];
-        } else data.profiles[profile] = next;
+        if (next === undefined && current === undefined) return;
+        if (next === undefined) delete data.profiles[profile];
+        else data.profiles[profile] = next;
         write(data);
-        return next === undefined ? undefined : structuredClone(next);
       });
     },
     reset: async () => {

@@ -33,10 +33,7 @@ export interface Store {
   profileNames(): string[];
   get(profile: string): ProfileData | undefined;
   /** Read-modify-write of one profile under a lock; `fn` returning undefined deletes it. */
-  update(
-    profile: string,
-    fn: (current: ProfileData | undefined) => ProfileData | undefined,
-  ): Promise<ProfileData | undefined>;
+  update(profile: string, fn: (current: ProfileData | undefined) => ProfileData | undefined): Promise<void>;
   /** Moves a corrupt file aside to `<path>.corrupt`; a sound file is left alone. */
   reset?(): Promise<{ movedTo?: string }>;
 }

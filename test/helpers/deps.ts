@@ -28,7 +28,6 @@ export function memoryStore(
       const next = fn(data.has(p) ? structuredClone(data.get(p)) : undefined);
       if (next === undefined) data.delete(p);
       else data.set(p, structuredClone(next));
-      return next;
     },
   };
 }
