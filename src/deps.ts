@@ -9,6 +9,7 @@ import {
   type GlobalOptions,
   resolveDirs,
   resolveProfileName,
+  type Settings,
   type SettingValues,
   settingsFrom,
   storedProfile,
@@ -44,19 +45,26 @@ export function createDeps(
   );
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
-  const settings = async (
-    extra?: SettingValues,
-    so: { allowNewProfile?: boolean; lenient?: boolean } = {},
-  ) => {
-    const resolved = settingsFrom(await store(), globals, env, { ...so, extra });
-    io.useLogFormat(resolved.logFormat);
-    return resolved;
+  const resolved = new Map<string, Promise<Settings>>();
+  /** Once per set of arguments: config.json is read and checked once for a run's settings. */
+  const settings = (extra?: SettingValues, so: { allowNewProfile?: boolean; lenient?: boolean } = {}) => {
+    const key = JSON.stringify([extra, so]);
+    if (!resolved.has(key))
+      resolved.set(
+        key,
+        store().then((st) => {
+          const s = settingsFrom(st, globals, env, { ...so, extra });
+          io.useLogFormat(s.logFormat);
+          return s;
+        }),
+      );
+    return resolved.get(key)!;
   };
   const events = createRunEvents();
   let httpClient: Http | undefined;
   const http = once(async () => {
     // `prs login` creates profiles: do not demand one.
-    const s = await settings(undefined, { allowNewProfile: true });
+    const s = await settings().catch(() => settings(undefined, { allowNewProfile: true }));
     const { createHttp } = await import('./http/client.js');
     await o.beforeHttp?.();
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, events });
