@@ -219,16 +219,14 @@ export async function openStore(
   return {
     path,
     profileNames: () => Object.keys(read().profiles).sort(),
-    get: (profile) => {
-      const p = read().profiles[profile];
-      return p === undefined ? undefined : structuredClone(p);
-    },
+    // Every read parses the file afresh: nothing handed out is shared.
+    get: (profile) => read().profiles[profile],
     update: async (profile, fn) => {
       ensureDir();
       return lockedFile(path, () => {
         const data = read();
         const current = data.profiles[profile];
-        const next = fn(current === undefined ? undefined : structuredClone(current));
+        const next = fn(current);
         if (next === undefined && current === undefined) return;
         if (next === undefined) delete data.profiles[profile];
         else data.profiles[profile] = next;
