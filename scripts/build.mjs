@@ -3,7 +3,7 @@
 // turned into CommonJS (see the end of this file).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { build, transform } from 'esbuild';
 
 /**
@@ -174,6 +174,24 @@ for (const file of readdirSync(out, { recursive: true })) {
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
 /**
+ * The CLI's start (main.js, src/main.ts's chunk, which it always imports, and every chunk they
+ * require as they load: the same files for every command) in one file, dist/cli.pack, which the loader (src/boot.ts) reads and compiles as one script: one
+ * read and one code cache instead of one per chunk. The chunks stay on disk for PRS_DEBUG.
+ */
+const start = new Set();
+const visit = (file) => {
+  if (start.has(file)) return;
+  start.add(file);
+  const code = readFileSync(join(out, file), 'utf8');
+  for (const [, id] of code.matchAll(/[\w$]=require\("(\.\/[^"]+)"\)/g)) visit(join(dirname(file), id));
+};
+visit('main.js');
+visit(`chunks/${readdirSync(join(out, 'chunks')).find((f) => /^main-\w+\.js$/.test(f))}`); // src/main.ts
+const wrap = (file) =>
+  `${JSON.stringify(file)}: function (exports, require, module, __filename, __dirname) {${readFileSync(join(out, file), 'utf8')}\n}`;
+writeFileSync(join(out, 'cli.pack'), `({\n${[...start].map(wrap).join(',\n')}\n})\n`);
+
+/**
  * The fast entry (src/fast.ts: `--version` and the answer cache's fast path), bin/prs.js's first stop,
  * and the cache's answer it loads only when the cache may be on (src/hit.ts): each one file,
  * everything it imports inside it, where the split chunks above would cost a hit resolving, reading and
@@ -244,7 +262,7 @@ if (heavy.length > 0) {
  */
 const digest = createHash('sha256');
 for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
-  if (!file.endsWith('.js')) continue;
+  if (!file.endsWith('.js') && !file.endsWith('.pack')) continue;
   digest.update(file);
   digest.update(readFileSync(join(out, file)));
 }

@@ -45,6 +45,7 @@ export function boot(cacheDir: string | undefined, debug: boolean): void {
   let dir = cacheDir && join(cacheDir, 'code', `${__PRS_BUILD__}-${process.version}-${process.arch}`);
   if (dir && !mayUse(dir)) dir = undefined;
   const loader = codeLoader(__dirname, dir);
+  loader.pack('./cli.pack');
   (loader.load(__dirname, './main.js') as Entry).start(loader);
 }
 
@@ -72,13 +73,21 @@ function readChecked(file: string): Buffer | undefined {
   }
 }
 
+type Wrapper = (
+  exports: unknown,
+  require: (id: string) => unknown,
+  module: object,
+  file: string,
+  dir: string,
+) => void;
+
 function codeLoader(dist: string, dir: string | undefined) {
   const modules = new Map<string, { exports: unknown }>();
+  const packed = new Map<string, Wrapper>();
   const fresh: [string, Script][] = [];
-  const load = (from: string, id: string): unknown => {
+  /** The value of `from`/`id`'s source, `wrap`ped, compiled with its cache if V8 takes it. */
+  const compile = (from: string, id: string, wrap: (source: string) => string): unknown => {
     const file = join(from, id);
-    let module = modules.get(file);
-    if (module) return module.exports;
     let source: string;
     try {
       source = readFileSync(file, 'utf8');
@@ -87,21 +96,37 @@ function codeLoader(dist: string, dir: string | undefined) {
     }
     const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
     const cachedData = cacheFile ? readChecked(cacheFile) : undefined;
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-      filename: file,
-      cachedData,
-    });
+    const script = new Script(wrap(source), { filename: file, cachedData });
     if (cacheFile && (!cachedData || script.cachedDataRejected)) fresh.push([cacheFile, script]);
+    return script.runInThisContext();
+  };
+  const load = (from: string, id: string): unknown => {
+    const file = join(from, id);
+    let module = modules.get(file);
+    if (module) return module.exports;
+    const wrapper =
+      packed.get(file) ??
+      (compile(
+        from,
+        id,
+        (s) => `(function (exports, require, module, __filename, __dirname) {${s}\n})`,
+      ) as Wrapper);
     module = { exports: {} };
     modules.set(file, module);
     const here = dirname(file);
     const node = createRequire(file);
     const require = (id: string) => (id.startsWith('./') ? load(here, id) : node(id));
-    script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
+    wrapper.call(module.exports, module.exports, require, module, file, here);
     return module.exports;
+  };
+  /** A file of wrappers by path (scripts/build.mjs: dist/cli.pack), compiled as one script. */
+  const pack = (id: string) => {
+    for (const [file, wrapper] of Object.entries(compile(dist, id, (s) => s) as Record<string, Wrapper>))
+      packed.set(join(dist, file), wrapper);
   };
   return {
     load,
+    pack,
     get unsaved() {
       return fresh.length;
     },

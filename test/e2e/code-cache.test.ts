@@ -1,6 +1,7 @@
 /**
  * V8's code cache for the CLI's chunks (src/boot.ts, dist/boot.js), the BUILT binary against the
- * sandbox: the first run writes one cache per chunk the loader compiled (0600 files in a 0700
+ * sandbox: the first run writes one cache per script the loader compiled (the CLI's start, dist/cli.pack,
+ * and each chunk loaded after it: 0600 files in a 0700
  * directory under the cache dir, per build and Node), the next takes them (V8 accepted them: a
  * refused or damaged cache would be written anew) and prints the same bytes; a damaged cache is
  * compiled past and rewritten; another build's caches go; a directory others may write, someone
@@ -27,6 +28,9 @@ import { useLoggedIn } from '../helpers/session.js';
 const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
 const BOOT = readFileSync(fileURLToPath(new URL('../../dist/boot.js', import.meta.url)), 'utf8');
 const BUILD = /([0-9a-f]{16})-\$\{process\.version\}/.exec(BOOT)?.[1];
+/** The chunks in dist/cli.pack (the CLI's start), compiled and cached as one script. */
+const PACK = readFileSync(fileURLToPath(new URL('../../dist/cli.pack', import.meta.url)), 'utf8');
+const PACKED = [...PACK.matchAll(/^"([^"]+)": function/gm)].map((m) => m[1]!);
 const { tmp, env } = useLoggedIn('prs-code-cache-', { rateLimit: '1000/1s' });
 
 const codeRoot = () => join(env.PRS_CACHE_DIR!, 'code');
@@ -68,12 +72,13 @@ describe('the code cache', () => {
     expect(BUILD).toMatch(/^[0-9a-f]{16}$/);
   });
 
-  it('the first run writes one cache per chunk it compiled, private; the next takes them and prints the same', async () => {
+  it('the first run writes one cache per script it compiled, private; the next takes them and prints the same', async () => {
     const first = await prs(report);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe('');
-    expect(first.compiled).toContain('main.js');
-    expect(cacheFiles()).toEqual(first.compiled.map((f) => f.replaceAll('/', '~')).sort());
+    expect(first.compiled).toEqual(expect.arrayContaining(PACKED));
+    const scripts = [...first.compiled.filter((f) => !PACKED.includes(f)), 'cli.pack'];
+    expect(cacheFiles()).toEqual(scripts.map((f) => f.replaceAll('/', '~')).sort());
     expect(statSync(codeDir()).mode & 0o777).toBe(0o700);
     for (const f of cacheFiles()) expect(statSync(join(codeDir(), f)).mode & 0o777).toBe(0o600);
     const written = identities();
@@ -88,7 +93,7 @@ describe('the code cache', () => {
 
   it('a damaged cache is compiled past and written anew; the output is the same', async () => {
     const good = await prs(report);
-    const main = join(codeDir(), 'main.js');
+    const main = join(codeDir(), 'cli.pack');
     const size = statSync(main).size;
     writeFileSync(main, Buffer.alloc(size, 7));
     const r = await prs(report);
@@ -143,12 +148,12 @@ describe('the code cache', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     rmSync(codeDir());
-    // A directory where main.js's cache goes: that one write fails, the others are made.
-    mkdirSync(join(codeDir(), 'main.js', 'x'), { recursive: true, mode: 0o700 });
+    // A directory where the pack's cache goes: that one write fails, the others are made.
+    mkdirSync(join(codeDir(), 'cli.pack', 'x'), { recursive: true, mode: 0o700 });
     const r2 = await prs(report);
     expect([r2.code, r2.stderr, r2.stdout]).toEqual([0, '', r.stdout]);
-    expect(cacheFiles().length).toBe(r2.compiled.length);
-    expect(statSync(join(codeDir(), 'main.js')).isDirectory()).toBe(true);
+    expect(cacheFiles().length).toBe(r2.compiled.length - PACKED.length + 1);
+    expect(statSync(join(codeDir(), 'cli.pack')).isDirectory()).toBe(true);
   });
 
   it('PRS_DEBUG=1 compiles as Node does (its stack traces need the source maps): no cache', async () => {

@@ -1,7 +1,7 @@
 /**
  * PRS_DEBUG=1 against the BUILT binary (`npm run build` first): the stack trace it adds names the
  * TypeScript sources (src/*.ts lines, through the source maps the build writes beside every chunk),
- * not the minified bundle; without it, no stack at all. And a bundle missing a chunk says so in one line.
+ * not the minified bundle; without it, no stack at all. And a bundle missing a file says so in one line.
  */
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -70,22 +70,20 @@ describe('PRS_DEBUG', () => {
 });
 
 describe('a partial install', () => {
-  it('a chunk missing from dist/: one line naming it and the fix, exit 1, no stack', async () => {
-    // A copy of the package (bin, dist, package.json, node_modules linked) without the CLI's main chunk.
+  it('a file missing from dist/: one line naming it and the fix, exit 1, no stack', async () => {
+    // A copy of the package (bin, dist, package.json, node_modules linked) without the CLI's start.
     const copy = join(tmp.path, 'package');
     for (const part of ['bin', 'dist', 'package.json'])
       cpSync(join(root, part), join(copy, part), { recursive: true });
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-    const main = readdirSync(join(copy, 'dist', 'chunks')).find((f) => /^main-.*\.js$/.test(f));
-    expect(main).toBeDefined();
-    rmSync(join(copy, 'dist', 'chunks', main!));
+    rmSync(join(copy, 'dist', 'cli.pack'));
     const r = await runPrs(['report', '42'], {
       bin: join(copy, 'bin', 'prs.js'),
       env: { PRS_CONFIG_DIR: join(tmp.path, 'config') },
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `prs: internal error: cannot load the CLI (Cannot find module './chunks/${main}'); run \`npm run build\`\n`,
+      "prs: internal error: cannot load the CLI (Cannot find module './cli.pack'); run `npm run build`\n",
     );
     expect(r.stdout).toBe('');
   });
