@@ -46,25 +46,22 @@ export function itemsOf(portfolioIds: readonly number[], dates: readonly string[
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));
 }
 
-/** This item's failure only (400, 404, 5xx, corrupt, file exists); anything else stops the run. */
-export function isItemFailure(err: unknown): boolean {
-  const status = err instanceof HttpError ? err.status : 0;
-  return (
-    err instanceof FileExistsError ||
-    err instanceof ServiceError ||
-    [400, 404].includes(status) ||
-    status >= 500
-  );
-}
-
-function failureReason(err: unknown): string {
+/** This item's own failure, named for the summary (400, 404, 5xx, corrupt, file exists); else undefined. */
+function itemFailure(err: unknown): string | undefined {
   const status = err instanceof HttpError ? err.status : 0;
   if (status === 404) return 'not found';
   if (err instanceof FileExistsError) return 'file exists';
   if (status === 400) return 'refused as bad request';
-  if (err instanceof HttpError) return `service error ${err.status}`;
+  if (status >= 500) return `service error ${status}`;
   if (err instanceof ServiceError) return 'service error';
-  return err instanceof PrsError ? err.message : 'failed';
+}
+
+/** Anything but an item's own failure stops the run. */
+export const isItemFailure = (err: unknown): boolean => itemFailure(err) !== undefined;
+
+function failureReason(err: unknown): string {
+  if (err instanceof HttpError) return itemFailure(err) ?? `service error ${err.status}`;
+  return itemFailure(err) ?? (err instanceof PrsError ? err.message : 'failed');
 }
 
 export interface Failure {
