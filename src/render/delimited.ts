@@ -4,6 +4,7 @@
  */
 import type { Row } from '../domain.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { type FastRows, loadFast } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, cellText, valueAt } from './columns.js';
 
@@ -60,7 +61,12 @@ export function writeDelimited(
   let leadBytes = 0;
   if (lead) for (const c of leadCells) leadBytes += c?.length ?? 0;
   let exact = true;
+  const lines = lead || at.length === 0 ? undefined : linesOf(batch, ids, sep);
   for (let r = 0; r < at.length; r++) {
+    if (lines) {
+      r = lines(out, r);
+      if (r === at.length) break;
+    }
     const e = at[r]!;
     const line = out.n;
     const last = t[e + F.NEXT]!;
@@ -124,4 +130,48 @@ export function writeDelimited(
     out.byte(10);
   }
   return exact;
+}
+
+let fast: FastRows | undefined;
+
+/**
+ * The usual rows (their leaves the columns in order, no lead) written by fast-rows.wat over a copy of
+ * the batch's bytes and tape: `lines(out, r)` writes rows from `r` on and gives the first it did not.
+ */
+function linesOf(batch: RowBatch, ids: Int32Array, sep: number) {
+  const { b, tape: t, at } = batch;
+  fast ??= loadFast();
+  const w = fast;
+  const first = at[0]!;
+  const entries = t[at[at.length - 1]! + F.NEXT]! - first;
+  const from = t[first + F.START]!;
+  const bytes = t[at[at.length - 1]! + F.END]! - from;
+  const rowsAt = 4 * entries;
+  const idsAt = rowsAt + 4 * at.length;
+  const bodyAt = idsAt + 4 * ids.length;
+  const outAt = (bodyAt + bytes + 7) & ~7;
+  const grow = outAt + bytes + at.length * (3 * ids.length + 1) - w.memory.buffer.byteLength;
+  if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
+  const memory = w.memory.buffer;
+  new Int32Array(memory, 0, entries).set(t.subarray(first, first + entries));
+  new Int32Array(memory, rowsAt, at.length).set(at);
+  new Int32Array(memory, idsAt, ids.length).set(ids);
+  new Uint8Array(memory).set(b.subarray(from, from + bytes), bodyAt);
+  return (out: Bytes, r: number): number => {
+    const done = w.delimited(
+      rowsAt + 4 * r,
+      at.length - r,
+      -4 * first,
+      bodyAt - from,
+      idsAt,
+      ids.length,
+      sep,
+      outAt,
+    );
+    const end = w.end.value;
+    out.room(end - outAt);
+    out.buf.set(new Uint8Array(memory, outAt, end - outAt), out.n);
+    out.n += end - outAt;
+    return r + done;
+  };
 }

@@ -232,4 +232,83 @@
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
     (local.get $out))
+
+  ;; CSV/TSV lines of rows whose leaves are the columns in order (delimited.ts writeDelimited): row r's
+  ;; tape entry is rows[r] (an index of the tape whose entry 0 is at $tape), a position p in the body is
+  ;; at $body + p. Cells are the values' bytes, null empty, a CSV cell with a comma quoted. Stops before
+  ;; a row otherwise (its line is then the JS's to write); returns how many rows it wrote, `end` where.
+  (global $end (export "end") (mut i32) (i32.const 0))
+  (func (export "delimited")
+    (param $rows i32) (param $count i32) (param $tape i32) (param $body i32) (param $ids i32)
+    (param $n i32) (param $sep i32) (param $out i32) (result i32)
+    (local $r i32) (local $e i32) (local $m i32) (local $last i32) (local $c i32) (local $line i32)
+    (local $kind i32) (local $p i32) (local $to i32) (local $from i32) (local $comma i32) (local $x i32)
+    (block $stop
+      (loop $row
+        (br_if $stop (i32.ge_u (local.get $r) (local.get $count)))
+        (local.set $line (local.get $out))
+        (local.set $e
+          (i32.add (local.get $tape)
+            (i32.shl (i32.load (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 2)))) (i32.const 2))))
+        (br_if $stop (i32.and (i32.load offset=28 (local.get $e)) (i32.const 4)))
+        (local.set $last (i32.add (local.get $tape) (i32.shl (i32.load offset=24 (local.get $e)) (i32.const 2))))
+        (local.set $m (i32.add (local.get $e) (i32.const 32)))
+        (local.set $c (i32.const 0))
+        (block $cells
+          (loop $cell
+            (br_if $cells (i32.ge_u (local.get $c) (local.get $n)))
+            (if (local.get $c)
+              (then (i32.store8 (local.get $out) (local.get $sep)) (local.set $out (i32.add (local.get $out) (i32.const 1)))))
+            ;; Into nested objects.
+            (block $leaf
+              (loop $down
+                (br_if $leaf (i32.ge_u (local.get $m) (local.get $last)))
+                (br_if $leaf (i32.ne (i32.load (local.get $m)) (i32.const 7)))
+                (br_if $leaf
+                  (i32.eq (i32.add (local.get $tape) (i32.shl (i32.load offset=24 (local.get $m)) (i32.const 2)))
+                    (i32.add (local.get $m) (i32.const 32))))
+                (local.set $m (i32.add (local.get $m) (i32.const 32)))
+                (br $down)))
+            (br_if $stop (i32.ge_u (local.get $m) (local.get $last)))
+            (br_if $stop
+              (i32.ne (i32.load offset=12 (local.get $m))
+                (i32.load (i32.add (local.get $ids) (i32.shl (local.get $c) (i32.const 2))))))
+            (local.set $kind (i32.load (local.get $m)))
+            (br_if $stop (i32.or (i32.eq (local.get $kind) (i32.const 2)) (i32.gt_u (local.get $kind) (i32.const 6))))
+            (local.set $from (local.get $out))
+            (local.set $comma (i32.const 0))
+            (if (i32.ne (local.get $kind) (i32.const 6))
+              (then
+                (local.set $p (i32.add (local.get $body) (i32.load offset=4 (local.get $m))))
+                (local.set $to (i32.add (local.get $body) (i32.load offset=8 (local.get $m))))
+                (block $copied
+                  (loop $byte
+                    (br_if $copied (i32.ge_u (local.get $p) (local.get $to)))
+                    (local.set $x (i32.load8_u (local.get $p)))
+                    (local.set $comma (i32.or (local.get $comma) (i32.eq (local.get $x) (i32.const 44))))
+                    (i32.store8 (local.get $out) (local.get $x))
+                    (local.set $out (i32.add (local.get $out) (i32.const 1)))
+                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                    (br $byte)))))
+            (local.set $m (i32.add (local.get $m) (i32.const 32)))
+            ;; Without escapes a string holds no quote, CR or LF (nor TSV's backslash, tab): only a comma
+            ;; needs quotes.
+            (if (i32.and (local.get $comma) (i32.eq (local.get $sep) (i32.const 44)))
+              (then
+                (memory.copy (i32.add (local.get $from) (i32.const 1)) (local.get $from)
+                  (i32.sub (local.get $out) (local.get $from)))
+                (i32.store8 (local.get $from) (i32.const 34))
+                (i32.store8 offset=1 (local.get $out) (i32.const 34))
+                (local.set $out (i32.add (local.get $out) (i32.const 2)))))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))
+            (br $cell)))
+        (br_if $stop (i32.ne (local.get $m) (local.get $last)))
+        (br_if $stop (i32.and (i32.le_u (local.get $n) (i32.const 1)) (i32.eq (local.get $out) (local.get $line))))
+        (i32.store8 (local.get $out) (i32.const 10))
+        (local.set $out (i32.add (local.get $out) (i32.const 1)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $row)))
+    (global.set $end (local.get $line))
+    (if (i32.ge_u (local.get $r) (local.get $count)) (then (global.set $end (local.get $out))))
+    (local.get $r))
 )

@@ -64,6 +64,8 @@ export interface FastRows {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(...args: number[]): number;
   compact(rows: number, count: number, out: number, sep: number): number;
+  delimited(...args: number[]): number;
+  end: { value: number };
   count: { value: number };
   high: { value: number };
   why: { value: number };
