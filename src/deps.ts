@@ -17,14 +17,10 @@ import {
 
 export type Deps = ReturnType<typeof createDeps>;
 
-/** Process-wide switches, defined in src/entry.ts only; each called once before its first need. */
-export interface ProcessSwitches {
-  beforeHttp?: () => Promise<void>;
-  beforeRows?: () => Promise<void>;
-}
-
-interface DepsOverrides extends ProcessSwitches {
+interface DepsOverrides {
   clock?: Clock;
+  /** Called once before the first HTTP client is made (the tests' probe). */
+  beforeHttp?: () => Promise<void>;
 }
 
 export function createDeps(
@@ -94,15 +90,13 @@ export function createDeps(
     });
     return serviceInstance;
   });
-  const rows = once(async () => o.beforeRows?.());
   const cached = once(async () => {
     const s = await settings();
     if (s.cacheMaxAgeMs === undefined) return undefined;
     const { storeFor } = await import('./cache/answers.js');
     return storeFor(s, clock);
   });
-  const service = async (so: { cache?: CacheUse; rows?: boolean } = {}): Promise<Service> => {
-    if (so.rows) await rows();
+  const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
     if (so.cache === undefined || so.cache === 'off') return realService();
     const store = await cached();
     if (!store) return realService();

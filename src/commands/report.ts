@@ -20,7 +20,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
       );
     },
     run: async (out) => {
-      const service = await deps.service({ cache: o.cache, rows: true });
+      const service = await deps.service({ cache: o.cache });
       const target = o.parquet ? await parquetTarget(o, out) : await spoolTarget(o, deps, out);
       try {
         return await reportRows(o, deps, service, out, target);
