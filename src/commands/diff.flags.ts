@@ -18,18 +18,14 @@ type Step = { date: string; type: ReportType };
 /** In `--help` order. */
 export const DIFF_FLAGS = {
   type: ITEM_FLAGS.type,
-  from: { flag: '--from <date>', help: 'the old date', complete: ITEM_FLAGS.from.complete },
-  to: { flag: '--to <date>', help: 'the new date', complete: ITEM_FLAGS.to.complete },
+  from: { ...ITEM_FLAGS.from, help: 'the old date' },
+  to: { ...ITEM_FLAGS.to, help: 'the new date' },
   each: {
     flag: '--each',
     help: 'with --from/--to: every consecutive pair of weekdays in the range (a change log)',
   },
   weekends: { flag: '--weekends', help: 'with --each: include Saturdays and Sundays' },
-  date: {
-    flag: '-d, --date <date>',
-    help: 'with --against: the one date on which two report types are compared',
-    complete: ITEM_FLAGS.date.complete,
-  },
+  date: { ...ITEM_FLAGS.date, help: 'with --against: the one date on which two report types are compared' },
   against: {
     flag: '--against <type>',
     help: 'with -d: the report type compared with --type (e.g. constituent.proforma)',
