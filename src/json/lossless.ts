@@ -1,21 +1,14 @@
 /** Lossless JSON out: a JsonNumber is written as its raw text, the rest as JSON.stringify does. */
 import { JsonNumber } from '../domain.js';
 
-/** JSON.stringify(value, null, indent), with JsonNumbers written verbatim. */
+/** JSON.stringify(value, null, indent) of a JSON value (a row's), with JsonNumbers written verbatim. */
 export function stringifyLossless(value: unknown, indent?: number): string {
   const gap = typeof indent === 'number' && indent >= 1 ? ' '.repeat(Math.min(10, Math.floor(indent))) : '';
-  return write(value, '', gap, '') as string;
+  return write(value, gap, '') as string;
 }
 
-function write(value: unknown, key: string, gap: string, indent: string): string | undefined {
+function write(value: unknown, gap: string, indent: string): string | undefined {
   if (value instanceof JsonNumber) return value.raw;
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as { toJSON?: unknown }).toJSON === 'function'
-  ) {
-    value = (value as { toJSON(k: string): unknown }).toJSON(key);
-  }
   switch (typeof value) {
     case 'string':
       return quote(value);
@@ -23,25 +16,20 @@ function write(value: unknown, key: string, gap: string, indent: string): string
       return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
       return value ? 'true' : 'false';
-    case 'bigint':
-      throw new TypeError('Do not know how to serialize a BigInt');
     case 'object': {
       if (value === null) return 'null';
-      if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-        return JSON.stringify(value);
-      }
       const inner = indent + gap;
       const open = gap ? `\n${inner}` : '';
       const sep = gap ? `,\n${inner}` : ',';
       const close = gap ? `\n${indent}` : '';
       if (Array.isArray(value)) {
         if (value.length === 0) return '[]';
-        const parts = value.map((v, i) => write(v, String(i), gap, inner) ?? 'null');
+        const parts = value.map((v) => write(v, gap, inner) ?? 'null');
         return `[${open}${parts.join(sep)}${close}]`;
       }
       const parts: string[] = [];
       for (const k of Object.keys(value)) {
-        const v = write((value as Record<string, unknown>)[k], k, gap, inner);
+        const v = write((value as Record<string, unknown>)[k], gap, inner);
         if (v !== undefined) parts.push(quote(k) + (gap ? ': ' : ':') + v);
       }
       return parts.length === 0 ? '{}' : `{${open}${parts.join(sep)}${close}}`;

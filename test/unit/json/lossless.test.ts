@@ -10,7 +10,6 @@ describe('stringifyLossless', () => {
     b: [true, false, null],
     nested: { e: {}, a: [], u: undefined, f: () => 1 },
     arr: [undefined, () => 1],
-    d: new Date(0),
   };
   it.each([undefined, 0, 2, 4, 20])('matches JSON.stringify without JsonNumbers (indent %s)', (indent) => {
     expect(stringifyLossless(sample, indent)).toBe(JSON.stringify(sample, null, indent));
