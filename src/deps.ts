@@ -43,18 +43,17 @@ export function createDeps(
     storedProfile(await store(), profileName(), po.allowNew);
   const resolved = new Map<string, Promise<Settings>>();
   /** Once per set of arguments: config.json is read and checked once for a run's settings. */
-  const settings = (extra?: SettingValues, so: { allowNewProfile?: boolean; lenient?: boolean } = {}) => {
+  const settings = async (
+    extra?: SettingValues,
+    so: { allowNewProfile?: boolean; lenient?: boolean } = {},
+  ) => {
     const key = JSON.stringify([extra, so]);
-    if (!resolved.has(key))
-      resolved.set(
-        key,
-        store().then((st) => {
-          const s = settingsFrom(st, globals, env, { ...so, extra });
-          io.useLogFormat(s.logFormat);
-          return s;
-        }),
-      );
-    return resolved.get(key)!;
+    const pending =
+      resolved.get(key) ?? store().then((st) => settingsFrom(st, globals, env, { ...so, extra }));
+    resolved.set(key, pending);
+    const s = await pending;
+    io.useLogFormat(s.logFormat);
+    return s;
   };
   const events = createRunEvents();
   let httpClient: Http | undefined;
