@@ -17,14 +17,8 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms
 
 /** 1536 → "1.5 KiB": the units `cache-size` is written in (and export's progress). */
 export function sizeText(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${Number(v.toFixed(1))} ${units[u]}`;
+  const u = n < 1024 ? 0 : Math.min(4, Math.floor(Math.log2(n) / 10));
+  return u === 0 ? `${n} B` : `${Number((n / 1024 ** u).toFixed(1))} ${['KiB', 'MiB', 'GiB', 'TiB'][u - 1]}`;
 }
 
 export async function cache(o: CacheOptions, deps: Deps): Promise<unknown> {

@@ -138,15 +138,9 @@ function checkJq(o: ReportFlags): void {
   }
 }
 
-const BY_EXTENSION = new Map<string | undefined, ReportFormat>([
-  ['csv', 'csv'],
-  ['tsv', 'tsv'],
-  ['ndjson', 'ndjson'],
-  ['jsonl', 'ndjson'],
-]);
-
 /** The format when none was asked for: by an -o file's extension (never a table), else by stdout. */
 export function defaultFormat(output: string | undefined, isStdoutTTY: boolean): ReportFormat {
   if (output === undefined) return isStdoutTTY ? 'table' : 'json';
-  return BY_EXTENSION.get(/\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase()) ?? 'json';
+  const ext = /\.([a-z0-9]+)$/i.exec(output)?.[1]?.toLowerCase();
+  return ext === 'jsonl' ? 'ndjson' : ((['csv', 'tsv', 'ndjson'] as const).find((f) => f === ext) ?? 'json');
 }
