@@ -34,15 +34,10 @@ export async function completion(o: CompletionOptions, deps: Deps): Promise<void
   const { complete } = await import('../completion/complete.js');
   const { complete: what, prefix = '' } = complete(o.program, o.words, OPTION_VALUES);
   if (what === 'file' || what === 'dir') return deps.io.out(`:${what}s\n`);
-  const { values, descriptions } = what === 'profiles' ? { values: await profileNames(deps) } : (what ?? {});
+  // An unreadable config offers no profiles: a menu never shows an error.
+  const profiles = async () => [...(await deps.store()).profileNames()].sort();
+  const { values, descriptions } =
+    what === 'profiles' ? { values: await profiles().catch(() => []) } : (what ?? {});
   const line = (v: string) => `${prefix}${v}${descriptions?.[v] ? `\t${descriptions[v]}` : ''}\n`;
   deps.io.out((values ?? []).map(line).join(''));
-}
-
-async function profileNames(deps: Deps): Promise<string[]> {
-  try {
-    return [...(await deps.store()).profileNames()].sort();
-  } catch {
-    return [];
-  }
 }
