@@ -3,7 +3,7 @@
  * public APIs only. Each chunk is compiled by vm.Script with the bytecode an earlier run left in
  * `<cache dir>/code/<build>-<node>-<arch>/`, and gets a `require` of ours: one chunk asking for
  * another by relative path is served here (no resolution, stat or package lookup per file), anything
- * else goes to Node's require (module.createRequire). The cache is written after the run (src/entry.ts)
+ * else goes to Node's require (module.createRequire, one per directory). The cache is written after the run (src/entry.ts)
  * so that it holds the functions the run compiled lazily, not only the chunks' top level.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -84,6 +84,7 @@ type Wrapper = (
 function codeLoader(dist: string, dir: string | undefined) {
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
+  const nodeRequires = new Map<string, NodeJS.Require>();
   const fresh: [string, Script][] = [];
   /** The value of `from`/`id`'s source, `wrap`ped, compiled with its cache if V8 takes it. */
   const compile = (from: string, id: string, wrap: (source: string) => string): unknown => {
@@ -114,7 +115,9 @@ function codeLoader(dist: string, dir: string | undefined) {
     module = { exports: {} };
     modules.set(file, module);
     const here = dirname(file);
-    const node = createRequire(file);
+    // Node resolves a name the same way from every file of one directory.
+    const node = nodeRequires.get(here) ?? createRequire(file);
+    nodeRequires.set(here, node);
     const require = (id: string) => (id.startsWith('./') ? load(here, id) : node(id));
     wrapper.call(module.exports, module.exports, require, module, file, here);
     return module.exports;
