@@ -1,4 +1,5 @@
 /** `prs sandbox`: the local stand-in service until Ctrl-C; its base URL is the first stdout line. */
+import { once } from 'node:events';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import type { Sandbox } from '../sandbox/index.js';
@@ -94,10 +95,7 @@ export async function sandbox(o: SandboxCommandOptions, deps: Deps): Promise<voi
   try {
     deps.io.out(`${sb.url}\n`);
     for (const line of startBanner(sb)) deps.io.note(line);
-    await new Promise<void>((resolve) => {
-      if (deps.signal.aborted) resolve();
-      else deps.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    if (!deps.signal.aborted) await once(deps.signal, 'abort');
   } finally {
     await sb.close();
   }
