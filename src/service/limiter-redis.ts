@@ -10,12 +10,14 @@ import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
 
-/** Redis's time (ms) and the state. */
+/** Redis's time (ms), the state and its digest: the compare-and-set compares the digest, as the
+ * text read may not be the bytes held (a damaged key that is not UTF-8 would never compare equal). */
 const READ = `local t = redis.call('TIME')
-return {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), redis.call('GET', KEYS[1]) or ''}`;
+local v = redis.call('GET', KEYS[1]) or ''
+return {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), v, redis.sha1hex(v)}`;
 
-/** ARGV: the state as read, its replacement, the time to live (ms). 0: changed meanwhile, read again. */
-const REPLACE = `if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+/** ARGV: the digest read, the replacement, the time to live (ms). 0: changed meanwhile, read again. */
+const REPLACE = `if redis.sha1hex(redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
@@ -92,14 +94,14 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
     }
   };
   const read = async () => {
-    const [now, text] = (await run(READ, [])) as [number, string];
-    return { now: Number(now), text };
+    const [now, text, digest] = (await run(READ, [])) as [number, string, string];
+    return { now: Number(now), text, digest };
   };
   const update = async <T>(fn: Change<T>): Promise<T> => {
     for (;;) {
-      const { now, text } = await read();
+      const { now, text, digest } = await read();
       const { write, result } = fn(parseState(text), now);
-      if (!write || Number(await run(REPLACE, [text, JSON.stringify(write), String(span)])) === 1)
+      if (!write || Number(await run(REPLACE, [digest, JSON.stringify(write), String(span)])) === 1)
         return result;
     }
   };

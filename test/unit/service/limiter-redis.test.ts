@@ -184,6 +184,42 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     expect(waits[0]![0]).toBeLessThanOrEqual(400);
   });
 
+  it.each([
+    ['bytes that are not UTF-8', 'string.char(255, 254, 123)'],
+    ['text that is not JSON', `'{"stamps":[1'`],
+    ['JSON of another shape', `'{"stamps":"x","open":{}}'`],
+  ])(
+    'a damaged key (%s) counts as empty and is replaced: a slot through Redis, not an endless retry',
+    async (_, lua) => {
+      const h = `d${++hash}`;
+      await redis.command('EVAL', `redis.call('SET', KEYS[1], ${lua})`, '1', redisKey(h));
+      await redis.command('CONFIG', 'RESETSTAT');
+      const warnings: string[] = [];
+      const m = limiter('4/1000', { hash: h, warnings });
+      // A compare-and-set that can never succeed runs the scripts without end: stop it by their count.
+      let acquiring = true;
+      const evals = async () =>
+        Number(
+          /cmdstat_eval:calls=(\d+)/.exec(String(await redis.command('INFO', 'commandstats')))?.[1] ?? 0,
+        );
+      const spinning = async () => {
+        while (acquiring) if ((await evals()) > 200) return 'still retrying after 200 scripts';
+        return 'done';
+      };
+      const acquired = m.acquire().then((slot) => {
+        acquiring = false;
+        return slot;
+      });
+      expect(await Promise.race([acquired.then(() => 'done'), spinning()])).toBe('done');
+      m.settle(await acquired);
+      await m.idle();
+      expect(warnings).toEqual([]);
+      // Every prs machine can read what replaced it: one request, answered.
+      const state = JSON.parse(String(await redis.command('GET', redisKey(h)))) as LimiterState;
+      expect([state.stamps.length, state.open]).toEqual([1, []]);
+    },
+  );
+
   it('refused: one warning, then the file limiter for every later call', async () => {
     const warnings: string[] = [];
     const port = await freePort();
