@@ -247,6 +247,14 @@ class TapeRow extends Lazy {
     return this.row;
   }
 
+  /** jq 1.7 fails on a lone surrogate, which can only come as an escape: looked for in the row as sent. */
+  loneSurrogate(): boolean {
+    const { b, tape: t } = this.batch;
+    const e = this.batch.at[this.i]!;
+    if (!(t[e + F.FLAGS]! & Flag.ESC)) return false;
+    return LONE_SURROGATE.test(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
+  }
+
   /** -f json's row (JSON.stringify's text from the bytes), which jq writes with DEL escaped. */
   text(): string | undefined {
     if (this.lead) return undefined;
@@ -273,7 +281,6 @@ class TapeRow extends Lazy {
   }
 }
 
-/** jq 1.7 fails on a lone surrogate in its input; JS strings hold one (only a row with escapes may). */
 const LONE_SURROGATE = /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i;
 
 /**
@@ -301,8 +308,7 @@ function fastWriter(fast: FastForm, run: FastRun): RowWriter {
           for (let i = 0; i < batch.length && failed === undefined; i++, n++) {
             row.at(i);
             try {
-              const escaped = batch.tape[batch.at[i]! + F.FLAGS]! & Flag.ESC;
-              if (escaped && LONE_SURROGATE.test(stringifyLossless(row.whole()))) throw new JqError();
+              if (row.loneSurrogate()) throw new JqError();
               fast.f(row, emit);
             } catch (err) {
               if (!(err instanceof JqError)) throw err;
