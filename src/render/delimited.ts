@@ -3,7 +3,7 @@
  * as jq's @tsv and PostgreSQL's text format), from the rows' bytes where they can be copied.
  */
 import type { Row } from '../domain.js';
-import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { F, keys, type RowBatch } from '../rows/tape.js';
 import { type FastRows, loadFast } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, cellText, valueAt } from './columns.js';
@@ -46,7 +46,6 @@ export function writeDelimited(
   kind: 'csv' | 'tsv',
   lead?: Lead,
 ): boolean {
-  const { b, tape: t, at } = batch;
   const csv = kind === 'csv';
   const sep = csv ? 44 : 9;
   const cell = csv ? csvCell : tsvCell;
@@ -58,68 +57,13 @@ export function writeDelimited(
       ? Buffer.from(cell(cellText(lead.row[c.name])))
       : undefined,
   );
-  let leadBytes = 0;
-  if (lead) for (const c of leadCells) leadBytes += c?.length ?? 0;
+  if (batch.length === 0) return true;
+  const lines = linesOf(batch, ids, sep, leadCells, lead?.ids ?? []);
   let exact = true;
-  const lines = lead || at.length === 0 ? undefined : linesOf(batch, ids, sep);
-  for (let r = 0; r < at.length; r++) {
-    if (lines) {
-      r = lines(out, r);
-      if (r === at.length) break;
-    }
-    const e = at[r]!;
-    const line = out.n;
-    const last = t[e + F.NEXT]!;
-    // The usual row, in one loop: its leaves are the columns in order, each copied as it came.
-    if (!(t[e + F.FLAGS]! & Flag.ODD)) {
-      out.room(t[e + F.END]! - t[e + F.START]! + 3 * n + 1 + leadBytes);
-      const buf = out.buf;
-      let o = line;
-      let m = e + F.W;
-      let c = 0;
-      for (; c < n; c++) {
-        if (c > 0) buf[o++] = sep;
-        const fixed = lead ? leadCells[c] : undefined;
-        if (fixed !== undefined) {
-          for (let i = 0; i < fixed.length; i++) buf[o++] = fixed[i]!;
-          continue;
-        }
-        // Into nested objects; not a lead field's: the row's object is then the lead column's cell.
-        while (
-          m < last &&
-          t[m] === Kind.OBJ &&
-          t[m + F.NEXT] !== m + F.W &&
-          !lead?.ids.includes(t[m + F.KEY]!)
-        )
-          m += F.W;
-        const k = t[m]!;
-        if (m >= last || t[m + F.KEY] !== ids[c] || k === Kind.STRX || k > Kind.NULL) break;
-        const from = o;
-        const end = k === Kind.NULL ? 0 : t[m + F.END]!;
-        let comma = false;
-        for (let p = t[m + F.START]!; p < end; p++) {
-          const x = b[p]!;
-          if (x === 44) comma = true;
-          buf[o++] = x;
-        }
-        m += F.W;
-        // Without escapes a string holds no quote, CR, LF (nor TSV's backslash, tab): only a comma needs quotes.
-        if (comma && csv) {
-          buf.copyWithin(from + 1, from, o);
-          buf[from] = 34;
-          buf[o + 1] = 34;
-          o += 2;
-        }
-      }
-      if (c === n && m === last && (n > 1 || o > line)) {
-        buf[o++] = 10;
-        out.n = o;
-        continue;
-      }
-    }
+  for (let r = lines(out, 0); r < batch.length; r = lines(out, r + 1)) {
     // Any other row as its object: {...lead, ...row}.
     exact = false;
-    out.n = line;
+    const line = out.n;
     const row = batch.object(r, lead?.row);
     for (let c = 0; c < n; c++) {
       if (c > 0) out.byte(sep);
@@ -135,10 +79,17 @@ export function writeDelimited(
 let fast: FastRows | undefined;
 
 /**
- * The usual rows (their leaves the columns in order, no lead) written by fast-rows.wat over a copy of
- * the batch's bytes and tape: `lines(out, r)` writes rows from `r` on and gives the first it did not.
+ * The usual rows (their leaves the columns in order, and the lead's cells where it has them) written
+ * by fast-rows.wat over a copy of the batch's bytes and tape: `lines(out, r)` writes rows from `r` on
+ * and gives the first it did not.
  */
-function linesOf(batch: RowBatch, ids: Int32Array, sep: number) {
+function linesOf(
+  batch: RowBatch,
+  ids: Int32Array,
+  sep: number,
+  leadCells: (Buffer | undefined)[],
+  leadIds: readonly number[],
+) {
   const { b, tape: t, at } = batch;
   fast ??= loadFast();
   const w = fast;
@@ -146,17 +97,32 @@ function linesOf(batch: RowBatch, ids: Int32Array, sep: number) {
   const entries = t[at[at.length - 1]! + F.NEXT]! - first;
   const from = t[first + F.START]!;
   const bytes = t[at[at.length - 1]! + F.END]! - from;
+  let leadBytes = 0;
+  for (const c of leadCells) leadBytes += c?.length ?? 0;
   const rowsAt = 4 * entries;
   const idsAt = rowsAt + 4 * at.length;
-  const bodyAt = idsAt + 4 * ids.length;
+  const fixedAt = idsAt + 4 * ids.length;
+  const leadIdsAt = fixedAt + 8 * ids.length;
+  const cellsAt = leadIdsAt + 4 * leadIds.length;
+  const bodyAt = cellsAt + leadBytes;
   const outAt = (bodyAt + bytes + 7) & ~7;
-  const grow = outAt + bytes + at.length * (3 * ids.length + 1) - w.memory.buffer.byteLength;
+  const grow = outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes) - w.memory.buffer.byteLength;
   if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
   const memory = w.memory.buffer;
+  const u8 = new Uint8Array(memory);
   new Int32Array(memory, 0, entries).set(t.subarray(first, first + entries));
   new Int32Array(memory, rowsAt, at.length).set(at);
   new Int32Array(memory, idsAt, ids.length).set(ids);
-  new Uint8Array(memory).set(b.subarray(from, from + bytes), bodyAt);
+  const fixed = new Int32Array(memory, fixedAt, 2 * ids.length);
+  for (let c = 0, at = cellsAt; c < ids.length; c++) {
+    const cell = leadCells[c];
+    fixed[2 * c] = at;
+    fixed[2 * c + 1] = cell ? cell.length : -1;
+    if (cell) u8.set(cell, at);
+    at += cell?.length ?? 0;
+  }
+  new Int32Array(memory, leadIdsAt, leadIds.length).set(leadIds);
+  u8.set(b.subarray(from, from + bytes), bodyAt);
   return (out: Bytes, r: number): number => {
     const done = w.delimited(
       rowsAt + 4 * r,
@@ -167,6 +133,9 @@ function linesOf(batch: RowBatch, ids: Int32Array, sep: number) {
       ids.length,
       sep,
       outAt,
+      fixedAt,
+      leadIdsAt,
+      leadIds.length,
     );
     const end = w.end.value;
     out.room(end - outAt);

@@ -235,13 +235,16 @@
 
   ;; CSV/TSV lines of rows whose leaves are the columns in order (delimited.ts writeDelimited): row r's
   ;; tape entry is rows[r] (an index of the tape whose entry 0 is at $tape), a position p in the body is
-  ;; at $body + p. Cells are the values' bytes, null empty, a CSV cell with a comma quoted. Stops before
-  ;; a row otherwise (its line is then the JS's to write); returns how many rows it wrote, `end` where.
+  ;; at $body + p. Cells are the values' bytes, null empty, a CSV cell with a comma quoted; column c's
+  ;; cell is the lead's where fixed[2c + 1] >= 0 (its bytes at fixed[2c]), and an object under a lead
+  ;; field's key (leadIds) is not gone into. Stops before a row otherwise (its line is then the JS's to
+  ;; write); returns how many rows it wrote, `end` where.
   (global $end (export "end") (mut i32) (i32.const 0))
   (func (export "delimited")
     (param $rows i32) (param $count i32) (param $tape i32) (param $body i32) (param $ids i32)
-    (param $n i32) (param $sep i32) (param $out i32) (result i32)
-    (local $r i32) (local $e i32) (local $m i32) (local $last i32) (local $c i32) (local $line i32)
+    (param $n i32) (param $sep i32) (param $out i32) (param $fixed i32) (param $leadIds i32) (param $leads i32)
+    (result i32)
+    (local $r i32) (local $j i32) (local $e i32) (local $m i32) (local $last i32) (local $c i32) (local $line i32)
     (local $kind i32) (local $p i32) (local $to i32) (local $from i32) (local $comma i32) (local $x i32)
     (block $stop
       (loop $row
@@ -259,7 +262,15 @@
             (br_if $cells (i32.ge_u (local.get $c) (local.get $n)))
             (if (local.get $c)
               (then (i32.store8 (local.get $out) (local.get $sep)) (local.set $out (i32.add (local.get $out) (i32.const 1)))))
-            ;; Into nested objects.
+            (local.set $to (i32.load offset=4 (i32.add (local.get $fixed) (i32.shl (local.get $c) (i32.const 3)))))
+            (if (i32.ge_s (local.get $to) (i32.const 0))
+              (then
+                (memory.copy (local.get $out)
+                  (i32.load (i32.add (local.get $fixed) (i32.shl (local.get $c) (i32.const 3)))) (local.get $to))
+                (local.set $out (i32.add (local.get $out) (local.get $to)))
+                (local.set $c (i32.add (local.get $c) (i32.const 1)))
+                (br $cell)))
+            ;; Into nested objects, not a lead field's.
             (block $leaf
               (loop $down
                 (br_if $leaf (i32.ge_u (local.get $m) (local.get $last)))
@@ -267,6 +278,15 @@
                 (br_if $leaf
                   (i32.eq (i32.add (local.get $tape) (i32.shl (i32.load offset=24 (local.get $m)) (i32.const 2)))
                     (i32.add (local.get $m) (i32.const 32))))
+                (local.set $j (i32.const 0))
+                (block $other
+                  (loop $lead
+                    (br_if $other (i32.ge_u (local.get $j) (local.get $leads)))
+                    (br_if $leaf
+                      (i32.eq (i32.load offset=12 (local.get $m))
+                        (i32.load (i32.add (local.get $leadIds) (i32.shl (local.get $j) (i32.const 2))))))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                    (br $lead)))
                 (local.set $m (i32.add (local.get $m) (i32.const 32)))
                 (br $down)))
             (br_if $stop (i32.ge_u (local.get $m) (local.get $last)))
