@@ -18,6 +18,7 @@ import { buildRunner, type CountingServer, spawnRunner, startCountingServer } fr
 
 /** Lists the dist/ files a run loaded, whether Node or the CLI's loader (src/boot.ts) read them. */
 const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
+const SLOW_REDIS_LOAD = fileURLToPath(new URL('./fixtures/slow-redis-load.cjs', import.meta.url));
 const DIST = join(dirname(PRS_BIN), '..', 'dist');
 
 const tmp = useTempDir('prs-limiter-e2e-');
@@ -291,6 +292,23 @@ describe.skipIf(!REDIS_SERVER)('several machines share the window through Redis 
     } finally {
       await own.stop();
     }
+  });
+
+  it("loading the Redis client slower than the URL's bound (a burst of runs starting at once) is no failure of Redis", async () => {
+    const env = await machine();
+    // Redis's bound 10 s; the library's chunk read 10.5 s (asleep): the bound counts Redis's answers only.
+    const url = new URL(redis.url);
+    url.searchParams.set('timeout', '10');
+    const r = await range('2024-05-01', url.href, {
+      ...env,
+      NODE_OPTIONS: `--require ${SLOW_REDIS_LOAD}`,
+      PRS_TEST_SLOW_LOAD_MS: '10500',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/warning/);
+    expect(dates(r)).toBe(1);
+    // The slot went through Redis.
+    expect(await redis.command('KEYS', 'prs:limiter:*')).toHaveLength(1);
   });
 
   it('Redis unreachable from the start: one warning, the run goes on with the local limiter', async () => {
