@@ -178,12 +178,14 @@ function dump(value: unknown, literal: (raw: string) => string): string {
   if (typeof v === 'number') return literal(String(v));
   if (v instanceof JsonNumber) return literal(v.raw);
   if (v instanceof Computed) return jqDouble(v.n);
-  if (Array.isArray(v)) return `[${v.map((x) => dump(x, literal)).join(',')}]`;
-  if (isObject(v))
-    return `{${Object.keys(v)
-      .map((k) => `${quote(k)}:${dump(v[k], literal)}`)
-      .join(',')}}`;
-  return String(v);
+  let text = '';
+  if (Array.isArray(v)) {
+    for (const x of v) text += `,${dump(x, literal)}`;
+    return `[${text.slice(1)}]`;
+  }
+  if (!isObject(v)) return String(v);
+  for (const k of Object.keys(v)) text += `,${quote(k)}:${dump(v[k], literal)}`;
+  return `{${text.slice(1)}}`;
 }
 
 /** `v` as compact JSON with the digits the service sent. */
