@@ -50,14 +50,6 @@ const AFTER_END = 7;
 const FAILED = 8; // measured no further
 
 const EMPTY = Buffer.alloc(0);
-const SPACE = new Uint8Array(256);
-const DIGIT = new Uint8Array(256).fill(1, 48, 58);
-for (const c of [32, 10, 13, 9]) SPACE[c] = 1;
-/** Per byte in a string: 0 plain ASCII, 1 its end, 2 part of a UTF-8 sequence, 3 an escape or a control. */
-const STRING = new Uint8Array(256).fill(2, 128);
-STRING[34] = 1;
-STRING[92] = 3;
-STRING.fill(3, 0, 32);
 
 /** fast-rows.wat's exports; the tokenizer's memory: the tables, the bytes at hand, the tape, the template. */
 export interface FastRows {
@@ -88,11 +80,7 @@ let loadedTemplate: Uint8Array | undefined;
 /** An instance of its own (a memory of its own). */
 export function loadFast(): FastRows {
   const module = new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64'));
-  const w = new WebAssembly.Instance(module).exports as FastRows;
-  const u8 = new Uint8Array(w.memory.buffer);
-  u8.set(STRING, 0);
-  u8.set(DIGIT, 256);
-  return w;
+  return new WebAssembly.Instance(module).exports as FastRows;
 }
 
 const TRUE_TEXT = Buffer.from('true');
