@@ -73,21 +73,17 @@ function readChecked(file: string): Buffer | undefined {
   }
 }
 
-type Wrapper = (
-  exports: unknown,
-  require: (id: string) => unknown,
-  module: object,
-  file: string,
-  dir: string,
-) => void;
+/** A chunk as CommonJS runs it: called with (exports, require, module, __filename, __dirname). */
+type Wrapper = (...args: unknown[]) => void;
+const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 
 function codeLoader(dist: string, dir: string | undefined) {
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
   const nodeRequires = new Map<string, NodeJS.Require>();
   const fresh: [string, Script][] = [];
-  /** The value of `from`/`id`'s source, `wrap`ped, compiled with its cache if V8 takes it. */
-  const compile = (from: string, id: string, wrap: (source: string) => string): unknown => {
+  /** The value of `from`/`id`'s source as `script` makes it one, compiled with its cache if V8 takes it. */
+  const compile = (from: string, id: string, script: (source: string) => string): unknown => {
     const file = join(from, id);
     let source: string;
     try {
@@ -97,21 +93,15 @@ function codeLoader(dist: string, dir: string | undefined) {
     }
     const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
     const cachedData = cacheFile ? readChecked(cacheFile) : undefined;
-    const script = new Script(wrap(source), { filename: file, cachedData });
-    if (cacheFile && (!cachedData || script.cachedDataRejected)) fresh.push([cacheFile, script]);
-    return script.runInThisContext();
+    const compiled = new Script(script(source), { filename: file, cachedData });
+    if (cacheFile && (!cachedData || compiled.cachedDataRejected)) fresh.push([cacheFile, compiled]);
+    return compiled.runInThisContext();
   };
   const load = (from: string, id: string): unknown => {
     const file = join(from, id);
     let module = modules.get(file);
     if (module) return module.exports;
-    const wrapper =
-      packed.get(file) ??
-      (compile(
-        from,
-        id,
-        (s) => `(function (exports, require, module, __filename, __dirname) {${s}\n})`,
-      ) as Wrapper);
+    const wrapper = packed.get(file) ?? (compile(from, id, wrap) as Wrapper);
     module = { exports: {} };
     modules.set(file, module);
     const here = dirname(file);
