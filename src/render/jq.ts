@@ -252,7 +252,7 @@ class TapeRow extends Lazy {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
     if (!(t[e + F.FLAGS]! & Flag.ESC)) return false;
-    return LONE_SURROGATE.test(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
+    return hasLoneSurrogate(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
   }
 
   /** -f json's row (JSON.stringify's text from the bytes), which jq writes with DEL escaped. */
@@ -281,7 +281,21 @@ class TapeRow extends Lazy {
   }
 }
 
-const LONE_SURROGATE = /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i;
+/**
+ * Escapes read left to right, so that `\\ud800` (an escaped backslash, then text) is not taken for one:
+ * a high half not followed at once by a low half, or a low half alone.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  let pending = -1; // where a high half's low half must start
+  for (const m of text.matchAll(/\\(?:u([0-9a-f]{4})|.)/gis)) {
+    const unit = m[1] === undefined ? -1 : Number.parseInt(m[1], 16);
+    const low = unit >= 0xdc00 && unit <= 0xdfff;
+    if (pending >= 0 && !(low && m.index === pending)) return true;
+    if (pending < 0 && low) return true;
+    pending = pending < 0 && unit >= 0xd800 && unit <= 0xdbff ? m.index + 6 : -1;
+  }
+  return pending >= 0;
+}
 
 /**
  * The rows through the fast path, one answer at a time (held until it is done, as the writers' output

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Row } from '../../../src/domain.js';
 import { decimalSpelling } from '../../../src/json/decimal.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
-import { compileJq } from '../../../src/render/jq.js';
+import { compileJq, hasLoneSurrogate } from '../../../src/render/jq.js';
 import type { RowBatch } from '../../../src/rows/tape.js';
 import { RowTokenizer } from '../../../src/rows/tokenizer.js';
 
@@ -304,4 +304,27 @@ describe('the fast path on generated bodies, cut into chunks anywhere', () => {
     );
     expect(taken).toBeGreaterThan(100);
   }, 120_000);
+});
+
+describe('hasLoneSurrogate: escapes read left to right', () => {
+  it.each([
+    ['"\\ud83d\\ude00"', false],
+    ['"\\ud800"', true],
+    ['"\\udc00"', true],
+    ['"\\ud83d x \\ude00"', true],
+    ['"\\ud83d\\ud83d\\ude00"', true],
+    ['"\\\\ud800"', false], // an escaped backslash, then the text "ud800"
+    ['"\\\\\\ud800"', true],
+    ['"\\\\ud83d\\ude00"', true], // the low half alone: its "high half" is text
+    ['"a\\"b\\n\\u00e9"', false],
+  ])('%s → %s', (text, lone) => {
+    expect(hasLoneSurrogate(text)).toBe(lone);
+  });
+
+  it('a row whose text holds `\\\\ud800` goes through the fast path as jq-web reads it', async () => {
+    const body = '{"report":[{"isin":"C:\\\\ud800","w":1},{"isin":"\\ud83d\\ude00","w":2}]}';
+    for (const filter of ['.[] | .isin', '.[] | select(.w > 0)'])
+      expect(await outcome(filter, body, true)).toBe(await outcome(filter, body, false));
+    expect(await outcome('.[] | .isin', body, true)).toBe('C:\\ud800\n😀\n');
+  });
 });
