@@ -10,17 +10,13 @@ import type { Lead } from './delimited.js';
 // Read once: across the bundle's chunks `keys.json` in the loop would be a getter call.
 const keyJson = keys.json;
 
-/** Copied when the body had the row compact with plain strings; an object where JS orders or merges keys. */
+/** A row with escapes or behind a lead member by member; an object where JS orders or merges keys. */
 export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): void {
   const { b, tape: t } = batch;
   const e = batch.at[i]!;
   const flags = t[e + F.FLAGS]!;
   if (flags & Flag.ODD || (lead && hasKey(t, e, lead.ids))) {
     out.text(stringifyLossless(batch.object(i, lead?.row)));
-    return;
-  }
-  if (!lead && !(flags & (Flag.GAP | Flag.ESC))) {
-    out.copy(b, t[e + F.START]!, t[e + F.END]!);
     return;
   }
   out.byte(123);
@@ -53,14 +49,14 @@ export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): n
 let fast: FastRows | undefined;
 
 /**
- * Rows from `i` on that the body had spaced, without escapes and nothing odd: written without the
- * whitespace between their tokens by fast-rows.wat (which is what JSON.stringify writes of them), `sep`
- * between them. The index after them (`i`: none).
+ * Rows from `i` on without escapes and nothing odd: written without the whitespace between their tokens
+ * by fast-rows.wat (which is what JSON.stringify writes of them), `sep` between them. The index after
+ * them (`i`: none).
  */
 export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
   let j = i;
-  while (j < at.length && (t[at[j]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) === Flag.GAP) j++;
+  while (j < at.length && !(t[at[j]! + F.FLAGS]! & (Flag.ESC | Flag.ODD))) j++;
   if (j === i) return i;
   fast ??= loadFast();
   const from = t[at[i]! + F.START]!;
