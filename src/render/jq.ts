@@ -269,8 +269,10 @@ class TapeRow extends Lazy {
     // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
     if (t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
     const end = t[e + F.NEXT]!;
-    // A row-level key's id is on its row's members only (nested keys have their own path's id).
+    // A row-level key's id is on its row's members only (nested keys have their own path's id, an
+    // array's entries -1): a key never interned is in no row, and the hint may land on an array's entry.
     if (site.id < 0) site.id = keys.path([site.key]);
+    if (site.id < 0) return this.lead ? own(this.lead, site.key) : null;
     let m = e + site.hint;
     if (site.hint === 0 || m >= end || t[m + F.KEY] !== site.id) {
       for (m = e + F.W; m < end && t[m + F.KEY] !== site.id; m = t[m + F.NEXT]!);

@@ -16,6 +16,8 @@ const BODIES = [
     '"g":100E-2,"h":-1.5e300,"s":"x\\u007fy\\n\\"q\\"\\t/","k":"2","tags":[0.1,1E-7]}]',
   '[ {"isin" : "A\\"B", "price" : 0.5 , "nested": {"b":1,"a":2}, "tags": [ ] , "name": "\\ud83d\\ude00"} ]',
   '[{"b":1,"a":2,"2":3,"name":"z","price":3}]',
+  // A key no row has, read where the last row ended: inside this row's array.
+  '[{"k":3,"tags":[]},{"k":1,"tags":[false,{"a":5}]}]',
 ];
 
 /** Filters in the subset: run by render/jq-fast.ts, each checked against jq-web on every body. */
@@ -70,6 +72,7 @@ const FAST = [
   '.[] | true | length',
   '.[] | .price | keys',
   '.[] | .tags[0] | .[0]',
+  '.[] | .never_sent',
 ];
 
 /** Outside the subset: left to jq-web. */
