@@ -61,6 +61,19 @@ describe('renderDelimited', () => {
     );
   });
 
+  it('a column that another extends (name beside name.P) is empty where the row nests it', () => {
+    // Whichever way a row is written (its leaves in the columns' order or not, before or after the
+    // column was first seen), the same cells.
+    const mixed = [
+      { a: 1, name: { P: 1 } },
+      { name: 's', a: 2 },
+      { name: { P: 2 }, a: 3 },
+    ];
+    expect(renderDelimited(mixed, columnsFor('index', mixed, 'seen'), 'csv')).toBe(
+      'a,name.P,name\n1,1,\n2,,s\n3,2,\n',
+    );
+  });
+
   it('writes TSV with escapes', () => {
     expect(renderDelimited(rows, cols, 'tsv')).toBe(
       'isin\tname\tprice\tbig\tn\tsedol\tid.Net\tid.Price\textra\n' +
