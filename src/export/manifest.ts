@@ -13,12 +13,12 @@ import {
   fsyncSync,
   openSync,
   readFileSync,
-  writeSync,
 } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileError } from '../errors.js';
 import { replaceFile, syncDir } from '../fs/atomic.js';
+import { writeAll } from '../stdout.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
@@ -127,7 +127,7 @@ export async function openManifest(dir: string): Promise<Manifest> {
         } else {
           // On disk before the next item, as the files it names are: a crash loses neither.
           try {
-            writeSync(fd, `${pendingNewline ? '\n' : ''}${line}`);
+            writeAll(fd, Buffer.from(`${pendingNewline ? '\n' : ''}${line}`));
             fsyncSync(fd);
           } finally {
             closeSync(fd);
