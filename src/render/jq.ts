@@ -4,7 +4,7 @@
  */
 
 import { createRequire } from 'node:module';
-import type { Row } from '../domain.js';
+import { JsonNumber, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
@@ -230,6 +230,8 @@ const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
 class TapeRow extends Lazy {
   private i = 0;
   private row?: Row;
+  /** The row holds a lone low half: read from its object with U+FFFD there, as jq reads it. */
+  private mended = false;
   constructor(
     private readonly batch: RowBatch,
     private readonly lead?: Row,
@@ -240,6 +242,7 @@ class TapeRow extends Lazy {
   at(i: number): void {
     this.i = i;
     this.row = undefined;
+    this.mended = false;
   }
 
   whole(): Row {
@@ -247,17 +250,25 @@ class TapeRow extends Lazy {
     return this.row;
   }
 
-  /** jq 1.7 fails on a lone surrogate, which can only come as an escape: looked for in the row as sent. */
+  /**
+   * jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD; either can only come as an
+   * escape: looked for in the row as sent.
+   */
   loneSurrogate(): boolean {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
     if (!(t[e + F.FLAGS]! & Flag.ESC)) return false;
-    return hasLoneSurrogate(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
+    const lone = loneSurrogate(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
+    if (lone === 'low') {
+      this.row = wellFormed(this.batch.object(this.i, this.lead)) as Row;
+      this.mended = true;
+    }
+    return lone === 'high';
   }
 
   /** -f json's row (JSON.stringify's text from the bytes), which jq writes with DEL escaped. */
   text(): string | undefined {
-    if (this.lead) return undefined;
+    if (this.lead || this.mended) return undefined;
     writeRow(rowBytes, this.batch, this.i);
     return rowBytes.take().toString().replaceAll('\x7f', '\\u007f');
   }
@@ -267,7 +278,7 @@ class TapeRow extends Lazy {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
     // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
-    if (t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
+    if (this.mended || t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
     const end = t[e + F.NEXT]!;
     // A row-level key's id is on its row's members only (nested keys have their own path's id, an
     // array's entries -1): a key never interned is in no row, and the hint may land on an array's entry.
@@ -285,18 +296,37 @@ class TapeRow extends Lazy {
 
 /**
  * Escapes read left to right, so that `\\ud800` (an escaped backslash, then text) is not taken for one:
- * a high half not followed at once by a low half, or a low half alone.
+ * `high`, a high half not followed at once by a low half; else `low`, a low half alone.
  */
-export function hasLoneSurrogate(text: string): boolean {
+export function loneSurrogate(text: string): 'high' | 'low' | undefined {
   let pending = -1; // where a high half's low half must start
+  let lowAlone = false;
   for (const m of text.matchAll(/\\(?:u([0-9a-f]{4})|.)/gis)) {
     const unit = m[1] === undefined ? -1 : Number.parseInt(m[1], 16);
     const low = unit >= 0xdc00 && unit <= 0xdfff;
-    if (pending >= 0 && !(low && m.index === pending)) return true;
-    if (pending < 0 && low) return true;
+    if (pending >= 0 && !(low && m.index === pending)) return 'high';
+    if (pending < 0 && low) lowAlone = true;
     pending = pending < 0 && unit >= 0xd800 && unit <= 0xdbff ? m.index + 6 : -1;
   }
-  return pending >= 0;
+  return pending >= 0 ? 'high' : lowAlone ? 'low' : undefined;
+}
+
+const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A JSON value with every string's (and key's) lone surrogate made U+FFFD. */
+function wellFormed(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(LONE, '\ufffd');
+  if (Array.isArray(v)) return v.map(wellFormed);
+  if (typeof v !== 'object' || v === null || v instanceof JsonNumber) return v;
+  const o: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v))
+    Object.defineProperty(o, k.replace(LONE, '\ufffd'), {
+      value: wellFormed(x),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return o;
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Row } from '../../../src/domain.js';
 import { decimalSpelling } from '../../../src/json/decimal.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
-import { compileJq, hasLoneSurrogate } from '../../../src/render/jq.js';
+import { compileJq, loneSurrogate } from '../../../src/render/jq.js';
 import type { RowBatch } from '../../../src/rows/tape.js';
 import { RowTokenizer } from '../../../src/rows/tokenizer.js';
 
@@ -16,6 +16,8 @@ const BODIES = [
     '"g":100E-2,"h":-1.5e300,"s":"x\\u007fy\\n\\"q\\"\\t/","k":"2","tags":[0.1,1E-7]}]',
   '[ {"isin" : "A\\"B", "price" : 0.5 , "nested": {"b":1,"a":2}, "tags": [ ] , "name": "\\ud83d\\ude00"} ]',
   '[{"b":1,"a":2,"2":3,"name":"z","price":3}]',
+  // A lone low half, which jq reads as U+FFFD (a lone high half fails).
+  '[{"isin":"a\\udc00b","name":"\\\\ud83d\\ude00","tags":["\\udfff",1],"nested":{"a":"\\udc01"},"price":2}]',
   // A key no row has, read where the last row ended: inside this row's array.
   '[{"k":3,"tags":[]},{"k":1,"tags":[false,{"a":5}]}]',
 ];
@@ -309,19 +311,20 @@ describe('the fast path on generated bodies, cut into chunks anywhere', () => {
   }, 120_000);
 });
 
-describe('hasLoneSurrogate: escapes read left to right', () => {
+describe('loneSurrogate: escapes read left to right', () => {
   it.each([
-    ['"\\ud83d\\ude00"', false],
-    ['"\\ud800"', true],
-    ['"\\udc00"', true],
-    ['"\\ud83d x \\ude00"', true],
-    ['"\\ud83d\\ud83d\\ude00"', true],
-    ['"\\\\ud800"', false], // an escaped backslash, then the text "ud800"
-    ['"\\\\\\ud800"', true],
-    ['"\\\\ud83d\\ude00"', true], // the low half alone: its "high half" is text
-    ['"a\\"b\\n\\u00e9"', false],
+    ['"\\ud83d\\ude00"', undefined],
+    ['"\\ud800"', 'high'],
+    ['"\\udc00"', 'low'],
+    ['"\\ud83d x \\ude00"', 'high'],
+    ['"\\ud83d\\ud83d\\ude00"', 'high'],
+    ['"\\udc00 \\ud800"', 'high'],
+    ['"\\\\ud800"', undefined], // an escaped backslash, then the text "ud800"
+    ['"\\\\\\ud800"', 'high'],
+    ['"\\\\ud83d\\ude00"', 'low'], // the low half alone: its "high half" is text
+    ['"a\\"b\\n\\u00e9"', undefined],
   ])('%s → %s', (text, lone) => {
-    expect(hasLoneSurrogate(text)).toBe(lone);
+    expect(loneSurrogate(text)).toBe(lone);
   });
 
   it('a row whose text holds `\\\\ud800` goes through the fast path as jq-web reads it', async () => {
