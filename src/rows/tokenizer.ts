@@ -298,7 +298,11 @@ export class RowTokenizer {
         } else this.phase = ROW;
         return true;
       case ROW: {
-        if (this.tplN > 0 && this.build && this.fastRows()) return true;
+        if (this.tplN > 0 && this.build) {
+          if (this.fastRows()) return true;
+          // Stuck in a row like the template: wait for more bytes, as NEED does.
+          if (this.wait > 0) return false;
+        }
         const c = this.ws();
         let row = -1;
         if (c !== 123) this.wrongShape(NOT_OBJECTS);
@@ -373,8 +377,8 @@ export class RowTokenizer {
 
   /**
    * Rows with the template's keys in its order and scalar values without escapes, read by
-   * fast-rows.wat. Stops before the first row that is otherwise; false when it read none. NEED when the
-   * bytes ran out in a row like the template (at the end: the general descent says what it is).
+   * fast-rows.wat. Stops before the first row that is otherwise; false when it read none, `wait` set
+   * when the bytes ran out in a row like the template (at the end: the general descent says what it is).
    */
   private fastRows(): boolean {
     const b = this.b;
@@ -440,7 +444,7 @@ export class RowTokenizer {
         if (why === 3) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
       }
       if (why !== 2) {
-        if (why === 1 && !any && !this.last) throw NEED;
+        if (why === 1 && !any && !this.last) this.wait = b.length - this.at;
         return any;
       }
     }
