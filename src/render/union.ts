@@ -36,9 +36,12 @@ export async function widen(
           from = i + 1;
           continue;
         }
-        const missing = w.columns - w.pieces[piece]!.columns;
-        if (missing > 0) {
-          parts.push(chunk.subarray(from, i), Buffer.from(sep.repeat(missing)));
+        // A line of no columns (a piece begun by rows `{}`) has no cell yet: it gets one per column.
+        const have = w.pieces[piece]!.columns;
+        const pad =
+          have > 0 ? sep.repeat(w.columns - have) : csv && w.columns === 1 ? '""' : sep.repeat(w.columns - 1);
+        if (pad !== '') {
+          parts.push(chunk.subarray(from, i), Buffer.from(pad));
           from = i;
         }
       }

@@ -2,6 +2,7 @@
  * The writers (src/render/writer.ts): rows given in batches and answers give the bytes all the rows
  * give at once (stringifyLossless of the array, the table of all); a dropped answer leaves no trace; CSV/TSV columns are the first rows'.
  */
+import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportFormat, Row } from '../../../src/domain.js';
@@ -11,6 +12,7 @@ import { columnsOf, reportWriter } from '../../../src/render/index.js';
 import { project } from '../../../src/render/json.js';
 import { Spool } from '../../../src/render/spool.js';
 import { renderTable } from '../../../src/render/table.js';
+import { widen } from '../../../src/render/union.js';
 import { createWriter } from '../../../src/render/writer.js';
 import { batchOf, renderDelimited } from '../../helpers/rows.js';
 
@@ -160,6 +162,25 @@ describe('reportWriter', () => {
       expect(end.warnings).toEqual([expect.stringContaining('left out column d of one')]);
     }
   });
+
+  it.each([
+    ['csv', [{ a: 1, b: 2 }], 'a,b\n,\n1,2\n'],
+    ['tsv', [{ a: 1, b: 2 }], 'a\tb\n\t\n1\t2\n'],
+    ['csv', [{ a: 1 }], 'a\n""\n1\n'],
+  ] as const)(
+    'widen: %s rows `{}` written before any column get one cell per column',
+    async (format, later, want) => {
+      const w = createWriter({ format, union: true });
+      const a = w.answer();
+      const text = String(a.rows(batchOf([{}]))) + String(a.rows(batchOf(later)));
+      a.done();
+      const out: Buffer[] = [];
+      await widen(Readable.from([Buffer.from(text)]), w.widened()!, async (c) => {
+        out.push(c);
+      });
+      expect(Buffer.concat(out).toString()).toBe(want);
+    },
+  );
 
   it('union: later columns join; widened() gives each piece’s width, batch by batch', () => {
     const w = createWriter({ format: 'csv', union: true });
