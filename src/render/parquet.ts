@@ -3,7 +3,7 @@
  * (a column's type is decided by all its values: CLI.md), then written from the spool in row groups.
  */
 import { once } from 'node:events';
-import { closeSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
@@ -40,28 +40,17 @@ function widen(s: ColumnStats, scale: number, integerDigits: number, text?: stri
   return true;
 }
 
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` (year 100 on), else undefined. */
 export function epochDay(s: string): number | undefined {
-  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return undefined;
-  const y = digitsAt(s, 0, 4);
-  const mo = digitsAt(s, 5, 7);
-  const d = digitsAt(s, 8, 10);
+  const m = DATE.exec(s);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   if (y < 100 || d < 1 || d > (MONTH_DAYS[mo - 1] ?? 0) + (leap ? 1 : 0)) return undefined;
   return Date.UTC(y, mo - 1, d) / 86_400_000;
-}
-
-/** The decimal digits of s[from, to) as a number; -1 if any is not a digit. */
-function digitsAt(s: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
 }
 
 /** A column of the file: its name, kind and, for a decimal, precision and scale. */
@@ -91,8 +80,10 @@ export class ColumnPlan {
       if (v === null || v === undefined) cells[name] = null;
       else if (isJsonNumeric(v)) {
         const text = numberText(v);
+        const p = decimalParts(text)!;
         s.kinds.add('decimal');
-        if (widenTo(s, text)) this.changed = true;
+        const integerDigits = p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exp);
+        if (widen(s, Math.max(0, -p.exp), integerDigits, text)) this.changed = true;
         cells[name] = text;
       } else {
         const date = typeof v === 'string' && epochDay(v) !== undefined;
@@ -140,45 +131,8 @@ export class ColumnPlan {
   }
 }
 
-/** Whether a number text is plain (`-12.50`: no exponent), read without a regex for every value. */
-const isPlain = (text: string) => text.indexOf('e') < 0 && text.indexOf('E') < 0;
-
-/** `s` widened to hold the number `text` (its fraction digits, its integer digits but leading zeros). */
-function widenTo(s: ColumnStats, text: string): boolean {
-  if (!isPlain(text)) {
-    const p = decimalParts(text)!;
-    const integerDigits = p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exp);
-    return widen(s, Math.max(0, -p.exp), integerDigits, text);
-  }
-  let integerDigits = 0;
-  let scale = -1;
-  for (let i = text.charCodeAt(0) === 45 ? 1 : 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) scale = 0;
-    else if (scale >= 0) scale++;
-    else if (integerDigits > 0 || c !== 48) integerDigits++;
-  }
-  return widen(s, Math.max(0, scale), integerDigits, text);
-}
-
 /** The unscaled integer of `text` at `scale` (exact: scale is at least the value's own). */
 export function unscaled(text: string, scale: number): bigint {
-  if (isPlain(text)) {
-    const dot = text.indexOf('.');
-    const shift = scale - (dot < 0 ? 0 : text.length - dot - 1);
-    if (shift < 0) throw new Error(`${text} has more than ${scale} fraction digits`);
-    // At most 15 digits: below 2^53, so the integer is exact in a double.
-    if (text.length + shift <= 15) {
-      let n = 0;
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i) - 48;
-        if (c >= 0) n = n * 10 + c;
-      }
-      n *= 10 ** shift;
-      return BigInt(text.charCodeAt(0) === 45 ? -n : n);
-    }
-    return BigInt((dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1)) + '0'.repeat(shift));
-  }
   const p = decimalParts(text)!;
   const shift = p.exp + scale;
   if (shift < 0) throw new Error(`${text} has more than ${scale} fraction digits`);
@@ -262,7 +216,7 @@ export class ParquetSpool {
     private readonly spoolPath: string,
     private readonly o: { fields?: readonly string[]; batch?: number } = {},
   ) {
-    this.fd = openSync(spoolPath, 'wx+', 0o600);
+    this.fd = openSync(spoolPath, 'wx', 0o600);
     temporaries.add(spoolPath);
     // Node 24's V8 keeps more of the rows' and row groups' garbage resident (docs/performance.md,
     // Parquet): sized for memory from here on it stays under 100 MB. Node 20 stays under without it,
@@ -306,6 +260,8 @@ export class ParquetSpool {
   /** Writes the Parquet file to `out` (row groups of `batch` rows), then removes the spool. */
   async write(out: Writable): Promise<void> {
     ftruncateSync(this.fd, this.pos); // a dropped answer's rows past the end
+    closeSync(this.fd);
+    this.closed = true;
     // What a row group leaves behind outlives the young generation; V8 would let the old one grow to
     // about four times what is live before collecting it (docs/performance.md): 1.5 times here.
     setFlagsFromString('--heap-growing-percent=50');
@@ -338,23 +294,16 @@ export class ParquetSpool {
       data = columns.map(() => []);
       count = 0;
     };
-    // Lines split at '\n' only (readline also splits at U+2028 on Node 24, which JSON leaves raw), each
-    // decoded from the bytes read: no string of a whole chunk.
-    let buf = Buffer.allocUnsafe(1 << 16);
-    let filled = 0;
-    for (let at = 0, n = -1; n !== 0; ) {
-      n = readSync(this.fd, buf, filled, buf.length - filled, at);
-      at += n;
-      filled += n;
-      let start = 0;
-      for (let nl = buf.indexOf(10, start); nl >= 0 && nl < filled; nl = buf.indexOf(10, start)) {
-        const r = JSON.parse(buf.toString('utf8', start, nl)) as Record<string, SpoolCell>;
+    // Lines split at '\n' only (readline also splits at U+2028 on Node 24, which JSON leaves raw).
+    let rest = '';
+    for await (const chunk of createReadStream(this.spoolPath, { encoding: 'utf8' })) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        const r = JSON.parse(line) as Record<string, SpoolCell>;
         for (let i = 0; i < columns.length; i++) data[i]!.push(cell(columns[i]!, r[columns[i]!.name]));
-        start = nl + 1;
         if (++count >= batch) await emit();
       }
-      filled = buf.copy(buf, 0, start, filled);
-      if (filled === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]); // a long row
     }
     await emit();
     writer.finish();
