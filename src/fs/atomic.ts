@@ -6,6 +6,9 @@ import {
   constants,
   createReadStream,
   createWriteStream,
+  // Read at each call: node:fs/promises (and the readline it pulls in) loads only on the export
+  // paths that use it, never for the synchronous state writes every request makes.
+  promises as fsp,
   fsyncSync,
   openSync,
   readFileSync,
@@ -15,7 +18,6 @@ import {
   utimesSync,
   type WriteStream,
 } from 'node:fs';
-import { access, link, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FileError, FileExistsError, fileError } from '../errors.js';
@@ -131,7 +133,7 @@ export function updateFile<T>(
 /** A device, FIFO or socket: renaming over it would replace the node. */
 export async function isSpecialFile(path: string): Promise<boolean> {
   try {
-    const s = await stat(path);
+    const s = await fsp.stat(path);
     return !s.isFile() && !s.isDirectory();
   } catch {
     return false;
@@ -140,9 +142,9 @@ export async function isSpecialFile(path: string): Promise<boolean> {
 
 async function assertDirectory(dir: string): Promise<void> {
   try {
-    const s = await stat(dir);
+    const s = await fsp.stat(dir);
     if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    await access(dir, constants.W_OK);
+    await fsp.access(dir, constants.W_OK);
   } catch (err) {
     throw fileError(err, dir, 'cannot write to');
   }
@@ -156,7 +158,7 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   }
   let created: string | undefined;
   try {
-    created = await mkdir(dir, { recursive: true });
+    created = await fsp.mkdir(dir, { recursive: true });
   } catch (err) {
     // A file in the way: assertDirectory says "not a directory".
     const code = (err as NodeJS.ErrnoException).code;
@@ -171,7 +173,7 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   if (created === undefined) return;
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {
-      await rmdir(d); // only an empty directory
+      await fsp.rmdir(d); // only an empty directory
     } catch {
       return;
     }
@@ -193,7 +195,7 @@ const isADirectory = (path: string, cause?: unknown) =>
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
   try {
-    s = await stat(path);
+    s = await fsp.stat(path);
   } catch {
     return; // the write itself will say why
   }
@@ -226,7 +228,7 @@ export async function createAtomicFile(
       stream.destroy();
       await once(stream, 'close').catch(() => {});
     }
-    await unlink(tempPath).catch(() => {});
+    await fsp.unlink(tempPath).catch(() => {});
     temporaries.delete(tempPath);
   };
   return {
@@ -250,12 +252,12 @@ export async function createAtomicFile(
         if (special) {
           const { pipeline } = await import('node:stream/promises');
           await pipeline(createReadStream(tempPath), createWriteStream(path, { flags: 'w' }));
-          await unlink(tempPath);
+          await fsp.unlink(tempPath);
         } else {
-          if (o.force) await rename(tempPath, path);
+          if (o.force) await fsp.rename(tempPath, path);
           else {
-            await link(tempPath, path);
-            await unlink(tempPath);
+            await fsp.link(tempPath, path);
+            await fsp.unlink(tempPath);
           }
           syncDir(dirname(path));
         }
@@ -277,7 +279,7 @@ export async function createAtomicFile(
 /** ENOENT in an existing directory: /proc and /sys refuse new files so (`-o /proc/version --force`). */
 async function openError(err: unknown, path: string, dir: string): Promise<FileError> {
   if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-    const there = await stat(dir).then(
+    const there = await fsp.stat(dir).then(
       (s) => s.isDirectory(),
       () => false,
     );
