@@ -18,10 +18,23 @@ declare const __PRS_BUILD__: string;
 /**
  * Set for the whole run before anything compiles, since V8 takes a cache only under the flags it was
  * made with. WebAssembly (undici's llhttp, jq) stays in V8's baseline tier: the optimising tier costs
- * a short-lived CLI memory and CPU it never earns back. A young generation that does not grow keeps
- * a range of answers' peak memory down: the row stream's garbage dies young.
+ * a short-lived CLI memory and CPU it never earns back; and a function is compiled when first called,
+ * not the whole module up front (a response uses few of llhttp's). A young generation that does not
+ * grow keeps a range of answers' peak memory down: the row stream's garbage dies young.
  */
-const V8_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering', '--semi-space-growth-factor=1'];
+const V8_FLAGS = [
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
+  '--wasm-lazy-compilation',
+  '--semi-space-growth-factor=1',
+];
+
+/**
+ * Node's builtins carry code compiled under V8's default flags, which V8 refuses once the flags above
+ * are set: a builtin first required after that is compiled from source. The ones every CLI run
+ * requires (and has not required before boot) are required before.
+ */
+const BUILTINS = ['node:process', 'node:timers/promises'];
 
 export interface CodeCache {
   /** Scripts compiled without a cache V8 took: their caches are written by save(). */
@@ -34,6 +47,7 @@ type Entry = { start(cache?: CodeCache): void };
 
 /** `cacheDir`: settings.ts's, from the fast entry (src/fast.ts); undefined without one. */
 export function boot(cacheDir: string | undefined, debug: boolean): void {
+  for (const id of BUILTINS) require(id);
   for (const flag of V8_FLAGS) setFlagsFromString(flag);
   const main = join(__dirname, 'main.js');
   if (debug) {
