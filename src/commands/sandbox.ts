@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { loginArgs, type SandboxOptions, serviceLoginArgs } from '../sandbox/options.js';
+import { loginArgs, type SandboxOptions } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
 import type { FlagsOf } from './flags.js';
 import type { SANDBOX_FLAGS } from './sandbox.flags.js';
@@ -58,7 +58,7 @@ export function startBanner(
     `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs ${loginArgs(s, demo).map(shellQuote).join(' ')}`,
     ...s.serviceClients.flatMap((c) => [
       `or as the service account ${c.clientId} (tenant ${c.tenant}; for cron, no password):`,
-      `  PRS_CLIENT_SECRET=${shellQuote(c.clientSecret)} prs ${serviceLoginArgs(s, c).map(shellQuote).join(' ')}`,
+      `  PRS_CLIENT_SECRET=${shellQuote(c.clientSecret)} prs ${loginArgs(s, c).map(shellQuote).join(' ')}`,
     ]),
     'then try:',
     '  prs report 42 --type index --date 2023-06-29',

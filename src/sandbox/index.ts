@@ -7,9 +7,7 @@ import { createFaults, createStats, type Fault } from './controls.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
-export { loginArgs, type SandboxOptions, serviceLoginArgs } from './options.js';
-// The portfolios' ids, for tests that name them.
-export * from './portfolios.js';
+export { loginArgs, type SandboxOptions } from './options.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 

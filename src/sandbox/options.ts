@@ -1,28 +1,22 @@
 /** The sandbox's options and `prs login` arguments, apart from the server (all the command's banner needs). */
 import { parseRateLimit } from '../settings.js';
 
-const flags = (pairs: Record<string, string>) => Object.entries(pairs).flatMap(([k, v]) => [`--${k}`, v]);
-
-/** `prs login` for `user`: the password goes on stdin and the client secret in PRS_CLIENT_SECRET, never argv. */
-export const loginArgs = (
+/** `prs login` as a user (the password on stdin, the client secret in PRS_CLIENT_SECRET, never argv) or a service client. */
+export function loginArgs(
   s: { url: string; authUrl: string; realm: string; clientId: string },
-  user: { username: string; tenant: string },
-): string[] => [
-  'login',
-  ...flags({ 'auth-url': s.authUrl, realm: s.realm, 'client-id': s.clientId, username: user.username }),
-  ...flags({ tenant: user.tenant, 'base-url': s.url }),
-  '--password-stdin',
-];
-
-export const serviceLoginArgs = (
-  s: { url: string; authUrl: string; realm: string },
-  client: { clientId: string; tenant: string },
-): string[] => [
-  'login',
-  '--client-credentials',
-  ...flags({ 'auth-url': s.authUrl, realm: s.realm, 'client-id': client.clientId }),
-  ...flags({ tenant: client.tenant, 'base-url': s.url }),
-];
+  who: { username: string; tenant: string } | { clientId: string; tenant: string },
+): string[] {
+  const user = 'username' in who;
+  const flags = Object.entries({
+    'auth-url': s.authUrl,
+    realm: s.realm,
+    'client-id': user ? s.clientId : who.clientId,
+    ...(user && { username: who.username }),
+    tenant: who.tenant,
+    'base-url': s.url,
+  }).flatMap(([k, v]) => [`--${k}`, v]);
+  return user ? ['login', ...flags, '--password-stdin'] : ['login', '--client-credentials', ...flags];
+}
 
 /** Every option of `startSandbox` with its default; `prs sandbox --help` shows them through its flag table. */
 export const SANDBOX_DEFAULTS = {

@@ -28,15 +28,13 @@ const jitter = (spread: number, ...parts: number[]): number =>
   100_000 + (mix(...parts) % (2 * spread + 1)) - spread;
 const scale = (units: number, factor: number): number => Math.floor((units * factor) / 100_000);
 
-type Six = [string, string, string, string, string, string];
-type Eight = [...Six, string, string];
 // country, currency, ticker suffix, exchange, legal form, EUR per unit in 1e-6 units (before daily jitter)
 const MARKETS = `DE EUR GY XETR AG 1000000, FR EUR FP XPAR SA 1000000, NL EUR NA XAMS NV 1000000,
   IT EUR IM XMIL SpA 1000000, ES EUR SM XMAD SA 1000000, GB GBP LN XLON plc 1163412,
   CH CHF SW XSWX AG 1032871, US USD UN XNYS Inc 921334, JP JPY JT XTKS KK 6212`
   .split(',')
   .map((m) => {
-    const [country, currency, suffix, exchange, legal, fx] = m.trim().split(' ') as Six;
+    const [country, currency, suffix, exchange, legal, fx] = m.trim().split(' ');
     return { country, currency, suffix, exchange, legal, fxMicro: Number(fx) };
   });
 const words = (list: string) => list.split(' ');
@@ -115,24 +113,22 @@ type Security = ReturnType<typeof security>;
 const fxOn = (sec: Security, day: number): number =>
   sec.fxMicro === 1_000_000 ? 1_000_000 : scale(sec.fxMicro, jitter(800, day, sec.fxMicro));
 
-const constituent = (
-  eff: string,
-  sec: { isin: string; name: string; ticker: string; currency: string },
-  price: string,
-  fx: string,
-  shares: string,
-  weighting: string,
-): Row => ({
-  effectiveDate: eff,
-  isin: sec.isin,
-  securityName: sec.name,
-  securityTicker: sec.ticker,
-  closingPrice: num(price),
-  currency: sec.currency,
-  closingFx: num(fx),
-  indexShares: num(shares),
-  indexWeighting: num(weighting),
-});
+/** A constituent row; `values`: price, fx, shares and weighting as decimal texts. */
+function constituent(eff: string, sec: Listing, values: string[]): Row {
+  const [price, fx, shares, weighting] = values;
+  return {
+    effectiveDate: eff,
+    isin: sec.isin,
+    securityName: sec.name,
+    securityTicker: sec.ticker,
+    closingPrice: num(price),
+    currency: sec.currency,
+    closingFx: num(fx),
+    indexShares: num(shares),
+    indexWeighting: num(weighting),
+  };
+}
+type Listing = { isin: string; name: string; ticker: string; currency: string };
 
 const indexVariants = (pid: number, name: string, ccy: string) => ({
   pid,
@@ -143,18 +139,31 @@ type IndexVariants = ReturnType<typeof indexVariants>;
 
 const shareSet = (text: string): Row => ({ Price: num(text), Total: num(text), Net: num(text) });
 
-/** A corporate-action row: the index and security fields around `event` (eventId … cashFlowPerShare, in order). */
-const actionRow = (v: IndexVariants, sec: Security, event: Row): Row => ({
-  indexId: v.ids,
-  indexName: v.names,
-  isin: sec.isin,
-  sedol: sec.sedol,
-  securityTicker: sec.ticker,
-  securityRic: sec.ric,
-  currency: sec.currency,
-  ...event,
-  cashFlowPerShareCurrency: sec.currency,
-});
+/** What an event does to a holding: shares in 1e-6, prices in 1e-5 units, before and after; cash per share. */
+type Change = { shares: bigint[]; prices: bigint[]; cash: bigint };
+
+/** A corporate-action row around `event` (eventId … rebalanceDate). */
+function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Change, event: Row): Row {
+  const ratio = (a: bigint, b: bigint) => num(decimal(b === 0n ? 10n ** 10n : (a * 10n ** 10n) / b, 10));
+  return {
+    indexId: v.ids,
+    indexName: v.names,
+    isin: sec.isin,
+    sedol: sec.sedol,
+    securityTicker: sec.ticker,
+    securityRic: sec.ric,
+    currency: sec.currency,
+    ...event,
+    oldShares: shareSet(decimal(shares[0], 6)),
+    newShares: shareSet(decimal(shares[1], 6)),
+    oldPrice: num(decimal(prices[0], 5)),
+    newPrice: num(decimal(prices[1], 5)),
+    paf: ratio(prices[1], prices[0]),
+    saf: ratio(shares[1], shares[0]),
+    cashFlowPerShare: num(decimal(cash, 5)),
+    cashFlowPerShareCurrency: sec.currency,
+  };
+}
 
 const EVENTS = [
   ['Cash Dividend', 'Regular'],
@@ -185,8 +194,8 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
     cash = (oldPrice * BigInt(1 + (h % 40))) / 1000n;
     newPrice = oldPrice - cash;
   }
-  const paf = oldPrice === 0n ? 10n ** 10n : (newPrice * 10n ** 10n) / oldPrice;
-  return actionRow(v, sec, {
+  const change = { shares: [shares, newShares], prices: [oldPrice, newPrice], cash };
+  return actionRow(v, sec, change, {
     eventId: `CA-${pid}-${eff.replaceAll('-', '')}-${proforma ? 'P' : 'C'}${k + 1}`,
     eventType: type,
     eventSubType: sub,
@@ -198,37 +207,24 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
     payDate: h % 5 === 0 || cash === 0n ? null : addDays(exDate, 10 + (h % 20)),
     effectiveDate: eff,
     rebalanceDate: h % 2 === 0 ? null : addDays(eff, -1),
-    oldShares: shareSet(decimal(shares, 6)),
-    newShares: shareSet(decimal(newShares, 6)),
-    oldPrice: num(decimal(oldPrice, 5)),
-    newPrice: num(decimal(newPrice, 5)),
-    paf: num(decimal(paf, 10)),
-    saf: num(decimal((newShares * 10n ** 10n) / shares, 10)),
-    cashFlowPerShare: num(decimal(cash, 5)),
   });
 }
 
-/** An index row from values in 1e-6 units; market value is the index value × 10,000 in whole units. */
-const indexFields = (
-  eff: string,
-  id: string,
-  name: string,
-  ccy: string,
-  close: bigint,
-  open: bigint,
-  divisor: bigint,
-  openDivisor: bigint,
-): Row => ({
-  effectiveDate: eff,
-  indexId: id,
-  indexName: `${name} ${ccy}`,
-  indexValue: num(decimal(close, 6)),
-  currency: ccy,
-  closeMarketValue: num(String(close / 100n)),
-  openMarketValue: num(String(open / 100n)),
-  closeDivisor: num(decimal(divisor, 6)),
-  openDivisor: num(decimal(openDivisor, 6)),
-});
+/** An index row from close, open, divisor and open divisor in 1e-6 units; market value = value × 10,000. */
+function indexFields(eff: string, id: string, name: string, ccy: string, units: bigint[]): Row {
+  const [close, open, divisor, openDivisor] = units;
+  return {
+    effectiveDate: eff,
+    indexId: id,
+    indexName: `${name} ${ccy}`,
+    indexValue: num(decimal(close, 6)),
+    currency: ccy,
+    closeMarketValue: num(String(close / 100n)),
+    openMarketValue: num(String(open / 100n)),
+    closeDivisor: num(decimal(divisor, 6)),
+    openDivisor: num(decimal(openDivisor, 6)),
+  };
+}
 
 function indexRow(pid: number, name: string, ccy: string, v: number, eff: string, extras: Row = {}) {
   const day = dayNumber(eff);
@@ -237,7 +233,7 @@ function indexRow(pid: number, name: string, ccy: string, v: number, eff: string
   const divisor = BigInt(between(mix(pid, v, 22), 1_000_000_000, 90_000_000_000)) * 1000n;
   const openDivisor = divisor + BigInt(mix(pid, v, day) % 1000);
   return {
-    ...indexFields(eff, uuid(pid, v, 31), name, ccy, value(day), value(day - 1), divisor, openDivisor),
+    ...indexFields(eff, uuid(pid, v, 31), name, ccy, [value(day), value(day - 1), divisor, openDivisor]),
     ...extras,
   };
 }
@@ -252,14 +248,6 @@ export interface Portfolio {
   /** Rows of a type on an effective date (a business day on or after inception), generated lazily. */
   rows(type: ReportType, eff: string): Iterable<Row>;
 }
-
-export const BIG_PORTFOLIO_ID = 900;
-export const LARGE_PORTFOLIO_ID = 7;
-export const PRECISION_PORTFOLIO_ID = 13;
-export const EXAMPLE_PORTFOLIO_ID = 42;
-export const EMPTY_PORTFOLIO_ID = 101;
-export const BROKEN_PORTFOLIO_ID = 500;
-export const REBALANCE_PORTFOLIO_ID = 77;
 
 const isActions = (t: ReportType) => t.endsWith('corporateactions');
 
@@ -303,7 +291,7 @@ function universe(
           const shares = salt === 3 ? scale(sec.sharesUnits, jitter(2000, id, i, day, 3)) : sec.sharesUnits;
           const weighting = decimal(Math.floor((weightOf(id, i) * 1e10) / totalWeight), 10);
           const fx = decimal(fxOn(sec, day), 6);
-          const row = constituent(eff, sec, decimal(price, 5), fx, decimal(shares, 6), weighting);
+          const row = constituent(eff, sec, [decimal(price, 5), fx, decimal(shares, 6), weighting]);
           const { exchangeCode, sedol, country, sector } = sec;
           yield extras ? { ...row, exchangeCode, sedol, country, sector } : row;
         }
@@ -329,21 +317,21 @@ const EXAMPLE_CONSTITUENTS = [
   'CH0102878927|STOXX EXAMPLE 600 OIL & GAS GROSS EUR|SXEGR Index|24276633|13417402222|0.25',
   'EU000A0C3QF0|STOXX Example 600 OIL & GAS PRICE EUR|SXEP Index|40122871|5560118832|0.149001',
   'XS0000000009|STOXX Example 600 OIL & GAS NET USD|SXEUSDR Index|108740212|1509270011|0.100001',
-].map((row) => row.split('|') as Six);
+].map((row) => row.split('|'));
 
 /** Portfolio 42, modelled on the public docs' example: on 2023-06-29 (and 30) its rows carry the docs' values. */
 function example600(): Portfolio {
   const name = 'Example 600 OG';
   const variants = indexVariants(42, name, 'EUR');
   return {
-    id: EXAMPLE_PORTFOLIO_ID,
+    id: 42,
     name,
     inception: '2018-01-02',
     *rows(type: ReportType, eff: string): Generator<Row> {
       if (type === 'index') {
         for (const [v, [ccy, units, divisor, id]] of EXAMPLE_INDEX.entries()) {
           const value = anchored(units, eff, ANCHOR, 42, v);
-          yield indexFields(eff, id, name, ccy, value, value, divisor, divisor);
+          yield indexFields(eff, id, name, ccy, [value, value, divisor, divisor]);
         }
       } else if (isActions(type)) {
         const proforma = type.includes('proforma');
@@ -357,7 +345,7 @@ function example600(): Portfolio {
           const sec = { isin, name: title, ticker, currency: title.slice(-3) };
           const fx = sec.currency === 'EUR' ? '1' : decimal(anchored(916784n, eff, anchor, 42, 99), 6);
           const closing = decimal(anchored(BigInt(price), eff, anchor, 42, i, salt), 5);
-          yield constituent(eff, sec, closing, fx, decimal(BigInt(shares), 6), weight);
+          yield constituent(eff, sec, [closing, fx, decimal(BigInt(shares), 6), weight]);
         }
       }
     },
@@ -385,7 +373,7 @@ function precisionStress(): Portfolio {
   const name = 'Précision Stress';
   const variants = indexVariants(13, name, 'EUR');
   return {
-    id: PRECISION_PORTFOLIO_ID,
+    id: 13,
     name,
     inception: '2020-01-02',
     *rows(type: ReportType, eff: string): Generator<Row> {
@@ -418,8 +406,8 @@ function precisionStress(): Portfolio {
         };
       } else {
         for (const [fields, extras] of PRECISION_CONSTITUENTS) {
-          const [isin, name, ticker, currency, ...values] = fields.split('|') as Eight;
-          yield { ...constituent(eff, { isin, name, ticker, currency }, ...values), ...extras };
+          const [isin, name, ticker, currency, ...values] = fields.split('|');
+          yield { ...constituent(eff, { isin, name, ticker, currency }, values), ...extras };
         }
       }
     },
@@ -428,7 +416,7 @@ function precisionStress(): Portfolio {
 
 // Portfolio 77, an index whose composition changes, for `prs diff` (README). Pro forma shows the next
 // business day's composition and events at this day's prices.
-const ID = REBALANCE_PORTFOLIO_ID;
+const ID = 77;
 const NAME = 'Rebalance Demo';
 const FIRST_YEAR = 2020;
 /** Members besides the dual listing: securities p … p+MEMBERS-1 in period p. */
@@ -488,15 +476,13 @@ function constituents(type: ReportType, eff: string): Row[] {
   const raw = list.map((m) => between(mix(ID, m.i, p, 8), 100, 1000));
   const total = raw.reduce((a, b) => a + b, 0);
   return list.map((m, k) =>
-    constituent(
-      eff,
-      m.sec,
+    constituent(eff, m.sec, [
       decimal(priceOf(m, eff, type === 'constituent.open' ? 2 : 1, at), 5),
       decimal(fxOn(m.sec, dayNumber(eff)), 6),
       decimal(sharesOf(m, p, at), 6),
       // 20 decimals: more digits than a double holds, so a diff's exactness shows.
       decimal((BigInt(raw[k]!) * 10n ** 20n) / BigInt(total), 20),
-    ),
+    ]),
   );
 }
 
@@ -506,17 +492,8 @@ const VARIANTS = indexVariants(ID, NAME, 'EUR');
 function corporateActions(eff: string, proforma: boolean): Row[] {
   const event = proforma ? nextBusinessDay(eff) : eff;
   const p = periodOf(event);
-  const ratio = (a: number, b: number) => num(decimal(BigInt(Math.round((a / b) * 1e4)) * 1_000_000n, 10));
-  /** A row of `m`'s event: shares in 1e-6 units and prices in 1e-5 units, before and after. */
-  const row = (
-    m: Member,
-    id: string,
-    kind: [string, string | null],
-    shares: number[],
-    prices: number[],
-    cash = 0,
-  ) =>
-    actionRow(VARIANTS, m.sec, {
+  const action = (m: Member, id: string, kind: [string, string | null], change: Change) =>
+    actionRow(VARIANTS, m.sec, change, {
       eventId: `CA-${ID}-${event.replaceAll('-', '')}-${id}`,
       eventType: kind[0],
       eventSubType: kind[1],
@@ -525,31 +502,30 @@ function corporateActions(eff: string, proforma: boolean): Row[] {
       announceDate: addDays(event, -14),
       exDate: event,
       recordDate: nextBusinessDay(event),
-      payDate: cash > 0 ? addDays(event, 10) : null,
+      payDate: change.cash > 0n ? addDays(event, 10) : null,
       effectiveDate: eff,
       rebalanceDate: null,
-      oldShares: shareSet(decimal(shares[0]!, 6)),
-      newShares: shareSet(decimal(shares[1]!, 6)),
-      oldPrice: num(decimal(prices[0]!, 5)),
-      newPrice: num(decimal(prices[1]!, 5)),
-      paf: ratio(prices[1]!, prices[0]!),
-      saf: ratio(shares[1]!, shares[0]!),
-      cashFlowPerShare: num(decimal(cash, 5)),
     });
+  /** Shares (1e-6 units) and price (1e-5 units) of `m` on `day`. */
+  const holding = (m: Member, day: string) => [sharesOf(m, p, day), priceOf(m, day, 1, day)].map(BigInt);
   const out: Row[] = [];
   const splitting = members(p).find((m) => splitDate(m.i) === event);
   if (splitting) {
-    const before = addDays(event, -1);
-    const [shares, price] = [sharesOf(splitting, p, before), priceOf(splitting, before, 1, before)];
-    out.push(
-      row(splitting, 'S1', ['Stock Split', null], [shares, shares * 2], [price, Math.floor(price / 2)]),
-    );
+    const [shares, price] = holding(splitting, addDays(event, -1));
+    const split = { shares: [shares, shares * 2n], prices: [price, price / 2n], cash: 0n };
+    out.push(action(splitting, 'S1', ['Stock Split', null], split));
   }
   if (weekday(event) === 5) {
     const m = members(p)[dayNumber(event) % MEMBERS]!;
-    const [shares, price] = [sharesOf(m, p, event), priceOf(m, event, 1, event)];
-    const cash = Math.floor(price / 100);
-    out.push(row(m, 'D1', ['Cash Dividend', 'Regular'], [shares, shares], [price, price - cash], cash));
+    const [shares, price] = holding(m, event);
+    const cash = price / 100n;
+    out.push(
+      action(m, 'D1', ['Cash Dividend', 'Regular'], {
+        shares: [shares, shares],
+        prices: [price, price - cash],
+        cash,
+      }),
+    );
   }
   return out;
 }
@@ -573,12 +549,12 @@ export function createCatalog(bigExportRows: number): Map<number, Portfolio> {
   const none = () => [];
   const list: Portfolio[] = [
     universe(1, 'Sandbox Europe 50', '2010-01-04', 50, ['EUR', 'USD'], true, [0, 3]),
-    universe(LARGE_PORTFOLIO_ID, 'Global Broad', '2015-01-02', 20_000, ['EUR', 'USD', 'JPY'], true, [5, 30]),
+    universe(7, 'Global Broad', '2015-01-02', 20_000, ['EUR', 'USD', 'JPY'], true, [5, 30]),
     precisionStress(),
     example600(),
-    { id: EMPTY_PORTFOLIO_ID, name: 'Empty Shell', inception: '2000-01-03', rows: none },
-    { id: BROKEN_PORTFOLIO_ID, name: 'Broken', inception: '2000-01-03', failStatus: 500, rows: none },
-    universe(BIG_PORTFOLIO_ID, 'Big Export', '2000-01-03', bigExportRows, ['EUR'], false, [1, 3]),
+    { id: 101, name: 'Empty Shell', inception: '2000-01-03', rows: none },
+    { id: 500, name: 'Broken', inception: '2000-01-03', failStatus: 500, rows: none },
+    universe(900, 'Big Export', '2000-01-03', bigExportRows, ['EUR'], false, [1, 3]),
     REBALANCE,
   ];
   return new Map(list.map((p) => [p.id, p]));

@@ -7,8 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
+import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_NAME } from '../../src/export/manifest.js';
-import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { useFaultServer } from '../helpers/fault-server.js';
+import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { EXAMPLE_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { runPrs, tempDir } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stringifyLossless } from '../../src/json/lossless.js';
-import { EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { parseJson } from '../helpers/json.js';
+import { EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 

@@ -8,9 +8,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { isJsonNumeric, numberText, REPORT_TYPES } from '../../src/domain.js';
 import { flatten } from '../../src/render/columns.js';
-import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
 import { useFaultServer } from '../helpers/fault-server.js';
 import { parseJson } from '../helpers/json.js';
+import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { dirsEnv, useLoggedIn } from '../helpers/session.js';
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { EXAMPLE_PORTFOLIO_ID, LARGE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
 import { type LoggedIn, useLoggedIn } from '../helpers/session.js';
 

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
-import { serviceLoginArgs } from '../../src/sandbox/index.js';
+import { loginArgs } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
 import { dirsEnv, serviceEnv, useSandbox } from '../helpers/session.js';
 
@@ -45,7 +45,7 @@ function context() {
     },
     prs: (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } }),
     login: () =>
-      runPrs(serviceLoginArgs(sandbox, robot()), {
+      runPrs(loginArgs(sandbox, robot()), {
         env: { ...env, PRS_CLIENT_SECRET: robot().clientSecret },
       }),
   };
@@ -190,7 +190,7 @@ describe('the env-only form and a refused client', () => {
 
   it('login --client-credentials with a wrong secret: exit 4, nothing stored', async () => {
     const c = context();
-    const r = await runPrs(serviceLoginArgs(sandbox, robot()), {
+    const r = await runPrs(loginArgs(sandbox, robot()), {
       env: { ...c.env, PRS_CLIENT_SECRET: 'wrong' },
     });
     expect(r.code).toBe(4);

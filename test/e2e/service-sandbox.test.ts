@@ -4,7 +4,7 @@
  * code and message. Two processes sharing one window: test/e2e/service-limiter.test.ts.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROKEN_PORTFOLIO_ID, EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { BROKEN_PORTFOLIO_ID, EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { sandboxTokens, useSandbox, useTempDir } from '../helpers/session.js';
 import { buildRunner, spawnRunner } from './service-helpers.js';
 

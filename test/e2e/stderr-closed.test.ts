@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_PORTFOLIO_ID } from '../../src/sandbox/index.js';
+import { EMPTY_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { baseEnv, PRS_BIN, runPrs } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 
