@@ -10,7 +10,6 @@ import {
   StdoutClosedError,
   UsageError,
 } from '../errors.js';
-import type { DispositionParser } from '../export/naming.js';
 import {
   assertWritableTarget,
   type createAtomicFile,
@@ -72,7 +71,6 @@ async function exportFiles(
   const { io } = deps;
   const { saveExport, existsHint } = await import('../export/save.js');
   const { openManifest, exportItemKey, describeFiles } = await import('../export/manifest.js');
-  const parseDisposition: DispositionParser = (await import('content-disposition')).default.parse;
 
   const items = itemsOf(o.portfolioIds, o.dates);
   const total = items.length;
@@ -113,7 +111,6 @@ async function exportFiles(
           keepExisting: o.skipExisting,
           signal,
           written,
-          parseDisposition,
           openFile,
           turn: async ({ sha256 }) => {
             await turn();

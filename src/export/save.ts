@@ -23,7 +23,6 @@ import type { ExportResponse } from '../service/types.js';
 import { sha256File } from './manifest.js';
 import {
   CommonWords,
-  type DispositionParser,
   disambiguate,
   type ExportKind,
   exportKind,
@@ -49,7 +48,6 @@ export interface SaveContext {
   signal: AbortSignal;
   /** Paths this run has written: never replaced by a later export of the same run. */
   written: Set<string>;
-  parseDisposition: DispositionParser;
   onBytes?(bytes: number): void;
   /** Seam for tests (disk full, permission denied). */
   openFile?: typeof createAtomicFile;
@@ -249,11 +247,7 @@ function discard(body: Readable): void {
 
 /** The target path when the headers (or --name, or a zip's fallback) decide it. */
 function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: string): string | undefined {
-  const fromServer = nameFromHeaders({
-    contentDisposition: res.contentDisposition,
-    parse: c.parseDisposition,
-    kind,
-  });
+  const fromServer = nameFromHeaders({ contentDisposition: res.contentDisposition, kind });
   // A template names the file whatever the server suggests; {name} of JSON rows needs the file read.
   if (c.template !== undefined) {
     if (kind === 'json' && c.name === undefined && c.template.includes('{name}')) return undefined;

@@ -39,7 +39,7 @@ export interface AtomicFile {
 const tempPathFor = (path: string) => join(dirname(path), tempNameFor(basename(path)));
 
 // Some file systems refuse fsync on a directory; the data itself is already synced.
-export function syncDir(dir: string): void {
+function syncDir(dir: string): void {
   try {
     const fd = openSync(dir, 'r');
     try {

@@ -225,23 +225,25 @@ describe('export --skip-existing: resume', () => {
       else if (rest.startsWith('<...')) calls.push(open.get(pid) + rest.replace(/^<\.\.\. \w+ resumed>/, ''));
       else if (rest) calls.push(rest);
     }
-    const manifestFd = new RegExp(`^openat\\(.*${MANIFEST_NAME.replace('.', '\\.')}".*O_APPEND.*= (\\d+)$`);
-    const appends: number[] = [];
+    // Each record: the manifest's temporary written and fsynced, then renamed over it.
+    const name = MANIFEST_NAME.replaceAll('.', '\\.');
+    const manifestFd = new RegExp(`^openat\\(.*/\\.${name}\\.\\d+\\.[0-9a-f]{8}\\.tmp".*O_EXCL.*= (\\d+)$`);
+    const records: number[] = [];
     calls.forEach((c, i) => {
       const fd = manifestFd.exec(c)?.[1];
       if (!fd) return;
       const rest = calls.slice(i + 1);
       const closed = rest.findIndex((x) => x.startsWith(`close(${fd})`));
-      const mine = rest
-        .slice(0, closed)
-        .filter((x) => new RegExp(`^(write|fsync)\\(${fd},`).test(x) || x.startsWith(`fsync(${fd})`));
+      const mine = rest.slice(0, closed).filter((x) => new RegExp(`^(write|fsync)\\(${fd}[,)]`).test(x));
       expect(mine.map((x) => x.slice(0, 5))).toEqual(['write', 'fsync']);
-      appends.push(i);
+      const renamed = rest.findIndex((x) => new RegExp(`^rename.*\\.tmp", ".*/${name}"`).test(x));
+      expect(renamed).toBeGreaterThan(closed);
+      records.push(i);
     });
-    expect(appends).toHaveLength(2);
+    expect(records).toHaveLength(2);
     const member = calls.findIndex((c) => /^(rename|link).*2024-05-01_\w+_index\.json"/.test(c));
     expect(member).toBeGreaterThanOrEqual(0);
-    expect(member).toBeLessThan(appends[0]!);
+    expect(member).toBeLessThan(records[0]!);
   });
 });
 

@@ -4,7 +4,6 @@
 // in that window it opened the name as a file in the way (exit 10; seen once on CI's Node 24 pass).
 import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import contentDisposition from 'content-disposition';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SaveContext, saveExport } from '../../../src/export/save.js';
 import { createAtomicFile } from '../../../src/fs/atomic.js';
@@ -31,7 +30,6 @@ const context = (date: string, written: Set<string>, extra: Partial<SaveContext>
   extract: false,
   signal: new AbortController().signal,
   written,
-  parseDisposition: contentDisposition.parse,
   ...extra,
 });
 
