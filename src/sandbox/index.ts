@@ -20,7 +20,8 @@ export async function startSandbox(options: SandboxOptions = {}) {
   const faults = createFaults();
   const issuer = new TokenIssuer(o);
   const server = createServer(createRoutes(o, stats, faults, issuer));
-  if (o.keepAliveMs !== undefined) server.keepAliveTimeout = o.keepAliveMs;
+  // Longer than a client's idle timeout (prs: 10 s): no connection is reused just as the server closes it.
+  server.keepAliveTimeout = 60_000;
   await once(server.listen(o.port, o.host), 'listening');
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(o.host)}:${port}`;

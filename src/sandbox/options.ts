@@ -42,7 +42,6 @@ export const SANDBOX_DEFAULTS = {
 export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[number];
 
 export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
-  keepAliveMs?: number;
   gzip?: boolean;
   /** Milliseconds since the epoch: a fake one expires tokens and slides the window. */
   clock?: () => number;

@@ -9,12 +9,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { loginArgs, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { runPrs, type TempDir, tempDir } from './run.js';
 
-/**
- * Every sandbox of the e2e tests starts here: in-process, on a free port, its idle connections kept
- * for a minute (a loaded machine can hold this process's loop for longer than Node's 5 s, and then
- * the server would close a connection just as the client reuses it: `fetch failed`).
- */
-const start = (options: SandboxOptions) => startSandbox({ port: 0, keepAliveMs: 60_000, ...options });
+/** Every sandbox of the e2e tests starts here: in-process, on a free port. */
+const start = (options: SandboxOptions) => startSandbox({ port: 0, ...options });
 
 /**
  * `get()`'s object, once there: the fixtures hand out a stand-in at collection time (before their
