@@ -80,11 +80,8 @@ export function passwordFromStdin(text: string): string {
 
 export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const { io } = deps;
-  const extra: SettingValues = {};
-  if (o.authUrl !== undefined) extra['auth-url'] = o.authUrl;
-  if (o.realm !== undefined) extra.realm = o.realm;
-  if (o.clientId !== undefined) extra['client-id'] = o.clientId;
-  if (o.username !== undefined) extra.username = o.username;
+  const given = { 'auth-url': o.authUrl, realm: o.realm, 'client-id': o.clientId, username: o.username };
+  const extra: SettingValues = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   if (o.clientCredentials) extra.grant = 'client_credentials';
   const s = await deps.settings(extra, { allowNewProfile: true });
   const service = s.grant === 'client_credentials';

@@ -6,6 +6,7 @@ import { text } from 'node:stream/consumers';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
+import type { RateLimit } from '../settings.js';
 import type { TokenIssuer } from './auth.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
@@ -31,7 +32,7 @@ export function createRoutes(
   issuer: TokenIssuer,
 ): RequestListener {
   const catalog = createCatalog(o.bigExportRows);
-  const limiter = new SlidingWindow(o.limit.limit, o.limit.windowMs);
+  const takeSlot = slidingWindow(o.limit);
   const bodies = createBodyCache(4, 16 * 1024 * 1024);
 
   function head({ rec, res }: Exchange, status: number, headers: Headers) {
@@ -100,9 +101,9 @@ export function createRoutes(
     if ('error' in q) return error(x, 400, q.error);
     const portfolio = catalog.get(q.portfolioId);
     if (!portfolio) return error(x, 404, `Portfolio ${q.portfolioId} not found`);
-    const slot = x.rec.endpoint === 'report' ? limiter.take(x.rec.user, o.now()) : { ok: true as const };
+    const slot = x.rec.endpoint === 'report' ? takeSlot(x.rec.user, o.now()) : { ok: true as const };
     if (!slot.ok) {
-      const message = `Rate limit exceeded: ${limiter.limit} requests per ${limiter.windowMs / 1000} seconds`;
+      const message = `Rate limit exceeded: ${o.limit.limit} requests per ${o.limit.windowMs / 1000} seconds`;
       return error(x, 429, message, { 'Retry-After': retryAfterSeconds(slot.retryAfterMs) });
     }
     if (x.rec.endpoint === 'export' && o.exportDelayMs > 0) await sleep(o.exportDelayMs);
@@ -292,22 +293,16 @@ function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
   for (let left = z.bytes; left > 0; left -= piece.length) yield piece.slice(0, Math.min(left, piece.length));
 }
 
-/** The JSON endpoint's limit: at most `limit` accepted requests per key in any `windowMs` (sliding). */
-export class SlidingWindow {
-  private readonly hits = new Map<string, number[]>();
-  constructor(
-    readonly limit: number,
-    readonly windowMs: number,
-  ) {}
-
-  /** Accepts (and records) a request, or says how long until a slot frees. Rejected requests don't count. */
-  take(key: string, now: number): { ok: true } | { ok: false; retryAfterMs: number } {
-    const recent = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    this.hits.set(key, recent);
-    if (recent.length >= this.limit) return { ok: false, retryAfterMs: recent[0]! + this.windowMs - now };
+/** The JSON endpoint's sliding-window limit per key: a slot, or when one frees (refusals take none). */
+export function slidingWindow({ limit, windowMs }: RateLimit) {
+  const hits = new Map<string, number[]>();
+  return (key: string, now: number): { ok: true } | { ok: false; retryAfterMs: number } => {
+    const recent = (hits.get(key) ?? []).filter((t) => t > now - windowMs);
+    hits.set(key, recent);
+    if (recent.length >= limit) return { ok: false, retryAfterMs: recent[0]! + windowMs - now };
     recent.push(now);
     return { ok: true };
-  }
+  };
 }
 
 export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));

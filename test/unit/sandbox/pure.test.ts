@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, effectiveDateFor, isIsoDate, nextBusinessDay } from '../../../src/sandbox/calendar.js';
 import { decimal, isinCheckDigit, mix, security, uuid } from '../../../src/sandbox/portfolios.js';
-import { retryAfterSeconds, SlidingWindow } from '../../../src/sandbox/routes.js';
+import { retryAfterSeconds, slidingWindow } from '../../../src/sandbox/routes.js';
 import {
   asciiFallback,
   contentDisposition,
@@ -136,14 +136,14 @@ describe('naming', () => {
   });
 
   it('slides the window per key and says when a slot frees', () => {
-    const w = new SlidingWindow(2, 1000);
-    expect(w.take('u', 0).ok).toBe(true);
-    expect(w.take('u', 400).ok).toBe(true);
-    expect(w.take('u', 500)).toEqual({ ok: false, retryAfterMs: 500 });
-    expect(w.take('v', 500).ok).toBe(true); // another user has its own window
-    expect(w.take('u', 999)).toEqual({ ok: false, retryAfterMs: 1 }); // rejected ones do not count
-    expect(w.take('u', 1000).ok).toBe(true); // the first hit left the window
-    expect(w.take('u', 1001)).toEqual({ ok: false, retryAfterMs: 399 });
+    const take = slidingWindow({ limit: 2, windowMs: 1000 });
+    expect(take('u', 0).ok).toBe(true);
+    expect(take('u', 400).ok).toBe(true);
+    expect(take('u', 500)).toEqual({ ok: false, retryAfterMs: 500 });
+    expect(take('v', 500).ok).toBe(true); // another user has its own window
+    expect(take('u', 999)).toEqual({ ok: false, retryAfterMs: 1 }); // rejected ones do not count
+    expect(take('u', 1000).ok).toBe(true); // the first hit left the window
+    expect(take('u', 1001)).toEqual({ ok: false, retryAfterMs: 399 });
   });
 
   it.each([
