@@ -378,7 +378,8 @@ function fastWriter(fast: FastForm, run: FastRun): RowWriter {
   };
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** A JSON text's strings (left as they are) and number tokens. */
+const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /**
  * Each number literal of `input` whose text jq 1.7 prints in another spelling (its decNumber form:
@@ -388,45 +389,14 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  */
 function spellings(text: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const [, raw] of numberTokens(text)) {
-    const canonical = decimalSpelling(raw);
+  for (const [raw] of text.matchAll(TOKENS)) {
+    const canonical = raw.startsWith('"') ? raw : decimalSpelling(raw);
     if (canonical !== raw && !map.has(canonical)) map.set(canonical, raw);
   }
   return map;
 }
 
-/** The number tokens of a JSON text (outside strings), each with where it starts. */
-function* numberTokens(text: string): Generator<[number, string]> {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // a string: to its closing quote
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 45 || (c >= 48 && c <= 57)) {
-      NUMBER.lastIndex = i;
-      const m = NUMBER.exec(text);
-      if (m) {
-        yield [i, m[0]];
-        i += m[0].length - 1;
-      }
-    }
-  }
-}
-
 /** `line` with each number token that `spelling` knows put back as the service sent it. */
 function respell(line: string, spelling: Map<string, string>): string {
-  let out = '';
-  let from = 0;
-  for (const [at, token] of spelling.size === 0 ? [] : numberTokens(line)) {
-    const raw = spelling.get(token);
-    if (raw !== undefined) {
-      out += line.slice(from, at) + raw;
-      from = at + token.length;
-    }
-  }
-  return out + line.slice(from);
+  return line.replace(TOKENS, (token) => (token.startsWith('"') ? token : (spelling.get(token) ?? token)));
 }
