@@ -278,7 +278,6 @@ describe('the fast path on generated bodies, cut into chunks anywhere', () => {
     'map(select(.isin != null))',
   ];
   it('gives what jq-web gives (property)', async () => {
-    let taken = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(generatedRow, { minLength: 1, maxLength: 12 }),
@@ -286,28 +285,33 @@ describe('the fast path on generated bodies, cut into chunks anywhere', () => {
         fc.boolean(),
         fc.array(fc.nat(), { maxLength: 4 }),
         async (rows, spacing, ascii, cuts) => {
-          // jq-web's output is given back the body's spelling of a literal (render/jq.ts respell): two
-          // spellings of one decNumber (`0.01`, `1E-2`) leave the reference undecided.
-          const spellings = new Map<string, string>();
-          const literals = JSON.stringify(rows).match(/(?<="num":")[^"]+/g) ?? [];
-          for (const raw of literals) {
+          // jq-web's output is given back the body's spelling of a literal (render/jq.ts respell): where
+          // the body has two spellings of one decNumber (`0.01`, `1E-2`) it cannot tell which a row had,
+          // so those numbers are compared as jq spells them.
+          const raws = new Map<string, Set<string>>();
+          for (const raw of JSON.stringify(rows).match(/(?<="num":")[^"]+/g) ?? []) {
             const spelled = decimalSpelling(raw);
-            if ((spellings.get(spelled) ?? raw) !== raw) return;
-            spellings.set(spelled, raw);
+            raws.set(spelled, (raws.get(spelled) ?? new Set()).add(raw));
           }
-          taken++;
+          const undecided = new Set(
+            [...raws].filter(([, s]) => s.size > 1).flatMap(([spelled, s]) => [spelled, ...s]),
+          );
           const body = Buffer.from(`{"report": [${rows.map((r) => rowText(r, spacing, ascii)).join(', ')}]}`);
           const at = [...new Set(cuts.map((c) => c % body.length))].sort((a, b) => a - b);
           const parts = [0, ...at].map((from, i) => body.subarray(from, [...at, body.length][i]));
           // jq-web names a row's parse error (a lone surrogate) in the failed row alone (line 1) on the fast path.
-          const same = (o: string) => o.replace(/ at line \d+, column \d+$/, '');
+          const same = (o: string) =>
+            o
+              .replace(/ at line \d+, column \d+$/, '')
+              .replace(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (n) =>
+                undecided.has(n) ? decimalSpelling(n) : n,
+              );
           for (const filter of filters)
             expect(same(await outcome(filter, parts, true))).toBe(same(await outcome(filter, parts, false)));
         },
       ),
       { numRuns: 150, seed: 12 },
     );
-    expect(taken).toBeGreaterThan(100);
   }, 120_000);
 });
 
