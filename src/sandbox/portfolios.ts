@@ -37,15 +37,12 @@ const MARKETS = `DE EUR GY XETR AG 1000000, FR EUR FP XPAR SA 1000000, NL EUR NA
     const [country, currency, suffix, exchange, legal, fx] = m.trim().split(' ');
     return { country, currency, suffix, exchange, legal, fxMicro: Number(fx) };
   });
-const words = (list: string) => list.split(' ');
-const FIRST = words(
-  'Alpine Baltic Crown Delta Evergreen Fjord Granite Harbor Iris Juniper Keystone Lumen Meridian Northwind ' +
-    'Orion Pioneer Quarry Riverside Summit Tidewater Union Vantage Westbrook Zenith',
-);
-const SECOND = words(
-  'Energy Holdings Industries Bank Motors Pharma Telecom Foods Insurance Utilities Chemicals Logistics ' +
-    'Software Mining Retail Media',
-);
+const FIRST =
+  `Alpine Baltic Crown Delta Evergreen Fjord Granite Harbor Iris Juniper Keystone Lumen Meridian Northwind
+  Orion Pioneer Quarry Riverside Summit Tidewater Union Vantage Westbrook Zenith`.split(/\s+/);
+const SECOND =
+  `Energy Holdings Industries Bank Motors Pharma Telecom Foods Insurance Utilities Chemicals Logistics
+  Software Mining Retail Media`.split(/\s+/);
 const SECTORS = ['Energy', 'Financials', 'Industrials', 'Health Care', 'Technology', 'Consumer', 'Utilities'];
 const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
@@ -72,14 +69,9 @@ function chars(alphabet: string, n: number, ...parts: number[]): string {
   return s;
 }
 
+const hex8 = (n: number) => n.toString(16).padStart(8, '0');
 export function uuid(...parts: number[]): string {
-  const hex = [1, 2, 3, 4]
-    .map((k) =>
-      mix(...parts, k)
-        .toString(16)
-        .padStart(8, '0'),
-    )
-    .join('');
+  const hex = [1, 2, 3, 4].map((k) => hex8(mix(...parts, k))).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -165,21 +157,17 @@ function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Ch
   };
 }
 
-const EVENTS = [
-  ['Cash Dividend', 'Regular'],
-  ['Cash Dividend', null],
-  ['Special Dividend', null],
-  ['Stock Split', null],
-  ['Rights Issue', 'Renounceable'],
-  ['Bonus Issue', null],
-] as const;
+// Event types, with a sub-type after a slash.
+const EVENTS =
+  'Cash Dividend/Regular,Cash Dividend,Special Dividend,Stock Split,Rights Issue/Renounceable,Bonus Issue';
 
 /** Corporate-action row `k` of a day; the nullable fields null on a deterministic share of rows. */
 function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: string, proforma: boolean) {
   const pid = v.pid;
   const day = dayNumber(eff);
   const h = mix(pid, k, day, proforma ? 5 : 4);
-  const [type, sub] = EVENTS[h % EVENTS.length]!;
+  const events = EVENTS.split(',');
+  const [type, sub = null] = events[h % events.length].split('/');
   const exDate = proforma ? nextBusinessDay(eff, 1 + (h % 3)) : eff;
   const oldPrice = BigInt(scale(sec.priceUnits, jitter(3000, pid, k, day)));
   const shares = BigInt(sec.sharesUnits);

@@ -105,28 +105,23 @@ export function* zipChunks(
   o: { member: string; date: string; store?: boolean },
 ): Generator<Uint8Array> {
   const out: Uint8Array[] = [];
-  let failure: Error | null = null;
+  // Called synchronously within push and end: an error is thrown from there.
   const zip = new Zip((err, data) => {
-    if (err) failure = err;
-    else out.push(data);
+    if (err) throw err;
+    out.push(data);
   });
   const file = o.store ? new ZipPassThrough(o.member) : new ZipDeflate(o.member, { level: 6 });
-  const [y, m, d] = o.date.split('-').map(Number) as [number, number, number];
+  const [y, m, d] = o.date.split('-').map(Number);
   // fflate writes DOS time from local components: a local noon gives the same bytes in every time zone.
   file.mtime = new Date(y, m - 1, d, 12, 0, 0);
   zip.add(file);
-  const enc = new TextEncoder();
-  const flush = function* () {
-    if (failure) throw failure;
-    yield* out.splice(0);
-  };
   for (const chunk of text) {
-    file.push(enc.encode(chunk));
-    yield* flush();
+    file.push(Buffer.from(chunk));
+    yield* out.splice(0);
   }
   file.push(new Uint8Array(0), true);
   zip.end();
-  yield* flush();
+  yield* out.splice(0);
 }
 
 /** "<date>_<name words joined by _>_index.<ext>", as the public example names its files. */
