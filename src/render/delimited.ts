@@ -109,7 +109,8 @@ function linesOf(
   const cellsAt = leadIdsAt + 4 * leadIds.length;
   const bodyAt = cellsAt + leadBytes;
   const outAt = (bodyAt + bytes + 7) & ~7;
-  const grow = outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes) - w.memory.buffer.byteLength;
+  // 16 bytes to spare past the output (fast-rows.wat copies 16 at a time).
+  const grow = outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes) + 16 - w.memory.buffer.byteLength;
   if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
   const memory = w.memory.buffer;
   const u8 = new Uint8Array(memory);

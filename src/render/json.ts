@@ -63,7 +63,8 @@ export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number)
   const bytes = t[at[j - 1]! + F.END]! - from;
   const ranges = (bytes + 7) & ~7;
   const output = ranges + 8 * (j - i);
-  const grow = output + bytes + (j - i) - fast.memory.buffer.byteLength;
+  // 16 bytes to spare past the output (the loop stores 16 at a time).
+  const grow = output + bytes + (j - i) + 16 - fast.memory.buffer.byteLength;
   if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
   const memory = fast.memory.buffer;
   new Uint8Array(memory).set(b.subarray(from, from + bytes));

@@ -33,9 +33,19 @@
         (br $next)))
     (local.get $p))
 
-  ;; Past the digits from $p.
+  ;; Past the digits from $p: 16 bytes at a time while 16 are at hand.
   (func $digits (param $p i32) (param $n i32) (result i32)
+    (local $m i32)
     (block $done
+      (loop $wide
+        (br_if $done (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $n)))
+        (local.set $m
+          (i8x16.bitmask
+            (i8x16.gt_u (i8x16.sub (v128.load (local.get $p)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48))
+              (v128.const i8x16 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9))))
+        (if (local.get $m) (then (return (i32.add (local.get $p) (i32.ctz (local.get $m))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $wide))
       (loop $next
         (br_if $done (i32.ge_u (local.get $p) (local.get $n)))
         (br_if $done (i32.eqz (i32.load8_u offset=256 (i32.load8_u (local.get $p)))))
@@ -53,7 +63,7 @@
     (param $base i32) (param $tbase i32) (result i32)
     (local $done i32) (local $out0 i32) (local $row i32) (local $start i32) (local $m i32) (local $i i32)
     (local $from i32) (local $end i32) (local $c i32) (local $k i32) (local $vs i32) (local $kind i32)
-    (local $q i32) (local $hi i32)
+    (local $q i32) (local $hi i32) (local $v v128)
     (global.set $count (i32.const 0))
     (global.set $high (i32.const 0))
     (global.set $why (i32.const 0))
@@ -74,7 +84,7 @@
           (local.set $hi (i32.const 0))
           (block $row_end
             (loop $member
-              ;; The bytes before value i (or the row's end), 8 at a time, then one at a time.
+              ;; The bytes before value i (or the row's end).
               (local.set $from (i32.load (i32.add (local.get $litAt) (i32.shl (local.get $i) (i32.const 2)))))
               (local.set $end
                 (i32.add (local.get $p)
@@ -82,15 +92,26 @@
                     (i32.load (i32.add (local.get $litAt) (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 2))))
                     (local.get $from))))
               (local.set $from (i32.add (local.get $lit) (local.get $from)))
+              ;; 16 at a time, then the rest in one compare of the 16 bytes from there (bytes past the
+              ;; template's masked out), or one at a time near the end of the bytes at hand.
               (block $words
                 (loop $word
-                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $end)))
-                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $n)))
-                  (br_if $stop (i64.ne (i64.load (local.get $p)) (i64.load (local.get $from))))
-                  (local.set $p (i32.add (local.get $p) (i32.const 8)))
-                  (local.set $from (i32.add (local.get $from) (i32.const 8)))
+                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+                  (br_if $words (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $n)))
+                  (br_if $stop (v128.any_true (v128.xor (v128.load (local.get $p)) (v128.load (local.get $from)))))
+                  (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                  (local.set $from (i32.add (local.get $from) (i32.const 16)))
                   (br $word)))
               (block $bytes
+                (br_if $bytes (i32.ge_u (local.get $p) (local.get $end)))
+                (if (i32.le_u (i32.add (local.get $p) (i32.const 16)) (local.get $n))
+                  (then
+                    (br_if $stop
+                      (i32.and
+                        (i8x16.bitmask (i8x16.ne (v128.load (local.get $p)) (v128.load (local.get $from))))
+                        (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $p))) (i32.const 1))))
+                    (local.set $p (local.get $end))
+                    (br $bytes)))
                 (loop $byte
                   (br_if $bytes (i32.ge_u (local.get $p) (local.get $end)))
                   (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
@@ -110,6 +131,30 @@
                     (local.set $p (i32.add (local.get $p) (i32.const 1)))
                     (local.set $vs (local.get $p))
                     (block $closed
+                      ;; 16 bytes at a time: to the first quote, backslash or control byte, noting any
+                      ;; byte of a UTF-8 sequence before it.
+                      (block $narrow
+                        (loop $wide
+                          (br_if $narrow (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $n)))
+                          (local.set $v (v128.load (local.get $p)))
+                          (local.set $k
+                            (i8x16.bitmask
+                              (v128.or
+                                (v128.or
+                                  (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+                                  (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+                                (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
+                          (local.set $c (i8x16.bitmask (local.get $v)))
+                          (if (i32.eqz (local.get $k))
+                            (then
+                              (if (local.get $c) (then (local.set $kind (i32.const 1))))
+                              (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                              (br $wide)))
+                          (if (i32.and (local.get $c) (i32.sub (i32.and (local.get $k) (i32.sub (i32.const 0) (local.get $k))) (i32.const 1)))
+                            (then (local.set $kind (i32.const 1))))
+                          (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $k))))
+                          (br_if $closed (i32.eq (i32.load8_u (local.get $p)) (i32.const 34)))
+                          (br $stop)))
                       (loop $char
                         (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
                         (local.set $k (i32.load8_u (i32.load8_u (local.get $p))))
@@ -208,9 +253,11 @@
 
   ;; Rows written without the whitespace between their tokens (as JSON.stringify writes a row without
   ;; escapes): row r is the bytes from rows[2r] to rows[2r + 1], `sep` between rows. Returns where the
-  ;; output ends.
+  ;; output ends. 16 bytes at a time: up to the next quote or whitespace outside a string, up to the
+  ;; closing quote inside one (each 16 stored whole, the output then moved on by what counts: the
+  ;; memory has 16 bytes to spare past the input and the output).
   (func (export "compact") (param $rows i32) (param $count i32) (param $out i32) (param $sep i32) (result i32)
-    (local $r i32) (local $p i32) (local $end i32) (local $c i32)
+    (local $r i32) (local $p i32) (local $end i32) (local $m i32) (local $k i32) (local $v v128)
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
@@ -218,24 +265,51 @@
         (local.set $p (i32.load (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
         (local.set $end (i32.load offset=4 (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
         (block $row_end
-          (loop $byte
+          (loop $outside
             (br_if $row_end (i32.ge_u (local.get $p) (local.get $end)))
-            (local.set $c (i32.load8_u (local.get $p)))
-            (if (i32.eq (local.get $c) (i32.const 34))
+            (local.set $v (v128.load (local.get $p)))
+            (v128.store (local.get $out) (local.get $v))
+            ;; Bits of quotes and whitespace, and one past the row's end.
+            (local.set $m
+              (i32.or
+                (i8x16.bitmask
+                  (v128.or
+                    (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+                    (i8x16.lt_u (local.get $v) (v128.const i8x16 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33))))
+                (select
+                  (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $p)))
+                  (i32.const 0)
+                  (i32.lt_u (i32.sub (local.get $end) (local.get $p)) (i32.const 32)))))
+            (local.set $k (i32.ctz (local.get $m)))
+            (if (i32.ge_u (local.get $k) (i32.const 16))
               (then
-                ;; A string, to its closing quote.
-                (loop $char
-                  (i32.store8 (local.get $out) (local.get $c))
-                  (local.set $out (i32.add (local.get $out) (i32.const 1)))
-                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                  (local.set $c (i32.load8_u (local.get $p)))
-                  (br_if $char (i32.ne (local.get $c) (i32.const 34))))))
-            (if (i32.gt_u (local.get $c) (i32.const 32))
+                (local.set $out (i32.add (local.get $out) (i32.const 16)))
+                (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                (br $outside)))
+            (local.set $out (i32.add (local.get $out) (local.get $k)))
+            (local.set $p (i32.add (local.get $p) (local.get $k)))
+            (br_if $row_end (i32.ge_u (local.get $p) (local.get $end)))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34))
               (then
-                (i32.store8 (local.get $out) (local.get $c))
-                (local.set $out (i32.add (local.get $out) (i32.const 1)))))
-            (local.set $p (i32.add (local.get $p) (i32.const 1)))
-            (br $byte)))
+                ;; A string: to its closing quote, the quote included.
+                (i32.store8 (local.get $out) (i32.const 34))
+                (local.set $out (i32.add (local.get $out) (i32.const 1)))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (loop $inside
+                  (local.set $v (v128.load (local.get $p)))
+                  (v128.store (local.get $out) (local.get $v))
+                  (local.set $m
+                    (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))
+                  (if (i32.eqz (local.get $m))
+                    (then
+                      (local.set $out (i32.add (local.get $out) (i32.const 16)))
+                      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+                      (br $inside)))
+                  (local.set $k (i32.add (i32.ctz (local.get $m)) (i32.const 1)))
+                  (local.set $out (i32.add (local.get $out) (local.get $k)))
+                  (local.set $p (i32.add (local.get $p) (local.get $k)))))
+              (else (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+            (br $outside)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
     (local.get $out))
@@ -253,6 +327,7 @@
     (result i32)
     (local $r i32) (local $j i32) (local $e i32) (local $m i32) (local $last i32) (local $c i32) (local $line i32)
     (local $kind i32) (local $p i32) (local $to i32) (local $from i32) (local $comma i32) (local $x i32)
+    (local $v v128)
     (block $stop
       (loop $row
         (br_if $stop (i32.ge_u (local.get $r) (local.get $count)))
@@ -308,15 +383,23 @@
               (then
                 (local.set $p (i32.add (local.get $body) (i32.load offset=4 (local.get $m))))
                 (local.set $to (i32.add (local.get $body) (i32.load offset=8 (local.get $m))))
+                ;; 16 bytes at a time (stored whole: the memory has 16 to spare past the body and the output).
                 (block $copied
-                  (loop $byte
+                  (loop $bytes
                     (br_if $copied (i32.ge_u (local.get $p) (local.get $to)))
-                    (local.set $x (i32.load8_u (local.get $p)))
-                    (local.set $comma (i32.or (local.get $comma) (i32.eq (local.get $x) (i32.const 44))))
-                    (i32.store8 (local.get $out) (local.get $x))
-                    (local.set $out (i32.add (local.get $out) (i32.const 1)))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $byte)))))
+                    (local.set $v (v128.load (local.get $p)))
+                    (v128.store (local.get $out) (local.get $v))
+                    (local.set $x (i32.sub (local.get $to) (local.get $p)))
+                    (if (i32.gt_u (local.get $x) (i32.const 16)) (then (local.set $x (i32.const 16))))
+                    (local.set $comma
+                      (i32.or (local.get $comma)
+                        (i32.ne (i32.const 0)
+                          (i32.and
+                            (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44 44)))
+                            (i32.sub (i32.shl (i32.const 1) (local.get $x)) (i32.const 1))))))
+                    (local.set $out (i32.add (local.get $out) (local.get $x)))
+                    (local.set $p (i32.add (local.get $p) (local.get $x)))
+                    (br $bytes)))))
             (local.set $m (i32.add (local.get $m) (i32.const 32)))
             ;; Without escapes a string holds no quote, CR or LF (nor TSV's backslash, tab): only a comma
             ;; needs quotes.

@@ -391,7 +391,7 @@ export class RowTokenizer {
     const tplAt = tapeAt + 4 * TAPE;
     if (loadedBody !== b || loadedTemplate !== this.tplLit) {
       const lit = this.tplLit;
-      const grow = tplAt + lit.length + 8 * (members + 2) + 8 - w.memory.buffer.byteLength;
+      const grow = tplAt + lit.length + 8 * (members + 2) + 16 - w.memory.buffer.byteLength;
       if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
       const u8 = new Uint8Array(w.memory.buffer);
       u8.set(b, BODY);

@@ -58,8 +58,12 @@ const scalar: fc.Arbitrary<Model> = fc.oneof(
   fc.oneof(
     fc.string({ maxLength: 12 }),
     fc.string({ unit: 'binary', maxLength: 6 }),
+    // Longer than the loops' 16-byte steps.
+    fc.string({ minLength: 15, maxLength: 40 }),
     fc.constantFrom(
       'Société, Générale',
+      'Pioneer Pharmaceutical Holdings, Kabushiki Kaisha',
+      'sixteen bytes on: é, then more',
       'say "hi"',
       'x\ny',
       'tab\there',
