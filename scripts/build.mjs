@@ -115,7 +115,7 @@ const undiciTrims = {
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
 const out = `dist.build-${process.pid}`;
-await build({
+const split = await build({
   entryPoints: { main: 'src/entry.ts', sandbox: 'src/sandbox/index.ts' },
   outdir: out,
   bundle: true,
@@ -130,6 +130,7 @@ await build({
   logLevel: 'warning',
   define: { __PRS_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
   plugins: [lazyRequires, undiciTrims],
 });
 
@@ -178,18 +179,56 @@ writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
  * require as they load: the same files for every command) in one file, dist/cli.pack, which the loader (src/boot.ts) reads and compiles as one script: one
  * read and one code cache instead of one per chunk. The chunks stay on disk for PRS_DEBUG.
  */
+/** The chunks `file` requires: `lazy`, also those it imports lazily (a require in a promise). */
+const requiredBy = (file, lazy) => {
+  const pattern = lazy ? /require\("(\.\/[^"]+)"\)/g : /[\w$]=require\("(\.\/[^"]+)"\)/g;
+  return [...readFileSync(join(out, file), 'utf8').matchAll(pattern)].map(([, id]) =>
+    join(dirname(file), id),
+  );
+};
 const start = new Set();
 const visit = (file) => {
   if (start.has(file)) return;
   start.add(file);
-  const code = readFileSync(join(out, file), 'utf8');
-  for (const [, id] of code.matchAll(/[\w$]=require\("(\.\/[^"]+)"\)/g)) visit(join(dirname(file), id));
+  for (const chunk of requiredBy(file, false)) visit(chunk);
 };
 visit('main.js');
 visit(`chunks/${readdirSync(join(out, 'chunks')).find((f) => /^main-\w+\.js$/.test(f))}`); // src/main.ts
 const wrap = (file) =>
   `${JSON.stringify(file)}: function (exports, require, module, __filename, __dirname) {${readFileSync(join(out, file), 'utf8')}\n}`;
-writeFileSync(join(out, 'cli.pack'), `({\n${[...start].map(wrap).join(',\n')}\n})\n`);
+const writePack = (name, files) => writeFileSync(join(out, name), `({\n${files.map(wrap).join(',\n')}\n})\n`);
+writePack('cli.pack', [...start]);
+
+/**
+ * The body of a command that reaches the service, likewise: dist/<command>.pack holds the chunk of
+ * src/commands/<command>.ts and every chunk it requires or imports lazily outside dist/cli.pack, with
+ * what the start imports lazily for any command (the session, the service client), except the chunks
+ * of features few runs use (APART: a proxy, Redis, Parquet, a terminal's spinner and prompt), which
+ * stay files of their own. The loader reads a pack when its command's chunk is first required. A
+ * member a run never requires costs its share of one read; each cache holds what a run compiled.
+ */
+const PACKED_COMMANDS = ['report', 'diff', 'export'];
+const APART = /^node_modules\/(undici\/index\.js|@redis\/|hyparquet|ora\/|read\/)/;
+const chunkOf = Object.fromEntries(
+  Object.entries(split.metafile.outputs).map(([path, o]) => [path.slice(out.length + 1), o]),
+);
+const isCommand = (file) => /^src\/commands\/[^/]+\.ts$/.test(chunkOf[file]?.entryPoint ?? '');
+const forAnyCommand = [...start].flatMap((file) => requiredBy(file, true)).filter((f) => !isCommand(f));
+const packs = {};
+for (const command of PACKED_COMMANDS) {
+  const [entry] = Object.keys(chunkOf).filter((f) => chunkOf[f].entryPoint === `src/commands/${command}.ts`);
+  if (!entry) throw new Error(`build: no chunk holds src/commands/${command}.ts`);
+  const members = new Set();
+  const reach = (file) => {
+    if (members.has(file) || start.has(file)) return;
+    if (Object.keys(chunkOf[file]?.inputs ?? {}).some((input) => APART.test(input))) return;
+    members.add(file);
+    for (const chunk of requiredBy(file, true)) reach(chunk);
+  };
+  for (const file of [entry, ...forAnyCommand]) reach(file);
+  writePack(`${command}.pack`, [...members]);
+  packs[entry] = `${command}.pack`;
+}
 
 /**
  * The fast entry (src/fast.ts: `--version` and the answer cache's fast path), bin/prs.js's first stop,
@@ -269,7 +308,12 @@ for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
 await build({
   ...single,
   entryPoints: { boot: 'src/boot.ts' },
-  define: { ...single.define, __PRS_BUILD__: JSON.stringify(digest.digest('hex').slice(0, 16)) },
+  define: {
+    ...single.define,
+    __PRS_BUILD__: JSON.stringify(digest.digest('hex').slice(0, 16)),
+    // A string: an object here would be a module of its own in the source map.
+    __PRS_PACKS__: JSON.stringify(JSON.stringify(packs)),
+  },
 });
 
 const old = `dist.old-${process.pid}`;

@@ -14,6 +14,8 @@ import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
 declare const __PRS_BUILD__: string;
+/** JSON: a command's chunk → the pack holding its body (scripts/build.mjs). */
+declare const __PRS_PACKS__: string;
 
 /**
  * Set for the whole run before anything compiles, since V8 takes a cache only under the flags it was
@@ -111,10 +113,18 @@ function codeLoader(dist: string, dir: string | undefined) {
     if (cacheFile && (!cachedData || compiled.cachedDataRejected)) fresh.push([cacheFile, compiled]);
     return compiled.runInThisContext();
   };
+  const packOf = new Map(
+    Object.entries<string>(JSON.parse(__PRS_PACKS__)).map(([chunk, pack]) => [join(dist, chunk), pack]),
+  );
   const load = (from: string, id: string): unknown => {
     const file = join(from, id);
     let module = modules.get(file);
     if (module) return module.exports;
+    const body = packOf.get(file);
+    if (body) {
+      packOf.delete(file);
+      pack(`./${body}`);
+    }
     const wrapper = packed.get(file) ?? (compile(from, id, wrap) as Wrapper);
     module = { exports: {} };
     modules.set(file, module);
@@ -126,7 +136,7 @@ function codeLoader(dist: string, dir: string | undefined) {
     wrapper.call(module.exports, module.exports, require, module, file, here);
     return module.exports;
   };
-  /** A file of wrappers by path (scripts/build.mjs: dist/cli.pack), compiled as one script. */
+  /** A file of wrappers by path (scripts/build.mjs: dist/cli.pack, dist/<command>.pack), compiled as one script. */
   const pack = (id: string) => {
     for (const [file, wrapper] of Object.entries(compile(dist, id, (s) => s) as Record<string, Wrapper>))
       packed.set(join(dist, file), wrapper);
