@@ -8,9 +8,9 @@ import type { Item, ReportType, Row } from '../domain.js';
 import { ChangesFoundError, NoDataError } from '../errors.js';
 import { collectRows } from '../rows/answer.js';
 import type { ItemDone } from '../run/engine.js';
-import { itemLabel, runFailure } from '../run/outcomes.js';
+import { itemLabel } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
-import { describeEmpty, type Output, outputRun } from './output.js';
+import { endRun, type Output, outputRun } from './output.js';
 
 interface Answer {
   item: Item;
@@ -105,29 +105,13 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
     await out.runOptions(service, items.length, 2),
   );
   if (run.stopped) throw run.stopped;
-  const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
   const end = writer.end(key);
   await out.finish(String(end.text), pairs === 0 && out.format === 'table');
   for (const note of end.notes) if (pairs > 0) io.note(note);
-  for (const note of holidays.notes()) io.note(note);
-  const failed = runFailure(
-    [
-      [pairs, pairs === 1 ? 'pair compared' : 'pairs compared'],
-      [holidays.count, 'not repeated'],
-      [empty.length, 'empty'],
-    ],
-    run.failures,
-  );
-  // With nothing compared and nothing failed, the error names the empty items itself.
-  if (empty.length > 0 && (failed || pairs > 0)) io.note(`no data for ${describeEmpty(empty)}`);
-  if (o.output !== undefined && pairs > 0) io.note(`wrote the diff to ${o.output}`);
-  if (failed) throw failed;
-  if (pairs === 0)
-    throw new NoDataError(
-      `nothing to compare: ${empty.length > 0 ? `no data for ${describeEmpty(empty)}` : 'fewer than two answers'}`,
-      {
-        hint: `check the dates (a weekend or holiday?) and the report type ${o.type}`,
-      },
-    );
+  const done: [number, string] = [pairs, pairs === 1 ? 'pair compared' : 'pairs compared'];
+  const hint = `check the dates (a weekend or holiday?) and the report type ${o.type}`;
+  const nothing = (noData?: string) =>
+    new NoDataError(`nothing to compare: ${noData ?? 'fewer than two answers'}`, { hint });
+  endRun(deps, run, holidays, done, o.output && `wrote the diff to ${o.output}`, nothing);
   if (o.exitCode && changed) throw new ChangesFoundError();
 }

@@ -4,7 +4,9 @@ import type { ReportFormat } from '../domain.js';
 import type { AtomicFile } from '../fs/atomic.js';
 import type { Sink } from '../render/sink.js';
 import type { RowWriter, Widened } from '../render/writer.js';
-import type { RunOptions } from '../run/engine.js';
+import type { RunEnd, RunOptions } from '../run/engine.js';
+import type { HolidayFilter } from '../run/holidays.js';
+import { runFailure } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
 import type { OutputOptions } from './flags.js';
 import { defaultFormat } from './report.flags.js';
@@ -40,6 +42,29 @@ export function describeEmpty(empty: readonly { portfolioId: number; date: strin
       return `portfolio ${id} on ${list}`;
     })
     .join('; ');
+}
+
+/**
+ * The end of a report or diff run: the holiday notes, `wrote` when `done` counts any, "no data for …",
+ * then the failed items' error, or `nothing`'s when no item was done.
+ */
+export function endRun(
+  deps: Deps,
+  run: RunEnd,
+  holidays: HolidayFilter,
+  done: [count: number, what: string],
+  wrote: string | undefined,
+  nothing: (noData: string | undefined) => Error,
+): void {
+  const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
+  const noData = empty.length > 0 ? `no data for ${describeEmpty(empty)}` : undefined;
+  for (const note of holidays.notes()) deps.io.note(note);
+  if (done[0] > 0 && wrote !== undefined) deps.io.note(wrote);
+  const failed = runFailure([done, [holidays.count, 'not repeated'], [empty.length, 'empty']], run.failures);
+  // With nothing done and nothing failed, the error names the empty items itself.
+  if (noData && (failed || done[0] > 0)) deps.io.note(noData);
+  if (failed) throw failed;
+  if (done[0] === 0) throw nothing(noData);
 }
 
 export async function outputRun(

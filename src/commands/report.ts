@@ -4,9 +4,9 @@ import type { Row } from '../domain.js';
 import { NoDataError, UsageError } from '../errors.js';
 import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
-import { itemLabel, itemsOf, runFailure } from '../run/outcomes.js';
+import { itemLabel, itemsOf } from '../run/outcomes.js';
 import type { Service } from '../service/types.js';
-import { describeEmpty, type Output, outputRun } from './output.js';
+import { endRun, type Output, outputRun } from './output.js';
 import type { ReportOptions } from './report.flags.js';
 
 export async function report(o: ReportOptions, deps: Deps): Promise<void> {
@@ -171,26 +171,11 @@ async function reportRows(
     await out.runOptions(service, items.length),
   );
   if (run.stopped) throw run.stopped;
-  const empty = run.outcomes.filter((r) => r.status === 'empty').map((r) => r.item);
   const written = run.outcomes.filter((r) => r.status === 'written').length;
   await target.end();
-  for (const note of holidays.notes()) deps.io.note(note);
-  if (o.output !== undefined && count > 0)
-    deps.io.note(`wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`);
-  const failed = runFailure(
-    [
-      [written, 'written'],
-      [holidays.count, 'not repeated'],
-      [empty.length, 'empty'],
-    ],
-    run.failures,
-  );
-  if (empty.length > 0 && (failed || count > 0)) deps.io.note(`no data for ${describeEmpty(empty)}`);
-  if (failed) throw failed;
-  if (count === 0)
-    throw new NoDataError(`no data for ${describeEmpty(empty)}`, {
-      hint: `check the date (a weekend or holiday?) and the report type ${o.type}`,
-    });
+  const wrote = o.output && `wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`;
+  const hint = `check the date (a weekend or holiday?) and the report type ${o.type}`;
+  endRun(deps, run, holidays, [written, 'written'], wrote, (noData) => new NoDataError(noData!, { hint }));
 }
 
 /** Parquet is binary: never to a terminal or a pipe. */
