@@ -1,5 +1,5 @@
 /**
- * A subset of jq compiled to closures over the rows prs already parsed (the choice: docs/performance.md).
+ * A subset of jq compiled to a JS function over the rows prs already parsed (docs/performance.md).
  * It keeps jq 1.7's semantics: a filter outside the subset is left to jq-web (`compileFast` gives none).
  */
 
@@ -363,7 +363,9 @@ function parse(tokens: Token[], code: Code): Gen {
       f = (x, k) => {
         const [declare, each] = shared(k);
         const right = b(x, (w) => each(`truthy(${w})`));
-        return `${declare} ${a(x, (v) => `if (truthy(${v}) === ${decides}) { ${right} } else { ${each(`${!decides}`)} }`)}`;
+        const decide = (v: string) =>
+          `if (truthy(${v}) === ${decides}) { ${right} } else { ${each(`${!decides}`)} }`;
+        return declare + a(x, decide);
       };
     }
     return f;

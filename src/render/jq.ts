@@ -199,25 +199,17 @@ interface FastForm {
 }
 
 /** The fast path's run: the first failed row's JSON, for jq-web to name the error. */
-interface FastRun {
-  failed?: string;
-}
+type FastRun = { failed?: string };
 
 /** The filter's shape, read once: `.[]` alone, `.[] | each`, or `map(gathered)` / `[.[] | gathered]`. */
-interface Form {
-  bare?: boolean;
-  each?: string;
-  gathered?: string;
-}
-
-function formOf(filter: string): Form {
+function formOf(filter: string): { bare?: boolean; each?: string; gathered?: string } {
   const each = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
   if (each) return each[1] === undefined ? { bare: true } : { each: each[1] };
   const gather = /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
   return { gathered: gather?.[1] ?? gather?.[2] };
 }
 
-function fastForm({ bare, each, gathered }: Form): FastForm | undefined {
+function fastForm({ bare, each, gathered }: ReturnType<typeof formOf>): FastForm | undefined {
   const body = bare ? '.' : (each ?? gathered);
   const f = body === undefined ? undefined : compileFast(body);
   return f && { f, gather: body === gathered };
