@@ -73,9 +73,6 @@ const keysOf = (o: Record<string, unknown>) => Object.keys(o).sort(compareString
 
 /** jq's `jv_cmp`: two literals compare exactly (decNumber), anything computed as a double. */
 function compare(left: unknown, right: unknown): number {
-  // Two plain numbers (literals whose double prints as they were sent) are what their doubles are.
-  if (typeof left === 'number' && typeof right === 'number')
-    return left < right ? -1 : left === right ? 0 : 1;
   const [a, b] = [real(left), real(right)];
   const k = kind(a);
   if (k !== kind(b)) return k - kind(b);
@@ -378,8 +375,10 @@ function parse(tokens: Token[], code: Code): Gen {
     if (!op) return a;
     p++;
     const b = postfix();
-    // jq runs the right side's outputs outside the left's.
-    return (x, k) => b(x, (w) => a(x, (v) => value(`compare(${v}, ${w}) ${op} 0`, k)));
+    // jq runs the right side's outputs outside the left's. Two plain numbers compare as they are.
+    const test = (v: string, w: string) =>
+      `typeof ${v} === 'number' && typeof ${w} === 'number' ? ${v} ${op} ${w} : compare(${v}, ${w}) ${op} 0`;
+    return (x, k) => b(x, (w) => a(x, (v) => value(test(v, w), k)));
   }
   function postfix(): Gen {
     // `if` and `-1` are no terms in jq 1.7's grammar: nothing indexes them.
