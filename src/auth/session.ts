@@ -4,12 +4,13 @@
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';
+import { withLock } from '../fs/lock.js';
 import { type Http, hostOf } from '../http/client.js';
 import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
 import type { Settings } from '../settings.js';
 import { notLoggedIn } from './not-logged-in.js';
-import { lockedFile, tokenRefused, withSession } from './store.js';
+import { tokenRefused, withSession } from './store.js';
 import { type Grant, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
@@ -133,8 +134,7 @@ export function createSession(d: SessionDeps): Session {
     return true;
   };
   const crossProcess =
-    d.lock ??
-    (<T>(fn: () => Promise<T>) => lockedFile(lockFile, fn, { waitMs: renewalWaitMs(s), unlockable }));
+    d.lock ?? (<T>(fn: () => Promise<T>) => withLock(lockFile, fn, { waitMs: renewalWaitMs(s), unlockable }));
   // Within one process, one renewal at a time too: parallel requests wait for it and reuse its token.
   let chain: Promise<unknown> = Promise.resolve();
   const serialised = <T>(fn: () => Promise<T>): Promise<T> => {

@@ -11,9 +11,9 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { FileError, fileError, PrsError, UsageError } from '../errors.js';
+import { FileError, fileError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
-import { type LockOptions, withLock } from '../fs/lock.js';
+import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, Store, StoredSession } from './types.js';
 
@@ -223,7 +223,7 @@ export async function openStore(
     get: (profile) => read().profiles[profile],
     update: async (profile, fn) => {
       ensureDir();
-      return lockedFile(path, () => {
+      return withLock(path, () => {
         const data = read();
         const current = data.profiles[profile];
         const next = fn(current);
@@ -235,7 +235,7 @@ export async function openStore(
     },
     reset: async () => {
       ensureDir();
-      return lockedFile(path, () => {
+      return withLock(path, () => {
         let moved: string | undefined;
         try {
           read();
@@ -252,32 +252,4 @@ export async function openStore(
       });
     },
   };
-}
-
-/** Lock failures as FileErrors; `unlockable(code)`: no lock can be made at all, `fn` runs without. */
-export async function lockedFile<T>(
-  file: string,
-  fn: () => Promise<T> | T,
-  o: LockOptions & { unlockable?: (code: string) => boolean } = {},
-): Promise<T> {
-  let entered = false;
-  try {
-    return await withLock(
-      file,
-      () => {
-        entered = true;
-        return fn();
-      },
-      o,
-    );
-  } catch (err) {
-    if (entered || err instanceof PrsError) throw err;
-    const code = (err as NodeJS.ErrnoException)?.code ?? '';
-    if (code === 'ELOCKED')
-      throw new FileError(`another prs process holds ${file}.lock`, {
-        hint: 'if no other prs is running, remove that directory',
-      });
-    if (o.unlockable?.(code)) return fn();
-    throw fileError(err, `${file}.lock`, 'cannot lock');
-  }
 }

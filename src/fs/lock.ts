@@ -3,21 +3,32 @@
 // without its load time; taking and releasing are synchronous, only waiting is not.
 import { mkdirSync, rmdirSync, statSync, utimes } from 'node:fs';
 import { dirname } from 'node:path';
+import { FileError, fileError } from '../errors.js';
 
 export interface LockOptions {
-  /** How long to keep trying (ms); then the error's code is ELOCKED. */
+  /** How long to keep trying (ms); then a FileError naming the lock. */
   waitMs?: number;
   /** A lock not refreshed for this long is abandoned (ms, min 5000). */
   staleMs?: number;
   /** Create the file's directory (0700) when missing; default true. */
   createDir?: boolean;
+  /** True: no lock can be made here at all (`code`: EACCES, EROFS, …), so `fn` runs without one. */
+  unlockable?: (code: string) => boolean;
 }
 
-/** A synchronous `fn` with the lock free runs and releases before this returns; an async one refreshes it. */
+/** A synchronous `fn` with the lock free runs and releases before this returns; an async one refreshes it.
+ * Failing to take the lock is a FileError; `fn`'s own errors pass through. */
 export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<Awaited<T>> {
   const lock = `${file}.lock`;
-  const taking = take(file, o);
-  if (taking !== true) await taking;
+  try {
+    const taking = take(file, o);
+    if (taking !== true) await taking;
+  } catch (err) {
+    if (err instanceof FileError) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (!o.unlockable?.(code)) throw fileError(err, lock, 'cannot lock');
+    return await fn();
+  }
   let refresh: NodeJS.Timeout | undefined;
   try {
     const result = fn();
@@ -35,7 +46,7 @@ export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}
 
 const staleOf = (o: LockOptions) => Math.max(5000, o.staleMs ?? 10_000);
 
-/** Takes the lock now (true), or waits until it can (ELOCKED once waitMs is over). */
+/** Takes the lock now (true), or waits until it can (a FileError once waitMs is over). */
 function take(file: string, o: LockOptions): true | Promise<void> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + (o.waitMs ?? 30_000);
@@ -43,10 +54,10 @@ function take(file: string, o: LockOptions): true | Promise<void> {
   if (tryLock(lock, staleOf(o))) return true;
   return (async () => {
     do {
-      if (Date.now() >= deadline) {
-        const message = `another process holds the lock on ${file} (if none runs, remove ${lock})`;
-        throw Object.assign(new Error(message), { code: 'ELOCKED' });
-      }
+      if (Date.now() >= deadline)
+        throw new FileError(`another prs process holds ${lock}`, {
+          hint: 'if no other prs is running, remove that directory',
+        });
       await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
     } while (!tryLock(lock, staleOf(o)));
   })();

@@ -158,36 +158,29 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     const { write, result } = fn(state, o.clock.now());
     return { changed: write ?? (carried ? state : undefined), result };
   };
-  const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      const { message } = fileError(err, file!, 'cannot use the rate-limit state');
+  /** Without `warn` a FileError; else one warning, and this process's requests counted alone. */
+  const unusable = (err: unknown) => {
+    const { message } = fileError(err, file!, 'cannot use the rate-limit state');
+    if (!o.warn)
       throw new FileError(message, { cause: err, hint: 'set PRS_CACHE_DIR to a writable directory' });
-    }
-  };
-  const alone = (err: unknown) => {
-    if (!(err instanceof FileError) || !o.warn) throw err;
-    o.warn(`prs: warning: ${err.message}; counting this process's requests alone`);
+    o.warn(`prs: warning: ${message}; counting this process's requests alone`);
     file = undefined;
   };
   const update = async <T>(fn: Change<T>): Promise<T> => {
     if (file !== undefined) {
       try {
-        const result = await guarded(() =>
-          updateFile(
-            file!,
-            (text) => {
-              const { changed, result } = apply(parseState(text), fn);
-              return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
-            },
-            { mode: 0o600, durable: false },
-          ),
+        const result = await updateFile(
+          file,
+          (text) => {
+            const { changed, result } = apply(parseState(text), fn);
+            return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
+          },
+          { mode: 0o600, durable: false },
         );
         carried = undefined;
         return result;
       } catch (err) {
-        alone(err);
+        unusable(err);
       }
     }
     const { changed, result } = apply(memory, fn);
@@ -200,9 +193,9 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     let state = memory;
     if (file !== undefined)
       try {
-        state = await guarded(async () => parseState(readText(file!)));
+        state = parseState(readText(file));
       } catch (err) {
-        alone(err);
+        unusable(err);
       }
     return { state: withCarried(state), now: o.clock.now() };
   });

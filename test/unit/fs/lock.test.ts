@@ -35,7 +35,7 @@ describe.each([
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('a lock held by another process (fresh) → ELOCKED once waitMs is over', async () => {
+  it('a lock held by another process (fresh) → a FileError naming it once waitMs is over', async () => {
     const file = join(dir.path, 'state.json');
     mkdirSync(`${file}.lock`);
     let ran = false;
@@ -46,7 +46,7 @@ describe.each([
       },
       { waitMs: 100 },
     ).catch((e) => e);
-    expect(err.code).toBe('ELOCKED');
+    expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
     expect(ran).toBe(false);
     expect(existsSync(`${file}.lock`)).toBe(true); // not ours to remove
   });
@@ -60,13 +60,14 @@ describe.each([
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('a directory that cannot be created is the fs error (not ELOCKED)', async () => {
+  it('a directory that cannot be created is a FileError with the fs error as its cause', async () => {
     const file = join(dir.path, 'missing', 'state.json');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir.path, 'missing'), '');
     const err = await withLock(file, () => 1).catch((e) => e);
-    // mkdir -p reports a file in the way as EEXIST (ENOTDIR on some systems): either way not ELOCKED.
-    expect(err.code).toMatch(/^E(EXIST|NOTDIR)$/);
+    // mkdir -p reports a file in the way as EEXIST (ENOTDIR on some systems).
+    expect(err.name).toBe('FileError');
+    expect(err.cause.code).toMatch(/^E(EXIST|NOTDIR)$/);
   });
 });
 
