@@ -3,22 +3,20 @@
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
 
-export const BROKEN_ANSWER =
+const BROKEN_ANSWER =
   'the service sent a broken answer; try again later, and tell its operators if it persists';
 
 /** A 200 whose body is not a report. `broken`: the service's JSON is broken; else the URL is suspect. */
 export function malformedResponse(
   why: string,
   contentType: string | undefined,
-  c: { baseUrl: string },
+  baseUrl: string,
   broken = false,
-): ServiceError {
+) {
   return new ServiceError(
     `malformed response from the service: ${why}${contentType ? ` (${contentType})` : ''}`,
     {
-      hint: broken
-        ? BROKEN_ANSWER
-        : `check the base URL (${c.baseUrl}); it should point at the report service`,
+      hint: broken ? BROKEN_ANSWER : `check the base URL (${baseUrl}); it should point at the report service`,
     },
   );
 }
@@ -54,16 +52,10 @@ export function decodedBody(body: Readable, contentEncoding: string | undefined)
   return (pipeline as (...s: unknown[]) => Readable)(body, ...stages, () => {});
 }
 
-/** Whether an error is a decoder's. */
-export function isDecodeError(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return (
-    typeof code === 'string' &&
-    (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ZLIB_INITIALIZATION_FAILED')
-  );
-}
-
-export function malformedEncoding(err: unknown): ServiceError {
+/** A decoder's error as a malformed response; any other error as it is. */
+export function decodeFailure(err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (!/^(Z_|ERR_BROTLI|ERR__ZLIB_INITIALIZATION_FAILED)/.test(code)) return err;
   return new ServiceError(
     `malformed response from the service: the body does not decode as its Content-Encoding says (${(err as Error).message})`,
     { cause: err, hint: BROKEN_ANSWER },

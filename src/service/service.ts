@@ -20,13 +20,7 @@ import type { IO } from '../io.js';
 import { redactUrlPassword } from '../redact.js';
 import { readAnswer } from '../rows/answer.js';
 import type { Settings } from '../settings.js';
-import {
-  ACCEPT_ENCODING,
-  decodedBody,
-  isDecodeError,
-  malformedEncoding,
-  malformedResponse,
-} from './decode.js';
+import { ACCEPT_ENCODING, decodedBody, decodeFailure, malformedResponse } from './decode.js';
 import { fileSlots, type Limiter, limiterFile, limiterKey, limiterOver } from './limiter.js';
 import { redisSlots } from './limiter-redis.js';
 import type { CallHooks, LimiterState, ReportQuery, ReportResponse, Service } from './types.js';
@@ -96,7 +90,7 @@ export function createService(d: ServiceDeps): Service {
         if (res.status === 200) {
           const body = decodedBody(res.body, header(res, 'content-encoding'));
           return await onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
-            if (isDecodeError(err)) throw malformedEncoding(err);
+            err = decodeFailure(err);
             cutOff = !(err instanceof PrsError) || err instanceof NetworkError;
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
           });
@@ -154,7 +148,7 @@ export function createService(d: ServiceDeps): Service {
             if (read) throw new Error('internal: an answer read twice');
             read = true;
             return readAnswer(res.body, sink, (m) =>
-              malformedResponse(m.why, contentType, { baseUrl: d.settings.baseUrl! }, m.broken),
+              malformedResponse(m.why, contentType, d.settings.baseUrl!, m.broken),
             );
           },
         };

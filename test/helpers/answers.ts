@@ -13,7 +13,7 @@ export function answerOf(body: string | Buffer, chunk = 64 * 1024): ReportRespon
   return {
     read: (sink) =>
       readAnswer(chunks(), sink, (m) =>
-        malformedResponse(m.why, undefined, { baseUrl: 'https://reports.example.com' }, m.broken),
+        malformedResponse(m.why, undefined, 'https://reports.example.com', m.broken),
       ),
   };
 }
