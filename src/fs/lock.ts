@@ -8,8 +8,6 @@ import { FileError, fileError } from '../errors.js';
 export interface LockOptions {
   /** How long to keep trying (ms); then a FileError naming the lock. */
   waitMs?: number;
-  /** A lock not refreshed for this long is abandoned (ms, min 5000). */
-  staleMs?: number;
   /** Create the file's directory (0700) when missing; default true. */
   createDir?: boolean;
   /** True: no lock can be made here at all (`code`: EACCES, EROFS, …), so `fn` runs without one. */
@@ -36,7 +34,7 @@ export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}
     refresh = setInterval(() => {
       const now = new Date();
       utimes(lock, now, now, () => {});
-    }, staleOf(o) / 2).unref();
+    }, STALE_MS / 2).unref();
     return await result;
   } finally {
     clearInterval(refresh);
@@ -44,14 +42,15 @@ export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}
   }
 }
 
-const staleOf = (o: LockOptions) => Math.max(5000, o.staleMs ?? 10_000);
+/** A lock not refreshed for this long belongs to a dead holder and is taken over. */
+const STALE_MS = 10_000;
 
 /** Takes the lock now (true), or waits until it can (a FileError once waitMs is over). */
 function take(file: string, o: LockOptions): true | Promise<void> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + (o.waitMs ?? 30_000);
   if (o.createDir !== false) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  if (tryLock(lock, staleOf(o))) return true;
+  if (tryLock(lock)) return true;
   return (async () => {
     do {
       if (Date.now() >= deadline)
@@ -59,12 +58,12 @@ function take(file: string, o: LockOptions): true | Promise<void> {
           hint: 'if no other prs is running, remove that directory',
         });
       await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
-    } while (!tryLock(lock, staleOf(o)));
+    } while (!tryLock(lock));
   })();
 }
 
 /** Takes the lock, or removes it when stale (the next try takes it); false while someone holds it. */
-function tryLock(lock: string, staleMs: number): boolean {
+function tryLock(lock: string): boolean {
   try {
     mkdirSync(lock);
     return true;
@@ -72,7 +71,7 @@ function tryLock(lock: string, staleMs: number): boolean {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const mtimeMs = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-  if (mtimeMs !== undefined && Date.now() - mtimeMs > staleMs) release(lock);
+  if (mtimeMs !== undefined && Date.now() - mtimeMs > STALE_MS) release(lock);
   return false;
 }
 
