@@ -31,6 +31,21 @@ export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): v
  */
 export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
+  if (t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
+  const j = runEnd(t, at, i);
+  if (j - i < 2) return i;
+  const start = t[at[i]! + F.START]!;
+  const from = out.n;
+  out.copy(b, start, t[at[j - 1]! + F.END]!);
+  separate(out.buf, from - start, t, at, i, j, sep);
+  return j;
+}
+
+// The loops over rows are functions of their own: V8 optimises what runs hot, and a small function
+// costs it less to compile than the caller around it.
+
+/** The end of the run of compact plain rows from `i`, each right after the one before. */
+function runEnd(t: Int32Array, at: Int32Array, i: number): number {
   let j = i + 1;
   while (
     j < at.length &&
@@ -38,12 +53,20 @@ export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): n
     t[at[j]! + F.START] === t[at[j - 1]! + F.END]! + 1
   )
     j++;
-  if (j - i < 2 || t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
-  const start = t[at[i]! + F.START]!;
-  const from = out.n;
-  out.copy(b, start, t[at[j - 1]! + F.END]!);
-  for (let k = i; k < j - 1; k++) out.buf[from + t[at[k]! + F.END]! - start] = sep;
   return j;
+}
+
+/** `sep` over the comma after each row from `i` but the last before `j` (body positions + `shift`). */
+function separate(
+  buf: Buffer,
+  shift: number,
+  t: Int32Array,
+  at: Int32Array,
+  i: number,
+  j: number,
+  sep: number,
+) {
+  for (let k = i; k < j - 1; k++) buf[shift + t[at[k]! + F.END]!] = sep;
 }
 
 let fast: FastRows | undefined;
@@ -55,8 +78,7 @@ let fast: FastRows | undefined;
  */
 export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
-  let j = i;
-  while (j < at.length && !(t[at[j]! + F.FLAGS]! & (Flag.ESC | Flag.ODD))) j++;
+  const j = plainEnd(t, at, i);
   if (j === i) return i;
   fast ??= loadFast();
   const from = t[at[i]! + F.START]!;
@@ -68,16 +90,34 @@ export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number)
   if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
   const memory = fast.memory.buffer;
   new Uint8Array(memory).set(b.subarray(from, from + bytes));
-  const rows = new Int32Array(memory, ranges, 2 * (j - i));
-  for (let k = i; k < j; k++) {
-    rows[2 * (k - i)] = t[at[k]! + F.START]! - from;
-    rows[2 * (k - i) + 1] = t[at[k]! + F.END]! - from;
-  }
+  rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from);
   const end = fast.compact(ranges, j - i, output, sep);
   out.room(end - output);
   out.buf.set(new Uint8Array(memory, output, end - output), out.n);
   out.n += end - output;
   return j;
+}
+
+/** The end of the run of rows from `i` without escapes and nothing odd. */
+function plainEnd(t: Int32Array, at: Int32Array, i: number): number {
+  let j = i;
+  while (j < at.length && !(t[at[j]! + F.FLAGS]! & (Flag.ESC | Flag.ODD))) j++;
+  return j;
+}
+
+/** Rows `i` to `j`'s byte ranges, less `from`. */
+function rowRanges(
+  into: Int32Array,
+  t: Int32Array,
+  at: Int32Array,
+  i: number,
+  j: number,
+  from: number,
+): void {
+  for (let k = i; k < j; k++) {
+    into[2 * (k - i)] = t[at[k]! + F.START]! - from;
+    into[2 * (k - i) + 1] = t[at[k]! + F.END]! - from;
+  }
 }
 
 function hasKey(t: Int32Array, e: number, ids: readonly number[]): boolean {

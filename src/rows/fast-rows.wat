@@ -56,11 +56,11 @@
   ;; Rows from $p (bytes up to $n) with the template's bytes around their values: `lit`, split at the
   ;; i32 offsets `litAt[0..members+1]`, the keys' ids `keys[0..members-1]`. Each row's tape entries (8
   ;; i32 each: tape.ts F) go from $out on, positions plus $base, entry indexes plus $tbase. Returns where
-  ;; the rows read end (past their `,` or `]`).
+  ;; the rows read end (past their `,` or `]`); row r's entry index goes to rowsOut[r].
   (func (export "rows")
     (param $p i32) (param $n i32) (param $lit i32) (param $litAt i32) (param $keys i32)
     (param $members i32) (param $flags i32) (param $out i32) (param $outEnd i32)
-    (param $base i32) (param $tbase i32) (result i32)
+    (param $base i32) (param $tbase i32) (param $rowsOut i32) (result i32)
     (local $done i32) (local $out0 i32) (local $row i32) (local $start i32) (local $m i32) (local $i i32)
     (local $from i32) (local $end i32) (local $c i32) (local $k i32) (local $vs i32) (local $kind i32)
     (local $q i32) (local $hi i32) (local $v v128)
@@ -240,6 +240,8 @@
           (i32.store offset=24 (local.get $row)
             (i32.add (local.get $tbase) (i32.shr_u (i32.sub (local.get $m) (local.get $out0)) (i32.const 2))))
           (i32.store offset=28 (local.get $row) (local.get $flags))
+          (i32.store (i32.add (local.get $rowsOut) (i32.shl (global.get $count) (i32.const 2)))
+            (i32.add (local.get $tbase) (i32.shr_u (i32.sub (local.get $row) (local.get $out0)) (i32.const 2))))
           (local.set $out (local.get $m))
           (global.set $count (i32.add (global.get $count) (i32.const 1)))
           (global.set $high (i32.add (global.get $high) (local.get $hi)))

@@ -81,7 +81,7 @@ export class RowBatch {
   constructor(
     readonly b: Buffer,
     readonly tape: Int32Array,
-    readonly at: readonly number[],
+    readonly at: Int32Array,
   ) {}
 
   get length(): number {
@@ -102,7 +102,7 @@ export class RowBatch {
   }
 }
 
-export const NO_ROWS = new RowBatch(Buffer.alloc(0), new Int32Array(0), []);
+export const NO_ROWS = new RowBatch(Buffer.alloc(0), new Int32Array(0), new Int32Array(0));
 
 /** "__proto__" is an ordinary own key in JSON (as JSON.parse makes it), not the prototype. */
 function put(o: Row, k: string, v: unknown): void {

@@ -123,7 +123,9 @@ export class RowTokenizer {
   elements = 0;
   private tape = new Int32Array(F.W * 1024);
   private n = 0;
-  private rows: number[] = [];
+  /** The rows' entries (tape indexes) read by this push. */
+  private rows = new Int32Array(1024);
+  private nRows = 0;
   /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
   private gap = false;
   private esc = false;
@@ -208,7 +210,7 @@ export class RowTokenizer {
     this.pendingBytes = 0;
     this.wait = 0;
     this.n = 0;
-    this.rows = [];
+    this.nRows = 0;
     for (;;) {
       const mark = this.at;
       const entries = this.n;
@@ -239,7 +241,9 @@ export class RowTokenizer {
         break;
       }
     }
-    return this.build && this.rows.length > 0 ? new RowBatch(this.b, this.tape, this.rows) : NO_ROWS;
+    return this.build && this.nRows > 0
+      ? new RowBatch(this.b, this.tape, this.rows.subarray(0, this.nRows))
+      : NO_ROWS;
   }
 
   /** False when the bytes at hand are all taken. */
@@ -318,7 +322,7 @@ export class RowTokenizer {
         this.at++;
         if (d === 93) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
         else if (d !== 44) throw SYNTAX;
-        if (row >= 0) this.rows.push(row);
+        if (row >= 0) this.addRows([row]);
         this.elements++;
         return true;
       }
@@ -388,7 +392,9 @@ export class RowTokenizer {
     const members = this.tplN;
     const per = (members + 1) * F.W;
     const tapeAt = (BODY + b.length + 7) & ~7;
-    const tplAt = tapeAt + 4 * TAPE;
+    // The rows' entries, one int each: a row has at least two entries of F.W ints.
+    const rowsAt = tapeAt + 4 * TAPE;
+    const tplAt = rowsAt + (4 * TAPE) / (2 * F.W);
     if (loadedBody !== b || loadedTemplate !== this.tplLit) {
       const lit = this.tplLit;
       const grow = tplAt + lit.length + 8 * (members + 2) + 16 - w.memory.buffer.byteLength;
@@ -403,7 +409,6 @@ export class RowTokenizer {
       loadedTemplate = lit;
     }
     const litAt = (tplAt + this.tplLit.length + 3) & ~3;
-    const rows = this.rows;
     let any = false;
     for (;;) {
       const end = w.rows(
@@ -418,6 +423,7 @@ export class RowTokenizer {
         tapeAt + 4 * TAPE,
         -BODY,
         this.n,
+        rowsAt,
       );
       let count = w.count.value;
       const why = w.why.value;
@@ -431,7 +437,7 @@ export class RowTokenizer {
         }
         t.set(new Int32Array(w.memory.buffer, tapeAt, entries), this.n);
         if (w.high.value > 0) count = this.validUtf8(count, per);
-        for (let r = 0, e = this.n; r < count; r++, e += per) rows.push(e);
+        this.addRows(new Int32Array(w.memory.buffer, rowsAt, count));
         this.n += count * per;
         this.elements += count;
         any ||= count > 0;
@@ -448,6 +454,17 @@ export class RowTokenizer {
         return any;
       }
     }
+  }
+
+  private addRows(entries: ArrayLike<number>): void {
+    const need = this.nRows + entries.length;
+    if (need > this.rows.length) {
+      const grown = new Int32Array(Math.max(2 * this.rows.length, need));
+      grown.set(this.rows.subarray(0, this.nRows));
+      this.rows = grown;
+    }
+    this.rows.set(entries, this.nRows);
+    this.nRows = need;
   }
 
   /** How many of the `count` rows just read have only valid UTF-8 in their strings. */
