@@ -39,9 +39,13 @@ const V8_FLAGS = [
 const BUILTINS = ['node:process', 'node:timers/promises'];
 
 export interface CodeCache {
-  /** Scripts compiled without a cache V8 took: their caches are written by save(). */
+  /** Scripts compiled without a cache V8 took: then save() writes the caches. */
   readonly unsaved: number;
-  /** Each unsaved script's cache, led by its CRC-32, through `write`; a failure leaves it unwritten. */
+  /**
+   * Every script's cache, led by its CRC-32, through `write`; a failure leaves it unwritten. All, not
+   * only the unsaved: a cache holds the functions that the run which wrote it compiled, so the start
+   * (cli.pack), first written by whatever command ran first (login, --help), gains this command's.
+   */
   save(write: (path: string, data: Uint8Array) => void): void;
 }
 
@@ -97,7 +101,8 @@ function codeLoader(dist: string, dir: string | undefined) {
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
   const nodeRequires = new Map<string, NodeJS.Require>();
-  const fresh: [string, Script][] = [];
+  const scripts: [string, Script][] = [];
+  let unsaved = 0;
   /** The value of `from`/`id`'s source as `script` makes it one, compiled with its cache if V8 takes it. */
   const compile = (from: string, id: string, script: (source: string) => string): unknown => {
     const file = join(from, id);
@@ -110,7 +115,10 @@ function codeLoader(dist: string, dir: string | undefined) {
     const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
     const cachedData = cacheFile ? readChecked(cacheFile) : undefined;
     const compiled = new Script(script(source), { filename: file, cachedData });
-    if (cacheFile && (!cachedData || compiled.cachedDataRejected)) fresh.push([cacheFile, compiled]);
+    if (cacheFile) {
+      scripts.push([cacheFile, compiled]);
+      if (!cachedData || compiled.cachedDataRejected) unsaved++;
+    }
     return compiled.runInThisContext();
   };
   const packOf = new Map(
@@ -145,10 +153,10 @@ function codeLoader(dist: string, dir: string | undefined) {
     load,
     pack,
     get unsaved() {
-      return fresh.length;
+      return unsaved;
     },
     save(write: (path: string, data: Uint8Array) => void) {
-      if (!dir || fresh.length === 0) return;
+      if (!dir || unsaved === 0) return;
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         if (!mayUse(dir)) return;
@@ -160,7 +168,8 @@ function codeLoader(dist: string, dir: string | undefined) {
       } catch {
         return; // a read-only or full disk: the next run compiles, as this one did
       }
-      for (const [file, script] of fresh.splice(0)) {
+      unsaved = 0;
+      for (const [file, script] of scripts.splice(0)) {
         try {
           const data = script.createCachedData();
           const head = Buffer.alloc(4);

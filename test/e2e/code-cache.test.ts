@@ -108,6 +108,20 @@ describe('the code cache', () => {
     expect(identities()).toEqual(written);
   });
 
+  it('a run that writes a new cache writes the others again: the start’s gains what this command compiled', async () => {
+    expect((await prs(['--help'])).code).toBe(0);
+    const start = join(codeDir(), 'cli.pack');
+    const byHelp = statSync(start);
+    expect((await prs(report)).code).toBe(0);
+    const byReport = statSync(start);
+    expect(byReport.ino).not.toBe(byHelp.ino);
+    expect(byReport.size).toBeGreaterThan(byHelp.size);
+    const written = identities();
+    expect((await prs(report)).code).toBe(0);
+    expect((await prs(['--help'])).code).toBe(0);
+    expect(identities()).toEqual(written);
+  });
+
   it('a damaged cache is compiled past and written anew; the output is the same', async () => {
     const good = await prs(report);
     const main = join(codeDir(), 'cli.pack');
