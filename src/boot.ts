@@ -54,6 +54,10 @@ type Entry = { start(cache?: CodeCache): void };
 /** `cacheDir`: settings.ts's, from the fast entry (src/fast.ts); undefined without one. */
 export function boot(cacheDir: string | undefined, debug: boolean): void {
   for (const id of BUILTINS) require(id);
+  // main.ts writes through both on every run: their streams, and the node:net, node:tty or fs stream
+  // they load, are made before the flags too.
+  void process.stdout;
+  void process.stderr;
   for (const flag of V8_FLAGS) setFlagsFromString(flag);
   const main = join(__dirname, 'main.js');
   if (debug) {

@@ -1,6 +1,4 @@
 /** Colour's one rule and one red, without node:stream (the fast path loads it). */
-import kleur from 'kleur';
-
 export function colorFor(
   flag: boolean | undefined,
   env: Readonly<Record<string, string | undefined>>,
@@ -12,9 +10,13 @@ export function colorFor(
   return isTTY && env.TERM !== 'dumb';
 }
 
-/** kleur paints only when its own guess at import says so; here the IO has decided. */
-export const redIf = (on: boolean) => (text: string) => {
-  if (!on) return text;
-  kleur.enabled = true;
-  return kleur.red(text);
-};
+const RED = '\x1b[31m';
+const DEFAULT_COLOR = '\x1b[39m';
+
+/**
+ * Red as kleur paints it (a return to the default colour inside the text opens red again), without
+ * kleur: importing it reads process.stdout.isTTY, which creates stdout's stream, and `--version` or a
+ * cache hit writes with writeSync.
+ */
+export const redIf = (on: boolean) => (text: string) =>
+  on ? `${RED}${text.replaceAll(DEFAULT_COLOR, DEFAULT_COLOR + RED)}${DEFAULT_COLOR}` : text;

@@ -41,7 +41,7 @@ function loadedBy(args: string[]): { code: number | null; sources: string[]; chu
 
 /** Source files that only a command's body needs: the body itself, the service, the renderers, ... */
 const BODY =
-  /^src\/(commands\/(?!define\.ts$)(?!(.*\.)?(cli|flags)\.ts$)|service\/|auth\/|render\/|export\/|sandbox\/(?!options)|completion\/)|^node_modules\/(?!commander\/|kleur\/)/;
+  /^src\/(commands\/(?!define\.ts$)(?!(.*\.)?(cli|flags)\.ts$)|service\/|auth\/|render\/|export\/|sandbox\/(?!options)|completion\/)|^node_modules\/(?!commander\/)/;
 
 describe('start-up loads no command body', () => {
   it.each([
