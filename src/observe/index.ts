@@ -131,15 +131,13 @@ export async function watchRun(
     if (!s.metricsFile) return;
     const file = s.metricsFile;
     await writeMetricsFile(file, {
+      ...tally,
       command,
       profile: s.profile,
       exitCode,
       endedAt: now,
       durationMs: now - started,
-      items: tally.items,
       requests: [...tally.requests.values()],
-      rateLimitWaitMs: tally.rateLimitWaitMs,
-      bytesWritten: tally.bytesWritten,
     }).catch((err) => warn(`could not write the metrics file ${file}`, err));
   };
 

@@ -19,9 +19,7 @@ export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = '
   const url = base.replace(/\/+$/, '');
   if (kind === 'start') return { method: 'GET', url: `${url}/start` };
   const text = body.length > PING_BODY_MAX ? `${body.slice(0, PING_BODY_MAX)}\n…` : body;
-  return kind === 'success'
-    ? { method: 'POST', url, body: text }
-    : { method: 'POST', url: `${url}/${exitCode}`, body: text };
+  return { method: 'POST', url: kind === 'success' ? url : `${url}/${exitCode}`, body: text };
 }
 
 /** Resolves on a 2xx, else throws naming the monitor in redacted form. */
