@@ -225,9 +225,6 @@ export function createCacheStore(o: StoreOptions) {
     [ALL, profile].some((name) => readMark(o.cacheDir, name) !== (marks.get(name) ?? ''));
   const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');
   const pathOf = (profile: string, k: AnswerKey) => join(root, profile, entryName(k));
-  /** As this process knows it: scanned at the first write, then kept up to date. */
-  let total: number | undefined;
-  const scanTotal = () => scan(root).reduce((sum, f) => sum + f.size, 0);
 
   const read = (profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined => {
     const path = pathOf(profile, k);
@@ -239,9 +236,10 @@ export function createCacheStore(o: StoreOptions) {
     return age >= 0 && age < maxAgeMs ? entry : undefined;
   };
 
+  /** The least recently used entries go until the store fits its bound (each write scans it: a miss's cost). */
   const evict = () => {
     const all = scan(root);
-    total = all.reduce((sum, f) => sum + f.size, 0);
+    let total = all.reduce((sum, f) => sum + f.size, 0);
     all.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
     for (const f of all) {
       if (total <= o.maxBytes) break;
@@ -314,20 +312,17 @@ export function createCacheStore(o: StoreOptions) {
             const f = file ?? open(); // an empty body: the entry is its head alone
             const head = entryHead(k, size, hash!.digest('hex'), now);
             writeAll(f.fd, head, 0);
-            total ??= scanTotal();
-            const before = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
             file = undefined;
             f.commit(now);
             if (clearedSince(profile)) {
               unlinkQuiet(path);
               throw loggedOut();
             }
-            total += head.length + size - before;
           } catch (err) {
             abandon();
             throw err;
           }
-          if (total > o.maxBytes) evict();
+          evict();
         },
         abort: abandon,
       };
@@ -342,7 +337,6 @@ export function createCacheStore(o: StoreOptions) {
       const found = scan(root, profile === undefined ? undefined : [profile]);
       const removed = { entries: found.length, bytes: found.reduce((sum, f) => sum + f.size, 0) };
       rmSync(profile === undefined ? root : join(root, profile), { recursive: true, force: true });
-      total = undefined;
       return removed;
     },
     info(): StoreInfo {
