@@ -1,4 +1,5 @@
 import type { CacheUse } from './cache/answers.js';
+import type { CacheStore } from './cache/store.js';
 import { type Clock, systemClock } from './clock.js';
 import { createRunEvents } from './events.js';
 import type { Http } from './http/client.js';
@@ -89,18 +90,13 @@ export function createDeps(
     });
     return serviceInstance;
   });
-  const cached = once(async () => {
-    const s = await settings();
-    if (s.cacheMaxAgeMs === undefined) return undefined;
-    const { storeFor } = await import('./cache/answers.js');
-    return storeFor(s, clock);
-  });
+  let answers: CacheStore | undefined;
   const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
-    if (so.cache === undefined || so.cache === 'off') return realService();
-    const store = await cached();
-    if (!store) return realService();
-    const { cachedService } = await import('./cache/answers.js');
-    return cachedService({ settings: await settings(), use: so.cache, store, clock, io, real: realService });
+    const s = await settings();
+    if (so.cache === undefined || so.cache === 'off' || s.cacheMaxAgeMs === undefined) return realService();
+    const { cachedService, storeFor } = await import('./cache/answers.js');
+    answers ??= storeFor(s, clock)!;
+    return cachedService({ settings: s, use: so.cache, store: answers, clock, io, real: realService });
   };
   return {
     io,
