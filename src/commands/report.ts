@@ -104,9 +104,9 @@ async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
   });
   return {
     answer(_label, lead) {
-      const answer = spool.answer();
+      const answer = spool.answer(lead);
       return {
-        rows: (batch) => answer.rows(batch.objects(lead)),
+        rows: (batch) => answer.rows(batch),
         drop: () => answer.drop(),
         done: async () => void answer.done(),
       };

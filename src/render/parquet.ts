@@ -7,13 +7,19 @@ import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 
 import { unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
-import { gzipSync } from 'node:zlib';
+import { ByteWriter } from 'hyparquet-writer';
+import { serializeTCompactProtocol } from 'hyparquet-writer/src/thrift.js';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
 import { decimalParts } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
+import type { RowBatch } from '../rows/tape.js';
+import { Bytes } from './bytes.js';
 import { flatten, PORTFOLIO_COLUMN } from './columns.js';
+import { ColumnChunk, TYPE, unscaled } from './parquet-chunk.js';
+
+const NODE_20 = process.versions.node.split('.')[0] === '20';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
 const MAX_PRECISION = 38;
@@ -131,46 +137,11 @@ export class ColumnPlan {
   }
 }
 
-/** The unscaled integer of `text` at `scale` (exact: scale is at least the value's own). */
-export function unscaled(text: string, scale: number): bigint {
-  const p = decimalParts(text)!;
-  const shift = p.exp + scale;
-  if (shift < 0) throw new Error(`${text} has more than ${scale} fraction digits`);
-  const n = BigInt(p.digits + '0'.repeat(shift));
-  return p.negative ? -n : n;
-}
-
 /** Bytes of a FIXED_LEN_BYTE_ARRAY that hold every unscaled value of `precision` digits. */
 function decimalBytes(precision: number): number {
   let bytes = 1;
   while (2n ** BigInt(8 * bytes - 1) <= 10n ** BigInt(precision)) bytes++;
   return bytes;
-}
-
-/** The Parquet types of a column of each kind but decimal (schemaOf). */
-const TYPES = {
-  date: { type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } },
-  boolean: { type: 'BOOLEAN' },
-  string: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
-};
-
-function schemaOf(columns: readonly ParquetColumn[]) {
-  return [
-    { name: 'root', num_children: columns.length },
-    ...columns.map((c) => {
-      const base = { name: c.name, repetition_type: 'OPTIONAL' };
-      if (c.kind !== 'decimal') return { ...base, ...TYPES[c.kind] };
-      const { precision = 1, scale = 0 } = c;
-      const physical =
-        precision <= 9
-          ? { type: 'INT32' }
-          : precision <= 18
-            ? { type: 'INT64' }
-            : { type: 'FIXED_LEN_BYTE_ARRAY', type_length: decimalBytes(precision) };
-      const decimal = { converted_type: 'DECIMAL', precision, scale };
-      return { ...base, ...physical, ...decimal, logical_type: { type: 'DECIMAL', precision, scale } };
-    }),
-  ];
 }
 
 /**
@@ -179,25 +150,93 @@ function schemaOf(columns: readonly ParquetColumn[]) {
  */
 type SpoolCell = string | boolean | null;
 
-/** One spooled value as the column stores it. */
-function cell(c: ParquetColumn, v: SpoolCell | undefined): unknown {
-  if (v === null || v === undefined) return null;
+/** Parquet's numbers for a column's annotations (parquet.thrift: ConvertedType, LogicalType). */
+const UTF8 = 0;
+const DECIMAL = 5;
+const DATE_TYPE = 6;
+const OPTIONAL = 1;
+
+/** A column's encoder and its SchemaElement (Thrift fields), by its kind. */
+function columnOf(c: ParquetColumn): { chunk: ColumnChunk; element: Record<string, unknown> } {
+  const path = [c.name];
+  const element = { field_3: OPTIONAL, field_4: c.name };
   switch (c.kind) {
-    case 'decimal':
-      return unscaled(v as string, c.scale ?? 0);
     case 'date':
-      return epochDay(v as string);
+      return {
+        chunk: new ColumnChunk(path, 'INT32', (v) => epochDay(v as string)!),
+        element: { field_1: TYPE.INT32, ...element, field_6: DATE_TYPE, field_10: { field_6: {} } },
+      };
     case 'boolean':
-      return v;
+      return {
+        chunk: new ColumnChunk(path, 'BOOLEAN', (v) => v),
+        element: { field_1: TYPE.BOOLEAN, ...element },
+      };
     case 'string':
-      return String(v);
+      return {
+        chunk: new ColumnChunk(path, 'BYTE_ARRAY', (v) => String(v)),
+        element: { field_1: TYPE.BYTE_ARRAY, ...element, field_6: UTF8, field_10: { field_1: {} } },
+      };
+    case 'decimal': {
+      const { precision = 1, scale = 0 } = c;
+      const type = precision <= 9 ? 'INT32' : precision <= 18 ? 'INT64' : 'FIXED_LEN_BYTE_ARRAY';
+      const length = type === 'FIXED_LEN_BYTE_ARRAY' ? decimalBytes(precision) : 0;
+      return {
+        chunk: new ColumnChunk(path, type, (v) => unscaled(v as string, scale), length),
+        element: {
+          field_1: TYPE[type],
+          field_2: length || undefined,
+          ...element,
+          field_6: DECIMAL,
+          field_7: scale,
+          field_8: precision,
+          field_10: { field_5: { field_1: scale, field_2: precision } },
+        },
+      };
+    }
   }
 }
 
+/**
+ * The file's footer (FileMetaData, Thrift compact) after `file`'s last row group: the row groups
+ * went into bytes as each was written (`groups`), so that none of their objects outlive it.
+ */
+function footer(file: ByteWriter, elements: Record<string, unknown>[], rows: number, groups: Uint8Array[]) {
+  const start = file.offset;
+  const schema = [{ field_4: 'root', field_5: elements.length }, ...elements];
+  serializeTCompactProtocol(file, { field_1: 2, field_2: schema, field_3: BigInt(rows) });
+  // Back over its STOP: field 4 (row_groups, a list of structs) and the rest follow by hand.
+  file.index--;
+  file.offset--;
+  const list = (n: number) => {
+    if (n > 14) {
+      file.appendUint8(0xfc);
+      file.appendVarInt(n);
+    } else file.appendUint8((n << 4) | 12);
+  };
+  file.appendUint8(0x19);
+  list(groups.length);
+  for (const g of groups) file.appendBytes(g);
+  const createdBy = Buffer.from('prs');
+  file.appendUint8(0x28); // field 6, created_by
+  file.appendVarInt(createdBy.length);
+  file.appendBytes(createdBy);
+  // Field 7, column_orders: TYPE_DEFINED_ORDER for each column, so readers use the statistics.
+  file.appendUint8(0x19);
+  list(elements.length);
+  for (let i = 0; i < elements.length; i++) file.appendBytes(TYPE_DEFINED_ORDER);
+  file.appendUint8(0);
+  file.appendUint32(file.offset - start);
+  file.appendUint32(PAR1);
+}
+
+/** ColumnOrder { 1: TypeDefinedOrder {} }. */
+const TYPE_DEFINED_ORDER = new Uint8Array([0x1c, 0, 0]);
+const PAR1 = 0x31524150;
+
 /** One answer on its way into the spool: rows as they come, kept only once `done`. */
 export interface SpoolAnswer {
-  /** A batch of the answer's rows (flattened, measured, written to the spool at once). */
-  rows(rows: readonly Row[]): void;
+  /** A batch of the answer's rows (flattened, measured, written to the spool at once, a row at a time). */
+  rows(rows: RowBatch): void;
   /** The answer was whole: its rows and what they taught of the columns count. */
   done(): void;
   /** The answer failed or repeats an earlier date: its rows are taken back. */
@@ -211,6 +250,7 @@ export class ParquetSpool {
   private pos = 0;
   private rowCount = 0;
   private closed = false;
+  private readonly out = new Bytes();
 
   constructor(
     private readonly spoolPath: string,
@@ -218,10 +258,6 @@ export class ParquetSpool {
   ) {
     this.fd = openSync(spoolPath, 'wx', 0o600);
     temporaries.add(spoolPath);
-    // Node 24's V8 keeps more of the rows' and row groups' garbage resident (docs/performance.md,
-    // Parquet): sized for memory from here on it stays under 100 MB. Node 20 stays under without it,
-    // and it costs CPU there.
-    if (process.versions.node.split('.')[0] !== '20') setFlagsFromString('--optimize-for-size');
   }
 
   get rows(): number {
@@ -234,15 +270,26 @@ export class ParquetSpool {
    * measures wait in a plan of their own until `done`; `drop` takes the rows back (the next answer
    * overwrites them). A decimal column past 38 digits throws at the batch that shows it.
    */
-  answer(): SpoolAnswer {
+  answer(lead?: Row): SpoolAnswer {
     const pending = new ColumnPlan();
     let at = this.pos;
     let count = 0;
     return {
       rows: (rows) => {
-        let text = '';
-        for (const row of rows) text += `${JSON.stringify(pending.add(pick(flatten(row), this.o.fields)))}\n`;
-        at += writeSync(this.fd, text, at);
+        // From the first rows on (the code that reads them loaded: a chunk compiled under other flags
+        // misses its code cache), V8 lets the old generation grow to 1.5 times what is live, not ~4
+        // (docs/performance.md, Parquet). Node 24 keeps more garbage resident: sized for memory there;
+        // Node 20 stays under 100 MB without it, and it costs CPU there.
+        if (this.rowCount + count === 0) {
+          setFlagsFromString('--heap-growing-percent=50');
+          if (!NODE_20) setFlagsFromString('--optimize-for-size');
+        }
+        const out = this.out;
+        for (let i = 0; i < rows.length; i++) {
+          out.text(`${JSON.stringify(pending.add(pick(flatten(rows.object(i, lead)), this.o.fields)))}\n`);
+          if (out.n >= 60_000) at += writeSync(this.fd, out.take(), 0, undefined, at);
+        }
+        if (out.n > 0) at += writeSync(this.fd, out.take(), 0, undefined, at);
         count += rows.length;
         // Checked against the answers kept so far whenever a column changed.
         if (pending.changed) new ColumnPlan().merge(this.plan).merge(pending).columns();
@@ -262,37 +309,37 @@ export class ParquetSpool {
     ftruncateSync(this.fd, this.pos); // a dropped answer's rows past the end
     closeSync(this.fd);
     this.closed = true;
-    // What a row group leaves behind outlives the young generation; V8 would let the old one grow to
-    // about four times what is live before collecting it (docs/performance.md): 1.5 times here.
-    setFlagsFromString('--heap-growing-percent=50');
-    const columns = this.fieldsOrder(this.plan.columns());
-    const { ParquetWriter, ByteWriter } = await import('hyparquet-writer');
-    const bytes = new ByteWriter();
+    const columns = this.fieldsOrder(this.plan.columns()).map(columnOf);
+    const file = new ByteWriter();
+    file.appendUint32(PAR1);
     // Each row group goes out as soon as it is encoded: memory holds one, never the file.
     const flush = async () => {
-      const chunk = new Uint8Array(bytes.buffer.slice(0, bytes.index));
-      bytes.index = 0;
+      const chunk = file.getBytes().slice();
+      file.index = 0;
       if (!out.write(chunk)) await once(out, 'drain');
     };
-    Object.assign(bytes, { flush });
-    const writer = new ParquetWriter({
-      writer: bytes,
-      schema: schemaOf(columns) as never,
-      // zlib's GZIP in native code: hyparquet-writer's own SNAPPY, in JS, allocated as much as the rest.
-      codec: 'GZIP',
-      compressors: { GZIP: (page) => gzipSync(page) },
-      createdBy: 'prs (hyparquet-writer)',
-    });
-    const batch = this.o.batch ?? 1000;
-    // Column by column as the spool's lines are read: no row is kept past its line.
-    let data = columns.map((): unknown[] => []);
+    const groups: Uint8Array[] = [];
+    const batch = this.o.batch ?? 5000;
     let count = 0;
+    let rows = 0;
     const emit = async () => {
       if (count === 0) return;
-      const columnData = columns.map((c, i) => ({ name: c.name, data: data[i]! }));
-      await writer.write({ columnData, rowGroupSize: count });
-      data = columns.map(() => []);
+      const start = file.offset;
+      const chunks = columns.map((c) => c.chunk.flush(file));
+      let size = 0n;
+      for (const c of chunks) size += (c.field_3 as { field_6: bigint }).field_6;
+      const group = new ByteWriter(256);
+      const compressed = BigInt(file.offset - start);
+      serializeTCompactProtocol(group, {
+        field_1: chunks,
+        field_2: size,
+        field_3: BigInt(count),
+        field_6: compressed,
+      });
+      groups.push(group.getBytes().slice());
+      rows += count;
       count = 0;
+      await flush();
     };
     // Lines split at '\n' only (readline also splits at U+2028 on Node 24, which JSON leaves raw).
     let rest = '';
@@ -301,17 +348,26 @@ export class ParquetSpool {
       rest = lines.pop()!;
       for (const line of lines) {
         const r = JSON.parse(line) as Record<string, SpoolCell>;
-        for (let i = 0; i < columns.length; i++) data[i]!.push(cell(columns[i]!, r[columns[i]!.name]));
+        for (const c of columns) c.chunk.add(r[c.chunk.path[0]!]);
         if (++count >= batch) await emit();
       }
     }
     await emit();
-    writer.finish();
+    footer(
+      file,
+      columns.map((c) => c.element),
+      rows,
+      groups,
+    );
     await flush();
     await this.discard();
   }
 
   async discard(): Promise<void> {
+    // V8 takes a code cache only under the flags it was made with, and src/boot.ts writes the run's
+    // caches at its exit: set back, the next run of any command can use them.
+    setFlagsFromString('--heap-growing-percent=0');
+    if (!NODE_20) setFlagsFromString('--no-optimize-for-size');
     if (!this.closed) {
       closeSync(this.fd);
       this.closed = true;

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
-import { ColumnPlan, epochDay, ParquetSpool, unscaled } from '../../../src/render/parquet.js';
+import { ColumnPlan, epochDay, ParquetSpool } from '../../../src/render/parquet.js';
+import { unscaled } from '../../../src/render/parquet-chunk.js';
+import { batchOf } from '../../helpers/rows.js';
 
 describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
   it.each([
@@ -16,7 +18,7 @@ describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
     ['1.10', 5, 110000n],
     ['-0', 2, 0n],
     ['42', 3, 42000n],
-  ])('%s at scale %i → %s', (text, scale, want) => expect(unscaled(text, scale)).toBe(want));
+  ])('%s at scale %i → %s', (text, scale, want) => expect(BigInt(unscaled(text, scale))).toBe(want));
 
   it('refuses a scale below the value’s own (it would round)', () => {
     expect(() => unscaled('1.25', 1)).toThrow(/more than 1 fraction digits/);
@@ -70,18 +72,20 @@ describe('ParquetSpool', () => {
     try {
       const spool = new ParquetSpool(join(dir, 'spool'), { batch: 2 });
       const answer = spool.answer();
-      answer.rows([
-        {
-          n: new JsonNumber('1.50'),
-          m: 1,
-          a: [1, new JsonNumber('2.50')],
-          b: true,
-          mb: true,
-          d: '2024-05-03',
-        },
-        { n: -2, m: 'two', a: null, b: false, mb: 'x', d: null, s: 'a\r\nb\u2028c"' },
-        { n: null, m: new JsonNumber('1e400'), a: ['x', { k: 1 }], b: null, mb: null, d: '2024-02-29' },
-      ]);
+      answer.rows(
+        batchOf([
+          {
+            n: new JsonNumber('1.50'),
+            m: 1,
+            a: [1, new JsonNumber('2.50')],
+            b: true,
+            mb: true,
+            d: '2024-05-03',
+          },
+          { n: -2, m: 'two', a: null, b: false, mb: 'x', d: null, s: 'a\r\nb\u2028c"' },
+          { n: null, m: new JsonNumber('1e400'), a: ['x', { k: 1 }], b: null, mb: null, d: '2024-02-29' },
+        ]),
+      );
       answer.done();
       const path = join(dir, 'x.parquet');
       const out = createWriteStream(path);
