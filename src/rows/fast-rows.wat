@@ -63,7 +63,7 @@
     (param $base i32) (param $tbase i32) (param $rowsOut i32) (result i32)
     (local $done i32) (local $out0 i32) (local $row i32) (local $start i32) (local $m i32) (local $i i32)
     (local $from i32) (local $end i32) (local $c i32) (local $k i32) (local $vs i32) (local $kind i32)
-    (local $q i32) (local $hi i32) (local $v v128)
+    (local $q i32) (local $hi i32) (local $d i32) (local $v v128)
     (global.set $count (i32.const 0))
     (global.set $high (i32.const 0))
     (global.set $why (i32.const 0))
@@ -190,21 +190,40 @@
                     (br $value)))
                 ;; A number.
                 (if (i32.eq (local.get $c) (i32.const 45)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-                (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
-                (local.set $c (i32.load8_u (local.get $p)))
-                (if (i32.eq (local.get $c) (i32.const 48))
-                  (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
-                  (else
-                    (br_if $stop (i32.or (i32.lt_u (local.get $c) (i32.const 49)) (i32.gt_u (local.get $c) (i32.const 57))))
-                    (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $n)))))
-                (if (i32.lt_u (local.get $p) (local.get $n))
-                  (then
-                    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 46))
-                      (then
-                        (local.set $q (i32.add (local.get $p) (i32.const 1)))
-                        (local.set $p (call $digits (local.get $q) (local.get $n)))
-                        (if (i32.eq (local.get $p) (local.get $q))
-                          (then (br_if $short (i32.ge_u (local.get $p) (local.get $n))) (br $stop)))))))
+                (block $fraction_done
+                  ;; The integer and fraction digits from one load of 16 bytes when they end within it.
+                  (block $narrow
+                    (br_if $narrow (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $n)))
+                    (local.set $d
+                      (i8x16.bitmask
+                        (i8x16.gt_u (i8x16.sub (v128.load (local.get $p)) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48))
+                          (v128.const i8x16 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9))))
+                    (br_if $stop (i32.and (local.get $d) (i32.const 1)))
+                    (local.set $k (select (i32.const 1) (i32.ctz (local.get $d)) (i32.eq (i32.load8_u (local.get $p)) (i32.const 48))))
+                    (br_if $narrow (i32.ge_u (local.get $k) (i32.const 15)))
+                    (local.set $p (i32.add (local.get $p) (local.get $k)))
+                    (br_if $fraction_done (i32.ne (i32.load8_u (local.get $p)) (i32.const 46)))
+                    (local.set $d (i32.shr_u (local.get $d) (i32.add (local.get $k) (i32.const 1))))
+                    (br_if $stop (i32.and (local.get $d) (i32.const 1)))
+                    (if (i32.eqz (local.get $d))
+                      (then (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $n))) (br $fraction_done)))
+                    (local.set $p (i32.add (local.get $p) (i32.add (i32.ctz (local.get $d)) (i32.const 1))))
+                    (br $fraction_done))
+                  (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
+                  (local.set $c (i32.load8_u (local.get $p)))
+                  (if (i32.eq (local.get $c) (i32.const 48))
+                    (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
+                    (else
+                      (br_if $stop (i32.or (i32.lt_u (local.get $c) (i32.const 49)) (i32.gt_u (local.get $c) (i32.const 57))))
+                      (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $n)))))
+                  (if (i32.lt_u (local.get $p) (local.get $n))
+                    (then
+                      (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 46))
+                        (then
+                          (local.set $q (i32.add (local.get $p) (i32.const 1)))
+                          (local.set $p (call $digits (local.get $q) (local.get $n)))
+                          (if (i32.eq (local.get $p) (local.get $q))
+                            (then (br_if $short (i32.ge_u (local.get $p) (local.get $n))) (br $stop))))))))
                 (br_if $short (i32.ge_u (local.get $p) (local.get $n)))
                 (if (i32.eq (i32.or (i32.load8_u (local.get $p)) (i32.const 32)) (i32.const 101))
                   (then
