@@ -52,7 +52,10 @@ export function startBanner(
     Pick<Sandbox, 'serviceClients' | 'rateLimit' | 'tokenTtl' | 'bigExportRows'>,
 ): string[] {
   const [demo, other] = s.users;
-  const lines = [
+  const second = other
+    ? `second user for 403 tests: ${other.username} / ${other.password} (tenant ${other.tenant}). `
+    : '';
+  return [
     `prs sandbox: serving at ${s.url} (realm ${s.realm}; JSON endpoint limit ${s.rateLimit} per user; access tokens last ${s.tokenTtl} s)`,
     `log in as ${demo.username} (tenant ${demo.tenant}):`,
     `  printf '%s' ${shellQuote(demo.password)} | PRS_CLIENT_SECRET=${shellQuote(s.clientSecret)} prs ${loginArgs(s, demo).map(shellQuote).join(' ')}`,
@@ -64,13 +67,8 @@ export function startBanner(
     '  prs report 42 --type index --date 2023-06-29',
     '  prs export 42 --type constituent.close --date 2023-06-30 --format csv',
     `portfolios: 42 public example · 1 fifty constituents · 7 twenty thousand · 13 number fidelity · 77 a rebalance (for diff) · 101 no data · 500 always fails · 900 big export (${s.bigExportRows} rows)`,
+    `${second}Ctrl-C stops the sandbox.`,
   ];
-  if (other) {
-    lines.push(
-      `second user for 403 tests: ${other.username} / ${other.password} (tenant ${other.tenant}). Ctrl-C stops the sandbox.`,
-    );
-  } else lines.push('Ctrl-C stops the sandbox.');
-  return lines;
 }
 
 const shellQuote = (s: string): string =>
