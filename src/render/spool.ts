@@ -44,7 +44,8 @@ export class Spool {
         unlinkSync(path);
       }
       this.flush();
-      if (bytes.length > this.limit) this.append(bytes);
+      // A writer's chunk of a batch (about the bound's size) goes to the file as it is, not copied first.
+      if (bytes.length > this.limit / 2) this.append(bytes);
       else {
         this.held.set(bytes, 0);
         this.heldBytes = bytes.length;
