@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
+import { withLock } from '../fs/lock.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
@@ -66,14 +67,11 @@ function readOwn(path: string): string {
 /** A missing, unreadable or foreign manifest is empty; a record replaces the file whole, never writing through a link. */
 export async function openManifest(dir: string): Promise<Manifest> {
   const path = join(dir, MANIFEST_NAME);
-  let text = readOwn(path);
   const entries = new Map<string, ManifestFile[]>();
-  for (const line of text.split('\n')) {
+  for (const line of readOwn(path).split('\n')) {
     const entry = parseLine(line);
     if (entry) entries.set(entry.key, entry.files);
   }
-  // A last line cut short must not swallow the next one.
-  if (text !== '' && !text.endsWith('\n')) text += '\n';
   return {
     get: (key) => entries.get(key),
     async kept(key) {
@@ -81,13 +79,21 @@ export async function openManifest(dir: string): Promise<Manifest> {
       return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
     },
     async record(key, files) {
-      const next = `${text}${JSON.stringify({ key, files })}\n`;
-      try {
-        replaceFile(path, next);
-      } catch (err) {
-        throw fileError(err, path);
-      }
-      text = next;
+      // Read again under the lock: another export into this directory may have recorded since.
+      await withLock(
+        path,
+        () => {
+          const text = readOwn(path);
+          // A last line cut short must not swallow the next one.
+          const next = `${text === '' || text.endsWith('\n') ? text : `${text}\n`}${JSON.stringify({ key, files })}\n`;
+          try {
+            replaceFile(path, next);
+          } catch (err) {
+            throw fileError(err, path);
+          }
+        },
+        { createDir: false },
+      );
       entries.set(key, files);
     },
   };

@@ -122,6 +122,20 @@ describe('manifest', () => {
     expect((await openManifest(dir.path)).get(key('2024-05-01'))).toEqual(files);
   });
 
+  it("two runs exporting into one directory at once keep both runs' lines", async () => {
+    writeFileSync(join(dir.path, 'a.json'), '[1]');
+    const files = await describeFiles([{ path: join(dir.path, 'a.json'), bytes: 3, sha256: sha('[1]') }]);
+    const first = await openManifest(dir.path);
+    const second = await openManifest(dir.path);
+    await first.record(key('2024-05-01'), files);
+    await second.record(key('2024-05-02'), files);
+    await first.record(key('2024-05-03'), files);
+    const reread = await openManifest(dir.path);
+    for (const date of ['2024-05-01', '2024-05-02', '2024-05-03'])
+      expect(reread.get(key(date))).toEqual(files);
+    expect(existsSync(join(dir.path, `${MANIFEST_NAME}.lock`))).toBe(false);
+  });
+
   describe('never written through what it did not make (as root, a planted link reached /etc/passwd)', () => {
     let outside: string;
     beforeEach(() => {
