@@ -99,9 +99,13 @@ export class ColumnChunk {
     if (useDict) {
       dictionaryOffset = BigInt(file.offset);
       const dictionary = this.dictValues.buf.subarray(0, this.dictValues.n);
-      uncompressed += page(file, dictionary, { field_1: DICTIONARY_PAGE }, (h) => {
-        h.field_7 = { field_1: this.dict!.size, field_2: PLAIN };
-      });
+      const header = {
+        field_1: DICTIONARY_PAGE,
+        field_2: 0,
+        field_3: 0,
+        field_7: { field_1: this.dict!.size, field_2: PLAIN },
+      };
+      uncompressed += page(file, dictionary, header);
       const w = new ByteWriter(values + 16);
       const bitWidth = Math.max(1, Math.ceil(Math.log2(this.dict!.size)));
       w.appendUint8(bitWidth);
@@ -109,32 +113,24 @@ export class ColumnChunk {
       body = w.getBytes();
       encoding = RLE_DICTIONARY;
     } else if (this.type === 'BOOLEAN') {
+      // RLE for BOOLEAN: the hybrid's length, then the hybrid (values: a byte each, from plain()).
       const w = new ByteWriter(values / 8 + 16);
-      writeRleBitPackedHybrid(w, this.booleans(values), 1);
-      const b = w.getBytes();
-      body = new Uint8Array(4 + b.length);
-      new DataView(body.buffer).setUint32(0, b.length, true);
-      body.set(b, 4);
+      w.appendUint32(0);
+      writeRleBitPackedHybrid(w, this.values.buf.subarray(0, values), 1);
+      w.view.setUint32(0, w.index - 4, true);
+      body = w.getBytes();
     } else body = this.values.buf.subarray(0, this.values.n);
     const levels = new ByteWriter(this.rows / 8 + 16);
     writeRleBitPackedHybrid(levels, this.defs.subarray(0, this.rows), 1);
     const dataOffset = BigInt(file.offset);
-    uncompressed += page(
-      file,
-      body,
-      { field_1: DATA_PAGE_V2 },
-      (h) => {
-        h.field_8 = {
-          field_1: this.rows,
-          field_2: this.nulls,
-          field_3: this.rows,
-          field_4: encoding,
-          field_5: levels.index,
-          field_6: 0,
-        };
-      },
-      levels.getBytes(),
-    );
+    const v2 = { field_1: this.rows, field_2: this.nulls, field_3: this.rows, field_4: encoding };
+    const header = {
+      field_1: DATA_PAGE_V2,
+      field_2: 0,
+      field_3: 0,
+      field_8: { ...v2, field_5: levels.index, field_6: 0 },
+    };
+    uncompressed += page(file, body, header, levels.getBytes());
     const chunk = {
       field_2: BigInt(start),
       field_3: {
@@ -200,11 +196,6 @@ export class ColumnChunk {
     }
   }
 
-  /** The booleans, one byte each in `values`, for the RLE/bit-packed hybrid. */
-  private booleans(count: number): Uint8Array {
-    return this.values.buf.subarray(0, count);
-  }
-
   /** Statistics' max_value and min_value (PLAIN, a string without its length); none past 64 bytes. */
   private bounds(): { field_5: Uint8Array; field_6: Uint8Array } | undefined {
     if (this.min === undefined || this.max === undefined) return undefined;
@@ -220,20 +211,18 @@ export class ColumnChunk {
 }
 
 /**
- * A page appended to `file`: its header (Thrift), then `levels` as they are and `body` compressed.
- * `fill` completes the header. The page's uncompressed size, header included.
+ * A page appended to `file`: its header (Thrift, with the sizes filled in), then `levels` as they
+ * are and `body` compressed. The page's uncompressed size, header included.
  */
 function page(
   file: ByteWriter,
   body: Uint8Array,
-  header: Record<string, unknown>,
-  fill: (h: Record<string, unknown>) => void,
+  header: { field_2: number; field_3: number },
   levels: Uint8Array = new Uint8Array(0),
 ): number {
   const compressed = gzipSync(body);
   header.field_2 = levels.length + body.length;
   header.field_3 = levels.length + compressed.length;
-  fill(header);
   const headerStart = file.offset;
   serializeTCompactProtocol(file, header);
   const headerSize = file.offset - headerStart;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber } from '../../../src/domain.js';
+import { JsonNumber, type Row } from '../../../src/domain.js';
 import { ColumnPlan, epochDay, ParquetSpool } from '../../../src/render/parquet.js';
 import { unscaled } from '../../../src/render/parquet-chunk.js';
 import { batchOf } from '../../helpers/rows.js';
@@ -66,7 +66,62 @@ describe('ColumnPlan', () => {
   });
 });
 
+/** `rows` through a ParquetSpool (row groups of `batch`) and back through DuckDB, as JSON values. */
+async function roundTrip(rows: Row[], batch: number): Promise<Record<string, unknown>[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
+  try {
+    const spool = new ParquetSpool(join(dir, 'spool'), { batch });
+    const answer = spool.answer();
+    answer.rows(batchOf(rows));
+    answer.done();
+    const path = join(dir, 'x.parquet');
+    const out = createWriteStream(path);
+    await spool.write(out);
+    await new Promise((resolve) => out.end(resolve));
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    const back = (await con.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
+    const stats = await con.runAndReadAll(
+      `SELECT stats_min_value, stats_max_value FROM parquet_metadata('${path}') WHERE row_group_id = 0`,
+    );
+    con.closeSync();
+    db.closeSync();
+    return [...back, { stats: stats.getRowsJson() }];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('ParquetSpool', () => {
+  it('DECIMAL in INT32, INT64 (within a double and past it) and FIXED_LEN_BYTE_ARRAY, negatives too; statistics in code point order', async () => {
+    const n = (t: string) => new JsonNumber(t);
+    const rows = [
+      { i32: -7, i64: n('-1234567890.123'), big: n('-12345678901234567.8'), flba: n('-1e-20'), s: 'é' },
+      { i32: 2, i64: 4, big: 3, flba: n('123456789012345678.9'), s: '\u{1F600}' },
+      { i32: null, i64: n('-0.001'), big: null, flba: null, s: '\uFFFD' },
+    ];
+    expect(await roundTrip(rows, 3)).toEqual([
+      {
+        i32: '-7',
+        i64: '-1234567890.123',
+        big: '-12345678901234567.8',
+        flba: '-0.00000000000000000001',
+        s: 'é',
+      },
+      { i32: '2', i64: '4.000', big: '3.0', flba: '123456789012345678.90000000000000000000', s: '\u{1F600}' },
+      { i32: null, i64: '-0.001', big: null, flba: null, s: '\uFFFD' },
+      {
+        stats: [
+          ['-7', '2'],
+          ['-1234567890.123', '4.000'],
+          ['-12345678901234567.8', '3.0'],
+          ['-0.00000000000000000001', '123456789012345678.90000000000000000000'],
+          ['é', '\u{1F600}'],
+        ],
+      },
+    ]);
+  });
+
   it('columns of mixed kinds: a number keeps its digits as text, an array its JSON, a boolean its word', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
     try {
