@@ -70,6 +70,8 @@ function separate(
 }
 
 let fast: FastRows | undefined;
+/** Where the rows go in the module's memory: past its tables. */
+const SPACED = 24 * 1024;
 
 /**
  * Rows from `i` on without escapes and nothing odd: written without the whitespace between their tokens
@@ -83,14 +85,14 @@ export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number)
   fast ??= loadFast();
   const from = t[at[i]! + F.START]!;
   const bytes = t[at[j - 1]! + F.END]! - from;
-  const ranges = (bytes + 7) & ~7;
+  const ranges = SPACED + ((bytes + 7) & ~7);
   const output = ranges + 8 * (j - i);
   // 16 bytes to spare past the output (the loop stores 16 at a time).
   const grow = output + bytes + (j - i) + 16 - fast.memory.buffer.byteLength;
   if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
   const memory = fast.memory.buffer;
-  new Uint8Array(memory).set(b.subarray(from, from + bytes));
-  rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from);
+  new Uint8Array(memory).set(b.subarray(from, from + bytes), SPACED);
+  rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from - SPACED);
   const end = fast.compact(ranges, j - i, output, sep);
   out.room(end - output);
   out.buf.set(new Uint8Array(memory, output, end - output), out.n);

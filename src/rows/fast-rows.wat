@@ -10,8 +10,27 @@
     (memory.fill (i32.const 128) (i32.const 2) (i32.const 128))
     (i32.store8 (i32.const 34) (i32.const 1))
     (i32.store8 (i32.const 92) (i32.const 3))
-    (memory.fill (i32.const 304) (i32.const 1) (i32.const 10)))
+    (memory.fill (i32.const 304) (i32.const 1) (i32.const 10))
+    (call $shuffles))
   (start $tables)
+
+  ;; Bytes 16384-20479: per 8-bit mask, the positions of its set bits (i8x16.swizzle's indexes, which
+  ;; gather those bytes of a half of 16 to the front); 20480-24575: the same for the upper half.
+  (func $shuffles
+    (local $m i32) (local $b i32) (local $at i32)
+    (loop $mask
+      (local.set $at (i32.add (i32.const 16384) (i32.shl (local.get $m) (i32.const 4))))
+      (local.set $b (i32.const 0))
+      (loop $bit
+        (if (i32.and (local.get $m) (i32.shl (i32.const 1) (local.get $b)))
+          (then
+            (i32.store8 (local.get $at) (local.get $b))
+            (i32.store8 offset=4096 (local.get $at) (i32.add (local.get $b) (i32.const 8)))
+            (local.set $at (i32.add (local.get $at) (i32.const 1)))))
+        (local.set $b (i32.add (local.get $b) (i32.const 1)))
+        (br_if $bit (i32.lt_u (local.get $b) (i32.const 8))))
+      (local.set $m (i32.add (local.get $m) (i32.const 1)))
+      (br_if $mask (i32.lt_u (local.get $m) (i32.const 256)))))
   (global $count (export "count") (mut i32) (i32.const 0))
   (global $high (export "high") (mut i32) (i32.const 0))
   (global $outAt (export "outAt") (mut i32) (i32.const 0))
@@ -274,63 +293,51 @@
 
   ;; Rows written without the whitespace between their tokens (as JSON.stringify writes a row without
   ;; escapes): row r is the bytes from rows[2r] to rows[2r + 1], `sep` between rows. Returns where the
-  ;; output ends. 16 bytes at a time: up to the next quote or whitespace outside a string, up to the
-  ;; closing quote inside one (each 16 stored whole, the output then moved on by what counts: the
-  ;; memory has 16 bytes to spare past the input and the output).
+  ;; output ends. 16 bytes at a time without a branch on them: a byte is in a string when an odd number
+  ;; of quotes lead up to it (no escapes), whitespace outside strings is dropped and the rest gathered to
+  ;; the front by the shuffles' tables, 8 at a time. The memory has 16 bytes to spare past the input and
+  ;; the output.
   (func (export "compact") (param $rows i32) (param $count i32) (param $out i32) (param $sep i32) (result i32)
-    (local $r i32) (local $p i32) (local $end i32) (local $m i32) (local $k i32) (local $v v128)
+    (local $r i32) (local $p i32) (local $end i32) (local $v v128) (local $q i32) (local $carry i32)
+    (local $keep i32) (local $k i32)
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $r) (local.get $count)))
         (if (local.get $r) (then (i32.store8 (local.get $out) (local.get $sep)) (local.set $out (i32.add (local.get $out) (i32.const 1)))))
         (local.set $p (i32.load (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
         (local.set $end (i32.load offset=4 (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
+        (local.set $carry (i32.const 0))
         (block $row_end
-          (loop $outside
+          (loop $block
             (br_if $row_end (i32.ge_u (local.get $p) (local.get $end)))
             (local.set $v (v128.load (local.get $p)))
-            (v128.store (local.get $out) (local.get $v))
-            ;; Bits of quotes and whitespace, and one past the row's end.
-            (local.set $m
-              (i32.or
-                (i8x16.bitmask
-                  (v128.or
-                    (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
-                    (i8x16.lt_u (local.get $v) (v128.const i8x16 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33))))
-                (select
-                  (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $p)))
-                  (i32.const 0)
-                  (i32.lt_u (i32.sub (local.get $end) (local.get $p)) (i32.const 32)))))
-            (local.set $k (i32.ctz (local.get $m)))
-            (if (i32.ge_u (local.get $k) (i32.const 16))
-              (then
-                (local.set $out (i32.add (local.get $out) (i32.const 16)))
-                (local.set $p (i32.add (local.get $p) (i32.const 16)))
-                (br $outside)))
-            (local.set $out (i32.add (local.get $out) (local.get $k)))
-            (local.set $p (i32.add (local.get $p) (local.get $k)))
-            (br_if $row_end (i32.ge_u (local.get $p) (local.get $end)))
-            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 34))
-              (then
-                ;; A string: to its closing quote, the quote included.
-                (i32.store8 (local.get $out) (i32.const 34))
-                (local.set $out (i32.add (local.get $out) (i32.const 1)))
-                (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                (loop $inside
-                  (local.set $v (v128.load (local.get $p)))
-                  (v128.store (local.get $out) (local.get $v))
-                  (local.set $m
-                    (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))
-                  (if (i32.eqz (local.get $m))
-                    (then
-                      (local.set $out (i32.add (local.get $out) (i32.const 16)))
-                      (local.set $p (i32.add (local.get $p) (i32.const 16)))
-                      (br $inside)))
-                  (local.set $k (i32.add (i32.ctz (local.get $m)) (i32.const 1)))
-                  (local.set $out (i32.add (local.get $out) (local.get $k)))
-                  (local.set $p (i32.add (local.get $p) (local.get $k)))))
-              (else (local.set $p (i32.add (local.get $p) (i32.const 1)))))
-            (br $outside)))
+            ;; In a string: the parity of the quotes up to each byte (a prefix XOR), and the carry of it.
+            (local.set $q
+              (i8x16.bitmask (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))
+            (local.set $q (i32.xor (local.get $q) (i32.shl (local.get $q) (i32.const 1))))
+            (local.set $q (i32.xor (local.get $q) (i32.shl (local.get $q) (i32.const 2))))
+            (local.set $q (i32.xor (local.get $q) (i32.shl (local.get $q) (i32.const 4))))
+            (local.set $q (i32.and (i32.xor (i32.xor (local.get $q) (i32.shl (local.get $q) (i32.const 8))) (local.get $carry)) (i32.const 0xffff)))
+            (local.set $carry (i32.sub (i32.const 0) (i32.shr_u (local.get $q) (i32.const 15))))
+            (local.set $keep
+              (i32.xor
+                (i32.and
+                  (i8x16.bitmask (i8x16.lt_u (local.get $v) (v128.const i8x16 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33 33)))
+                  (i32.xor (local.get $q) (i32.const 0xffff)))
+                (i32.const 0xffff)))
+            (local.set $k (i32.sub (local.get $end) (local.get $p)))
+            (if (i32.lt_u (local.get $k) (i32.const 16))
+              (then (local.set $keep (i32.and (local.get $keep) (i32.sub (i32.shl (i32.const 1) (local.get $k)) (i32.const 1))))))
+            (local.set $k (i32.and (local.get $keep) (i32.const 255)))
+            (v128.store (local.get $out)
+              (i8x16.swizzle (local.get $v) (v128.load offset=16384 (i32.shl (local.get $k) (i32.const 4)))))
+            (local.set $out (i32.add (local.get $out) (i32.popcnt (local.get $k))))
+            (local.set $k (i32.shr_u (local.get $keep) (i32.const 8)))
+            (v128.store (local.get $out)
+              (i8x16.swizzle (local.get $v) (v128.load offset=20480 (i32.shl (local.get $k) (i32.const 4)))))
+            (local.set $out (i32.add (local.get $out) (i32.popcnt (local.get $k))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $block)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
     (local.get $out))
