@@ -266,17 +266,18 @@ function lex(src: string, at: number, nested: boolean): { tokens: Token[]; end: 
  * function: the engine then optimizes a row's whole evaluation at once, not a closure per step.
  */
 export function compileFast(filter: string): Filter | undefined {
-  let gen: Gen;
   const code: Code = { constants: [], vars: 0 };
   try {
-    gen = parse(lex(filter, 0, false).tokens, code);
+    const gen = parse(lex(filter, 0, false).tokens, code);
+    const names = [...Object.keys(HELPERS), ...code.constants.map((_, i) => `c${i}`)];
+    const body = `return (x, emit) => { ${gen('x', (v) => `emit(${v});`)} };`;
+    return new Function(...names, body)(...Object.values(HELPERS), ...code.constants) as Filter;
   } catch (err) {
-    if (err instanceof Outside || err instanceof SyntaxError) return undefined;
+    // RangeError: a filter nested deeper than the parser, the generator or V8 recurse (a long
+    // elif chain or pipeline a script built), which jq-web still runs.
+    if (err instanceof Outside || err instanceof SyntaxError || err instanceof RangeError) return undefined;
     throw err;
   }
-  const names = [...Object.keys(HELPERS), ...code.constants.map((_, i) => `c${i}`)];
-  const body = `return (x, emit) => { ${gen('x', (v) => `emit(${v});`)} };`;
-  return new Function(...names, body)(...Object.values(HELPERS), ...code.constants) as Filter;
 }
 
 /** The values the code reads (`c0`, `c1`, …) and how many variables (`v0`, …) it has so far. */

@@ -338,3 +338,13 @@ describe('loneSurrogate: escapes read left to right', () => {
     expect(await outcome('.[] | .isin', body, true)).toBe('C:\\ud800\n😀\n');
   });
 });
+
+describe('a filter nested deeper than the fast path’s compiler recurses', () => {
+  it('is left to jq-web (a label per ISIN, as a script builds it), not an internal error', async () => {
+    const branches = Array.from({ length: 1000 }, (_, i) => `elif .isin == "X${i + 1}" then ${i + 1}`);
+    const filter = `.[] | if .isin == "X0" then 0 ${branches.join(' ')} else .name end`;
+    const body = '[{"isin":"A","name":"EUR"},{"isin":"X7","name":"x"}]';
+    const fast = (await compileJq(filter)).writer !== undefined;
+    expect(await outcome(filter, body, fast)).toBe('EUR\n7\n');
+  });
+});
