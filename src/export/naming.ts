@@ -14,7 +14,8 @@ export function dispositionFileName(header = ''): string | undefined {
   if (ext) {
     const bytes = ext[2].replace(/%([0-9a-f]{2})/gi, (_m, h) => String.fromCharCode(parseInt(h, 16)));
     const name = Buffer.from(bytes, 'latin1').toString(/^utf-?8$/i.test(ext[1]) ? 'utf8' : 'latin1');
-    if (name.trim()) return name;
+    // Blank: no name, not the ASCII fallback beside it (a "?" per character it could not spell).
+    return name.trim() ? name : undefined;
   }
   const quoted = /(?:^|;)\s*filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(header);
   const name = quoted

@@ -145,6 +145,12 @@ describe('Content-Disposition', () => {
     expect(dispositionFileName('attachment; size=3')).toBeUndefined();
   });
 
+  it('a blank filename* names nothing: its ASCII fallback (`"?"` for each character) is not the name', () => {
+    expect(contentDisposition('\u2003')).toBe('attachment; filename="?"; filename*=UTF-8\'\'%E2%80%83');
+    expect(dispositionFileName(contentDisposition('\u2003'))).toBeUndefined();
+    expect(dispositionFileName(contentDisposition('\u3000 \u2003'))).toBeUndefined();
+  });
+
   it('recovers the name contentDisposition() encoded, for any plain name', () => {
     // contentDisposition() keeps only the basename itself, so names with separators are left out.
     const plain = fc
