@@ -350,7 +350,9 @@ function fastWriter(fast: FastForm, run: FastRun): RowWriter {
               if (row.loneSurrogate()) throw new JqError();
               fast.f(row, emit);
             } catch (err) {
-              if (!(err instanceof JqError)) throw err;
+              // A stack overflow (a filter nested deeper than the generated code recurses) is the
+              // filter's failure too, never the response's: jq-web names it (exit 2).
+              if (!(err instanceof JqError || err instanceof RangeError)) throw err;
               failed = stringifyLossless(row.whole());
             }
           }

@@ -1,0 +1,37 @@
+// In a file of its own: jq-web may refuse these filters, and a refusal can leave its instance unusable.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import { compileJq } from '../../../src/render/jq.js';
+import { RowTokenizer } from '../../../src/rows/tokenizer.js';
+
+/** A filter's output for `body` through the writer the CLI uses, or the error it ends with. */
+async function run(filter: string, body: string): Promise<string | Error> {
+  try {
+    const jq = await compileJq(filter);
+    const collect = jq.collect();
+    if (!jq.writer) return collect.end(); // not the fast path: nothing to check here
+    const answer = jq.writer().answer('');
+    const t = new RowTokenizer();
+    collect.write(answer.rows(t.push(Buffer.from(body))));
+    collect.write(answer.rows(t.end()));
+    answer.done();
+    return await collect.end();
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+describe('a filter the fast path compiles but whose generated code recurses too deep on a row', () => {
+  // `.x0 // .x1 // … // .name`: each `//` a nested function in the generated code.
+  it.each([1800, 2000, 2200])(
+    '%i alternatives: the right rows or a --jq error, never a stack overflow',
+    async (n) => {
+      const filter = `.[] | ${Array.from({ length: n }, (_, i) => `.x${i}`).join(' // ')} // .name`;
+      const out = await run(filter, '[{"name":"a"},{"name":"b"}]');
+      if (out instanceof Error) {
+        expect(out).toBeInstanceOf(UsageError);
+        expect(out.message).toMatch(/^--jq: /);
+      } else expect(out).toBe('a\nb\n');
+    },
+  );
+});
