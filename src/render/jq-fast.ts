@@ -266,11 +266,12 @@ function lex(src: string, at: number, nested: boolean): { tokens: Token[]; end: 
  * function: the engine then optimizes a row's whole evaluation at once, not a closure per step.
  */
 export function compileFast(filter: string): Filter | undefined {
-  const code: Code = { constants: [], vars: 0 };
+  const code: Code = { constants: [], vars: 0, functions: 0 };
   try {
     const gen = parse(lex(filter, 0, false).tokens, code);
     const names = [...Object.keys(HELPERS), ...code.constants.map((_, i) => `c${i}`)];
     const body = `return (x, emit) => { ${gen('x', (v) => `emit(${v});`)} };`;
+    if (code.functions > MAX_FUNCTIONS) return undefined;
     return new Function(...names, body)(...Object.values(HELPERS), ...code.constants) as Filter;
   } catch (err) {
     // RangeError: a filter nested deeper than the parser, the generator or V8 recurse (a long
@@ -284,7 +285,12 @@ export function compileFast(filter: string): Filter | undefined {
 interface Code {
   constants: unknown[];
   vars: number;
+  /** Functions in the code so far: a row's evaluation may call through all of them nested. */
+  functions: number;
 }
+
+/** Past this many functions the code may overflow the stack on a row: such a filter is jq-web's. */
+const MAX_FUNCTIONS = 200;
 
 function parse(tokens: Token[], code: Code): Gen {
   let p = 0;
@@ -307,6 +313,7 @@ function parse(tokens: Token[], code: Code): Gen {
   /** `k` written once as a function, for a filter that hands outputs to it from several places. */
   const shared = (k: (v: string) => string): [string, (v: string) => string] => {
     const [name, v] = [fresh(), fresh()];
+    code.functions++;
     return [`const ${name} = (${v}) => { ${k(v)} };`, (e) => `${name}(${e});`];
   };
   const then =
