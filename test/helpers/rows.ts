@@ -3,9 +3,9 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Row } from '../../src/domain.js';
 import { stringifyLossless } from '../../src/json/lossless.js';
-import type { Column } from '../../src/render/columns.js';
+import { type Column, seenColumns } from '../../src/render/columns.js';
 import { type ReportWriterOptions, reportWriter } from '../../src/render/index.js';
-import { createWriter } from '../../src/render/writer.js';
+import { createWriter, type WriterFormat } from '../../src/render/writer.js';
 import { NO_ROWS, type RowBatch } from '../../src/rows/tape.js';
 import { MalformedBody, RowTokenizer } from '../../src/rows/tokenizer.js';
 
@@ -13,6 +13,19 @@ import { MalformedBody, RowTokenizer } from '../../src/rows/tokenizer.js';
 export function batchOf(rows: readonly Row[]): RowBatch {
   if (rows.length === 0) return NO_ROWS;
   return new RowTokenizer().push(Buffer.from(`[${rows.map((r) => stringifyLossless(r)).join(',')}]`));
+}
+
+/** A body's parts through one tokenizer and a `format` writer over `rows`' columns, as a report writes them. */
+export function writtenAs(format: WriterFormat, parts: readonly Buffer[], rows: readonly Row[]): string {
+  const columns = seenColumns(rows);
+  const w = createWriter({ format, columns: () => columns });
+  const a = w.answer('one');
+  const t = new RowTokenizer();
+  let out = '';
+  for (const part of parts) out += String(a.rows(t.push(part)));
+  out += String(a.rows(t.end()));
+  a.done();
+  return out + String(w.end().text);
 }
 
 /** The rows of a whole body as objects, or why it is not a report. */

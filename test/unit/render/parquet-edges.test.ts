@@ -3,30 +3,12 @@
  * nulls only, a row group of nulls only, -0, dates before 1970, multibyte strings, nested objects as
  * dotted columns, exactly one row group's rows and one more; each row group's statistics.
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, type Row } from '../../../src/domain.js';
-import { ParquetSpool } from '../../../src/render/parquet.js';
-import { batchOf } from '../../helpers/rows.js';
+import { throughParquet } from '../../helpers/parquet.js';
 
-async function roundTrip(answers: Row[][], batch: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
-  try {
-    const spool = new ParquetSpool(join(dir, 'spool'), { batch });
-    for (const rows of answers) {
-      const answer = spool.answer();
-      answer.rows(batchOf(rows));
-      answer.done();
-    }
-    const path = join(dir, 'x.parquet');
-    const out = createWriteStream(path);
-    await spool.write(out);
-    await new Promise((resolve) => out.end(resolve));
-    const db = await DuckDBInstance.create(':memory:');
-    const con = await db.connect();
+const roundTrip = (answers: Row[][], batch: number) =>
+  throughParquet(answers, batch, async (con, path) => {
     const back = (await con.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
     const stats = (
       await con.runAndReadAll(
@@ -36,13 +18,8 @@ async function roundTrip(answers: Row[][], batch: number) {
     const schema = (
       await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`)
     ).getRowObjectsJson();
-    con.closeSync();
-    db.closeSync();
     return { back, stats, schema };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  });
 
 const n = (t: string) => new JsonNumber(t);
 describe('ParquetSpool at its edges', () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonNumber, type Row } from '../../../src/domain.js';
 import { ColumnPlan, epochDay, ParquetSpool } from '../../../src/render/parquet.js';
 import { unscaled } from '../../../src/render/parquet-chunk.js';
+import { throughParquet } from '../../helpers/parquet.js';
 import { batchOf } from '../../helpers/rows.js';
 
 describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
@@ -67,30 +68,14 @@ describe('ColumnPlan', () => {
 });
 
 /** `rows` through a ParquetSpool (row groups of `batch`) and back through DuckDB, as JSON values. */
-async function roundTrip(rows: Row[], batch: number): Promise<Record<string, unknown>[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
-  try {
-    const spool = new ParquetSpool(join(dir, 'spool'), { batch });
-    const answer = spool.answer();
-    answer.rows(batchOf(rows));
-    answer.done();
-    const path = join(dir, 'x.parquet');
-    const out = createWriteStream(path);
-    await spool.write(out);
-    await new Promise((resolve) => out.end(resolve));
-    const db = await DuckDBInstance.create(':memory:');
-    const con = await db.connect();
+const roundTrip = (rows: Row[], batch: number): Promise<Record<string, unknown>[]> =>
+  throughParquet([rows], batch, async (con, path) => {
     const back = (await con.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
     const stats = await con.runAndReadAll(
       `SELECT stats_min_value, stats_max_value FROM parquet_metadata('${path}') WHERE row_group_id = 0`,
     );
-    con.closeSync();
-    db.closeSync();
     return [...back, { stats: stats.getRowsJson() }];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  });
 
 describe('ParquetSpool', () => {
   it('DECIMAL in INT32, INT64 (within a double and past it) and FIXED_LEN_BYTE_ARRAY, negatives too; statistics in code point order', async () => {

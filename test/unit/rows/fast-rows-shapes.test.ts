@@ -9,9 +9,9 @@ import type { Row } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
 import { cellText, seenColumns, valueAt } from '../../../src/render/columns.js';
 import { csvCell, delimitedHeader, tsvCell } from '../../../src/render/delimited.js';
-import { createWriter, type WriterFormat } from '../../../src/render/writer.js';
+import type { WriterFormat } from '../../../src/render/writer.js';
 import { RowTokenizer } from '../../../src/rows/tokenizer.js';
-import { rowsOf } from '../../helpers/rows.js';
+import { rowsOf, writtenAs } from '../../helpers/rows.js';
 
 const values = [
   '"a\\"b"',
@@ -54,18 +54,6 @@ const row = (pad: number, v: string, spaced: boolean | 'tabs') =>
       ? `{"p": "${'x'.repeat(pad)}", "v": ${v}, "n": 1}`
       : `{"p":"${'x'.repeat(pad)}","v":${v},"n":1}`;
 
-function output(format: WriterFormat, parts: Buffer[], rows: Row[]): string {
-  const columns = seenColumns(rows);
-  const w = createWriter({ format, columns: () => columns });
-  const a = w.answer('one');
-  const t = new RowTokenizer();
-  let out = '';
-  for (const part of parts) out += String(a.rows(t.push(part)));
-  out += String(a.rows(t.end()));
-  a.done();
-  return out + String(w.end().text);
-}
-
 function reference(format: WriterFormat, rows: Row[]): string {
   if (format === 'ndjson') return rows.map((r) => `${stringifyLossless(r)}\n`).join('');
   if (format === 'json') return `${stringifyLossless(rows)}\n`;
@@ -100,11 +88,11 @@ describe('fast-rows.wat: a value of each shape at every position of a 16-byte lo
         }
         for (const format of ['json', 'ndjson', 'csv', 'tsv'] as const) {
           const want = Buffer.from(reference(format, rows)).toString();
-          expect(output(format, [bytes], rows), `${format} pad ${pad} spaced ${spaced}`).toBe(want);
+          expect(writtenAs(format, [bytes], rows), `${format} pad ${pad} spaced ${spaced}`).toBe(want);
           if (format !== 'ndjson' || ![0, 1, 14, 15, 16].includes(pad)) continue;
           for (let cut = 1; cut < bytes.length; cut++)
             expect(
-              output(format, [bytes.subarray(0, cut), bytes.subarray(cut)], rows),
+              writtenAs(format, [bytes.subarray(0, cut), bytes.subarray(cut)], rows),
               `cut ${cut} pad ${pad}`,
             ).toBe(want);
         }
