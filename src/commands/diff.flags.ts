@@ -9,7 +9,7 @@ import {
   parseReportType,
 } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import { type FlagRow, type FlagsOf, ITEM_FLAGS, outputOptions, requireType, usage } from './flags.js';
+import { type FlagRow, type FlagsOf, flag, ITEM_FLAGS, outputOptions, requireType, usage } from './flags.js';
 import { REPORT_FLAGS } from './report.flags.js';
 
 export type DiffOptions = ReturnType<typeof diffOptions>;
@@ -20,42 +20,37 @@ export const DIFF_FLAGS = {
   type: ITEM_FLAGS.type,
   from: { ...ITEM_FLAGS.from, help: 'the old date' },
   to: { ...ITEM_FLAGS.to, help: 'the new date' },
-  each: {
-    flag: '--each',
-    help: 'with --from/--to: every consecutive pair of weekdays in the range (a change log)',
-  },
-  weekends: { flag: '--weekends', help: 'with --each: include Saturdays and Sundays' },
+  each: flag('--each', 'with --from/--to: every consecutive pair of weekdays in the range (a change log)'),
+  weekends: flag('--weekends', 'with --each: include Saturdays and Sundays'),
   date: { ...ITEM_FLAGS.date, help: 'with --against: the one date on which two report types are compared' },
-  against: {
-    flag: '--against <type>',
-    help: 'with -d: the report type compared with --type (e.g. constituent.proforma)',
-    complete: ITEM_FLAGS.type.complete,
-  },
-  key: {
-    flag: '--key <a,b>',
-    help: 'the fields that identify a row (default by type: isin, eventId, indexId)',
-  },
-  fields: {
-    flag: '--fields <a,b>',
-    help: 'compare only these fields (default: all but the key and effectiveDate)',
-  },
-  format: {
-    flag: '-f, --format <fmt>',
-    help: 'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
-    complete: { values: REPORT_FORMATS, descriptions: REPORT_FLAGS.format.complete.descriptions },
-  },
-  jq: {
-    flag: '--jq <filter>',
-    help: 'a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept',
-  },
+  against: flag(
+    '--against <type>',
+    'with -d: the report type compared with --type (e.g. constituent.proforma)',
+    {
+      complete: ITEM_FLAGS.type.complete,
+    },
+  ),
+  key: flag('--key <a,b>', 'the fields that identify a row (default by type: isin, eventId, indexId)'),
+  fields: flag('--fields <a,b>', 'compare only these fields (default: all but the key and effectiveDate)'),
+  format: flag(
+    '-f, --format <fmt>',
+    'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
+    {
+      complete: { values: REPORT_FORMATS, descriptions: REPORT_FLAGS.format.complete.descriptions },
+    },
+  ),
+  jq: flag(
+    '--jq <filter>',
+    'a jq filter over the diff rows (the array -f json prints): strings raw, else compact JSON; digits kept',
+  ),
   output: REPORT_FLAGS.output,
   force: REPORT_FLAGS.force,
   failFast: REPORT_FLAGS.failFast,
-  dryRun: { flag: '--dry-run', help: 'send nothing: print the plan (requests after cache hits, waits, ETA)' },
+  dryRun: flag('--dry-run', 'send nothing: print the plan (requests after cache hits, waits, ETA)'),
   refresh: REPORT_FLAGS.refresh,
   pager: REPORT_FLAGS.pager,
-  exitCode: { flag: '--exit-code', help: 'exit 11 when anything changed, 0 when nothing did' },
-} as const satisfies Record<string, FlagRow>;
+  exitCode: flag('--exit-code', 'exit 11 when anything changed, 0 when nothing did'),
+} satisfies Record<string, FlagRow>;
 
 export type DiffFlags = FlagsOf<typeof DIFF_FLAGS>;
 

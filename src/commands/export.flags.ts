@@ -2,7 +2,7 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
-import { type FlagRow, type FlagsOf, ITEM_FLAGS, requireType, usage } from './flags.js';
+import { type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
   json: 'the rows as one JSON file (the default)',
@@ -11,43 +11,35 @@ const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
 
 export const EXPORT_FLAGS = {
   ...ITEM_FLAGS,
-  format: {
-    flag: '-f, --format <fmt>',
-    help: 'json | csv (csv arrives as a zip)',
+  format: flag('-f, --format <fmt>', 'json | csv (csv arrives as a zip)', {
     default: 'json',
     complete: { values: EXPORT_FORMATS, descriptions: EXPORT_FORMAT_DESCRIPTIONS },
-  },
-  dir: { flag: '--dir <dir>', help: 'directory for the files', default: '.', complete: 'dir' },
-  output: {
-    flag: '-o, --output <file|->',
-    help: 'file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)',
-    complete: 'file',
-  },
-  name: {
-    flag: '--name <words>',
-    help: 'the <name> part of <date>_<name>_index.<ext> when the server sends no file name',
-  },
-  nameTemplate: {
-    flag: '--name-template <t>',
-    help: "file names over {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (env PRS_NAME_TEMPLATE)",
-  },
-  force: { flag: '--force', help: 'overwrite existing files' },
-  extract: {
-    flag: '--extract',
-    help: 'csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout',
-  },
-  skipExisting: {
-    flag: '--skip-existing',
-    help: 'skip items already exported here and unchanged (resume a run)',
-  },
-  parallel: { flag: '--parallel <n>', help: 'exports in flight at once, 1-8', default: '1' },
-  failFast: { flag: '--fail-fast', help: 'stop at the first item that fails' },
-  json: { flag: '--json', help: 'print a JSON array, one object per item, instead of paths' },
-  dryRun: {
-    flag: '--dry-run',
-    help: 'send nothing: print the plan (items, requests after --skip-existing, ETA)',
-  },
-} as const satisfies Record<string, FlagRow>;
+  }),
+  dir: flag('--dir <dir>', 'directory for the files', { default: '.', complete: 'dir' }),
+  output: flag(
+    '-o, --output <file|->',
+    'file path, or - for the raw bytes on stdout (with --extract: the CSV) (one portfolio, one date)',
+    { complete: 'file' },
+  ),
+  name: flag(
+    '--name <words>',
+    'the <name> part of <date>_<name>_index.<ext> when the server sends no file name',
+  ),
+  nameTemplate: flag(
+    '--name-template <t>',
+    "file names over {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (env PRS_NAME_TEMPLATE)",
+  ),
+  force: flag('--force', 'overwrite existing files'),
+  extract: flag(
+    '--extract',
+    'csv: also write the CSV file(s) inside the zip; with -o -, only those, to stdout',
+  ),
+  skipExisting: flag('--skip-existing', 'skip items already exported here and unchanged (resume a run)'),
+  parallel: flag('--parallel <n>', 'exports in flight at once, 1-8', { default: '1' }),
+  failFast: flag('--fail-fast', 'stop at the first item that fails'),
+  json: flag('--json', 'print a JSON array, one object per item, instead of paths'),
+  dryRun: flag('--dry-run', 'send nothing: print the plan (items, requests after --skip-existing, ETA)'),
+} satisfies Record<string, FlagRow>;
 
 export type ExportOptions = ReturnType<typeof exportOptions>;
 

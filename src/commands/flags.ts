@@ -21,7 +21,13 @@ export interface FlagRow {
   complete?: Completion;
 }
 
-/** Beside each report type in zsh and fish. */
+/** A row whose spelling keeps its literal type: FlagsOf reads a value or a switch off it. */
+export const flag = <F extends string, M extends Omit<FlagRow, 'flag' | 'help'> = object>(
+  spelling: F,
+  help: string,
+  more?: M,
+) => ({ flag: spelling, help, ...more }) as { flag: F; help: string } & M;
+
 const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
   index: 'index values and market values',
   'constituent.close': 'constituents at the close',
@@ -34,20 +40,14 @@ const DATES: Completion = { values: Object.keys(DATE_WORDS), descriptions: DATE_
 
 /** -t/--type (checked in the action, with "did you mean") and the flags that choose dates. */
 export const ITEM_FLAGS = {
-  type: {
-    flag: '-t, --type <type>',
-    help: `report type (required): ${REPORT_TYPES.join(', ')}`,
+  type: flag('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`, {
     complete: { values: REPORT_TYPES, descriptions: REPORT_TYPE_DESCRIPTIONS },
-  },
-  date: {
-    flag: '-d, --date <date>',
-    help: 'YYYY-MM-DD, today, yesterday or previous-weekday',
-    complete: DATES,
-  },
-  from: { flag: '--from <date>', help: 'first date of an inclusive range', complete: DATES },
-  to: { flag: '--to <date>', help: 'last date of an inclusive range', complete: DATES },
-  weekends: { flag: '--weekends', help: 'include Saturdays and Sundays in a range' },
-} as const satisfies Record<string, FlagRow>;
+  }),
+  date: flag('-d, --date <date>', 'YYYY-MM-DD, today, yesterday or previous-weekday', { complete: DATES }),
+  from: flag('--from <date>', 'first date of an inclusive range', { complete: DATES }),
+  to: flag('--to <date>', 'last date of an inclusive range', { complete: DATES }),
+  weekends: flag('--weekends', 'include Saturdays and Sundays in a range'),
+} satisfies Record<string, FlagRow>;
 
 /** Commander's reading of a flag's spelling: `-o, --output <file>`, `--no-cache`. */
 export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {

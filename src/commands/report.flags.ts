@@ -5,6 +5,7 @@ import type { GlobalOptions } from '../settings.js';
 import {
   type FlagRow,
   type FlagsOf,
+  flag,
   ITEM_FLAGS,
   type OutputOptions,
   outputOptions,
@@ -21,55 +22,40 @@ export interface ReportOptions extends OutputOptions {
   parquet?: boolean;
 }
 
-const REPORT_FORMAT_DESCRIPTIONS: Record<ReportFormat, string> = {
+const FORMAT_DESCRIPTIONS: Record<ReportFormat | 'parquet', string> = {
   table: 'aligned columns (the default on a terminal)',
   json: 'an array of rows (the default in a pipe)',
   ndjson: 'one JSON row per line',
   csv: 'comma-separated, a header line first',
   tsv: 'tab-separated, a header line first',
+  parquet: 'one Parquet file, with -o (DECIMAL, DATE, UTF-8)',
 };
 
 /** In `--help` order; the key is commander's name for the value. (--no-cache is global.) */
 export const REPORT_FLAGS = {
   ...ITEM_FLAGS,
-  format: {
-    flag: '-f, --format <fmt>',
-    help: 'table | json | ndjson | csv | tsv | parquet (default: table on a terminal, else json)',
-    complete: {
-      values: [...REPORT_FORMATS, 'parquet'],
-      descriptions: {
-        ...REPORT_FORMAT_DESCRIPTIONS,
-        parquet: 'one Parquet file, with -o (DECIMAL, DATE, UTF-8)',
-      },
-    },
-  },
-  json: { flag: '--json', help: 'same as -f json' },
-  fields: {
-    flag: '--fields <a,b,...>',
-    help: 'columns to keep, in this order; dotted paths for nested values',
-  },
-  jq: {
-    flag: '--jq <filter>',
-    help: 'a jq filter over the rows (the array -f json prints): strings raw, else compact JSON; digits kept',
-  },
-  output: {
-    flag: '-o, --output <file>',
-    help: 'write to a file (atomically); - for stdout',
-    complete: 'file',
-  },
-  force: { flag: '--force', help: 'overwrite an existing --output file' },
-  raw: { flag: '--raw', help: 'print the response body exactly as received (one portfolio, one date)' },
-  failFast: { flag: '--fail-fast', help: 'stop at the first item that fails' },
-  dryRun: {
-    flag: '--dry-run',
-    help: 'send nothing: print the plan (items, requests after cache hits, waits, ETA)',
-  },
-  refresh: { flag: '--refresh', help: 'ask the service again and update the answer cache' },
-  pager: {
-    flag: '--no-pager',
-    help: 'a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)',
-  },
-} as const satisfies Record<string, FlagRow>;
+  format: flag(
+    '-f, --format <fmt>',
+    'table | json | ndjson | csv | tsv | parquet (default: table on a terminal, else json)',
+    { complete: { values: [...REPORT_FORMATS, 'parquet'], descriptions: FORMAT_DESCRIPTIONS } },
+  ),
+  json: flag('--json', 'same as -f json'),
+  fields: flag('--fields <a,b,...>', 'columns to keep, in this order; dotted paths for nested values'),
+  jq: flag(
+    '--jq <filter>',
+    'a jq filter over the rows (the array -f json prints): strings raw, else compact JSON; digits kept',
+  ),
+  output: flag('-o, --output <file>', 'write to a file (atomically); - for stdout', { complete: 'file' }),
+  force: flag('--force', 'overwrite an existing --output file'),
+  raw: flag('--raw', 'print the response body exactly as received (one portfolio, one date)'),
+  failFast: flag('--fail-fast', 'stop at the first item that fails'),
+  dryRun: flag('--dry-run', 'send nothing: print the plan (items, requests after cache hits, waits, ETA)'),
+  refresh: flag('--refresh', 'ask the service again and update the answer cache'),
+  pager: flag(
+    '--no-pager',
+    'a table taller than the terminal is not paged (pager: PRS_PAGER, else PAGER, else less -FRX)',
+  ),
+} satisfies Record<string, FlagRow>;
 
 export type ReportFlags = FlagsOf<typeof REPORT_FLAGS>;
 

@@ -1,12 +1,9 @@
 /** `prs sandbox`'s flags over the sandbox's own defaults (apart from flags.ts, which the fast path loads). */
 import { SANDBOX_DEFAULTS as SANDBOX } from '../sandbox/options.js';
-import type { FlagRow } from './flags.js';
+import { type FlagRow, flag } from './flags.js';
 
-const withDefault = <F extends string>(flag: F, help: string, value: string | number) => ({
-  flag,
-  help,
-  default: String(value),
-});
+const withDefault = <F extends string>(spelling: F, help: string, value: string | number) =>
+  flag(spelling, help, { default: String(value) });
 
 export const SANDBOX_FLAGS = {
   port: withDefault('--port <n>', 'port (0 picks a free one)', SANDBOX.port),
@@ -34,8 +31,5 @@ export const SANDBOX_FLAGS = {
     'JSON bodies compact or spaced, as Python json.dumps writes them',
     SANDBOX.jsonStyle,
   ),
-  gzip: {
-    flag: '--gzip',
-    help: 'answer gzip-compressed when the request accepts it, as a compressing gateway does',
-  },
-} as const satisfies Record<string, FlagRow>;
+  gzip: flag('--gzip', 'answer gzip-compressed when the request accepts it, as a compressing gateway does'),
+} satisfies Record<string, FlagRow>;
