@@ -1,4 +1,3 @@
-/** Time as a dependency, so retry delays, token expiry and the limiter can be tested with a fake clock. */
 import { setTimeout as delay } from 'node:timers/promises';
 import { InterruptedError } from './errors.js';
 
@@ -8,15 +7,11 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** "2024-05-02T06:00:00Z" */
 export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/**
- * "0 s", "40 s", "51 min", "1 h 05 min": a wait rounded up (never longer than said), time left
- * rounded down (never more than there is).
- */
+/** "0 s", "40 s", "51 min", "1 h 05 min": a wait rounded up, time left rounded down. */
 export function durationText(ms: number, round: 'up' | 'down' = 'up'): string {
   const to = round === 'up' ? Math.ceil : Math.floor;
   const s = Math.max(0, to(ms / 1000));

@@ -1,4 +1,3 @@
-/** Colour's one rule and one red, without node:stream (the fast path loads it). */
 export function colorFor(
   flag: boolean | undefined,
   env: Readonly<Record<string, string | undefined>>,
@@ -13,10 +12,6 @@ export function colorFor(
 const RED = '\x1b[31m';
 const DEFAULT_COLOR = '\x1b[39m';
 
-/**
- * Red as kleur paints it (a return to the default colour inside the text opens red again), without
- * kleur: importing it reads process.stdout.isTTY, which creates stdout's stream, and `--version` or a
- * cache hit writes with writeSync.
- */
+/** As kleur paints it, without kleur: it creates stdout's stream, which `--version` and a cache hit avoid. */
 export const redIf = (on: boolean) => (text: string) =>
   on ? `${RED}${text.replaceAll(DEFAULT_COLOR, DEFAULT_COLOR + RED)}${DEFAULT_COLOR}` : text;

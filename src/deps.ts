@@ -18,18 +18,12 @@ import {
 
 export type Deps = ReturnType<typeof createDeps>;
 
-interface DepsOverrides {
-  clock?: Clock;
-  /** Called once before the first HTTP client is made (the tests' probe). */
-  beforeHttp?: () => Promise<void>;
-}
-
 export function createDeps(
   io: IO,
   env: Env,
   globals: GlobalOptions,
   signal: AbortSignal,
-  o: DepsOverrides = {},
+  o: { clock?: Clock } = {},
 ) {
   const clock = o.clock ?? systemClock;
   const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
@@ -43,7 +37,7 @@ export function createDeps(
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
   const resolved = new Map<string, Promise<Settings>>();
-  /** Once per set of arguments: config.json is read and checked once for a run's settings. */
+  /** config.json is read and checked once per set of arguments. */
   const settings = async (
     extra?: SettingValues,
     so: { allowNewProfile?: boolean; lenient?: boolean } = {},
@@ -62,7 +56,6 @@ export function createDeps(
     // `prs login` creates profiles: do not demand one.
     const s = await settings().catch(() => settings(undefined, { allowNewProfile: true }));
     const { createHttp } = await import('./http/client.js');
-    await o.beforeHttp?.();
     httpClient = createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, events });
     return httpClient;
   });

@@ -1,5 +1,3 @@
-/** The words every layer shares; imports nothing. */
-
 export const REPORT_TYPES = [
   'index',
   'constituent.close',
@@ -13,8 +11,8 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-/** The commands that are runs of items: the JSON log, the metrics file and the pings watch them. */
-export const RUN_COMMANDS = ['report', 'export', 'diff'] as const;
+/** The JSON log, the metrics file and the pings watch them. */
+const RUN_COMMANDS = ['report', 'export', 'diff'] as const;
 export type RunCommand = (typeof RUN_COMMANDS)[number];
 export const isRunCommand = (name: string): name is RunCommand =>
   (RUN_COMMANDS as readonly string[]).includes(name);
@@ -22,7 +20,7 @@ export const isRunCommand = (name: string): name is RunCommand =>
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** A JSON number as the exact text the service sent (`1234567.123456789012`): a double changes it. */
+/** The exact text the service sent (`1234567.123456789012`): a double changes it. */
 export class JsonNumber {
   constructor(readonly raw: string) {}
   toString(): string {

@@ -1,6 +1,4 @@
-/** One error class per concern, each with its exit code (an HTTP failure's by status); EXIT_CODES and HTTP_FAILURES, CLI.md's tables. */
-
-/** name: [code, a word or two for the --help footer, one line for `prs help exit-codes`]. */
+/** name: [code, a word or two for the --help footer, one line for `prs help exit-codes`]: CLI.md's table. */
 const EXITS = {
   ok: [0, 'ok', 'success'],
   internal: [1, 'internal error', 'unexpected internal error — run again with PRS_DEBUG=1 and report it'],
@@ -31,7 +29,7 @@ export const ExitCode = Object.fromEntries(Object.entries(EXITS).map(([name, [co
   readonly [K in keyof Exits]: Exits[K][0];
 };
 
-/** The signals prs owns, each by the exit it ends in; that exit's name is also what prs says. */
+/** The exit each ends in; that exit's name is also what prs says. */
 export const SIGNAL_EXITS = { SIGINT: 'interrupted', SIGTERM: 'terminated' } as const;
 
 export const EXIT_CODES: readonly { code: number; short: string; meaning: string }[] = Object.values(
@@ -41,7 +39,7 @@ export const EXIT_CODES: readonly { code: number; short: string; meaning: string
 interface ErrorDetails {
   hint?: string;
   cause?: unknown;
-  /** Nothing is printed: the exit code says it all (`auth status -q`). */
+  /** The exit code says it all (`auth status -q`). */
   silent?: boolean;
 }
 
@@ -60,7 +58,6 @@ export class PrsError extends Error {
   }
 }
 
-/** The base of an error class that ends the run in `exit`, its row of the exit table. */
 const endingIn = (exit: keyof Exits) =>
   class extends PrsError {
     static override readonly exitCode: number = ExitCode[exit];
@@ -70,7 +67,6 @@ export class UsageError extends endingIn('usage') {}
 export class NoDataError extends endingIn('noData') {}
 export class AuthError extends endingIn('auth') {}
 
-/** A final failed answer of a service: its status's row in HTTP_FAILURES says its exit code. */
 export class HttpError extends PrsError {
   readonly status: number;
   constructor(message: string, details: ErrorDetails & { status: number }) {
@@ -82,7 +78,6 @@ export class HttpError extends PrsError {
   }
 }
 
-/** A body that is malformed, truncated or corrupt (or a token endpoint that failed). */
 export class ServiceError extends endingIn('service') {}
 export class NetworkError extends endingIn('network') {}
 export class FileError extends endingIn('file') {}
@@ -105,7 +100,7 @@ export class ChangesFoundError extends endingIn('changed') {
   }
 }
 
-/** A run in which some items failed: the message is its summary line, the exit code the first failure's. */
+/** The message is the run's summary line, the exit code the first failure's. */
 export class ItemsFailedError extends PrsError {
   constructor(
     summary: string,
@@ -124,22 +119,21 @@ export class InterruptedError extends endingIn('interrupted') {
   }
 }
 
-/** The reader of stdout went away (`prs report … | head -1`): it got what it wanted; exit 0, silently. */
+/** `prs report … | head -1`: the reader got what it wanted; exit 0, silently. */
 export class StdoutClosedError extends endingIn('ok') {
   constructor() {
     super('the reader of stdout went away');
   }
 }
 
-/** Anything but prs's own errors is a defect: exit 1 (commander's errors are main.ts's). */
+/** Anything but prs's own errors is a defect (commander's errors are main.ts's). */
 export function exitCodeFor(err: unknown): number {
   return err instanceof PrsError ? err.exitCode : ExitCode.internal;
 }
 
-/** A final non-200 answer of the report service, and what prs knows about the request. */
 export interface FailedAnswer {
   status: number;
-  /** A short text from the body (a JSON `message`, the first line of plain text), if any. */
+  /** A JSON `message` or the first line of plain text. */
   said?: string;
   portfolioId: number;
   tenant: string;
@@ -161,7 +155,7 @@ const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
 const after = (a: FailedAnswer) =>
   a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
 
-/** By status, then '5xx', then 'other'; messages carry at most a short text from the body, never a page. */
+/** By status, then '5xx', then 'other'. */
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {
     exit: 'usage',

@@ -8,7 +8,7 @@ export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
 export type RunEvent =
   | { event: 'start'; command: RunCommand; items: number; requests: number; etaMs: number }
   | { event: 'wait'; waitMs: number; reason: WaitReason; item?: Item }
-  /** status 0: no answer came (network, timeout). */
+  /** status 0: no answer came. */
   | { event: 'response'; endpoint: Endpoint; status: number; durationMs: number }
   | {
       event: 'item';
@@ -25,7 +25,7 @@ type RunListener = (e: RunEvent) => void;
 
 export interface RunEvents {
   emit(e: RunEvent): void;
-  /** Returns the listener's removal. */
+  /** Returns the removal. */
   on(listener: RunListener): () => void;
 }
 

@@ -13,6 +13,7 @@ import {
   fieldOf,
   GLOBAL_FLAGS,
   type GlobalOptions,
+  isDebug,
   resolveDirs,
   settingRow,
   settingsFrom,
@@ -147,7 +148,7 @@ async function storedHit(read: FastArgv, env: Env) {
     const format = o.format ?? defaultFormat(undefined, false);
     if (format === 'table') return undefined;
     const s = settingsFrom(await openStore(resolveDirs(env).configDir), read.globals, env);
-    if (s.cacheMaxAgeMs === undefined || s.logFormat === 'json' || s.metricsFile || s.pingUrl || s.debug)
+    if (s.cacheMaxAgeMs === undefined || s.logFormat === 'json' || s.metricsFile || s.pingUrl || isDebug(env))
       return undefined;
     const q = { portfolioId: o.portfolioIds[0]!, reportType: o.type, date: o.dates[0]! };
     const key = cacheableDate(q.date, now) ? answerKey(s, q) : undefined;

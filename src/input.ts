@@ -1,4 +1,3 @@
-/** Parsers of user input: each throws a one-line UsageError, before any request. */
 import {
   EXPORT_FORMATS,
   type ExportFormat,
@@ -26,7 +25,7 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** One edit per three letters, the last dotted part, or a prefix of two letters or more: no further. */
+/** One edit per three letters, the last dotted part, or a prefix of two letters or more. */
 export function isClose(input: string, candidate: string): boolean {
   const a = input.toLowerCase();
   const b = candidate.toLowerCase();
@@ -34,7 +33,7 @@ export function isClose(input: string, candidate: string): boolean {
   return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
 }
 
-/** The closest of `candidates` (a prefix or last dotted part first), the earliest of equals. */
+/** A prefix or last dotted part first, then the earliest of equals. */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
   const score = (c: string) =>
@@ -90,7 +89,7 @@ export const DATE_WORDS = {
 } as const;
 type DateWord = keyof typeof DATE_WORDS;
 
-/** Days back from a day of the week (0 Sunday). */
+/** From a day of the week (0 Sunday). */
 const DAYS_BACK: Record<DateWord, (weekday: number) => number> = {
   today: () => 0,
   yesterday: () => 1,

@@ -15,16 +15,14 @@ export type IO = ReturnType<typeof createIO>;
 export interface IOOptions {
   quiet?: boolean;
   verbose?: boolean;
-  /** The --no-color flag (false); undefined leaves it to the environment and the terminal. */
+  /** --no-color: false. */
   color?: boolean;
   env?: Readonly<Record<string, string | undefined>>;
   logFormat?: 'text' | 'json';
-  /** main's stdout guard, made before any output. */
   stdout?: ReturnType<typeof guardStdout>;
   streams?: IOStreams;
   prompter?: (question: string, hidden: boolean) => Promise<string>;
   spinner?: (text: string, color: boolean) => Progress;
-  /** The time put on JSON lines. */
   now?: () => number;
 }
 
@@ -37,7 +35,7 @@ interface IOStreams {
   stdin(): NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-/** A write error, thrown, passed to the callback or emitted, aborts `gone` (stdout.ts); later writes drop. */
+/** A write error, thrown, passed to the callback or emitted, aborts `gone`; later writes drop. */
 export function guardStdout(out: NodeJS.WritableStream) {
   const ac = new AbortController();
   const fault = (err: unknown) => {
@@ -66,8 +64,7 @@ export function guardStdout(out: NodeJS.WritableStream) {
     },
   });
   stream.on('error', () => {}); // a write after the end is a bug of ours, never a crash on the way out
-  // Resolves when every chunk written so far was handed to stdout (or dropped): an empty chunk's
-  // callback comes after every earlier chunk's.
+  // An empty chunk's callback comes after every earlier chunk's.
   const idle = () => new Promise<void>((resolve) => stream.write(Buffer.alloc(0), () => resolve()));
   return { stream, gone: ac.signal, idle };
 }
@@ -96,26 +93,23 @@ export function createIO(opts: IOOptions) {
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
-    /** Data for stdout (rows, paths, tokens). */
     out: (text: string | Uint8Array) => {
       guard.stream.write(text);
     },
     /** For raw bytes with backpressure (`export -o -`). */
     stdout: guard.stream,
-    /** Aborted once stdout can take no more (reason: StdoutClosedError or a FileError). */
+    /** Reason: StdoutClosedError or a FileError. */
     stdoutGone: guard.gone,
     err: (l: string) => line('err', l),
-    /** `prs: warning: …` lines, even with -q. */
+    /** Even with -q. */
     warn: (l: string) => line('warning', l),
-    /** Unless -q. */
     note: (l: string) => {
       if (!quiet) line('note', l);
     },
-    /** `hint: …`, unless -q. */
     hint: (text: string) => {
       if (!quiet) line('hint', `hint: ${text}`);
     },
-    /** With -v only; callers redact secrets first. `fields` go on the line in json format. */
+    /** Callers redact secrets first. */
     debug: (l: string, fields?: LogFields) => {
       if (opts.verbose) line('debug', l, fields);
     },
@@ -126,10 +120,6 @@ export function createIO(opts: IOOptions) {
     },
     get canPrompt() {
       return isStdinTTY() && isStderrTTY;
-    },
-    /** Colour on stderr. */
-    get color() {
-      return colorWanted && !json;
     },
     colorStdout: colorFor(opts.color, env, !!stdout.isTTY),
     red: (text: string) => redIf(colorWanted && !json)(text),
@@ -145,11 +135,11 @@ export function createIO(opts: IOOptions) {
     get logFormat(): 'text' | 'json' {
       return json ? 'json' : 'text';
     },
-    /** The profile's `log-format`, known once the settings are resolved. */
+    /** The profile's, known once the settings are resolved. */
     useLogFormat: (format: 'text' | 'json') => {
       json = format === 'json';
     },
-    /** A structured entry: one JSON line in json format; nothing in text. */
+    /** Nothing in text format. */
     log: (entry: LogEntry) => {
       if (json) stderr.write(formatLogLine(entry, now()));
     },
@@ -167,7 +157,6 @@ export function createIO(opts: IOOptions) {
   };
 }
 
-/** PRS_PAGER, else PAGER, else `less -FRX`; undefined when set empty. */
 export function pagerCommand(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const command = env.PRS_PAGER ?? env.PAGER ?? 'less -FRX';
   return command.trim() === '' || command.trim() === 'cat' ? undefined : command;
@@ -185,7 +174,7 @@ async function runPager(command: string, text: string): Promise<boolean> {
     });
     child.stdin.on('error', () => {}); // EPIPE: the reader quit before the end
     child.stdin.end(text);
-    // 127: the shell found no such command.
+    // 127: no such command.
     child.on('close', (code) => resolve(started && code !== 127));
   });
 }
@@ -198,7 +187,6 @@ function drain(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }):
   });
 }
 
-/** ora, loaded only when first shown. */
 function spinner(text: string, color: boolean): Progress {
   let stopped = false;
   let current = text;
@@ -232,7 +220,6 @@ function createPrompter(): (question: string, hidden: boolean) => Promise<string
     const stdin = process.stdin;
     const input = new PassThrough();
     let delivered = false;
-    // Up to the first line's end to `read`, the rest kept for the next prompt.
     const feed = (text: string) => {
       const m = delivered ? null : /\r\n|\r|\n/.exec(text);
       const end = delivered ? 0 : m ? m.index + m[0].length : text.length;
@@ -263,7 +250,7 @@ function createPrompter(): (question: string, hidden: boolean) => Promise<string
       stdin.off('data', onData);
       stdin.pause();
       stdin.setRawMode?.(wasRaw);
-      // A hidden answer ends the prompt's line too.
+      // A hidden answer's newline is not echoed.
       if (hidden) process.stderr.write('\n');
     }
   };

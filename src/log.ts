@@ -1,5 +1,3 @@
-/** `--log-format json`: each stderr line as one JSON object, with the fields its producer gave or its shape says. */
-
 /** Fields that do not apply are left out (never null). */
 export interface LogEntry {
   level: 'error' | 'warn' | 'info' | 'debug';
@@ -19,13 +17,12 @@ export function formatLogLine(entry: LogEntry, now: number): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-/** What a line's producer knows beyond its text, e.g. a request's method and url: never parsed back. */
+/** What a line's producer knows beyond its text, e.g. a request's method and url. */
 export type LogFields = { event: string; [field: string]: unknown };
 
-/** An event's level, when not info. */
 const LEVEL: Record<string, LogEntry['level']> = { debug: 'debug', warning: 'warn', error: 'error' };
 
-/** A line as its producer classed it (the event); an `err` line is an error when it is prs's (`prs: …`). */
+/** An `err` line is an error when it is prs's (`prs: …`). */
 export function entryFromText(kind: LineKind, line: string, fields?: LogFields): LogEntry {
   const message = line.replace(ANSI, '').replace(/\r?\n$/, '');
   const event = kind !== 'err' ? kind : /^prs: /.test(message) ? 'error' : 'message';

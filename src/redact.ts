@@ -1,4 +1,3 @@
-/** Redaction for -v logs: nothing secret may reach stderr. */
 const SECRET_FIELDS = new Set(['password', 'client_secret', 'refresh_token', 'access_token', 'id_token']);
 const MASK = '***';
 
@@ -25,11 +24,11 @@ export function redactForm(body: string): string {
   return params.toString().replaceAll(encodeURIComponent(MASK), MASK);
 }
 
-/** Masks any JWT-looking or long opaque token that slipped into free text (error messages). */
+/** JWT-looking tokens and URL passwords that slipped into free text (error messages). */
 export function redactText(text: string): string {
   return text
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, MASK)
-    .replace(/(\w+:\/\/[^:/@\s[\]]*:)[^@\s]*@/g, `$1${MASK}@`); // a URL's password (--limiter)
+    .replace(/(\w+:\/\/[^:/@\s[\]]*:)[^@\s]*@/g, `$1${MASK}@`);
 }
 
 export function redactUrlPassword(url: string): string {

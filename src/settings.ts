@@ -23,9 +23,8 @@ export interface SettingRow {
   /** Stored per profile (`prs config`). */
   config?: true;
   default?: string;
-  /** Throws Error with one line. */
+  /** Throws a one-line Error. */
   parse?: (value: string) => unknown;
-  /** How a secret value may be shown. */
   mask?: (value: string) => string;
   /** Settings' field, when not the key in camelCase. */
   field?: string;
@@ -33,7 +32,7 @@ export interface SettingRow {
   complete?: Completion;
 }
 
-/** A parser of one of `values` (`-` read as `_`), named `what` in its error. */
+/** `-` is read as `_`. */
 function choice<T extends string>(what: string, ...values: T[]): (value: string) => T {
   return (value) => {
     const v = value.trim().replace('-', '_') as T;
@@ -43,7 +42,6 @@ function choice<T extends string>(what: string, ...values: T[]): (value: string)
 }
 
 const parseLogFormat = choice('log format', 'text', 'json');
-/** The OAuth grant_type names; `client-credentials` is accepted too. */
 export const parseGrant = choice('grant', 'password', 'client_credentials');
 
 export const SETTINGS = {
@@ -202,7 +200,7 @@ export const GLOBAL_FLAGS = names.filter((k) => row(k).flag && !row(k).on);
 export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 
 export const longFlag = (name: Name): string => /--[\w-]+/.exec(row(name).flag ?? '')![0];
-/** `base-url` → `baseUrl` (commander's attribute name). */
+/** Commander's attribute name. */
 export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
 export function flagHelp(name: Name): string {
@@ -254,7 +252,7 @@ export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
 
 type Parsed<K extends Name> = Rows[K] extends { parse: (v: string) => infer T } ? T : string;
 type FieldName<K extends Name> = Rows[K] extends { field: infer F extends string } ? F : Camel<K>;
-/** Set whatever the user does: a default that parses to a value. */
+/** A default that parses to a value: set whatever the user does. */
 type Always<K extends SettingKey> = Rows[K] extends { default: string }
   ? undefined extends Parsed<K>
     ? never
@@ -273,12 +271,10 @@ export interface Settings extends SettingFields {
   profile: string;
   configDir: string;
   cacheDir: string;
-  /** PRS_TOKEN */
   token?: string;
   /** From the environment only; saved ones come from the store. */
   password?: string;
   clientSecret?: string;
-  debug: boolean;
   proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
   /** Error hints name environment variables instead of `prs login`. */
   ci: boolean;
@@ -354,6 +350,7 @@ export function resolveSettings(
   lenient = false,
 ): Settings {
   const effective = effectiveSettings(flags, env, profile);
+  const profileName = resolveProfileName(flags.profile, env);
   const sources: Settings['sources'] = {};
   const where = (key: SettingKey) =>
     sources[key] === 'env'
@@ -363,14 +360,12 @@ export function resolveSettings(
         : `--${key}`;
   const repair = (key: SettingKey) => {
     if (sources[key] !== 'profile') return {};
-    const name = resolveProfileName(flags.profile, env);
-    const prs = name === SETTINGS.profile.default ? 'prs' : `prs --profile ${name}`;
+    const prs = profileName === SETTINGS.profile.default ? 'prs' : `prs --profile ${profileName}`;
     return { hint: `fix it with \`${prs} config set ${key} <value>\` or \`${prs} config unset ${key}\`` };
   };
   const value = (key: SettingKey): unknown => {
     const { value: raw, source } = effective[key];
     if (source) sources[key] = source;
-    // Empty without a default is unset.
     if (raw === undefined || (raw === '' && row(key).default === undefined)) return undefined;
     try {
       return parseSetting(key, raw);
@@ -386,24 +381,23 @@ export function resolveSettings(
     fields.username = undefined;
     delete sources.username;
   }
-  // Sent as a header; a secret, so named only.
+  // A secret: named only.
   if (CONTROL.test(env.PRS_TOKEN ?? '') && !lenient)
     throw new UsageError('invalid PRS_TOKEN: it contains control characters');
   return {
     ...(fields as unknown as SettingFields),
-    profile: resolveProfileName(flags.profile, env),
+    profile: profileName,
     ...resolveDirs(env),
     token: env.PRS_TOKEN || undefined,
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
-    debug: isDebug(env),
     ci: !!env.CI && env.CI !== 'false' && env.CI !== '0',
     proxy: resolveProxy(env),
     sources,
   };
 }
 
-/** The run's settings: `globals` and `extra` over `env` over the profile that --profile or PRS_PROFILE names. */
+/** `globals` and `extra` over `env` over the profile that --profile or PRS_PROFILE names. */
 export function settingsFrom(
   store: ProfileStore<{ settings?: SettingValues }>,
   globals: GlobalOptions,
@@ -431,7 +425,7 @@ function parseSetting(key: SettingKey, value: string): unknown {
   return parse ? parse(value.trim()) : value;
 }
 
-/** A ping URL is a secret: a bad one is named without its path. */
+/** A secret: a bad one is named without its path. */
 function parsePingUrl(value: string): string {
   if (!URL.canParse(value)) throw new Error('invalid ping URL: expected http(s)://host/…');
   const u = new URL(value);
@@ -485,7 +479,7 @@ export function parseLimiterUrl(value: string): string {
   return value;
 }
 
-/** parseRateLimit's inverse: "4/60s", "10/500ms". */
+/** parseRateLimit's inverse. */
 export function rateText(rate: RateLimit): string {
   return rate.windowMs % 1000 === 0
     ? `${rate.limit}/${rate.windowMs / 1000}s`
@@ -517,7 +511,7 @@ export function parseMaxAge(value: string): number | undefined {
   return ms;
 }
 
-/** `1GiB`, `500MiB`, `64K` (KiB), `2GB`, `1048576` (bytes) → bytes. */
+/** `1GiB`, `500MiB`, `64K` (KiB), `2GB`, `1048576` (bytes). */
 export function parseSize(value: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:b|([kmgt])(ib|b)?)?\s*$/i.exec(value);
   const power = m?.[2] ? 'kmgt'.indexOf(m[2].toLowerCase()) + 1 : 0;
@@ -549,7 +543,6 @@ export function parseRetries(value: string): number {
   return Number(value);
 }
 
-/** An http(s) URL without a trailing slash. */
 export function parseUrl(value: string): string {
   if (!URL.canParse(value)) throw new Error(`invalid URL "${value}"`);
   const u = new URL(value);

@@ -1,4 +1,4 @@
-/** stdout's rule, for io.ts and the fast entry (so no node:stream here): a reader gone is exit 0, silently. */
+// For io.ts and the fast entry, so no node:stream here.
 import { fstatSync, statSync, writeSync } from 'node:fs';
 import { colorFor, redIf } from './color.js';
 import { type FileError, fileError, StdoutClosedError } from './errors.js';
@@ -18,10 +18,7 @@ export function stdoutIsTerminal(): boolean {
   return process.getBuiltinModule('node:tty').isatty(1);
 }
 
-/**
- * All of `bytes` to `fd` (at file `position` on, if given), as one writeSync may take only part. Any
- * failure throws, EAGAIN too (a non-blocking pipe or device is full), with `written`: the bytes that went.
- */
+/** One writeSync may take only part. A failure (EAGAIN too) throws with `written`: the bytes that went. */
 export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
   let at = 0;
   try {

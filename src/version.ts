@@ -1,3 +1,2 @@
 declare const __PRS_VERSION__: string;
-/** package.json's version, put in by the build. */
 export const VERSION = typeof __PRS_VERSION__ === 'string' ? __PRS_VERSION__ : '0.0.0-dev';

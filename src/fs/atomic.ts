@@ -6,8 +6,7 @@ import {
   constants,
   createReadStream,
   createWriteStream,
-  // Read at each call: node:fs/promises (and the readline it pulls in) loads only on the export
-  // paths that use it, never for the synchronous state writes every request makes.
+  // A getter: node:fs/promises loads only on the paths that use it, not for every request's state writes.
   promises as fsp,
   fsyncSync,
   openSync,
@@ -32,7 +31,6 @@ export interface AtomicFile {
   readonly stream: WriteStream;
   /** `finalPath`: a name beside `path` decided after writing. */
   commit(finalPath?: string): Promise<void>;
-  /** Safe to call more than once and after commit. */
   abort(): Promise<void>;
 }
 
@@ -52,7 +50,6 @@ function syncDir(dir: string): void {
 
 export interface Replacement {
   readonly fd: number;
-  /** fsync, close, rename over `path` (a link is replaced, never followed), sync the directory. */
   commit(mtimeMs?: number): void;
   abort(): void;
 }
@@ -92,7 +89,7 @@ export function openReplacement(path: string, o: ReplaceOptions = {}): Replaceme
   };
 }
 
-/** Synchronous: a second Ctrl-C writes the metrics on the way out. The temporary goes on failure. */
+/** Synchronous: a second Ctrl-C writes the metrics on the way out. */
 export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceOptions = {}): void {
   const r = openReplacement(path, o);
   try {
@@ -113,7 +110,7 @@ export function readText(path: string): string {
   }
 }
 
-/** Read-modify-replace under the file's lock (`fn`'s undefined text leaves it); at once when free. */
+/** Under the file's lock; `fn`'s undefined text leaves the file as it is. */
 export function updateFile<T>(
   path: string,
   fn: (text: string) => { text?: string; result: T },
@@ -150,7 +147,7 @@ async function assertDirectory(dir: string): Promise<void> {
   }
 }
 
-/** export's `--dir` made and checked (or `-o FILE`'s), dead runs' temporaries gone; the first dir created. */
+/** export's `--dir` (or `-o FILE`'s) made and checked, dead runs' temporaries gone; the first dir created. */
 export async function prepareExportTarget(dir: string, output?: string): Promise<string | undefined> {
   if (output !== undefined) {
     await assertWritableDir(output, true);
@@ -160,7 +157,6 @@ export async function prepareExportTarget(dir: string, output?: string): Promise
   try {
     created = await fsp.mkdir(dir, { recursive: true });
   } catch (err) {
-    // A file in the way: assertDirectory says "not a directory".
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' && code !== 'ENOTDIR') throw fileError(err, dir, 'cannot create directory');
   }
@@ -173,7 +169,7 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   if (created === undefined) return;
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {
-      await fsp.rmdir(d); // only an empty directory
+      await fsp.rmdir(d);
     } catch {
       return;
     }
@@ -181,7 +177,7 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   }
 }
 
-/** An -o file's directory writable (a special file is written in place); `clean`: dead runs' temporaries go. */
+/** `clean`: dead runs' temporaries go. */
 export async function assertWritableDir(path: string, clean = false): Promise<void> {
   if (await isSpecialFile(path)) return; // /dev/stdout
   await assertDirectory(dirname(path));
@@ -191,7 +187,6 @@ export async function assertWritableDir(path: string, clean = false): Promise<vo
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
-/** Nothing in the way of an -o file (unless force). */
 export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
   let s: Stats;
   try {
@@ -209,10 +204,9 @@ export async function createAtomicFile(
   o: { force: boolean; mode?: number },
 ): Promise<AtomicFile> {
   await assertWritableTarget(path, o.force);
-  // A special file is written in place at commit, from a temporary elsewhere (not in /dev).
+  // A special file is written in place at commit, from a temporary outside /dev.
   const special = await isSpecialFile(path);
   const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
-  // `flush: true` fsyncs before the descriptor closes.
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
   try {
     await once(stream, 'open');

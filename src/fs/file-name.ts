@@ -1,5 +1,3 @@
-// A file name made safe, and the --name-template check (on the start-up path: small, no imports).
-
 /** In UTF-8 bytes: 255 less room for the temporary's `.<name>.<pid>.<8 hex>.tmp`. */
 export const MAX_NAME_BYTES = 200;
 
@@ -39,21 +37,15 @@ export function truncateUtf8(s: string, max: number): string {
   if (Buffer.byteLength(s) <= max) return s;
   const dot = s.lastIndexOf('.');
   const ext = dot > 0 && s.length - dot <= 10 ? s.slice(dot) : '';
-  const budget = max - Buffer.byteLength(ext);
-  let out = '';
-  let used = 0;
-  for (const ch of s.slice(0, s.length - ext.length)) {
-    const n = Buffer.byteLength(ch);
-    if (used + n > budget) break;
-    out += ch;
-    used += n;
-  }
-  return trimEnds(out) + ext;
+  const stem = s.slice(0, s.length - ext.length);
+  const room = new Uint8Array(Math.max(0, max - Buffer.byteLength(ext)));
+  // encodeInto stops before a character that does not fit.
+  return trimEnds(stem.slice(0, new TextEncoder().encodeInto(stem, room).read)) + ext;
 }
 
 const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
 
-/** A --name-template checked: known placeholders, paired braces, a file name and not a path. */
+/** Known placeholders, paired braces, a file name and not a path. */
 export function checkNameTemplate(template: string): string {
   const unknown = /\{([^{}]*)\}/g;
   for (const m of template.matchAll(unknown)) {

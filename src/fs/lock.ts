@@ -6,7 +6,6 @@ import { dirname } from 'node:path';
 import { FileError, fileError } from '../errors.js';
 
 export interface LockOptions {
-  /** How long to keep trying (ms); then a FileError naming the lock. */
   waitMs?: number;
   /** Create the file's directory (0700) when missing; default true. */
   createDir?: boolean;
@@ -14,8 +13,7 @@ export interface LockOptions {
   unlockable?: (code: string) => boolean;
 }
 
-/** A synchronous `fn` with the lock free runs and releases before this returns; an async one refreshes it.
- * Failing to take the lock is a FileError; `fn`'s own errors pass through. */
+/** A synchronous `fn` with the lock free runs and releases before this returns; an async one refreshes it. */
 export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<Awaited<T>> {
   const lock = `${file}.lock`;
   try {
@@ -45,7 +43,6 @@ export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}
 /** A lock not refreshed for this long belongs to a dead holder and is taken over. */
 const STALE_MS = 10_000;
 
-/** Takes the lock now (true), or waits until it can (a FileError once waitMs is over). */
 function take(file: string, o: LockOptions): true | Promise<void> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + (o.waitMs ?? 30_000);
@@ -62,7 +59,7 @@ function take(file: string, o: LockOptions): true | Promise<void> {
   })();
 }
 
-/** Takes the lock, or removes it when stale (the next try takes it); false while someone holds it. */
+/** A stale lock is removed: the next try takes it. */
 function tryLock(lock: string): boolean {
   try {
     mkdirSync(lock);
@@ -78,7 +75,5 @@ function tryLock(lock: string): boolean {
 function release(lock: string): void {
   try {
     rmdirSync(lock);
-  } catch {
-    // Taken over as stale: nothing to release.
-  }
+  } catch {}
 }

@@ -1,4 +1,3 @@
-// Temporary file names, and the leftovers of killed runs.
 import { readdirSync, readlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +29,7 @@ export function tempNameFor(name: string): string {
 
 const TEMP_NAME = /^\..+\.(\d{1,7})\.([0-9a-f]{4})[0-9a-f]{4}\.tmp$/;
 
-/** Whether a process with this id exists (EPERM: it does, only it is someone else's). */
+/** EPERM: it exists, only it is someone else's. */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,5 +1,3 @@
-// `--dry-run`: a run's plan with nothing sent (no request, no token call), on stderr or as JSON.
-
 import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answers.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
@@ -15,10 +13,9 @@ export interface RunPlan {
   cached: number;
   skipped: number;
   requests: number;
-  /** Null for export (no client-side limit there). */
+  /** Null for export: no client-side limit there. */
   rateLimit: { limit: number; windowMs: number } | null;
   waitMs: number;
-  /** From now until the last request may be sent (ms). */
   etaMs: number | null;
   until: string | null;
 }
@@ -28,7 +25,6 @@ interface PlanInput {
   items: number;
   cached?: number;
   skipped?: number;
-  /** Absent for export: its endpoint has no client-side limit. */
   limiter?: { state: LimiterState; now: number; rate: RateLimit };
 }
 
@@ -68,7 +64,7 @@ export function planLines(p: RunPlan): string[] {
   return lines;
 }
 
-/** Shown even with -q: asked for. */
+/** Even with -q: asked for. */
 function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
   if (json) deps.io.out(`${JSON.stringify(plan, null, 2)}\n`);
   else for (const line of planLines(plan)) deps.io.err(line);
@@ -88,7 +84,7 @@ interface ReportPlanOptions {
   dates: string[];
   cache?: CacheUse;
   json: boolean;
-  /** diff --against: the types each portfolio × date is asked for. */
+  /** diff --against's. */
   types?: readonly ReportType[];
 }
 
@@ -134,7 +130,7 @@ export async function exportPlan(o: ExportPlanOptions, deps: Deps): Promise<RunP
     const manifest = await openManifest(o.dir);
     for (const item of items) if (await manifest.kept(exportItemKey(s, o, item))) skipped++;
   }
-  // Base URL and tenant are still checked as the real run would.
+  // Base URL and tenant are checked as in the real run.
   const { target } = await import('../service/service.js');
   target(s);
   return show(deps, planRun({ command: 'export', items: items.length, skipped }), o.json);

@@ -33,7 +33,7 @@ export interface ItemContext {
   /** Aborted by an interrupt, a stdout gone, or another item's run-level failure. */
   signal: AbortSignal;
   onWait(ms: number, reason: WaitReason): void;
-  /** Resolves once every earlier item's outcome was delivered. */
+  /** Once every earlier item's outcome was delivered. */
   turn(): Promise<void>;
   clearProgress(): void;
   showProgress(text: string): void;
@@ -49,11 +49,11 @@ export interface RunOptions {
   failFast?: boolean;
   /** report's: the ETA and the 10-minute notice. */
   rate?: RateLimit;
-  /** The shared limiter's state now, so the ETA counts slots already taken. */
+  /** So the ETA counts the shared limiter's slots already taken. */
   limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
-  /** Rewords a failure before it is classified and reported. */
+  /** Before a failure is classified and reported. */
   mapError?(err: unknown): unknown;
-  /** Each outcome in item order; a promise holds the item's slot until it settles. */
+  /** In item order; a promise holds the item's slot until it settles. */
   onOutcome?(o: Outcome): void | Promise<void>;
 }
 
@@ -96,7 +96,6 @@ export async function runItems(
 
   const progress = runProgress(io, now);
   const reportFailure = itemFailureReporter(io);
-  // From the limiter's state now; an empty window when it cannot be read.
   const etaOf = async (requests: number) => {
     if (!o.rate) return undefined;
     const live = await o.limiterState?.().catch(() => undefined);
@@ -139,14 +138,16 @@ export async function runItems(
   };
 
   const doOne = async (item: Item, index: number, turn: () => Promise<void>) => {
-    if (signal.aborted) return undefined; // queued when the run stopped: never started
-    const at: Position = { n: ++started, total, item, etaMs: await etaOf(total - index) };
+    if (signal.aborted) return undefined;
+    const n = ++started;
+    const eta = await etaOf(total - index);
+    const at: Position = { n, total, item, etaAt: eta === undefined ? undefined : now() + eta };
     if (total > 1) progress.at(at);
     const onWait = (ms: number, reason: WaitReason) => {
       o.events.emit({ event: 'wait', waitMs: ms, reason, item: { ...item } });
       // The service asked for a pause: fewer items at once from now on.
       if (reason !== 'rate-limit') limit.concurrency = Math.max(1, Math.ceil(limit.concurrency / 2));
-      // A single report's error names it anyway.
+      // A single report's error names the item anyway.
       const label = total > 1 || o.command === 'export' ? itemLabel(item) : '';
       progress.onWait(total > 1 ? at : undefined, label)(ms, reason);
     };

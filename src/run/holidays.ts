@@ -2,11 +2,10 @@ import type { Item } from '../domain.js';
 
 /** The service answers a date without data with an earlier day's rows: such a repeat is delivered once. */
 export class HolidayFilter {
-  /** `<portfolio> <effective date>` delivered. */
+  /** `<portfolio> <effective date>` */
   private readonly delivered = new Set<string>();
   private readonly repeats = new Map<string, { id: number; effective: string; dates: string[] }>();
 
-  /** False when its effective date was delivered already. */
   admit(item: Item, effectiveDate: string | undefined): boolean {
     if (effectiveDate === undefined) return true;
     const key = `${item.portfolioId} ${effectiveDate}`;
@@ -24,7 +23,6 @@ export class HolidayFilter {
     return [...this.repeats.values()].reduce((n, r) => n + r.dates.length, 0);
   }
 
-  /** One note per portfolio and effective date. */
   notes(): string[] {
     return [...this.repeats.values()].map(({ id, effective, dates }) => {
       const they = dates.length === 1 ? 'its' : 'their';

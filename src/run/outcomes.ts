@@ -1,5 +1,3 @@
-// What becomes of a run's items: which failures end a run and which an item, and the lines said.
-
 import type { Item } from '../domain.js';
 import {
   exitCodeFor,
@@ -15,7 +13,7 @@ export function itemLabel(item: Item): string {
   return `portfolio ${item.portfolioId} on ${item.date}`;
 }
 
-/** An item's failure line as it happens, its hint only the first time (a JSON `error` entry in a JSON log). */
+/** Its hint only the first time. */
 export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
   const hints = new Set<string>();
   return (item, error) => {
@@ -41,12 +39,12 @@ export function itemFailureReporter(io: IO): (item: Item, error: unknown) => voi
   };
 }
 
-/** Every portfolio × date, portfolio first: the order rows and files come out in. */
+/** Portfolio first: the order rows and files come out in. */
 export function itemsOf(portfolioIds: readonly number[], dates: readonly string[]): Item[] {
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));
 }
 
-/** This item's own failure, named for the summary (400, 404, 5xx, corrupt, file exists); else undefined. */
+/** This item's own failure named for the summary; undefined for one that stops the run. */
 function itemFailure(err: unknown): string | undefined {
   const status = err instanceof HttpError ? err.status : 0;
   if (status === 404) return 'not found';
@@ -56,7 +54,6 @@ function itemFailure(err: unknown): string | undefined {
   if (err instanceof ServiceError) return 'service error';
 }
 
-/** Anything but an item's own failure stops the run. */
 export const isItemFailure = (err: unknown): boolean => itemFailure(err) !== undefined;
 
 function failureReason(err: unknown): string {
@@ -87,7 +84,6 @@ export function summaryLine(
   return parts.length > 0 ? parts.join(', ') : 'nothing to do';
 }
 
-/** An ItemsFailedError (the summary line, the first failure's exit code) when an item failed. */
 export function runFailure(
   counts: readonly (readonly [number, string])[],
   failures: readonly Failure[],

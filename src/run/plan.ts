@@ -4,8 +4,7 @@ import { decide, settle } from '../service/limiter.js';
 import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 
-/** `requests` sent one after another from `state` at `now`: when the first and the last go (epoch ms),
- * and the waiting until the last. */
+/** `requests` sent one after another from `state` at `now`. */
 export function planRequests(
   requests: number,
   state: LimiterState,

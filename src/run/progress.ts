@@ -1,11 +1,9 @@
-// What a run shows while it goes: a progress line on a terminal, a line per long wait without one.
-
 import { durationText } from '../clock.js';
 import type { Item, WaitReason } from '../domain.js';
 import type { IO, Progress } from '../io.js';
 import { type RateLimit, rateText } from '../settings.js';
 
-/** A wait's words: on the progress line (counted down), and in a log line. */
+/** On the progress line (counted down), and in a log line. */
 const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
   'rate-limit': ['next request in %', 'waiting % for the rate limit'],
   'retry-after': [
@@ -30,12 +28,12 @@ export function progressText(
   return eta !== undefined && eta >= 1000 ? `${text} · ETA ${durationText(eta)}` : text;
 }
 
-/** Waits shorter than this are shown only on a terminal's progress line. */
+/** Shorter waits are shown only on a terminal's progress line. */
 const QUIET_WAIT_MS = 5000;
 
 const LONG_RUN_MS = 10 * 60_000;
 
-/** "220 requests at 4/60s: about 54 min (until 07:05)" for a plan longer than ten minutes (local time). */
+/** "220 requests at 4/60s: about 54 min (until 07:05)", local time. */
 export function longRunNotice(
   requests: number,
   rate: RateLimit,
@@ -52,19 +50,12 @@ export interface Position {
   n: number;
   total: number;
   item: Item;
-  etaMs?: number;
+  /** When the run's last request may go (epoch ms). */
+  etaAt?: number;
 }
 
-interface RunProgress {
-  show(text: string): void;
-  at(p: Position): void;
-  /** A countdown on a terminal (`p` undefined: one item), else a line led by `label` per wait over 5 s. */
-  onWait(p: Position | undefined, label: string): (ms: number, reason: WaitReason) => void;
-  stop(): void;
-}
-
-/** On a terminal one progress line; without one, one stderr line per long wait. `-q` silences both. */
-export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
+/** `-q` silences both. */
+export function runProgress(io: IO, now: () => number = Date.now) {
   let progress: Progress | undefined;
   let ticker: ReturnType<typeof setInterval> | undefined;
   const show = (text: string) => {
@@ -75,22 +66,19 @@ export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
     if (ticker) clearInterval(ticker);
     ticker = undefined;
   };
-  const etaEnd = new WeakMap<Position, number>();
-  const etaLeft = (p: Position) => {
-    const end = etaEnd.get(p);
-    return end === undefined ? undefined : end - now();
-  };
+  const textOf = (p: Position, wait?: { ms: number; reason: WaitReason }) =>
+    progressText(p.n, p.total, p.item, p.etaAt === undefined ? undefined : p.etaAt - now(), wait);
   return {
-    show(text) {
+    show(text: string) {
       quiet();
       show(text);
     },
-    at(p) {
+    at(p: Position) {
       quiet();
-      if (p.etaMs !== undefined) etaEnd.set(p, now() + p.etaMs);
-      show(progressText(p.n, p.total, p.item, p.etaMs));
+      show(textOf(p));
     },
-    onWait: (p, label) => (ms, reason) => {
+    /** A countdown on a terminal (`p` undefined: one item), else a line led by `label` per wait over 5 s. */
+    onWait: (p: Position | undefined, label: string) => (ms: number, reason: WaitReason) => {
       if (!io.isStderrTTY) {
         if (ms > QUIET_WAIT_MS) io.note(label ? `${label}: ${words(1, ms, reason)}` : words(1, ms, reason));
         return;
@@ -103,14 +91,13 @@ export function runProgress(io: IO, now: () => number = Date.now): RunProgress {
       const end = now() + ms;
       const tick = () => {
         const left = end - now();
-        if (left > 0) show(progressText(p.n, p.total, p.item, etaLeft(p), { ms: left, reason }));
+        if (left > 0) show(textOf(p, { ms: left, reason }));
         else {
           quiet();
-          show(progressText(p.n, p.total, p.item, etaLeft(p)));
+          show(textOf(p));
         }
       };
       tick();
-      // Each second, on a terminal only.
       if (!io.quiet && ms > 1000) {
         ticker = setInterval(tick, 1000);
         ticker.unref?.();

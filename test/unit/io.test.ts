@@ -28,17 +28,15 @@ describe('the IO paints', () => {
 
   it('no colour under JSON logs: the test IO is createIO, so it decides as the real one', () => {
     const io = createTestIO({ isStderrTTY: true, env: { FORCE_COLOR: '1' }, logFormat: 'json' });
-    expect([io.color, io.red('x')]).toEqual([false, 'x']);
+    expect(io.red('x')).toBe('x');
     io.useLogFormat('text');
-    expect([io.color, io.red('x')]).toEqual([true, '\x1b[31mx\x1b[39m']);
+    expect(io.red('x')).toBe('\x1b[31mx\x1b[39m');
   });
 
   it('decides both streams from --no-color and the environment', () => {
-    expect(createIO({ env: { FORCE_COLOR: '1' } })).toMatchObject({ color: true, colorStdout: true });
-    expect(createIO({ color: false, env: { FORCE_COLOR: '1' } })).toMatchObject({
-      color: false,
-      colorStdout: false,
-    });
+    expect(createIO({ env: { FORCE_COLOR: '1' } }).colorStdout).toBe(true);
+    expect(createIO({ color: false, env: { FORCE_COLOR: '1' } })).toMatchObject({ colorStdout: false });
+    expect(createIO({ color: false, env: { FORCE_COLOR: '1' } }).red('x')).toBe('x');
     expect(createIO({ env: { NO_COLOR: '1', FORCE_COLOR: '1' } }).red('x')).toBe('x');
     expect(createIO({ env: { FORCE_COLOR: '1' } }).red('x')).toBe('\x1b[31mx\x1b[39m');
   });

@@ -207,7 +207,7 @@ describe('runProgress', () => {
       const io = createTestIO({ isStderrTTY: true });
       let t = 0;
       const p = runProgress(io, () => t);
-      const at = { n: 5, total: 22, item, etaMs: 6 * 60_000 };
+      const at = { n: 5, total: 22, item, etaAt: 6 * 60_000 };
       p.at(at);
       p.onWait(at, 'portfolio 42 on 2024-05-03')(3_000, 'rate-limit');
       for (let i = 0; i < 3; i++) {
