@@ -1,11 +1,9 @@
-// Exit 4 "not logged in", and its early form on a machine never logged in (rather than "no base URL").
 import { AuthError } from '../errors.js';
 import type { Settings } from '../settings.js';
 
 const login = (s: Pick<Settings, 'profile'>, flag = '') =>
   `\`prs login${s.profile === 'default' ? '' : ` --profile ${s.profile}`}${flag}\``;
 
-/** Step 5; in CI, where nobody can run `prs login`, the variables instead. */
 export function notLoggedIn(
   s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
   hint?: string,
@@ -24,7 +22,6 @@ export function notLoggedIn(
   );
 }
 
-/** Nothing to sign in with: no PRS_TOKEN, no credentials in the environment, nothing from a login. */
 export function neverLoggedIn(
   s: Pick<Settings, 'token' | 'username' | 'password' | 'clientSecret' | 'grant' | 'sources'>,
 ): boolean {
@@ -34,7 +31,6 @@ export function neverLoggedIn(
   return !Object.values(s.sources).includes('profile');
 }
 
-/** The first-steps error: in CI every variable a run needs, else `prs login`. */
 export function neverLoggedInError(s: Pick<Settings, 'ci' | 'profile'>): AuthError {
   return s.ci
     ? new AuthError(

@@ -10,8 +10,8 @@ import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
 import type { Settings } from '../settings.js';
 import { notLoggedIn } from './not-logged-in.js';
-import { tokenRefused, withSession } from './store.js';
-import { type Grant, requestToken, type TokenEndpoint, TokenRefusedError } from './token.js';
+import { boundOf, tokenRefused, withSession } from './store.js';
+import { type Grant, requestToken, TokenRefusedError } from './token.js';
 import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
 
 /** Renew 30 s before expiry, but at most half-way through a short-lived token's life. */
@@ -24,22 +24,18 @@ export function accessUsable(s: StoredSession | undefined, now: number): s is St
   return !!s && s.accessToken !== '' && s.expiresAt - now >= renewMargin(s);
 }
 
-/** Step 3 (unknown expiry: usable until the server refuses it). */
 export function refreshUsable(s: StoredSession | undefined, now: number): boolean {
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
 
 type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
-function bindingOf(s: Settings): Partial<SessionBinding> {
-  return {
-    username: s.username,
-    grant: s.grant === 'client_credentials' ? 'client_credentials' : undefined,
-    authUrl: s.authUrl,
-    realm: s.realm,
-    clientId: s.clientId,
-    baseUrl: s.baseUrl,
-  };
+const service = (s: Pick<Settings, 'grant'>) => s.grant === 'client_credentials';
+
+function bindingOf(s: Settings): SessionBinding {
+  const { username, authUrl, realm, clientId, baseUrl } = s;
+  const grant = service(s) ? 'client_credentials' : undefined;
+  return { username, grant, authUrl: authUrl!, realm: realm!, clientId: clientId!, baseUrl };
 }
 
 const BINDING_LABELS: Record<keyof SessionBinding, string> = {
@@ -51,18 +47,9 @@ const BINDING_LABELS: Record<keyof SessionBinding, string> = {
   baseUrl: 'base URL',
 };
 
-/** Why the stored session is not for these settings ("user", …); an older prs's: its profile's settings. */
 export function foreignTo(s: Settings, stored: ProfileData | undefined): string[] | undefined {
   if (!stored?.session) return undefined;
-  const st = stored.settings;
-  const bound: Partial<SessionBinding> = stored.session.bound ?? {
-    username: st.username,
-    authUrl: st['auth-url'],
-    realm: st.realm,
-    clientId: st['client-id'],
-    baseUrl: st['base-url'],
-    grant: st.grant === 'client_credentials' ? 'client_credentials' : undefined,
-  };
+  const bound = boundOf(stored);
   const want = bindingOf(s);
   const differ = (Object.keys(BINDING_LABELS) as (keyof SessionBinding)[]).filter((k) =>
     // A user's session never serves a service account, nor the other way round: compared both ways.
@@ -72,27 +59,18 @@ export function foreignTo(s: Settings, stored: ProfileData | undefined): string[
   return labels.length ? labels : undefined;
 }
 
-/** "alice at auth.example.com". */
 function ownerOf(stored: ProfileData): string {
-  const b = stored.session?.bound;
-  const user =
-    b?.grant === 'client_credentials'
-      ? `service account ${b.clientId}`
-      : (b?.username ?? stored.settings.username ?? 'another user');
-  const url = b?.authUrl ?? stored.settings['auth-url'];
-  return url ? `${user} at ${hostOf(url)}` : user;
+  const b = boundOf(stored);
+  const user = b.grant ? `service account ${b.clientId}` : (b.username ?? 'another user');
+  return b.authUrl ? `${user} at ${hostOf(b.authUrl)}` : user;
 }
-
-const KEEP_SESSION_HINT =
-  'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
 
 /** The environment's, else the one kept with the session: never sent for another user or client. */
 const secretOf = (s: Settings, stored: ProfileData | undefined, key: 'password' | 'clientSecret') =>
   s[key] ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.[key]);
 
-/** Step 4: the environment's first, then what --save-password kept. */
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
-  if (s.grant === 'client_credentials') return undefined;
+  if (service(s)) return undefined;
   const { username } = s;
   const password = secretOf(s, stored, 'password');
   const clientSecret = secretOf(s, stored, 'clientSecret');
@@ -100,10 +78,10 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
 }
 
 export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
-  return s.grant === 'client_credentials' ? secretOf(s, stored, 'clientSecret') : undefined;
+  return service(s) ? secretOf(s, stored, 'clientSecret') : undefined;
 }
 
-function endpointOf(s: Settings, clientSecret: string | undefined): TokenEndpoint {
+function endpointOf(s: Settings, clientSecret: string | undefined) {
   const missing = (what: string, env: string, flag: string) =>
     new UsageError(`missing ${what}: set ${env} or run \`prs login ${flag} <value>\``);
   if (!s.authUrl) throw missing('auth URL', 'PRS_AUTH_URL', '--auth-url');
@@ -143,8 +121,8 @@ export function createSession(d: SessionDeps): Session {
     return run;
   };
   let memo: StoredSession | undefined;
-  const grantToken = (ep: TokenEndpoint, grant: Grant, previous?: StoredSession) =>
-    requestToken(d.http, ep, grant, {
+  const grantToken = (secret: string | undefined, grant: Grant, previous?: StoredSession) =>
+    requestToken(d.http, endpointOf(s, secret), grant, {
       clock: d.clock,
       retries: s.retries,
       signal: d.signal,
@@ -153,12 +131,15 @@ export function createSession(d: SessionDeps): Session {
       onWait: (ms, reason) => d.io.debug(...waitLine(ms, reason)),
     });
   const signIn = (secret: string, creds?: Credentials): Promise<StoredSession> => {
-    if (!creds) {
-      d.io.debug(`auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`);
-      return grantToken(endpointOf(s, secret), { type: 'client_credentials' });
-    }
-    d.io.debug(`auth: signing in as ${creds.username} (grant_type=password)`);
-    return grantToken(endpointOf(s, secret), { type: 'password', ...creds });
+    d.io.debug(
+      creds
+        ? `auth: signing in as ${creds.username} (grant_type=password)`
+        : `auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`,
+    );
+    const grant: Grant = creds
+      ? { type: 'password', username: creds.username, password: creds.password }
+      : { type: 'client_credentials' };
+    return grantToken(secret, grant);
   };
 
   const save = async (fn: (p: ProfileData | undefined) => ProfileData | undefined) => {
@@ -179,17 +160,15 @@ export function createSession(d: SessionDeps): Session {
     return use(next);
   };
 
-  /** The stored session is someone else's: env credentials sign in for this run only. */
   const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
-    const service = s.grant === 'client_credentials';
-    if (s.clientSecret && (service || (s.username && s.password))) {
+    if (s.clientSecret && (service(s) || (s.username && s.password))) {
       d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
-      return use(await signIn(s.clientSecret, service ? undefined : availableCredentials(s, undefined)));
+      return use(await signIn(s.clientSecret, availableCredentials(s, undefined)));
     }
     throw new AuthError(
       `the session stored in profile ${profile} is for ${ownerOf(stored)}; not used with another ${differ.join(', ')}`,
       {
-        hint: service
+        hint: service(s)
           ? 'run `prs login --client-credentials` for these settings, or set PRS_CLIENT_SECRET for this run'
           : 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
       },
@@ -200,8 +179,7 @@ export function createSession(d: SessionDeps): Session {
     stored: ProfileData | undefined,
     cur: StoredSession | undefined,
   ): Promise<string> => {
-    const bindingNow = bindingOf(s) as SessionBinding;
-    if (s.grant === 'client_credentials') {
+    if (service(s)) {
       // A refusal leaves the stored session: a corrected secret simply signs in again.
       const secret = serviceAccountSecret(s, stored);
       if (!secret)
@@ -211,7 +189,7 @@ export function createSession(d: SessionDeps): Session {
             ? undefined
             : 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs',
         );
-      return keep(await signIn(secret), bindingNow);
+      return keep(await signIn(secret), bindingOf(s));
     }
     const creds = availableCredentials(s, stored);
     const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
@@ -220,7 +198,7 @@ export function createSession(d: SessionDeps): Session {
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
         const refresh = { type: 'refresh_token', refreshToken: cur.refreshToken! } as const;
-        return await keep(await grantToken(endpointOf(s, secret), refresh, cur), cur.bound);
+        return await keep(await grantToken(secret, refresh, cur), cur.bound);
       } catch (err) {
         if (!(err instanceof TokenRefusedError)) throw err;
         const clientRefused = err.error === 'invalid_client' || err.error === 'unauthorized_client';
@@ -239,12 +217,14 @@ export function createSession(d: SessionDeps): Session {
         if (err.error === 'invalid_grant') await save((p) => withSession(p, undefined));
       }
     }
-    if (creds) return keep(await signIn(creds.clientSecret, creds), bindingNow);
+    if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s));
 
     let hint: string | undefined;
     if (refusal && refusal.error !== 'invalid_grant')
       hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
-    else if (refusal || cur?.refreshToken) hint = KEEP_SESSION_HINT;
+    else if (refusal || cur?.refreshToken)
+      hint =
+        'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
     else if (!s.ci && !stored?.session)
       hint =
         'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, a service account (PRS_GRANT=client_credentials), or PRS_TOKEN';

@@ -15,7 +15,7 @@ import { FileError, fileError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
-import type { ProfileData, Store, StoredSession } from './types.js';
+import type { ProfileData, SessionBinding, Store, StoredSession } from './types.js';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -80,9 +80,6 @@ function profileProblem(p: unknown): string | undefined {
   return undefined;
 }
 
-// What login, logout and the session leave in a profile, written by the one writer (Store.update).
-
-/** The password only with --save-password. */
 export function loggedIn(
   cur: ProfileData | undefined,
   settings: SettingValues,
@@ -94,7 +91,6 @@ export function loggedIn(
   return { ...cur, settings, session, secrets: savePassword ? { password, clientSecret } : { clientSecret } };
 }
 
-/** A missing profile is created only with a session. */
 export function withSession(
   cur: ProfileData | undefined,
   next: StoredSession | undefined,
@@ -105,7 +101,6 @@ export function withSession(
   return cur ? rest : undefined;
 }
 
-/** Never handed out again, here or in the next run. */
 export function tokenRefused(cur: ProfileData | undefined, token: string): ProfileData | undefined {
   return cur?.session?.accessToken === token ? { ...cur, session: { ...cur.session, expiresAt: 0 } } : cur;
 }
@@ -116,6 +111,21 @@ export function forgotten(cur: ProfileData): ProfileData {
 }
 
 export const holdsSession = (p: ProfileData | undefined): boolean => !!(p?.session || p?.secrets);
+
+/** What a profile's session is for; a session stored before sessions were bound: the profile's settings. */
+export function boundOf(p: ProfileData): Partial<SessionBinding> {
+  const st = p.settings;
+  return (
+    p.session?.bound ?? {
+      username: st.username,
+      grant: st.grant === 'client_credentials' ? 'client_credentials' : undefined,
+      authUrl: st['auth-url'],
+      realm: st.realm,
+      clientId: st['client-id'],
+      baseUrl: st['base-url'],
+    }
+  );
+}
 
 const holdsSecrets = (data: StoreData) => Object.values(data.profiles).some(holdsSession);
 
@@ -219,7 +229,6 @@ export async function openStore(
   return {
     path,
     profileNames: () => Object.keys(read().profiles).sort(),
-    // Every read parses the file afresh: nothing handed out is shared.
     get: (profile) => read().profiles[profile],
     update: async (profile, fn) => {
       ensureDir();

@@ -17,10 +17,8 @@ export interface TokenEndpoint {
 export type Grant =
   | { type: 'password'; username: string; password: string }
   | { type: 'refresh_token'; refreshToken: string }
-  /** A service account: no refresh token comes with it. */
   | { type: 'client_credentials' };
 
-/** The token endpoint refused the grant; `error` is the OAuth error code. */
 export class TokenRefusedError extends AuthError {
   constructor(
     message: string,
@@ -31,8 +29,13 @@ export class TokenRefusedError extends AuthError {
   }
 }
 
-function tokenUrl(authUrl: string, realm: string): string {
-  return `${authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
+function tokenUrl(ep: TokenEndpoint, action = 'token'): string {
+  return `${ep.authUrl.replace(/\/+$/, '')}/realms/${encodeURIComponent(ep.realm)}/protocol/openid-connect/${action}`;
+}
+
+function formOf(ep: TokenEndpoint, fields: Record<string, string>): string {
+  const secret: Record<string, string> = ep.clientSecret ? { client_secret: ep.clientSecret } : {};
+  return new URLSearchParams({ client_id: ep.clientId, ...secret, ...fields }).toString();
 }
 
 /** Ends the session at the token service (a copied refresh token dies too); throws on any failure. */
@@ -42,47 +45,23 @@ export async function endSession(
   refreshToken: string,
   signal: AbortSignal,
 ): Promise<number> {
-  const form = new URLSearchParams({ client_id: ep.clientId, refresh_token: refreshToken });
-  if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
-  const res = await http.send({
-    method: 'POST',
-    url: tokenUrl(ep.authUrl, ep.realm).replace(/\/token$/, '/logout'),
-    form: form.toString(),
-    signal,
-  });
+  const form = formOf(ep, { refresh_token: refreshToken });
+  const res = await http.send({ method: 'POST', url: tokenUrl(ep, 'logout'), form, signal });
   await res.body.text().catch(() => '');
   return res.status;
 }
 
-function grantForm(ep: TokenEndpoint, grant: Grant): string {
-  const form = new URLSearchParams({ grant_type: grant.type, client_id: ep.clientId });
-  if (ep.clientSecret) form.set('client_secret', ep.clientSecret);
-  if (grant.type === 'password') {
-    form.set('username', grant.username);
-    form.set('password', grant.password);
-  } else if (grant.type === 'refresh_token') form.set('refresh_token', grant.refreshToken);
-  return form.toString();
-}
+const grantFields = ({ type, ...g }: Grant): Record<string, string> => ({
+  grant_type: type,
+  ...('refreshToken' in g ? { refresh_token: g.refreshToken } : g),
+});
 
-/** Seconds from a token response field (a number or a numeric string). */
 function seconds(v: unknown): number | undefined {
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/** The `exp` claim of a JWT access token (epoch ms), if it is one. */
-function jwtExpiry(token: string): number | undefined {
-  const part = token.split('.')[1];
-  if (!part) return undefined;
-  try {
-    const exp = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))?.exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Without any expiry information a token is trusted this long; a 401 still triggers a renewal. */
+/** Without expires_in a token is trusted this long; a 401 still triggers a renewal. */
 const UNKNOWN_LIFETIME_MS = 60_000;
 
 /** A token response → the session; `previous` supplies a refresh token the answer did not rotate. */
@@ -92,12 +71,8 @@ function sessionFromResponse(body: unknown, now: number, previous?: StoredSessio
     throw new ServiceError('the token endpoint answered without an access_token');
   }
   const accessToken = b.access_token;
-  const expiresIn = seconds(b.expires_in);
-  const expiresAt =
-    expiresIn !== undefined && expiresIn > 0
-      ? now + expiresIn * 1000
-      : (jwtExpiry(accessToken) ?? now + UNKNOWN_LIFETIME_MS);
-  const session: StoredSession = { accessToken, expiresAt, obtainedAt: now };
+  const expiresIn = seconds(b.expires_in) || UNKNOWN_LIFETIME_MS / 1000;
+  const session: StoredSession = { accessToken, expiresAt: now + expiresIn * 1000, obtainedAt: now };
   if (typeof b.refresh_token === 'string' && b.refresh_token !== '') {
     session.refreshToken = b.refresh_token;
     // 0 or absent (Keycloak offline tokens): valid until refused.
@@ -112,7 +87,6 @@ function sessionFromResponse(body: unknown, now: number, previous?: StoredSessio
 
 interface TokenCallOptions {
   clock: Clock;
-  /** `--retries` for a 5xx, 429 or network failure; a refusal is never retried. */
   retries: number;
   signal?: AbortSignal;
   previous?: StoredSession;
@@ -120,14 +94,13 @@ interface TokenCallOptions {
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
-/** POSTs one grant, retried like the API (http/retry.ts). Refusal: TokenRefusedError (exit 4). */
 export async function requestToken(
   http: Http,
   ep: TokenEndpoint,
   grant: Grant,
   o: TokenCallOptions,
 ): Promise<StoredSession> {
-  const url = tokenUrl(ep.authUrl, ep.realm);
+  const url = tokenUrl(ep);
   for (let attempt = 1; ; attempt++) {
     let outcome: AttemptFailure;
     let failure: NetworkError | undefined;
@@ -147,7 +120,6 @@ export async function requestToken(
       continue;
     }
     if (outcome.kind === 'network') throw failure;
-    // A 429 is exit 7 as at the API; a Retry-After longer than prs waits is named.
     const wait =
       next.retryAfterMs === undefined
         ? ''
@@ -172,7 +144,7 @@ async function tokenAttempt(
   const res = await http.send({
     method: 'POST',
     url,
-    form: grantForm(ep, grant),
+    form: formOf(ep, grantFields(grant)),
     signal: o.signal,
     endpoint: 'token',
   });
@@ -210,7 +182,6 @@ async function tokenAttempt(
       hint: 'check --auth-url (the Keycloak base URL, before /realms) and --realm',
     });
   }
-  // 5xx and 429 are retried; any other failure is final.
   if (res.status < 500 && res.status !== 429)
     throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`);
   return { status: res.status, retryAfter: header(res, 'retry-after') };

@@ -1,6 +1,6 @@
 // `prs login`: a password or client-credentials grant with settings from flags > env > profile >
 // prompt; the client secret is kept, as every refresh grant needs it.
-import { loggedIn } from '../auth/store.js';
+import { boundOf, loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
@@ -211,15 +211,10 @@ export function keptClientSecret(
   stored: ProfileData | undefined,
   values: Partial<Record<SettingKey, string>>,
 ): string | undefined {
-  const secret = stored?.secrets?.clientSecret;
-  if (!secret) return undefined;
-  const bound = stored.session?.bound;
-  const st = stored.settings;
+  const b = stored && boundOf(stored);
   const same =
-    (bound?.authUrl ?? st['auth-url']) === values['auth-url'] &&
-    (bound?.realm ?? st.realm) === values.realm &&
-    (bound?.clientId ?? st['client-id']) === values['client-id'];
-  return same ? secret : undefined;
+    b?.authUrl === values['auth-url'] && b?.realm === values.realm && b?.clientId === values['client-id'];
+  return same ? stored?.secrets?.clientSecret : undefined;
 }
 
 /** A service account's grant is remembered (and its user name dropped); a user's login removes it. */

@@ -1,6 +1,6 @@
 // `prs logout [--all]`: forget the secrets, keep the settings; then, best effort and bounded, end each
 // forgotten session at the token service, so a copied refresh token dies with it.
-import { forgotten, holdsSession } from '../auth/store.js';
+import { boundOf, forgotten, holdsSession } from '../auth/store.js';
 import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import { clearAnswers } from '../cache/store.js';
@@ -19,18 +19,10 @@ function endpointToEnd(
   p: ProfileData,
   envSecret: string | undefined,
 ): (TokenEndpoint & { refreshToken: string }) | undefined {
-  const s = p.session;
-  const authUrl = s?.bound?.authUrl ?? p.settings['auth-url'];
-  const realm = s?.bound?.realm ?? p.settings.realm;
-  const clientId = s?.bound?.clientId ?? p.settings['client-id'];
-  if (!s?.refreshToken || !authUrl || !realm || !clientId) return undefined;
-  return {
-    authUrl,
-    realm,
-    clientId,
-    clientSecret: envSecret ?? p.secrets?.clientSecret,
-    refreshToken: s.refreshToken,
-  };
+  const { authUrl, realm, clientId } = boundOf(p);
+  const refreshToken = p.session?.refreshToken;
+  if (!refreshToken || !authUrl || !realm || !clientId) return undefined;
+  return { authUrl, realm, clientId, clientSecret: envSecret ?? p.secrets?.clientSecret, refreshToken };
 }
 
 /** Never throws: the local forgetting is done already. */

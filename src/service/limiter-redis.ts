@@ -2,10 +2,9 @@
 // JSON, changed by the same rule as the file (limiter.ts) on Redis's clock and replaced only if nobody
 // changed it meanwhile. Redis is never a point of failure: unreachable, refused or too slow, one
 // warning and the local file limiter takes over for the rest of the run.
-import type { Clock } from '../clock.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
-import { type Change, KEPT, parseState, type Slots, slotsOver, spanOf } from './limiter.js';
+import { type Change, parseState, type Slots, spanOf } from './limiter.js';
 import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
@@ -28,9 +27,8 @@ export interface RedisLimiterOptions {
   url: string;
   hash: string;
   rate: RateLimit;
-  clock: Clock;
-  /** Made when Redis fails, told what this process spent through Redis. */
-  fallback(carried: LimiterState): Slots;
+  /** Made when Redis fails, given what Redis held last. */
+  fallback(held?: LimiterState): Slots;
   warn(line: string): void;
   debug(line: string): void;
 }
@@ -49,17 +47,11 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   const parts = limiterUrlParts(o.url);
   const shown = redactUrlPassword(parts.url);
   const timeoutMs = parts.timeoutMs ?? REDIS_TIMEOUT_MS;
-  const span = spanOf(o.rate);
-  const kept = Math.max(KEPT, o.rate.limit);
   const tls = o.url.startsWith('rediss:');
   let client: Promise<Client> | undefined;
   let connected = false;
   let fallback: Slots | undefined;
-  let seq = 0;
-  /** This process's Redis slots by id, with their send time on the local clock: for the file limiter should
-   * Redis fail, with the local answer times of `done`. */
-  const inFlight = new Map<number, { sent: number; sentAt: number }>();
-  let done: number[] = [];
+  let held: LimiterState | undefined;
 
   let library: Promise<typeof import('@redis/client')> | undefined;
   const connect = async () => {
@@ -105,73 +97,48 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   const update = async <T>(fn: Change<T>): Promise<T> => {
     for (;;) {
       const { now, text, digest } = await read();
-      const { write, result } = fn(parseState(text), now);
-      if (!write || Number(await run(REPLACE, [digest, JSON.stringify(write), String(span)])) === 1)
+      const state = parseState(text);
+      const { write, result } = fn(state, now);
+      const ttl = String(spanOf(o.rate));
+      if (!write || Number(await run(REPLACE, [digest, JSON.stringify(write), ttl])) === 1) {
+        held = write ?? state;
         return result;
+      }
     }
   };
-  const shared = slotsOver(o.rate, update, async () => {
-    const { now, text } = await read();
-    return { state: parseState(text), now };
-  });
-
   const close = async () => {
     const c = client;
     client = undefined;
     await c?.then((c) => c.destroy()).catch(() => {});
   };
-  const fail = (err: unknown): Slots => {
-    if (!fallback) {
-      o.warn(
-        `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
-      );
-      fallback = o.fallback({ stamps: done, open: [...inFlight.values()].map((f) => f.sentAt) });
-      void close();
-    }
-    return fallback;
-  };
-  /** `f` through Redis, or `local` on the file limiter once Redis failed. */
   const viaRedis = async <T>(f: () => Promise<T>, local: (file: Slots) => Promise<T>): Promise<T> => {
-    if (fallback) return local(fallback);
-    try {
-      return await f();
-    } catch (err) {
-      return local(fail(err));
-    }
+    if (!fallback)
+      try {
+        return await f();
+      } catch (err) {
+        if (!fallback) {
+          o.warn(
+            `prs: warning: rate limiter ${shown} unusable (${reasonOf(err, timeoutMs, tls && !connected)}); using the local file limiter`,
+          );
+          fallback = o.fallback(held);
+          void close();
+        }
+      }
+    return local(fallback!);
   };
 
   return {
-    take: () =>
+    update: (fn) =>
       viaRedis(
-        async () => {
-          const r = await shared.take();
-          if (!('sent' in r)) return r;
-          inFlight.set(++seq, { sent: r.sent, sentAt: o.clock.now() });
-          return { sent: seq };
-        },
-        (file) => file.take(),
-      ),
-    async settle(id) {
-      const f = inFlight.get(id);
-      if (!f) return fallback?.settle(id);
-      const now = o.clock.now();
-      if (!fallback) {
-        // Failing, its Redis slot expires on its own; from now on the file limiter counts it.
-        await shared.settle(f.sent).catch(fail);
-      }
-      inFlight.delete(id);
-      // Answered after Redis failed: the file limiter holds it as in flight at sentAt.
-      if (fallback) return fallback.settle(f.sentAt);
-      done = [...done.filter((t) => t > now - span), now].slice(-kept);
-    },
-    block: (ms) =>
-      viaRedis(
-        () => shared.block(ms),
-        (file) => file.block(ms),
+        () => update(fn),
+        (file) => file.update(fn),
       ),
     peek: () =>
       viaRedis(
-        () => shared.peek(),
+        async () => {
+          const { now, text } = await read();
+          return { state: parseState(text), now };
+        },
         async (file) => ({ ...(await file.peek()), local: true }),
       ),
     close,

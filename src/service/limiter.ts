@@ -11,9 +11,8 @@ import type { CallHooks, LimiterState } from './types.js';
 /** Stamps further ahead come from a clock set back; open slots older belong to a dead process. */
 export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
-export const KEPT = 32;
+const KEPT = 32;
 
-/** The pure rule: a slot opened at `now`, or the wait for one. */
 export function decide(
   state: LimiterState,
   now: number,
@@ -40,7 +39,6 @@ export function settle(state: LimiterState, sent: number, now: number): LimiterS
   return { ...state, stamps: [...state.stamps, now], open };
 }
 
-/** Anything unexpected is an empty state. */
 export function parseState(text: string): LimiterState {
   const numbers = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is number => Number.isFinite(t)) : []);
   try {
@@ -58,30 +56,27 @@ export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, i
   return join(cacheDir, `limiter-${limiterKey(baseUrl, tenant, identity)}.json`);
 }
 
-/** Shared with the Redis limiter (nothing secret goes in). */
 export const limiterKey = (baseUrl: string, tenant: string, identity: string): string =>
   fnv1a(`${baseUrl}|${tenant}|${identity}`);
 
 export interface Limiter {
-  /** Returns the slot, for `settle`. */
   acquire(hooks?: CallHooks): Promise<number>;
   /** Written in the background; the next acquire() waits for it (and its error). */
   settle(sent: number): void;
   idle(): Promise<void>;
   block(ms: number): Promise<void>;
-  /** The state now, changing nothing, and `now` on its clock; `local`: Redis's fallback file. */
   peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
 }
 
-/** Where a limiter keeps its state; `take` is one attempt: a slot, or the wait for one. */
-export interface Slots extends Pick<Limiter, 'block' | 'peek'> {
-  take(): Promise<{ sent: number } | { waitMs: number }>;
-  settle(sent: number): Promise<void>;
+/** One change of the state, decided at `now` on the state's clock; no `write` leaves the state as it is. */
+export type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
+
+export interface Slots extends Pick<Limiter, 'peek'> {
+  update<T>(fn: Change<T>): Promise<T>;
   close?(): Promise<void>;
 }
 
-/** The waiting and ordering that every kind of state shares. */
-export function limiterOver(slots: Slots, clock: Clock, signal?: AbortSignal): Limiter {
+export function limiterOver(slots: Slots, rate: RateLimit, clock: Clock, signal?: AbortSignal): Limiter {
   let pending: Promise<unknown> | undefined;
   return {
     async acquire(hooks = {}) {
@@ -90,7 +85,10 @@ export function limiterOver(slots: Slots, clock: Clock, signal?: AbortSignal): L
       pending = undefined;
       await writing;
       for (;;) {
-        const r = await slots.take();
+        const r = await slots.update<{ sent: number } | { waitMs: number }>((state, now) => {
+          const d = decide(state, now, rate);
+          return d.ok ? { write: d.state, result: { sent: now } } : { result: { waitMs: d.waitMs } };
+        });
         if ('sent' in r) return r.sent;
         // Nothing is held while waiting: other processes see the same full window.
         hooks.onWait?.(r.waitMs, 'rate-limit');
@@ -98,14 +96,19 @@ export function limiterOver(slots: Slots, clock: Clock, signal?: AbortSignal): L
       }
     },
     settle(sent) {
-      pending = Promise.all([pending, slots.settle(sent)]);
+      const written = slots.update((state, now) => ({ write: settle(state, sent, now), result: undefined }));
+      pending = Promise.all([pending, written]);
       pending.catch(() => {});
     },
     async idle() {
       await pending?.catch(() => {});
       await slots.close?.();
     },
-    block: (ms) => slots.block(ms),
+    block: (ms) =>
+      slots.update((state, now) => ({
+        write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
+        result: undefined,
+      })),
     peek: () => slots.peek(),
   };
 }
@@ -113,52 +116,23 @@ export function limiterOver(slots: Slots, clock: Clock, signal?: AbortSignal): L
 export interface FileSlotsOptions {
   /** Absent: this process's state alone, in memory (the cache dir is unusable). */
   file?: string;
-  rate: RateLimit;
   clock: Clock;
-  /** What this process spent through Redis before it failed. */
-  carried?: LimiterState;
-  /** With it, an unusable file is one warning and this process's requests counted alone. */
   warn?: (line: string) => void;
-}
-
-/** One change of the state, decided at `now` on the state's clock; no `write` leaves the state as it is. */
-export type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
-
-/** Taking, settling and blocking a slot, wherever the state is kept: `update` applies a change atomically. */
-export function slotsOver(
-  rate: RateLimit,
-  update: <T>(fn: Change<T>) => Promise<T>,
-  peek: Slots['peek'],
-): Slots {
-  return {
-    take: () =>
-      update<{ sent: number } | { waitMs: number }>((state, now) => {
-        const d = decide(state, now, rate);
-        return d.ok ? { write: d.state, result: { sent: now } } : { result: { waitMs: d.waitMs } };
-      }),
-    settle: (sent) => update((state, now) => ({ write: settle(state, sent, now), result: undefined })),
-    block: (ms) =>
-      update((state, now) => ({
-        write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
-        result: undefined,
-      })),
-    peek,
-  };
+  /** What Redis held when it failed: added by the first change. */
+  seed?: LimiterState;
 }
 
 export function fileSlots(o: FileSlotsOptions): Slots {
-  let { file, carried } = o;
+  let { file, seed } = o;
   let memory: LimiterState = { stamps: [] };
-  const withCarried = (s: LimiterState): LimiterState =>
-    carried
-      ? { ...s, stamps: [...s.stamps, ...carried.stamps], open: [...(s.open ?? []), ...(carried.open ?? [])] }
+  const seeded = (s: LimiterState): LimiterState =>
+    seed
+      ? { ...s, stamps: [...s.stamps, ...seed.stamps], open: [...(s.open ?? []), ...(seed.open ?? [])] }
       : s;
   const apply = <T>(state: LimiterState, fn: Change<T>) => {
-    state = withCarried(state);
-    const { write, result } = fn(state, o.clock.now());
-    return { changed: write ?? (carried ? state : undefined), result };
+    const { write, result } = fn(seeded(state), o.clock.now());
+    return { write: write ?? (seed && seeded(state)), result };
   };
-  /** Without `warn` a FileError; else one warning, and this process's requests counted alone. */
   const unusable = (err: unknown) => {
     const { message } = fileError(err, file!, 'cannot use the rate-limit state');
     if (!o.warn)
@@ -166,37 +140,38 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     o.warn(`prs: warning: ${message}; counting this process's requests alone`);
     file = undefined;
   };
-  const update = async <T>(fn: Change<T>): Promise<T> => {
-    if (file !== undefined) {
-      try {
-        const result = await updateFile(
-          file,
-          (text) => {
-            const { changed, result } = apply(parseState(text), fn);
-            return { text: changed && `${JSON.stringify({ v: 1, ...changed })}\n`, result };
-          },
-          { mode: 0o600, durable: false },
-        );
-        carried = undefined;
-        return result;
-      } catch (err) {
-        unusable(err);
+  return {
+    async update(fn) {
+      if (file !== undefined) {
+        try {
+          const result = await updateFile(
+            file,
+            (text) => {
+              const { write, result } = apply(parseState(text), fn);
+              return { text: write && `${JSON.stringify({ v: 1, ...write })}\n`, result };
+            },
+            { mode: 0o600, durable: false },
+          );
+          seed = undefined;
+          return result;
+        } catch (err) {
+          unusable(err);
+        }
       }
-    }
-    const { changed, result } = apply(memory, fn);
-    carried = undefined;
-    if (changed) memory = changed;
-    return result;
+      const { write, result } = apply(memory, fn);
+      seed = undefined;
+      if (write) memory = write;
+      return result;
+    },
+    async peek() {
+      let state = memory;
+      if (file !== undefined)
+        try {
+          state = parseState(readText(file));
+        } catch (err) {
+          unusable(err);
+        }
+      return { state: seeded(state), now: o.clock.now() };
+    },
   };
-  return slotsOver(o.rate, update, async () => {
-    // No lock: the file is only ever replaced whole.
-    let state = memory;
-    if (file !== undefined)
-      try {
-        state = parseState(readText(file));
-      } catch (err) {
-        unusable(err);
-      }
-    return { state: withCarried(state), now: o.clock.now() };
-  });
 }

@@ -29,15 +29,12 @@ type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
 const API_PATH = '/api/v1/report-service/report/generate/portfolio';
 
-/** Error bodies are read only this far: enough for a JSON message. */
 const ERROR_BODY_MAX = 16 * 1024;
 
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
   const random = d.random ?? Math.random;
 
-  /** The JSON endpoint ('report') is behind the shared limiter (spec §8), the export endpoint is not. A 200
-   * goes to `onOk`, where a NetworkError (the body cut off) is retried like any other. */
   async function call<T>(
     q: ReportQuery & { format?: ExportFormat },
     hooks: CallHooks,
@@ -56,7 +53,6 @@ export function createService(d: ServiceDeps): Service {
       limit: d.settings.retries,
       rateLimitWaitMs: limited ? d.settings.rateLimit.windowMs : undefined,
     };
-    // Every wait is a -v line and reaches the caller's onWait: never a silent pause.
     const onWait: CallHooks['onWait'] = (ms, reason) => {
       d.io.debug(...waitLine(ms, reason));
       hooks.onWait?.(ms, reason);
@@ -102,7 +98,7 @@ export function createService(d: ServiceDeps): Service {
           retries--; // the one re-authentication is not one of the --retries
           continue;
         }
-        const said = shortMessage(await readCapped(res, ERROR_BODY_MAX), header(res, 'content-type'));
+        const said = shortMessage(await readCapped(res.body, ERROR_BODY_MAX), header(res, 'content-type'));
         failure = httpFailure({ ...asked, status: res.status, said, retries });
         outcome = { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') };
       } catch (err) {
@@ -129,7 +125,6 @@ export function createService(d: ServiceDeps): Service {
         }
         throw failure;
       }
-      // Tell every process sharing the limiter to hold back too, not just this one.
       if (outcome.kind === 'status' && outcome.status === 429) await limiter?.block(next.ms);
       onWait(next.ms, next.reason);
       await d.clock.sleep(next.ms, signal);
@@ -152,7 +147,6 @@ export function createService(d: ServiceDeps): Service {
             );
           },
         };
-        // An answer `use` did not read is dropped with its connection.
         return use(answer).finally(() => {
           if (!read) res.body.destroy();
         });
@@ -170,13 +164,11 @@ export function createService(d: ServiceDeps): Service {
       }),
     limiterState: () => getLimiter().peek(),
     async close() {
-      // The HTTP client is deps' to close.
       await limiter?.idle();
     },
   };
 }
 
-/** A wait longer than prs waits: the same error (exit code) now, naming the time the service named. */
 function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
   const at = isoSeconds(now + ms);
   return new HttpError(
@@ -191,21 +183,19 @@ interface LimiterDeps {
   io: Pick<IO, 'warn' | 'debug'>;
 }
 
-/** The account's file limiter, or Redis (`--limiter`) over it; `file`: where the file limiter keeps its state. */
 function openLimiter(s: Settings, d: LimiterDeps) {
   const { baseUrl, tenant } = target(s);
   const { rateLimit: rate, limiter: url } = s;
   const warn = (line: string) => d.io.warn(line);
   const file = limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s));
-  const fallback = (carried?: LimiterState) => fileSlots({ file, rate, clock: d.clock, carried, warn });
+  const fallback = (seed?: LimiterState) => fileSlots({ file, clock: d.clock, warn, seed });
   const hash = limiterKey(baseUrl, tenant, identityOf(s));
   const debug = (line: string) => d.io.debug(line);
-  const slots = url ? redisSlots({ url, hash, rate, clock: d.clock, fallback, warn, debug }) : fallback();
-  return { limiter: limiterOver(slots, d.clock, d.signal), file };
+  const slots = url ? redisSlots({ url, hash, rate, fallback, warn, debug }) : fallback();
+  return { limiter: limiterOver(slots, rate, d.clock, d.signal), file };
 }
 
-/** The limiter's state now, changing nothing, and where it is kept: the file, or the Redis URL without
- * its password (the file when Redis was unusable: peek warned and read the file instead). */
+/** Where the state is kept: the file (also when Redis was unusable), or the Redis URL without its password. */
 export async function peekLimiter(s: Settings, d: LimiterDeps) {
   const { limiter, file } = openLimiter(s, d);
   try {
@@ -225,32 +215,23 @@ export function target(
   s: Parameters<typeof neverLoggedIn>[0] & Pick<Settings, 'baseUrl' | 'tenant' | 'ci' | 'profile'>,
 ): { baseUrl: string; tenant: string } {
   if ((!s.baseUrl || !s.tenant) && neverLoggedIn(s)) throw neverLoggedInError(s);
-  if (!s.baseUrl) {
-    throw new UsageError('no base URL for the report service', {
-      hint: s.ci ? 'set PRS_BASE_URL' : 'pass --base-url, set PRS_BASE_URL, or run `prs login`',
-    });
-  }
-  if (!s.tenant) {
-    throw new UsageError('no tenant (sent as X-CLIENT-ID)', {
-      hint: s.ci ? 'set PRS_TENANT' : 'pass --tenant, set PRS_TENANT, or run `prs login`',
-    });
-  }
+  const missing = (what: string, flag: string, env: string) =>
+    new UsageError(what, { hint: s.ci ? `set ${env}` : `pass ${flag}, set ${env}, or run \`prs login\`` });
+  if (!s.baseUrl) throw missing('no base URL for the report service', '--base-url', 'PRS_BASE_URL');
+  if (!s.tenant) throw missing('no tenant (sent as X-CLIENT-ID)', '--tenant', 'PRS_TENANT');
   return { baseUrl: s.baseUrl, tenant: s.tenant };
 }
 
-/** The first `max` bytes of a body as text; the stream is destroyed. */
-async function readCapped(res: HttpResponse, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+async function readCapped(body: HttpResponse['body'], max: number): Promise<string> {
+  let text = '';
   try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= max) break;
+    for await (const chunk of body.setEncoding('utf8')) {
+      text += chunk;
+      if (text.length >= max) break;
     }
   } catch {
   } finally {
-    res.body.destroy();
+    body.destroy();
   }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+  return text.slice(0, max);
 }

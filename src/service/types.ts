@@ -43,7 +43,6 @@ export interface Service {
     hooks: CallHooks,
     save: (res: ExportResponse) => Promise<T>,
   ): Promise<T>;
-  /** The shared limiter's state now, without taking a slot (the run's ETA); absent in the answer cache. */
   limiterState?(): Promise<{ state: LimiterState; now: number }>;
   close(): Promise<void>;
 }

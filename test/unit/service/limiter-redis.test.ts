@@ -123,13 +123,8 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     o: { url?: string; hash?: string; timeoutMs?: number; warnings?: string[] } = {},
   ) {
     const [limit, windowMs] = rate.split('/').map(Number) as [number, number];
-    const file = (carried?: LimiterState) =>
-      fileSlots({
-        file: join(dir, `file-${o.hash}.json`),
-        rate: { limit, windowMs },
-        clock: systemClock,
-        carried,
-      });
+    const file = (seed?: LimiterState) =>
+      fileSlots({ file: join(dir, `file-${o.hash}.json`), clock: systemClock, seed });
     // The answer timeout as a user sets it: the URL's ?timeout=<seconds>.
     const url = new URL(o.url ?? redis.url);
     if (o.timeoutMs !== undefined) url.searchParams.set('timeout', String(o.timeoutMs / 1000));
@@ -232,7 +227,7 @@ describe.skipIf(!REDIS_SERVER)('createRedisLimiter on a real redis-server', () =
     ]);
   });
 
-  it('Redis stopped mid-run: the file limiter is handed what this process sent (settled and in flight)', async () => {
+  it('Redis stopped mid-run: the file limiter is handed what Redis held (settled and in flight)', async () => {
     const own = await startRedis();
     const h = `e${++hash}`;
     const warnings: string[] = [];
