@@ -7,14 +7,15 @@ import { basename, dirname, join } from 'node:path';
 import { build, transform } from 'esbuild';
 
 /**
- * Requires that dependencies make at load time but prs rarely or never needs, deferred to first use:
- * commander's child_process (only for executable subcommands) and undici's node:http (a default header
- * size and a class check when destroying a stream; node:http and its agent cost ~15 ms per start).
+ * What dependencies do at load time that prs rarely or never needs: commander's child_process (only
+ * for executable subcommands) and undici's node:http (a default header size and a class check when
+ * destroying a stream) deferred to first use; undici's tree of well-known header names, built at every
+ * start to spare a string per response header, dropped (the names are lower-cased as any other).
  * Each entry is an exact [text, replacement] pair; when a dependency upgrade changes the text, the build
- * warns and that module simply loads eagerly again.
+ * warns and that module is bundled as it is.
  */
 const LAZY = "__prsLazy(() => require('node:http'))";
-const LAZY_REQUIRES = {
+const REWRITES = {
   'node_modules/commander/lib/command.js': [
     ["require('node:child_process')", "__prsLazy(() => require('node:child_process'))"],
   ],
@@ -26,6 +27,7 @@ const LAZY_REQUIRES = {
     ],
   ],
   'node_modules/undici/lib/core/util.js': [
+    ["const { tree } = require('./tree')", 'const tree = { lookup: () => null }'],
     ["const { IncomingMessage } = require('node:http')", `const __prsHttp = ${LAZY}`],
     ['.constructor === IncomingMessage)', '.constructor === __prsHttp.IncomingMessage)'],
   ],
@@ -33,17 +35,17 @@ const LAZY_REQUIRES = {
 const LAZY_HELPER =
   'function __prsLazy(load) { let m; const get = () => (m ??= load()); return new Proxy(function () {}, ' +
   '{ get: (_, k) => get()[k], has: (_, k) => k in get(), apply: (_, self, args) => Reflect.apply(get(), self, args) }); }\n';
-const lazyRequires = {
-  name: 'lazy-requires',
+const rewrites = {
+  name: 'rewrites',
   setup(b) {
-    const filter = new RegExp(`(${Object.keys(LAZY_REQUIRES).join('|').replaceAll('.', '\\.')})$`);
+    const filter = new RegExp(`(${Object.keys(REWRITES).join('|').replaceAll('.', '\\.')})$`);
     b.onLoad({ filter }, (args) => {
-      const key = Object.keys(LAZY_REQUIRES).find((k) => args.path.endsWith(k));
+      const key = Object.keys(REWRITES).find((k) => args.path.endsWith(k));
       let text = readFileSync(args.path, 'utf8');
       const original = text;
-      for (const [from, to] of LAZY_REQUIRES[key]) {
+      for (const [from, to] of REWRITES[key]) {
         if (!text.includes(from)) {
-          console.warn(`build: ${key} no longer contains ${from.split('\n')[0]}; it now loads eagerly`);
+          console.warn(`build: ${key} no longer contains ${from.split('\n')[0]}; bundled as it is`);
           return { contents: original, loader: 'js' };
         }
         text = text.replace(from, to);
@@ -131,7 +133,7 @@ const split = await build({
   define: { __PRS_VERSION__: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
-  plugins: [lazyRequires, undiciTrims],
+  plugins: [rewrites, undiciTrims],
 });
 
 /**

@@ -1,17 +1,16 @@
 /**
  * dist/boot.js: runs the CLI (dist/main.js and the chunks it requires) with V8's code cache, through
- * public APIs only. Each chunk is compiled by vm.Script with the bytecode an earlier run left in
- * `<cache dir>/code/<build>-<node>-<arch>/`, and gets a `require` of ours: one chunk asking for
- * another by relative path is served here (no resolution, stat or package lookup per file), anything
- * else goes to Node's require (module.createRequire, one per directory). The cache is written after the run (src/entry.ts)
- * so that it holds the functions the run compiled lazily, not only the chunks' top level.
+ * public APIs only. Each script (a pack of chunks, or a chunk outside the packs) is compiled by
+ * vm.Script with the bytecode an earlier run left in `<cache dir>/code/<build>-<node>-<arch>/`; a chunk
+ * asking for another by relative path is served here (no resolution or stat per file), anything else
+ * goes to Node's require. The caches are written after the run (src/entry.ts), so that they hold the
+ * functions the run compiled lazily, not only the top level.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
 
 declare const __PRS_BUILD__: string;
 /** JSON: a command's chunk → the pack holding its body (scripts/build.mjs). */
@@ -19,32 +18,31 @@ declare const __PRS_PACKS__: string;
 
 /**
  * Set for the whole run before anything compiles, since V8 takes a cache only under the flags it was
- * made with. WebAssembly (undici's llhttp, jq) stays in V8's baseline tier: the optimising tier costs
- * a short-lived CLI memory and CPU it never earns back; and a function is compiled when first called,
- * not the whole module up front (a response uses few of llhttp's). A young generation that does not
- * grow keeps a range of answers' peak memory down: the row stream's garbage dies young.
+ * made with. WebAssembly (undici's llhttp, jq) stays in V8's baseline tier, compiled a function at a
+ * time when first called: the optimising tier costs a short-lived CLI more than it earns. A young
+ * generation that does not grow keeps a range of answers' peak memory down. Release V8 checks a
+ * cache's length, not its bytes: with the checksum V8 writes and checks, a damaged file is refused.
  */
 const V8_FLAGS = [
   '--no-wasm-tier-up',
   '--no-wasm-dynamic-tiering',
   '--wasm-lazy-compilation',
   '--semi-space-growth-factor=1',
+  '--verify-snapshot-checksum',
 ];
 
 /**
  * Node's builtins carry code compiled under V8's default flags, which V8 refuses once the flags above
- * are set: a builtin first required after that is compiled from source. The ones every CLI run
- * requires (and has not required before boot) are required before.
+ * are set: what every CLI run requires is required before (node:net also when stdout is a file).
  */
-const BUILTINS = ['node:process', 'node:timers/promises'];
+const BUILTINS = ['node:process', 'node:timers/promises', 'node:net', 'node:diagnostics_channel'];
 
 export interface CodeCache {
   /** Scripts compiled without a cache V8 took: then save() writes the caches. */
   readonly unsaved: number;
   /**
-   * Every script's cache, led by its CRC-32, through `write`; a failure leaves it unwritten. All, not
-   * only the unsaved: a cache holds the functions that the run which wrote it compiled, so the start
-   * (cli.pack), first written by whatever command ran first (login, --help), gains this command's.
+   * Every script's cache through `write`, not only the unsaved: a cache holds the functions the run
+   * that wrote it compiled, so the start (cli.pack), first written by whatever ran first, gains these.
    */
   save(write: (path: string, data: Uint8Array) => void): void;
 }
@@ -54,8 +52,7 @@ type Entry = { start(cache?: CodeCache): void };
 /** `cacheDir`: settings.ts's, from the fast entry (src/fast.ts); undefined without one. */
 export function boot(cacheDir: string | undefined, debug: boolean): void {
   for (const id of BUILTINS) require(id);
-  // main.ts writes through both on every run: their streams, and the node:net, node:tty or fs stream
-  // they load, are made before the flags too.
+  // main.ts writes through both on every run: their streams are made before the flags too.
   void process.stdout;
   void process.stderr;
   for (const flag of V8_FLAGS) setFlagsFromString(flag);
@@ -86,16 +83,13 @@ function mayUse(dir: string): boolean {
   }
 }
 
-/** A cache file's bytecode when its CRC-32 holds: release V8 checks a cache's length, not its bytes. */
-function readChecked(file: string): Buffer | undefined {
+const readOrUndefined = (file: string) => {
   try {
-    const bytes = readFileSync(file);
-    const data = bytes.subarray(4);
-    return bytes.length > 4 && bytes.readUInt32LE(0) === crc32(data) ? data : undefined;
+    return readFileSync(file);
   } catch {
     return undefined;
   }
-}
+};
 
 /** A chunk as CommonJS runs it: called with (exports, require, module, __filename, __dirname). */
 type Wrapper = (...args: unknown[]) => void;
@@ -117,7 +111,7 @@ function codeLoader(dist: string, dir: string | undefined) {
       throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND', cause: err });
     }
     const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
-    const cachedData = cacheFile ? readChecked(cacheFile) : undefined;
+    const cachedData = cacheFile ? readOrUndefined(cacheFile) : undefined;
     const compiled = new Script(script(source), { filename: file, cachedData });
     if (cacheFile) {
       scripts.push([cacheFile, compiled]);
@@ -175,10 +169,7 @@ function codeLoader(dist: string, dir: string | undefined) {
       unsaved = 0;
       for (const [file, script] of scripts.splice(0)) {
         try {
-          const data = script.createCachedData();
-          const head = Buffer.alloc(4);
-          head.writeUInt32LE(crc32(data));
-          write(file, Buffer.concat([head, data]));
+          write(file, script.createCachedData());
         } catch {}
       }
     },
