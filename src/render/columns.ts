@@ -79,13 +79,15 @@ export function isNested(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 }
 
-/** Empty objects stay a value. */
+/** A nested object with keys: an empty one stays a value. */
+const flattens = (v: unknown): v is Record<string, unknown> => isNested(v) && Object.keys(v).length > 0;
+
 export function flatten(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const walk = (o: Record<string, unknown>, prefix: string) => {
     for (const k of Object.keys(o)) {
       const v = o[k];
-      if (isNested(v) && Object.keys(v).length > 0) walk(v, `${prefix}${k}.`);
+      if (flattens(v)) walk(v, `${prefix}${k}.`);
       else out[prefix + k] = v;
     }
   };
@@ -98,19 +100,9 @@ export function seenColumns(rows: readonly Row[]): Column[] {
   const walk = (o: Record<string, unknown>, path: string[], prefix: string) => {
     for (const k in o) {
       const v = o[k];
-      if (isNested(v)) {
-        let empty = true;
-        for (const _ in v) {
-          empty = false;
-          break;
-        }
-        if (!empty) {
-          walk(v, [...path, k], `${prefix}${k}.`);
-          continue;
-        }
-      }
       const name = prefix + k;
-      if (!byName.has(name)) byName.set(name, { name, path: [...path, k] });
+      if (flattens(v)) walk(v, [...path, k], `${name}.`);
+      else if (!byName.has(name)) byName.set(name, { name, path: [...path, k] });
     }
   };
   for (const row of rows) walk(row, [], '');
@@ -193,18 +185,8 @@ export function own(o: Record<string, unknown>, k: string): unknown {
 
 /** Null and absent: ''; numbers with their exact digits; arrays and objects as JSON. */
 export function cellText(v: unknown): string {
-  switch (typeof v) {
-    case 'string':
-      return v;
-    case 'number':
-      return String(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'object':
-      if (v === null) return '';
-      if (v instanceof JsonNumber) return numberText(v);
-      return stringifyLossless(v);
-    default:
-      return '';
-  }
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '';
+  if (v instanceof JsonNumber) return numberText(v);
+  return typeof v === 'object' ? stringifyLossless(v) : String(v);
 }

@@ -1,6 +1,7 @@
 /**
- * A subset of jq compiled to a JS function over the rows prs already parsed (docs/performance.md).
- * It keeps jq 1.7's semantics: a filter outside the subset is left to jq-web (`compileFast` gives none).
+ * A subset of jq 1.7 compiled to a JS function over the rows prs already parsed (docs/performance.md);
+ * `compileFast` gives none for a filter outside it, which jq-web runs. Rows hold no arrays and their keys
+ * are names: array indexes, `.[]`, `map`, `keys` and `."key"` inside a filter are left to jq-web.
  */
 
 import { JsonNumber } from '../domain.js';
@@ -11,7 +12,7 @@ class Computed {
   constructor(readonly n: number) {}
 }
 
-/** Where a filter reads `.key`; `id` and `hint` are the Lazy's own, kept from input to input. */
+/** Where a filter reads `.key`; `id` and `hint` are the Lazy's, kept from row to row. */
 export interface Site {
   readonly key: string;
   id: number;
@@ -22,7 +23,7 @@ export interface Site {
 export abstract class Lazy {
   abstract get(site: Site): unknown;
   abstract whole(): Record<string, unknown>;
-  /** Its compact JSON as `json` would print it, when that can be had without making it whole. */
+  /** Its compact JSON as `json` prints it, if that can be had without making it whole. */
   abstract text(): string | undefined;
 }
 
@@ -31,12 +32,10 @@ const real = (v: unknown) => (v instanceof Lazy ? v.whole() : v);
 /** A run-time error of the filter: jq-web is asked for its message. */
 export class JqError extends Error {}
 
-/** Not in the subset (thrown while compiling only). */
 class Outside extends Error {}
 
-type Emit = (v: unknown) => void;
-/** A compiled filter: each of its outputs for `input` to `emit`, in jq's order. */
-export type Filter = (input: unknown, emit: Emit) => void;
+/** Each of the filter's outputs for `input` to `emit`, in jq's order. */
+export type Filter = (input: unknown, emit: (v: unknown) => void) => void;
 
 /**
  * A filter as code: its statements for the input in JS variable `x`, each output handed to `k`, which
@@ -95,7 +94,6 @@ function compare(left: unknown, right: unknown): number {
     return x.length - y.length;
   }
   if (k !== 6) return 0;
-  // Objects: their sorted keys, then the values in that order.
   const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
   const keys = keysOf(x);
   return (
@@ -122,12 +120,12 @@ function jqDouble(n: number): string {
   return (d < 0 || Object.is(d, -0) ? '-' : '') + text;
 }
 
-/** A string as jq writes it in JSON (DEL escaped too; a lone surrogate never gets this far: jq.ts). */
+/** DEL escaped too; a lone surrogate never gets this far (jq.ts). */
 function quote(s: string): string {
   return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
 }
 
-/** `v` as compact JSON, a literal through `literal` (its text as sent, or jq's spelling for tostring). */
+/** Compact JSON, a literal through `literal` (its text as sent, or jq's spelling for tostring). */
 function dump(value: unknown, literal: (raw: string) => string): string {
   const v = real(value);
   if (typeof v === 'string') return quote(v);
@@ -144,24 +142,14 @@ function dump(value: unknown, literal: (raw: string) => string): string {
   return `{${text.slice(1)}}`;
 }
 
-/** `v` as compact JSON with the digits the service sent. */
 export const json = (v: unknown) => (v instanceof Lazy ? v.text() : undefined) ?? dump(v, (raw) => raw);
 
 const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
 
-function index(v: unknown, key: string | number, site?: Site): unknown {
+function index(v: unknown, site: Site): unknown {
   if (v === null) return null;
-  if (site && v instanceof Lazy) return v.get(site);
-  if (typeof key === 'string' && isObject(v)) return Object.hasOwn(v, key) ? v[key] : null;
-  if (typeof key === 'number' && Array.isArray(v)) return v[key < 0 ? v.length + key : key] ?? null;
-  throw new JqError();
-}
-
-/** What `.[]` gives of `value`. */
-function values(value: unknown): unknown[] {
-  const v = real(value);
-  if (Array.isArray(v)) return v;
-  if (isObject(v)) return Object.values(v);
+  if (v instanceof Lazy) return v.get(site);
+  if (isObject(v)) return Object.hasOwn(v, site.key) ? v[site.key] : null;
   throw new JqError();
 }
 
@@ -174,24 +162,8 @@ function length(value: unknown): Computed {
   return new Computed(Array.isArray(x) ? x.length : Object.keys(x as object).length);
 }
 
-function keys(value: unknown): unknown[] {
-  const x = real(value);
-  if (Array.isArray(x)) return x.map((_, i) => new Computed(i));
-  if (isObject(x)) return keysOf(x);
-  throw new JqError();
-}
-
 /** What the generated code calls, by these names. */
-const HELPERS = {
-  index,
-  values,
-  compare,
-  truthy,
-  tostring,
-  length,
-  keys,
-  type: (x: unknown) => TYPE[kind(x)],
-};
+const HELPERS = { index, compare, truthy, tostring, length, type: (x: unknown) => TYPE[kind(x)] };
 
 /** The builtins without arguments: the helper each calls (`empty` has no output). */
 const BUILTINS: Record<string, string | undefined> = {
@@ -200,7 +172,6 @@ const BUILTINS: Record<string, string | undefined> = {
   type: 'type',
   tostring: 'tostring',
   length: 'length',
-  keys: 'keys',
 };
 
 const COMPARE: Record<string, string> = {
@@ -261,10 +232,7 @@ function lex(src: string, at: number, nested: boolean): { tokens: Token[]; end: 
   return { tokens, end: src.length };
 }
 
-/**
- * `filter` compiled, or undefined when it is outside the subset (or not jq at all). It becomes one JS
- * function: the engine then optimizes a row's whole evaluation at once, not a closure per step.
- */
+/** One JS function, which the engine optimizes as a whole, not a closure per step; none outside the subset. */
 export function compileFast(filter: string): Filter | undefined {
   const code: Code = { constants: [], vars: 0, functions: 0 };
   try {
@@ -274,22 +242,16 @@ export function compileFast(filter: string): Filter | undefined {
     if (code.functions > MAX_FUNCTIONS) return undefined;
     return new Function(...names, body)(...Object.values(HELPERS), ...code.constants) as Filter;
   } catch (err) {
-    // RangeError: a filter nested deeper than the parser, the generator or V8 recurse (a long
-    // elif chain or pipeline a script built), which jq-web still runs.
+    // RangeError: nested deeper than the parser, the generator or V8 recurse, which jq-web still runs.
     if (err instanceof Outside || err instanceof SyntaxError || err instanceof RangeError) return undefined;
     throw err;
   }
 }
 
-/** The values the code reads (`c0`, `c1`, …) and how many variables (`v0`, …) it has so far. */
-interface Code {
-  constants: unknown[];
-  vars: number;
-  /** Functions in the code so far: a row's evaluation may call through all of them nested. */
-  functions: number;
-}
+/** The values the code reads (`c0`, …), its variables (`v0`, …) and functions so far. */
+type Code = { constants: unknown[]; vars: number; functions: number };
 
-/** Past this many functions the code may overflow the stack on a row: such a filter is jq-web's. */
+/** A row's evaluation may call through all the functions nested: past this many, it is jq-web's. */
 const MAX_FUNCTIONS = 200;
 
 function parse(tokens: Token[], code: Code): Gen {
@@ -301,10 +263,11 @@ function parse(tokens: Token[], code: Code): Gen {
   };
   const need = (t: string) => eat(t) || outside();
   const fresh = () => `v${code.vars++}`;
-  const constant = (value: unknown): Gen => {
-    const name = `c${code.constants.push(value) - 1}`;
-    return (_, k) => k(name);
-  };
+  const constant = (value: unknown) => `c${code.constants.push(value) - 1}`;
+  const literal =
+    (name: string): Gen =>
+    (_, k) =>
+      k(name);
   /** `expr` computed once, then taken by `k`. */
   const value = (expr: string, k: (v: string) => string) => {
     const v = fresh();
@@ -320,20 +283,10 @@ function parse(tokens: Token[], code: Code): Gen {
     (a: Gen, b: Gen): Gen =>
     (x, k) =>
       a(x, (v) => b(v, k));
-  const field = (key: string | number): Gen => {
-    const site = constant(typeof key === 'string' ? { key, id: -1, hint: 0 } : undefined);
-    return (x, k) => site(x, (s) => value(`index(${x}, ${JSON.stringify(key)}, ${s})`, k));
+  const field = (key: string): Gen => {
+    const site = constant({ key, id: -1, hint: 0 });
+    return (x, k) => value(`index(${x}, ${site})`, k);
   };
-  const iterate: Gen = (x, k) => {
-    const v = fresh();
-    return `for (const ${v} of values(${x})) { ${k(v)} }`;
-  };
-  const collect =
-    (f: Gen): Gen =>
-    (x, k) => {
-      const out = fresh();
-      return `const ${out} = []; ${f(x, (v) => `${out}.push(${v});`)} ${k(out)}`;
-    };
 
   function pipe(): Gen {
     const left = comma();
@@ -388,58 +341,29 @@ function parse(tokens: Token[], code: Code): Gen {
       `typeof ${v} === 'number' && typeof ${w} === 'number' ? ${v} ${op} ${w} : compare(${v}, ${w}) ${op} 0`;
     return (x, k) => b(x, (w) => a(x, (v) => value(test(v, w), k)));
   }
+  /** A term and its `.key`s; a `[` or `."key"` after it is left unread, so the filter is jq-web's. */
   function postfix(): Gen {
     // `if` and `-1` are no terms in jq 1.7's grammar: nothing indexes them.
     const start = peek();
     let f = term();
     if (start === 'if' || start === '-') return f;
-    for (;;) {
-      const t = peek();
-      if (typeof t === 'string' && t.length > 1 && t[0] === '.') {
-        p++;
-        f = then(f, field(t.slice(1)));
-      } else if (t === '[') f = then(f, suffix());
-      else if (t === '.' && tokens[p + 1] === '[') {
-        p++;
-        f = then(f, suffix());
-      } else if (t === '.' && typeof tokens[p + 1] === 'object') {
-        p++;
-        f = then(f, field(constantString()));
-      } else return f;
-    }
-  }
-  /** `[]`, `[n]` or `["key"]` after a term. */
-  function suffix(): Gen {
-    need('[');
-    if (eat(']')) return iterate;
-    const negative = eat('-');
-    const t = peek();
-    let key: string | number;
-    if (typeof t === 'object') key = constantString();
-    else if (/^\d+$/.test(t ?? '')) {
-      key = Number(t) * (negative ? -1 : 1);
+    for (let t = peek(); typeof t === 'string' && t.length > 1 && t[0] === '.'; t = peek()) {
       p++;
-    } else throw new Outside();
-    if (negative && typeof key === 'string') throw new Outside();
-    need(']');
-    return field(key);
-  }
-  function constantString(): string {
-    const t = tokens[p++];
-    if (typeof t !== 'object' || t.str.length !== 1) throw new Outside();
-    return t.str[0] as string;
+      f = then(f, field(t.slice(1)));
+    }
+    return f;
   }
   function term(): Gen {
     const t = tokens[p++];
     if (t === undefined) throw new Outside();
     if (typeof t === 'object') return interpolated(t.str);
-    if (t === '.' || t[0] === '.') {
-      if (t !== '.' || peek() === '[' || typeof peek() === 'object') p--;
+    if (t[0] === '.') {
+      if (t !== '.') p--;
       return (x, k) => k(x);
     }
     if (/^0\d/.test(t)) throw new Outside();
-    if (/^\d/.test(t)) return constant(literalNumber(t));
-    if (t === '-' && /^\d/.test(String(peek()))) return constant(new Computed(-Number(tokens[p++])));
+    if (/^\d/.test(t)) return literal(constant(literalNumber(t)));
+    if (t === '-' && /^\d/.test(String(peek()))) return literal(constant(new Computed(-Number(tokens[p++]))));
     if (t === '(') {
       const f = pipe();
       need(')');
@@ -449,7 +373,10 @@ function parse(tokens: Token[], code: Code): Gen {
       if (eat(']')) return (_, k) => value('[]', k);
       const f = pipe();
       need(']');
-      return collect(f);
+      return (x, k) => {
+        const out = fresh();
+        return `const ${out} = []; ${f(x, (v) => `${out}.push(${v});`)} ${k(out)}`;
+      };
     }
     if (t === '{') return object();
     if (t === 'if') return conditional();
@@ -458,10 +385,9 @@ function parse(tokens: Token[], code: Code): Gen {
       const call = BUILTINS[t];
       return (x, k) => (call ? value(`${call}(${x})`, k) : '');
     }
-    if ((t === 'select' || t === 'map') && eat('(')) {
+    if (t === 'select' && eat('(')) {
       const f = pipe();
       need(')');
-      if (t === 'map') return collect(then(iterate, f));
       return (x, k) => f(x, (v) => `if (truthy(${v})) { ${k(x)} }`);
     }
     throw new Outside();
@@ -469,7 +395,7 @@ function parse(tokens: Token[], code: Code): Gen {
   function interpolated(parts: (string | Token[])[]): Gen {
     const fs = parts.map((part) =>
       typeof part === 'string'
-        ? constant(part)
+        ? literal(constant(part))
         : then(parse(part, code), (x, k) => value(`tostring(${x})`, k)),
     );
     // The last piece's outputs outermost, as jq's string additions run.
@@ -482,8 +408,8 @@ function parse(tokens: Token[], code: Code): Gen {
     const pairs: [string, Gen][] = [];
     while (!eat('}')) {
       if (pairs.length > 0) need(',');
-      const t = peek();
-      const key = typeof t === 'object' ? constantString() : String(tokens[p++]);
+      const t = tokens[p++];
+      const key = typeof t !== 'object' ? String(t) : t.str.length === 1 ? (t.str[0] as string) : outside();
       // JS would put an integer key first; `__proto__` is no plain key there.
       if (!/^[A-Za-z_]/.test(typeof t === 'object' ? 'a' : key) || /^(0|[1-9]\d*)$|^__proto__$/.test(key))
         throw new Outside();

@@ -16,26 +16,17 @@ import type { RowWriter } from './writer.js';
 
 declare const __filename: string;
 
-/** jq-web (jq 1.7 in WebAssembly): `printf %s input | jq flags filter`'s stdout less its last newline. */
+/** jq-web: `printf %s input | jq flags filter`'s stdout less its last newline. */
 interface JqWeb {
   raw(input: string | Uint8Array, filter: string, flags?: string[]): string | undefined;
 }
 
-/**
- * jq-web through `require`: its module value is a Promise, which `import()` would adopt as a thenable.
- * It reads its .wasm beside itself, so it stays in node_modules, resolved from this file or its chunk.
- */
-function loadJq(): Promise<JqWeb> {
-  return createRequire(__filename)('jq-web') as Promise<JqWeb>;
-}
-
-/** A filter that compiled: `run` applies it to the rows' text in `format` and gives its output lines. */
 export interface JqProgram {
-  /** The filter in jq-fast.ts's subset: it runs on the rows themselves, its output to `collect`. */
+  /** The filter is in jq-fast.ts's subset: it runs on the rows themselves, its output to `collect`. */
   readonly writer?: () => RowWriter;
-  /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row; else `json`. */
+  /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row. */
   readonly format: 'json' | 'ndjson';
-  /** jq's output for `input`, each result ending in a newline; a run-time error of the filter is exit 2. */
+  /** jq's output for `input`; a run-time error of the filter is exit 2. */
   run(input: string | Uint8Array): string;
   /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
   collect(): { write(chunk: string | Uint8Array): void; end(): Promise<string> };
@@ -44,10 +35,8 @@ export interface JqProgram {
 /** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-type JqFailure = Error & { stderr?: string };
-
 /** jq's first error line, without its `jq: error: ` lead and the line number of our wrapper. */
-function firstError(e: JqFailure): string {
+function firstError(e: Error & { stderr?: string }): string {
   const text = e.stderr ?? e.message.replace(/^Non-zero exit code: \d+\n?/, '');
   const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
   return line
@@ -58,8 +47,8 @@ function firstError(e: JqFailure): string {
 
 /**
  * jq (emscripten) sets process.exitCode as a C program would: prs's own stays as it was. Over several
- * inputs (rows one a line) jq goes on after a row's error and exits 0 when the last row passes; jq-web
- * then hands its stderr to console.warn: an error there fails the run as exit 5 would.
+ * inputs jq goes on after a row's error and exits 0 when the last row passes; jq-web then hands its
+ * stderr to console.warn: an error there fails the run as exit 5 would.
  */
 function quietly<T>(fn: () => T): T {
   const before = process.exitCode;
@@ -82,41 +71,46 @@ function quietly<T>(fn: () => T): T {
 }
 
 /**
- * The fast path's filter, or jq-web loaded and `filter` checked without running it on anything (it sits
- * after `empty`, so even `repeat(1)` ends at once): a filter that does not compile is a UsageError
- * (exit 2), decided before any request. `fast: false`: jq-web only (the tests' reference).
+ * A filter that does not compile is a UsageError (exit 2), decided before any request. One in the fast
+ * subset is jq that compiles: jq-web loads only to name its run-time error. `fast: false`: jq-web only.
  */
 export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
-  const form = formOf(filter);
-  // A filter in the fast subset is jq that compiles: jq-web loads only to name a run-time error.
-  const fast = o.fast === false ? undefined : fastForm(form);
+  // `.[]` alone, `.[] | each`, or `map(gathered)` / `[.[] | gathered]`.
+  const eachForm = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
+  const gatherForm = eachForm ? null : /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
+  const gather = gatherForm !== null;
+  const body = eachForm ? (eachForm[1] ?? '.') : (gatherForm?.[1] ?? gatherForm?.[2]);
+  const fast = o.fast === false || body === undefined ? undefined : compileFast(body);
   let jq: JqWeb | undefined;
+  // Through `require`: jq-web's module value is a Promise, which `import()` would adopt as a thenable.
   const load = async () => {
-    jq ??= await loadJq();
+    jq ??= await (createRequire(__filename)('jq-web') as Promise<JqWeb>);
   };
-  if (!fast) await load();
-  // The newlines keep a trailing `# comment` from swallowing the closing parenthesis.
-  try {
-    if (!fast) quietly(() => jq!.raw('null', `empty | (\n${filter}\n)`, ['-n']));
-  } catch (err) {
-    throw new UsageError(`--jq: the filter does not compile: ${firstError(err as JqFailure)}`, {
-      hint: 'the jq manual: https://jqlang.org/manual/',
-    });
+  if (!fast) {
+    await load();
+    // Checked after `empty`, so even `repeat(1)` ends at once; the newlines keep a trailing `# comment`
+    // from swallowing the closing parenthesis.
+    try {
+      quietly(() => jq!.raw('null', `empty | (\n${filter}\n)`, ['-n']));
+    } catch (err) {
+      throw new UsageError(`--jq: the filter does not compile: ${firstError(err as Error)}`, {
+        hint: 'the jq manual: https://jqlang.org/manual/',
+      });
+    }
   }
-  // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array
-  // (docs/performance.md), and a run's rows go to jq a batch at a time. Not when `f` reads inputs
-  // itself (`input`, `inputs`, `input_line_number`) or stops jq (`halt`).
-  const { each } = form;
+  // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array, and a run's
+  // rows go to jq a batch at a time. Not when `f` reads inputs itself or stops jq (`halt`).
+  const each = eachForm?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
-  /** Set once the rows go through the fast path; then `collect` gathers its output. */
-  let fastRun: FastRun | undefined;
+  /** Set once the rows go through the fast path: the first failed row's JSON, for jq-web to name. */
+  let fastRun: { failed?: string } | undefined;
   const program: JqProgram = {
     format: perRow === undefined ? 'json' : 'ndjson',
     writer:
       fast &&
       (() => {
         fastRun = {};
-        return fastWriter(fast, fastRun);
+        return fastWriter(fast, gather, fastRun);
       }),
     collect() {
       const parts: Buffer[] = [];
@@ -145,15 +139,14 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
           if (!fastRun && perRow !== undefined && size >= BATCH_BYTES) filterLines(false);
         },
         async end() {
+          if (fastRun?.failed !== undefined) {
+            await load();
+            program.run(gather ? `[${fastRun.failed}]` : fastRun.failed);
+            throw new UsageError('--jq: the filter failed on a row');
+          }
           if (fastRun) {
-            if (fastRun.failed !== undefined) {
-              // jq-web's own message for the row that failed.
-              await load();
-              program.run(fast!.gather ? `[${fastRun.failed}]` : fastRun.failed);
-              throw new UsageError('--jq: the filter failed on a row');
-            }
             const text = Buffer.concat(parts).toString();
-            return fast!.gather ? `[${text.slice(1)}]\n` : text;
+            return gather ? `[${text.slice(1)}]\n` : text;
           }
           filterLines(true);
           if (failed !== undefined) throw failed;
@@ -167,11 +160,11 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
         // Compact JSON, one result per line: the lines are then given back the service's spelling.
         out = quietly(() => jq!.raw(input, perRow ?? filter, ['-c', '-M']));
       } catch (err) {
-        throw new UsageError(`--jq: ${firstError(err as JqFailure)}`);
+        throw new UsageError(`--jq: ${firstError(err as Error)}`);
       }
       if (out === undefined || out === '') return '';
-      // The input's literals that jq spells otherwise: looked for only once the output may hold one
-      // (an `E`), or when the input has a literal with an exponent (`100E-2` prints as `1.00`).
+      // Looked for only once the output may hold a literal jq spells otherwise (an `E`), or when the
+      // input has one with an exponent (`100E-2` prints as `1.00`).
       const source =
         typeof input === 'string'
           ? input
@@ -190,29 +183,6 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
     },
   };
   return program;
-}
-
-/** A filter jq-fast.ts runs: `f` on each row (`.[] | f`, `.[]`), or gathered in one array (`map(f)`, `[.[] | f]`). */
-interface FastForm {
-  f: Filter;
-  gather: boolean;
-}
-
-/** The fast path's run: the first failed row's JSON, for jq-web to name the error. */
-type FastRun = { failed?: string };
-
-/** The filter's shape, read once: `.[]` alone, `.[] | each`, or `map(gathered)` / `[.[] | gathered]`. */
-function formOf(filter: string): { bare?: boolean; each?: string; gathered?: string } {
-  const each = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
-  if (each) return each[1] === undefined ? { bare: true } : { each: each[1] };
-  const gather = /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
-  return { gathered: gather?.[1] ?? gather?.[2] };
-}
-
-function fastForm({ bare, each, gathered }: ReturnType<typeof formOf>): FastForm | undefined {
-  const body = bare ? '.' : (each ?? gathered);
-  const f = body === undefined ? undefined : compileFast(body);
-  return f && { f, gather: body === gathered };
 }
 
 const rowBytes = new Bytes();
@@ -242,10 +212,7 @@ class TapeRow extends Lazy {
     return this.row;
   }
 
-  /**
-   * jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD; either can only come as an
-   * escape: looked for in the row as sent.
-   */
+  /** jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD: only an escape makes one. */
   loneSurrogate(): boolean {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
@@ -258,22 +225,21 @@ class TapeRow extends Lazy {
     return lone === 'high';
   }
 
-  /** -f json's row (JSON.stringify's text from the bytes), which jq writes with DEL escaped. */
+  /** -f json's row from the bytes; jq writes DEL escaped. */
   text(): string | undefined {
     if (this.lead || this.mended) return undefined;
     writeRow(rowBytes, this.batch, this.i);
     return rowBytes.take().toString().replaceAll('\x7f', '\\u007f');
   }
 
-  /** `site.id`: the key's id once it has one; `site.hint`: where it was in the last row, from its entry. */
+  /** `site.hint`: where the key was in the last row, from its entry. */
   get(site: Site): unknown {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
     // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
     if (this.mended || t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
     const end = t[e + F.NEXT]!;
-    // A row-level key's id is on its row's members only (nested keys have their own path's id, an
-    // array's entries -1): a key never interned is in no row, and the hint may land on an array's entry.
+    // A key never interned is in no row; the hint may land on a nested entry (another path's id).
     if (site.id < 0) site.id = keys.path([site.key]);
     if (site.id < 0) return this.lead ? own(this.lead, site.key) : null;
     let m = e + site.hint;
@@ -281,7 +247,7 @@ class TapeRow extends Lazy {
       for (m = e + F.W; m < end && t[m + F.KEY] !== site.id; m = t[m + F.NEXT]!);
       site.hint = m - e;
     }
-    // A number read at once: entryValue, which makes any value, stays cold (V8 then optimizes less).
+    // A number read here keeps entryValue, which makes any value, cold (V8 then optimizes less).
     if (m < end) return t[m] === Kind.NUM ? numberAt(b, t[m + F.START]!, t[m + F.END]!) : entryValue(b, t, m);
     return this.lead ? own(this.lead, site.key) : null;
   }
@@ -323,20 +289,19 @@ function wellFormed(v: unknown): unknown {
 }
 
 /**
- * The rows through the fast path, one answer at a time (held until it is done, as the writers' output
- * is): each result a line (a string raw), or `,` and its JSON when gathered.
+ * The rows through the fast path, an answer's failure held until it is done, as the writers' output is:
+ * each result a line (a string raw), or `,` and its JSON when gathered.
  */
-function fastWriter(fast: FastForm, run: FastRun): RowWriter {
+function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): RowWriter {
   let rows = 0;
   return {
     answer(_label, lead) {
       let n = 0;
       let failed: string | undefined;
       return {
-        rows(input) {
-          const batch = input as RowBatch;
+        rows(batch) {
           let text = '';
-          const emit = fast.gather
+          const emit = gather
             ? (v: unknown) => {
                 text += `,${json(v)}`;
               }
@@ -348,7 +313,7 @@ function fastWriter(fast: FastForm, run: FastRun): RowWriter {
             row.at(i);
             try {
               if (row.loneSurrogate()) throw new JqError();
-              fast.f(row, emit);
+              filter(row, emit);
             } catch (err) {
               // A stack overflow (a filter nested deeper than the generated code recurses) is the
               // filter's failure too, never the response's: jq-web names it (exit 2).

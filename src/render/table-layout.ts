@@ -1,71 +1,75 @@
 /**
  * How a table fits a terminal, in order until it fits: every column at its natural width; long text
- * shortened; columns left out, least important first (never a KEY or a --fields one); else records.
+ * shortened; columns left out, least important first (never a key or a --fields one); else records.
  */
 import type { ReportType } from '../domain.js';
 import { PORTFOLIO_COLUMN } from './columns.js';
 
 /** Identifiers and codes (ISIN, SEDOL, tickers, dates) stay whole, or their column goes. */
-export const SHORT_TEXT_WIDTH = 16;
-export const MIN_TEXT_WIDTH = 10;
+const SHORT_TEXT_WIDTH = 16;
+const MIN_TEXT_WIDTH = 10;
 
-const CONSTITUENT_KEY = ['isin', 'securityTicker', 'closingPrice', 'indexWeighting'];
-const CONSTITUENT_RANK = [
-  ...CONSTITUENT_KEY,
-  'securityName',
-  'currency',
-  'effectiveDate',
-  'indexShares',
-  'closingFx',
-];
-const ACTIONS_KEY = ['isin', 'securityTicker', 'eventType', 'exDate', 'status'];
 const triple = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
-const ACTIONS_RANK = [
-  ...ACTIONS_KEY,
-  'effectiveDate',
-  'currency',
-  'eventSubType',
-  'mandVol',
-  'payDate',
-  'recordDate',
-  'announceDate',
-  'paf',
-  'saf',
-  'oldPrice',
-  'newPrice',
-  'cashFlowPerShare',
-  'cashFlowPerShareCurrency',
-  'eventId',
-  'sedol',
-  'securityRic',
-  'rebalanceDate',
-  ...triple('newShares'),
-  ...triple('oldShares'),
-  ...triple('indexName'),
-  ...triple('indexId'),
-];
 
-/** Per report type: the columns that must stay (key), then the rest by importance (rank). */
-export const COLUMN_PRIORITY: Record<ReportType, { key: readonly string[]; rank: readonly string[] }> = {
-  index: {
-    key: ['indexName', 'indexValue'],
-    rank: [
-      'indexName',
-      'indexValue',
-      'effectiveDate',
-      'currency',
-      'closeMarketValue',
-      'openMarketValue',
-      'indexId',
-      'closeDivisor',
-      'openDivisor',
-    ],
-  },
-  'constituent.close': { key: CONSTITUENT_KEY, rank: CONSTITUENT_RANK },
-  'constituent.open': { key: CONSTITUENT_KEY, rank: CONSTITUENT_RANK },
-  'constituent.proforma': { key: CONSTITUENT_KEY, rank: CONSTITUENT_RANK },
-  'constituent.corporateactions': { key: ACTIONS_KEY, rank: ACTIONS_RANK },
-  'constituent.proformacorporateactions': { key: ACTIONS_KEY, rank: ACTIONS_RANK },
+/** A report's columns, most important first: the first `key` of them must stay. */
+const INDEX = {
+  key: 2,
+  rank: [
+    'indexName',
+    'indexValue',
+    'effectiveDate',
+    'currency',
+    'closeMarketValue',
+    'openMarketValue',
+    'indexId',
+    'closeDivisor',
+    'openDivisor',
+  ],
+};
+const CONSTITUENT = {
+  key: 4,
+  rank: [
+    'isin',
+    'securityTicker',
+    'closingPrice',
+    'indexWeighting',
+    'securityName',
+    'currency',
+    'effectiveDate',
+    'indexShares',
+    'closingFx',
+  ],
+};
+const ACTIONS = {
+  key: 5,
+  rank: [
+    'isin',
+    'securityTicker',
+    'eventType',
+    'exDate',
+    'status',
+    'effectiveDate',
+    'currency',
+    'eventSubType',
+    'mandVol',
+    'payDate',
+    'recordDate',
+    'announceDate',
+    'paf',
+    'saf',
+    'oldPrice',
+    'newPrice',
+    'cashFlowPerShare',
+    'cashFlowPerShareCurrency',
+    'eventId',
+    'sedol',
+    'securityRic',
+    'rebalanceDate',
+    ...triple('newShares'),
+    ...triple('oldShares'),
+    ...triple('indexName'),
+    ...triple('indexId'),
+  ],
 };
 
 export interface LayoutColumn {
@@ -75,10 +79,6 @@ export interface LayoutColumn {
   numeric: boolean;
   header: number;
 }
-
-export type Layout =
-  | { kind: 'table'; shown: number[]; widths: number[]; hidden: number[] }
-  | { kind: 'records' };
 
 /** "│ a │ b │": one border, then width + 3 each. */
 export const rowWidth = (widths: readonly number[]): number => widths.reduce((n, w) => n + w + 3, 1);
@@ -94,15 +94,14 @@ export function priorities(
   const all = names.map((_, i) => i);
   if (picked) return { rank: all, keep: all.length };
   if (type === undefined) return { rank: all, keep: Math.min(1, all.length) };
-  const { key, rank } = COLUMN_PRIORITY[type];
+  const { key, rank } = type === 'index' ? INDEX : type.endsWith('corporateactions') ? ACTIONS : CONSTITUENT;
   const order = [PORTFOLIO_COLUMN, ...rank];
   const place = (n: string) => {
     const i = order.indexOf(n);
     return i < 0 ? order.length : i;
   };
   const ranked = [...all].sort((a, b) => place(names[a]) - place(names[b]));
-  const required = new Set([PORTFOLIO_COLUMN, ...key]);
-  return { rank: ranked, keep: names.filter((n) => required.has(n)).length };
+  return { rank: ranked, keep: names.filter((n) => place(n) <= key).length };
 }
 
 /** `rank`: column indexes, most important first; its first `keep` may not be left out. */
@@ -111,7 +110,7 @@ export function planTable(
   width: number,
   rank: readonly number[],
   keep: number,
-): Layout {
+): { kind: 'table'; shown: number[]; widths: number[]; hidden: number[] } | { kind: 'records' } {
   const natural = columns.map((c) => c.natural);
   const all = columns.map((_, i) => i);
   if (rowWidth(natural) <= width) return { kind: 'table', shown: all, widths: natural, hidden: [] };

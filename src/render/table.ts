@@ -13,13 +13,9 @@ export interface TableOptions {
   picked?: boolean;
 }
 
-export interface TableResult {
-  text: string;
-  /** For stderr (columns left out). */
-  notes: string[];
-}
-
-export const MAX_TEXT_WIDTH = 40;
+const MAX_TEXT_WIDTH = 40;
+const MIN_SPLIT_WIDTH = 8;
+const MIN_NAME_WIDTH = 8;
 
 /**
  * Cut to `max` terminal cells with "…" in the middle, keeping the tail that tells rows apart ("… EUR",
@@ -28,33 +24,27 @@ export const MAX_TEXT_WIDTH = 40;
 export function truncate(s: string, max: number): string {
   if (displayWidth(s) <= max) return s;
   const tail = max >= MIN_SPLIT_WIDTH ? tailOf(s, Math.floor((max - 1) / 3)) : '';
-  const budget = max - 1 - displayWidth(tail);
-  let out = '';
-  let width = 0;
-  for (const ch of s) {
-    const w = charWidth(ch);
-    if (width + w > budget) break;
-    out += ch;
-    width += w;
-  }
+  const out = fitting(s, max - 1 - displayWidth(tail));
   return `${tail ? out.trimEnd() : out}…${tail}`;
 }
 
-const MIN_SPLIT_WIDTH = 8;
+/** As many of `s`'s characters as fit in `room` cells, from its start or (`fromEnd`) its end. */
+function fitting(s: string, room: number, fromEnd = false): string {
+  let out = '';
+  let width = 0;
+  for (const ch of fromEnd ? [...s].reverse() : s) {
+    width += charWidth(ch);
+    if (width > room) break;
+    out = fromEnd ? ch + out : out + ch;
+  }
+  return out;
+}
 
 function tailOf(s: string, room: number): string {
   const word = /[^\s\-_/.]+$/u.exec(s)?.[0] ?? '';
   if (word !== '' && displayWidth(word) <= room) return word;
   if (/\s/u.test(s)) return '';
-  const chars = [...s];
-  let tail = '';
-  let width = 0;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const w = charWidth(chars[i]);
-    if (width + w > room) break;
-    tail = chars[i] + tail;
-    width += w;
-  }
+  const tail = fitting(s, room, true);
   // A combining mark whose letter stayed behind would sit on the ellipsis.
   return tail.replace(/^[\p{Mn}\p{Me}\p{Cf}]+/u, '');
 }
@@ -70,7 +60,11 @@ export function isNumericColumn(rows: readonly Row[], c: Column): boolean {
   return any;
 }
 
-export function renderTable(rows: readonly Row[], columns: readonly Column[], o: TableOptions): TableResult {
+export function renderTable(
+  rows: readonly Row[],
+  columns: readonly Column[],
+  o: TableOptions,
+): { text: string; notes: string[] } {
   const numeric = columns.map((c) => isNumericColumn(rows, c));
   const names = columns.map((c) => printable(c.name));
   // Widths are planned on texts capped at MAX_TEXT_WIDTH; the full text is cut once, to its final width.
@@ -109,19 +103,10 @@ export function renderTable(rows: readonly Row[], columns: readonly Column[], o:
       numeric[i] || !widthOf.has(i) ? t : truncate(t, Math.min(MAX_TEXT_WIDTH, widthOf.get(i)!)),
     ),
   );
-  const notes =
-    layout.hidden.length > 0
-      ? [
-          hiddenNote(
-            layout.hidden.map((i) => columns[i].name),
-            columns.length,
-          ),
-        ]
-      : [];
+  const hidden = layout.hidden.map((i) => columns[i].name);
+  const notes = hidden.length > 0 ? [hiddenNote(hidden, columns.length)] : [];
   return { text: drawTable(names, fitted, numeric, layout.shown, layout.widths, o.color), notes };
 }
-
-const MIN_NAME_WIDTH = 8;
 
 const boldOf = (color: boolean) => (color ? (s: string) => `\x1b[1m${s}\x1b[22m` : (s: string) => s);
 
@@ -180,14 +165,7 @@ function drawRecords(
 }
 
 /** Control characters (ESC would let data drive the terminal) become spaces. */
-export function printable(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 32 || c === 127 || (c >= 0x80 && c < 0xa0))
-      return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  }
-  return s;
-}
+export const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 
@@ -199,16 +177,8 @@ function charWidth(ch: string): number {
 }
 
 export function displayWidth(s: string): number {
+  if (/^[\u0000-\u02ff]*$/.test(s)) return s.length;
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) < 0x300) {
-      n++;
-      continue;
-    }
-    const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    if (cp > 0xffff) i++;
-    n += charWidth(ch);
-  }
+  for (const ch of s) n += charWidth(ch);
   return n;
 }

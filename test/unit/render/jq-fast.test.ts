@@ -33,12 +33,8 @@ const FAST = [
   '.[] | {isin, w: .indexWeighting, "n": .name}',
   '.[] | [.isin, .price]',
   '.[] | "\\(.isin)\\t\\(.price) \\(.tags)"',
-  '.[] | .tags[]',
-  '.[] | .tags[0], .tags[-1], .tags[5]',
-  '.[] | ."isin", .["name"]',
   '.[] | select(.name == "A" or .price >= 1000) | .name',
   '.[] | select(.isin != null and (.tags | length) > 0) | .isin',
-  '.[] | keys',
   '.[] | length, (.name | length), (.price | length)',
   '.[] | .nested // "none"',
   '.[] | if .price > 100 then "big" elif .price > 1 then "mid" else "small" end',
@@ -53,7 +49,6 @@ const FAST = [
   '.[] | select(.price > -1) | .price',
   '.[] | empty',
   '.[] | .price == 1234567.123456789012, .price < 1234567.123456789013',
-  '.[] | [.[]]',
   '.[] | .name < "B", .name >= "😀", [.tags, .nested] < [.tags, null]',
   // jq-web would give a constant the input's spelling of the same number (render/jq.ts respell).
   '.[] | .price, 1e3, 1.0, -1, 0.5, 100000000000000000001, "s", null, true, []',
@@ -65,20 +60,29 @@ const FAST = [
   '.[] | {a: .price | tostring, t: .tags | length}',
   '.[] | .nested | .a // .b',
   '.[] | select((.tags | length) > 1 and .price > 100) | .name',
-  '.[] | [.tags[] | select(. != "x")], (.tags | map(tostring)), (.nested // {} | map(.))',
-  '.[] | .nested | keys[0]',
   '.[] | "a\\(1, 2)b\\("x", "y")\\u00e9"',
   '.[] | .name.x',
   '.[] | .tags.x',
-  '.[] | .nested[]',
   '.[] | true | length',
-  '.[] | .price | keys',
-  '.[] | .tags[0] | .[0]',
   '.[] | .never_sent',
+  // Errors at run time: a number or a string indexed.
+  '.[] | .price.currency',
+  '.[] | .isin, .nested.a.b',
 ];
 
 /** Outside the subset: left to jq-web. */
 const SLOW = [
+  // Rows hold no arrays and their keys are names: indexes, `.[]`, `map`, `keys` and `."key"` inside a filter.
+  '.[] | .tags[]',
+  '.[] | .tags[0], .tags[-1], .tags[5]',
+  '.[] | ."isin", .["name"]',
+  '.[] | keys',
+  '.[] | [.[]]',
+  '.[] | [.tags[] | select(. != "x")], (.tags | map(tostring)), (.nested // {} | map(.))',
+  '.[] | .nested | keys[0]',
+  '.[] | .nested[]',
+  '.[] | .price | keys',
+  '.[] | .tags[0] | .[0]',
   'sort',
   '.[] | .a?',
   '.[] | .a as $x | $x',
@@ -169,8 +173,7 @@ const { filter: randomFilter } = fc.letrec<{ filter: string }>((tie) => ({
     { depthSize: 'small' },
     fc.constantFrom(
       ...['.', '.isin', '.price', '.tags', '.nested', '.name', '.a', '.f', '1', '0.01', '-1', '1e3', '"x"'],
-      ...['null', 'true', 'length', 'keys', 'type', 'tostring', 'not', 'empty', '.tags[]', '.tags[0]'],
-      ...['.[-1]', '."name"', '.["price"]', '{isin}', '[]', '{}', '.[]', 'keys[0]', '.nested.a'],
+      ...['null', 'true', 'length', 'type', 'tostring', 'not', 'empty', '{isin}', '[]', '{}', '.nested.a'],
     ),
     fc
       .tuple(
@@ -182,7 +185,6 @@ const { filter: randomFilter } = fc.letrec<{ filter: string }>((tie) => ({
     tie('filter').map((f) => `(${f})`),
     tie('filter').map((f) => `[${f}]`),
     tie('filter').map((f) => `select(${f})`),
-    tie('filter').map((f) => `map(${f})`),
     tie('filter').map((f) => `{a: ${f}, "b": .name}`),
     tie('filter').map((f) => `"s\\(${f})t"`),
     fc
