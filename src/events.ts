@@ -23,25 +23,22 @@ export type RunEvent =
 
 type RunListener = (e: RunEvent) => void;
 
-export interface RunEvents {
-  emit(e: RunEvent): void;
-  /** Returns the removal. */
-  on(listener: RunListener): () => void;
-}
+export type RunEvents = ReturnType<typeof createRunEvents>;
 
-export function createRunEvents(): RunEvents {
+export function createRunEvents() {
   const listeners = new Set<RunListener>();
   return {
-    emit(e) {
+    emit(e: RunEvent) {
       for (const l of listeners) {
         try {
           l(e);
         } catch {}
       }
     },
-    on(listener) {
+    /** Returns the removal. */
+    on(listener: RunListener) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      return () => void listeners.delete(listener);
     },
   };
 }

@@ -1,19 +1,12 @@
 const SECRET_FIELDS = new Set(['password', 'client_secret', 'refresh_token', 'access_token', 'id_token']);
 const MASK = '***';
 
-export function redactHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined) continue;
-    const value = Array.isArray(v) ? v.join(', ') : v;
-    const lower = k.toLowerCase();
-    if (lower === 'authorization' || lower === 'proxy-authorization') {
-      const scheme = value.split(' ')[0];
-      out[k] = value.includes(' ') ? `${scheme} ${MASK}` : MASK;
-    } else if (lower === 'cookie' || lower === 'set-cookie') out[k] = MASK;
-    else out[k] = value;
+/** An Authorization header keeps its scheme. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  for (const k of Object.keys(out)) {
+    if (/^(proxy-)?authorization$/i.test(k)) out[k] = out[k]!.replace(/^(\S+ )?.*/s, `$1${MASK}`);
+    else if (/^cookie$/i.test(k)) out[k] = MASK;
   }
   return out;
 }

@@ -214,19 +214,6 @@ export function shownValue(key: Name, value: string): string {
   return row(key).mask?.(value) ?? value;
 }
 
-/** A flag's value in an argv commander has not read: the last `--flag value` or `--flag=value` before `--`. */
-function flagInArgv(argv: readonly string[], name: Name): string | undefined {
-  const flag = longFlag(name);
-  let value: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') break;
-    if (a === flag) value = argv[i + 1];
-    else if (a.startsWith(`${flag}=`)) value = a.slice(flag.length + 1);
-  }
-  return value;
-}
-
 /** A global switch (`-q`, `--no-color`) in an argv commander has not read, also inside `-qv`. */
 export function switchInArgv(argv: readonly string[], name: Name): boolean {
   const flag = row(name).flag ?? '';
@@ -244,9 +231,14 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
   return false;
 }
 
-/** JSON logs asked for by flag or variable, before the settings (and a profile's value) are read. */
+/** By flag (the last before `--`) or variable, before commander and the settings have read them. */
 export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
-  const value = flagInArgv(argv, 'log-format') ?? (env[SETTINGS['log-format'].env] || undefined);
+  const flag = longFlag('log-format');
+  let value = env[SETTINGS['log-format'].env] || undefined;
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    if (argv[i] === flag) value = argv[i + 1];
+    else if (argv[i]!.startsWith(`${flag}=`)) value = argv[i]!.slice(flag.length + 1);
+  }
   return value?.trim() === 'json';
 }
 
@@ -353,11 +345,7 @@ export function resolveSettings(
   const profileName = resolveProfileName(flags.profile, env);
   const sources: Settings['sources'] = {};
   const where = (key: SettingKey) =>
-    sources[key] === 'env'
-      ? row(key).env
-      : sources[key] === 'profile'
-        ? `profile setting ${key}`
-        : `--${key}`;
+    ({ env: row(key).env, profile: `profile setting ${key}` })[sources[key] as string] ?? `--${key}`;
   const repair = (key: SettingKey) => {
     if (sources[key] !== 'profile') return {};
     const prs = profileName === SETTINGS.profile.default ? 'prs' : `prs --profile ${profileName}`;

@@ -13,7 +13,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  type Stats,
   utimesSync,
   type WriteStream,
 } from 'node:fs';
@@ -127,14 +126,12 @@ export function updateFile<T>(
   );
 }
 
+const statOf = (path: string) => fsp.stat(path).catch(() => undefined);
+
 /** A device, FIFO or socket: renaming over it would replace the node. */
 export async function isSpecialFile(path: string): Promise<boolean> {
-  try {
-    const s = await fsp.stat(path);
-    return !s.isFile() && !s.isDirectory();
-  } catch {
-    return false;
-  }
+  const s = await statOf(path);
+  return !!s && !s.isFile() && !s.isDirectory();
 }
 
 async function assertDirectory(dir: string): Promise<void> {
@@ -187,25 +184,20 @@ export async function assertWritableDir(path: string, clean = false): Promise<vo
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
-export async function assertWritableTarget(path: string, force: boolean): Promise<void> {
-  let s: Stats;
-  try {
-    s = await fsp.stat(path);
-  } catch {
-    return; // the write itself will say why
-  }
-  if (s.isDirectory()) throw isADirectory(path);
-  if (force || !s.isFile()) return; // a special file is written in place, never "exists"
-  throw new FileExistsError(path);
+/** True for a special file: it is written in place, and never "exists". */
+export async function assertWritableTarget(path: string, force: boolean): Promise<boolean> {
+  const s = await statOf(path); // none: the write itself will say why
+  if (s?.isDirectory()) throw isADirectory(path);
+  if (s?.isFile() && !force) throw new FileExistsError(path);
+  return !!s && !s.isFile();
 }
 
 export async function createAtomicFile(
   path: string,
   o: { force: boolean; mode?: number },
 ): Promise<AtomicFile> {
-  await assertWritableTarget(path, o.force);
   // A special file is written in place at commit, from a temporary outside /dev.
-  const special = await isSpecialFile(path);
+  const special = await assertWritableTarget(path, o.force);
   const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
   try {
@@ -272,13 +264,7 @@ export async function createAtomicFile(
 
 /** ENOENT in an existing directory: /proc and /sys refuse new files so (`-o /proc/version --force`). */
 async function openError(err: unknown, path: string, dir: string): Promise<FileError> {
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-    const there = await fsp.stat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (there)
-      return new FileError(`cannot write ${path}: ${dir} does not allow new files in it`, { cause: err });
-  }
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (await statOf(dir))?.isDirectory())
+    return new FileError(`cannot write ${path}: ${dir} does not allow new files in it`, { cause: err });
   return fileError(err, path);
 }

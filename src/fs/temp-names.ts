@@ -40,26 +40,19 @@ export function processAlive(pid: number): boolean {
 }
 
 /** Best effort: this machine's temporaries in `dir` whose process is gone (a reused pid keeps its file). */
-export function removeStaleTemporaries(
-  dir: string,
-  alive: (pid: number) => boolean = processAlive,
-): string[] {
+export function removeStaleTemporaries(dir: string): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return [];
+    return;
   }
-  const removed: string[] = [];
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
-    if (!m || m[2] !== hostTagOf()) continue;
-    const pid = Number(m[1]);
-    if (pid < 1 || pid === process.pid || alive(pid)) continue;
+    const pid = Number(m?.[1]);
+    if (m?.[2] !== hostTagOf() || pid < 1 || pid === process.pid || processAlive(pid)) continue;
     try {
       unlinkSync(join(dir, name));
-      removed.push(name);
     } catch {}
   }
-  return removed;
 }

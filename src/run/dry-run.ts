@@ -7,18 +7,7 @@ import { type RateLimit, rateText } from '../settings.js';
 import { itemsOf } from './outcomes.js';
 import { planRequests } from './plan.js';
 
-export interface RunPlan {
-  command: RunCommand;
-  items: number;
-  cached: number;
-  skipped: number;
-  requests: number;
-  /** Null for export: no client-side limit there. */
-  rateLimit: { limit: number; windowMs: number } | null;
-  waitMs: number;
-  etaMs: number | null;
-  until: string | null;
-}
+export type RunPlan = ReturnType<typeof planRun>;
 
 interface PlanInput {
   command: RunCommand;
@@ -28,7 +17,7 @@ interface PlanInput {
   limiter?: { state: LimiterState; now: number; rate: RateLimit };
 }
 
-export function planRun(p: PlanInput): RunPlan {
+export function planRun(p: PlanInput) {
   const cached = p.cached ?? 0;
   const skipped = p.skipped ?? 0;
   const requests = Math.max(0, p.items - cached - skipped);
@@ -71,12 +60,6 @@ function show(deps: Deps, plan: RunPlan, json: boolean): RunPlan {
   return plan;
 }
 
-async function limiterNow(deps: Deps): Promise<{ state: LimiterState; now: number; rate: RateLimit }> {
-  const s = await deps.settings();
-  const { peekLimiter } = await import('../service/service.js');
-  return { ...(await peekLimiter(s, { clock: deps.clock, io: deps.io })), rate: s.rateLimit };
-}
-
 interface ReportPlanOptions {
   command: 'report' | 'diff';
   portfolioIds: number[];
@@ -103,7 +86,8 @@ export async function reportPlan(o: ReportPlanOptions, deps: Deps): Promise<RunP
       if (key && store.peek(s.profile, key, s.cacheMaxAgeMs!)) cached++;
     }
   }
-  const limiter = await limiterNow(deps);
+  const { peekLimiter } = await import('../service/service.js');
+  const limiter = { ...(await peekLimiter(s, { clock: deps.clock, io: deps.io })), rate: s.rateLimit };
   const count = items.length * types.length;
   return show(deps, planRun({ command: o.command, items: count, cached, limiter }), o.json);
 }

@@ -64,17 +64,11 @@ export function runWith(
   return { command, io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() };
 }
 
-export interface RunEnd {
-  outcomes: Outcome[];
-  failures: Failure[];
-  stopped?: unknown;
-}
-
 export async function runItems(
   items: readonly Item[],
   work: (item: Item, ctx: ItemContext) => Promise<ItemDone>,
   o: RunOptions,
-): Promise<RunEnd> {
+) {
   const { io } = o;
   const now = o.now ?? Date.now;
   const total = items.length;
@@ -108,19 +102,15 @@ export async function runItems(
 
   const limit = pLimit(Math.min(8, Math.max(1, o.parallel ?? 1)));
   const outcomes: Outcome[] = [];
-  const failures: Failure[] = [];
   let started = 0;
 
   const deliver = (outcome: Outcome) => {
     const { item, status, error } = outcome;
     outcomes.push(outcome);
-    if (status === 'failed') {
-      failures.push({ item, error });
-      // The failure that stops the run is printed once, by main.
-      if (!stopOnAny && stopped?.error !== error) {
-        progress.stop();
-        reportFailure(item, error);
-      }
+    // The failure that stops the run is printed once, by main.
+    if (status === 'failed' && !stopOnAny && stopped?.error !== error) {
+      progress.stop();
+      reportFailure(item, error);
     }
     const written = o.onOutcome?.(outcome);
     o.events.emit({
@@ -170,9 +160,7 @@ export async function runItems(
       if (stop.signal.aborted) return undefined;
       const error = o.mapError ? o.mapError(err) : err;
       if (stopOnAny || !isItemFailure(error)) halt(error, index);
-      const outcome: Outcome = { item, index, status: 'failed', paths: [], error };
-      outcome.exitCode = exitCodeFor(error);
-      return outcome;
+      return { item, index, status: 'failed', paths: [], error, exitCode: exitCodeFor(error) } as Outcome;
     }
   };
 
@@ -195,5 +183,8 @@ export async function runItems(
     progress.stop();
   }
   if (!stopped && outside.aborted) stopped = { error: outsideError(), last: -1 };
-  return { outcomes, failures, stopped: stopped?.error };
+  const failures: Failure[] = outcomes.filter((r) => r.status === 'failed');
+  return { outcomes, failures, stopped: stopped?.error as unknown };
 }
+
+export type RunEnd = Awaited<ReturnType<typeof runItems>>;

@@ -63,7 +63,7 @@ function failureReason(err: unknown): string {
 
 export interface Failure {
   item: Item;
-  error: unknown;
+  error?: unknown;
 }
 
 /** "18 written, 1 empty, 1 failed: portfolio 999 on 2024-05-02 (not found)"; zero counts left out. */

@@ -53,20 +53,11 @@ describe('removeStaleTemporaries (the leftovers of a killed run)', () => {
       `.e.zip.${dead}.12345678.txt`,
     ];
     for (const f of [...stale, ...kept]) writeFileSync(join(dir, f), 'x');
-    expect((await removeStaleTemporaries(dir)).sort()).toEqual([...stale].sort());
+    removeStaleTemporaries(dir);
     expect(readdirSync(dir).sort()).toEqual([...kept].sort());
   });
 
-  it('asks whether each process lives, and a missing directory is nothing to do', async () => {
-    writeFileSync(join(dir, nameOf('a.zip', 4242)), 'x');
-    const asked: number[] = [];
-    expect(
-      await removeStaleTemporaries(dir, (pid) => {
-        asked.push(pid);
-        return true;
-      }),
-    ).toEqual([]);
-    expect(asked).toEqual([4242]);
-    expect(await removeStaleTemporaries(join(dir, 'nope'))).toEqual([]);
+  it('a missing directory is nothing to do', () => {
+    expect(() => removeStaleTemporaries(join(dir, 'nope'))).not.toThrow();
   });
 });
