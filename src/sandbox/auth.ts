@@ -41,7 +41,6 @@ type IssuerOptions = Pick<
   'clientId' | 'clientSecret' | 'users' | 'serviceClients' | 'tokenTtl' | 'refreshTtl' | 'now'
 >;
 
-/** Keycloak's answers, checked in its order. */
 export class TokenIssuer {
   private accessKey = randomBytes(32);
   private refreshKey = randomBytes(32);
@@ -108,7 +107,6 @@ export class TokenIssuer {
     return c && secret === c.clientSecret ? c : undefined;
   }
 
-  /** The claims of the form's live refresh token issued to `clientId`, or Keycloak's answer (worded per endpoint). */
   private session(
     form: URLSearchParams,
     clientId: string,

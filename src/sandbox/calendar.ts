@@ -15,7 +15,6 @@ export const weekday = (iso: string): number => new Date(`${iso}T00:00:00Z`).get
 const isWeekend = (iso: string) => weekday(iso) % 6 === 0;
 const isBusinessDay = (iso: string) => !isWeekend(iso) && !['01-01', '12-25', '12-26'].includes(iso.slice(5));
 
-/** The effective date of the rows for a requested date, or undefined when the request has no data. */
 export function effectiveDateFor(requested: string): string | undefined {
   if (isWeekend(requested)) return undefined;
   let d = requested;

@@ -1,5 +1,3 @@
-/** The sandbox's test controls: the request log (`stats`) and one-shot faults (`injectFault`). */
-
 export type Endpoint = 'token' | 'report' | 'export' | 'other';
 
 export interface RequestRecord {
@@ -19,18 +17,15 @@ type Filter = Partial<Pick<RequestRecord, 'endpoint' | 'status' | 'user'>>;
 /** A misbehaviour for the next `count` (1) requests to `endpoint` (report and export); README lists them. */
 export interface Fault {
   endpoint?: Endpoint;
-  /** This status with the endpoint's error body, and `retryAfter` seconds as Retry-After. */
   status?: number;
   retryAfter?: number;
   delayMs?: number;
-  /** Part of the body, then the connection dropped. */
   truncate?: boolean;
   /** Part of the body, then a pause (or until the client goes), then the rest. */
   stallMs?: number;
   count?: number;
-  /** Export answers: this Content-Disposition header instead of the sandbox's own name. */
   contentDisposition?: string;
-  /** Export answers: a zip of one deflated member of `bytes` NUL bytes or CSV lines (a zip bomb, a CSV not text). */
+  /** A zip of one deflated member of `bytes` NUL bytes or CSV lines (a zip bomb, a CSV not text). */
   zip?: { bytes: number; fill: 'nul' | 'text' };
 }
 
@@ -39,7 +34,6 @@ export type SandboxStats = ReturnType<typeof createStats>;
 export function createStats() {
   const requests: RequestRecord[] = [];
   return {
-    /** The latest requests (at most 10,000), oldest first. */
     requests: requests as readonly RequestRecord[],
     record(r: RequestRecord) {
       if (requests.push(r) > 10_000) requests.splice(0, 5_000);
@@ -52,7 +46,6 @@ export function createStats() {
   };
 }
 
-/** The queue of injected faults; each request takes the first one aimed at its endpoint. */
 export function createFaults() {
   const faults: Fault[] = [];
   return {

@@ -1,4 +1,3 @@
-/** The local stand-in for the Portfolio Report Service and its Keycloak token endpoint (README: "The sandbox"). */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

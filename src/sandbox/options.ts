@@ -1,4 +1,3 @@
-/** The sandbox's options and `prs login` arguments, apart from the server (all the command's banner needs). */
 import { parseRateLimit } from '../settings.js';
 
 /** `prs login` as a user (the password on stdin, the client secret in PRS_CLIENT_SECRET, never argv) or a service client. */
@@ -25,7 +24,6 @@ export const SANDBOX_DEFAULTS = {
   realm: 'prs-sandbox',
   clientId: 'prs-cli',
   clientSecret: 'sandbox-secret',
-  /** The JSON endpoint's limit per user (sliding window); the export endpoint has none. */
   rateLimit: '4/60s',
   tokenTtl: 300,
   refreshTtl: 1800,
@@ -36,7 +34,6 @@ export const SANDBOX_DEFAULTS = {
     { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
     { username: 'other', password: 'other', tenant: 'other-tenant' },
   ] as readonly { username: string; password: string; tenant: string }[],
-  /** Confidential clients with a service account (client_credentials only), each bound to a tenant. */
   serviceClients: [{ clientId: 'prs-robot', clientSecret: 'robot-secret', tenant: 'demo-tenant' }],
 };
 export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[number];
@@ -49,7 +46,6 @@ export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
   log?: (line: string) => void;
 };
 
-/** The options over their defaults (the `prs sandbox` command checks what a user gives). */
 export function resolveOptions(options: SandboxOptions) {
   const given = Object.entries(options).filter(([, v]) => v !== undefined);
   const o = { ...SANDBOX_DEFAULTS, clock: Date.now, ...(Object.fromEntries(given) as SandboxOptions) };

@@ -1,16 +1,15 @@
-/** The portfolios (README): every value a pure function of (portfolio, security, day), made row by row. */
+// Every value is a pure function of (portfolio, security, day): the same request gives the same bytes.
 import type { ReportType } from '../domain.js';
 import { addDays, dayNumber, nextBusinessDay, weekday } from './calendar.js';
 import { num, type Row } from './wire.js';
 
-/** Fixed-point decimal text of `units / 10^decimals`, trailing zeros dropped: digits never pass a double. */
+/** Decimal text of `units / 10^decimals`, trailing zeros dropped: digits never pass a double. */
 export function decimal(units: bigint | number, decimals: number): string {
   const s = (units < 0 ? -units : units).toString().padStart(decimals + 1, '0');
   const frac = s.slice(s.length - decimals).replace(/0+$/, '');
   return `${units < 0 ? '-' : ''}${s.slice(0, s.length - decimals)}${frac ? `.${frac}` : ''}`;
 }
 
-/** A deterministic 32-bit hash of integers (splitmix-style mixing); the sandbox's only "randomness". */
 export function mix(...parts: number[]): number {
   let h = 0x9e3779b9;
   for (const p of parts) {
@@ -23,10 +22,11 @@ export function mix(...parts: number[]): number {
 }
 
 const between = (h: number, lo: number, hi: number): number => lo + (h % (hi - lo + 1));
-/** A factor 1 ± spread/1e5 from a hash of `parts`, as a numerator over 100000. */
 const jitter = (spread: number, ...parts: number[]): number =>
   100_000 + (mix(...parts) % (2 * spread + 1)) - spread;
 const scale = (units: number, factor: number): number => Math.floor((units * factor) / 100_000);
+const saltOf = (type: ReportType) =>
+  type === 'constituent.open' ? 2 : type === 'constituent.proforma' ? 3 : 1;
 
 // country, currency, ticker suffix, exchange, legal form, EUR per unit in 1e-6 units (before daily jitter)
 const MARKETS = `DE EUR GY XETR AG 1000000, FR EUR FP XPAR SA 1000000, NL EUR NA XAMS NV 1000000,
@@ -45,19 +45,15 @@ const SECOND =
   Software Mining Retail Media`.split(/\s+/);
 const SECTORS = ['Energy', 'Financials', 'Industrials', 'Health Care', 'Technology', 'Consumer', 'Utilities'];
 const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LUHN_DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
 
-/** ISIN check digit (ISO 6166: letters to numbers, A=10 … Z=35, then Luhn from the right). */
+/** ISO 6166: letters to numbers (A=10 … Z=35), then Luhn from the right. */
 export function isinCheckDigit(body11: string): number {
-  const digits = [...body11].map((c) => ALNUM.indexOf(c)).join('');
-  let sum = 0;
-  for (let i = digits.length - 1, double = true; i >= 0; i--, double = !double) {
-    const d = Number(digits[i]) * (double ? 2 : 1);
-    sum += d > 9 ? d - 9 : d;
-  }
+  const digits = [...[...body11].map((c) => ALNUM.indexOf(c)).join('')].reverse().map(Number);
+  const sum = digits.reduce((s, d, i) => s + (i % 2 ? d : LUHN_DOUBLED[d]), 0);
   return (10 - (sum % 10)) % 10;
 }
 
-/** `n` characters of `alphabet` drawn from hashes of `parts` (one hash gives six characters). */
 function chars(alphabet: string, n: number, ...parts: number[]): string {
   let s = '';
   let h = 0;
@@ -69,18 +65,22 @@ function chars(alphabet: string, n: number, ...parts: number[]): string {
   return s;
 }
 
-const hex8 = (n: number) => n.toString(16).padStart(8, '0');
 export function uuid(...parts: number[]): string {
-  const hex = [1, 2, 3, 4].map((k) => hex8(mix(...parts, k))).join('');
+  const hex = [1, 2, 3, 4]
+    .map((k) =>
+      mix(...parts, k)
+        .toString(16)
+        .padStart(8, '0'),
+    )
+    .join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Relative weight 1..1000 of security `i` (normalised over the portfolio for indexWeighting). */
 const weightOf = (pid: number, i: number): number => between(mix(pid, i, 8), 1, 1000);
 
 /** Security `i` of portfolio `pid`; prices in 1e-5 units, shares in 1e-6 units. */
 export function security(pid: number, i: number) {
-  const m = MARKETS[mix(pid, i) % MARKETS.length]!;
+  const m = MARKETS[mix(pid, i) % MARKETS.length];
   const body = m.country + chars(ALNUM, 9, pid, i, 7);
   const t = mix(pid, i, 11);
   const ticker = chars(ALNUM.slice(10), 3 + (t % 2), pid, i, 13);
@@ -93,7 +93,7 @@ export function security(pid: number, i: number) {
     ric: t % 7 === 0 ? null : `${ticker}.${m.suffix}`,
     country: m.country,
     currency: m.currency,
-    sector: SECTORS[mix(pid, i, 3) % SECTORS.length]!,
+    sector: SECTORS[mix(pid, i, 3) % SECTORS.length],
     fxMicro: m.fxMicro,
     priceUnits: between(mix(pid, i, 4), 100_000, 90_000_000),
     sharesUnits: between(mix(pid, i, 5), 1_000_000, 2_000_000_000) * 1000 + (mix(pid, i, 6) % 1000),
@@ -101,26 +101,21 @@ export function security(pid: number, i: number) {
 }
 type Security = ReturnType<typeof security>;
 
-/** The closing fx of a security on `day`, in 1e-6 units: 1 for the index currency. */
 const fxOn = (sec: Security, day: number): number =>
   sec.fxMicro === 1_000_000 ? 1_000_000 : scale(sec.fxMicro, jitter(800, day, sec.fxMicro));
 
-/** A constituent row; `values`: price, fx, shares and weighting as decimal texts. */
-function constituent(eff: string, sec: Listing, values: string[]): Row {
-  const [price, fx, shares, weighting] = values;
-  return {
-    effectiveDate: eff,
-    isin: sec.isin,
-    securityName: sec.name,
-    securityTicker: sec.ticker,
-    closingPrice: num(price),
-    currency: sec.currency,
-    closingFx: num(fx),
-    indexShares: num(shares),
-    indexWeighting: num(weighting),
-  };
-}
-type Listing = { isin: string; name: string; ticker: string; currency: string };
+type Listing = Pick<Security, 'isin' | 'name' | 'ticker' | 'currency'>;
+const constituent = (eff: string, sec: Listing, [price, fx, shares, weighting]: string[]): Row => ({
+  effectiveDate: eff,
+  isin: sec.isin,
+  securityName: sec.name,
+  securityTicker: sec.ticker,
+  closingPrice: num(price),
+  currency: sec.currency,
+  closingFx: num(fx),
+  indexShares: num(shares),
+  indexWeighting: num(weighting),
+});
 
 const indexVariants = (pid: number, name: string, ccy: string) => ({
   pid,
@@ -131,10 +126,8 @@ type IndexVariants = ReturnType<typeof indexVariants>;
 
 const shareSet = (text: string): Row => ({ Price: num(text), Total: num(text), Net: num(text) });
 
-/** What an event does to a holding: shares in 1e-6, prices in 1e-5 units, before and after; cash per share. */
 type Change = { shares: bigint[]; prices: bigint[]; cash: bigint };
 
-/** A corporate-action row around `event` (eventId … rebalanceDate). */
 function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Change, event: Row): Row {
   const ratio = (a: bigint, b: bigint) => num(decimal(b === 0n ? 10n ** 10n : (a * 10n ** 10n) / b, 10));
   return {
@@ -157,11 +150,9 @@ function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Ch
   };
 }
 
-// Event types, with a sub-type after a slash.
 const EVENTS =
   'Cash Dividend/Regular,Cash Dividend,Special Dividend,Stock Split,Rights Issue/Renounceable,Bonus Issue';
 
-/** Corporate-action row `k` of a day; the nullable fields null on a deterministic share of rows. */
 function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: string, proforma: boolean) {
   const pid = v.pid;
   const day = dayNumber(eff);
@@ -171,9 +162,8 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
   const exDate = proforma ? nextBusinessDay(eff, 1 + (h % 3)) : eff;
   const oldPrice = BigInt(scale(sec.priceUnits, jitter(3000, pid, k, day)));
   const shares = BigInt(sec.sharesUnits);
-  let [newPrice, newShares, cash] = [oldPrice, shares, 0n]; // cash in 1e-5 units
+  let [newPrice, newShares, cash] = [oldPrice, shares, 0n];
   if (type === 'Stock Split' || type === 'Bonus Issue') {
-    // A split of r for 1; a bonus issue of 1 for 10: 11/10 shares.
     const [mul, div] = type === 'Stock Split' ? [BigInt(2 + (h % 3)), 1n] : [11n, 10n];
     [newShares, newPrice] = [(shares * mul) / div, (oldPrice * div) / mul];
   } else if (type === 'Rights Issue') {
@@ -228,18 +218,21 @@ function indexRow(pid: number, name: string, ccy: string, v: number, eff: string
 
 export interface Portfolio {
   id: number;
-  /** Name words for file names: the index name without its currency word. */
+  /** The index name without its currency word, for file names. */
   name: string;
   inception: string;
-  /** Answer this status instead of data, once the request passed every check. */
   failStatus?: number;
-  /** Rows of a type on an effective date (a business day on or after inception), generated lazily. */
-  rows(type: ReportType, eff: string): Iterable<Row>;
+  index?(eff: string): Iterable<Row>;
+  actions?(eff: string, proforma: boolean): Iterable<Row>;
+  constituents?(type: ReportType, eff: string): Iterable<Row>;
 }
 
-const isActions = (t: ReportType) => t.endsWith('corporateactions');
+export function rowsOf(p: Portfolio, type: ReportType, eff: string): Iterable<Row> {
+  if (type === 'index') return p.index?.(eff) ?? [];
+  if (type.endsWith('corporateactions')) return p.actions?.(eff, type.includes('proforma')) ?? [];
+  return p.constituents?.(type, eff) ?? [];
+}
 
-/** A portfolio of `size` synthetic securities; corporate-action rows per day between `actions`. */
 function universe(
   id: number,
   name: string,
@@ -251,44 +244,40 @@ function universe(
 ): Portfolio {
   let totalWeight = 0;
   for (let i = 0; i < size; i++) totalWeight += weightOf(id, i);
-  const variants = indexVariants(id, name, currencies[0]!);
+  const variants = indexVariants(id, name, currencies[0]);
   return {
     id,
     name,
     inception,
-    *rows(type: ReportType, eff: string): Generator<Row> {
+    index: (eff) =>
+      currencies.map((ccy, v) => {
+        const more = { indexType: v % 2 ? 'Net Return' : 'Price', numberOfConstituents: num(String(size)) };
+        return indexRow(id, name, ccy, v, eff, extras ? more : {});
+      }),
+    actions(eff, proforma) {
       const day = dayNumber(eff);
-      if (type === 'index') {
-        for (const [v, ccy] of currencies.entries()) {
-          const more: Row = extras
-            ? { indexType: v % 2 ? 'Net Return' : 'Price', numberOfConstituents: num(String(size)) }
-            : {};
-          yield indexRow(id, name, ccy, v, eff, more);
-        }
-      } else if (size > 0 && isActions(type)) {
-        const proforma = type.includes('proforma');
-        const n = between(mix(id, day, proforma ? 2 : 1), actions[0], actions[1]);
-        for (let k = 0; k < n; k++)
-          yield corporateActionRow(variants, security(id, mix(id, day, k) % size), k, eff, proforma);
-      } else {
-        const salt = type === 'constituent.open' ? 2 : type === 'constituent.proforma' ? 3 : 1;
-        for (let i = 0; i < size; i++) {
-          const sec = security(id, i);
-          const price = scale(sec.priceUnits, jitter(3000, id, i, day, salt));
-          // Pro forma shares anticipate the next rebalance; close and open share the same count.
-          const shares = salt === 3 ? scale(sec.sharesUnits, jitter(2000, id, i, day, 3)) : sec.sharesUnits;
-          const weighting = decimal(Math.floor((weightOf(id, i) * 1e10) / totalWeight), 10);
-          const fx = decimal(fxOn(sec, day), 6);
-          const row = constituent(eff, sec, [decimal(price, 5), fx, decimal(shares, 6), weighting]);
-          const { exchangeCode, sedol, country, sector } = sec;
-          yield extras ? { ...row, exchangeCode, sedol, country, sector } : row;
-        }
+      const n = size > 0 ? between(mix(id, day, proforma ? 2 : 1), actions[0], actions[1]) : 0;
+      const sec = (k: number) => security(id, mix(id, day, k) % size);
+      return Array.from({ length: n }, (_, k) => corporateActionRow(variants, sec(k), k, eff, proforma));
+    },
+    *constituents(type, eff) {
+      const day = dayNumber(eff);
+      const salt = saltOf(type);
+      for (let i = 0; i < size; i++) {
+        const sec = security(id, i);
+        const price = scale(sec.priceUnits, jitter(3000, id, i, day, salt));
+        // Pro forma shares anticipate the next rebalance; close and open share the same count.
+        const shares = salt === 3 ? scale(sec.sharesUnits, jitter(2000, id, i, day, 3)) : sec.sharesUnits;
+        const weighting = decimal(Math.floor((weightOf(id, i) * 1e10) / totalWeight), 10);
+        const fx = decimal(fxOn(sec, day), 6);
+        const row = constituent(eff, sec, [decimal(price, 5), fx, decimal(shares, 6), weighting]);
+        const { exchangeCode, sedol, country, sector } = sec;
+        yield extras ? { ...row, exchangeCode, sedol, country, sector } : row;
       }
     },
   };
 }
 
-/** Units scaled by a daily jitter, except on their anchor day (the public example's values). */
 function anchored(units: bigint, eff: string, anchor: string, ...salt: number[]): bigint {
   if (eff === anchor) return units;
   return (units * BigInt(100_000 + (mix(...salt, dayNumber(eff)) % 8001) - 4000)) / 100_000n;
@@ -306,39 +295,38 @@ const EXAMPLE_CONSTITUENTS = [
   'EU000A0C3QF0|STOXX Example 600 OIL & GAS PRICE EUR|SXEP Index|40122871|5560118832|0.149001',
   'XS0000000009|STOXX Example 600 OIL & GAS NET USD|SXEUSDR Index|108740212|1509270011|0.100001',
 ].map((row) => row.split('|'));
+const EXAMPLE_VARIANTS = indexVariants(42, 'Example 600 OG', 'EUR');
 
 /** Portfolio 42, modelled on the public docs' example: on 2023-06-29 (and 30) its rows carry the docs' values. */
-function example600(): Portfolio {
-  const name = 'Example 600 OG';
-  const variants = indexVariants(42, name, 'EUR');
-  return {
-    id: 42,
-    name,
-    inception: '2018-01-02',
-    *rows(type: ReportType, eff: string): Generator<Row> {
-      if (type === 'index') {
-        for (const [v, [ccy, units, divisor, id]] of EXAMPLE_INDEX.entries()) {
-          const value = anchored(units, eff, ANCHOR, 42, v);
-          yield indexFields(eff, id, name, ccy, [value, value, divisor, divisor]);
-        }
-      } else if (isActions(type)) {
-        const proforma = type.includes('proforma');
-        for (let k = 0; k < 2; k++)
-          yield corporateActionRow(variants, security(42, k + (proforma ? 10 : 0)), k, eff, proforma);
-      } else {
-        const salt = type === 'constituent.close' ? 1 : type === 'constituent.open' ? 2 : 3;
-        for (const [i, [isin, title, ticker, price, shares, weight]] of EXAMPLE_CONSTITUENTS.entries()) {
-          // The close rows carry the docs' values on their anchor day: the 30th for the CSV example's row.
-          const anchor = salt !== 1 ? '' : i === 1 ? '2023-06-30' : ANCHOR;
-          const sec = { isin, name: title, ticker, currency: title.slice(-3) };
-          const fx = sec.currency === 'EUR' ? '1' : decimal(anchored(916784n, eff, anchor, 42, 99), 6);
-          const closing = decimal(anchored(BigInt(price), eff, anchor, 42, i, salt), 5);
-          yield constituent(eff, sec, [closing, fx, decimal(BigInt(shares), 6), weight]);
-        }
-      }
-    },
-  };
-}
+const EXAMPLE_600: Portfolio = {
+  id: 42,
+  name: 'Example 600 OG',
+  inception: '2018-01-02',
+  index: (eff) =>
+    EXAMPLE_INDEX.map(([ccy, units, divisor, id], v) => {
+      const value = anchored(units, eff, ANCHOR, 42, v);
+      return indexFields(eff, id, 'Example 600 OG', ccy, [value, value, divisor, divisor]);
+    }),
+  actions: (eff, proforma) =>
+    [0, 1].map((k) =>
+      corporateActionRow(EXAMPLE_VARIANTS, security(42, k + (proforma ? 10 : 0)), k, eff, proforma),
+    ),
+  constituents: (type, eff) =>
+    EXAMPLE_CONSTITUENTS.map(([isin, name, ticker, price, shares, weight], i) => {
+      const salt = saltOf(type);
+      // The close rows carry the docs' values on their anchor day: the 30th for the CSV example's row.
+      const anchor = salt !== 1 ? '' : i === 1 ? '2023-06-30' : ANCHOR;
+      const currency = name.slice(-3);
+      const fx = currency === 'EUR' ? '1' : decimal(anchored(916784n, eff, anchor, 42, 99), 6);
+      const closing = decimal(anchored(BigInt(price), eff, anchor, 42, i, salt), 5);
+      return constituent(eff, { isin, name, ticker, currency }, [
+        closing,
+        fx,
+        decimal(BigInt(shares), 6),
+        weight,
+      ]);
+    }),
+};
 
 // isin|name|ticker|currency|price|fx|shares|weighting, and fields past the spec's
 const PRECISION_CONSTITUENTS: [string, Row][] = [
@@ -357,57 +345,51 @@ const PRECISION_CONSTITUENTS: [string, Row][] = [
 ];
 
 /** Portfolio 13: literals a double cannot hold, written verbatim, and text that needs CSV quoting. */
-function precisionStress(): Portfolio {
-  const name = 'Précision Stress';
-  const variants = indexVariants(13, name, 'EUR');
-  return {
-    id: 13,
-    name,
-    inception: '2020-01-02',
-    *rows(type: ReportType, eff: string): Generator<Row> {
-      if (type === 'index') {
-        yield {
-          effectiveDate: eff,
-          indexId: uuid(13, 1),
-          indexName: `${name} EUR`,
-          indexValue: num('1234567.123456789012'),
-          currency: 'EUR',
-          closeMarketValue: num('12345678901234567890'),
-          openMarketValue: num('98765432109876543210'),
-          closeDivisor: num('0.000000000000000001'),
-          openDivisor: num('6.02214076E+23'),
-          dailyReturn: num('-0.0001234567890123456789'),
-          isProvisional: false,
-          revision: { source: 'sandbox', number: num('3') },
-          note: null,
-        };
-      } else if (isActions(type)) {
-        yield {
-          ...corporateActionRow(variants, security(13, 0), 0, eff, type.includes('proforma')),
-          oldShares: {
-            Price: num('12345678901234567890'),
-            Total: num('12345678901234567890.000001'),
-            Net: num('1E+20'),
-          },
-          oldPrice: num('1234567.123456789012'),
-          paf: num('0.99999999999999999999'),
-        };
-      } else {
-        for (const [fields, extras] of PRECISION_CONSTITUENTS) {
-          const [isin, name, ticker, currency, ...values] = fields.split('|');
-          yield { ...constituent(eff, { isin, name, ticker, currency }, values), ...extras };
-        }
-      }
+const PRECISION: Portfolio = {
+  id: 13,
+  name: 'Précision Stress',
+  inception: '2020-01-02',
+  index: (eff) => [
+    {
+      effectiveDate: eff,
+      indexId: uuid(13, 1),
+      indexName: 'Précision Stress EUR',
+      indexValue: num('1234567.123456789012'),
+      currency: 'EUR',
+      closeMarketValue: num('12345678901234567890'),
+      openMarketValue: num('98765432109876543210'),
+      closeDivisor: num('0.000000000000000001'),
+      openDivisor: num('6.02214076E+23'),
+      dailyReturn: num('-0.0001234567890123456789'),
+      isProvisional: false,
+      revision: { source: 'sandbox', number: num('3') },
+      note: null,
     },
-  };
-}
+  ],
+  actions: (eff, proforma) => [
+    {
+      ...corporateActionRow(indexVariants(13, 'Précision Stress', 'EUR'), security(13, 0), 0, eff, proforma),
+      oldShares: {
+        Price: num('12345678901234567890'),
+        Total: num('12345678901234567890.000001'),
+        Net: num('1E+20'),
+      },
+      oldPrice: num('1234567.123456789012'),
+      paf: num('0.99999999999999999999'),
+    },
+  ],
+  constituents: (_, eff) =>
+    PRECISION_CONSTITUENTS.map(([fields, extras]) => {
+      const [isin, name, ticker, currency, ...values] = fields.split('|');
+      return { ...constituent(eff, { isin, name, ticker, currency }, values), ...extras };
+    }),
+};
 
 // Portfolio 77, an index whose composition changes, for `prs diff` (README). Pro forma shows the next
 // business day's composition and events at this day's prices.
 const ID = 77;
 const NAME = 'Rebalance Demo';
 const FIRST_YEAR = 2020;
-/** Members besides the dual listing: securities p … p+MEMBERS-1 in period p. */
 const MEMBERS = 6;
 
 /** The effective date of rebalance `p` (1: March 2020, 2: June 2020, …): the Monday after the third Friday. */
@@ -430,7 +412,6 @@ const splitDate = (i: number) => (i >= 4 ? nextBusinessDay(rebalanceDate(i - 3),
 const splitBy = (i: number, eff: string) => (splitDate(i) ?? '9999') <= eff;
 
 const DUAL_BODY = 'GB00B7K3N9Q';
-/** The dual listing: one ISIN, two tickers, always a member (as i = 1000 and 1001). */
 const dual = (listing: 0 | 1): Security => ({
   ...security(ID, 1000 + listing),
   isin: DUAL_BODY + isinCheckDigit(DUAL_BODY),
@@ -441,38 +422,19 @@ const dual = (listing: 0 | 1): Security => ({
 });
 
 type Member = { i: number; sec: Security };
-function members(p: number): Member[] {
-  const out: Member[] = [];
-  for (let i = p; i < p + MEMBERS; i++) out.push({ i, sec: security(ID, i) });
-  return [...out, { i: 1000, sec: dual(0) }, { i: 1001, sec: dual(1) }];
-}
+const members = (p: number): Member[] => [
+  ...Array.from({ length: MEMBERS }, (_, k) => ({ i: p + k, sec: security(ID, p + k) })),
+  { i: 1000, sec: dual(0) },
+  { i: 1001, sec: dual(1) },
+];
 
-/** Index shares (1e-6 units) of a member in period p, doubled once its split took effect by `eff`. */
 const sharesOf = (m: Member, p: number, eff: string) =>
   scale(m.sec.sharesUnits, jitter(2000, ID, m.i, p, 9)) * (splitBy(m.i, eff) ? 2 : 1);
 
-/** Price (1e-5 units) on `day` (salt: close 1, open 2), halved once the member's split applies. */
 const priceOf = (m: Member, day: string, salt: number, splitDay: string) =>
   Math.floor(
     scale(m.sec.priceUnits, jitter(3000, ID, m.i, dayNumber(day), salt)) / (splitBy(m.i, splitDay) ? 2 : 1),
   );
-
-function constituents(type: ReportType, eff: string): Row[] {
-  const at = type === 'constituent.proforma' ? nextBusinessDay(eff) : eff;
-  const p = periodOf(at);
-  const list = members(p);
-  const raw = list.map((m) => between(mix(ID, m.i, p, 8), 100, 1000));
-  const total = raw.reduce((a, b) => a + b, 0);
-  return list.map((m, k) =>
-    constituent(eff, m.sec, [
-      decimal(priceOf(m, eff, type === 'constituent.open' ? 2 : 1, at), 5),
-      decimal(fxOn(m.sec, dayNumber(eff)), 6),
-      decimal(sharesOf(m, p, at), 6),
-      // 20 decimals: more digits than a double holds, so a diff's exactness shows.
-      decimal((BigInt(raw[k]!) * 10n ** 20n) / BigInt(total), 20),
-    ]),
-  );
-}
 
 const VARIANTS = indexVariants(ID, NAME, 'EUR');
 
@@ -494,7 +456,6 @@ function corporateActions(eff: string, proforma: boolean): Row[] {
       effectiveDate: eff,
       rebalanceDate: null,
     });
-  /** Shares (1e-6 units) and price (1e-5 units) of `m` on `day`. */
   const holding = (m: Member, day: string) => [sharesOf(m, p, day), priceOf(m, day, 1, day)].map(BigInt);
   const out: Row[] = [];
   const splitting = members(p).find((m) => splitDate(m.i) === event);
@@ -504,44 +465,54 @@ function corporateActions(eff: string, proforma: boolean): Row[] {
     out.push(action(splitting, 'S1', ['Stock Split', null], split));
   }
   if (weekday(event) === 5) {
-    const m = members(p)[dayNumber(event) % MEMBERS]!;
+    const m = members(p)[dayNumber(event) % MEMBERS];
     const [shares, price] = holding(m, event);
-    const cash = price / 100n;
-    out.push(
-      action(m, 'D1', ['Cash Dividend', 'Regular'], {
-        shares: [shares, shares],
-        prices: [price, price - cash],
-        cash,
-      }),
-    );
+    const dividend = { shares: [shares, shares], prices: [price, price - price / 100n], cash: price / 100n };
+    out.push(action(m, 'D1', ['Cash Dividend', 'Regular'], dividend));
   }
   return out;
 }
 
-function* rows(type: ReportType, eff: string): Generator<Row> {
-  if (type === 'index') {
+const REBALANCE: Portfolio = {
+  id: ID,
+  name: NAME,
+  inception: '2020-01-02',
+  index(eff) {
     // Literals a double cannot tell apart, alternating day by day (2024-03-14 → 2024-03-15).
     const odd = dayNumber(eff) % 2 === 1;
-    yield indexRow(ID, NAME, 'EUR', 0, eff, {
+    const extras = {
       totalReturnIndex: num(odd ? '12.3456789012345679' : '12.3456789012345678'),
       trackingError: num(odd ? '5E-13' : '0.049999999999'),
-    });
-  } else if (type.endsWith('corporateactions')) yield* corporateActions(eff, type.includes('proforma'));
-  else yield* constituents(type, eff);
-}
+    };
+    return [indexRow(ID, NAME, 'EUR', 0, eff, extras)];
+  },
+  actions: corporateActions,
+  constituents(type, eff) {
+    const at = type === 'constituent.proforma' ? nextBusinessDay(eff) : eff;
+    const p = periodOf(at);
+    const list = members(p);
+    const raw = list.map((m) => between(mix(ID, m.i, p, 8), 100, 1000));
+    const total = raw.reduce((a, b) => a + b, 0);
+    return list.map((m, k) =>
+      constituent(eff, m.sec, [
+        decimal(priceOf(m, eff, type === 'constituent.open' ? 2 : 1, at), 5),
+        decimal(fxOn(m.sec, dayNumber(eff)), 6),
+        decimal(sharesOf(m, p, at), 6),
+        // 20 decimals: more digits than a double holds, so a diff's exactness shows.
+        decimal((BigInt(raw[k]) * 10n ** 20n) / BigInt(total), 20),
+      ]),
+    );
+  },
+};
 
-const REBALANCE: Portfolio = { id: ID, name: NAME, inception: '2020-01-02', rows };
-
-/** All portfolios by id; big ones cost only their weight sum up front. */
 export function createCatalog(bigExportRows: number): Map<number, Portfolio> {
-  const none = () => [];
   const list: Portfolio[] = [
     universe(1, 'Sandbox Europe 50', '2010-01-04', 50, ['EUR', 'USD'], true, [0, 3]),
     universe(7, 'Global Broad', '2015-01-02', 20_000, ['EUR', 'USD', 'JPY'], true, [5, 30]),
-    precisionStress(),
-    example600(),
-    { id: 101, name: 'Empty Shell', inception: '2000-01-03', rows: none },
-    { id: 500, name: 'Broken', inception: '2000-01-03', failStatus: 500, rows: none },
+    PRECISION,
+    EXAMPLE_600,
+    { id: 101, name: 'Empty Shell', inception: '2000-01-03' },
+    { id: 500, name: 'Broken', inception: '2000-01-03', failStatus: 500 },
     universe(900, 'Big Export', '2000-01-03', bigExportRows, ['EUR'], false, [1, 3]),
     REBALANCE,
   ];

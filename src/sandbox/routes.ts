@@ -1,5 +1,5 @@
-// The token endpoints and the two report endpoints (checked 401, 403, 400, 404, then 429 on the JSON one).
-// Error bodies are Spring Boot's without the timestamp, so the same request gives the same bytes.
+// Checked in the service's order: 401, 403, 400, 404, then 429 on the JSON endpoint. Error bodies are
+// Spring Boot's without the timestamp, so the same request gives the same bytes.
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { text } from 'node:stream/consumers';
@@ -11,7 +11,7 @@ import type { TokenIssuer } from './auth.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
 import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
 import type { ResolvedOptions } from './options.js';
-import { createCatalog, type Portfolio } from './portfolios.js';
+import { createCatalog, type Portfolio, rowsOf } from './portfolios.js';
 import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } from './wire.js';
 
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
@@ -24,7 +24,6 @@ interface Exchange {
   gone: AbortSignal;
 }
 
-/** The listener; every answer is recorded in `stats` before its first byte leaves. */
 export function createRoutes(
   o: ResolvedOptions,
   stats: SandboxStats,
@@ -33,21 +32,19 @@ export function createRoutes(
 ): RequestListener {
   const catalog = createCatalog(o.bigExportRows);
   const takeSlot = slidingWindow(o.limit);
-  const bodies = createBodyCache(4, 16 * 1024 * 1024);
+  const cached = bodyCache(4, 16 * 1024 * 1024);
 
   function head({ rec, res }: Exchange, status: number, headers: Headers) {
     rec.status = status;
     stats.record(rec);
     o.log?.(`${rec.method} ${rec.path} ${status}${rec.user ? ` (${rec.user})` : ''}`);
     res.writeHead(status, headers);
-    return rec;
   }
 
   function json(x: Exchange, status: number, body: unknown, headers: Headers = {}) {
     const data = JSON.stringify(body);
-    const length = Buffer.byteLength(data);
-    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers }).bytes =
-      length;
+    x.rec.bytes = Buffer.byteLength(data);
+    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': x.rec.bytes, ...headers });
     x.res.end(data);
   }
 
@@ -59,7 +56,6 @@ export function createRoutes(
     json(x, status, { status, error: STATUS_CODES[status] ?? 'Error', message, path }, headers);
   }
 
-  /** An injected fault's delay, then its status if it has one: true when that answered the request. */
   async function injected(x: Exchange, f: Fault | undefined): Promise<boolean> {
     if (f?.delayMs) await sleep(f.delayMs);
     if (f?.status)
@@ -98,7 +94,7 @@ export function createRoutes(
     if (tenant !== bearer.claims.tenant)
       return error(x, 403, `Access denied: user is not a member of tenant '${tenant}'`);
     const q = parseQuery(id, url.searchParams, x.rec.endpoint === 'export');
-    if ('error' in q) return error(x, 400, q.error);
+    if (q.error !== undefined) return error(x, 400, q.error);
     const portfolio = catalog.get(q.portfolioId);
     if (!portfolio) return error(x, 404, `Portfolio ${q.portfolioId} not found`);
     const slot = x.rec.endpoint === 'report' ? takeSlot(x.rec.user, o.now()) : { ok: true as const };
@@ -112,17 +108,14 @@ export function createRoutes(
   }
 
   async function answer(x: Exchange, p: Portfolio, q: Query, fault: Fault | undefined) {
-    const eff = effectiveDateFor(q.date);
-    const some = (e: string) => !p.rows(q.reportType, e)[Symbol.iterator]().next().done;
-    const rows = eff !== undefined && eff >= p.inception && some(eff) ? p.rows(q.reportType, eff) : undefined;
+    const eff = effectiveDateFor(q.date) ?? '';
+    const rows = () => (eff >= p.inception ? rowsOf(p, q.reportType, eff) : []);
     if (x.rec.endpoint === 'report') {
-      const [open, close] = o.spaced ? ['{"report": [', ']}'] : ['{"report":[', ']}'];
-      const key = `${p.id}|${q.reportType}|${eff}`;
-      const cached = bodies.get(key);
-      const body = cached ? [cached] : bodies.remember(key, jsonChunks(rows ?? [], open, close, o.spaced));
+      const open = o.spaced ? '{"report": [' : '{"report":[';
+      const body = cached(`${p.id}|${q.reportType}|${eff}`, () => jsonChunks(rows(), open, ']}', o.spaced));
       return stream(x, { 'Content-Type': 'application/json' }, body, fault);
     }
-    if (!rows || !eff) {
+    if (rows()[Symbol.iterator]().next().done) {
       head(x, 200, { 'Content-Length': 0 });
       return void x.res.end();
     }
@@ -137,10 +130,10 @@ export function createRoutes(
     const member = exportFileName(eff, p.name, 'csv');
     // The big export (900) is stored, not deflated: what is timed is prs, not the sandbox.
     const store = !zip && p.id === 900;
-    const text = zip ? filler(zip) : csvChunks(q.reportType, rows);
+    const text = zip ? filler(zip) : csvChunks(q.reportType, rows());
     const chunks = isZip
       ? zipChunks(text, { member, date: eff, store })
-      : jsonChunks(rows, '[', ']', o.spaced);
+      : jsonChunks(rows(), '[', ']', o.spaced);
     return stream(x, headers, chunks, fault);
   }
 
@@ -158,7 +151,7 @@ export function createRoutes(
     }
     const body = Buffer.concat(first);
     const small = !gzip && next.done;
-    const record = head(x, 200, {
+    head(x, 200, {
       ...headers,
       ...(gzip && { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }),
       ...(small && { 'Content-Length': body.length }),
@@ -168,10 +161,10 @@ export function createRoutes(
     x.gone.addEventListener('abort', () => gz?.destroy());
     gz?.pipe(x.res);
     gz?.on('data', (d: Buffer) => {
-      record.bytes += d.length;
+      x.rec.bytes += d.length;
     });
     const write = async (chunk: string | Uint8Array) => {
-      if (!gz) record.bytes += Buffer.byteLength(chunk);
+      if (!gz) x.rec.bytes += Buffer.byteLength(chunk);
       if (!sink.write(chunk)) await once(sink, 'drain', { signal: x.gone }).catch(() => {});
     };
     const cut = small && (fault?.truncate || fault?.stallMs) ? Math.floor(body.length / 2) : body.length;
@@ -192,16 +185,15 @@ export function createRoutes(
     const api =
       url.pathname.startsWith(API_PREFIX) &&
       /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
-    if (auth && safeDecode(auth[1]!) === o.realm) {
+    if (auth && safeDecode(auth[1]) === o.realm) {
       x.rec.endpoint = 'token';
       if (x.req.method !== 'POST') return error(x, 405, 'Method Not Allowed', { Allow: 'POST' });
       return token(x, auth[2] === 'logout');
     }
     if (!api) return error(x, 404, 'No endpoint at this path');
     x.rec.endpoint = api[2] ? 'export' : 'report';
-    // The service's endpoints are GET (spec): anything else is refused, as Spring refuses it.
     if (x.req.method !== 'GET') return error(x, 405, 'Method Not Allowed', { Allow: 'GET' });
-    return report(x, url, api[1]!);
+    return report(x, url, api[1]);
   }
 
   return (req, res) => {
@@ -225,41 +217,33 @@ export function createRoutes(
   };
 }
 
-/** The last `entries` JSON report bodies under `maxChars`, so benchmarks measure clients, not the generator. */
-function createBodyCache(entries: number, maxChars: number) {
+/** The last `entries` JSON report bodies under `maxChars`, so benchmarks time the client, not the generator. */
+function bodyCache(entries: number, maxChars: number) {
   const map = new Map<string, Buffer>();
-  return {
-    get(key: string): Buffer | undefined {
-      const body = map.get(key);
-      // Most recently used last: deleting the first entry drops the least recently used.
-      if (body) map.delete(key) && map.set(key, body);
-      return body;
-    },
-    *remember(key: string, chunks: Iterable<string>): Generator<string> {
+  return function* (key: string, make: () => Iterable<string>): Generator<string | Buffer> {
+    let body = map.get(key);
+    if (body) yield body;
+    else {
       let kept: string[] | undefined = [];
       let size = 0;
-      for (const chunk of chunks) {
+      for (const chunk of make()) {
         size += chunk.length;
-        if (size > maxChars) kept = undefined;
+        kept = size > maxChars ? undefined : kept;
         kept?.push(chunk);
         yield chunk;
       }
       if (!kept) return;
-      map.set(key, Buffer.from(kept.join('')));
-      if (map.size > entries) map.delete(map.keys().next().value!);
-    },
+      body = Buffer.from(kept.join(''));
+    }
+    map.delete(key);
+    map.set(key, body);
+    if (map.size > entries) map.delete(map.keys().next().value!);
   };
 }
 
-interface Query {
-  portfolioId: number;
-  reportType: ReportType;
-  date: string;
-  format: string;
-}
+type Query = Exclude<ReturnType<typeof parseQuery>, { error: string }>;
 
-/** The 400 checks, in order: portfolio id, reportType, date, format (export only). */
-function parseQuery(id: string, params: URLSearchParams, isExport: boolean): Query | { error: string } {
+function parseQuery(id: string, params: URLSearchParams, isExport: boolean) {
   const decoded = safeDecode(id);
   if (!/^[+-]?\d{1,10}$/.test(decoded) || Math.abs(Number(decoded)) > 2_147_483_647) {
     return { error: `Invalid value '${decoded}' for path variable 'portfolioId': must be an integer` };
@@ -286,7 +270,6 @@ function safeDecode(s: string): string {
   }
 }
 
-/** A zip fault's member: `bytes` bytes of NUL, or of one CSV line over and over, in 64 KiB pieces. */
 function* filler(z: NonNullable<Fault['zip']>): Generator<string> {
   const unit = z.fill === 'nul' ? '\0' : '2024-05-01,CH0102878927,Example 600 OG,1302.917413\n';
   const piece = unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
@@ -299,7 +282,7 @@ export function slidingWindow({ limit, windowMs }: RateLimit) {
   return (key: string, now: number): { ok: true } | { ok: false; retryAfterMs: number } => {
     const recent = (hits.get(key) ?? []).filter((t) => t > now - windowMs);
     hits.set(key, recent);
-    if (recent.length >= limit) return { ok: false, retryAfterMs: recent[0]! + windowMs - now };
+    if (recent.length >= limit) return { ok: false, retryAfterMs: recent[0] + windowMs - now };
     recent.push(now);
     return { ok: true };
   };

@@ -1,4 +1,3 @@
-/** Rows into bytes: JSON, the export's CSV in a streamed zip, and the export's file names. */
 import formatDisposition from 'content-disposition';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { ReportType } from '../domain.js';
@@ -9,7 +8,6 @@ export class Num {
 }
 export const num = (text: string): Num => new Num(text);
 export type Val = string | null | boolean | Num | Row;
-/** Key order is wire order. */
 export interface Row {
   readonly [key: string]: Val;
 }
@@ -29,7 +27,6 @@ export function toJson(v: Val, spaced = false): string {
   return `{${s}}`;
 }
 
-/** `head`, a line per row and `tail` in ~64 KiB chunks, so any number of rows streams with flat memory. */
 function* chunks(head: string, rows: Iterable<Row>, line: (row: Row, i: number) => string, tail = '') {
   let buf = head;
   let i = 0;
@@ -81,17 +78,15 @@ const CORPORATE_ACTIONS = columns(
 export const csvColumns = (type: ReportType): Columns =>
   type === 'index' ? INDEX : type.endsWith('corporateactions') ? CORPORATE_ACTIONS : CONSTITUENT;
 
-/** RFC 4180: quote a cell holding a comma, a quote or a line break; double the quotes. */
 export const csvCell = (text: string): string =>
   /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 
-/** A cell's text: null or a missing field is empty, as is an object where a value was expected. */
+const isRow = (v: Val | undefined): v is Row => !!v && typeof v === 'object' && !(v instanceof Num);
+
+/** Null, a missing field and an object where a value was expected are empty cells. */
 function cellText(row: Row, key: string, sub?: string): string {
-  let v: Val | undefined = row[key];
-  if (sub !== undefined) v = v && typeof v === 'object' && !(v instanceof Num) ? v[sub] : undefined;
-  if (v === undefined || v === null) return '';
-  if (v instanceof Num) return v.num;
-  return typeof v === 'object' ? '' : String(v);
+  const v = sub === undefined ? row[key] : isRow(row[key]) ? row[key][sub] : undefined;
+  return v instanceof Num ? v.num : v === undefined || v === null || isRow(v) ? '' : String(v);
 }
 
 export const csvHeader = (type: ReportType): string => `${csvColumns(type).map(([h]) => csvCell(h))}\n`;
@@ -99,7 +94,6 @@ export const csvHeader = (type: ReportType): string => `${csvColumns(type).map((
 export const csvLine = (type: ReportType, row: Row): string =>
   `${csvColumns(type).map(([, key, sub]) => csvCell(cellText(row, key, sub)))}\n`;
 
-/** A zip of one member holding `text` (deflated unless `store`), emitted while `text` is consumed. */
 export function* zipChunks(
   text: Iterable<string>,
   o: { member: string; date: string; store?: boolean },
@@ -134,6 +128,5 @@ export const asciiFallback = (name: string): string =>
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^\x20-\x7e]|["\\]/g, '_');
 
-/** RFC 6266: a quoted filename, plus filename* (RFC 5987) when the name is not plain ASCII. */
 export const contentDisposition = (fileName: string): string =>
   formatDisposition(fileName, { fallback: asciiFallback(fileName) });
