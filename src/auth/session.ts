@@ -193,7 +193,6 @@ export function createSession(d: SessionDeps): Session {
     }
     const creds = availableCredentials(s, stored);
     const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
-    let refusal: TokenRefusedError | undefined;
     if (cur && refreshUsable(cur, now())) {
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
@@ -201,28 +200,24 @@ export function createSession(d: SessionDeps): Session {
         return await keep(await grantToken(secret, refresh, cur), cur.bound);
       } catch (err) {
         if (!(err instanceof TokenRefusedError)) throw err;
-        const clientRefused = err.error === 'invalid_client' || err.error === 'unauthorized_client';
         // Only a refusal of the token itself ends the session; a refused client (a wrong
         // PRS_CLIENT_SECRET) is fixed by correcting it, and the session must still be there then.
-        if (err.error !== 'invalid_grant' && !(clientRefused && !secret && creds)) {
-          if (clientRefused && !secret)
+        if (err.error !== 'invalid_grant') {
+          if (!secret && (err.error === 'invalid_client' || err.error === 'unauthorized_client'))
             throw notLoggedIn(
               s,
               'this session was stored by an older prs that did not keep the client secret: log in once more',
             );
           throw err;
         }
-        refusal = err;
-        d.io.debug(`auth: refresh refused (${err.error})`);
-        if (err.error === 'invalid_grant') await save((p) => withSession(p, undefined));
+        d.io.debug('auth: refresh refused (invalid_grant)');
+        await save((p) => withSession(p, undefined));
       }
     }
     if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s));
 
     let hint: string | undefined;
-    if (refusal && refusal.error !== 'invalid_grant')
-      hint = `the token endpoint at ${hostOf(s.authUrl ?? '')} said: ${refusal.error}`;
-    else if (refusal || cur?.refreshToken)
+    if (cur?.refreshToken)
       hint =
         'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
     else if (!s.ci && !stored?.session)

@@ -16,10 +16,8 @@ import {
   entryChunks,
 } from './store.js';
 
-/** use, ask again and update (--refresh), or leave (--no-cache). */
 export type CacheUse = 'use' | 'refresh' | 'off';
 
-/** From the settings alone (no token call); undefined when not cacheable. */
 export function answerKey(
   s: Pick<Settings, 'baseUrl' | 'realm' | 'clientId' | 'tenant' | 'token' | 'username' | 'profile'>,
   q: ReportQuery,
@@ -50,14 +48,15 @@ interface CachedServiceOptions {
 export function cachedService(o: CachedServiceOptions): Service {
   const maxAgeMs = o.settings.cacheMaxAgeMs ?? 0;
   const profile = o.settings.profile;
-  const label = (q: ReportQuery) => `portfolio ${q.portfolioId} ${q.reportType} ${q.date}`;
   return {
     async report(q, hooks, use) {
       const key = cacheableDate(q.date, o.clock.now()) ? answerKey(o.settings, q) : undefined;
       if (key && o.use === 'use') {
         const hit = o.store.get(profile, key, maxAgeMs);
         if (hit) {
-          o.io.debug(`cache hit: ${label(q)} (stored ${isoSeconds(hit.storedAt)})`);
+          o.io.debug(
+            `cache hit: portfolio ${q.portfolioId} ${q.reportType} ${q.date} (stored ${isoSeconds(hit.storedAt)})`,
+          );
           return use(fromCache(hit, () => o.store.remove(profile, key)));
         }
       }
@@ -91,16 +90,11 @@ export function cachedService(o: CachedServiceOptions): Service {
         }),
       );
     },
-    async exportReport(q, hooks, save) {
-      return (await o.real()).exportReport(q, hooks, save);
-    },
-    async close() {
-      // The real service is closed by deps with the HTTP client.
-    },
+    exportReport: async (q, hooks, save) => (await o.real()).exportReport(q, hooks, save),
+    async close() {},
   };
 }
 
-/** A stored answer as the service would have given it; one the row stream refuses goes. */
 function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
   return {
     read(sink) {

@@ -26,21 +26,11 @@ import { writeAll } from '../stdout.js';
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');
 const sha256 = (data: string | Buffer) => hasher().update(data).digest('hex');
 
-/** Its body is `length` bytes at `offset` of the file at `path`. */
 export interface CachedAnswer {
   path: string;
   offset: number;
   length: number;
   storedAt: number;
-}
-
-interface StoreInfo {
-  directory: string;
-  entries: number;
-  bytes: number;
-  oldest?: number;
-  newest?: number;
-  profiles: Record<string, { entries: number; bytes: number }>;
 }
 
 export type CacheStore = ReturnType<typeof createCacheStore>;
@@ -65,7 +55,6 @@ export type AnswerKey = Record<Exclude<(typeof KEY_FIELDS)[number], 'portfolioId
 
 export const keyText = (k: AnswerKey): string => JSON.stringify(KEY_FIELDS.map((f) => k[f]));
 
-/** The key holds user and tenant names, which stay out of paths. */
 export function entryName(k: AnswerKey): string {
   return `${sha256(keyText(k))}${EXT}`;
 }
@@ -92,7 +81,6 @@ export function* entryChunks(a: CachedAnswer): Generator<Buffer> {
   }
 }
 
-/** The first line's fields and the key line, from the file's first 4 KiB. */
 function headOf(fd: number) {
   const head = Buffer.alloc(4096);
   const got = readSync(fd, head, 0, head.length, 0);
@@ -105,69 +93,57 @@ function headOf(fd: number) {
 }
 
 /** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
-function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
-  let fd: number;
+function withFile<T>(path: string, fn: (fd: number) => T): T {
+  const fd = openSync(path, 'r');
   try {
-    fd = openSync(path, 'r');
-  } catch {
-    return 'missing';
-  }
-  try {
-    const h = headOf(fd);
-    if (!h || fstatSync(fd).size - h.offset !== h.length) return 'corrupt';
-    const entry = { path, offset: h.offset, length: h.length, storedAt: h.storedAt };
-    const hash = hasher();
-    for (const chunk of entryChunks(entry)) hash.update(chunk);
-    if (hash.digest('hex') !== h.digest) return 'corrupt';
-    return h.key === keyText(k) ? entry : 'other key';
-  } catch {
-    return 'corrupt';
+    return fn(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-function storedAtOf(path: string): number | undefined {
-  let fd: number | undefined;
+function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
   try {
-    fd = openSync(path, 'r');
-    return headOf(fd)?.storedAt;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    return withFile(path, (fd) => {
+      const h = headOf(fd);
+      if (!h || fstatSync(fd).size - h.offset !== h.length) return 'corrupt';
+      const entry = { path, offset: h.offset, length: h.length, storedAt: h.storedAt };
+      const hash = hasher();
+      for (const chunk of entryChunks(entry)) hash.update(chunk);
+      if (hash.digest('hex') !== h.digest) return 'corrupt';
+      return h.key === keyText(k) ? entry : 'other key';
+    });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'corrupt';
   }
 }
 
-interface Found {
-  path: string;
-  profile: string;
-  size: number;
-  mtimeMs: number;
+function storedAtOf(path: string): number | undefined {
+  try {
+    return withFile(path, headOf)?.storedAt;
+  } catch {
+    return undefined;
+  }
 }
 
-/** Temporaries of dead writers go on the way. */
-function scan(root: string, profiles?: string[]): Found[] {
-  const found: Found[] = [];
-  for (const profile of profiles ?? listDir(root)) {
+function scan(root: string, profiles = listDir(root)) {
+  return profiles.flatMap((profile) => {
     removeStaleTemporaries(join(root, profile));
-    for (const name of listDir(join(root, profile))) {
+    return listDir(join(root, profile)).flatMap((name) => {
       const path = join(root, profile, name);
       const st = name.endsWith(EXT) && statSync(path, { throwIfNoEntry: false });
       // Removed meanwhile by another process: gone from the count too.
-      if (st) found.push({ path, profile, size: st.size, mtimeMs: st.mtimeMs });
-    }
-  }
-  return found;
+      return st ? [{ path, profile, size: st.size, mtimeMs: st.mtimeMs }] : [];
+    });
+  });
 }
 
+/** A directory that is not there, or not readable, is empty. */
 function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw err;
+  } catch {
+    return [];
   }
 }
 
@@ -202,15 +178,6 @@ function readMark(cacheDir: string, name: string): string {
   }
 }
 
-function readMarks(cacheDir: string): Map<string, string> {
-  try {
-    return new Map(listDir(join(cacheDir, CLEARED)).map((name) => [name, readMark(cacheDir, name)]));
-  } catch {
-    return new Map(); // an unreadable cache dir: every get misses, every put fails
-  }
-}
-
-/** Best effort: the clear itself is what was asked. */
 function markCleared(cacheDir: string, profile: string | undefined): void {
   try {
     privateDir(join(cacheDir, CLEARED));
@@ -220,7 +187,7 @@ function markCleared(cacheDir: string, profile: string | undefined): void {
 
 export function createCacheStore(o: StoreOptions) {
   const root = join(o.cacheDir, 'answers');
-  const marks = readMarks(o.cacheDir);
+  const marks = new Map(listDir(join(o.cacheDir, CLEARED)).map((name) => [name, readMark(o.cacheDir, name)]));
   const clearedSince = (profile: string) =>
     [ALL, profile].some((name) => readMark(o.cacheDir, name) !== (marks.get(name) ?? ''));
   const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');
@@ -239,7 +206,7 @@ export function createCacheStore(o: StoreOptions) {
   /** The least recently used entries go until the store fits its bound (each write scans it: a miss's cost). */
   const evict = () => {
     const all = scan(root);
-    let total = all.reduce((sum, f) => sum + f.size, 0);
+    let total = sizeOf(all);
     all.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
     for (const f of all) {
       if (total <= o.maxBytes) break;
@@ -249,7 +216,6 @@ export function createCacheStore(o: StoreOptions) {
 
   return {
     root,
-    /** A fresh entry, marked used; a corrupt one is removed. */
     get(profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined {
       const entry = read(profile, k, maxAgeMs);
       if (entry) {
@@ -262,11 +228,9 @@ export function createCacheStore(o: StoreOptions) {
       }
       return entry;
     },
-    /** Not marked used (--dry-run). */
     peek(profile: string, k: AnswerKey, maxAgeMs: number): boolean {
       return read(profile, k, maxAgeMs) !== undefined;
     },
-    /** Errors while writing abandon the entry, silently. */
     writer(profile: string, k: AnswerKey) {
       const path = pathOf(profile, k);
       const placeholder = entryHead(k, 0, '0'.repeat(64), 0);
@@ -335,30 +299,27 @@ export function createCacheStore(o: StoreOptions) {
       // This store's own clear does not stop it.
       for (const name of [ALL, profile ?? ALL]) marks.set(name, readMark(o.cacheDir, name));
       const found = scan(root, profile === undefined ? undefined : [profile]);
-      const removed = { entries: found.length, bytes: found.reduce((sum, f) => sum + f.size, 0) };
+      const removed = { entries: found.length, bytes: sizeOf(found) };
       rmSync(profile === undefined ? root : join(root, profile), { recursive: true, force: true });
       return removed;
     },
-    info(): StoreInfo {
-      const info: StoreInfo = { directory: root, entries: 0, bytes: 0, profiles: {} };
-      for (const f of scan(root)) {
-        info.entries++;
-        info.bytes += f.size;
-        info.profiles[f.profile] ??= { entries: 0, bytes: 0 };
-        const p = info.profiles[f.profile]!;
-        p.entries++;
-        p.bytes += f.size;
-        const at = storedAtOf(f.path);
-        if (at === undefined) continue;
-        if (info.oldest === undefined || at < info.oldest) info.oldest = at;
-        if (info.newest === undefined || at > info.newest) info.newest = at;
+    info() {
+      const found = scan(root);
+      const profiles: Record<string, { entries: number; bytes: number }> = {};
+      for (const f of found) {
+        const p = profiles[f.profile] ?? { entries: 0, bytes: 0 };
+        profiles[f.profile] = { entries: p.entries + 1, bytes: p.bytes + f.size };
       }
-      return info;
+      const times = found.map((f) => storedAtOf(f.path)).filter((t) => t !== undefined);
+      const oldest = times.length ? times.reduce((a, b) => Math.min(a, b)) : undefined;
+      const newest = times.length ? times.reduce((a, b) => Math.max(a, b)) : undefined;
+      return { directory: root, entries: found.length, bytes: sizeOf(found), profiles, oldest, newest };
     },
   };
 }
 
-/** Needs no settings: a deleted profile's entries can go too. */
+const sizeOf = (found: { size: number }[]) => found.reduce((sum, f) => sum + f.size, 0);
+
 export function clearAnswers(cacheDir: string, profile?: string): { entries: number; bytes: number } {
   return createCacheStore({ cacheDir, maxBytes: 1, clock: { now: Date.now } }).clear(profile);
 }

@@ -13,7 +13,6 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   url: string;
   headers?: Record<string, string>;
-  /** Logged with secret fields masked. */
   form?: string;
   /** Counted in the run's metrics by this name (the logout call is not). */
   endpoint?: Endpoint;
@@ -23,7 +22,6 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** Always consumed or dumped. */
   body: Readable & { text(): Promise<string>; dump(): Promise<void> };
 }
 
@@ -65,7 +63,6 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   return new Agent(agentOpts);
 }
 
-/** One request; `timeoutMs` bounds the wait for the headers and each silence in the body. */
 export async function request(
   dispatcher: Dispatcher,
   url: string,
@@ -225,7 +222,6 @@ export function hostOf(url: string): string {
 
 const MAX_MESSAGE = 200;
 
-/** A short text from an error body: a JSON message field, or a plain-text body's first line. */
 export function shortMessage(body: string, contentType?: string): string | undefined {
   const text = body.trim();
   if (!text) return undefined;

@@ -36,7 +36,6 @@ const RETRY_NETWORK_CODES: readonly string[] = [
   'UND_ERR_BODY_TIMEOUT',
 ];
 
-/** `attempt`: the retry being considered (1 for the first). `random` in [0, 1). */
 export function nextDelay(
   policy: RetryPolicy,
   attempt: number,
@@ -66,7 +65,6 @@ export function networkCodeOf(err: { cause?: unknown }): string {
   return cause?.code ?? cause?.cause?.code ?? '';
 }
 
-/** io.debug's arguments for a wait: `io.debug(...waitLine(ms, reason))`. */
 export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
   const event = reason === 'rate-limit' ? 'wait' : 'retry';
   return [`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`, { event, waitMs: Math.round(ms), reason }];

@@ -14,7 +14,6 @@ import { PING_TIMEOUT_MS, type PingKind, pingRequest, sendPing } from './ping.js
 export interface RunObserver {
   /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
   finish(exitCode: number, errorLines: readonly string[]): Promise<void>;
-  /** The forced way out (a second Ctrl-C): the metrics, when the file's lock is free. */
   finishNow(exitCode: number): void;
 }
 
@@ -89,7 +88,6 @@ function entryOf(e: RunEvent): LogEntry | undefined {
   }
 }
 
-/** Sends the start ping. `run.type` goes into each item's log entry. */
 export async function watchRun(
   deps: Deps,
   command: RunCommand,

@@ -37,7 +37,6 @@ const seconds = (ms: number) => String(Math.round(ms) / 1000);
 const SAMPLE =
   /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{command="(?:[^"\\\n]|\\.)*",profile="(?:[^"\\\n]|\\.)*")[,}].* \S+$/;
 
-/** The previous file's sample lines of other runs (command or profile), by metric name. */
 function otherSeries(previous: string, command: string, profile: string): Map<string, string[]> {
   const own = labels({ command, profile }).slice(0, -1);
   const out = new Map<string, string[]>();
@@ -103,7 +102,6 @@ export function metricsText(m: RunMetrics, previous = ''): string {
   return `${out.join('\n')}\n`;
 }
 
-/** The last success (ms) a previous file holds for this command and profile. */
 export function lastSuccessFrom(text: string, command: string, profile: string): number | undefined {
   const want = labels({ command, profile });
   for (const line of text.split('\n')) {

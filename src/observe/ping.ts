@@ -22,7 +22,6 @@ export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = '
   return { method: 'POST', url: kind === 'success' ? url : `${url}/${exitCode}`, body: text };
 }
 
-/** Resolves on a 2xx, else throws naming the monitor in redacted form. */
 export async function sendPing(
   dispatcher: Dispatcher,
   req: PingRequest,
