@@ -1,6 +1,5 @@
-// The token lifecycle of CLI.md "Session". Renewals of a profile are serialised across processes by
-// a lock beside the config file; inside it the stored session is read again, so a process that lost
-// the race uses the winner's token (a rotated refresh token is never spent twice).
+// CLI.md "Session". A profile's renewals are serialised across processes by a lock; inside it the stored
+// session is read again, so the race's loser uses the winner's token (a rotated refresh token is spent once).
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';

@@ -130,39 +130,30 @@ export function boundOf(p: ProfileData): Partial<SessionBinding> {
 const holdsSecrets = (data: StoreData) => Object.values(data.profiles).some(holdsSession);
 
 // Loose modes are tightened to 0700/0600; where prs cannot, secrets are refused (as ssh refuses a key
-// file). Without secrets a loose mode is the user's choice.
-function ensurePrivate(
-  dir: string,
-  file: string,
-  secrets: boolean,
-  refusing = 'refusing to store the session in',
-): { path: string; mode: number }[] {
-  const tightened: { path: string; mode: number }[] = [];
+// file). Without secrets a loose mode is the user's choice. `told`: reading, each path tightened is said.
+function ensurePrivate(dir: string, file: string, secrets: boolean, told?: (line: string) => void): void {
   for (const [path, mode] of [
     [dir, 0o700],
     [file, 0o600],
   ] as const) {
-    let current: number;
-    try {
-      current = statSync(path).mode & 0o777;
-    } catch {
-      continue; // not there yet: created private
-    }
+    const current = (statSync(path, { throwIfNoEntry: false })?.mode ?? 0) & 0o777;
     if ((current & 0o077) === 0) continue;
+    const was = current.toString(8);
     try {
       chmodSync(path, mode);
-      tightened.push({ path, mode: current });
+      told?.(
+        `prs: warning: ${path} holds secrets and others could ${path === file ? 'read' : 'open'} it (mode ${was}): made it 0${mode.toString(8)}`,
+      );
     } catch (err) {
       if (!secrets) continue;
       throw new FileError(
-        `${refusing} ${path}: others can read or write it (mode ${current.toString(8)}) and prs cannot change that (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        `refusing to ${told ? 'use the secrets in' : 'store the session in'} ${path}: others can read or write it (mode ${was}) and prs cannot change that (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
         {
           hint: `make it private (chmod ${mode.toString(8)} ${path}) or set PRS_CONFIG_DIR to a directory of your own`,
         },
       );
     }
   }
-  return tightened;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -178,11 +169,7 @@ export async function openStore(
   const privateSecrets = (fileMode: number) => {
     if ((fileMode & 0o077) === 0 && (statSync(configDir).mode & 0o077) === 0) return;
     if (!o.warn) throw new FileError(`${path} holds secrets others can read`);
-    const tightened = ensurePrivate(configDir, path, true, 'refusing to use the secrets in');
-    for (const t of tightened)
-      o.warn(
-        `prs: warning: ${t.path} holds secrets and others could ${t.path === path ? 'read' : 'open'} it (mode ${t.mode.toString(8)}): made it ${t.path === path ? '0600' : '0700'}`,
-      );
+    ensurePrivate(configDir, path, true, o.warn);
   };
   const ensureDir = () => {
     try {

@@ -138,7 +138,6 @@ function scan(root: string, profiles = listDir(root)) {
   });
 }
 
-/** A directory that is not there, or not readable, is empty. */
 function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
@@ -203,7 +202,7 @@ export function createCacheStore(o: StoreOptions) {
     return age >= 0 && age < maxAgeMs ? entry : undefined;
   };
 
-  /** The least recently used entries go until the store fits its bound (each write scans it: a miss's cost). */
+  /** Least recently used first, until the store fits (each write scans it: a miss's cost). */
   const evict = () => {
     const all = scan(root);
     let total = sizeOf(all);

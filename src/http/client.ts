@@ -1,6 +1,5 @@
-// The HTTP plumbing of the token call, the report endpoints and the pings: one keep-alive undici
-// dispatcher (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets redacted, transport
-// errors mapped. undici is loaded at the first request, so that hostOf costs no one its load.
+// One keep-alive undici dispatcher (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets
+// redacted, transport errors mapped. undici is loaded at the first request: hostOf costs no one its load.
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';

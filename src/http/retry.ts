@@ -1,5 +1,4 @@
-// The retry rule (as ky's: which statuses and network failures, backoff, Retry-After): the one pure
-// function that decides after a failed attempt.
+// The retry rule (as ky's): the one pure function that decides after a failed attempt.
 import type { WaitReason } from '../domain.js';
 import type { LogFields } from '../log.js';
 
@@ -18,8 +17,7 @@ type Decision =
   /** retryAfterMs: the service asked for a longer wait than MAX_RETRY_AFTER_MS. */
   { action: 'give-up'; retryAfterMs?: number } | { action: 'wait'; ms: number; reason: WaitReason };
 
-/** The longest Retry-After waited for (a longer one gives up at once, naming the time): longer than
- * any sane rate-limit window, short enough that a cron job is not stuck for an hour. */
+/** The longest Retry-After waited for (longer: give up at once, naming the time): a cron job is not stuck. */
 export const MAX_RETRY_AFTER_MS = 120_000;
 
 const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
@@ -70,8 +68,7 @@ export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
   return [`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`, { event, waitMs: Math.round(ms), reason }];
 }
 
-/** 1 s * 2^(attempt-1), at most 30 s, with "equal jitter" (into [½, 1] of that): the growth stays
- * visible, parallel clients spread out. */
+/** 1 s * 2^(attempt-1), at most 30 s, with "equal jitter" into [½, 1] of that. */
 export function backoff(attempt: number, random: () => number): number {
   const ceiling = Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling * (0.5 + random() * 0.5));

@@ -17,23 +17,14 @@ export interface RunObserver {
   finishNow(exitCode: number): void;
 }
 
-interface Tally {
-  items: Record<ItemStatus, number>;
-  requests: Map<string, RunMetrics['requests'][number]>;
-  rateLimitWaitMs: number;
-  bytesWritten: number;
-  failures: string[];
-}
-
-export function emptyTally(): Tally {
-  return {
-    items: { written: 0, skipped: 0, empty: 0, failed: 0 },
-    requests: new Map(),
-    rateLimitWaitMs: 0,
-    bytesWritten: 0,
-    failures: [],
-  };
-}
+export const emptyTally = () => ({
+  items: { written: 0, skipped: 0, empty: 0, failed: 0 } as Record<ItemStatus, number>,
+  requests: new Map<string, RunMetrics['requests'][number]>(),
+  rateLimitWaitMs: 0,
+  bytesWritten: 0,
+  failures: [] as string[],
+});
+type Tally = ReturnType<typeof emptyTally>;
 
 export function count(t: Tally, e: RunEvent): void {
   if (e.event === 'item') {

@@ -47,7 +47,6 @@ function otherSeries(previous: string, command: string, profile: string): Map<st
   return out;
 }
 
-/** The file's text; `previous`: the file this one replaces, whose other runs' series are kept. */
 export function metricsText(m: RunMetrics, previous = ''): string {
   const base = { command: m.command, profile: m.profile };
   const others = otherSeries(previous, m.command, m.profile);

@@ -9,11 +9,7 @@ export const PING_BODY_MAX = 10_000;
 
 export type PingKind = 'start' | 'success' | 'failure';
 
-export interface PingRequest {
-  method: 'GET' | 'POST';
-  url: string;
-  body?: string;
-}
+export type PingRequest = { method: 'GET' | 'POST'; url: string; body?: string };
 
 export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = ''): PingRequest {
   const url = base.replace(/\/+$/, '');
@@ -22,11 +18,8 @@ export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = '
   return { method: 'POST', url: kind === 'success' ? url : `${url}/${exitCode}`, body: text };
 }
 
-export async function sendPing(
-  dispatcher: Dispatcher,
-  req: PingRequest,
-  timeoutMs = PING_TIMEOUT_MS,
-): Promise<void> {
+export async function sendPing(dispatcher: Dispatcher, req: PingRequest): Promise<void> {
+  const timeoutMs = PING_TIMEOUT_MS;
   let status: number;
   try {
     const res = await request(dispatcher, req.url, {

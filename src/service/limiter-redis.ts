@@ -1,7 +1,5 @@
-// The limiter's state in Redis, for machines that share an account: one key holding the state as
-// JSON, changed by the same rule as the file (limiter.ts) on Redis's clock and replaced only if nobody
-// changed it meanwhile. Redis is never a point of failure: unreachable, refused or too slow, one
-// warning and the local file limiter takes over for the rest of the run.
+// The limiter's state in Redis for machines sharing an account: one JSON key, changed by limiter.ts's rule
+// on Redis's clock by compare-and-set. Redis unusable: one warning, the file limiter for the rest of the run.
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
 import { type Change, parseState, type Slots, spanOf } from './limiter.js';
@@ -27,7 +25,6 @@ export interface RedisLimiterOptions {
   url: string;
   hash: string;
   rate: RateLimit;
-  /** Made when Redis fails, given what Redis held last. */
   fallback(held?: LimiterState): Slots;
   warn(line: string): void;
   debug(line: string): void;

@@ -36,8 +36,7 @@ export interface CallHooks {
 export interface Service {
   /** Read by `use` inside the retry loop: a body cut off is asked for again, so `use` keeps nothing of it. */
   report<T>(q: ReportQuery, hooks: CallHooks, use: (res: ReportResponse) => Promise<T>): Promise<T>;
-  /** The export with its body consumed by `save` inside the retry loop (a stalled download is retried;
-   * a `save` that returns the response takes it out of the loop). */
+  /** `save` consumes the body inside the retry loop; one that returns the response takes it out of the loop. */
   exportReport<T>(
     q: ReportQuery & { format: ExportFormat },
     hooks: CallHooks,
