@@ -2,14 +2,7 @@
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Item } from '../domain.js';
-import {
-  FileExistsError,
-  FORCE_HINT,
-  NoDataError,
-  PrsError,
-  StdoutClosedError,
-  UsageError,
-} from '../errors.js';
+import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
 import {
   assertWritableTarget,
   type createAtomicFile,
@@ -69,7 +62,7 @@ async function exportFiles(
   openFile?: typeof createAtomicFile,
 ): Promise<string[]> {
   const { io } = deps;
-  const { saveExport, existsHint } = await import('../export/save.js');
+  const { saveExport } = await import('../export/save.js');
   const { openManifest, exportItemKey, describeFiles } = await import('../export/manifest.js');
 
   const items = itemsOf(o.portfolioIds, o.dates);
@@ -108,7 +101,6 @@ async function exportFiles(
           ...o,
           ...item,
           template,
-          keepExisting: o.skipExisting,
           signal,
           written,
           openFile,
@@ -141,10 +133,6 @@ async function exportFiles(
     ...runWith(deps, 'export'),
     parallel: o.parallel,
     failFast: o.failFast,
-    mapError: (err) =>
-      err instanceof FileExistsError && !o.skipExisting && err.hint === FORCE_HINT
-        ? new FileExistsError(err.path, existsHint())
-        : err,
     onOutcome: (r) => {
       if (r.status === 'empty' && total > 1) io.note(`no data for ${itemLabel(r.item)}`);
       if (r.status !== 'written' || o.json) return;
@@ -176,23 +164,20 @@ async function exportFiles(
 }
 
 function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    portfolioId: r.item.portfolioId,
+  const { item, paths, error } = r;
+  return {
+    portfolioId: item.portfolioId,
     type: o.type,
-    date: r.item.date,
+    date: item.date,
     format: o.format,
     status: r.status,
+    ...(paths.length > 0 && { path: paths[0] }),
+    ...(paths.length > 1 && { extracted: paths.slice(1) }),
+    ...(r.bytes !== undefined && { bytes: r.bytes }),
+    ...(error !== undefined && {
+      error: { exitCode: r.exitCode, message: error instanceof PrsError ? error.message : String(error) },
+    }),
   };
-  if (r.paths.length > 0) out.path = r.paths[0];
-  if (r.paths.length > 1) out.extracted = r.paths.slice(1);
-  if (r.bytes !== undefined) out.bytes = r.bytes;
-  if (r.error !== undefined) {
-    out.error = {
-      exitCode: r.exitCode,
-      message: r.error instanceof PrsError ? r.error.message : String(r.error),
-    };
-  }
-  return out;
 }
 
 async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {

@@ -23,6 +23,7 @@ export function exportItemKey(
   run: { type: string; format: string; extract: boolean; nameTemplate?: string },
   item: { portfolioId: number; date: string },
 ): string {
+  const template = run.nameTemplate ?? settings.nameTemplate;
   const { baseUrl = '', tenant = '' } = settings;
   const key = [
     baseUrl,
@@ -33,7 +34,6 @@ export function exportItemKey(
     run.format,
     run.extract ? 'extract' : '',
   ];
-  const template = run.nameTemplate ?? settings.nameTemplate;
   return (template === undefined ? key : [...key, template]).join('|');
 }
 

@@ -24,7 +24,6 @@ export function dispositionFileName(header = ''): string | undefined {
   return name?.trim() ? name : undefined;
 }
 
-/** Free text → words fit for a file name: letters, digits and `-` kept, everything else splits. */
 export function nameWords(text: string): string[] {
   return text
     .normalize('NFC')
@@ -61,19 +60,8 @@ export function exportKind(format: ExportFormat): ExportKind {
   return format === 'csv' ? 'zip' : 'json';
 }
 
-/** CLI.md's rule, `<date>_<name>_index`: --name, else the rows' index names, else `portfolio_<id>`. */
-export function fallbackFileName(o: {
-  date: string;
-  portfolioId: number;
-  kind: ExportKind;
-  name?: string;
-  indexWords?: readonly string[];
-}): string {
-  return templateFileName('{date}_{name}_index', { ...o, type: '', words: nameWordsOf(o) });
-}
-
 /** The content's extension replaces a name's own (a dot and 1–10 letters or digits, one a letter: not `v1.5`). */
-export function withExtension(name: string, kind: ExportKind): string {
+function withExtension(name: string, kind: ExportKind): string {
   if (name.toLowerCase().endsWith(`.${kind}`)) return name;
   const ext = /\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$/.exec(name);
   const stem = ext ? name.slice(0, ext.index) : name;
@@ -97,29 +85,28 @@ export function nameFromHeaders(o: { contentDisposition?: string; kind: ExportKi
   return safe === undefined ? undefined : withExtension(safe, o.kind);
 }
 
-/** A --name-template filled in (`{name}`: the words joined by `_`), made safe, the content's extension added. */
-export function templateFileName(
-  template: string,
-  o: { date: string; words: readonly string[]; type: string; portfolioId: number; kind: ExportKind | 'csv' },
-): string {
-  const values: Record<string, string> = {
-    date: o.date,
-    name: o.words.join('_'),
-    type: o.type,
-    portfolio: String(o.portfolioId),
-  };
-  const stem = template.replace(/\{(\w+)\}/g, (_, f: string) => values[f] ?? '');
-  return sanitizeFileName(`${truncateUtf8(stem, MAX_NAME_BYTES - 6)}.${o.kind}`) ?? `export.${o.kind}`;
-}
-
-/** The <name> words: --name, else the rows' index names, else `portfolio <id>`. */
-export function nameWordsOf(o: {
+/**
+ * A --name-template filled in, else CLI.md's `<date>_<name>_index`, made safe, the content's extension added.
+ * `{name}`: --name's words, else the rows' index names (less a trailing currency), else `portfolio_<id>`.
+ */
+export function ruleFileName(o: {
+  template?: string;
+  date: string;
+  portfolioId: number;
+  type?: string;
+  kind: string;
   name?: string;
   indexWords?: readonly string[];
-  portfolioId: number;
-}): string[] {
+}): string {
   let words = o.name === undefined ? [] : nameWords(o.name);
   if (words.length === 0 && o.indexWords?.length) words = dropCurrency(o.indexWords);
   if (words.length === 0) words = ['portfolio', String(o.portfolioId)];
-  return words;
+  const values: Record<string, string> = {
+    date: o.date,
+    name: words.join('_'),
+    type: o.type ?? '',
+    portfolio: String(o.portfolioId),
+  };
+  const stem = (o.template ?? '{date}_{name}_index').replace(/\{(\w+)\}/g, (_, f: string) => values[f] ?? '');
+  return sanitizeFileName(`${truncateUtf8(stem, MAX_NAME_BYTES - 6)}.${o.kind}`) ?? `export.${o.kind}`;
 }

@@ -5,11 +5,12 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
+import { addAbortSignal, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
   FileExistsError,
+  FORCE_HINT,
   fileError,
   InterruptedError,
   NetworkError,
@@ -26,10 +27,8 @@ import {
   disambiguate,
   type ExportKind,
   exportKind,
-  fallbackFileName,
   nameFromHeaders,
-  nameWordsOf,
-  templateFileName,
+  ruleFileName,
 } from './naming.js';
 import { isCsvEntry, memberFileName, verifyZip, type ZipEntry, ZipError } from './zip.js';
 
@@ -37,7 +36,6 @@ export interface SaveContext {
   portfolioId: number;
   date: string;
   format: ExportFormat;
-  /** Ignored with `output` (`-o FILE`). */
   dir: string;
   output?: string;
   name?: string;
@@ -51,8 +49,7 @@ export interface SaveContext {
   onBytes?(bytes: number): void;
   /** Seam for tests (disk full, permission denied). */
   openFile?: typeof createAtomicFile;
-  /** --skip-existing */
-  keepExisting?: boolean;
+  skipExisting?: boolean;
   /** Parallel exports wait here for the earlier items; false: a repeat of an earlier item's data. */
   turn?(body: { sha256: string; bytes: number }): Promise<boolean>;
 }
@@ -109,18 +106,15 @@ async function download(
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
+  // `onChunk` throws at a corrupt body's first bad byte.
+  const meter = async function* (body: AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
       bytes += chunk.length;
-      try {
-        onChunk?.(chunk);
-      } catch (err) {
-        return done(err as Error); // a corrupt 200 MB body fails at its first bad byte
-      }
+      onChunk?.(chunk);
       c.onBytes?.(bytes);
-      done(null, chunk);
-    },
-  });
+      yield chunk;
+    }
+  };
   try {
     await pipeline(res.body, meter, dest, { signal: c.signal });
   } catch (err) {
@@ -136,7 +130,6 @@ async function download(
 /** The body is always consumed or destroyed. */
 export async function saveExport(res: ExportResponse, c: SaveContext): Promise<SaveResult> {
   const openFile = c.openFile ?? createAtomicFile;
-  // What was asked for decides what the body must be, whatever its name or content type say.
   const kind = exportKind(c.format);
   const dir = c.output === undefined ? c.dir : dirname(c.output);
   // Aborted at the end, whatever happened: a committed file's abort does nothing.
@@ -144,7 +137,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   try {
     // A name the headers decide fails on an existing file before the download; under --skip-existing
     // an existing target is compared at the end instead.
-    const early = c.keepExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
+    const early = c.skipExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
     const file = await openFile(early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
       force: c.force,
     });
@@ -163,7 +156,6 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
-      // `[]` carries no data either, as for `report`.
       if (scanner.end() === 0) return { kind: 'empty' };
       indexWords = names.words();
     } else {
@@ -194,7 +186,9 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     if (c.signal.aborted) throw new InterruptedError();
     // Names are settled after the turn: which names this run took decides the suffixes.
     const path =
-      c.output ?? knownPath(res, c, kind, dir) ?? unique(join(dir, ruleName(c, kind, indexWords)), c);
+      c.output ??
+      knownPath(res, c, kind, dir) ??
+      unique(join(dir, ruleFileName({ ...c, kind, indexWords })), c);
     const targets = [{ file, saved: { path, bytes, sha256 } }];
     if (!scanner && c.extract) {
       if (!entries.some(isCsvEntry)) throw corrupt(c, 'the zip holds no CSV file to extract');
@@ -228,6 +222,8 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   } catch (err) {
     discard(res.body);
     if (c.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError();
+    if (err instanceof FileExistsError && !c.skipExisting && err.hint === FORCE_HINT)
+      throw new FileExistsError(err.path, existsHint());
     throw asCorrupt(err, c);
   } finally {
     await Promise.all(files.map((f) => f.abort()));
@@ -245,24 +241,17 @@ function discard(body: Readable): void {
   body.destroy();
 }
 
-/** The target path when the headers (or --name, or a zip's fallback) decide it. */
+/** The target path when the headers, a template or --name decide it (not the rows' index names). */
 function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: string): string | undefined {
-  const fromServer = nameFromHeaders({ contentDisposition: res.contentDisposition, kind });
-  // A template names the file whatever the server suggests; {name} of JSON rows needs the file read.
-  if (c.template !== undefined) {
-    if (kind === 'json' && c.name === undefined && c.template.includes('{name}')) return undefined;
-    return unique(join(dir, ruleName(c, kind)), c);
-  }
+  // A template names the file whatever the server suggests.
+  const fromServer =
+    c.template === undefined
+      ? nameFromHeaders({ contentDisposition: res.contentDisposition, kind })
+      : undefined;
   if (fromServer !== undefined) return unique(join(dir, fromServer), c);
-  // A JSON export without --name takes its name from the rows, known only once the file is read.
-  if (kind === 'json' && c.name === undefined) return undefined;
-  return unique(join(dir, fallbackFileName({ ...c, kind })), c);
-}
-
-function ruleName(c: SaveContext, kind: ExportKind, indexWords?: readonly string[]): string {
-  if (c.template === undefined) return fallbackFileName({ ...c, kind, indexWords });
-  const words = nameWordsOf({ ...c, indexWords });
-  return templateFileName(c.template, { ...c, type: c.type ?? '', words, kind });
+  if (kind === 'json' && c.name === undefined && (c.template ?? '{name}').includes('{name}'))
+    return undefined;
+  return unique(join(dir, ruleFileName({ ...c, kind })), c);
 }
 
 function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | 'date'>): string {
@@ -270,7 +259,6 @@ function unique(path: string, c: Pick<SaveContext, 'written' | 'portfolioId' | '
   return join(dirname(path), disambiguate(path.slice(dirname(path).length + 1), c.portfolioId, c.date));
 }
 
-/** Where each CSV member goes, in extraction's order. */
 function memberPaths(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: string): string[] {
   const members: string[] = [];
   const csv = entries.filter(isCsvEntry);
@@ -308,11 +296,11 @@ async function holdsSame(f: SavedFile, content: string | undefined, c: SaveConte
 async function keptTargets(files: SavedFile[], content: string | undefined, c: SaveContext) {
   const kept = new Set<string>();
   for (const f of files) {
-    if (c.keepExisting && (await holdsSame(f, content, c))) kept.add(f.path);
+    if (c.skipExisting && (await holdsSame(f, content, c))) kept.add(f.path);
     else
       await assertWritableTarget(f.path, c.force).catch(async (err) => {
         if (!(err instanceof FileExistsError)) throw err;
-        const same = !c.keepExisting && (await holdsSame({ ...f }, content, c));
+        const same = !c.skipExisting && (await holdsSame({ ...f }, content, c));
         throw new FileExistsError(f.path, existsHint(same ? 'same' : 'different', c.template));
       });
   }

@@ -11,7 +11,6 @@ export class ZipError extends Error {
   override name = 'ZipError';
 }
 
-/** A member as the central directory describes it (its name decoded). */
 export interface ZipEntry {
   name: string;
   crc: number;

@@ -51,8 +51,6 @@ export interface RunOptions {
   rate?: RateLimit;
   /** So the ETA counts the shared limiter's slots already taken. */
   limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
-  /** Before a failure is classified and reported. */
-  mapError?(err: unknown): unknown;
   /** In item order; a promise holds the item's slot until it settles. */
   onOutcome?(o: Outcome): void | Promise<void>;
 }
@@ -151,14 +149,13 @@ export async function runItems(
         showProgress: (text) => progress.show(text),
       });
       return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes };
-    } catch (err) {
+    } catch (error) {
       if (outside.aborted) {
         halt(outsideError(), -1);
         return undefined;
       }
       // Stopped by another item: this one's error is a consequence, not an outcome.
       if (stop.signal.aborted) return undefined;
-      const error = o.mapError ? o.mapError(err) : err;
       if (stopOnAny || !isItemFailure(error)) halt(error, index);
       return { item, index, status: 'failed', paths: [], error, exitCode: exitCodeFor(error) } as Outcome;
     }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { templateFileName } from '../../../src/export/naming.js';
+import { ruleFileName } from '../../../src/export/naming.js';
 import { checkNameTemplate } from '../../../src/fs/file-name.js';
 
 const item = {
   date: '2024-05-03',
-  words: ['Example', '600', 'OG'],
+  name: 'Example 600 OG',
   type: 'constituent.close',
   portfolioId: 42,
 };
 
-describe('templateFileName', () => {
+describe('ruleFileName with a template', () => {
   it.each([
     ['{date}_{name}_{type}', 'json', '2024-05-03_Example_600_OG_constituent.close.json'],
     ['{portfolio}/{date}', 'zip', '2024-05-03.zip'], // a path is reduced to its last segment
@@ -17,7 +17,7 @@ describe('templateFileName', () => {
     ['daily {portfolio}', 'json', 'daily 42.json'],
     ['.{date}', 'json', '2024-05-03.json'], // never a hidden file
   ] as const)('%s (%s) → %s', (template, kind, want) => {
-    expect(templateFileName(template, { ...item, kind })).toBe(want);
+    expect(ruleFileName({ ...item, template, kind })).toBe(want);
   });
 });
 

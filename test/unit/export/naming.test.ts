@@ -7,9 +7,9 @@ import {
   dispositionFileName,
   dropCurrency,
   exportKind,
-  fallbackFileName,
   nameFromHeaders,
   nameWords,
+  ruleFileName,
 } from '../../../src/export/naming.js';
 import { MAX_NAME_BYTES, sanitizeFileName, truncateUtf8 } from '../../../src/fs/file-name.js';
 
@@ -224,11 +224,11 @@ describe('the <date>_<name>_index rule', () => {
     [{ name: '&&' }, 'json', '2024-05-01_portfolio_42_index.json'],
     [{ name: '../../etc' }, 'json', '2024-05-01_etc_index.json'],
   ] as const)('%j (%s) → %s', (o, kind, want) => {
-    expect(fallbackFileName({ date: '2024-05-01', portfolioId: 42, kind, ...o })).toBe(want);
+    expect(ruleFileName({ date: '2024-05-01', portfolioId: 42, kind, ...o })).toBe(want);
   });
 
   it('keeps a rule name within the length cap', () => {
-    const name = fallbackFileName({
+    const name = ruleFileName({
       date: '2024-05-01',
       portfolioId: 1,
       kind: 'json',
