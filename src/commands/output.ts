@@ -13,9 +13,7 @@ import { defaultFormat } from './report.flags.js';
 
 export interface Output {
   format: ReportFormat;
-  /** Stdout is a terminal, and the rows go neither to a file nor through --jq. */
   terminal: boolean;
-  /** Colour follows stdout, never into a file or --jq. */
   color: boolean;
   width: number;
   /** --jq's own writer over the rows when its filter is in the subset render/jq-fast.ts runs. */
@@ -29,25 +27,19 @@ export interface Output {
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }
 
-/** "portfolio 42 on 2024-05-03, 2024-05-06" per portfolio, at most `max` dates each. */
-export function describeEmpty(empty: readonly { portfolioId: number; date: string }[], max = 8): string {
+/** "portfolio 42 on 2024-05-03, 2024-05-06" per portfolio, at most 8 dates each. */
+export function describeEmpty(empty: readonly { portfolioId: number; date: string }[]): string {
   const byId = new Map<number, string[]>();
   for (const e of empty) byId.set(e.portfolioId, [...(byId.get(e.portfolioId) ?? []), e.date]);
   return [...byId]
     .map(([id, dates]) => {
-      const list =
-        dates.length > max
-          ? `${dates.slice(0, max).join(', ')} and ${dates.length - max} more`
-          : dates.join(', ');
-      return `portfolio ${id} on ${list}`;
+      const more = dates.length > 8 ? ` and ${dates.length - 8} more` : '';
+      return `portfolio ${id} on ${dates.slice(0, 8).join(', ')}${more}`;
     })
     .join('; ');
 }
 
-/**
- * The end of a report or diff run: the holiday notes, `wrote` when `done` counts any, "no data for …",
- * then the failed items' error, or `nothing`'s when no item was done.
- */
+/** A report or diff run's end: holiday notes, `wrote`, "no data for …", then the failed items' error or `nothing`'s. */
 export function endRun(
   deps: Deps,
   run: RunEnd,

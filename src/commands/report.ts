@@ -48,7 +48,6 @@ interface Target {
   discard?(): Promise<void>;
 }
 
-/** The format's writer, or with --raw the body as received: each answer spooled until it checked out. */
 async function spoolTarget(o: ReportOptions, deps: Deps, out: Output): Promise<Target> {
   const { Spool } = await import('../render/spool.js');
   const writer = o.raw
@@ -178,13 +177,9 @@ async function reportRows(
   endRun(deps, run, holidays, [written, 'written'], wrote, (noData) => new NoDataError(noData!, { hint }));
 }
 
-/** Parquet is binary: never to a terminal or a pipe. */
 async function assertParquetTarget(path: string): Promise<void> {
-  const { stat } = await import('node:fs/promises');
-  const s = await stat(path).catch(() => undefined);
-  if (s && (s.isCharacterDevice() || s.isFIFO() || s.isSocket())) {
+  if (await (await import('../fs/atomic.js')).isSpecialFile(path))
     throw new UsageError(`-f parquet writes a file, and ${path} is a terminal or a pipe`, {
       hint: 'give a file name: -o report.parquet',
     });
-  }
 }
