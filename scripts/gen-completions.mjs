@@ -12,7 +12,7 @@ const check = process.argv.includes('--check');
 
 const result = await build({
   stdin: {
-    contents: "export { completionScript, COMPLETION_FILES } from './src/completion/scripts.ts';\n",
+    contents: "export { completionScript, SHELLS } from './src/completion/scripts.ts';\n",
     resolveDir: root,
     loader: 'ts',
   },
@@ -28,8 +28,8 @@ let generated;
 try {
   const file = join(dir, 'generate.mjs');
   writeFileSync(file, result.outputFiles[0].contents);
-  const { completionScript, COMPLETION_FILES } = await import(pathToFileURL(file).href);
-  generated = Object.entries(COMPLETION_FILES).map(([shell, path]) => [path, completionScript(shell)]);
+  const { completionScript, SHELLS } = await import(pathToFileURL(file).href);
+  generated = SHELLS.map((shell) => [`completions/prs.${shell}`, completionScript(shell)]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -19,7 +19,6 @@ export interface AuthStatusOptions {
   json: boolean;
 }
 
-/** How a call would get its token, and what `ready` says of it. */
 const READY_VIA = {
   PRS_TOKEN: 'uses PRS_TOKEN as is',
   'access token': 'stored access token',

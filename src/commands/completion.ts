@@ -17,7 +17,6 @@ function fromTable(table: Record<string, { flag?: string; help: string; complete
   return out;
 }
 
-/** What each option's value completes to, from the flag tables: by "<command path> <long flag>", or the long flag. */
 export const OPTION_VALUES: Readonly<Record<string, Completion>> = {
   ...fromTable(SETTINGS),
   ...fromTable(REPORT_FLAGS, 'report '),

@@ -1,6 +1,6 @@
 /** `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets). */
 import type { Deps } from '../deps.js';
-import { NoDataError, UsageError } from '../errors.js';
+import { NoDataError } from '../errors.js';
 import { oneOf } from '../input.js';
 import {
   checkSetting,
@@ -11,6 +11,7 @@ import {
   settingRow,
   shownValue,
 } from '../settings.js';
+import { asUsage } from './flags.js';
 
 export interface ConfigOptions {
   action: 'list' | 'get' | 'set' | 'unset' | 'path';
@@ -21,13 +22,7 @@ export interface ConfigOptions {
 
 export const parseKey = (key: string): SettingKey => oneOf('setting', key, SETTING_KEYS, 'settings');
 
-export function checkValue(key: SettingKey, value: string): string {
-  try {
-    return checkSetting(key, value);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
+export const checkValue = (key: SettingKey, value: string) => asUsage(() => checkSetting(key, value));
 
 const shown = (key: SettingKey, value: string | undefined) => (value ? shownValue(key, value) : value);
 

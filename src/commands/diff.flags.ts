@@ -1,4 +1,3 @@
-/** `prs diff`'s flags → its typed options, every bad combination a UsageError before any request. */
 import { REPORT_FORMATS, type ReportType } from '../domain.js';
 import {
   dateRange,

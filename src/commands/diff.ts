@@ -12,20 +12,14 @@ import { itemLabel } from '../run/outcomes.js';
 import type { DiffOptions } from './diff.flags.js';
 import { endRun, type Output, outputRun } from './output.js';
 
-interface Answer {
-  item: Item;
-  type: ReportType;
-  rows: Row[];
-}
+type Answer = { item: Item; type: ReportType; rows: Row[] };
 
 export async function diff(o: DiffOptions, deps: Deps): Promise<void> {
-  const dates = [...new Set(o.steps.map((s) => s.date))];
   return outputRun(o, deps, {
     name: 'diff',
-    plan: async () => {
-      const types = o.against ? [o.type, o.against] : undefined;
-      const { reportPlan } = await import('../run/dry-run.js');
-      await reportPlan({ ...o, command: 'diff', dates, types, json: o.format === 'json' }, deps);
+    plan: {
+      dates: [...new Set(o.steps.map((s) => s.date))],
+      types: o.against ? [o.type, o.against] : undefined,
     },
     run: (out) => diffRun(o, deps, out),
   });

@@ -1,8 +1,7 @@
-/** `prs export`'s flags → its typed options, every bad combination a UsageError before any request. */
 import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
-import { type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
+import { asUsage, type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
   json: 'the rows as one JSON file (the default)',
@@ -62,7 +61,7 @@ export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, no
     dir: o.dir,
     output: parseOutput(o.output, EXPORT_FORMATS),
     name: o.name,
-    ...(o.nameTemplate === undefined ? {} : { nameTemplate: nameTemplate(o.nameTemplate) }),
+    ...(o.nameTemplate !== undefined && { nameTemplate: checkedTemplate(o.nameTemplate) }),
     force: !!o.force,
     extract: !!o.extract,
     skipExisting: !!o.skipExisting,
@@ -73,13 +72,11 @@ export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, no
   };
 }
 
-function nameTemplate(t: string): string {
-  try {
-    return checkNameTemplate(t);
-  } catch (err) {
-    throw usage(`invalid --name-template "${t}": ${(err as Error).message}`);
-  }
-}
+const checkedTemplate = (t: string) =>
+  asUsage(
+    () => checkNameTemplate(t),
+    (m) => `invalid --name-template "${t}": ${m}`,
+  );
 
 function parseParallel(v: string): number {
   if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');

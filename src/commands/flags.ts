@@ -8,12 +8,20 @@ export function usage(message: string, hint?: string): UsageError {
   return new UsageError(message, { hint });
 }
 
+/** `parse`'s one-line Error as a UsageError (exit 2), its message reworded by `say`. */
+export function asUsage<T>(parse: () => T, say = (message: string) => message): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw usage(say((err as Error).message));
+  }
+}
+
 export function requireType(v: string | undefined): ReportType {
   if (v === undefined) throw usage('missing --type', `one of: ${REPORT_TYPES.join(', ')}`);
   return parseReportType(v);
 }
 
-/** A command's flag: commander's spelling, its help line, its default, what its value completes to. */
 export interface FlagRow {
   flag: string;
   help: string;

@@ -19,7 +19,6 @@ export interface LoginOptions {
   clientCredentials?: boolean;
 }
 
-/** One value login needs: a setting (key) or a secret. */
 interface LoginField {
   key?: SettingKey;
   secret?: 'password' | 'clientSecret';

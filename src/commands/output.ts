@@ -1,6 +1,6 @@
 /** The run skeleton report and diff share: --jq, the format, -o (checked first, written whole), --dry-run, the sink. */
 import type { Deps } from '../deps.js';
-import type { ReportFormat } from '../domain.js';
+import type { ReportFormat, ReportType } from '../domain.js';
 import type { AtomicFile } from '../fs/atomic.js';
 import type { Sink } from '../render/sink.js';
 import type { RowWriter, Widened } from '../render/writer.js';
@@ -60,13 +60,14 @@ export function endRun(
 }
 
 export async function outputRun(
-  o: OutputOptions,
+  o: OutputOptions & { portfolioIds: number[]; type: ReportType },
   deps: Deps,
   command: {
     name: 'report' | 'diff';
     /** A check of the -o target beyond its being writable, before any request. */
     check?: (output: string) => Promise<void>;
-    plan: () => Promise<void>;
+    /** What --dry-run counts: the dates of the run and (diff --against) its two types. */
+    plan: { dates: string[]; types?: readonly ReportType[] };
     run: (out: Output) => Promise<void>;
   },
 ): Promise<void> {
@@ -85,7 +86,11 @@ export async function outputRun(
     await assertWritableTarget(o.output, o.force);
     await command.check?.(o.output);
   }
-  if (o.dryRun) return command.plan();
+  if (o.dryRun) {
+    const { reportPlan } = await import('../run/dry-run.js');
+    await reportPlan({ ...o, ...command.plan, command: command.name, json: o.format === 'json' }, deps);
+    return;
+  }
   const opened: AtomicFile[] = [];
   let target: Sink | undefined;
   let rows: Sink | undefined;

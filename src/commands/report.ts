@@ -13,12 +13,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
   return outputRun(o, deps, {
     name: 'report',
     check: o.parquet ? assertParquetTarget : undefined,
-    plan: async () => {
-      await (await import('../run/dry-run.js')).reportPlan(
-        { ...o, command: 'report', json: o.format === 'json' },
-        deps,
-      );
-    },
+    plan: { dates: o.dates },
     run: async (out) => {
       const service = await deps.service({ cache: o.cache });
       const target = o.parquet ? await parquetTarget(o, out) : await spoolTarget(o, deps, out);

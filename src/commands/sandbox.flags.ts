@@ -8,7 +8,6 @@ const withDefault = <F extends string>(spelling: F, help: string, value: string 
 export const SANDBOX_FLAGS = {
   port: withDefault('--port <n>', 'port (0 picks a free one)', SANDBOX.port),
   host: withDefault('--host <host>', 'address to listen on', SANDBOX.host),
-  // Commander hands the value to the global --rate-limit of the same name (define.ts).
   rateLimit: withDefault(
     '--rate-limit <n/window>',
     "the sandbox's JSON endpoint limit per user",

@@ -5,10 +5,9 @@ import { UsageError } from '../errors.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { loginArgs, type SandboxOptions } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
-import type { FlagsOf } from './flags.js';
+import { asUsage, type FlagsOf } from './flags.js';
 import type { SANDBOX_FLAGS } from './sandbox.flags.js';
 
-/** The flags as given; parseSandboxOptions checks them when it runs. */
 export type SandboxCommandOptions = FlagsOf<typeof SANDBOX_FLAGS>;
 
 const MAX_TTL = 10 * 365 * 86_400;
@@ -24,11 +23,10 @@ function wholeNumber(flag: string, v: string, min: number, max: number): number 
 export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
   const host = o.host.trim();
   if (host === '' || /\s|\/|:\/\//.test(host)) throw new UsageError(`invalid --host "${o.host}"`);
-  try {
-    parseRateLimit(o.rateLimit);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message} (from --rate-limit)`);
-  }
+  asUsage(
+    () => parseRateLimit(o.rateLimit),
+    (m) => `${m} (from --rate-limit)`,
+  );
   return {
     port: wholeNumber('--port', o.port, 0, 65535),
     host,

@@ -3,9 +3,6 @@ import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS } from '../settings.js';
 
-/** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
-type OptionValues = Readonly<Record<string, Completion>>;
-
 /** By the argument's name: config's <key>; any other argument completes to its choices, if any. */
 const ARGUMENT_VALUES: Record<string, Completion> = { key: { values: SETTING_KEYS } };
 
@@ -20,7 +17,8 @@ const described = (entries: [string, string][]): Completion => ({
 export function complete(
   program: Command,
   words: readonly string[],
-  values: OptionValues,
+  /** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
+  values: Readonly<Record<string, Completion>>,
 ): { complete?: Completion; prefix?: string } {
   const help = program.createHelp();
   const globals = help.visibleOptions(program).filter((o) => o.long !== '--version');

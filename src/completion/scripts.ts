@@ -3,13 +3,9 @@
 // description per line, or `:files`/`:dirs` for the shell's own file completion.
 import { EXAMPLES } from '../help.js';
 
-export type Shell = 'bash' | 'zsh' | 'fish';
-
-export const COMPLETION_FILES: Record<Shell, string> = {
-  bash: 'completions/prs.bash',
-  zsh: 'completions/prs.zsh',
-  fish: 'completions/prs.fish',
-};
+/** Each one's script is checked in as completions/prs.<shell>. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
 
 const BASH = `_prs() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prefix='' out line

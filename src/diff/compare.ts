@@ -90,7 +90,7 @@ export function* diffBatches(
   for (let i = 0; i < before.length; i++) index.set(keyOf(before[i]!, paths), i);
   const matched = new Uint8Array(before.length);
   const counts: PairCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
-  let out: Row[] = [];
+  const out: Row[] = [];
   const emit = (row: Row, change: Change, field: string, from: unknown, to: unknown) => {
     const r: Row = { ...o.lead, change };
     for (let k = 0; k < paths.length; k++) {
@@ -102,12 +102,6 @@ export function* diffBatches(
     r.to = to === undefined ? null : to;
     r.delta = deltaOf(from, to);
     out.push(r);
-  };
-  const full = () => out.length >= BATCH;
-  const take = () => {
-    const batch = out;
-    out = [];
-    return batch;
   };
   for (let j = 0; j < after.length; j++) {
     const row = after[j]!;
@@ -128,16 +122,16 @@ export function* diffBatches(
       if (changed) counts.changed++;
       else counts.unchanged++;
     }
-    if (full()) yield take();
+    if (out.length >= BATCH) yield out.splice(0);
   }
   for (let i = 0; i < before.length; i++) {
     if (matched[i]) continue;
     counts.removed++;
     const was = oldFlat[i]!;
     for (const f of fields) emit(before[i]!, 'removed', f, was[f], null);
-    if (full()) yield take();
+    if (out.length >= BATCH) yield out.splice(0);
   }
-  if (out.length > 0) yield take();
+  if (out.length > 0) yield out.splice(0);
   return counts;
 }
 

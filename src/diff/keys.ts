@@ -30,26 +30,22 @@ export function repeated(rows: readonly Row[], fields: readonly string[]): strin
   return undefined;
 }
 
-interface AnswerLabel {
-  rows: readonly Row[];
-  /** "portfolio 42 on 2024-03-15 (constituent.close)" */
-  label: string;
-}
-
 /** --key as given, else the type's first key, with its second added when the first repeats (a dual listing). */
 export function chooseKey(
   type: ReportType,
-  answers: readonly AnswerLabel[],
+  /** label: "portfolio 42 on 2024-03-15 (constituent.close)" */
+  answers: readonly { rows: readonly Row[]; label: string }[],
   explicit?: readonly string[],
 ): string[] {
   const check = (fields: string[]) => {
     for (const a of answers) {
       const value = repeated(a.rows, fields);
-      const hint = 'choose fields that tell the rows apart with --key a,b';
       if (value !== undefined)
         throw new UsageError(
           `the key ${fields.join(',')} repeats within the answer of ${a.label}: ${value}`,
-          { hint },
+          {
+            hint: 'choose fields that tell the rows apart with --key a,b',
+          },
         );
     }
     return fields;

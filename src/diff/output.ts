@@ -66,15 +66,13 @@ export function diffTable(
   return { text: table.text, notes };
 }
 
-/** json and ndjson written as each pair's rows come; csv, tsv and the table at the end. */
 export function diffWriter(o: DiffWriterOptions) {
   const kept: Row[] = [];
   let count = 0;
-  const indent = o.terminal;
   const json = (row: Row) => {
     if (o.format === 'ndjson') return `${stringifyLossless(row)}\n`;
     const open = count++ === 0 ? '[' : ',';
-    if (!indent) return open + stringifyLossless(row);
+    if (!o.terminal) return open + stringifyLossless(row);
     // As stringifyLossless(allRows, 2) would: JSON text holds no raw newline inside a string.
     return `${open}\n  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`;
   };
@@ -86,7 +84,8 @@ export function diffWriter(o: DiffWriterOptions) {
     },
     /** `key`: the fields the pairs were joined by (the header of an empty CSV/TSV). */
     end(key: readonly string[]): { text: string; notes: string[] } {
-      if (o.format === 'json') return { text: count === 0 ? '[]\n' : indent ? '\n]\n' : ']\n', notes: [] };
+      if (o.format === 'json')
+        return { text: count === 0 ? '[]\n' : o.terminal ? '\n]\n' : ']\n', notes: [] };
       if (o.format === 'ndjson') return { text: '', notes: [] };
       if (o.format === 'table') return diffTable(kept, o);
       const columns = diffColumns(kept, o.lead, key);
