@@ -72,25 +72,15 @@ export type FlagsOf<T extends Record<string, FlagRow>> = {
     : boolean;
 } & { -readonly [K in Defaulted<T>]: string };
 
-export interface OutputOptions {
-  /** undefined: by the -o file's extension, else table on a terminal and json in a pipe. */
-  format?: ReportFormat;
-  fields?: string[];
-  output?: string;
-  force: boolean;
-  failFast?: boolean;
-  dryRun?: boolean;
-  cache?: 'use' | 'refresh' | 'off';
-  jq?: string;
-  pager?: boolean;
-}
-
 type OutputFlags = Partial<
   Record<'output' | 'jq', string> & Record<'force' | 'failFast' | 'dryRun' | 'refresh' | 'pager', boolean>
 >;
 
+/** A format left undefined is chosen by the -o file's extension, else table on a terminal and json in a pipe. */
+export type OutputOptions = ReturnType<typeof outputOptions> & { format?: ReportFormat; fields?: string[] };
+
 /** The flags report and diff share → their options, after each command's own checks. */
-export function outputOptions(o: OutputFlags, noCache: boolean): Omit<OutputOptions, 'format' | 'fields'> {
+export function outputOptions(o: OutputFlags, noCache: boolean) {
   if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
   // `-o -` is stdout, as for export (and most tools), not a file named "-".
   const output =
@@ -104,5 +94,5 @@ export function outputOptions(o: OutputFlags, noCache: boolean): Omit<OutputOpti
     cache: o.refresh ? 'refresh' : noCache ? 'off' : 'use',
     ...(o.jq === undefined ? {} : { jq: o.jq }),
     ...(o.pager === false ? { pager: false } : {}),
-  };
+  } as const;
 }

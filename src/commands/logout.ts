@@ -15,10 +15,9 @@ export interface LogoutOptions {
 
 const END_SESSION_BUDGET_MS = 5_000;
 
-function endpointToEnd(
-  p: ProfileData,
-  envSecret: string | undefined,
-): (TokenEndpoint & { refreshToken: string }) | undefined {
+type EndAt = TokenEndpoint & { refreshToken: string };
+
+function endpointToEnd(p: ProfileData, envSecret: string | undefined): EndAt | undefined {
   const { authUrl, realm, clientId } = boundOf(p);
   const refreshToken = p.session?.refreshToken;
   if (!refreshToken || !authUrl || !realm || !clientId) return undefined;
@@ -26,7 +25,7 @@ function endpointToEnd(
 }
 
 /** Never throws: the local forgetting is done already. */
-async function endRemotely(targets: (TokenEndpoint & { refreshToken: string })[], deps: Deps): Promise<void> {
+async function endRemotely(targets: EndAt[], deps: Deps): Promise<void> {
   if (!targets.length) return;
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(END_SESSION_BUDGET_MS)]);
   await Promise.all(
@@ -79,7 +78,7 @@ export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
   // PRS_CLIENT_SECRET is the current profile's.
   const envSecret = o.all ? undefined : deps.env.PRS_CLIENT_SECRET || undefined;
   const loggedOut: string[] = [];
-  const targets: (TokenEndpoint & { refreshToken: string })[] = [];
+  const targets: EndAt[] = [];
   for (const n of names) {
     await store.update(n, (p) => {
       if (!p || !holdsSession(p)) return p;

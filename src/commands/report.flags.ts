@@ -1,26 +1,10 @@
 /** `prs report`'s flags → its typed options, without commander: its definition and src/hit.ts share them. */
-import { REPORT_FORMATS, type ReportFormat, type ReportType } from '../domain.js';
+import { REPORT_FORMATS, type ReportFormat } from '../domain.js';
 import { parseFields, parsePortfolioIds, parseReportFormat, resolveDates } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import {
-  type FlagRow,
-  type FlagsOf,
-  flag,
-  ITEM_FLAGS,
-  type OutputOptions,
-  outputOptions,
-  requireType,
-  usage,
-} from './flags.js';
+import { type FlagRow, type FlagsOf, flag, ITEM_FLAGS, outputOptions, requireType, usage } from './flags.js';
 
-export interface ReportOptions extends OutputOptions {
-  portfolioIds: number[];
-  type: ReportType;
-  dates: string[];
-  raw: boolean;
-  /** -f parquet (or an -o file ending .parquet): format unset. */
-  parquet?: boolean;
-}
+export type ReportOptions = ReturnType<typeof reportOptions>;
 
 const FORMAT_DESCRIPTIONS: Record<ReportFormat | 'parquet', string> = {
   table: 'aligned columns (the default on a terminal)',
@@ -64,7 +48,7 @@ export function reportOptions(
   o: ReportFlags,
   now: Date,
   globals: Pick<GlobalOptions, 'noCache'> = {},
-): ReportOptions {
+) {
   const parquet =
     o.format?.trim().toLowerCase() === 'parquet' ||
     (o.format === undefined && !o.json && o.jq === undefined && /\.parquet$/i.test(o.output ?? ''));
@@ -94,7 +78,8 @@ export function reportOptions(
     fields: o.fields === undefined ? undefined : parseFields(o.fields),
     raw: !!o.raw,
     ...outputOptions(o, !!globals.noCache),
-    ...(parquet ? { parquet } : {}),
+    // -f parquet (or an -o file ending .parquet): format unset.
+    ...(parquet && { parquet }),
   };
 }
 

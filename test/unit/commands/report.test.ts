@@ -40,8 +40,14 @@ const opts = (o: Partial<ReportOptions> = {}): ReportOptions => ({
   portfolioIds: [42],
   type: 'index',
   dates: ['2024-05-03'],
+  format: undefined,
+  fields: undefined,
+  output: undefined,
   force: false,
   raw: false,
+  failFast: false,
+  dryRun: false,
+  cache: 'use',
   ...o,
 });
 
