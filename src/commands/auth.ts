@@ -15,10 +15,6 @@ import type { Deps } from '../deps.js';
 import { AuthError } from '../errors.js';
 import { type Settings, shownValue } from '../settings.js';
 
-export interface AuthStatusOptions {
-  json: boolean;
-}
-
 const READY_VIA = {
   PRS_TOKEN: 'uses PRS_TOKEN as is',
   'access token': 'stored access token',
@@ -169,7 +165,7 @@ function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: numbe
   return rows.map(([k, v]) => `${`${k}:`.padEnd(width)} ${v}`);
 }
 
-export async function authStatus(o: AuthStatusOptions, deps: Deps): Promise<void> {
+export async function authStatus(o: { json: boolean }, deps: Deps): Promise<void> {
   const s = await deps.settings();
   const store = await deps.store();
   const stored = store.get(s.profile);

@@ -7,12 +7,6 @@ import type { Deps } from '../deps.js';
 import { fileError } from '../errors.js';
 import { resolveDirs } from '../settings.js';
 
-interface CacheOptions {
-  action: 'info' | 'clear';
-  json?: boolean;
-  all?: boolean;
-}
-
 const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
 /** 1536 → "1.5 KiB": the units `cache-size` is written in (and export's progress). */
@@ -21,7 +15,10 @@ export function sizeText(n: number): string {
   return u === 0 ? `${n} B` : `${Number((n / 1024 ** u).toFixed(1))} ${['KiB', 'MiB', 'GiB', 'TiB'][u - 1]}`;
 }
 
-export async function cache(o: CacheOptions, deps: Deps): Promise<unknown> {
+export async function cache(
+  o: { action: 'info' | 'clear'; json?: boolean; all?: boolean },
+  deps: Deps,
+): Promise<unknown> {
   const { io } = deps;
   const name = deps.profileName();
   if (o.action === 'clear') {

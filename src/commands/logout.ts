@@ -9,10 +9,6 @@ import { fileError, UsageError } from '../errors.js';
 import { hostOf } from '../http/client.js';
 import { resolveDirs } from '../settings.js';
 
-export interface LogoutOptions {
-  all: boolean;
-}
-
 const END_SESSION_BUDGET_MS = 5_000;
 
 type EndAt = TokenEndpoint & { refreshToken: string };
@@ -46,7 +42,7 @@ async function endRemotely(targets: EndAt[], deps: Deps): Promise<void> {
   );
 }
 
-export async function logout(o: LogoutOptions, deps: Deps): Promise<void> {
+export async function logout(o: { all: boolean }, deps: Deps): Promise<void> {
   const { io } = deps;
   // The cached answers are the tenant's data: they go with the session, best effort.
   const { cacheDir } = resolveDirs(deps.env);

@@ -8,10 +8,6 @@ import { peekLimiter } from '../service/service.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
 
-interface QuotaOptions {
-  json: boolean;
-}
-
 type Quota = ReturnType<typeof assessQuota>;
 
 function assessQuota(
@@ -49,7 +45,7 @@ function quotaLines(q: Quota): string[] {
   ];
 }
 
-export async function quota(o: QuotaOptions, deps: Deps): Promise<Quota> {
+export async function quota(o: { json: boolean }, deps: Deps): Promise<Quota> {
   const s = await deps.settings();
   const peeked = await peekLimiter(s, deps);
   const q = assessQuota(peeked.state, peeked.now, s.rateLimit, peeked.place);

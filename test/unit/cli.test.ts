@@ -3,12 +3,12 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import type { AuthStatusOptions } from '../../src/commands/auth.js';
+import type { authStatus } from '../../src/commands/auth.js';
 import type { CompletionOptions } from '../../src/commands/completion.js';
 import type { ConfigOptions } from '../../src/commands/config.js';
 import type { ExportOptions } from '../../src/commands/export.flags.js';
 import type { LoginOptions } from '../../src/commands/login.js';
-import type { LogoutOptions } from '../../src/commands/logout.js';
+import type { logout } from '../../src/commands/logout.js';
 import type { ReportOptions } from '../../src/commands/report.flags.js';
 import { UsageError } from '../../src/errors.js';
 import type { GlobalOptions } from '../../src/settings.js';
@@ -237,8 +237,8 @@ describe('export argv', () => {
 
 type OtherOptions =
   | LoginOptions
-  | LogoutOptions
-  | AuthStatusOptions
+  | Parameters<typeof logout>[0]
+  | Parameters<typeof authStatus>[0]
   | ConfigOptions
   | CompletionOptions
   | Record<string, never>;
