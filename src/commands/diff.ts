@@ -82,7 +82,6 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
       for (; !step.done; step = batches.next()) {
         const text = writer.add(step.value);
         if (text === '') continue;
-        // The spinner's line must not land between rows on a shared terminal.
         if (io.isStdoutTTY) ctx.clearProgress();
         bytes += Buffer.byteLength(text);
         await sink.write(text);

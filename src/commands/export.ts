@@ -1,4 +1,3 @@
-/** `prs export`: the run over portfolios and dates; src/export/save.ts writes each response. */
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Item } from '../domain.js';

@@ -79,7 +79,6 @@ type OutputFlags = Partial<
 /** A format left undefined is chosen by the -o file's extension, else table on a terminal and json in a pipe. */
 export type OutputOptions = ReturnType<typeof outputOptions> & { format?: ReportFormat; fields?: string[] };
 
-/** The flags report and diff share → their options, after each command's own checks. */
 export function outputOptions(o: OutputFlags, noCache: boolean) {
   if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
   // `-o -` is stdout, as for export (and most tools), not a file named "-".

@@ -1,5 +1,4 @@
-// `prs login`: a password or client-credentials grant with settings from flags > env > profile >
-// prompt; the client secret is kept, as every refresh grant needs it.
+// `prs login`: a password or client-credentials grant; the client secret is kept, as every refresh needs it.
 import { boundOf, loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';

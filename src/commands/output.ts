@@ -72,8 +72,7 @@ export async function outputRun(
   },
 ): Promise<void> {
   const { io } = deps;
-  // --jq: checked before any request. Its fast subset reads report's row batches; diff's rows are objects
-  // written as JSON text, which only jq-web reads.
+  // --jq is checked before any request; its fast subset reads report's row batches (diff's: jq-web only).
   const jq =
     o.jq === undefined
       ? undefined

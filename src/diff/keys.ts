@@ -33,7 +33,6 @@ export function repeated(rows: readonly Row[], fields: readonly string[]): strin
 /** --key as given, else the type's first key, with its second added when the first repeats (a dual listing). */
 export function chooseKey(
   type: ReportType,
-  /** label: "portfolio 42 on 2024-03-15 (constituent.close)" */
   answers: readonly { rows: readonly Row[]; label: string }[],
   explicit?: readonly string[],
 ): string[] {

@@ -4,11 +4,8 @@ import { MAX_NAME_BYTES, sanitizeFileName, truncateUtf8 } from '../fs/file-name.
 
 export type ExportKind = 'json' | 'zip';
 
-/**
- * The file name a Content-Disposition header suggests (RFC 6266: `filename*`, RFC 5987, wins), unsanitised;
- * undefined when there is none. Lenient: a slightly malformed header from the real service still names
- * the file (unquoted spaces, an unknown charset read as Latin-1, a repeated parameter: the first).
- */
+/** The name a Content-Disposition header suggests (RFC 6266: `filename*` wins), unsanitised. Lenient, as the
+ * real service needs: unquoted spaces, an unknown charset read as Latin-1, a repeated parameter's first. */
 export function dispositionFileName(header = ''): string | undefined {
   const ext = /(?:^|;)\s*filename\*\s*=\s*([\w!#$%&+^`{}~-]+)'[^']*'([^;\s]+)/i.exec(header);
   if (ext) {
@@ -85,10 +82,8 @@ export function nameFromHeaders(o: { contentDisposition?: string; kind: ExportKi
   return safe === undefined ? undefined : withExtension(safe, o.kind);
 }
 
-/**
- * A --name-template filled in, else CLI.md's `<date>_<name>_index`, made safe, the content's extension added.
- * `{name}`: --name's words, else the rows' index names (less a trailing currency), else `portfolio_<id>`.
- */
+/** A --name-template, else `<date>_<name>_index`, filled in and made safe, with the content's extension.
+ * `{name}`: --name's words, else the rows' index names (less a trailing currency), else `portfolio_<id>`. */
 export function ruleFileName(o: {
   template?: string;
   date: string;

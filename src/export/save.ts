@@ -106,7 +106,6 @@ async function download(
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   let bytes = 0;
-  // `onChunk` throws at a corrupt body's first bad byte.
   const meter = async function* (body: AsyncIterable<Buffer>) {
     for await (const chunk of body) {
       bytes += chunk.length;
@@ -135,8 +134,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   // Aborted at the end, whatever happened: a committed file's abort does nothing.
   const files: AtomicFile[] = [];
   try {
-    // A name the headers decide fails on an existing file before the download; under --skip-existing
-    // an existing target is compared at the end instead.
+    // A known name fails on an existing file before the download (under --skip-existing: compared at the end).
     const early = c.skipExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
     const file = await openFile(early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
       force: c.force,
@@ -159,7 +157,6 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
       if (scanner.end() === 0) return { kind: 'empty' };
       indexWords = names.words();
     } else {
-      // --extract: each CSV member to a temporary file of its own as the zip is checked (one inflate).
       const extractInto = async (entry: ZipEntry) => {
         if (!isCsvEntry(entry)) return undefined;
         const out = await openFile(join(dir, `prs-export-${process.pid}-${extracted.length}.csv`), {
@@ -202,8 +199,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     const content = scanner ? undefined : zipContent(entries);
     const kept = await keptTargets(saved, content, c);
     if (kept.size === saved.length) return { kind: 'existing', paths, files: saved };
-    // link(2) fails if a file appeared meanwhile. The names are this run's from the moment the files
-    // can exist: a parallel item named alike must find them taken.
+    // The names are taken from the moment the files can exist: a parallel item named alike must find them.
     for (const p of paths) c.written.add(p);
     const committed: string[] = [];
     try {
@@ -243,7 +239,6 @@ function discard(body: Readable): void {
 
 /** The target path when the headers, a template or --name decide it (not the rows' index names). */
 function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: string): string | undefined {
-  // A template names the file whatever the server suggests.
   const fromServer =
     c.template === undefined
       ? nameFromHeaders({ contentDisposition: res.contentDisposition, kind })

@@ -94,7 +94,6 @@ async function streamEntry(
     throw new ZipError(`zip entry ${label} uses an unsupported compression method (${method})`);
   const bomb = () =>
     new ZipError(`zip entry ${label} inflates more than ${MAX_RATIO}-fold its compressed size (a zip bomb?)`);
-  // The directory's word first, then the bytes themselves, which may not match it.
   if (inflatesTooMuch(entry.size, raw.compressedSize)) throw bomb();
   // A CSV member is text: a NUL byte means binary filler (or a bomb's padding), never a cell.
   const text = isCsvEntry(entry);
