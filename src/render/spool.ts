@@ -10,32 +10,35 @@ import type { Sink } from './sink.js';
 import { widen } from './union.js';
 import type { Chunk, Widened } from './writer.js';
 
-const SPOOL_MEMORY = 64 * 1024;
-const READ_BACK = 1024 * 1024;
+/** The bytes held in memory: the whole of a small answer; a larger one goes to its file in pieces this size. */
+const PIECE = 256 * 1024;
 
 export class Spool {
-  /** Once in a file: what is not written there yet. */
-  private held: Buffer | undefined;
-  private heldBytes = 0;
+  private buf: Buffer | undefined;
+  private n = 0;
   private fd: number | undefined;
   private fileBytes = 0;
 
-  constructor(private readonly limit = SPOOL_MEMORY) {}
+  constructor(private readonly limit = PIECE) {}
 
   get size(): number {
-    return this.heldBytes + this.fileBytes;
+    return this.fileBytes + this.n;
   }
 
   /** Takes a copy (a writer reuses its buffer). */
   write(chunk: Chunk): void {
-    if (chunk.length === 0) return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.held ??= Buffer.allocUnsafe(this.limit);
-    if (this.heldBytes + bytes.length <= this.limit) {
-      this.held.set(bytes, this.heldBytes);
-      this.heldBytes += bytes.length;
-      return;
+    for (let at = 0; at < bytes.length; ) {
+      if (this.n === this.limit) this.flush();
+      this.buf ??= Buffer.allocUnsafe(this.limit);
+      const k = Math.min(bytes.length - at, this.limit - this.n);
+      this.buf.set(k === bytes.length ? bytes : bytes.subarray(at, at + k), this.n);
+      this.n += k;
+      at += k;
     }
+  }
+
+  private flush(): void {
     let path: string | undefined;
     try {
       if (this.fd === undefined) {
@@ -43,27 +46,13 @@ export class Spool {
         this.fd = openSync(path, 'wx+', 0o600);
         unlinkSync(path);
       }
-      this.flush();
-      // A writer's chunk of a batch (about the bound's size) goes to the file as it is, not copied first.
-      if (bytes.length > this.limit / 2) this.append(bytes);
-      else {
-        this.held.set(bytes, 0);
-        this.heldBytes = bytes.length;
-      }
+      writeAll(this.fd, this.buf!.subarray(0, this.n));
     } catch (err) {
       this.drop();
       throw fileError(err, path ?? tmpdir());
     }
-  }
-
-  private flush(): void {
-    if (this.held && this.heldBytes > 0) this.append(this.held.subarray(0, this.heldBytes));
-    this.heldBytes = 0;
-  }
-
-  private append(bytes: Uint8Array): void {
-    writeAll(this.fd!, bytes);
-    this.fileBytes += bytes.length;
+    this.fileBytes += this.n;
+    this.n = 0;
   }
 
   /**
@@ -86,24 +75,22 @@ export class Spool {
   }
 
   private async *chunks(): AsyncGenerator<Buffer> {
-    if (this.fd === undefined) {
-      if (this.heldBytes > 0) yield this.held!.subarray(0, this.heldBytes);
-      return;
+    if (this.fd !== undefined) {
+      // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
+      const buf = Buffer.allocUnsafe(Math.min(PIECE, this.fileBytes));
+      for (let pos = 0; pos < this.fileBytes; ) {
+        const n = readSync(this.fd, buf, 0, buf.length, pos);
+        if (n === 0) break;
+        pos += n;
+        yield buf.subarray(0, n);
+      }
     }
-    this.flush();
-    // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
-    const buf = Buffer.allocUnsafe(Math.min(READ_BACK, this.fileBytes));
-    for (let pos = 0; pos < this.fileBytes; ) {
-      const n = readSync(this.fd, buf, 0, buf.length, pos);
-      if (n === 0) break;
-      pos += n;
-      yield buf.subarray(0, n);
-    }
+    if (this.n > 0) yield this.buf!.subarray(0, this.n);
   }
 
   drop(): void {
-    this.held = undefined;
-    this.heldBytes = 0;
+    this.buf = undefined;
+    this.n = 0;
     if (this.fd !== undefined) {
       try {
         closeSync(this.fd);
