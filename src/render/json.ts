@@ -32,12 +32,13 @@ export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): v
 export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
   if (t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
-  const j = runEnd(t, at, i);
-  if (j - i < 2) return i;
+  // A tight batch (the usual) needs no look at its rows: the tokenizer found it so.
+  const j = i === 0 && batch.tight ? at.length : runEnd(t, at, i);
+  if (j - i < 2 && !batch.tight) return i;
   const start = t[at[i]! + F.START]!;
   const from = out.n;
   out.copy(b, start, t[at[j - 1]! + F.END]!);
-  separate(out.buf, from - start, t, at, i, j, sep);
+  if (sep !== 44) separate(out.buf, from - start, t, at, i, j, sep);
   return j;
 }
 

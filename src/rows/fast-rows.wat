@@ -34,6 +34,8 @@
   (global $count (export "count") (mut i32) (i32.const 0))
   (global $high (export "high") (mut i32) (i32.const 0))
   (global $outAt (export "outAt") (mut i32) (i32.const 0))
+  ;; 1 when whitespace came before or after a row.
+  (global $loose (export "loose") (mut i32) (i32.const 0))
   ;; Why it stopped: 0 a row unlike the template, 1 the bytes ran out (all so far like it), 2 the tape
   ;; is full, 3 past the rows' `]`.
   (global $why (export "why") (mut i32) (i32.const 0))
@@ -86,12 +88,15 @@
     (global.set $count (i32.const 0))
     (global.set $high (i32.const 0))
     (global.set $why (i32.const 0))
+    (global.set $loose (i32.const 0))
     (local.set $done (local.get $p))
     (local.set $out0 (local.get $out))
     (block $stop
       (block $short
         (loop $row_loop
-          (local.set $p (call $ws (local.get $p) (local.get $n)))
+          (local.set $q (call $ws (local.get $p) (local.get $n)))
+          (if (i32.ne (local.get $q) (local.get $p)) (then (global.set $loose (i32.const 1))))
+          (local.set $p (local.get $q))
           (if (i32.gt_u
                 (i32.add (local.get $out) (i32.shl (i32.add (local.get $members) (i32.const 1)) (i32.const 5)))
                 (local.get $outEnd))
@@ -268,6 +273,7 @@
               (br $member)))
           ;; Then `,` or `]`.
           (local.set $q (call $ws (local.get $p) (local.get $n)))
+          (if (i32.ne (local.get $q) (local.get $p)) (then (global.set $loose (i32.const 1))))
           (br_if $short (i32.ge_u (local.get $q) (local.get $n)))
           (local.set $c (i32.load8_u (local.get $q)))
           (br_if $stop (i32.and (i32.ne (local.get $c) (i32.const 44)) (i32.ne (local.get $c) (i32.const 93))))

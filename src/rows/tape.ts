@@ -76,12 +76,16 @@ class KeyTable {
 
 export const keys = new KeyTable();
 
-/** The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused). */
+/**
+ * The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused).
+ * `tight`: the body had them compact and plain, one right after the other (`{…},{…}`).
+ */
 export class RowBatch {
   constructor(
     readonly b: Buffer,
     readonly tape: Int32Array,
     readonly at: Int32Array,
+    readonly tight = false,
   ) {}
 
   get length(): number {

@@ -60,6 +60,7 @@ export interface FastRows {
   end: { value: number };
   count: { value: number };
   high: { value: number };
+  loose: { value: number };
   why: { value: number };
 }
 // Node's types declare only part of it.
@@ -126,6 +127,9 @@ export class RowTokenizer {
   /** The rows' entries (tape indexes) read by this push. */
   private rows = new Int32Array(1024);
   private nRows = 0;
+  /** This push's rows so far compact and plain, each right after the one before (RowBatch.tight). */
+  private tight = true;
+  private lastEnd = 0;
   /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
   private gap = false;
   private esc = false;
@@ -211,6 +215,7 @@ export class RowTokenizer {
     this.wait = 0;
     this.n = 0;
     this.nRows = 0;
+    this.tight = true;
     for (;;) {
       const mark = this.at;
       const entries = this.n;
@@ -242,7 +247,7 @@ export class RowTokenizer {
       }
     }
     return this.build && this.nRows > 0
-      ? new RowBatch(this.b, this.tape, this.rows.subarray(0, this.nRows))
+      ? new RowBatch(this.b, this.tape, this.rows.subarray(0, this.nRows), this.tight)
       : NO_ROWS;
   }
 
@@ -437,7 +442,7 @@ export class RowTokenizer {
         }
         t.set(new Int32Array(w.memory.buffer, tapeAt, entries), this.n);
         if (w.high.value > 0) count = this.validUtf8(count, per);
-        this.addRows(new Int32Array(w.memory.buffer, rowsAt, count));
+        this.addRows(new Int32Array(w.memory.buffer, rowsAt, count), w.loose.value === 1);
         this.n += count * per;
         this.elements += count;
         any ||= count > 0;
@@ -456,7 +461,13 @@ export class RowTokenizer {
     }
   }
 
-  private addRows(entries: ArrayLike<number>): void {
+  private addRows(entries: ArrayLike<number>, loose = false): void {
+    if (entries.length === 0) return;
+    const t = this.tape;
+    const e = entries[0]!;
+    if (loose || t[e + F.FLAGS] || (this.nRows > 0 && t[e + F.START] !== this.lastEnd + 1))
+      this.tight = false;
+    this.lastEnd = t[entries[entries.length - 1]! + F.END]!;
     const need = this.nRows + entries.length;
     if (need > this.rows.length) {
       const grown = new Int32Array(Math.max(2 * this.rows.length, need));

@@ -16,6 +16,7 @@ import { type Column, cellText, isNested, seenColumns, valueAt } from '../../../
 import { csvCell, delimitedHeader, tsvCell } from '../../../src/render/delimited.js';
 import { widen } from '../../../src/render/union.js';
 import { createWriter, type WriterFormat } from '../../../src/render/writer.js';
+import type { RowBatch } from '../../../src/rows/tape.js';
 import { MalformedBody, RowTokenizer } from '../../../src/rows/tokenizer.js';
 import { rowsOf, writtenAs } from '../../helpers/rows.js';
 
@@ -621,6 +622,8 @@ function referenceOutput(format: WriterFormat, rows: Row[], columns: Column[]): 
 describe('the writers over bodies of every shape', () => {
   it('give what the rows as objects give (JSON.stringify, cells by column), with and without lead fields', () => {
     const seen = { copied: 0, walked: 0, objects: 0, lead: 0 };
+    // Answers with a batch of rows the writers copy at once (RowBatch.tight).
+    let tightAnswers = 0;
     fc.assert(
       fc.property(
         fc.array(rowModel, { minLength: 1, maxLength: 6 }),
@@ -635,9 +638,13 @@ describe('the writers over bodies of every shape', () => {
           const a = w.answer('one', lead);
           let out = '';
           const t = new RowTokenizer();
-          for (const part of chunks(Buffer.from(bodyText(models, s)), cuts))
-            out += String(a.rows(t.push(part)));
-          out += String(a.rows(t.end()));
+          let tight = false;
+          const write = (batch: RowBatch) => {
+            tight ||= batch.tight && batch.length > 1;
+            out += String(a.rows(batch));
+          };
+          for (const part of chunks(Buffer.from(bodyText(models, s)), cuts)) write(t.push(part));
+          write(t.end());
           a.done();
           out += String(w.end().text);
           if (rows.length === 0 || rows.every((r) => Object.keys(r).length === 0)) return;
@@ -646,11 +653,13 @@ describe('the writers over bodies of every shape', () => {
           if (s.spacing === 'compact' && !s.ascii) seen.copied++;
           else seen.walked++;
           if (rows.some((r) => Object.keys(r).some((k) => /^[0-9]/.test(k)))) seen.objects++;
+          if (tight) tightAnswers++;
         },
       ),
       { numRuns: 600 },
     );
     for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(30);
+    expect(tightAnswers).toBeGreaterThan(10);
   });
 
   it('rows laid out alike (the same keys, any values) give what their objects give, cut anywhere', () => {
