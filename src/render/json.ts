@@ -32,9 +32,9 @@ export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): v
 export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
   if (t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
-  // A tight batch (the usual) needs no look at its rows: the tokenizer found it so.
-  const j = i === 0 && batch.tight ? at.length : runEnd(t, at, i);
-  if (j - i < 2 && !batch.tight) return i;
+  // The tokenizer found the usual batch so: no look at its rows.
+  const j = i === 0 && batch.flags === 0 ? at.length : runEnd(t, at, i);
+  if (j - i < 2 && batch.flags !== 0) return i;
   const start = t[at[i]! + F.START]!;
   const from = out.n;
   out.copy(b, start, t[at[j - 1]! + F.END]!);
@@ -81,7 +81,7 @@ const SPACED = 24 * 1024;
  */
 export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
-  const j = plainEnd(t, at, i);
+  const j = i === 0 && !(batch.flags & (Flag.ESC | Flag.ODD)) ? at.length : plainEnd(t, at, i);
   if (j === i) return i;
   fast ??= loadFast();
   const from = t[at[i]! + F.START]!;

@@ -31,11 +31,15 @@ export enum F {
   FLAGS = 7,
 }
 
-/** ODD: what only an object gives right (a key twice, an integer key, an object in an array). */
+/**
+ * ODD: what only an object gives right (a key twice, an integer key, an object in an array). APART (a
+ * batch's): a row not right after the comma behind the one before.
+ */
 export enum Flag {
   GAP = 1,
   ESC = 2,
   ODD = 4,
+  APART = 8,
 }
 
 export const MAX_KEYS = 1 << 16;
@@ -78,14 +82,14 @@ export const keys = new KeyTable();
 
 /**
  * The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused).
- * `tight`: the body had them compact and plain, one right after the other (`{…},{…}`).
+ * `flags`: its rows' together (0: compact and plain, one right after the other, `{…},{…}`).
  */
 export class RowBatch {
   constructor(
     readonly b: Buffer,
     readonly tape: Int32Array,
     readonly at: Int32Array,
-    readonly tight = false,
+    readonly flags: number = Flag.APART,
   ) {}
 
   get length(): number {

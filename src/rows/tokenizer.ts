@@ -127,8 +127,8 @@ export class RowTokenizer {
   /** The rows' entries (tape indexes) read by this push. */
   private rows = new Int32Array(1024);
   private nRows = 0;
-  /** This push's rows so far compact and plain, each right after the one before (RowBatch.tight). */
-  private tight = true;
+  /** This push's rows' flags together (RowBatch.flags). */
+  private flags = 0;
   private lastEnd = 0;
   /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
   private gap = false;
@@ -215,7 +215,7 @@ export class RowTokenizer {
     this.wait = 0;
     this.n = 0;
     this.nRows = 0;
-    this.tight = true;
+    this.flags = 0;
     for (;;) {
       const mark = this.at;
       const entries = this.n;
@@ -247,7 +247,7 @@ export class RowTokenizer {
       }
     }
     return this.build && this.nRows > 0
-      ? new RowBatch(this.b, this.tape, this.rows.subarray(0, this.nRows), this.tight)
+      ? new RowBatch(this.b, this.tape, this.rows.subarray(0, this.nRows), this.flags)
       : NO_ROWS;
   }
 
@@ -465,8 +465,8 @@ export class RowTokenizer {
     if (entries.length === 0) return;
     const t = this.tape;
     const e = entries[0]!;
-    if (loose || t[e + F.FLAGS] || (this.nRows > 0 && t[e + F.START] !== this.lastEnd + 1))
-      this.tight = false;
+    this.flags |= t[e + F.FLAGS]!;
+    if (loose || (this.nRows > 0 && t[e + F.START] !== this.lastEnd + 1)) this.flags |= Flag.APART;
     this.lastEnd = t[entries[entries.length - 1]! + F.END]!;
     const need = this.nRows + entries.length;
     if (need > this.rows.length) {
