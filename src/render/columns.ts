@@ -145,19 +145,14 @@ export function selectFields(
   const unknown: string[] = [];
   const spec = new Set([PORTFOLIO_COLUMN, ...SPEC_COLUMNS[type]]);
   for (const f of fields) {
-    const exact = columns.find((c) => c.name === f);
-    if (exact) {
-      out.push(exact);
-      continue;
-    }
-    const under = columns.filter((c) => c.name.startsWith(`${f}.`));
-    if (under.length > 0) out.push(...under);
-    else if (spec.has(f)) out.push(columnOf(f));
-    else {
-      const specUnder = [...spec].filter((n) => n.startsWith(`${f}.`));
-      if (specUnder.length > 0) out.push(...specUnder.map(columnOf));
-      else unknown.push(f);
-    }
+    const found = [
+      columns.filter((c) => c.name === f),
+      columns.filter((c) => c.name.startsWith(`${f}.`)),
+      spec.has(f) ? [columnOf(f)] : [],
+      [...spec].filter((n) => n.startsWith(`${f}.`)).map(columnOf),
+    ].find((cs) => cs.length > 0);
+    if (found) out.push(...found);
+    else unknown.push(f);
   }
   if (unknown.length > 0) {
     const available = columns.length > 0 ? columns.map((c) => c.name) : [...spec];

@@ -166,22 +166,9 @@ function length(value: unknown): Computed {
 const HELPERS = { index, compare, truthy, tostring, length, type: (x: unknown) => TYPE[kind(x)] };
 
 /** The builtins without arguments: the helper each calls (`empty` has no output). */
-const BUILTINS: Record<string, string | undefined> = {
-  empty: undefined,
-  not: '!truthy',
-  type: 'type',
-  tostring: 'tostring',
-  length: 'length',
-};
+const BUILTINS = { empty: undefined, not: '!truthy', type: 'type', tostring: 'tostring', length: 'length' };
 
-const COMPARE: Record<string, string> = {
-  '==': '===',
-  '!=': '!==',
-  '<': '<',
-  '<=': '<=',
-  '>': '>',
-  '>=': '>=',
-};
+const COMPARE = { '==': '===', '!=': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
 /** A number token as jq 1.7 keeps it: the spelling it prints, a `number` where JS prints it so. */
 function literalNumber(text: string): number | JsonNumber {
@@ -332,7 +319,7 @@ function parse(tokens: Token[], code: Code): Gen {
   const and = () => logical('and', comparison);
   function comparison(): Gen {
     const a = postfix();
-    const op = COMPARE[peek() as string];
+    const op = Object.hasOwn(COMPARE, peek() as string) && COMPARE[peek() as keyof typeof COMPARE];
     if (!op) return a;
     p++;
     const b = postfix();
@@ -382,7 +369,7 @@ function parse(tokens: Token[], code: Code): Gen {
     if (t === 'if') return conditional();
     if (t === 'true' || t === 'false' || t === 'null') return (_, k) => k(t);
     if (Object.hasOwn(BUILTINS, t)) {
-      const call = BUILTINS[t];
+      const call = BUILTINS[t as keyof typeof BUILTINS];
       return (x, k) => (call ? value(`${call}(${x})`, k) : '');
     }
     if (t === 'select' && eat('(')) {

@@ -1,7 +1,5 @@
-/**
- * `--jq <filter>`: jq-fast.ts's subset on the rows themselves, else jq 1.7 (WebAssembly: jq-web) over
- * their exact JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
- */
+// `--jq`: jq-fast.ts's subset on the rows themselves, else jq 1.7 (jq-web, WebAssembly) over their exact
+// JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
 
 import { createRequire } from 'node:module';
 import { JsonNumber, type Row } from '../domain.js';
@@ -18,7 +16,7 @@ declare const __filename: string;
 
 /** jq-web: `printf %s input | jq flags filter`'s stdout less its last newline. */
 interface JqWeb {
-  raw(input: string | Uint8Array, filter: string, flags?: string[]): string | undefined;
+  raw(input: string | Buffer, filter: string, flags?: string[]): string | undefined;
 }
 
 export interface JqProgram {
@@ -26,8 +24,7 @@ export interface JqProgram {
   readonly writer?: () => RowWriter;
   /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row. */
   readonly format: 'json' | 'ndjson';
-  /** jq's output for `input`; a run-time error of the filter is exit 2. */
-  run(input: string | Uint8Array): string;
+  run(input: string | Buffer): string;
   /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
   collect(): { write(chunk: string | Uint8Array): void; end(): Promise<string> };
 }
@@ -35,22 +32,12 @@ export interface JqProgram {
 /** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-/** jq's first error line, without its `jq: error: ` lead and the line number of our wrapper. */
-function firstError(e: Error & { stderr?: string }): string {
-  const text = e.stderr ?? e.message.replace(/^Non-zero exit code: \d+\n?/, '');
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
-  return line
-    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
-    .replace(/ at <top-level>, line \d+:$/, '')
-    .trim();
-}
-
 /**
- * jq (emscripten) sets process.exitCode as a C program would: prs's own stays as it was. Over several
- * inputs jq goes on after a row's error and exits 0 when the last row passes; jq-web then hands its
- * stderr to console.warn: an error there fails the run as exit 5 would.
+ * jq-web's stdout, or jq's first error line. jq (emscripten) sets process.exitCode: prs's own stays. Over
+ * several inputs jq goes on after a row's error and exits 0 if the last row passes, its stderr handed to
+ * console.warn: an error there fails the run as exit 5 would.
  */
-function quietly<T>(fn: () => T): T {
+function raw(jq: JqWeb, input: string | Buffer, filter: string, flags: string[]) {
   const before = process.exitCode;
   const warn = console.warn;
   let error: string | undefined;
@@ -61,19 +48,23 @@ function quietly<T>(fn: () => T): T {
     if (error === undefined) warn(...args);
   };
   try {
-    const result = fn();
-    if (error !== undefined) throw Object.assign(new Error(error), { stderr: error });
-    return result;
+    const out = jq.raw(input, filter, flags);
+    if (error === undefined) return { out };
+  } catch (err) {
+    const e = err as Error & { stderr?: string };
+    const text = e.stderr ?? e.message.replace(/^Non-zero exit code: \d+\n?/, '');
+    error = text.split('\n').find((l) => l.trim() !== '') ?? text;
   } finally {
     process.exitCode = before;
     console.warn = warn;
   }
+  const line = error!
+    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/ at <top-level>, line \d+:$/, '');
+  return { error: line.trim() };
 }
 
-/**
- * A filter that does not compile is a UsageError (exit 2), decided before any request. One in the fast
- * subset is jq that compiles: jq-web loads only to name its run-time error. `fast: false`: jq-web only.
- */
+/** A filter that does not compile is exit 2 before any request; one in the fast subset is jq that does. */
 export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
   // `.[]` alone, `.[] | each`, or `map(gathered)` / `[.[] | gathered]`.
   const eachForm = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
@@ -90,19 +81,17 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
     await load();
     // Checked after `empty`, so even `repeat(1)` ends at once; the newlines keep a trailing `# comment`
     // from swallowing the closing parenthesis.
-    try {
-      quietly(() => jq!.raw('null', `empty | (\n${filter}\n)`, ['-n']));
-    } catch (err) {
-      throw new UsageError(`--jq: the filter does not compile: ${firstError(err as Error)}`, {
+    const { error } = raw(jq!, 'null', `empty | (\n${filter}\n)`, ['-n']);
+    if (error !== undefined)
+      throw new UsageError(`--jq: the filter does not compile: ${error}`, {
         hint: 'the jq manual: https://jqlang.org/manual/',
       });
-    }
   }
   // `.[] | f` is `f` on each row in turn: jq then holds one parsed row, not the whole array, and a run's
   // rows go to jq a batch at a time. Not when `f` reads inputs itself or stops jq (`halt`).
   const each = eachForm?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
-  /** Set once the rows go through the fast path: the first failed row's JSON, for jq-web to name. */
+  /** Set once the rows go through the fast path: the first failed row, for jq-web to name its error. */
   let fastRun: { failed?: string } | undefined;
   const program: JqProgram = {
     format: perRow === undefined ? 'json' : 'ndjson',
@@ -155,20 +144,13 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
       };
     },
     run(input) {
-      let out: string | undefined;
-      try {
-        // Compact JSON, one result per line: the lines are then given back the service's spelling.
-        out = quietly(() => jq!.raw(input, perRow ?? filter, ['-c', '-M']));
-      } catch (err) {
-        throw new UsageError(`--jq: ${firstError(err as Error)}`);
-      }
+      // Compact JSON, one result per line: the lines are then given back the service's spelling.
+      const { out, error } = raw(jq!, input, perRow ?? filter, ['-c', '-M']);
+      if (error !== undefined) throw new UsageError(`--jq: ${error}`);
       if (out === undefined || out === '') return '';
       // Looked for only once the output may hold a literal jq spells otherwise (an `E`), or when the
       // input has one with an exponent (`100E-2` prints as `1.00`).
-      const source =
-        typeof input === 'string'
-          ? input
-          : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString();
+      const source = input.toString();
       let spelling = /\d[eE][+-]?\d/.test(source) ? spellings(source) : undefined;
       let text = '';
       for (const line of out.split('\n')) {
@@ -253,10 +235,7 @@ class TapeRow extends Lazy {
   }
 }
 
-/**
- * Escapes read left to right, so that `\\ud800` (an escaped backslash, then text) is not taken for one:
- * `high`, a high half not followed at once by a low half; else `low`, a low half alone.
- */
+/** `high`: a high half without its low half next, else `low`: a low half alone; `\\ud800` is no escape. */
 export function loneSurrogate(text: string): 'high' | 'low' | undefined {
   let pending = -1; // where a high half's low half must start
   let lowAlone = false;
@@ -277,21 +256,11 @@ function wellFormed(v: unknown): unknown {
   if (typeof v === 'string') return v.replace(LONE, '\ufffd');
   if (Array.isArray(v)) return v.map(wellFormed);
   if (typeof v !== 'object' || v === null || v instanceof JsonNumber) return v;
-  const o: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v))
-    Object.defineProperty(o, k.replace(LONE, '\ufffd'), {
-      value: wellFormed(x),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  return o;
+  // fromEntries defines own properties: `__proto__` stays a key.
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(LONE, '\ufffd'), wellFormed(x)]));
 }
 
-/**
- * The rows through the fast path, an answer's failure held until it is done, as the writers' output is:
- * each result a line (a string raw), or `,` and its JSON when gathered.
- */
+/** Each result a line (a string raw), or `,` and its JSON when gathered; an answer's failure counts once done. */
 function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): RowWriter {
   let rows = 0;
   return {
@@ -301,13 +270,9 @@ function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): 
       return {
         rows(batch) {
           let text = '';
-          const emit = gather
-            ? (v: unknown) => {
-                text += `,${json(v)}`;
-              }
-            : (v: unknown) => {
-                text += `${typeof v === 'string' ? v : json(v)}\n`;
-              };
+          const emit = (v: unknown) => {
+            text += gather ? `,${json(v)}` : `${typeof v === 'string' ? v : json(v)}\n`;
+          };
           const row = new TapeRow(batch, lead);
           for (let i = 0; i < batch.length && failed === undefined; i++, n++) {
             row.at(i);
@@ -315,8 +280,7 @@ function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): 
               if (row.loneSurrogate()) throw new JqError();
               filter(row, emit);
             } catch (err) {
-              // A stack overflow (a filter nested deeper than the generated code recurses) is the
-              // filter's failure too, never the response's: jq-web names it (exit 2).
+              // A stack overflow (the generated code recursing too deep) is the filter's failure too.
               if (!(err instanceof JqError || err instanceof RangeError)) throw err;
               failed = stringifyLossless(row.whole());
             }
@@ -342,10 +306,8 @@ function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): 
 const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /**
- * Each number literal of `input` whose text jq 1.7 prints in another spelling (its decNumber form:
- * `0.000000000000000001` as `1E-18`, `1e5` as `1E+5`, `100E-2` as `1.00`), keyed by that spelling.
- * jq prints a computed number as a double, which never takes these forms (a lower-case `e`, no
- * trailing zero), so the map gives back only literals the filter passed through.
+ * The literals jq 1.7 prints in another spelling (decNumber's: `1e5` as `1E+5`, `100E-2` as `1.00`), by that
+ * spelling. A computed number prints as a double, never in these forms: only literals passed through match.
  */
 function spellings(text: string): Map<string, string> {
   const map = new Map<string, string>();
@@ -356,7 +318,6 @@ function spellings(text: string): Map<string, string> {
   return map;
 }
 
-/** `line` with each number token that `spelling` knows put back as the service sent it. */
 function respell(line: string, spelling: Map<string, string>): string {
   return line.replace(TOKENS, (token) => (token.startsWith('"') ? token : (spelling.get(token) ?? token)));
 }

@@ -1,7 +1,5 @@
-/**
- * How a table fits a terminal, in order until it fits: every column at its natural width; long text
- * shortened; columns left out, least important first (never a key or a --fields one); else records.
- */
+// How a table fits a terminal, in order until it fits: every column at its natural width; long text
+// shortened; columns left out, least important first (never a key or a --fields one); else records.
 import type { ReportType } from '../domain.js';
 import { PORTFOLIO_COLUMN } from './columns.js';
 
