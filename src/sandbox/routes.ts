@@ -120,21 +120,14 @@ export function createRoutes(
       return void x.res.end();
     }
     const zip = fault?.zip;
-    const isZip = q.format === 'csv' || zip !== undefined;
-    const name =
-      fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, isZip ? 'zip' : 'json'));
-    const headers = {
-      'Content-Type': isZip ? 'application/zip' : 'application/json',
-      'Content-Disposition': name,
-    };
-    const member = exportFileName(eff, p.name, 'csv');
-    // The big export (900) is stored, not deflated: what is timed is prs, not the sandbox.
-    const store = !zip && p.id === 900;
+    const ext = q.format === 'csv' || zip ? 'zip' : 'json';
+    const disposition = fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, ext));
+    const headers = { 'Content-Type': `application/${ext}`, 'Content-Disposition': disposition };
+    if (ext === 'json') return stream(x, headers, jsonChunks(rows(), '[', ']', o.spaced), fault);
     const text = zip ? filler(zip) : csvChunks(q.reportType, rows());
-    const chunks = isZip
-      ? zipChunks(text, { member, date: eff, store })
-      : jsonChunks(rows(), '[', ']', o.spaced);
-    return stream(x, headers, chunks, fault);
+    // The big export (900) is stored, not deflated: what is timed is prs, not the sandbox.
+    const entry = { member: exportFileName(eff, p.name, 'csv'), date: eff, store: !zip && p.id === 900 };
+    return stream(x, headers, zipChunks(text, entry), fault);
   }
 
   // Up to 1 MiB is sent whole with Content-Length, a bigger (or gzipped) body chunked. A truncate or

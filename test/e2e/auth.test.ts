@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredSession } from '../../src/auth/types.js';
 import { loginArgs, type Sandbox } from '../../src/sandbox/index.js';
 import { type RunOptions, runPrs, tempDir } from '../helpers/run.js';
-import { useSandboxes } from '../helpers/session.js';
+import { tokenRequest, useSandboxes } from '../helpers/session.js';
 
 const PASSWORD = 'pw-Quartz-4711';
 const SECRET = 'cs-Basalt-0815';
@@ -333,15 +333,11 @@ describe('expiry', () => {
 describe('logout ends the session at the token service', () => {
   /** A refresh grant sent by hand, as someone holding a copy of the refresh token would. */
   const refreshByHand = async (c: Ctx, refreshToken: string) => {
-    const res = await fetch(`${c.sandbox.authUrl}/realms/${c.sandbox.realm}/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        client_id: c.sandbox.clientId,
-        client_secret: SECRET,
-        refresh_token: refreshToken,
-      }),
+    const res = await tokenRequest(c.sandbox, {
+      grant_type: 'refresh_token',
+      client_id: c.sandbox.clientId,
+      client_secret: SECRET,
+      refresh_token: refreshToken,
     });
     return { status: res.status, body: await res.json() };
   };

@@ -7,7 +7,7 @@ import { Unzip, UnzipPassThrough, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_TYPES, type ReportType } from '../../src/domain.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
-import { sandboxTokens, useSandbox, useSandboxes } from '../helpers/session.js';
+import { sandboxTokens, tokenRequest, useSandbox, useSandboxes } from '../helpers/session.js';
 
 const PATH = '/api/v1/report-service/report/generate/portfolio/';
 const T0 = Date.UTC(2024, 4, 1, 6, 0, 0);
@@ -20,14 +20,6 @@ async function clocked(o: SandboxOptions = {}) {
   let now = T0;
   const sb = await newSandbox({ ...o, clock: () => now });
   return { sb, advance: (ms: number) => (now += ms) };
-}
-
-function tokenRequest(sb: Sandbox, fields: Record<string, string>, realm = sb.realm) {
-  return fetch(`${sb.authUrl}/realms/${realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields),
-  });
 }
 
 const passwordGrant = (sb: Sandbox, user = 'demo', password = user) => ({

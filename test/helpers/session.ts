@@ -87,21 +87,29 @@ export const dirsEnv = (root: string) => ({
   HOME: root,
 });
 
+/** A form POST to the sandbox's token endpoint (in its own realm unless another is named). */
+export const tokenRequest = (
+  sandbox: Pick<Sandbox, 'authUrl' | 'realm'>,
+  fields: Record<string, string>,
+  realm = sandbox.realm,
+) =>
+  fetch(`${sandbox.authUrl}/realms/${realm}/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+  });
+
 /** A password grant at the sandbox's token endpoint (its first user unless named): the tokens it answers. */
 export async function sandboxTokens(
   sandbox: Pick<Sandbox, 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'users'>,
   username = sandbox.users[0]!.username,
 ): Promise<{ access_token: string; refresh_token: string }> {
   const user = sandbox.users.find((u) => u.username === username)!;
-  const res = await fetch(`${sandbox.authUrl}/realms/${sandbox.realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: sandbox.clientId,
-      client_secret: sandbox.clientSecret,
-      username,
-      password: user.password,
-    }),
+  const res = await tokenRequest(sandbox, {
+    grant_type: 'password',
+    client_id: sandbox.clientId,
+    client_secret: sandbox.clientSecret,
+    username,
+    password: user.password,
   });
   expect(res.status).toBe(200);
   return (await res.json()) as { access_token: string; refresh_token: string };
