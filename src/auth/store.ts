@@ -232,19 +232,18 @@ export async function openStore(
     reset: async () => {
       ensureDir();
       return withLock(path, () => {
-        let moved: string | undefined;
         try {
           read();
+          return { movedTo: undefined };
         } catch (err) {
           if (!(err instanceof UsageError)) throw err;
-          moved = `${path}.corrupt`;
-          try {
-            renameSync(path, moved);
-          } catch (e) {
-            throw fileError(e, path, 'cannot move aside');
-          }
         }
-        return { movedTo: moved };
+        try {
+          renameSync(path, `${path}.corrupt`);
+        } catch (e) {
+          throw fileError(e, path, 'cannot move aside');
+        }
+        return { movedTo: `${path}.corrupt` };
       });
     },
   };

@@ -141,13 +141,8 @@ async function tokenAttempt(
   o: TokenCallOptions,
 ): Promise<StoredSession | { status: number; retryAfter?: string }> {
   const host = hostOf(url);
-  const res = await http.send({
-    method: 'POST',
-    url,
-    form: formOf(ep, grantFields(grant)),
-    signal: o.signal,
-    endpoint: 'token',
-  });
+  const form = formOf(ep, grantFields(grant));
+  const res = await http.send({ method: 'POST', url, form, signal: o.signal, endpoint: 'token' });
   let text: string;
   try {
     text = await res.body.text();

@@ -104,11 +104,7 @@ export function createHttp(o: HttpOptions): Http {
           `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
           { event: 'response', status: res.statusCode, method: req.method, url: req.url, durationMs: ms },
         );
-        return {
-          status: res.statusCode,
-          headers: res.headers,
-          body: res.body as HttpResponse['body'],
-        };
+        return { status: res.statusCode, headers: res.headers, body: res.body as HttpResponse['body'] };
       } catch (err) {
         answered(req.endpoint, 0, Date.now() - started);
         throw transportError(err, req, o.timeoutMs);
@@ -162,6 +158,7 @@ export function transportError(
   const code = e?.code ?? e?.cause?.code ?? '';
   const host = hostOf(req.url);
   const secs = `${timeoutMs / 1000} s`;
+  const slow = 'raise --timeout if the service is slow';
   const table: Record<string, [string, string?]> = {
     ECONNREFUSED: [`connection refused by ${host}`, 'is the service (or `prs sandbox`) running at that URL?'],
     ECONNRESET: [`connection reset by ${host}`],
@@ -170,25 +167,18 @@ export function transportError(
     EAI_AGAIN: [`cannot resolve host ${host} (DNS temporarily unavailable)`],
     ETIMEDOUT: [`connection to ${host} timed out`],
     UND_ERR_CONNECT_TIMEOUT: [`connecting to ${host} timed out after ${secs}`],
-    UND_ERR_HEADERS_TIMEOUT: [
-      `${host} sent no response within ${secs}`,
-      'raise --timeout if the service is slow',
-    ],
-    UND_ERR_BODY_TIMEOUT: [
-      `${host} sent less than 1 kB of the response in ${secs}`,
-      'raise --timeout if the service is slow',
-    ],
+    UND_ERR_HEADERS_TIMEOUT: [`${host} sent no response within ${secs}`, slow],
+    UND_ERR_BODY_TIMEOUT: [`${host} sent less than 1 kB of the response in ${secs}`, slow],
     EHOSTUNREACH: [`host ${host} unreachable`],
     ENETUNREACH: [`network unreachable for ${host}`],
   };
   const known = table[code];
   if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
-  if (code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError') {
-    return new ServiceError(`malformed response from ${host}: its headers exceed 16 kB`, { cause: err });
-  }
-  if (e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
-    return new ServiceError(`malformed response from ${host}: ${message}`, { cause: err });
+  const overflow = code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError';
+  if (overflow || e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {
+    const why = overflow ? 'its headers exceed 16 kB' : message;
+    return new ServiceError(`malformed response from ${host}: ${why}`, { cause: err });
   }
   // An https:// URL for a port that speaks plain HTTP.
   if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {

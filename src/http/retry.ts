@@ -22,17 +22,8 @@ export const MAX_RETRY_AFTER_MS = 120_000;
 
 const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
 
-const RETRY_NETWORK_CODES: readonly string[] = [
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-];
+const RETRY_NETWORK_CODES =
+  /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_(SOCKET|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT))$/;
 
 export function nextDelay(
   policy: RetryPolicy,
@@ -43,7 +34,7 @@ export function nextDelay(
 ): Decision {
   if (attempt > policy.limit) return { action: 'give-up' };
   if (outcome.kind === 'network') {
-    if (!RETRY_NETWORK_CODES.includes(outcome.code)) return { action: 'give-up' };
+    if (!RETRY_NETWORK_CODES.test(outcome.code)) return { action: 'give-up' };
     return { action: 'wait', ms: backoff(attempt, random), reason: 'backoff' };
   }
   if (!RETRY_STATUSES.includes(outcome.status)) return { action: 'give-up' };
