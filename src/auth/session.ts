@@ -174,10 +174,7 @@ export function createSession(d: SessionDeps): Session {
     );
   };
 
-  const renewStored = async (
-    stored: ProfileData | undefined,
-    cur: StoredSession | undefined,
-  ): Promise<string> => {
+  const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
     if (service(s)) {
       // A refusal leaves the stored session: a corrected secret simply signs in again.
       const secret = serviceAccountSecret(s, stored);

@@ -91,10 +91,7 @@ export function loggedIn(
   return { ...cur, settings, session, secrets: savePassword ? { password, clientSecret } : { clientSecret } };
 }
 
-export function withSession(
-  cur: ProfileData | undefined,
-  next: StoredSession | undefined,
-): ProfileData | undefined {
+export function withSession(cur: ProfileData | undefined, next: StoredSession | undefined) {
   const base: ProfileData = cur ?? { settings: {} };
   if (next) return { ...base, session: next };
   const { session: _dropped, ...rest } = base;

@@ -39,12 +39,7 @@ function formOf(ep: TokenEndpoint, fields: Record<string, string>): string {
 }
 
 /** Ends the session at the token service (a copied refresh token dies too); throws on any failure. */
-export async function endSession(
-  http: Http,
-  ep: TokenEndpoint,
-  refreshToken: string,
-  signal: AbortSignal,
-): Promise<number> {
+export async function endSession(http: Http, ep: TokenEndpoint, refreshToken: string, signal: AbortSignal) {
   const form = formOf(ep, { refresh_token: refreshToken });
   const res = await http.send({ method: 'POST', url: tokenUrl(ep, 'logout'), form, signal });
   await res.body.text().catch(() => '');
@@ -94,12 +89,7 @@ interface TokenCallOptions {
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
-export async function requestToken(
-  http: Http,
-  ep: TokenEndpoint,
-  grant: Grant,
-  o: TokenCallOptions,
-): Promise<StoredSession> {
+export async function requestToken(http: Http, ep: TokenEndpoint, grant: Grant, o: TokenCallOptions) {
   const url = tokenUrl(ep);
   for (let attempt = 1; ; attempt++) {
     let outcome: AttemptFailure;
@@ -133,13 +123,7 @@ export async function requestToken(
   }
 }
 
-async function tokenAttempt(
-  http: Http,
-  url: string,
-  ep: TokenEndpoint,
-  grant: Grant,
-  o: TokenCallOptions,
-): Promise<StoredSession | { status: number; retryAfter?: string }> {
+async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: Grant, o: TokenCallOptions) {
   const host = hostOf(url);
   const form = formOf(ep, grantFields(grant));
   const res = await http.send({ method: 'POST', url, form, signal: o.signal, endpoint: 'token' });
