@@ -62,9 +62,8 @@ const UNKNOWN_LIFETIME_MS = 60_000;
 /** A token response → the session; `previous` supplies a refresh token the answer did not rotate. */
 function sessionFromResponse(body: unknown, now: number, previous?: StoredSession): StoredSession {
   const b = body as Record<string, unknown> | null;
-  if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '') {
+  if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '')
     throw new ServiceError('the token endpoint answered without an access_token');
-  }
   const accessToken = b.access_token;
   const expiresIn = seconds(b.expires_in) || UNKNOWN_LIFETIME_MS / 1000;
   const session: StoredSession = { accessToken, expiresAt: now + expiresIn * 1000, obtainedAt: now };

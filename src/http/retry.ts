@@ -43,9 +43,8 @@ export function nextDelay(
     if (after > MAX_RETRY_AFTER_MS) return { action: 'give-up', retryAfterMs: after };
     return { action: 'wait', ms: after, reason: 'retry-after' };
   }
-  if (outcome.status === 429 && policy.rateLimitWaitMs !== undefined) {
+  if (outcome.status === 429 && policy.rateLimitWaitMs !== undefined)
     return { action: 'wait', ms: policy.rateLimitWaitMs, reason: 'rate-limit' };
-  }
   return { action: 'wait', ms: backoff(attempt, random), reason: 'backoff' };
 }
 

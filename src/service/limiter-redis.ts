@@ -150,28 +150,21 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
   const message = String(e?.message ?? err);
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'cannot resolve its host';
-  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message))
     return 'authentication failed: wrong user or password';
-  }
   const scheme = 'for a plain Redis port use redis://, not rediss://';
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i.test(`${code} ${message}`)) {
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i.test(`${code} ${message}`))
     return `it did not speak TLS; ${scheme}`;
-  }
   if (/timeout|no answer/i.test(message)) {
     const secs = `${timeoutMs / 1000} s`;
     return handshake
       ? `no TLS handshake within ${secs}: it does not speak TLS; ${scheme}`
       : `no answer within ${secs}`;
   }
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`)) {
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`))
     return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
-  }
-  if (
-    /client is closed|socket closed unexpectedly|connection is closed/i.test(message) ||
-    code === 'ECONNRESET' ||
-    code === 'EPIPE'
-  ) {
+  const closed = /client is closed|socket closed unexpectedly|connection is closed/i.test(message);
+  if (closed || code === 'ECONNRESET' || code === 'EPIPE')
     return 'Redis closed the connection (stopped or restarted?)';
-  }
   return redactText(message.split('\n')[0]!);
 }

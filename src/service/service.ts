@@ -108,9 +108,8 @@ export function createService(d: ServiceDeps): Service {
       }
       const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
       if (next.action === 'give-up') {
-        if (next.retryAfterMs !== undefined && failure instanceof HttpError) {
+        if (next.retryAfterMs !== undefined && failure instanceof HttpError)
           throw tooLongToWait(failure, next.retryAfterMs, d.clock.now());
-        }
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
           throw new ServiceError(
             `the response from ${new URL(url).host} broke off before its end (${failure.message})`,
