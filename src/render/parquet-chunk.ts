@@ -1,254 +1,283 @@
-/**
- * One column of a Parquet row group, encoded value by value into bytes as the spool is read: no JS
- * value outlives its row (docs/performance.md, Parquet). hyparquet-writer's ByteWriter, RLE/bit-packed
- * hybrid and Thrift compact writer do the format's parts; the pages are zlib's GZIP.
- */
+// One column of a Parquet row group, encoded from the spool's bytes: no JS object per value. Parquet's
+// parts are hyparquet-writer's (ByteWriter, the RLE/bit-packed hybrid, Thrift compact); pages are GZIP.
 import { gzipSync } from 'node:zlib';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { serializeTCompactProtocol } from 'hyparquet-writer/src/thrift.js';
 import { decimalParts } from '../json/decimal.js';
+import { Kind } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
 
-/** Parquet's numbers for its physical types, encodings, page types and GZIP (parquet.thrift). */
-export const TYPE = { BOOLEAN: 0, INT32: 1, INT64: 2, BYTE_ARRAY: 6, FIXED_LEN_BYTE_ARRAY: 7 } as const;
+export interface ParquetColumn {
+  name: string;
+  kind: 'decimal' | 'date' | 'boolean' | 'string';
+  precision?: number;
+  scale?: number;
+}
+
+const TYPE = { BOOLEAN: 0, INT32: 1, INT64: 2, BYTE_ARRAY: 6, FIXED_LEN_BYTE_ARRAY: 7 } as const;
 const PLAIN = 0;
 const RLE = 3;
 const RLE_DICTIONARY = 8;
 const DATA_PAGE_V2 = 3;
 const DICTIONARY_PAGE = 2;
-export const GZIP = 2;
+const GZIP = 2;
 
-export type Physical = keyof typeof TYPE;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const digit = (c = 0) => (c >= 48 && c <= 57 ? c - 48 : Number.NaN);
 
-/** How a spooled value becomes the column's physical value (parquet.ts decides, per column). */
-export type Decode = (text: string | boolean) => number | bigint | string | boolean;
-
-/** A DECIMAL's unscaled integer: a number while it is exact in a double (15 digits), else a bigint. */
-export function unscaled(text: string, scale: number): number | bigint {
-  const p = decimalParts(text)!;
-  const shift = p.exp + scale;
-  if (shift < 0) throw new Error(`${text} has more than ${scale} fraction digits`);
-  if (p.digits.length + shift <= 15) {
-    const n = Number(p.digits) * 10 ** shift;
-    return p.negative ? -n : n;
-  }
-  const n = BigInt(p.digits + '0'.repeat(shift));
-  return p.negative ? -n : n;
+/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` at b[start, end) (year 100 on), else undefined. */
+export function epochDay(b: Buffer, start = 0, end = b.length): number | undefined {
+  if (end - start !== 10 || b[start + 4] !== 45 || b[start + 7] !== 45) return undefined;
+  const y =
+    1000 * digit(b[start]) + 100 * digit(b[start + 1]) + 10 * digit(b[start + 2]) + digit(b[start + 3]);
+  const mo = 10 * digit(b[start + 5]) + digit(b[start + 6]);
+  const day = 10 * digit(b[start + 8]) + digit(b[start + 9]);
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (!(y >= 100 && day >= 1 && day <= (MONTH_DAYS[mo - 1] ?? 0) + (leap ? 1 : 0))) return undefined;
+  return Date.UTC(y, mo - 1, day) / 86_400_000;
 }
 
+const NUMBER = { negative: false, digits: 0, value: 0, exp: 0 };
+
+/** The JSON number at b[start, end): ±value × 10^exp, of `digits` significant digits (`value` exact up to 15). */
+export function numberAt(b: Buffer, start: number, end: number): typeof NUMBER {
+  const n = NUMBER;
+  n.negative = b[start] === 45;
+  n.digits = n.value = n.exp = 0;
+  let fraction = -1;
+  for (let p = n.negative ? start + 1 : start; p < end; p++) {
+    const c = b[p]!;
+    if (c === 46) fraction = 0;
+    else if (c === 101 || c === 69) {
+      n.exp = Number(b.toString('latin1', p + 1, end));
+      break;
+    } else {
+      if (fraction >= 0) fraction++;
+      if (n.digits > 0 || c !== 48) {
+        n.digits++;
+        n.value = 10 * n.value + c - 48;
+      }
+    }
+  }
+  n.exp -= Math.max(0, fraction);
+  return n;
+}
+
+/** A DECIMAL's unscaled integer: a number while it is exact in a double (15 digits), else a bigint. */
+export function unscaled(b: Buffer, start: number, end: number, scale: number): number | bigint {
+  const n = numberAt(b, start, end);
+  const shift = n.exp + scale;
+  const text = () => b.toString('latin1', start, end);
+  if (shift < 0) throw new Error(`${text()} has more than ${scale} fraction digits`);
+  if (n.digits + shift <= 15) return (n.negative ? -n.value : n.value) * 10 ** shift;
+  const p = decimalParts(text())!;
+  const big = BigInt(p.digits + '0'.repeat(shift));
+  return p.negative ? -big : big;
+}
+
+const WORDS = Buffer.from('falsetrue');
+const levelWriter = new ByteWriter();
+const bodyWriter = new ByteWriter();
+
 export class ColumnChunk {
+  private readonly type: number;
+  private readonly width: number; // of a PLAIN value, not a string
+  readonly element: Record<string, unknown>;
   private readonly values = new Bytes();
-  private defs = new Uint8Array(1024);
+  private readonly defs: Uint8Array;
   private rows = 0;
   private nulls = 0;
-  /** Each distinct value's index, while a dictionary may still pay (at most half the values distinct). */
-  private dict: Map<string | boolean, number> | undefined = new Map();
+  /** Each distinct PLAIN value's index while a dictionary may pay (at most half the values distinct). */
+  private dict: Map<string, number> | undefined;
   private readonly dictValues = new Bytes();
-  private indexes = new Int32Array(1024);
-  private min: number | bigint | string | boolean | undefined;
-  private max: number | bigint | string | boolean | undefined;
+  private readonly indexes: Int32Array;
+  private min = -1; // where in `values` the least value is
+  private max = -1;
 
   constructor(
-    readonly path: readonly string[],
-    readonly type: Physical,
-    private readonly decode: Decode,
-    private readonly typeLength = 0,
-  ) {}
-
-  /** A spooled value (null: none) of the next row. */
-  add(v: string | boolean | null | undefined): void {
-    if (this.rows === this.defs.length) {
-      this.defs = grow(this.defs);
-      this.indexes = grow(this.indexes);
-    }
-    if (v === null || v === undefined) {
-      this.defs[this.rows++] = 0;
-      this.nulls++;
-      return;
-    }
-    this.defs[this.rows] = 1;
-    const x = this.decode(v);
-    const start = this.values.n;
-    this.plain(this.values, x);
-    if (this.min === undefined || less(x, this.min)) this.min = x;
-    if (this.max === undefined || less(this.max, x)) this.max = x;
-    if (this.dict) {
-      let i = this.dict.get(v);
-      if (i === undefined) {
-        i = this.dict.size;
-        this.dict.set(v, i);
-        this.dictValues.copy(this.values.buf, start, this.values.n);
-        if (this.dict.size * 2 > this.rows + 16) this.dict = undefined;
-      }
-      this.indexes[this.rows - this.nulls] = i;
-    }
-    this.rows++;
+    readonly column: ParquetColumn,
+    batch: number,
+  ) {
+    const { kind, precision = 1, scale = 0 } = column;
+    const type = { boolean: TYPE.BOOLEAN, string: TYPE.BYTE_ARRAY, date: TYPE.INT32 }[kind as 'date'];
+    this.type =
+      type ?? (precision <= 9 ? TYPE.INT32 : precision <= 18 ? TYPE.INT64 : TYPE.FIXED_LEN_BYTE_ARRAY);
+    let fixed = this.type === TYPE.FIXED_LEN_BYTE_ARRAY ? 1 : 0;
+    while (fixed && 2n ** BigInt(8 * fixed - 1) <= 10n ** BigInt(precision)) fixed++;
+    this.width = [1, 4, 8][this.type] ?? fixed;
+    // ConvertedType (field 6) and LogicalType (field 10): UTF8/STRING, DECIMAL, DATE.
+    const annotation = {
+      boolean: {},
+      string: { field_6: 0, field_10: { field_1: {} } },
+      decimal: {
+        field_6: 5,
+        field_7: scale,
+        field_8: precision,
+        field_10: { field_5: { field_1: scale, field_2: precision } },
+      },
+      date: { field_6: 6, field_10: { field_6: {} } },
+    }[kind];
+    this.element = {
+      field_1: this.type,
+      field_2: fixed || undefined,
+      field_3: 1,
+      field_4: column.name,
+      ...annotation,
+    };
+    this.defs = new Uint8Array(batch);
+    this.indexes = new Int32Array(batch);
+    this.reset();
   }
 
-  /** The chunk's pages appended to `file` at its offset; its ColumnChunk for the footer. Then empty. */
-  flush(file: ByteWriter): Record<string, unknown> {
+  /** Row `row`'s value (rows before it without one are null): its tape Kind, a number's or string's b[start, end). */
+  add(row: number, kind: Kind, b: Buffer, start: number, end: number): void {
+    this.pad(row);
+    if (kind === Kind.TRUE || kind === Kind.FALSE)
+      [b, start, end] = kind === Kind.TRUE ? [WORDS, 5, 9] : [WORDS, 0, 5];
+    const v = this.values;
+    const at = v.n;
+    v.room(this.width + 4 + end - start);
+    switch (this.type) {
+      case TYPE.BOOLEAN:
+        v.buf[v.n++] = kind === Kind.TRUE ? 1 : 0;
+        break;
+      case TYPE.BYTE_ARRAY:
+        v.n = v.buf.writeUInt32LE(end - start, v.n);
+        v.copy(b, start, end);
+        break;
+      default: {
+        // Two's complement: INT32 and INT64 little-endian, FIXED_LEN_BYTE_ARRAY big-endian.
+        let x =
+          this.column.kind === 'date'
+            ? epochDay(b, start, end)!
+            : unscaled(b, start, end, this.column.scale!);
+        const last = this.type === TYPE.FIXED_LEN_BYTE_ARRAY ? this.width - 1 : 0;
+        for (let i = 0; i < this.width; i++) {
+          v.buf[v.n + Math.abs(last - i)] = typeof x === 'bigint' ? Number(x & 0xffn) : x & 0xff;
+          x = typeof x === 'bigint' ? x >> 8n : Math.floor(x / 256);
+        }
+        v.n += this.width;
+      }
+    }
+    this.defs[row] = 1;
+    if (this.min < 0 || this.order(at, this.min) < 0) this.min = at;
+    if (this.max < 0 || this.order(this.max, at) < 0) this.max = at;
+    if (this.dict) {
+      const key = v.buf.toString('latin1', at, v.n);
+      let i = this.dict.get(key);
+      if (i === undefined) {
+        i = this.dict.size;
+        this.dict.set(key, i);
+        this.dictValues.copy(v.buf, at, v.n);
+        if (this.dict.size * 2 > row + 16) this.dict = undefined;
+      }
+      this.indexes[row - this.nulls] = i;
+    }
+    this.rows = row + 1;
+  }
+
+  /** The chunk of `rows` rows appended to `file`; its ColumnChunk for the footer. Then empty. */
+  flush(file: ByteWriter, rows: number) {
+    this.pad(rows);
     const start = file.offset;
-    const values = this.rows - this.nulls;
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
-    let body: Uint8Array;
-    let encoding: number = this.type === 'BOOLEAN' ? RLE : PLAIN;
-    const useDict =
-      this.dict !== undefined && this.dictValues.n * 2 <= this.values.n && this.type !== 'BOOLEAN';
+    let body: Uint8Array = this.values.buf.subarray(0, this.values.n);
+    let encoding = this.type === TYPE.BOOLEAN ? RLE : PLAIN;
+    const useDict = this.dict !== undefined && this.dictValues.n * 2 <= this.values.n;
+    const w = bodyWriter;
+    w.index = w.offset = 0;
     if (useDict) {
       dictionaryOffset = BigInt(file.offset);
-      const dictionary = this.dictValues.buf.subarray(0, this.dictValues.n);
-      const header = {
-        field_1: DICTIONARY_PAGE,
-        field_2: 0,
-        field_3: 0,
-        field_7: { field_1: this.dict!.size, field_2: PLAIN },
-      };
-      uncompressed += page(file, dictionary, header);
-      const w = new ByteWriter(values + 16);
+      const header = { field_7: { field_1: this.dict!.size, field_2: PLAIN } };
+      uncompressed += page(file, this.dictValues.buf.subarray(0, this.dictValues.n), DICTIONARY_PAGE, header);
       const bitWidth = Math.max(1, Math.ceil(Math.log2(this.dict!.size)));
       w.appendUint8(bitWidth);
-      writeRleBitPackedHybrid(w, this.indexes.subarray(0, values), bitWidth);
-      body = w.getBytes();
-      encoding = RLE_DICTIONARY;
-    } else if (this.type === 'BOOLEAN') {
-      // RLE for BOOLEAN: the hybrid's length, then the hybrid (values: a byte each, from plain()).
-      const w = new ByteWriter(values / 8 + 16);
+      writeRleBitPackedHybrid(w, this.indexes.subarray(0, this.rows - this.nulls), bitWidth);
+      [body, encoding] = [w.getBytes(), RLE_DICTIONARY];
+    } else if (this.type === TYPE.BOOLEAN) {
+      // RLE for BOOLEAN: the hybrid's length, then the hybrid (values: a byte each).
       w.appendUint32(0);
-      writeRleBitPackedHybrid(w, this.values.buf.subarray(0, values), 1);
+      writeRleBitPackedHybrid(w, body, 1);
       w.view.setUint32(0, w.index - 4, true);
       body = w.getBytes();
-    } else body = this.values.buf.subarray(0, this.values.n);
-    const levels = new ByteWriter(this.rows / 8 + 16);
+    }
+    const levels = levelWriter;
+    levels.index = levels.offset = 0;
     writeRleBitPackedHybrid(levels, this.defs.subarray(0, this.rows), 1);
     const dataOffset = BigInt(file.offset);
     const v2 = { field_1: this.rows, field_2: this.nulls, field_3: this.rows, field_4: encoding };
-    const header = {
-      field_1: DATA_PAGE_V2,
-      field_2: 0,
-      field_3: 0,
-      field_8: { ...v2, field_5: levels.index, field_6: 0 },
-    };
-    uncompressed += page(file, body, header, levels.getBytes());
+    const header = { field_8: { ...v2, field_5: levels.index, field_6: 0 } };
+    uncompressed += page(file, body, DATA_PAGE_V2, header, levels.getBytes());
+    // Statistics: max_value and min_value, PLAIN (a string without its length); none past 64 bytes.
+    const [max, min] = this.min < 0 ? [] : [this.bound(this.max), this.bound(this.min)];
+    const bounded = max && min && max.length <= 64 && min.length <= 64;
     const chunk = {
       field_2: BigInt(start),
       field_3: {
-        field_1: TYPE[this.type],
+        field_1: this.type,
         field_2: useDict ? [PLAIN, RLE_DICTIONARY] : [encoding],
-        field_3: this.path,
+        field_3: [this.column.name],
         field_4: GZIP,
         field_5: BigInt(this.rows),
         field_6: BigInt(uncompressed),
         field_7: BigInt(file.offset - start),
         field_9: dataOffset,
         field_11: dictionaryOffset,
-        field_12: { field_3: BigInt(this.nulls), ...this.bounds() },
+        field_12: {
+          field_3: BigInt(this.nulls),
+          field_5: bounded ? max : undefined,
+          field_6: bounded ? min : undefined,
+        },
       },
     };
-    this.values.n = 0;
-    this.dictValues.n = 0;
-    this.dict = new Map();
-    this.rows = 0;
-    this.nulls = 0;
-    this.min = undefined;
-    this.max = undefined;
+    this.reset();
     return chunk;
   }
 
-  /** `x` in PLAIN encoding (a boolean: one byte, packed in flush). */
-  private plain(out: Bytes, x: number | bigint | string | boolean): void {
+  private reset(): void {
+    this.values.n = this.dictValues.n = this.rows = this.nulls = 0;
+    this.dict = this.type === TYPE.BOOLEAN ? undefined : new Map();
+    this.min = this.max = -1;
+  }
+
+  private pad(row: number): void {
+    for (; this.rows < row; this.rows++, this.nulls++) this.defs[this.rows] = 0;
+  }
+
+  /** Parquet's order of the PLAIN values at `a` and `x` (negative: `a` first); strings by their UTF-8. */
+  private order(a: number, x: number): number {
+    const b = this.values.buf;
     switch (this.type) {
-      case 'INT32':
-        out.room(4);
-        out.n = out.buf.writeInt32LE(x as number, out.n);
-        return;
-      case 'INT64':
-        out.room(8);
-        if (typeof x === 'bigint') out.n = out.buf.writeBigInt64LE(x, out.n);
-        else {
-          const high = Math.floor((x as number) / 2 ** 32);
-          out.buf.writeUInt32LE((x as number) - high * 2 ** 32, out.n);
-          out.n = out.buf.writeInt32LE(high, out.n + 4);
-        }
-        return;
-      case 'FIXED_LEN_BYTE_ARRAY': {
-        // Big-endian two's complement of typeLength bytes.
-        out.room(this.typeLength);
-        let v = BigInt.asUintN(8 * this.typeLength, BigInt(x as number | bigint));
-        for (let i = this.typeLength - 1; i >= 0; i--) {
-          out.buf[out.n + i] = Number(v & 0xffn);
-          v >>= 8n;
-        }
-        out.n += this.typeLength;
-        return;
-      }
-      case 'BYTE_ARRAY': {
-        const s = x as string;
-        out.room(4 + 3 * s.length);
-        const length = out.buf.write(s, out.n + 4);
-        out.buf.writeUInt32LE(length, out.n);
-        out.n += 4 + length;
-        return;
-      }
-      case 'BOOLEAN':
-        out.byte(x ? 1 : 0);
+      case TYPE.INT32:
+        return b.readInt32LE(a) - b.readInt32LE(x);
+      case TYPE.INT64:
+        return b.readInt32LE(a + 4) - b.readInt32LE(x + 4) || b.readUInt32LE(a) - b.readUInt32LE(x);
+      case TYPE.FIXED_LEN_BYTE_ARRAY:
+        return (b[x]! & 0x80) - (b[a]! & 0x80) || b.compare(b, x, x + this.width, a, a + this.width);
+      case TYPE.BYTE_ARRAY:
+        return b.compare(b, x + 4, x + 4 + b.readUInt32LE(x), a + 4, a + 4 + b.readUInt32LE(a));
+      default:
+        return b[a]! - b[x]!;
     }
   }
 
-  /** Statistics' max_value and min_value (PLAIN, a string without its length); none past 64 bytes. */
-  private bounds(): { field_5: Uint8Array; field_6: Uint8Array } | undefined {
-    if (this.min === undefined || this.max === undefined) return undefined;
-    const bytes = (x: number | bigint | string | boolean) => {
-      if (this.type === 'BYTE_ARRAY') return Buffer.from(x as string);
-      const out = new Bytes();
-      this.plain(out, x);
-      return Buffer.from(out.buf.subarray(0, out.n));
-    };
-    const [max, min] = [bytes(this.max), bytes(this.min)];
-    return max.length <= 64 && min.length <= 64 ? { field_5: max, field_6: min } : undefined;
+  private bound(at: number): Uint8Array {
+    const b = this.values.buf;
+    const string = this.type === TYPE.BYTE_ARRAY;
+    return b.slice(at + (string ? 4 : 0), at + (string ? 4 + b.readUInt32LE(at) : this.width));
   }
 }
 
-/**
- * A page appended to `file`: its header (Thrift, with the sizes filled in), then `levels` as they
- * are and `body` compressed. The page's uncompressed size, header included.
- */
-function page(
-  file: ByteWriter,
-  body: Uint8Array,
-  header: { field_2: number; field_3: number },
-  levels: Uint8Array = new Uint8Array(0),
-): number {
+/** A page appended to `file`: its header, `levels`, `body` compressed. Its uncompressed size, header included. */
+function page(file: ByteWriter, body: Uint8Array, type: number, header: object, levels = new Uint8Array(0)) {
   const compressed = gzipSync(body);
-  header.field_2 = levels.length + body.length;
-  header.field_3 = levels.length + compressed.length;
   const headerStart = file.offset;
-  serializeTCompactProtocol(file, header);
+  const sizes = { field_2: levels.length + body.length, field_3: levels.length + compressed.length };
+  serializeTCompactProtocol(file, { field_1: type, ...sizes, ...header });
   const headerSize = file.offset - headerStart;
   file.appendBytes(levels);
   file.appendBytes(compressed);
   return headerSize + levels.length + body.length;
-}
-
-/**
- * Parquet's order for statistics: numbers and bigints by value, booleans false first, strings by
- * their UTF-8 bytes (code points: JavaScript's `<` compares UTF-16 units).
- */
-function less(a: number | bigint | string | boolean, b: number | bigint | string | boolean): boolean {
-  if (typeof a !== 'string') return a < b;
-  if (a === b) return false;
-  const n = Math.min(a.length, (b as string).length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = (b as string).codePointAt(i)!;
-    if (x !== y) return x < y;
-  }
-  return a.length < (b as string).length;
-}
-
-function grow<T extends Uint8Array | Int32Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-  b.set(a);
-  return b;
 }

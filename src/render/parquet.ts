@@ -1,7 +1,5 @@
-/**
- * `report -f parquet -o <file>`: rows spooled beside the target while their columns are measured
- * (a column's type is decided by all its values: CLI.md), then written from the spool in row groups.
- */
+// `report -f parquet -o <file>`: rows spooled beside the target from the row stream's tape while their
+// columns are measured (a column's type is decided by all its values: CLI.md), then written in row groups.
 import { once } from 'node:events';
 import { closeSync, createReadStream, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
@@ -12,243 +10,178 @@ import { serializeTCompactProtocol } from 'hyparquet-writer/src/thrift.js';
 import { isJsonNumeric, numberText, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { temporaries } from '../fs/temporaries.js';
-import { decimalParts } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
-import type { RowBatch } from '../rows/tape.js';
+import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
 import { flatten, PORTFOLIO_COLUMN } from './columns.js';
-import { ColumnChunk, TYPE, unscaled } from './parquet-chunk.js';
+import { ColumnChunk, epochDay, numberAt, type ParquetColumn } from './parquet-chunk.js';
 
 const NODE_20 = process.versions.node.split('.')[0] === '20';
 
 /** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
 const MAX_PRECISION = 38;
 
-type Kind = 'decimal' | 'date' | 'boolean' | 'string';
+/** A column's kinds of values as bits: one kind is that type, several (or none: nulls) strings. */
+const KINDS = { decimal: 1, date: 2, boolean: 4, string: 8 };
+const KIND_OF: Record<number, ParquetColumn['kind']> = { 1: 'decimal', 2: 'date', 4: 'boolean' };
 
-/** What pass one learns of a column. */
+/** A decimal column's most fraction and integer digits; `widest`: the value that set them last. */
 interface ColumnStats {
-  name: string;
-  kinds: Set<Kind>;
-  /** Decimal: the most fraction digits and the most integer digits among the values. */
+  column: number;
+  kinds: number;
   scale: number;
   integerDigits: number;
-  /** The value that set the precision, for the message when it does not fit. */
   widest?: string;
 }
 
-/** `s` widened to hold a value of `scale` fraction and `integerDigits` integer digits: whether it grew. */
-function widen(s: ColumnStats, scale: number, integerDigits: number, text?: string): boolean {
+function widen(s: ColumnStats, scale: number, integerDigits: number): boolean {
   if (scale <= s.scale && integerDigits <= s.integerDigits) return false;
-  s.widest = text;
   s.scale = Math.max(s.scale, scale);
   s.integerDigits = Math.max(s.integerDigits, integerDigits);
   return true;
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** The columns, first seen first, and what their values need (DECIMAL: the digits seen, never rounded). */
+class ColumnPlan {
+  private readonly byColumn: ColumnStats[] = [];
+  private readonly order: ColumnStats[] = [];
+  changed = false; // a column widened since cleared (only then may it pass 38 digits)
 
-/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` (year 100 on), else undefined. */
-export function epochDay(s: string): number | undefined {
-  const m = DATE.exec(s);
-  if (!m) return undefined;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (y < 100 || d < 1 || d > (MONTH_DAYS[mo - 1] ?? 0) + (leap ? 1 : 0)) return undefined;
-  return Date.UTC(y, mo - 1, d) / 86_400_000;
-}
+  constructor(private readonly names: readonly string[]) {}
 
-/** A column of the file: its name, kind and, for a decimal, precision and scale. */
-export interface ParquetColumn {
-  name: string;
-  kind: Kind;
-  precision?: number;
-  scale?: number;
-}
-
-/**
- * Pass one: the columns (first seen first) and what their values need. A column of one kind is that
- * type (numbers: DECIMAL with the most integer and fraction digits seen, never rounded); a column of
- * several kinds is strings (a number as its digits, an array as its JSON).
- */
-export class ColumnPlan {
-  private readonly byName = new Map<string, ColumnStats>();
-  /** A column widened since this was last cleared (only then may it pass 38 digits). */
-  changed = false;
-
-  /** Measures a row's values; gives them back as the spool keeps them (SpoolCell). */
-  add(flat: Record<string, unknown>): Record<string, SpoolCell> {
-    const cells: Record<string, SpoolCell> = {};
-    for (const name in flat) {
-      const s = this.stats(name);
-      const v = flat[name];
-      if (v === null || v === undefined) cells[name] = null;
-      else if (isJsonNumeric(v)) {
-        const text = numberText(v);
-        const p = decimalParts(text)!;
-        s.kinds.add('decimal');
-        const integerDigits = p.digits === '0' ? 0 : Math.max(0, p.digits.length + p.exp);
-        if (widen(s, Math.max(0, -p.exp), integerDigits, text)) this.changed = true;
-        cells[name] = text;
-      } else {
-        const date = typeof v === 'string' && epochDay(v) !== undefined;
-        s.kinds.add(date ? 'date' : typeof v === 'boolean' ? 'boolean' : 'string');
-        cells[name] = typeof v === 'string' || typeof v === 'boolean' ? v : stringifyLossless(v);
-      }
+  measure(b: Buffer, start: number, end: number): void {
+    for (let p = start; p < end; ) {
+      p = nextCell(b, p);
+      const s = this.stats(cell.column);
+      if (cell.kind === Kind.NUM) {
+        s.kinds |= KINDS.decimal;
+        const n = numberAt(b, cell.start, cell.end);
+        if (widen(s, Math.max(0, -n.exp), n.digits === 0 ? 0 : Math.max(0, n.digits + n.exp))) {
+          s.widest = b.toString('latin1', cell.start, cell.end);
+          this.changed = true;
+        }
+      } else if (cell.kind < Kind.NUM)
+        s.kinds |= epochDay(b, cell.start, cell.end) === undefined ? KINDS.string : KINDS.date;
+      else if (cell.kind !== Kind.NULL) s.kinds |= KINDS.boolean;
     }
-    return cells;
   }
 
-  /** A column's record (made when first seen, so a column of nulls is a column too). */
-  private stats(name: string): ColumnStats {
-    let s = this.byName.get(name);
+  private stats(column: number): ColumnStats {
+    let s = this.byColumn[column];
     if (!s) {
-      s = { name, kinds: new Set(), scale: 0, integerDigits: 0 };
-      this.byName.set(name, s);
+      s = { column, kinds: 0, scale: 0, integerDigits: 0 };
+      this.byColumn[column] = s;
+      this.order.push(s);
     }
     return s;
   }
 
-  /** Another plan's columns and measures added to this one's (first seen here first). */
   merge(other: ColumnPlan): this {
-    for (const o of other.byName.values()) {
-      const s = this.stats(o.name);
-      for (const k of o.kinds) s.kinds.add(k);
-      widen(s, o.scale, o.integerDigits, o.widest);
+    for (const o of other.order) {
+      const s = this.stats(o.column);
+      s.kinds |= o.kinds;
+      if (widen(s, o.scale, o.integerDigits)) s.widest = o.widest;
     }
     return this;
   }
 
-  /** The columns as they will be written; a decimal column past MAX_PRECISION is a UsageError. */
   columns(): ParquetColumn[] {
-    return [...this.byName.values()].map((s) => {
-      const kind: Kind = s.kinds.size === 1 ? [...s.kinds][0]! : 'string';
-      if (kind !== 'decimal') return { name: s.name, kind };
+    return this.order.map((s) => {
+      const name = this.names[s.column]!;
+      const kind = KIND_OF[s.kinds] ?? 'string';
+      if (kind !== 'decimal') return { name, kind };
       const precision = Math.max(1, s.integerDigits + s.scale);
       if (precision > MAX_PRECISION) {
         throw new UsageError(
-          `-f parquet: column ${s.name} needs DECIMAL(${precision},${s.scale}) for ${s.widest}, more than ${MAX_PRECISION} digits`,
+          `-f parquet: column ${name} needs DECIMAL(${precision},${s.scale}) for ${s.widest}, more than ${MAX_PRECISION} digits`,
           { hint: 'nothing is rounded: use -f csv or -f json, which keep every digit as text' },
         );
       }
-      return { name: s.name, kind, precision, scale: s.scale };
+      return { name, kind, precision, scale: s.scale };
     });
   }
 }
 
-/** Bytes of a FIXED_LEN_BYTE_ARRAY that hold every unscaled value of `precision` digits. */
-function decimalBytes(precision: number): number {
-  let bytes = 1;
-  while (2n ** BigInt(8 * bytes - 1) <= 10n ** BigInt(precision)) bytes++;
-  return bytes;
+/**
+ * The spool: a row is its length (4 bytes) and its cells; a cell is its column × 8 + its tape Kind
+ * (LEB128; a string's STR or STRU) and, for a number or a string, its text's length (LEB128) and bytes.
+ */
+function putCell(out: Bytes, column: number, kind: Kind, b?: Buffer, start = 0, end = 0): void {
+  putUint(out, column * 8 + kind);
+  if (kind > Kind.NUM) return;
+  putUint(out, end - start);
+  out.copy(b!, start, end);
 }
 
-/**
- * A value in the spool: a number as its text, an array as its JSON, anything else as it is. The
- * column's kind, learnt from the values themselves, tells a number's text from a string's.
- */
-type SpoolCell = string | boolean | null;
+function putUint(out: Bytes, n: number): void {
+  for (; n > 127; n = Math.floor(n / 128)) out.byte((n & 127) | 128);
+  out.byte(n);
+}
 
-/** Parquet's numbers for a column's annotations (parquet.thrift: ConvertedType, LogicalType). */
-const UTF8 = 0;
-const DECIMAL = 5;
-const DATE_TYPE = 6;
-const OPTIONAL = 1;
+const cell = { column: 0, kind: Kind.NULL, start: 0, end: 0 };
+let uint = 0;
 
-/** A column's encoder and its SchemaElement (Thrift fields), by its kind. */
-function columnOf(c: ParquetColumn): { chunk: ColumnChunk; element: Record<string, unknown> } {
-  const path = [c.name];
-  const element = { field_3: OPTIONAL, field_4: c.name };
-  switch (c.kind) {
-    case 'date':
-      return {
-        chunk: new ColumnChunk(path, 'INT32', (v) => epochDay(v as string)!),
-        element: { field_1: TYPE.INT32, ...element, field_6: DATE_TYPE, field_10: { field_6: {} } },
-      };
-    case 'boolean':
-      return {
-        chunk: new ColumnChunk(path, 'BOOLEAN', (v) => v),
-        element: { field_1: TYPE.BOOLEAN, ...element },
-      };
-    case 'string':
-      return {
-        chunk: new ColumnChunk(path, 'BYTE_ARRAY', (v) => String(v)),
-        element: { field_1: TYPE.BYTE_ARRAY, ...element, field_6: UTF8, field_10: { field_1: {} } },
-      };
-    case 'decimal': {
-      const { precision = 1, scale = 0 } = c;
-      const type = precision <= 9 ? 'INT32' : precision <= 18 ? 'INT64' : 'FIXED_LEN_BYTE_ARRAY';
-      const length = type === 'FIXED_LEN_BYTE_ARRAY' ? decimalBytes(precision) : 0;
-      return {
-        chunk: new ColumnChunk(path, type, (v) => unscaled(v as string, scale), length),
-        element: {
-          field_1: TYPE[type],
-          field_2: length || undefined,
-          ...element,
-          field_6: DECIMAL,
-          field_7: scale,
-          field_8: precision,
-          field_10: { field_5: { field_1: scale, field_2: precision } },
-        },
-      };
-    }
+/** The spooled cell at b[p] read into `cell`; where the next one starts. */
+function nextCell(b: Buffer, p: number): number {
+  p = getUint(b, p);
+  cell.column = Math.floor(uint / 8);
+  cell.kind = uint & 7;
+  if (cell.kind <= Kind.NUM) p = getUint(b, p);
+  cell.start = p;
+  cell.end = cell.kind <= Kind.NUM ? p + uint : p;
+  return cell.end;
+}
+
+function getUint(b: Buffer, p: number): number {
+  uint = 0;
+  for (let scale = 1; ; scale *= 128) {
+    const x = b[p++]!;
+    uint += (x & 127) * scale;
+    if (x < 128) return p;
   }
 }
 
-/**
- * The file's footer (FileMetaData, Thrift compact) after `file`'s last row group: the row groups
- * went into bytes as each was written (`groups`), so that none of their objects outlive it.
- */
+const PAR1 = 0x31524150;
+
+/** FileMetaData: the row groups are bytes since each was written (`groups`), so that no object outlives it. */
 function footer(file: ByteWriter, elements: Record<string, unknown>[], rows: number, groups: Uint8Array[]) {
   const start = file.offset;
   const schema = [{ field_4: 'root', field_5: elements.length }, ...elements];
   serializeTCompactProtocol(file, { field_1: 2, field_2: schema, field_3: BigInt(rows) });
-  // Back over its STOP: field 4 (row_groups, a list of structs) and the rest follow by hand.
+  // Back over its STOP: field 4 (row_groups) by hand; then 6 (created_by) and 7 (column_orders:
+  // TYPE_DEFINED_ORDER, so readers use the statistics), the first id a delta from 4.
   file.index--;
   file.offset--;
-  const list = (n: number) => {
-    if (n > 14) {
-      file.appendUint8(0xfc);
-      file.appendVarInt(n);
-    } else file.appendUint8((n << 4) | 12);
-  };
   file.appendUint8(0x19);
-  list(groups.length);
+  if (groups.length > 14) {
+    file.appendUint8(0xfc);
+    file.appendVarInt(groups.length);
+  } else file.appendUint8((groups.length << 4) | 12);
   for (const g of groups) file.appendBytes(g);
-  const createdBy = Buffer.from('prs');
-  file.appendUint8(0x28); // field 6, created_by
-  file.appendVarInt(createdBy.length);
-  file.appendBytes(createdBy);
-  // Field 7, column_orders: TYPE_DEFINED_ORDER for each column, so readers use the statistics.
-  file.appendUint8(0x19);
-  list(elements.length);
-  for (let i = 0; i < elements.length; i++) file.appendBytes(TYPE_DEFINED_ORDER);
-  file.appendUint8(0);
+  const tail = new ByteWriter();
+  serializeTCompactProtocol(tail, { field_6: 'prs', field_7: elements.map(() => ({ field_1: {} })) });
+  const bytes = tail.getBytes();
+  bytes[0] = (bytes[0]! & 15) | (2 << 4);
+  file.appendBytes(bytes);
   file.appendUint32(file.offset - start);
   file.appendUint32(PAR1);
 }
 
-/** ColumnOrder { 1: TypeDefinedOrder {} }. */
-const TYPE_DEFINED_ORDER = new Uint8Array([0x1c, 0, 0]);
-const PAR1 = 0x31524150;
-
-/** One answer on its way into the spool: rows as they come, kept only once `done`. */
-export interface SpoolAnswer {
-  /** A batch of the answer's rows (flattened, measured, written to the spool at once, a row at a time). */
-  rows(rows: RowBatch): void;
-  /** The answer was whole: its rows and what they taught of the columns count. */
-  done(): void;
-  /** The answer failed or repeats an earlier date: its rows are taken back. */
-  drop(): void;
-}
+// Read once: across the bundle's chunks `keys.names` in the loop would be a getter call.
+const keyNames = keys.names;
 
 export class ParquetSpool {
-  private readonly plan = new ColumnPlan();
+  /** Columns by id; ids by name (-1: not in --fields) and by the tape's key path. */
+  private readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly byKey: number[] = [];
+  private readonly prefix: string[] = ['']; // a key path's members' (`indexId.`)
+  private readonly stamps: number[] = []; // the row each column last had a cell in
+  private serial = 0;
+  private readonly plan = new ColumnPlan(this.names);
   private readonly fd: number;
-  /** Where the next answer's rows go: the end of the answers kept so far. */
-  private pos = 0;
-  private rowCount = 0;
+  private pos = 0; // the end of the answers kept so far
+  rows = 0;
   private closed = false;
   private readonly out = new Bytes();
 
@@ -260,74 +193,131 @@ export class ParquetSpool {
     temporaries.add(spoolPath);
   }
 
-  get rows(): number {
-    return this.rowCount;
-  }
-
-  /**
-   * An answer's rows as its body is read (rows/answer.ts hands them over in batches, synchronously):
-   * each batch goes to the spool at once, so memory holds one batch, not the answer. Its column
-   * measures wait in a plan of their own until `done`; `drop` takes the rows back (the next answer
-   * overwrites them). A decimal column past 38 digits throws at the batch that shows it.
-   */
-  answer(lead?: Row): SpoolAnswer {
-    const pending = new ColumnPlan();
+  /** An answer's rows, spooled as they come, its measures kept once `done` (a dropped one's rows overwritten). */
+  answer(lead?: Row) {
+    const pending = new ColumnPlan(this.names);
+    const leads = Object.entries(lead ?? {}).map(([k, v]) => [this.column(k), v] as const);
     let at = this.pos;
     let count = 0;
     return {
-      rows: (rows) => {
-        // From the first rows on (the code that reads them loaded: a chunk compiled under other flags
-        // misses its code cache), V8 lets the old generation grow to 1.5 times what is live, not ~4
-        // (docs/performance.md, Parquet). Node 24 keeps more garbage resident: sized for memory there;
-        // Node 20 stays under 100 MB without it, and it costs CPU there.
-        if (this.rowCount + count === 0) {
+      rows: (rows: RowBatch) => {
+        // From the first rows (code compiled under other flags misses its cache), memory before speed
+        // (docs/performance.md, Parquet).
+        if (this.rows + count === 0) {
           setFlagsFromString('--heap-growing-percent=50');
           if (!NODE_20) setFlagsFromString('--optimize-for-size');
         }
         const out = this.out;
         for (let i = 0; i < rows.length; i++) {
-          out.text(`${JSON.stringify(pending.add(pick(flatten(rows.object(i, lead)), this.o.fields)))}\n`);
+          const start = out.n;
+          out.room(4);
+          out.n += 4;
+          this.serial++;
+          for (const [c, v] of leads) this.value(c, v);
+          const e = rows.at[i]!;
+          // A row JS would order or merge differently, or two values for one column: its object decides.
+          if (rows.tape[e + F.FLAGS]! & Flag.ODD || !this.members(rows.b, rows.tape, e, 0)) {
+            out.n = start + 4;
+            for (const [k, v] of Object.entries(flatten(rows.object(i, lead)))) this.value(this.column(k), v);
+          }
+          out.buf.writeUInt32LE(out.n - start - 4, start);
+          pending.measure(out.buf, start + 4, out.n);
           if (out.n >= 60_000) at += writeSync(this.fd, out.take(), 0, undefined, at);
         }
         if (out.n > 0) at += writeSync(this.fd, out.take(), 0, undefined, at);
         count += rows.length;
-        // Checked against the answers kept so far whenever a column changed.
-        if (pending.changed) new ColumnPlan().merge(this.plan).merge(pending).columns();
+        if (pending.changed) new ColumnPlan(this.names).merge(this.plan).merge(pending).columns();
         pending.changed = false;
       },
       done: () => {
         this.plan.merge(pending);
         this.pos = at;
-        this.rowCount += count;
+        this.rows += count;
       },
       drop: () => {},
     };
   }
 
-  /** Writes the Parquet file to `out` (row groups of `batch` rows), then removes the spool. */
+  /** Object entry `e`'s members (at key path `path`) as cells; false at a column's second value. */
+  private members(b: Buffer, t: Int32Array, e: number, path: number): boolean {
+    for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
+      const key = t[m + F.KEY]!;
+      const kind = t[m]!;
+      if (kind === Kind.OBJ && t[m + F.NEXT]! > m + F.W) {
+        this.prefix[key] ??= `${this.prefix[path]}${keyNames[key]}.`;
+        if (!this.members(b, t, m, key)) return false;
+        continue;
+      }
+      this.byKey[key] ??= this.column(this.prefix[path] + keyNames[key]);
+      const c = this.byKey[key];
+      if (c < 0) continue;
+      if (this.stamps[c] === this.serial) return false;
+      this.stamps[c] = this.serial;
+      // A string with escapes, an array, an empty object: as JSON.parse and JSON.stringify make them.
+      if (kind === Kind.STRX || kind >= Kind.OBJ) this.value(c, entryValue(b, t, m));
+      else putCell(this.out, c, kind, b, t[m + F.START]!, t[m + F.END]!);
+    }
+    return true;
+  }
+
+  private value(c: number, v: unknown) {
+    if (c < 0) return;
+    this.stamps[c] = this.serial;
+    if (v === null || typeof v === 'boolean')
+      return putCell(this.out, c, v === null ? Kind.NULL : v ? Kind.TRUE : Kind.FALSE);
+    const number = isJsonNumeric(v);
+    const bytes = Buffer.from(number ? numberText(v) : typeof v === 'string' ? v : stringifyLossless(v));
+    putCell(this.out, c, number ? Kind.NUM : Kind.STRU, bytes, 0, bytes.length);
+  }
+
+  private column(name: string): number {
+    let c = this.ids.get(name);
+    if (c === undefined) {
+      const f = this.o.fields;
+      c = !f || name === PORTFOLIO_COLUMN || f.includes(name) ? this.names.push(name) - 1 : -1;
+      this.ids.set(name, c);
+    }
+    return c;
+  }
+
+  /** The file's columns: first seen first, or --fields' order; a decimal past 38 digits is a UsageError. */
+  columns(): ParquetColumn[] {
+    const columns = this.plan.columns();
+    const fields = this.o.fields;
+    if (!fields) return columns;
+    const byName = new Map(columns.map((c) => [c.name, c]));
+    const lead = columns.filter((c) => c.name === PORTFOLIO_COLUMN && !fields.includes(c.name));
+    return [...lead, ...fields.map((f) => byName.get(f) ?? { name: f, kind: 'string' as const })];
+  }
+
   async write(out: Writable): Promise<void> {
     ftruncateSync(this.fd, this.pos); // a dropped answer's rows past the end
     closeSync(this.fd);
     this.closed = true;
-    const columns = this.fieldsOrder(this.plan.columns()).map(columnOf);
+    const batch = this.o.batch ?? 5000;
+    const byId: ColumnChunk[] = [];
+    const columns = this.columns().map((c) => {
+      const chunk = new ColumnChunk(c, batch);
+      const id = this.ids.get(c.name);
+      if (id !== undefined) byId[id] = chunk;
+      return chunk;
+    });
     const file = new ByteWriter();
     file.appendUint32(PAR1);
+    const groups: Uint8Array[] = [];
+    let count = 0;
+    let rows = 0;
     // Each row group goes out as soon as it is encoded: memory holds one, never the file.
     const flush = async () => {
       const chunk = file.getBytes().slice();
       file.index = 0;
       if (!out.write(chunk)) await once(out, 'drain');
     };
-    const groups: Uint8Array[] = [];
-    const batch = this.o.batch ?? 5000;
-    let count = 0;
-    let rows = 0;
     const emit = async () => {
       if (count === 0) return;
       const start = file.offset;
-      const chunks = columns.map((c) => c.chunk.flush(file));
-      let size = 0n;
-      for (const c of chunks) size += (c.field_3 as { field_6: bigint }).field_6;
+      const chunks = columns.map((c) => c.flush(file, count));
+      const size = chunks.reduce((n, c) => n + c.field_3.field_6, 0n);
       const group = new ByteWriter(256);
       const compressed = BigInt(file.offset - start);
       serializeTCompactProtocol(group, {
@@ -341,31 +331,29 @@ export class ParquetSpool {
       count = 0;
       await flush();
     };
-    // Lines split at '\n' only (readline also splits at U+2028 on Node 24, which JSON leaves raw).
-    let rest = '';
-    for await (const chunk of createReadStream(this.spoolPath, { encoding: 'utf8' })) {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) {
-        const r = JSON.parse(line) as Record<string, SpoolCell>;
-        for (const c of columns) c.chunk.add(r[c.chunk.path[0]!]);
+    let rest: Buffer | undefined;
+    for await (const chunk of createReadStream(this.spoolPath) as AsyncIterable<Buffer>) {
+      const b = rest ? Buffer.concat([rest, chunk]) : chunk;
+      let p = 0;
+      while (p + 4 <= b.length && p + 4 + b.readUInt32LE(p) <= b.length) {
+        const end = p + 4 + b.readUInt32LE(p);
+        for (p += 4; p < end; ) {
+          p = nextCell(b, p);
+          if (cell.kind !== Kind.NULL) byId[cell.column]!.add(count, cell.kind, b, cell.start, cell.end);
+        }
         if (++count >= batch) await emit();
       }
+      rest = p < b.length ? b.subarray(p) : undefined;
     }
     await emit();
-    footer(
-      file,
-      columns.map((c) => c.element),
-      rows,
-      groups,
-    );
+    const elements = columns.map((c) => c.element);
+    footer(file, elements, rows, groups);
     await flush();
     await this.discard();
   }
 
   async discard(): Promise<void> {
-    // V8 takes a code cache only under the flags it was made with, and src/boot.ts writes the run's
-    // caches at its exit: set back, the next run of any command can use them.
+    // V8 takes a code cache only under the flags it was made with (src/boot.ts writes them at exit).
     setFlagsFromString('--heap-growing-percent=0');
     if (!NODE_20) setFlagsFromString('--no-optimize-for-size');
     if (!this.closed) {
@@ -375,22 +363,4 @@ export class ParquetSpool {
     await unlink(this.spoolPath).catch(() => {});
     temporaries.delete(this.spoolPath);
   }
-
-  /** --fields: the columns in the order asked. */
-  private fieldsOrder(columns: ParquetColumn[]): ParquetColumn[] {
-    const fields = this.o.fields;
-    if (!fields) return columns;
-    const byName = new Map(columns.map((c) => [c.name, c]));
-    const lead = columns.filter((c) => c.name === PORTFOLIO_COLUMN && !fields.includes(c.name));
-    return [...lead, ...fields.map((f) => byName.get(f) ?? { name: f, kind: 'string' as const })];
-  }
-}
-
-/** A flattened row reduced to --fields (portfolioId kept: several portfolios). */
-function pick(flat: Record<string, unknown>, fields?: readonly string[]): Record<string, unknown> {
-  if (!fields) return flat;
-  const out: Record<string, unknown> = {};
-  if (PORTFOLIO_COLUMN in flat) out[PORTFOLIO_COLUMN] = flat[PORTFOLIO_COLUMN];
-  for (const f of fields) if (f in flat) out[f] = flat[f];
-  return out;
 }

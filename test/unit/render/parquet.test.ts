@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber, type Row } from '../../../src/domain.js';
-import { ColumnPlan, epochDay, ParquetSpool } from '../../../src/render/parquet.js';
-import { unscaled } from '../../../src/render/parquet-chunk.js';
+import { ParquetSpool } from '../../../src/render/parquet.js';
+import { epochDay, unscaled } from '../../../src/render/parquet-chunk.js';
+import { RowTokenizer } from '../../../src/rows/tokenizer.js';
 import { throughParquet } from '../../helpers/parquet.js';
 import { batchOf } from '../../helpers/rows.js';
 
@@ -19,10 +20,12 @@ describe('unscaled (a value as its DECIMAL integer at a scale, exact)', () => {
     ['1.10', 5, 110000n],
     ['-0', 2, 0n],
     ['42', 3, 42000n],
-  ])('%s at scale %i → %s', (text, scale, want) => expect(BigInt(unscaled(text, scale))).toBe(want));
+  ])('%s at scale %i → %s', (text, scale, want) =>
+    expect(BigInt(unscaled(Buffer.from(text), 0, text.length, scale))).toBe(want),
+  );
 
   it('refuses a scale below the value’s own (it would round)', () => {
-    expect(() => unscaled('1.25', 1)).toThrow(/more than 1 fraction digits/);
+    expect(() => unscaled(Buffer.from('1.25'), 0, 4, 1)).toThrow(/more than 1 fraction digits/);
   });
 });
 
@@ -34,36 +37,75 @@ describe('epochDay', () => {
     ['2024-02-30', undefined],
     ['2024-5-3', undefined],
     ['not a date', undefined],
-  ])('%s → %s', (s, want) => expect(epochDay(s)).toBe(want));
+  ])('%s → %s', (s, want) => expect(epochDay(Buffer.from(s))).toBe(want));
 });
 
-describe('ColumnPlan', () => {
+/** A spool of `answers` (each a list of batches), kept or dropped; then `check` on it, then gone. */
+function spooled(
+  answers: { batches: (Row[] | string)[]; drop?: boolean; lead?: Row }[],
+  check: (s: ParquetSpool) => void,
+) {
+  const dir = mkdtempSync(join(tmpdir(), 'prs-parquet-'));
+  const spool = new ParquetSpool(join(dir, 'spool'));
+  try {
+    for (const a of answers) {
+      const answer = spool.answer(a.lead);
+      for (const rows of a.batches)
+        answer.rows(typeof rows === 'string' ? new RowTokenizer().push(Buffer.from(rows)) : batchOf(rows));
+      if (a.drop) answer.drop();
+      else answer.done();
+    }
+    check(spool);
+  } finally {
+    spool.discard();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('ParquetSpool columns', () => {
   it('decides each column by all its values', () => {
-    const plan = new ColumnPlan();
-    plan.add({ d: '2024-05-03', n: 1.5, m: 1, s: 'x', b: true, z: null });
-    plan.add({
-      d: '2024-05-06',
-      n: new JsonNumber('12345678901234567890.25'),
-      m: 'two',
-      s: null,
-      b: false,
-      z: null,
-    });
-    expect(plan.columns()).toEqual([
-      { name: 'd', kind: 'date' },
-      { name: 'n', kind: 'decimal', precision: 22, scale: 2 },
-      { name: 'm', kind: 'string' },
-      { name: 's', kind: 'string' },
-      { name: 'b', kind: 'boolean' },
-      { name: 'z', kind: 'string' },
-    ]);
+    const rows = [
+      { d: '2024-05-03', n: 1.5, m: 1, s: 'x', b: true, z: null },
+      { d: '2024-05-06', n: new JsonNumber('12345678901234567890.25'), m: 'two', s: null, b: false, z: null },
+    ];
+    spooled([{ batches: [rows] }], (spool) =>
+      expect(spool.columns()).toEqual([
+        { name: 'd', kind: 'date' },
+        { name: 'n', kind: 'decimal', precision: 22, scale: 2 },
+        { name: 'm', kind: 'string' },
+        { name: 's', kind: 'string' },
+        { name: 'b', kind: 'boolean' },
+        { name: 'z', kind: 'string' },
+      ]),
+    );
   });
 
-  it('a column past 38 digits is a UsageError naming it and the value', () => {
-    const plan = new ColumnPlan();
-    plan.add({ x: new JsonNumber('1e30') });
-    plan.add({ x: new JsonNumber('0.000000001') });
-    expect(() => plan.columns()).toThrow(/column x needs DECIMAL\(40,9\) for 0.000000001/);
+  it('a column past 38 digits is a UsageError naming it and the value, at the batch that shows it', () => {
+    const wide = [[{ x: new JsonNumber('1e30') }], [{ x: new JsonNumber('0.000000001') }]];
+    expect(() => spooled([{ batches: wide }], () => {})).toThrow(
+      /column x needs DECIMAL\(40,9\) for 0.000000001/,
+    );
+  });
+
+  it('a dropped answer teaches nothing; a lead leads; nested objects, odd rows and dotted keys', () => {
+    const answers = [
+      { batches: [[{ gone: 1 }]], drop: true },
+      { batches: [[{ a: { b: 1, c: { d: 'x' } }, e: [1] }]], lead: { portfolioId: '7' } },
+      // Odd: a key twice (the last counts), a number as a key (JS orders it first), a dotted key that
+      // names a nested leaf (one column, the last value).
+      { batches: ['[{"2":true,"a":"first","x":1,"a":1}]', [{ 'a.b': 'y', a: { b: 2 } }]] },
+    ];
+    spooled(answers, (spool) =>
+      expect(spool.columns()).toEqual([
+        { name: 'portfolioId', kind: 'string' },
+        { name: 'a.b', kind: 'decimal', precision: 1, scale: 0 },
+        { name: 'a.c.d', kind: 'string' },
+        { name: 'e', kind: 'string' },
+        { name: '2', kind: 'boolean' },
+        { name: 'a', kind: 'decimal', precision: 1, scale: 0 },
+        { name: 'x', kind: 'decimal', precision: 1, scale: 0 },
+      ]),
+    );
   });
 });
 
