@@ -57,14 +57,6 @@ export function exportKind(format: ExportFormat): ExportKind {
   return format === 'csv' ? 'zip' : 'json';
 }
 
-/** The content's extension replaces a name's own (a dot and 1–10 letters or digits, one a letter: not `v1.5`). */
-function withExtension(name: string, kind: ExportKind): string {
-  if (name.toLowerCase().endsWith(`.${kind}`)) return name;
-  const ext = /\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$/.exec(name);
-  const stem = ext ? name.slice(0, ext.index) : name;
-  return sanitizeFileName(`${stem}.${kind}`) ?? `export.${kind}`;
-}
-
 /** The later of two exports of one run named alike gets `_<portfolioId>_<date>` before its extension. */
 export function disambiguate(name: string, portfolioId: number, date: string): string {
   const dot = name.lastIndexOf('.');
@@ -76,10 +68,16 @@ export function disambiguate(name: string, portfolioId: number, date: string): s
   );
 }
 
-export function nameFromHeaders(o: { contentDisposition?: string; kind: ExportKind }): string | undefined {
-  const suggested = dispositionFileName(o.contentDisposition);
-  const safe = suggested === undefined ? undefined : sanitizeFileName(suggested);
-  return safe === undefined ? undefined : withExtension(safe, o.kind);
+/** The server's name made safe; the content's extension replaces its own (a dot and 1–10 letters or digits, one a letter: not `v1.5`). */
+export function nameFromHeaders(
+  contentDisposition: string | undefined,
+  kind: ExportKind,
+): string | undefined {
+  const suggested = dispositionFileName(contentDisposition);
+  const name = suggested === undefined ? undefined : sanitizeFileName(suggested);
+  if (name === undefined || name.toLowerCase().endsWith(`.${kind}`)) return name;
+  const ext = /\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$/.exec(name);
+  return sanitizeFileName(`${ext ? name.slice(0, ext.index) : name}.${kind}`) ?? `export.${kind}`;
 }
 
 /** A --name-template, else `<date>_<name>_index`, filled in and made safe, with the content's extension.

@@ -239,10 +239,7 @@ function discard(body: Readable): void {
 
 /** The target path when the headers, a template or --name decide it (not the rows' index names). */
 function knownPath(res: ExportResponse, c: SaveContext, kind: ExportKind, dir: string): string | undefined {
-  const fromServer =
-    c.template === undefined
-      ? nameFromHeaders({ contentDisposition: res.contentDisposition, kind })
-      : undefined;
+  const fromServer = c.template === undefined ? nameFromHeaders(res.contentDisposition, kind) : undefined;
   if (fromServer !== undefined) return unique(join(dir, fromServer), c);
   if (kind === 'json' && c.name === undefined && (c.template ?? '{name}').includes('{name}'))
     return undefined;

@@ -136,7 +136,7 @@ describe('Content-Disposition', () => {
     ['attachment; filename=".."', undefined],
     ['attachment; filename="/"', undefined],
   ])('a hostile or odd name %j becomes %j', (header, want) => {
-    expect(nameFromHeaders({ contentDisposition: header, kind: 'json' })).toBe(want);
+    expect(nameFromHeaders(header, 'json')).toBe(want);
   });
 
   it('reads filename* leniently when it cannot be parsed strictly', () => {

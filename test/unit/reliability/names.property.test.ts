@@ -74,7 +74,7 @@ describe('server-given names', () => {
   it('[R-P03] any Content-Disposition → undefined or a plain name inside the target directory (property)', () => {
     fc.assert(
       fc.property(header, fc.constantFrom('json', 'zip') as fc.Arbitrary<'json' | 'zip'>, (h, kind) => {
-        const name = nameFromHeaders({ contentDisposition: h, kind });
+        const name = nameFromHeaders(h, kind);
         if (name === undefined) return;
         expectContained(name);
         expect(name.toLowerCase().endsWith(`.${kind}`)).toBe(true); // the content's extension, always
