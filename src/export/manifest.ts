@@ -37,13 +37,6 @@ export function exportItemKey(
   return (template === undefined ? key : [...key, template]).join('|');
 }
 
-export interface Manifest {
-  get(key: string): ManifestFile[] | undefined;
-  /** The files recorded for `key` when every one is still there unchanged. */
-  kept(key: string): Promise<ManifestFile[] | undefined>;
-  record(key: string, files: ManifestFile[]): Promise<void>;
-}
-
 /** `path`'s text when it is a regular file of this user with one name; never follows a link or waits on a FIFO. */
 function readOwn(path: string): string {
   let fd: number;
@@ -65,7 +58,7 @@ function readOwn(path: string): string {
 }
 
 /** A missing, unreadable or foreign manifest is empty; a record replaces the file whole, never writing through a link. */
-export async function openManifest(dir: string): Promise<Manifest> {
+export async function openManifest(dir: string) {
   const path = join(dir, MANIFEST_NAME);
   const entries = new Map<string, ManifestFile[]>();
   for (const line of readOwn(path).split('\n')) {
@@ -73,12 +66,13 @@ export async function openManifest(dir: string): Promise<Manifest> {
     if (entry) entries.set(entry.key, entry.files);
   }
   return {
-    get: (key) => entries.get(key),
-    async kept(key) {
+    get: (key: string) => entries.get(key),
+    /** The files recorded for `key` when every one is still there unchanged. */
+    async kept(key: string) {
       const recorded = entries.get(key);
       return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
     },
-    async record(key, files) {
+    async record(key: string, files: ManifestFile[]) {
       // Read again under the lock: another export into this directory may have recorded since.
       await withLock(
         path,
