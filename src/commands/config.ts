@@ -80,9 +80,8 @@ export async function config(o: ConfigOptions, deps: Deps): Promise<void> {
       const value = checkValue(key!, o.value!);
       await store.update(name, (p) => ({ ...p, settings: { ...p?.settings, [key!]: value } }));
       io.note(`✓ ${key} = ${shown(key!, value)} (profile ${name})`);
-      const env = deps.env[settingRow(key!).env!];
-      if (env !== undefined && env !== '')
-        io.note(`note: ${settingRow(key!).env!} is set and takes precedence over the profile`);
+      const env = settingRow(key!).env!;
+      if (deps.env[env]) io.note(`note: ${env} is set and takes precedence over the profile`);
       return;
     }
     case 'unset': {
