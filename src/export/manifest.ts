@@ -10,12 +10,7 @@ import { withLock } from '../fs/lock.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
-export interface ManifestFile {
-  name: string;
-  bytes: number;
-  sha256: string;
-  mtimeMs: number;
-}
+export type ManifestFile = { name: string; bytes: number; sha256: string; mtimeMs: number };
 
 /** An item across runs; another name template names other files, so it is another item. */
 export function exportItemKey(

@@ -54,11 +54,7 @@ export interface SaveContext {
   turn?(body: { sha256: string; bytes: number }): Promise<boolean>;
 }
 
-interface SavedFile {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
+type SavedFile = { path: string; bytes: number; sha256: string };
 
 type SaveResult =
   | { kind: 'written' | 'existing'; paths: string[]; files: SavedFile[] }

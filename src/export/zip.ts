@@ -11,11 +11,7 @@ export class ZipError extends Error {
   override name = 'ZipError';
 }
 
-export interface ZipEntry {
-  name: string;
-  crc: number;
-  size: number;
-}
+export type ZipEntry = { name: string; crc: number; size: number };
 
 /** A 32-bit size or offset whose real value is in the zip64 fields. */
 const ZIP64_MARKER = 0xffffffff;
