@@ -9,12 +9,7 @@ export type Change = 'added' | 'removed' | 'changed';
 
 type PairCounts = Record<Change | 'unchanged', number>;
 
-export interface DiffInput {
-  type: ReportType;
-  key: readonly string[];
-  fields?: readonly string[];
-  lead?: Row;
-}
+export type DiffInput = { type: ReportType; key: readonly string[]; fields?: readonly string[]; lead?: Row };
 
 /** The date of the answer always differs: compared only when --fields asks for it. */
 const ANSWER_DATE = 'effectiveDate';
