@@ -35,15 +35,12 @@ export async function exportCommand(
     return [];
   }
   // Local problems first, before any request.
-  let created: string | undefined;
-  if (!toStdout) {
-    created = await prepareExportTarget(o.dir, o.output);
-    if (o.output !== undefined && !o.skipExisting)
-      await assertWritableTarget(o.output, o.force).catch(async (err) => {
-        const { existsHint } = await import('../export/save.js');
-        throw err instanceof FileExistsError ? new FileExistsError(err.path, existsHint()) : err;
-      });
-  }
+  const created = toStdout ? undefined : await prepareExportTarget(o.dir, o.output);
+  if (o.output !== undefined && !toStdout && !o.skipExisting)
+    await assertWritableTarget(o.output, o.force).catch(async (err) => {
+      const { existsHint } = await import('../export/save.js');
+      throw err instanceof FileExistsError ? new FileExistsError(err.path, existsHint()) : err;
+    });
   try {
     const service = await deps.service();
     if (toStdout) return await exportToStdout(o, deps, service);
