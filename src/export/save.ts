@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { addAbortSignal, type Readable, type Writable } from 'node:stream';
+import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
@@ -102,14 +102,18 @@ async function download(
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   let bytes = 0;
-  const meter = async function* (body: AsyncIterable<Buffer>) {
-    for await (const chunk of body) {
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      onChunk?.(chunk);
+      try {
+        onChunk?.(chunk);
+      } catch (err) {
+        return done(err as Error); // a corrupt 200 MB body fails at its first bad byte
+      }
       c.onBytes?.(bytes);
-      yield chunk;
-    }
-  };
+      done(null, chunk);
+    },
+  });
   try {
     await pipeline(res.body, meter, dest, { signal: c.signal });
   } catch (err) {
