@@ -3,7 +3,6 @@ import { InterruptedError } from './errors.js';
 
 export interface Clock {
   now(): number;
-  /** Rejects with InterruptedError when `signal` aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 

@@ -11,7 +11,6 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-/** The JSON log, the metrics file and the pings watch them. */
 const RUN_COMMANDS = ['report', 'export', 'diff'] as const;
 export type RunCommand = (typeof RUN_COMMANDS)[number];
 export const isRunCommand = (name: string): name is RunCommand =>

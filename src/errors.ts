@@ -100,7 +100,6 @@ export class ChangesFoundError extends endingIn('changed') {
   }
 }
 
-/** The message is the run's summary line, the exit code the first failure's. */
 export class ItemsFailedError extends PrsError {
   constructor(
     summary: string,
@@ -133,7 +132,6 @@ export function exitCodeFor(err: unknown): number {
 
 export interface FailedAnswer {
   status: number;
-  /** A JSON `message` or the first line of plain text. */
   said?: string;
   portfolioId: number;
   tenant: string;
@@ -155,7 +153,6 @@ const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
 const after = (a: FailedAnswer) =>
   a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
 
-/** By status, then '5xx', then 'other'. */
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {
     exit: 'usage',

@@ -8,7 +8,6 @@ export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
 export type RunEvent =
   | { event: 'start'; command: RunCommand; items: number; requests: number; etaMs: number }
   | { event: 'wait'; waitMs: number; reason: WaitReason; item?: Item }
-  /** status 0: no answer came. */
   | { event: 'response'; endpoint: Endpoint; status: number; durationMs: number }
   | {
       event: 'item';
@@ -35,7 +34,6 @@ export function createRunEvents() {
         } catch {}
       }
     },
-    /** Returns the removal. */
     on(listener: RunListener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

@@ -89,7 +89,6 @@ export const DATE_WORDS = {
 } as const;
 type DateWord = keyof typeof DATE_WORDS;
 
-/** From a day of the week (0 Sunday). */
 const DAYS_BACK: Record<DateWord, (weekday: number) => number> = {
   today: () => 0,
   yesterday: () => 1,

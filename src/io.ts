@@ -15,7 +15,6 @@ export type IO = ReturnType<typeof createIO>;
 export interface IOOptions {
   quiet?: boolean;
   verbose?: boolean;
-  /** --no-color: false. */
   color?: boolean;
   env?: Readonly<Record<string, string | undefined>>;
   logFormat?: 'text' | 'json';
@@ -98,10 +97,8 @@ export function createIO(opts: IOOptions) {
     },
     /** For raw bytes with backpressure (`export -o -`). */
     stdout: guard.stream,
-    /** Reason: StdoutClosedError or a FileError. */
     stdoutGone: guard.gone,
     err: (l: string) => line('err', l),
-    /** Even with -q. */
     warn: (l: string) => line('warning', l),
     note: (l: string) => {
       if (!quiet) line('note', l);
@@ -135,15 +132,12 @@ export function createIO(opts: IOOptions) {
     get logFormat(): 'text' | 'json' {
       return json ? 'json' : 'text';
     },
-    /** The profile's, known once the settings are resolved. */
     useLogFormat: (format: 'text' | 'json') => {
       json = format === 'json';
     },
-    /** Nothing in text format. */
     log: (entry: LogEntry) => {
       if (json) stderr.write(formatLogLine(entry, now()));
     },
-    /** Through a pager when stdout is a terminal shorter than the text. */
     page: async (text: string, o?: { pager?: boolean }) => {
       const command = pagerCommand(env);
       const tall = (stdout.rows ?? 0) > 0 && (text.match(/\n/g)?.length ?? 0) >= stdout.rows!;
@@ -174,7 +168,7 @@ async function runPager(command: string, text: string): Promise<boolean> {
     });
     child.stdin.on('error', () => {}); // EPIPE: the reader quit before the end
     child.stdin.end(text);
-    // 127: no such command.
+    // 127: the shell found no such command.
     child.on('close', (code) => resolve(started && code !== 127));
   });
 }

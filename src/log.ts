@@ -10,14 +10,10 @@ export type LineKind = 'err' | 'warning' | 'note' | 'hint' | 'debug';
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-export function formatLogLine(entry: LogEntry, now: number): string {
-  const { level, event, message, ...fields } = entry;
-  const record: Record<string, unknown> = { time: new Date(now).toISOString(), level, event, message };
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) record[k] = v;
-  return `${JSON.stringify(record)}\n`;
+export function formatLogLine({ level, event, message, ...fields }: LogEntry, now: number): string {
+  return `${JSON.stringify({ time: new Date(now).toISOString(), level, event, message, ...fields })}\n`;
 }
 
-/** What a line's producer knows beyond its text, e.g. a request's method and url. */
 export type LogFields = { event: string; [field: string]: unknown };
 
 const LEVEL: Record<string, LogEntry['level']> = { debug: 'debug', warning: 'warn', error: 'error' };
@@ -37,10 +33,7 @@ export function errorEntry(lines: readonly string[], exitCode: number): LogEntry
   return {
     level: 'error',
     event: 'error',
-    message: first
-      .replace(ANSI, '')
-      .replace(/^prs: /, '')
-      .trimEnd(),
+    message: first.replace(ANSI, '').replace(/^prs: |\s+$/g, ''),
     exitCode,
     hint: hint?.slice('hint: '.length),
     detail: detail.length ? detail.join('\n') : undefined,

@@ -17,13 +17,10 @@ export type Completion =
 export interface SettingRow {
   /** Commander's spelling: `--base-url <url>` (a value), `-q, --quiet` or `--no-color` (a switch). */
   flag?: string;
-  /** A flag of `prs login` only; else global. */
   on?: 'login';
   env?: string;
-  /** Stored per profile (`prs config`). */
   config?: true;
   default?: string;
-  /** Throws a one-line Error. */
   parse?: (value: string) => unknown;
   mask?: (value: string) => string;
   /** Settings' field, when not the key in camelCase. */
@@ -32,7 +29,6 @@ export interface SettingRow {
   complete?: Completion;
 }
 
-/** `-` is read as `_`. */
 function choice<T extends string>(what: string, ...values: T[]): (value: string) => T {
   return (value) => {
     const v = value.trim().replace('-', '_') as T;
@@ -200,7 +196,6 @@ export const GLOBAL_FLAGS = names.filter((k) => row(k).flag && !row(k).on);
 export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 
 export const longFlag = (name: Name): string => /--[\w-]+/.exec(row(name).flag ?? '')![0];
-/** Commander's attribute name. */
 export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
 export function flagHelp(name: Name): string {
@@ -219,10 +214,7 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
   const flag = row(name).flag ?? '';
   const short = /^-(\w),/.exec(flag)?.[1];
   // Every letter of a short group before this one must be a switch (`-oq` is `-o q`).
-  const switches = names
-    .map((n) => /^-(\w), --[\w-]+$/.exec(row(n).flag ?? '')?.[1])
-    .filter(Boolean)
-    .join('');
+  const switches = names.map((n) => /^-(\w), --[\w-]+$/.exec(row(n).flag ?? '')?.[1] ?? '').join('');
   const group = short ? new RegExp(`^-[${switches}hV]*${short}`) : undefined;
   for (const arg of argv) {
     if (arg === '--') return false;
@@ -385,7 +377,6 @@ export function resolveSettings(
   };
 }
 
-/** `globals` and `extra` over `env` over the profile that --profile or PRS_PROFILE names. */
 export function settingsFrom(
   store: ProfileStore<{ settings?: SettingValues }>,
   globals: GlobalOptions,
@@ -467,7 +458,6 @@ export function parseLimiterUrl(value: string): string {
   return value;
 }
 
-/** parseRateLimit's inverse. */
 export function rateText(rate: RateLimit): string {
   return rate.windowMs % 1000 === 0
     ? `${rate.limit}/${rate.windowMs / 1000}s`
@@ -476,7 +466,6 @@ export function rateText(rate: RateLimit): string {
 
 const MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-/** "4/60s", "10/1m", "100/500ms", "4/60" (seconds). */
 export function parseRateLimit(value: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
   if (!m) throw new Error(`invalid rate limit "${value}": expected <requests>/<window>, e.g. 4/60s`);
@@ -499,7 +488,6 @@ export function parseMaxAge(value: string): number | undefined {
   return ms;
 }
 
-/** `1GiB`, `500MiB`, `64K` (KiB), `2GB`, `1048576` (bytes). */
 export function parseSize(value: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:b|([kmgt])(ib|b)?)?\s*$/i.exec(value);
   const power = m?.[2] ? 'kmgt'.indexOf(m[2].toLowerCase()) + 1 : 0;

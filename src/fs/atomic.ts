@@ -174,7 +174,6 @@ export async function removeIfLeftEmpty(dir: string, created: string | undefined
   }
 }
 
-/** `clean`: dead runs' temporaries go. */
 export async function assertWritableDir(path: string, clean = false): Promise<void> {
   if (await isSpecialFile(path)) return; // /dev/stdout
   await assertDirectory(dirname(path));

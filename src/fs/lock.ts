@@ -59,7 +59,6 @@ function take(file: string, o: LockOptions): true | Promise<void> {
   })();
 }
 
-/** A stale lock is removed: the next try takes it. */
 function tryLock(lock: string): boolean {
   try {
     mkdirSync(lock);

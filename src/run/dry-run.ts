@@ -67,7 +67,6 @@ interface ReportPlanOptions {
   dates: string[];
   cache?: CacheUse;
   json: boolean;
-  /** diff --against's. */
   types?: readonly ReportType[];
 }
 
@@ -100,7 +99,6 @@ interface ExportPlanOptions {
   extract: boolean;
   skipExisting?: boolean;
   nameTemplate?: string;
-  /** --dir, or the --output file's. */
   dir: string;
   json: boolean;
 }

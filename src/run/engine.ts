@@ -33,7 +33,6 @@ export interface ItemContext {
   /** Aborted by an interrupt, a stdout gone, or another item's run-level failure. */
   signal: AbortSignal;
   onWait(ms: number, reason: WaitReason): void;
-  /** Once every earlier item's outcome was delivered. */
   turn(): Promise<void>;
   clearProgress(): void;
   showProgress(text: string): void;

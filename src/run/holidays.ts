@@ -2,7 +2,6 @@ import type { Item } from '../domain.js';
 
 /** The service answers a date without data with an earlier day's rows: such a repeat is delivered once. */
 export class HolidayFilter {
-  /** `<portfolio> <effective date>` */
   private readonly delivered = new Set<string>();
   private readonly repeats = new Map<string, { id: number; effective: string; dates: string[] }>();
 

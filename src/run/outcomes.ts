@@ -13,7 +13,6 @@ export function itemLabel(item: Item): string {
   return `portfolio ${item.portfolioId} on ${item.date}`;
 }
 
-/** Its hint only the first time. */
 export function itemFailureReporter(io: IO): (item: Item, error: unknown) => void {
   const hints = new Set<string>();
   return (item, error) => {
@@ -39,7 +38,6 @@ export function itemFailureReporter(io: IO): (item: Item, error: unknown) => voi
   };
 }
 
-/** Portfolio first: the order rows and files come out in. */
 export function itemsOf(portfolioIds: readonly number[], dates: readonly string[]): Item[] {
   return portfolioIds.flatMap((portfolioId) => dates.map((date) => ({ portfolioId, date })));
 }

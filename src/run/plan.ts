@@ -4,7 +4,6 @@ import { decide, settle } from '../service/limiter.js';
 import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 
-/** `requests` sent one after another from `state` at `now`. */
 export function planRequests(
   requests: number,
   state: LimiterState,

@@ -3,7 +3,6 @@ import type { Item, WaitReason } from '../domain.js';
 import type { IO, Progress } from '../io.js';
 import { type RateLimit, rateText } from '../settings.js';
 
-/** On the progress line (counted down), and in a log line. */
 const WAIT_WORDS: Record<WaitReason, readonly [string, string]> = {
   'rate-limit': ['next request in %', 'waiting % for the rate limit'],
   'retry-after': [
@@ -41,8 +40,7 @@ export function longRunNotice(
   now: number,
 ): string | undefined {
   if (etaMs <= LONG_RUN_MS) return undefined;
-  const at = new Date(now + etaMs);
-  const hhmm = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+  const hhmm = new Date(now + etaMs).toTimeString().slice(0, 5);
   return `${requests} requests at ${rateText(rate)}: about ${durationText(etaMs)} (until ${hhmm})`;
 }
 
@@ -54,7 +52,6 @@ export interface Position {
   etaAt?: number;
 }
 
-/** `-q` silences both. */
 export function runProgress(io: IO, now: () => number = Date.now) {
   let progress: Progress | undefined;
   let ticker: ReturnType<typeof setInterval> | undefined;
