@@ -17,8 +17,9 @@ export interface LockOptions {
 export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}): Promise<Awaited<T>> {
   const lock = `${file}.lock`;
   try {
-    const taking = take(file, o);
-    if (taking !== true) await taking;
+    if (o.createDir !== false) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Free: `fn` runs now, in this tick.
+    if (!tryLock(lock)) await waitFor(lock, Date.now() + (o.waitMs ?? 30_000));
   } catch (err) {
     if (err instanceof FileError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? '';
@@ -43,20 +44,14 @@ export async function withLock<T>(file: string, fn: () => T, o: LockOptions = {}
 /** A lock not refreshed for this long belongs to a dead holder and is taken over. */
 const STALE_MS = 10_000;
 
-function take(file: string, o: LockOptions): true | Promise<void> {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + (o.waitMs ?? 30_000);
-  if (o.createDir !== false) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  if (tryLock(lock)) return true;
-  return (async () => {
-    do {
-      if (Date.now() >= deadline)
-        throw new FileError(`another prs process holds ${lock}`, {
-          hint: 'if no other prs is running, remove that directory',
-        });
-      await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
-    } while (!tryLock(lock));
-  })();
+async function waitFor(lock: string, deadline: number): Promise<void> {
+  do {
+    if (Date.now() >= deadline)
+      throw new FileError(`another prs process holds ${lock}`, {
+        hint: 'if no other prs is running, remove that directory',
+      });
+    await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
+  } while (!tryLock(lock));
 }
 
 function tryLock(lock: string): boolean {
