@@ -31,10 +31,7 @@ export enum F {
   FLAGS = 7,
 }
 
-/**
- * ODD: what only an object gives right (a key twice, an integer key, an object in an array). APART (a
- * batch's): a row not right after the comma behind the one before.
- */
+/** ODD: what only an object gives right (a key twice, an integer key, an object in an array). */
 export enum Flag {
   GAP = 1,
   ESC = 2,
@@ -82,7 +79,7 @@ export const keys = new KeyTable();
 
 /**
  * The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused).
- * `flags`: its rows' together (0: compact and plain, one right after the other, `{…},{…}`).
+ * `flags`: its rows' together, APART when one was not right after the comma behind the one before.
  */
 export class RowBatch {
   constructor(

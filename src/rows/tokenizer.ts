@@ -127,7 +127,7 @@ export class RowTokenizer {
   /** The rows' entries (tape indexes) read by this push. */
   private rows = new Int32Array(1024);
   private nRows = 0;
-  /** This push's rows' flags together (RowBatch.flags). */
+  /** RowBatch.flags of this push's rows. */
   private flags = 0;
   private lastEnd = 0;
   /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
