@@ -1,8 +1,6 @@
-/**
- * A subset of jq 1.7 compiled to a JS function over the rows prs already parsed (docs/performance.md);
- * `compileFast` gives none for a filter outside it, which jq-web runs. Rows hold no arrays and their keys
- * are names: array indexes, `.[]`, `map`, `keys` and `."key"` inside a filter are left to jq-web.
- */
+// A subset of jq 1.7 compiled to a JS function over the rows prs already parsed (docs/performance.md);
+// jq-web runs the rest. Rows hold no arrays and their keys are names, so indexes, `.[]`, `map`, `keys`
+// and `."k"` are left to it.
 
 import { JsonNumber } from '../domain.js';
 import { compareDecimal, decimalSpelling, plain } from '../json/decimal.js';
@@ -34,7 +32,6 @@ export class JqError extends Error {}
 
 class Outside extends Error {}
 
-/** Each of the filter's outputs for `input` to `emit`, in jq's order. */
 export type Filter = (input: unknown, emit: (v: unknown) => void) => void;
 
 /**

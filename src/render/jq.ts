@@ -29,7 +29,6 @@ export interface JqProgram {
   collect(): { write(chunk: string | Uint8Array): void; end(): Promise<string> };
 }
 
-/** Rows filtered a batch of whole lines at a time, when the filter runs on each row. */
 const BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -214,7 +213,6 @@ class TapeRow extends Lazy {
     return rowBytes.take().toString().replaceAll('\x7f', '\\u007f');
   }
 
-  /** `site.hint`: where the key was in the last row, from its entry. */
   get(site: Site): unknown {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;

@@ -84,11 +84,7 @@ export function renderTable(
   const all = columns.map((_, i) => i);
   if (o.width === undefined)
     return { text: drawTable(names, cells, numeric, all, natural, o.color), notes: [] };
-  const { rank, keep } = priorities(
-    columns.map((c) => c.name),
-    o.type,
-    o.picked === true,
-  );
+  const { rank, keep } = priorities(names, o.type, o.picked === true);
   const layout = planTable(
     names.map((name, i) => ({ name, natural: natural[i], numeric: numeric[i], header: displayWidth(name) })),
     o.width,
