@@ -1,8 +1,7 @@
 /** dist/fast.js, bin/prs.js's first stop: `--version` and cached reports (hit.ts) without the CLI. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_FILE } from './auth/store.js';
-import { type Env, isDebug, longFlag, resolveDirs, SETTINGS } from './settings.js';
+import { CONFIG_FILE, type Env, isDebug, resolveDirs } from './dirs.js';
 import { VERSION } from './version.js';
 
 export async function answer(argv: readonly string[], env: Env): Promise<number | undefined> {
@@ -35,10 +34,9 @@ export async function cli(env: Env): Promise<void> {
   boot(cacheDir, isDebug(env));
 }
 
-/** A quick over-estimate of whether the answer cache is on: only then is dist/hit.js worth loading. */
+/** A quick over-estimate of whether the answer cache is on (spelt as settings.ts: fast.test.ts checks). */
 export function cacheMayBeOn(args: readonly string[], env: Env, configDir: string): boolean {
-  const flag = longFlag('cache');
-  if (env[SETTINGS.cache.env] || args.some((a) => a === flag || a.startsWith(`${flag}=`))) return true;
+  if (env.PRS_CACHE || args.some((a) => a === '--cache' || a.startsWith('--cache='))) return true;
   try {
     return readFileSync(join(configDir, CONFIG_FILE), 'utf8').includes('"cache"');
   } catch {

@@ -1,11 +1,11 @@
 /** The one place that reads the environment; precedence: flag > environment > profile > default. */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { type Env, resolveDirs } from './dirs.js';
 import { UsageError } from './errors.js';
 import { checkNameTemplate } from './fs/file-name.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export { isDebug, resolveDirs } from './dirs.js';
+export type { Env };
 
 export type Completion =
   | 'file'
@@ -288,13 +288,6 @@ export function storedProfile<P>(store: ProfileStore<P>, name: string, allowNew 
   return stored;
 }
 
-export function resolveDirs(env: Env): { configDir: string; cacheDir: string } {
-  const home = env.HOME || homedir();
-  const configDir = env.PRS_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'prs');
-  const cacheDir = env.PRS_CACHE_DIR || join(env.XDG_CACHE_HOME || join(home, '.cache'), 'prs');
-  return { configDir, cacheDir };
-}
-
 export function resolveProfileName(flag: string | undefined, env: Env): string {
   const name = flag ?? (env[SETTINGS.profile.env] || undefined) ?? SETTINGS.profile.default;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
@@ -433,10 +426,6 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 function resolveProxy(env: Env): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
-}
-
-export function isDebug(env: Env): boolean {
-  return env.PRS_DEBUG === '1' || env.PRS_DEBUG === 'true';
 }
 
 export function parseLimiterUrl(value: string): string {

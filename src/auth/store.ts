@@ -11,13 +11,12 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { CONFIG_FILE } from '../dirs.js';
 import { FileError, fileError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, SessionBinding, Store, StoredSession } from './types.js';
-
-export const CONFIG_FILE = 'config.json';
 
 interface StoreData {
   profiles: Record<string, ProfileData>;
