@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Dispatch only: the fast entry (dist/fast.js: `--version`, a report the answer cache holds) answers
-// what it can before the CLI loads; anything else runs the CLI through its loader (dist/boot.js, which
-// keeps V8's compiled code between runs). CommonJS (see bin/package.json), like the bundle: Node loads
+// what it can before the CLI loads; anything else runs the CLI through its loader (src/boot.ts, in
+// dist/fast.js, which keeps V8's compiled code between runs). CommonJS (see bin/package.json), like the bundle: Node loads
 // it sooner than ES modules.
 'use strict';
 

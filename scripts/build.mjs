@@ -277,15 +277,36 @@ const single = {
   // import() as a require in a promise: Node's ES module loader costs a start milliseconds.
   supported: { 'dynamic-import': false },
 };
-/** fast.ts's imports of hit.ts and boot.ts stay requires of dist/hit.js and dist/boot.js, loaded only when needed. */
+const hit = await build({ ...single, entryPoints: { hit: 'src/hit.ts' }, plugins: [noTable] });
+
+/**
+ * The fast entry, with the CLI's loader (src/boot.ts) in it, built last: the loader keeps V8's code
+ * cache per build, named by a digest of every file built above, since V8 checks a cache against its
+ * source's length only. fast.ts's import of hit.ts stays a require of dist/hit.js.
+ */
+const digest = createHash('sha256');
+for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
+  if (!file.endsWith('.js') && !file.endsWith('.pack')) continue;
+  digest.update(file);
+  digest.update(readFileSync(join(out, file)));
+}
 const hitApart = {
   name: 'hit-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(hit|boot)\.js$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/hit\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
-const fast = await build({ ...single, entryPoints: { fast: 'src/fast.ts' }, plugins: [hitApart, noTable] });
-const hit = await build({ ...single, entryPoints: { hit: 'src/hit.ts' }, plugins: [noTable] });
+const fast = await build({
+  ...single,
+  entryPoints: { fast: 'src/fast.ts' },
+  plugins: [hitApart, noTable],
+  define: {
+    ...single.define,
+    __PRS_BUILD__: JSON.stringify(digest.digest('hex').slice(0, 16)),
+    // A string: an object here would be a module of its own in the source map.
+    __PRS_PACKS__: JSON.stringify(JSON.stringify(packs)),
+  },
+});
 const heavy = [fast, hit]
   .flatMap((b) => Object.keys(b.metafile.inputs))
   .filter((f) => /node_modules\/(undici|ora|commander)\//.test(f));
@@ -295,28 +316,6 @@ if (heavy.length > 0) {
     `build: the fast entry (dist/fast.js, dist/hit.js) would bundle ${heavy[0]}: import it lazily`,
   );
 }
-
-/**
- * The loader (src/boot.ts: dist/boot.js, bin/prs.js's way into the CLI), built last: it keeps V8's
- * code cache per build, named by a digest of every file built above, since V8 checks a cache against
- * its source's length only.
- */
-const digest = createHash('sha256');
-for (const file of readdirSync(out, { recursive: true }).map(String).sort()) {
-  if (!file.endsWith('.js') && !file.endsWith('.pack')) continue;
-  digest.update(file);
-  digest.update(readFileSync(join(out, file)));
-}
-await build({
-  ...single,
-  entryPoints: { boot: 'src/boot.ts' },
-  define: {
-    ...single.define,
-    __PRS_BUILD__: JSON.stringify(digest.digest('hex').slice(0, 16)),
-    // A string: an object here would be a module of its own in the source map.
-    __PRS_PACKS__: JSON.stringify(JSON.stringify(packs)),
-  },
-});
 
 const old = `dist.old-${process.pid}`;
 if (existsSync('dist')) renameSync('dist', old);

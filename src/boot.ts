@@ -1,16 +1,13 @@
 /**
- * dist/boot.js: runs the CLI (dist/main.js and the chunks it requires) with V8's code cache, through
- * public APIs only. Each script (a pack of chunks, or a chunk outside the packs) is compiled by
- * vm.Script with the bytecode an earlier run left in `<cache dir>/code/<build>-<node>-<arch>/`; a chunk
- * asking for another by relative path is served here (no resolution or stat per file), anything else
- * goes to Node's require. The caches are written after the run (src/entry.ts), so that they hold the
- * functions the run compiled lazily, not only the top level.
+ * The CLI's loader (bundled into dist/fast.js): runs the CLI (dist/main.js and the chunks it requires)
+ * with V8's code cache, through public APIs only. Each script (a pack of chunks, or a chunk outside
+ * the packs) is compiled by vm.Script with the bytecode an earlier run left in
+ * `<cache dir>/code/<build>-<node>-<arch>/`; a chunk asking for another by relative path is served
+ * here (no resolution or stat per file), anything else goes to Node's require. The caches are written
+ * after the run (src/entry.ts), so that they hold the functions the run compiled lazily.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { Script } from 'node:vm';
 
 declare const __PRS_BUILD__: string;
 /** JSON: a command's chunk → the pack holding its body (scripts/build.mjs). */
@@ -33,9 +30,10 @@ const V8_FLAGS = [
 
 /**
  * Node's builtins carry code compiled under V8's default flags, which V8 refuses once the flags above
- * are set: what every CLI run requires is required before (node:net also when stdout is a file).
+ * are set: what every CLI run requires is required before (node:net also when stdout is a file). The
+ * loader's own are among them: bundled into dist/fast.js, it leaves them out of `--version`.
  */
-const BUILTINS = ['node:process', 'node:timers/promises', 'node:net', 'node:diagnostics_channel'];
+const BUILTINS = ['process', 'timers/promises', 'net', 'diagnostics_channel', 'module', 'vm'];
 
 export interface CodeCache {
   /** Scripts compiled without a cache V8 took: then save() writes the caches. */
@@ -51,16 +49,17 @@ type Entry = { start(cache?: CodeCache): void };
 
 /** `cacheDir`: settings.ts's, from the fast entry (src/fast.ts); undefined without one. */
 export function boot(cacheDir: string | undefined, debug: boolean): void {
-  for (const id of BUILTINS) require(id);
+  for (const id of BUILTINS) process.getBuiltinModule(`node:${id}`);
   // main.ts writes through both on every run: their streams are made before the flags too.
   void process.stdout;
   void process.stderr;
+  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   for (const flag of V8_FLAGS) setFlagsFromString(flag);
   const main = join(__dirname, 'main.js');
   if (debug) {
     // Stack traces mapped to src/*.ts need Node's own compile, which reads the source maps.
     process.setSourceMapsEnabled(true);
-    (createRequire(main)(main) as Entry).start();
+    (process.getBuiltinModule('node:module').createRequire(main)(main) as Entry).start();
     return;
   }
   let dir = cacheDir && join(cacheDir, 'code', `${__PRS_BUILD__}-${process.version}-${process.arch}`);
@@ -96,10 +95,12 @@ type Wrapper = (...args: unknown[]) => void;
 const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 
 function codeLoader(dist: string, dir: string | undefined) {
+  const { Script } = process.getBuiltinModule('node:vm');
+  const { createRequire } = process.getBuiltinModule('node:module');
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
   const nodeRequires = new Map<string, NodeJS.Require>();
-  const scripts: [string, Script][] = [];
+  const scripts: [string, InstanceType<typeof Script>][] = [];
   let unsaved = 0;
   /** The value of `from`/`id`'s source as `script` makes it one, compiled with its cache if V8 takes it. */
   const compile = (from: string, id: string, script: (source: string) => string): unknown => {

@@ -1,5 +1,5 @@
-// The bundle's entry (dist/main.js), started by dist/boot.js: run the CLI, keep the compiled code for
-// the next run, then exit with the contract's code.
+// The bundle's entry (dist/main.js), started by the loader (src/boot.ts): run the CLI, keep the
+// compiled code for the next run, then exit with the contract's code.
 import type { CodeCache } from './boot.js';
 
 // No top-level await: the build turns this bundle into CommonJS (see scripts/build.mjs).

@@ -1,5 +1,5 @@
 /**
- * V8's code cache for the CLI's chunks (src/boot.ts, dist/boot.js), the BUILT binary against the
+ * V8's code cache for the CLI's chunks (src/boot.ts, in dist/fast.js), the BUILT binary against the
  * sandbox: the first run writes one cache per script the loader compiled (the CLI's start, dist/cli.pack,
  * the report's body, dist/report.pack, and each chunk loaded outside them: 0600 files in a 0700
  * directory under the cache dir, per build and Node), the next takes them (V8 accepted them: a
@@ -26,8 +26,8 @@ import { baseEnv, collect, PRS_BIN, type RunResult } from '../helpers/run.js';
 import { useLoggedIn } from '../helpers/session.js';
 
 const PRELOAD = fileURLToPath(new URL('./fixtures/loaded-chunks.cjs', import.meta.url));
-const BOOT = readFileSync(fileURLToPath(new URL('../../dist/boot.js', import.meta.url)), 'utf8');
-const BUILD = /([0-9a-f]{16})-\$\{process\.version\}/.exec(BOOT)?.[1];
+const FAST = readFileSync(fileURLToPath(new URL('../../dist/fast.js', import.meta.url)), 'utf8');
+const BUILD = /([0-9a-f]{16})-\$\{process\.version\}/.exec(FAST)?.[1];
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 /** dist's packs and their chunks, each pack compiled and cached as one script: the CLI's start, cli.pack, and a command's body (report.pack), led by the command's chunk. */
 const PACKS = Object.fromEntries(
@@ -76,7 +76,7 @@ async function prs(
   child.stdin.end();
   const r = await collect(child).done;
   const loaded = readFileSync(list, 'utf8').split('\n').filter(Boolean);
-  return { ...r, compiled: loaded.filter((f) => !['fast.js', 'boot.js', 'hit.js'].includes(f)) };
+  return { ...r, compiled: loaded.filter((f) => !['fast.js', 'hit.js'].includes(f)) };
 }
 const report = ['report', '42', '-t', 'index', '-d', '2024-05-02', '-f', 'json'];
 
