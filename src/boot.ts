@@ -1,10 +1,7 @@
 /**
- * The CLI's loader (bundled into dist/fast.js): runs the CLI (dist/main.js and the chunks it requires)
- * with V8's code cache, through public APIs only. Each script (a pack of chunks, or a chunk outside
- * the packs) is compiled by vm.Script with the bytecode an earlier run left in
- * `<cache dir>/code/<build>-<node>-<arch>/`; a chunk asking for another by relative path is served
- * here (no resolution or stat per file), anything else goes to Node's require. The caches are written
- * after the run (src/entry.ts), so that they hold the functions the run compiled lazily.
+ * The CLI's loader (in dist/fast.js): each script (a pack of chunks, or a chunk outside them) compiled
+ * by vm.Script with the bytecode an earlier run left in `<cache dir>/code/<build>-<node>-<arch>/`,
+ * written after the run (src/entry.ts) so that it holds what the run compiled lazily.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -14,11 +11,9 @@ declare const __PRS_BUILD__: string;
 declare const __PRS_PACKS__: string;
 
 /**
- * Set for the whole run before anything compiles, since V8 takes a cache only under the flags it was
- * made with. WebAssembly (undici's llhttp, jq) stays in V8's baseline tier, compiled a function at a
- * time when first called: the optimising tier costs a short-lived CLI more than it earns. A young
- * generation that does not grow keeps a range of answers' peak memory down. Release V8 checks a
- * cache's length, not its bytes: with the checksum V8 writes and checks, a damaged file is refused.
+ * Set before anything compiles (V8 takes a cache only under the flags it was made with): WebAssembly
+ * in the baseline tier, a function compiled when first called; a young generation that does not grow
+ * (peak memory); a checksum in each cache, without which release V8 takes a damaged one.
  */
 const V8_FLAGS = [
   '--no-wasm-tier-up',
@@ -29,10 +24,8 @@ const V8_FLAGS = [
 ];
 
 /**
- * Node's builtins carry code compiled under V8's default flags, which V8 refuses once the flags above
- * are set: what every CLI run requires is required before (node:net also when stdout is a file). The
- * loader's own are among them: bundled into dist/fast.js, it leaves them out of `--version`. An
- * export's are required when argv holds the word (from source after the flags: ~7 ms on Node 24).
+ * Node's builtins' compiled code is refused once the flags are set: what a run requires is required
+ * before (node:net also when stdout is a file; an export's when argv holds the word).
  */
 const BUILTINS = ['process', 'timers/promises', 'net', 'diagnostics_channel', 'module', 'vm'];
 const EXPORT_BUILTINS = ['fs/promises', 'crypto', 'zlib'];
@@ -40,10 +33,7 @@ const EXPORT_BUILTINS = ['fs/promises', 'crypto', 'zlib'];
 export interface CodeCache {
   /** Scripts compiled without a cache V8 took: then save() writes the caches. */
   readonly unsaved: number;
-  /**
-   * Every script's cache through `write`, not only the unsaved: a cache holds the functions the run
-   * that wrote it compiled, so the start (cli.pack), first written by whatever ran first, gains these.
-   */
+  /** Every script's cache, not only the unsaved: cli.pack's gains what this command compiled. */
   save(write: (path: string, data: Uint8Array) => void): void;
 }
 
@@ -72,10 +62,7 @@ export function boot(cacheDir: string | undefined, debug: boolean): void {
   (loader.load(__dirname, './main.js') as Entry).start(loader);
 }
 
-/**
- * Missing (made private on the first write), or this user's and not writable by others: bytecode is
- * code, and one that someone else could write is not run.
- */
+/** Missing (made 0700 on the first write), or this user's and not writable by others: bytecode is code. */
 function mayUse(dir: string): boolean {
   try {
     const st = statSync(dir);
