@@ -29,8 +29,6 @@ export interface Fault {
   zip?: { bytes: number; fill: 'nul' | 'text' };
 }
 
-export type SandboxStats = ReturnType<typeof createStats>;
-
 export function createStats() {
   const requests: RequestRecord[] = [];
   return {

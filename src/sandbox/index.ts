@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TokenIssuer } from './auth.js';
-import { createFaults, createStats, type Fault } from './controls.js';
+import type { Fault } from './controls.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { createRoutes } from './routes.js';
 
@@ -15,10 +14,8 @@ const urlHost = (host: string) =>
 
 export async function startSandbox(options: SandboxOptions = {}) {
   const o = resolveOptions(options);
-  const stats = createStats();
-  const faults = createFaults();
-  const issuer = new TokenIssuer(o);
-  const server = createServer(createRoutes(o, stats, faults, issuer));
+  const { listener, stats, faults, issuer } = createRoutes(o);
+  const server = createServer(listener);
   // Longer than a client's idle timeout (prs: 10 s): no connection is reused just as the server closes it.
   server.keepAliveTimeout = 60_000;
   await once(server.listen(o.port, o.host), 'listening');
@@ -26,7 +23,6 @@ export async function startSandbox(options: SandboxOptions = {}) {
   const url = `http://${urlHost(o.host)}:${port}`;
   return {
     ...o,
-    /** Base URL, the part before /api/v1; the auth URL (before /realms) is the same server. */
     url,
     authUrl: url,
     port,

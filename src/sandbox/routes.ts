@@ -1,5 +1,4 @@
-// Checked in the service's order: 401, 403, 400, 404, then 429 on the JSON endpoint. Error bodies are
-// Spring Boot's without the timestamp, so the same request gives the same bytes.
+// Checked in the service's order: 401, 403, 400, 404, 429. Spring Boot's error bodies, without the timestamp.
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { text } from 'node:stream/consumers';
@@ -7,9 +6,9 @@ import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises'
 import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
 import type { RateLimit } from '../settings.js';
-import type { TokenIssuer } from './auth.js';
+import { TokenIssuer } from './auth.js';
 import { effectiveDateFor, isIsoDate } from './calendar.js';
-import type { createFaults, Fault, RequestRecord, SandboxStats } from './controls.js';
+import { createFaults, createStats, type Fault, type RequestRecord } from './controls.js';
 import type { ResolvedOptions } from './options.js';
 import { createCatalog, type Portfolio, rowsOf } from './portfolios.js';
 import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } from './wire.js';
@@ -17,19 +16,13 @@ import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } 
 const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
 type Headers = Record<string, string | number>;
 
-interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  rec: RequestRecord;
-  gone: AbortSignal;
-}
+type Exchange = { req: IncomingMessage; res: ServerResponse; rec: RequestRecord; gone: AbortSignal };
 
-export function createRoutes(
-  o: ResolvedOptions,
-  stats: SandboxStats,
-  faults: ReturnType<typeof createFaults>,
-  issuer: TokenIssuer,
-): RequestListener {
+/** The listener, and the parts of its state that tests control and read. */
+export function createRoutes(o: ResolvedOptions) {
+  const stats = createStats();
+  const faults = createFaults();
+  const issuer = new TokenIssuer(o);
   const catalog = createCatalog(o.bigExportRows);
   const takeSlot = slidingWindow(o.limit);
   const cached = bodyCache(4, 16 * 1024 * 1024);
@@ -189,7 +182,7 @@ export function createRoutes(
     return report(x, url, api[1]);
   }
 
-  return (req, res) => {
+  const listener: RequestListener = (req, res) => {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     const rec: RequestRecord = {
@@ -208,6 +201,7 @@ export function createRoutes(
       else res.destroy();
     });
   };
+  return { listener, stats, faults, issuer };
 }
 
 /** The last `entries` JSON report bodies under `maxChars`, so benchmarks time the client, not the generator. */

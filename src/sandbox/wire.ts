@@ -8,9 +8,7 @@ export class Num {
 }
 export const num = (text: string): Num => new Num(text);
 export type Val = string | null | boolean | Num | Row;
-export interface Row {
-  readonly [key: string]: Val;
-}
+export type Row = { readonly [key: string]: Val };
 
 // Most strings need no escaping; skipping JSON.stringify for them makes big exports much faster.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
@@ -118,7 +116,6 @@ export function* zipChunks(
   yield* out.splice(0);
 }
 
-/** "<date>_<name words joined by _>_index.<ext>", as the public example names its files. */
 export const exportFileName = (date: string, name: string, ext: string): string =>
   `${date}_${name.split(/\s+/).filter(Boolean).join('_')}_index.${ext}`;
 

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../helpers/json.js';
 import { BROKEN_PORTFOLIO_ID, REBALANCE_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { type RunOptions, runPrs } from '../helpers/run.js';
-import { useLoggedIn } from '../helpers/session.js';
+import { reportBody, useLoggedIn } from '../helpers/session.js';
 
 const P = String(REBALANCE_PORTFOLIO_ID);
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
@@ -19,15 +19,8 @@ const requests = () => sandbox.stats.count({ endpoint: 'report' });
 const { sandbox, tmp, env } = useLoggedIn('prs-diff-e2e-', { rateLimit: '1000/1s' });
 beforeEach(() => sandbox.stats.reset());
 
-/** The body the sandbox sends, fetched directly with prs's token. */
-async function serviceBody(type: string, date: string): Promise<string> {
-  const token = (await prs(['auth', 'token'])).stdout.trim();
-  const url = `${sandbox.url}/api/v1/report-service/report/generate/portfolio/${P}?reportType=${type}&date=${date}`;
-  const res = await fetch(url, {
-    headers: { authorization: `Bearer ${token}`, 'x-client-id': 'demo-tenant' },
-  });
-  return res.text();
-}
+const serviceBody = (type: string, date: string) =>
+  reportBody(sandbox, env, REBALANCE_PORTFOLIO_ID, type, date);
 
 /** A decimal text (plain or with an exponent) as an integer at 10^-60: the test's own reference. */
 function scaled(text: string): bigint {

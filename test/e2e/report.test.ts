@@ -13,21 +13,13 @@ import { parseJson } from '../helpers/json.js';
 import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { render } from '../helpers/rows.js';
 import { type RunOptions, runPrs, runPrsIntoClosedPipe } from '../helpers/run.js';
-import { useLoggedIn } from '../helpers/session.js';
+import { reportBody, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03'; // a Friday
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const reportRequests = () => sandbox.stats.count({ endpoint: 'report' });
 
-/** The rows of the body the sandbox sends, fetched directly with prs's token. */
-async function serviceBody(id: number, type: string, date = DATE): Promise<string> {
-  const token = (await prs(['auth', 'token'])).stdout.trim();
-  const url = `${sandbox.url}/api/v1/report-service/report/generate/portfolio/${id}?reportType=${type}&date=${date}`;
-  const res = await fetch(url, {
-    headers: { authorization: `Bearer ${token}`, 'x-client-id': 'demo-tenant' },
-  });
-  return res.text();
-}
+const serviceBody = (id: number, type: string, date = DATE) => reportBody(sandbox, env, id, type, date);
 const rowsOf = (body: string) => (parseJson(body) as { report: Record<string, unknown>[] }).report;
 
 const { sandbox, tmp, env } = useLoggedIn('prs-report-e2e-', { rateLimit: '100/1s' });

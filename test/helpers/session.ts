@@ -115,6 +115,20 @@ export async function sandboxTokens(
   return (await res.json()) as { access_token: string; refresh_token: string };
 }
 
+/** The report body the sandbox sends, fetched directly with the token of the session `env` reaches. */
+export async function reportBody(
+  sandbox: Pick<Sandbox, 'url' | 'users'>,
+  env: Record<string, string>,
+  id: number,
+  type: string,
+  date: string,
+): Promise<string> {
+  const token = (await runPrs(['auth', 'token'], { env })).stdout.trim();
+  const url = `${sandbox.url}/api/v1/report-service/report/generate/portfolio/${id}?reportType=${type}&date=${date}`;
+  const headers = { authorization: `Bearer ${token}`, 'x-client-id': sandbox.users[0]!.tenant };
+  return (await fetch(url, { headers })).text();
+}
+
 /** A ready token (PRS_TOKEN: no sign-in; a fault server takes any) for `baseUrl`, config and cache under `root`. */
 export const tokenEnv = (baseUrl: string, root: string) => ({
   ...dirsEnv(root),
