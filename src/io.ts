@@ -160,16 +160,13 @@ export function pagerCommand(env: Readonly<Record<string, string | undefined>>):
 async function runPager(command: string, text: string): Promise<boolean> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
-    let started = true;
     const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'] });
-    child.on('error', () => {
-      started = false;
-      resolve(false);
-    });
+    // Not started: 'error' comes before 'close', and the first answer stands.
+    child.on('error', () => resolve(false));
     child.stdin.on('error', () => {}); // EPIPE: the reader quit before the end
     child.stdin.end(text);
     // 127: the shell found no such command.
-    child.on('close', (code) => resolve(started && code !== 127));
+    child.on('close', (code) => resolve(code !== 127));
   });
 }
 

@@ -250,7 +250,6 @@ export async function createAtomicFile(
         done = true;
       } catch (err) {
         await abort();
-        if (err instanceof FileError) throw err;
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') throw new FileExistsError(path);
         if (code === 'EISDIR') throw isADirectory(path, err);

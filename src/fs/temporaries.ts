@@ -2,17 +2,13 @@
 // cleanup: a second signal, where main removes them synchronously before leaving.
 import { unlinkSync } from 'node:fs';
 
-const live = new Set<string>();
-
-export const temporaries = {
-  add: (path: string) => void live.add(path),
-  delete: (path: string) => void live.delete(path),
-  removeAllSync(): void {
-    for (const path of live) {
+export const temporaries = Object.assign(new Set<string>(), {
+  removeAllSync(this: Set<string>): void {
+    for (const path of this) {
       try {
         unlinkSync(path);
       } catch {}
-      live.delete(path);
     }
+    this.clear();
   },
-};
+});

@@ -59,10 +59,7 @@ export function runProgress(io: IO, now: () => number = Date.now) {
     if (progress) progress.update(text);
     else progress = io.progress(text);
   };
-  const quiet = () => {
-    if (ticker) clearInterval(ticker);
-    ticker = undefined;
-  };
+  const quiet = () => clearInterval(ticker);
   const textOf = (p: Position, wait?: { ms: number; reason: WaitReason }) =>
     progressText(p.n, p.total, p.item, p.etaAt === undefined ? undefined : p.etaAt - now(), wait);
   return {
@@ -96,8 +93,7 @@ export function runProgress(io: IO, now: () => number = Date.now) {
       };
       tick();
       if (!io.quiet && ms > 1000) {
-        ticker = setInterval(tick, 1000);
-        ticker.unref?.();
+        ticker = setInterval(tick, 1000).unref();
       }
     },
     stop() {
