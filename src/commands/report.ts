@@ -97,14 +97,7 @@ async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
     fields: o.fields,
   });
   return {
-    answer(_label, lead) {
-      const answer = spool.answer(lead);
-      return {
-        rows: (batch) => answer.rows(batch),
-        drop: () => answer.drop(),
-        done: async () => void answer.done(),
-      };
-    },
+    answer: (_label, lead) => spool.answer(lead),
     async end() {
       if (spool.rows > 0) {
         await spool.write(file.stream);

@@ -211,8 +211,8 @@ export class ColumnChunk {
     const header = { field_8: { ...v2, field_5: levels.index, field_6: 0 } };
     uncompressed += page(file, body, DATA_PAGE_V2, header, levels.getBytes());
     // Statistics: max_value and min_value, PLAIN (a string without its length); none past 64 bytes.
-    const [max, min] = this.min < 0 ? [] : [this.bound(this.max), this.bound(this.min)];
-    const bounded = max && min && max.length <= 64 && min.length <= 64;
+    const bounds = this.min < 0 ? [] : [this.bound(this.max), this.bound(this.min)];
+    const [field_5, field_6] = bounds.every((x) => x.length <= 64) ? bounds : [];
     const chunk = {
       field_2: BigInt(start),
       field_3: {
@@ -225,11 +225,7 @@ export class ColumnChunk {
         field_7: BigInt(file.offset - start),
         field_9: dataOffset,
         field_11: dictionaryOffset,
-        field_12: {
-          field_3: BigInt(this.nulls),
-          field_5: bounded ? max : undefined,
-          field_6: bounded ? min : undefined,
-        },
+        field_12: { field_3: BigInt(this.nulls), field_5, field_6 },
       },
     };
     this.reset();

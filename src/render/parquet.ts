@@ -229,7 +229,7 @@ export class ParquetSpool {
         if (pending.changed) new ColumnPlan(this.names).merge(this.plan).merge(pending).columns();
         pending.changed = false;
       },
-      done: () => {
+      done: async (): Promise<undefined> => {
         this.plan.merge(pending);
         this.pos = at;
         this.rows += count;
@@ -319,13 +319,8 @@ export class ParquetSpool {
       const chunks = columns.map((c) => c.flush(file, count));
       const size = chunks.reduce((n, c) => n + c.field_3.field_6, 0n);
       const group = new ByteWriter(256);
-      const compressed = BigInt(file.offset - start);
-      serializeTCompactProtocol(group, {
-        field_1: chunks,
-        field_2: size,
-        field_3: BigInt(count),
-        field_6: compressed,
-      });
+      const sizes = { field_2: size, field_3: BigInt(count), field_6: BigInt(file.offset - start) };
+      serializeTCompactProtocol(group, { field_1: chunks, ...sizes });
       groups.push(group.getBytes().slice());
       rows += count;
       count = 0;
