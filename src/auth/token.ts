@@ -38,7 +38,6 @@ function formOf(ep: TokenEndpoint, fields: Record<string, string>): string {
   return new URLSearchParams({ client_id: ep.clientId, ...secret, ...fields }).toString();
 }
 
-/** Ends the session at the token service (a copied refresh token dies too); throws on any failure. */
 export async function endSession(http: Http, ep: TokenEndpoint, refreshToken: string, signal: AbortSignal) {
   const form = formOf(ep, { refresh_token: refreshToken });
   const res = await http.send({ method: 'POST', url: tokenUrl(ep, 'logout'), form, signal });

@@ -1,7 +1,6 @@
 // `<cacheDir>/answers/<profile>/<sha256 of the key>.entry` (0600 in 0700): `prs-answer 1 <length> <sha256>
 // <stored at>\n<key JSON>\n<body>`, numbers fixed-width so that the first line is written after the body.
 // The mtime is "last used" (LRU); a mark in `answers.cleared/` stops stores created before the clear.
-import type { Hash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -48,7 +47,6 @@ const KEY_FIELDS = [
   'reportType',
   'date',
 ] as const;
-/** An answer's identity: another user, tenant, portfolio, type or date is another entry. */
 export type AnswerKey = Record<Exclude<(typeof KEY_FIELDS)[number], 'portfolioId'>, string> & {
   portfolioId: number;
 };
@@ -160,12 +158,6 @@ function privateDir(dir: string): void {
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
-interface StoreOptions {
-  cacheDir: string;
-  maxBytes: number;
-  clock: Pick<Clock, 'now'>;
-}
-
 const CLEARED = 'answers.cleared';
 const ALL = 'all@'; // `@` is never in a profile name
 
@@ -184,7 +176,7 @@ function markCleared(cacheDir: string, profile: string | undefined): void {
   } catch {}
 }
 
-export function createCacheStore(o: StoreOptions) {
+export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock: Pick<Clock, 'now'> }) {
   const root = join(o.cacheDir, 'answers');
   const marks = new Map(listDir(join(o.cacheDir, CLEARED)).map((name) => [name, readMark(o.cacheDir, name)]));
   const clearedSince = (profile: string) =>
@@ -235,7 +227,7 @@ export function createCacheStore(o: StoreOptions) {
       const placeholder = entryHead(k, 0, '0'.repeat(64), 0);
       let file: Replacement | undefined;
       let size = 0;
-      let hash: Hash | undefined;
+      const hash = hasher();
       let dead = false;
       const abandon = () => {
         dead = true;
@@ -246,7 +238,6 @@ export function createCacheStore(o: StoreOptions) {
         privateDir(root);
         privateDir(join(root, profile));
         file = openReplacement(path, { mode: 0o600, durable: false });
-        hash = hasher();
         writeAll(file.fd, placeholder);
         return file;
       };
@@ -261,7 +252,7 @@ export function createCacheStore(o: StoreOptions) {
               abandon();
               return;
             }
-            hash!.update(chunk);
+            hash.update(chunk);
             writeAll(f.fd, chunk);
           } catch {
             abandon();
@@ -273,7 +264,7 @@ export function createCacheStore(o: StoreOptions) {
           try {
             if (clearedSince(profile)) throw loggedOut();
             const f = file ?? open(); // an empty body: the entry is its head alone
-            const head = entryHead(k, size, hash!.digest('hex'), now);
+            const head = entryHead(k, size, hash.digest('hex'), now);
             writeAll(f.fd, head, 0);
             file = undefined;
             f.commit(now);

@@ -111,16 +111,10 @@ export function createService(d: ServiceDeps): Service {
         if (next.retryAfterMs !== undefined && failure instanceof HttpError)
           throw tooLongToWait(failure, next.retryAfterMs, d.clock.now());
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
-          throw new ServiceError(
-            `the response from ${new URL(url).host} broke off before its end (${failure.message})`,
-            {
-              cause: failure,
-              hint:
-                retries > 0
-                  ? `the same happened on ${retries} ${retries === 1 ? 'retry' : 'retries'}`
-                  : undefined,
-            },
-          );
+          const what = `the response from ${new URL(url).host} broke off before its end (${failure.message})`;
+          const again =
+            retries > 0 ? `the same happened on ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
+          throw new ServiceError(what, { cause: failure, hint: again || undefined });
         }
         throw failure;
       }
