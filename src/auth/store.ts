@@ -18,9 +18,7 @@ import { withLock } from '../fs/lock.js';
 import { SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, SessionBinding, Store, StoredSession } from './types.js';
 
-interface StoreData {
-  profiles: Record<string, ProfileData>;
-}
+type StoreData = { profiles: Record<string, ProfileData> };
 
 function corruptStoreError(path: string, reason: string): UsageError {
   return new UsageError(`config file ${path} is unreadable: ${reason}`, {
