@@ -32,9 +32,7 @@ export const ExitCode = Object.fromEntries(Object.entries(EXITS).map(([name, [co
 /** The exit each ends in; that exit's name is also what prs says. */
 export const SIGNAL_EXITS = { SIGINT: 'interrupted', SIGTERM: 'terminated' } as const;
 
-export const EXIT_CODES: readonly { code: number; short: string; meaning: string }[] = Object.values(
-  EXITS,
-).map(([code, short, meaning]) => ({ code, short, meaning }));
+export const EXIT_CODES = Object.values(EXITS).map(([code, short, meaning]) => ({ code, short, meaning }));
 
 interface ErrorDetails {
   hint?: string;
