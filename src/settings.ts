@@ -226,11 +226,13 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
 /** By flag (the last before `--`) or variable, before commander and the settings have read them. */
 export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
   const flag = longFlag('log-format');
-  let value = env[SETTINGS['log-format'].env] || undefined;
+  let value: string | undefined;
   for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
     if (argv[i] === flag) value = argv[i + 1];
     else if (argv[i]!.startsWith(`${flag}=`)) value = argv[i]!.slice(flag.length + 1);
   }
+  // The flag without its value is commander's error to say, in the variable's format.
+  value ??= env[SETTINGS['log-format'].env] || undefined;
   return value?.trim() === 'json';
 }
 

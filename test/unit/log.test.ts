@@ -63,6 +63,8 @@ describe('jsonLogWanted: flag > PRS_LOG_FORMAT, before any setting is read', () 
     [[], { PRS_LOG_FORMAT: 'json' }, true],
     [[], { PRS_LOG_FORMAT: '' }, false],
     [['--', '--log-format', 'json'], {}, false],
+    // The flag without its value (commander's usage error follows): that error goes out as PRS_LOG_FORMAT asks.
+    [['report', '--log-format'], { PRS_LOG_FORMAT: 'json' }, true],
   ])('%j %j → %s', (argv, env, want) => expect(jsonLogWanted(argv, env)).toBe(want));
 });
 
