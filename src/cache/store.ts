@@ -136,11 +136,14 @@ function scan(root: string, profiles = listDir(root)) {
   });
 }
 
+/** A directory that is not there is empty; one that cannot be read is an error, not an empty store. */
 function listDir(dir: string): string[] {
   try {
     return readdirSync(dir);
-  } catch {
-    return [];
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw err;
   }
 }
 
@@ -178,7 +181,11 @@ function markCleared(cacheDir: string, profile: string | undefined): void {
 
 export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock: Pick<Clock, 'now'> }) {
   const root = join(o.cacheDir, 'answers');
-  const marks = new Map(listDir(join(o.cacheDir, CLEARED)).map((name) => [name, readMark(o.cacheDir, name)]));
+  // An unreadable cache dir: every get misses and every put fails, but a report still runs.
+  const marks = new Map<string, string>();
+  try {
+    for (const name of listDir(join(o.cacheDir, CLEARED))) marks.set(name, readMark(o.cacheDir, name));
+  } catch {}
   const clearedSince = (profile: string) =>
     [ALL, profile].some((name) => readMark(o.cacheDir, name) !== (marks.get(name) ?? ''));
   const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');

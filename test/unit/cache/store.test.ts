@@ -9,6 +9,7 @@ import {
   readFileSync,
   renameSync,
   statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -302,6 +303,20 @@ describe('the store', () => {
     clock.advance(1000);
     putEntry(s, 'default', k(5), Buffer.alloc(size + 300, 32)); // an entry of two places: 3 then 1 go
     expect([1, 3, 4, 5].filter((id) => s.peek('default', k(id), DAY))).toEqual([4, 5]);
+  });
+
+  it('a store directory that cannot be listed is an error for info and clear, not an empty store', () => {
+    // A symlink loop: the one unreadable directory root cannot read past (EACCES does not bite root).
+    symlinkSync('answers', join(tmp.path, 'answers'));
+    const s = open();
+    expect(() => s.info()).toThrow(/ELOOP/);
+    expect(() => s.clear()).toThrow(/ELOOP/);
+    expect(s.peek('default', KEY, DAY)).toBe(false);
+  });
+
+  it('an unreadable clear-marks directory: the store still opens, and misses', () => {
+    symlinkSync('answers.cleared', join(tmp.path, 'answers.cleared'));
+    expect(open().peek('default', KEY, DAY)).toBe(false);
   });
 
   it('an answer larger than the whole store is not kept', () => {
