@@ -13,13 +13,15 @@ export type Completion =
   | 'profiles'
   | { values: readonly string[]; descriptions?: Readonly<Record<string, string>> };
 
-/** One setting or global flag: commander, `prs config`, the resolver, masking, completions and hit.ts read it. */
+/**
+ * One setting or global flag: commander, `prs config`, the resolver, masking, completions and hit.ts read
+ * it. Every row but a switch is a setting: env PRS_<KEY>, and a config key unless `config: false`.
+ */
 export interface SettingRow {
   /** Commander's spelling: `--base-url <url>` (a value), `-q, --quiet` or `--no-color` (a switch). */
   flag?: string;
   on?: 'login';
-  env?: string;
-  config?: true;
+  config?: false;
   default?: string;
   parse?: (value: string) => unknown;
   mask?: (value: string) => string;
@@ -43,47 +45,28 @@ export const parseGrant = choice('grant', 'password', 'client_credentials');
 export const SETTINGS = {
   profile: {
     flag: '--profile <name>',
-    env: 'PRS_PROFILE',
+    config: false,
     default: 'default',
     help: 'named settings and session',
     complete: 'profiles',
   },
   'base-url': {
     flag: '--base-url <url>',
-    env: 'PRS_BASE_URL',
-    config: true,
     parse: parseUrl,
     help: 'service base URL, the part before /api/v1',
   },
   'auth-url': {
     flag: '--auth-url <url>',
     on: 'login',
-    env: 'PRS_AUTH_URL',
-    config: true,
     parse: parseAuthUrl,
     help: 'Keycloak base URL, before /realms',
   },
-  realm: {
-    flag: '--realm <realm>',
-    on: 'login',
-    env: 'PRS_REALM',
-    config: true,
-    parse: parseRealm,
-    help: 'Keycloak realm',
-  },
-  'client-id': {
-    flag: '--client-id <id>',
-    on: 'login',
-    env: 'PRS_CLIENT_ID',
-    config: true,
-    help: 'OAuth client id',
-  },
-  tenant: { flag: '--tenant <id>', env: 'PRS_TENANT', config: true, help: 'tenant id, sent as X-CLIENT-ID' },
-  username: { flag: '--username <user>', on: 'login', env: 'PRS_USERNAME', config: true, help: 'user name' },
+  realm: { flag: '--realm <realm>', on: 'login', parse: parseRealm, help: 'Keycloak realm' },
+  'client-id': { flag: '--client-id <id>', on: 'login', help: 'OAuth client id' },
+  tenant: { flag: '--tenant <id>', help: 'tenant id, sent as X-CLIENT-ID' },
+  username: { flag: '--username <user>', on: 'login', help: 'user name' },
   timeout: {
     flag: '--timeout <seconds>',
-    env: 'PRS_TIMEOUT',
-    config: true,
     default: '60',
     parse: parseTimeout,
     field: 'timeoutMs',
@@ -91,32 +74,24 @@ export const SETTINGS = {
   },
   retries: {
     flag: '--retries <n>',
-    env: 'PRS_RETRIES',
-    config: true,
     default: '3',
     parse: parseRetries,
     help: 'retries for 429, 5xx and network failures',
   },
   'rate-limit': {
     flag: '--rate-limit <n/window>',
-    env: 'PRS_RATE_LIMIT',
-    config: true,
     default: '4/60s',
     parse: parseRateLimit,
     help: 'client-side limit for the JSON endpoint',
   },
   limiter: {
     flag: '--limiter <url>',
-    env: 'PRS_LIMITER',
-    config: true,
     parse: parseLimiterUrl,
     mask: redactUrlPassword,
     help: 'share the rate limit between machines: redis://[user:password@]host:port[/db]',
   },
   cache: {
     flag: '--cache <max-age>',
-    env: 'PRS_CACHE',
-    config: true,
     default: 'off',
     parse: parseMaxAge,
     field: 'cacheMaxAgeMs',
@@ -127,30 +102,22 @@ export const SETTINGS = {
     help: 'neither read nor write the answer cache this run (report, diff); --cache is then off',
   },
   'cache-size': {
-    env: 'PRS_CACHE_SIZE',
-    config: true,
     default: '1GiB',
     parse: parseSize,
     field: 'cacheMaxBytes',
     help: "the answer cache's bound: the least recently used answers go first",
   },
   grant: {
-    env: 'PRS_GRANT',
-    config: true,
     default: 'password',
     parse: parseGrant,
     help: 'password, or client_credentials for a service account',
   },
   'name-template': {
-    env: 'PRS_NAME_TEMPLATE',
-    config: true,
     parse: checkNameTemplate,
     help: "export file names: {date} {name} {type} {portfolio}, e.g. '{date}_{name}_{type}' (export --name-template)",
   },
   'log-format': {
     flag: '--log-format <text|json>',
-    env: 'PRS_LOG_FORMAT',
-    config: true,
     default: 'text',
     parse: parseLogFormat,
     help: 'json: every stderr message one JSON object per line',
@@ -158,15 +125,11 @@ export const SETTINGS = {
   },
   'metrics-file': {
     flag: '--metrics-file <path>',
-    env: 'PRS_METRICS_FILE',
-    config: true,
     help: 'after each report/export/diff run, write Prometheus metrics there',
     complete: 'file',
   },
   'ping-url': {
     flag: '--ping-url <url>',
-    env: 'PRS_PING_URL',
-    config: true,
     parse: parsePingUrl,
     mask: redactPingUrl,
     help: 'tell a Healthchecks-style monitor of each run: start, success, failure',
@@ -179,19 +142,32 @@ export const SETTINGS = {
 type Rows = typeof SETTINGS;
 type Name = keyof Rows;
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
-type FlagValue<K extends Name> = Rows[K] extends { flag: `${string}<${string}` } ? string : boolean;
+type TakesValue<K extends Name> = Rows[K] extends { flag: string }
+  ? Rows[K] extends { flag: `${string}<${string}` }
+    ? true
+    : false
+  : true;
 
 export type GlobalOptions = {
-  [K in Name as Rows[K] extends { flag: string; on?: undefined } ? Camel<K> : never]?: FlagValue<K>;
+  [K in Name as Rows[K] extends { flag: string; on?: undefined }
+    ? Camel<K>
+    : never]?: TakesValue<K> extends true ? string : boolean;
 };
 
-export type SettingKey = { [K in Name]: Rows[K] extends { config: true } ? K : never }[Name];
+export type SettingKey = {
+  [K in Name]: TakesValue<K> extends true ? (Rows[K] extends { config: false } ? never : K) : never;
+}[Name];
 export type SettingValues = Partial<Record<SettingKey, string>>;
 
 const names = Object.keys(SETTINGS) as Name[];
-export const settingRow = (name: Name): SettingRow => SETTINGS[name];
+const isSwitch = (row: SettingRow) => row.flag !== undefined && !row.flag.includes('<');
+/** A row with its environment variable, if any. */
+export const settingRow = (name: Name): SettingRow & { env?: string } => {
+  const r: SettingRow = SETTINGS[name];
+  return isSwitch(r) ? r : { ...r, env: `PRS_${name.toUpperCase().replaceAll('-', '_')}` };
+};
 const row = settingRow;
-export const SETTING_KEYS = names.filter((k) => row(k).config) as SettingKey[];
+export const SETTING_KEYS = names.filter((k) => !isSwitch(row(k)) && row(k).config !== false) as SettingKey[];
 export const GLOBAL_FLAGS = names.filter((k) => row(k).flag && !row(k).on);
 export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 
@@ -232,7 +208,7 @@ export function jsonLogWanted(argv: readonly string[], env: Env): boolean {
     else if (argv[i]!.startsWith(`${flag}=`)) value = argv[i]!.slice(flag.length + 1);
   }
   // The flag without its value is commander's error to say, in the variable's format.
-  value ??= env[SETTINGS['log-format'].env] || undefined;
+  value ??= env[row('log-format').env!] || undefined;
   return value?.trim() === 'json';
 }
 
@@ -291,7 +267,7 @@ export function storedProfile<P>(store: ProfileStore<P>, name: string, allowNew 
 }
 
 export function resolveProfileName(flag: string | undefined, env: Env): string {
-  const name = flag ?? (env[SETTINGS.profile.env] || undefined) ?? SETTINGS.profile.default;
+  const name = flag ?? (env[row('profile').env!] || undefined) ?? SETTINGS.profile.default;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
     throw new UsageError(`invalid profile name "${name}"`, {
       hint: 'use letters, digits, ".", "_" or "-"',

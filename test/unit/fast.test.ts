@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFIG_FILE } from '../../src/dirs.js';
 import { cacheMayBeOn } from '../../src/fast.js';
-import { longFlag, SETTINGS } from '../../src/settings.js';
+import { longFlag, settingRow } from '../../src/settings.js';
 import { tempDir } from '../helpers/run.js';
 
 const tmp = tempDir('prs-fast-gate-');
@@ -14,7 +14,7 @@ const report = ['report', '42', '-t', 'index', '-d', '2024-05-01'];
 
 describe('cacheMayBeOn', () => {
   it('knows the cache setting by the spellings the settings table gives it', () => {
-    expect([longFlag('cache'), SETTINGS.cache.env]).toEqual(['--cache', 'PRS_CACHE']);
+    expect([longFlag('cache'), settingRow('cache').env]).toEqual(['--cache', 'PRS_CACHE']);
   });
 
   it('finds a profile’s cache setting in the config file', () => {
