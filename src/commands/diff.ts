@@ -82,7 +82,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
       for (; !step.done; step = batches.next()) {
         const text = writer.add(step.value);
         if (text === '') continue;
-        if (io.isStdoutTTY) ctx.clearProgress();
+        if (io.isStdoutTTY) ctx.progress.stop();
         bytes += Buffer.byteLength(text);
         await sink.write(text);
       }

@@ -185,7 +185,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      ctx.showProgress(`exporting ${what}`);
+      ctx.progress.show(`exporting ${what}`);
       const res = await service.exportReport(
         { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
         { signal: ctx.signal, onWait: ctx.onWait },
@@ -196,7 +196,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
       const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {
         ...item,
         signal: ctx.signal,
-        onBytes: (n) => ctx.showProgress(`exporting ${what}: ${sizeText(n)}`),
+        onBytes: (n) => ctx.progress.show(`exporting ${what}: ${sizeText(n)}`),
       });
       return { status: bytes === 0 ? 'empty' : 'written', bytes };
     },

@@ -70,7 +70,7 @@ async function spoolTarget(o: ReportOptions, deps: Deps, out: Output): Promise<T
           const widened = answer?.done();
           const bytes = spool.size;
           // The spinner's line must not land between rows on a shared terminal.
-          if (bytes > 0 && deps.io.isStdoutTTY) ctx.clearProgress();
+          if (bytes > 0 && deps.io.isStdoutTTY) ctx.progress.stop();
           await spool.copyTo(sink, widened);
           return bytes;
         },

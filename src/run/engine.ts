@@ -34,8 +34,7 @@ export interface ItemContext {
   signal: AbortSignal;
   onWait(ms: number, reason: WaitReason): void;
   turn(): Promise<void>;
-  clearProgress(): void;
-  showProgress(text: string): void;
+  progress: { show(text: string): void; stop(): void };
 }
 
 export interface RunOptions {
@@ -144,8 +143,7 @@ export async function runItems(
         signal,
         onWait,
         turn,
-        clearProgress: () => progress.stop(),
-        showProgress: (text) => progress.show(text),
+        progress,
       });
       return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes };
     } catch (error) {
