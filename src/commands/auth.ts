@@ -1,6 +1,5 @@
-// `prs auth status` and `prs auth token`. Status never contacts the network (a health check runs it):
-// "ready" means a call would need no prompt by what is stored and set.
-
+// Status never contacts the network (a health check runs it): "ready" means a call would need no
+// prompt by what is stored and set.
 import { notLoggedIn } from '../auth/not-logged-in.js';
 import {
   accessUsable,

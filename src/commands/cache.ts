@@ -1,5 +1,3 @@
-/** `prs cache info` and `prs cache clear`: neither needs a session or the network. */
-
 import { join } from 'node:path';
 import { clearAnswers, createCacheStore } from '../cache/store.js';
 import { isoSeconds } from '../clock.js';

@@ -1,4 +1,3 @@
-/** `prs config list|get|set|unset|path` over the profile's settings (never its tokens or secrets). */
 import type { Deps } from '../deps.js';
 import { NoDataError } from '../errors.js';
 import { oneOf } from '../input.js';

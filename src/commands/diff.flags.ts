@@ -14,7 +14,6 @@ import { REPORT_FLAGS } from './report.flags.js';
 export type DiffOptions = ReturnType<typeof diffOptions>;
 type Step = { date: string; type: ReportType };
 
-/** In `--help` order. */
 export const DIFF_FLAGS = {
   type: ITEM_FLAGS.type,
   from: { ...ITEM_FLAGS.from, help: 'the old date' },

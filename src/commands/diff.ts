@@ -75,7 +75,6 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
         ...(multi && { portfolioId: item.portfolioId }),
         ...(o.each && { fromDate: before.item.date, toDate: item.date }),
       };
-      // In batches: a large pair's output rows are never all in memory (json, ndjson).
       const batches = diffBatches(before.rows, rows, { type: o.type, key, fields: o.fields, lead: pairLead });
       let bytes = 0;
       let step = batches.next();
@@ -87,14 +86,13 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
         await sink.write(text);
       }
       const counts = step.value;
-      before.rows = []; // only the newer answer is compared again
+      before.rows = [];
       pairs++;
       changed ||= anyChange(counts);
       const pair = o.against ? `${item.date} ${before.type} → ${type}` : `${before.item.date} → ${item.date}`;
       io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
       return { status: 'written', bytes };
     },
-    // A pair's second answer is on its way while the first is read (the limiter still spaces them).
     await out.runOptions(service, items.length, 2),
   );
   if (run.stopped) throw run.stopped;

@@ -34,7 +34,6 @@ export async function exportCommand(
     await exportPlan({ ...o, dir, json: !!o.json }, deps);
     return [];
   }
-  // Local problems first, before any request.
   const created = toStdout ? undefined : await prepareExportTarget(o.dir, o.output);
   if (o.output !== undefined && !toStdout && !o.skipExisting)
     await assertWritableTarget(o.output, o.force).catch(async (err) => {
@@ -46,7 +45,7 @@ export async function exportCommand(
     if (toStdout) return await exportToStdout(o, deps, service);
     return await exportFiles(o, deps, service, seams.openFile);
   } finally {
-    // A --dir this run created and left empty (it failed, or found no data) goes again.
+    // A --dir this run created and left empty goes again.
     await removeIfLeftEmpty(o.dir, created);
   }
 }
@@ -192,7 +191,6 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
         // Out of the retry loop: bytes written to stdout cannot be asked for again.
         async (res) => res,
       );
-      // ctx.signal also ends the download when stdout can take no more.
       const bytes = await (o.extract ? extractToStdout : streamExport)(res, io.stdout, {
         ...item,
         signal: ctx.signal,

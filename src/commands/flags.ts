@@ -8,7 +8,6 @@ export function usage(message: string, hint?: string): UsageError {
   return new UsageError(message, { hint });
 }
 
-/** `parse`'s one-line Error as a UsageError (exit 2), its message reworded by `say`. */
 export function asUsage<T>(parse: () => T, say = (message: string) => message): T {
   try {
     return parse();
@@ -46,7 +45,6 @@ const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
 };
 const DATES: Completion = { values: Object.keys(DATE_WORDS), descriptions: DATE_WORDS };
 
-/** -t/--type (checked in the action, with "did you mean") and the flags that choose dates. */
 export const ITEM_FLAGS = {
   type: flag('-t, --type <type>', `report type (required): ${REPORT_TYPES.join(', ')}`, {
     complete: { values: REPORT_TYPES, descriptions: REPORT_TYPE_DESCRIPTIONS },
@@ -57,7 +55,6 @@ export const ITEM_FLAGS = {
   weekends: flag('--weekends', 'include Saturdays and Sundays in a range'),
 } satisfies Record<string, FlagRow>;
 
-/** Commander's reading of a flag's spelling: `-o, --output <file>`, `--no-cache`. */
 export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {
   const m = /^(?:(-\w), )?(--[\w-]+)( [<[])?/.exec(flag)!;
   return { short: m[1], long: m[2]!, value: !!m[3], negated: m[2]!.startsWith('--no-') };
@@ -81,7 +78,6 @@ export type OutputOptions = ReturnType<typeof outputOptions> & { format?: Report
 
 export function outputOptions(o: OutputFlags, noCache: boolean) {
   if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
-  // `-o -` is stdout, as for export (and most tools), not a file named "-".
   const output =
     o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS);
   if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');

@@ -1,4 +1,3 @@
-// `prs login`: a password or client-credentials grant; the client secret is kept, as every refresh needs it.
 import { boundOf, loggedIn } from '../auth/store.js';
 import { requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
@@ -31,7 +30,7 @@ const setting = (key: SettingKey, label: string): LoginField => {
   return { key, label, env: env!, flag: flag && longFlag(key) };
 };
 
-/** Prompt order: base URL first (what the user knows best). */
+/** Prompt order. */
 const LOGIN_FIELDS: readonly LoginField[] = [
   setting('base-url', 'base URL'),
   setting('auth-url', 'auth URL'),
@@ -46,14 +45,12 @@ const LOGIN_FIELDS: readonly LoginField[] = [
 /** Wrong answers to one prompt before login gives up (exit 2), as sudo does. */
 const PROMPT_TRIES = 3;
 
-/** A typed answer, checked by the settings resolver's own check (a secret only has to be there). */
 function checkAnswer(f: LoginField, answer: string): string {
   const v = answer.trim();
   if (v === '') throw new Error(`no ${f.label} given`);
   return f.key ? checkSetting(f.key, v) : v;
 }
 
-/** "missing realm: pass --realm or set PRS_REALM", with the rest of the missing ones as the hint. */
 function missingError(missing: readonly LoginField[]): UsageError {
   const how = (f: LoginField) =>
     f.secret === 'password'
@@ -69,7 +66,7 @@ function missingError(missing: readonly LoginField[]): UsageError {
   });
 }
 
-/** --password-stdin: everything on stdin minus one trailing newline (what `echo` or a file adds). */
+/** Less one trailing newline (what `echo` or a file adds). */
 export function passwordFromStdin(text: string): string {
   const password = text.replace(/\r?\n$/, '');
   if (password === '') throw new UsageError('--password-stdin: stdin held no password');
@@ -126,7 +123,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     else values[f.key!] = answer;
   }
 
-  /** Asks until the answer passes its check (a bad URL is asked again, not reported after the password). */
   async function ask(f: LoginField): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       const answer = await io.prompt(`${f.label[0]!.toUpperCase()}${f.label.slice(1)}: `, {
@@ -204,7 +200,6 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     io.debug(`auth: session and client secret kept in ${store.path} (mode 0600); the password is not kept`);
 }
 
-/** The client secret a profile keeps, when it is for the same auth URL, realm and client id. */
 export function keptClientSecret(
   stored: ProfileData | undefined,
   values: Partial<Record<SettingKey, string>>,

@@ -1,5 +1,5 @@
-// `prs logout [--all]`: forget the secrets, keep the settings; then, best effort and bounded, end each
-// forgotten session at the token service, so a copied refresh token dies with it.
+// Forget the secrets, keep the settings; then, best effort and bounded, end each forgotten session at
+// the token service, so a copied refresh token dies with it.
 import { boundOf, forgotten, holdsSession } from '../auth/store.js';
 import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';

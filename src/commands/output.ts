@@ -1,4 +1,4 @@
-/** The run skeleton report and diff share: --jq, the format, -o (checked first, written whole), --dry-run, the sink. */
+/** What report and diff share: --jq, the format, -o (checked first, written whole), --dry-run, the sink. */
 import type { Deps } from '../deps.js';
 import type { ReportFormat, ReportType } from '../domain.js';
 import type { AtomicFile } from '../fs/atomic.js';
@@ -16,11 +16,10 @@ export interface Output {
   terminal: boolean;
   color: boolean;
   width: number;
-  /** --jq's own writer over the rows when its filter is in the subset render/jq-fast.ts runs. */
+  /** --jq's own writer, when its filter is in jq-fast's subset. */
   writer?: () => RowWriter;
   /** Stdout, the -o file (a temporary until the end), or memory for --jq. */
   sink(): Promise<Sink>;
-  /** A temporary for -o; every one opened is removed if the run fails. */
   file(): Promise<AtomicFile>;
   runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions>;
   /** `text` is paged if a table's; `nothing`: an empty table; `widened`: a CSV/TSV file's union columns. */
@@ -39,7 +38,6 @@ export function describeEmpty(empty: readonly { portfolioId: number; date: strin
     .join('; ');
 }
 
-/** A report or diff run's end: holiday notes, `wrote`, "no data for …", then the failed items' error or `nothing`'s. */
 export function endRun(
   deps: Deps,
   run: RunEnd,
@@ -64,15 +62,14 @@ export async function outputRun(
   deps: Deps,
   command: {
     name: 'report' | 'diff';
-    /** A check of the -o target beyond its being writable, before any request. */
     check?: (output: string) => Promise<void>;
-    /** What --dry-run counts: the dates of the run and (diff --against) its two types. */
+    /** What --dry-run counts. */
     plan: { dates: string[]; types?: readonly ReportType[] };
     run: (out: Output) => Promise<void>;
   },
 ): Promise<void> {
   const { io } = deps;
-  // --jq is checked before any request; its fast subset reads report's row batches (diff's: jq-web only).
+  // Diff's rows are objects, not report's batches: jq-web only.
   const jq =
     o.jq === undefined
       ? undefined
@@ -103,7 +100,6 @@ export async function outputRun(
     writer: jq?.writer,
     async file() {
       const { createAtomicFile, assertWritableDir } = await import('../fs/atomic.js');
-      // A temporary a killed run left there goes, as export's do.
       await assertWritableDir(o.output!, true);
       const file = await createAtomicFile(o.output!, { force: o.force });
       opened.push(file);

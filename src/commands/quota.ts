@@ -1,5 +1,4 @@
-/** `prs quota`: the limiter's state, read and left unchanged; no token, no request. */
-
+/** The limiter's state, read and left unchanged; no token, no request. */
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';

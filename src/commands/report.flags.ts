@@ -15,7 +15,7 @@ const FORMAT_DESCRIPTIONS: Record<ReportFormat | 'parquet', string> = {
   parquet: 'one Parquet file, with -o (DECIMAL, DATE, UTF-8)',
 };
 
-/** In `--help` order; the key is commander's name for the value. (--no-cache is global.) */
+/** In `--help` order; the key is commander's name for the value. */
 export const REPORT_FLAGS = {
   ...ITEM_FLAGS,
   format: flag(
@@ -78,7 +78,6 @@ export function reportOptions(
     fields: o.fields === undefined ? undefined : parseFields(o.fields),
     raw: !!o.raw,
     ...outputOptions(o, !!globals.noCache),
-    // -f parquet (or an -o file ending .parquet): format unset.
     ...(parquet && { parquet }),
   };
 }
@@ -86,7 +85,6 @@ export function reportOptions(
 const firstGiven = (flags: Record<string, string | boolean | undefined>) =>
   Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
 
-/** -f parquet writes a file: -o one, and nothing that decides the output otherwise. */
 function checkParquet(o: ReportFlags): void {
   if (o.output === undefined || o.output === '-') {
     throw usage(
@@ -98,7 +96,6 @@ function checkParquet(o: ReportFlags): void {
   if (other) throw usage(`-f parquet cannot be combined with ${other}`);
 }
 
-/** --jq decides the output itself: no format, no field list, no raw body beside it. */
 function checkJq(o: ReportFlags): void {
   const other = firstGiven({ '--raw': o.raw, '--json': o.json, '--format': o.format, '--fields': o.fields });
   if (other) {

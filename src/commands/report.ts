@@ -28,7 +28,7 @@ export async function report(o: ReportOptions, deps: Deps): Promise<void> {
 
 /** Where each answer goes: the format's writer, the Parquet spool, or as received (--raw). */
 interface Target {
-  /** `lead`: fields before each row's own (several portfolios' portfolioId). */
+  /** `lead`: several portfolios' portfolioId. */
   answer(
     label: string,
     lead?: Row,
@@ -36,7 +36,7 @@ interface Target {
     rows?(batch: RowBatch): void;
     bytes?(chunk: Uint8Array): void;
     drop(): void;
-    /** The answer checked out: its output delivered; its size in bytes. */
+    /** The answer checked out: its output delivered, its size in bytes. */
     done(ctx: ItemContext): Promise<number | undefined>;
   };
   end(): Promise<void>;
@@ -86,7 +86,6 @@ async function spoolTarget(o: ReportOptions, deps: Deps, out: Output): Promise<T
   };
 }
 
-/** The rows spooled beside the target as they come; the Parquet file written from the spool at the end. */
 async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
   const { ParquetSpool } = await import('../render/parquet.js');
   const { tempNameFor } = await import('../fs/temp-names.js');
@@ -124,7 +123,6 @@ async function reportRows(
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      // A retried answer starts anew: its rows so far are dropped.
       const query = { portfolioId: item.portfolioId, reportType: o.type, date: item.date };
       const got = await service.report(query, { signal: ctx.signal, onWait: ctx.onWait }, async (res) => {
         const answer = target.answer(itemLabel(item), multi ? { portfolioId: item.portfolioId } : undefined);

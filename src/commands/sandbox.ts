@@ -1,4 +1,3 @@
-/** `prs sandbox`: the local stand-in service until Ctrl-C; its base URL is the first stdout line. */
 import { once } from 'node:events';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';

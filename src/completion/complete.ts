@@ -1,4 +1,4 @@
-/** `prs __complete <words…>`: what TAB offers, read off the commander program (as cobra's __complete). */
+/** What TAB offers, read off the commander program (as cobra's __complete). */
 import type { Command, Option } from 'commander';
 import { HELP_TOPICS } from '../help.js';
 import { type Completion, SETTING_KEYS } from '../settings.js';
@@ -13,11 +13,11 @@ const described = (entries: [string, string][]): Completion => ({
   descriptions: Object.fromEntries(entries),
 });
 
-/** What the last of the words after `prs` completes to; `prefix`: `--format=` when typed with its flag. */
+/** `prefix`: `--format=` when typed with its flag. */
 export function complete(
   program: Command,
   words: readonly string[],
-  /** By "<command path> <long flag>", else by the long flag (the flag tables' `complete`). */
+  /** By "<command path> <long flag>", else by the long flag. */
   values: Readonly<Record<string, Completion>>,
 ): { complete?: Completion; prefix?: string } {
   const help = program.createHelp();

@@ -3,7 +3,6 @@
 // description per line, or `:files`/`:dirs` for the shell's own file completion.
 import { EXAMPLES } from '../help.js';
 
-/** Each one's script is checked in as completions/prs.<shell>. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
@@ -73,7 +72,6 @@ complete -c prs -f -a '(__prs_complete)'
 
 const SCRIPTS: Record<Shell, string> = { bash: BASH, zsh: ZSH, fish: FISH };
 
-/** The script, headed by how to install it (`prs completion --help`'s examples for its shell). */
 export function completionScript(shell: Shell): string {
   const install = EXAMPLES.completion!.filter(([, command]) => command.includes(`completion ${shell}`));
   const header = [

@@ -11,7 +11,7 @@ type PairCounts = Record<Change | 'unchanged', number>;
 
 export type DiffInput = { type: ReportType; key: readonly string[]; fields?: readonly string[]; lead?: Row };
 
-/** The date of the answer always differs: compared only when --fields asks for it. */
+/** Always differs: compared only when --fields asks for it. */
 const ANSWER_DATE = 'effectiveDate';
 
 /** Absent counts as null; numbers are compared by value, objects by their JSON. */
@@ -41,18 +41,7 @@ function comparedFields(
   fields?: readonly string[],
 ): string[] {
   const seen = new Set<string>();
-  for (const rows of [before, after]) {
-    // A row's keys are added only when they differ from the row before's (they mostly do not).
-    let last: string[] = [];
-    for (const r of rows) {
-      let i = 0;
-      let same = true;
-      for (const k in r) if (last[i++] !== k) same = false;
-      if (same && i === last.length) continue;
-      last = Object.keys(r);
-      for (const k of last) seen.add(k);
-    }
-  }
+  for (const rows of [before, after]) for (const r of rows) for (const k in r) seen.add(k);
   const keys = new Set(key);
   if (fields) {
     const columns: Column[] = [...seen].map(columnOf);
@@ -63,7 +52,7 @@ function comparedFields(
   return [...seen].filter((n) => !keys.has(n) && n !== ANSWER_DATE);
 }
 
-/** A row as dotted name → value; a row without nested objects is its own, uncopied. */
+/** A row without nested objects is its own, uncopied. */
 function flat(row: Row): Record<string, unknown> {
   for (const k in row) if (isNested(row[k])) return flatten(row);
   return row;

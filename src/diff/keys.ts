@@ -1,16 +1,14 @@
-/** Which fields identify a row of a report, so that two answers can be joined (`--key`, or by type). */
 import type { ReportType, Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { cellText, columnOf, valueAt } from '../render/columns.js';
 
-/** The default key of a type: its first field, and the one added when the first repeats. */
 export function defaultKey(type: ReportType): { first: string; second: string } {
   if (type === 'index') return { first: 'indexId', second: 'indexName' };
   if (type.endsWith('corporateactions')) return { first: 'eventId', second: 'isin' };
   return { first: 'isin', second: 'securityTicker' };
 }
 
-/** The key text of a row for `fields` (dotted paths): its values' cell texts, joined unambiguously. */
+/** A row's key values' cell texts, joined unambiguously. */
 export function keyOf(row: Row, paths: readonly (readonly string[])[]): string {
   if (paths.length === 1) return cellText(valueAt(row, paths[0]!));
   let s = '';
@@ -18,7 +16,7 @@ export function keyOf(row: Row, paths: readonly (readonly string[])[]): string {
   return s;
 }
 
-/** The first key that occurs twice among `rows` (its values, space-separated), or undefined. */
+/** The first key that occurs twice among `rows`, its values space-separated. */
 export function repeated(rows: readonly Row[], fields: readonly string[]): string | undefined {
   const paths = fields.map((f) => columnOf(f).path);
   const seen = new Set<string>();

@@ -1,5 +1,5 @@
-// A diff's rows → text: json and ndjson as each pair is compared; csv, tsv and the table at the end,
-// since their columns are the union of the pairs' key fields.
+// json and ndjson are written as each pair is compared; csv, tsv and the table at the end, since their
+// columns are the union of the pairs' key fields.
 import { isJsonNumeric, JsonNumber, numberText, type ReportFormat, type Row } from '../domain.js';
 import { shift } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
@@ -20,7 +20,6 @@ interface DiffWriterOptions {
 /** A column whose name is a key of the row as it is (`indexId.Net` is one key of a diff row, not a path). */
 const flat = (name: string): Column => ({ name, path: [name] });
 
-/** lead, change, the key fields seen (first-seen order), field, from, to, delta. */
 export function diffColumns(rows: readonly Row[], lead: readonly string[], key: readonly string[]): Column[] {
   const fixed = new Set<string>([...lead, 'change', ...TAIL]);
   const keys = new Set<string>();
@@ -35,7 +34,6 @@ export function basisPoints(field: string, delta: unknown): JsonNumber | null {
   return bp === undefined ? null : new JsonNumber(bp);
 }
 
-/** One group of lines per row of the report, weight deltas in basis points. */
 export function diffTable(
   rows: readonly Row[],
   o: Pick<DiffWriterOptions, 'lead' | 'color' | 'terminal' | 'width'>,

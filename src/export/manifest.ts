@@ -1,5 +1,5 @@
-// `.prs-manifest.jsonl`: a `{"key","files"}` line per item whose files were committed (a later line for
-// a key wins), read by `export --skip-existing`. A damaged line means a refetch.
+// A `{"key","files"}` line per item whose files were committed (a later line for a key wins), read by
+// `export --skip-existing`. A damaged line means a refetch.
 import { createHash } from 'node:crypto';
 import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -32,7 +32,7 @@ export function exportItemKey(
   return (template === undefined ? key : [...key, template]).join('|');
 }
 
-/** `path`'s text when it is a regular file of this user with one name; never follows a link or waits on a FIFO. */
+/** Only a regular file of this user with one name: never follows a link or waits on a FIFO. */
 function readOwn(path: string): string {
   let fd: number;
   try {
@@ -52,7 +52,7 @@ function readOwn(path: string): string {
   }
 }
 
-/** A missing, unreadable or foreign manifest is empty; a record replaces the file whole, never writing through a link. */
+/** A missing, unreadable or foreign manifest is empty. */
 export async function openManifest(dir: string) {
   const path = join(dir, MANIFEST_NAME);
   const entries = new Map<string, ManifestFile[]>();
@@ -62,7 +62,6 @@ export async function openManifest(dir: string) {
   }
   return {
     get: (key: string) => entries.get(key),
-    /** The files recorded for `key` when every one is still there unchanged. */
     async kept(key: string) {
       const recorded = entries.get(key);
       return recorded && (await unchanged(dir, recorded)) ? recorded : undefined;
@@ -114,7 +113,7 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Every recorded file still in `dir` with its size, and its mtime or (touched, copied back) its content. */
+/** Same size, and same mtime or (touched, copied back) content. */
 export async function unchanged(dir: string, files: readonly ManifestFile[]): Promise<boolean> {
   for (const f of files) {
     const path = join(dir, f.name);
@@ -129,13 +128,9 @@ export async function unchanged(dir: string, files: readonly ManifestFile[]): Pr
   return true;
 }
 
-export async function describeFiles(
-  files: readonly { path: string; bytes: number; sha256: string }[],
-): Promise<ManifestFile[]> {
-  const out: ManifestFile[] = [];
-  for (const f of files) {
-    const s = await stat(f.path);
-    out.push({ name: basename(f.path), bytes: f.bytes, sha256: f.sha256, mtimeMs: s.mtimeMs });
-  }
-  return out;
-}
+export const describeFiles = (files: readonly { path: string; bytes: number; sha256: string }[]) =>
+  Promise.all(
+    files.map(async ({ path, bytes, sha256 }): Promise<ManifestFile> => {
+      return { name: basename(path), bytes, sha256, mtimeMs: (await stat(path)).mtimeMs };
+    }),
+  );

@@ -1,4 +1,3 @@
-// File names for exports: the server's Content-Disposition name made safe, else CLI.md's rule.
 import type { ExportFormat } from '../domain.js';
 import { MAX_NAME_BYTES, sanitizeFileName, truncateUtf8 } from '../fs/file-name.js';
 
@@ -34,7 +33,7 @@ export function dropCurrency(words: readonly string[]): string[] {
   return words.length > 1 && /^[A-Z]{3}$/.test(words[words.length - 1]) ? words.slice(0, -1) : [...words];
 }
 
-/** The common leading words of names seen one at a time, in constant memory (for a streamed file). */
+/** The common leading words of names seen one at a time, in constant memory. */
 export class CommonWords {
   private common: string[] | undefined;
   add(name: string): void {
@@ -52,12 +51,11 @@ export class CommonWords {
   }
 }
 
-/** `.json` or `.zip`: the requested format alone decides, never the answer's content type or name. */
+/** The requested format alone decides, never the answer's content type or name. */
 export function exportKind(format: ExportFormat): ExportKind {
   return format === 'csv' ? 'zip' : 'json';
 }
 
-/** The later of two exports of one run named alike gets `_<portfolioId>_<date>` before its extension. */
 export function disambiguate(name: string, portfolioId: number, date: string): string {
   const dot = name.lastIndexOf('.');
   const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
@@ -68,7 +66,7 @@ export function disambiguate(name: string, portfolioId: number, date: string): s
   );
 }
 
-/** The server's name made safe; the content's extension replaces its own (a dot and 1–10 letters or digits, one a letter: not `v1.5`). */
+/** The content's extension replaces the name's own (a dot and 1–10 letters or digits, one a letter: not `v1.5`). */
 export function nameFromHeaders(
   contentDisposition: string | undefined,
   kind: ExportKind,
@@ -80,8 +78,6 @@ export function nameFromHeaders(
   return sanitizeFileName(`${ext ? name.slice(0, ext.index) : name}.${kind}`) ?? `export.${kind}`;
 }
 
-/** A --name-template, else `<date>_<name>_index`, filled in and made safe, with the content's extension.
- * `{name}`: --name's words, else the rows' index names (less a trailing currency), else `portfolio_<id>`. */
 export function ruleFileName(o: {
   template?: string;
   date: string;

@@ -47,7 +47,6 @@ export interface SaveContext {
   /** Paths this run has written: never replaced by a later export of the same run. */
   written: Set<string>;
   onBytes?(bytes: number): void;
-  /** Seam for tests (disk full, permission denied). */
   openFile?: typeof createAtomicFile;
   skipExisting?: boolean;
   /** Parallel exports wait here for the earlier items; false: a repeat of an earlier item's data. */
@@ -56,12 +55,12 @@ export interface SaveContext {
 
 type SavedFile = { path: string; bytes: number; sha256: string };
 
+const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
+
 type SaveResult =
   | { kind: 'written' | 'existing'; paths: string[]; files: SavedFile[] }
   | { kind: 'empty' }
   | { kind: 'repeat'; sha256: string };
-
-const label = (c: Pick<SaveContext, 'portfolioId' | 'date'>) => `portfolio ${c.portfolioId} on ${c.date}`;
 
 const FS_SYSCALLS = ['open', 'write', 'writev', 'close', 'fsync', 'fdatasync', 'link', 'rename'];
 const FS_CODES = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS'];
@@ -93,7 +92,6 @@ function corrupt(c: Pick<SaveContext, 'portfolioId' | 'date'>, why: string): Ser
   return new ServiceError(`the export of ${label(c)} is corrupt: ${why}`, { hint: 'nothing was saved' });
 }
 
-/** The body through `onChunk` (which may refuse it) into `dest`; its byte count. */
 async function download(
   res: ExportResponse,
   dest: Writable,
@@ -108,7 +106,7 @@ async function download(
       try {
         onChunk?.(chunk);
       } catch (err) {
-        return done(err as Error); // a corrupt 200 MB body fails at its first bad byte
+        return done(err as Error);
       }
       c.onBytes?.(bytes);
       done(null, chunk);
@@ -126,7 +124,6 @@ async function download(
   return bytes;
 }
 
-/** The body is always consumed or destroyed. */
 export async function saveExport(res: ExportResponse, c: SaveContext): Promise<SaveResult> {
   const openFile = c.openFile ?? createAtomicFile;
   const kind = exportKind(c.format);
@@ -134,7 +131,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   // Aborted at the end, whatever happened: a committed file's abort does nothing.
   const files: AtomicFile[] = [];
   try {
-    // A known name fails on an existing file before the download (under --skip-existing: compared at the end).
+    // A known name fails on an existing file before the download; --skip-existing compares at the end.
     const early = c.skipExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
     const file = await openFile(early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
       force: c.force,
@@ -231,7 +228,6 @@ function asCorrupt(err: unknown, c: Pick<SaveContext, 'portfolioId' | 'date'>): 
   return err instanceof ZipError ? corrupt(c, err.message) : err;
 }
 
-/** undici's body emits an error when destroyed, which nobody needs. */
 function discard(body: Readable): void {
   body.on('error', () => {});
   body.destroy();
@@ -266,19 +262,17 @@ function memberPaths(entries: ZipEntry[], c: SaveContext, dir: string, zipPath: 
   return members;
 }
 
-/** What a zip holds, whatever its own bytes (a zip built per request differs in its timestamps). */
+/** A zip built per request differs in its timestamps: compared by what it holds. */
 function zipContent(entries: readonly ZipEntry[]): string {
   return entries.map((e) => `${e.name}\0${e.size}\0${e.crc >>> 0}`).join('\n');
 }
 
-/** Whether the file at `f.path` holds what the service sent; a zip does when its content does. */
 async function holdsSame(f: SavedFile, content: string | undefined, c: SaveContext): Promise<boolean> {
   const sha = await sha256File(f.path).catch(() => undefined);
   if (sha === f.sha256) return true;
   if (sha === undefined || content === undefined || !f.path.endsWith('.zip')) return false;
   const existing = await verifyZip(f.path, c.signal).catch(() => undefined);
   if (existing === undefined || zipContent(existing) !== content) return false;
-  // The manifest describes the file on disk.
   f.sha256 = sha;
   f.bytes = (await stat(f.path)).size;
   return true;
@@ -299,7 +293,6 @@ async function keptTargets(files: SavedFile[], content: string | undefined, c: S
   return kept;
 }
 
-/** The hint for an export target that exists, by what it holds when that is known (after the download). */
 export function existsHint(holds?: 'same' | 'different', template?: string): string {
   if (holds === 'same')
     return 'it holds what the service sent: use --skip-existing to keep it (and resume the run)';
@@ -331,7 +324,6 @@ export async function streamExport(
       await write(out, chunk, c.signal);
     }
   } catch (err) {
-    // A reader that went away aborts `c.signal` (io.stdoutGone): the run ends as main decides.
     discard(res.body);
     throw classifyStreamError(err, c, '-', bytes);
   }

@@ -1,4 +1,3 @@
-/** A zip on disk checked in constant memory: each entry's CRC-32 and size against the central directory. */
 import { isUtf8 } from 'node:buffer';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -13,10 +12,9 @@ export class ZipError extends Error {
 
 export type ZipEntry = { name: string; crc: number; size: number };
 
-/** A 32-bit size or offset whose real value is in the zip64 fields. */
 const ZIP64_MARKER = 0xffffffff;
 
-/** Zip-bomb limits (CLI.md), for each member and for the whole archive against its own size. */
+/** Zip-bomb limits, for each member and for the whole archive against its own size. */
 const MAX_RATIO = 100;
 const RATIO_FLOOR = 1024 * 1024;
 const inflatesTooMuch = (inflated: number, compressed: number) =>
@@ -46,10 +44,8 @@ function asZipError(err: unknown, label?: string): unknown {
 }
 
 async function openZip(path: string): Promise<ZipFile> {
-  // 22 bytes: an end-of-central-directory record alone.
   if ((await stat(path)).size < 22) throw new ZipError('not a zip file (too short)');
   const { default: yauzl } = await import('yauzl');
-  // Sizes are checked as the bytes come, with our messages.
   const options = { lazyEntries: true, decodeStrings: false, autoClose: false, validateEntrySizes: false };
   const zip = await yauzl.openPromise(path, options).catch((err) => Promise.reject(asZipError(err)));
   // yauzl replaces the end record's offset with the zip64 record's: a marker left means no locator.
@@ -74,7 +70,6 @@ function decodeName(raw: Buffer, flags: number): string {
   return flags & 0x800 || isUtf8(raw) ? raw.toString('utf8') : raw.toString('latin1');
 }
 
-/** One entry's bytes to `onData` (awaited: a slow writer holds the reading back), then checked. */
 async function streamEntry(
   zip: ZipFile,
   raw: Entry,
@@ -128,7 +123,6 @@ async function streamEntry(
   if (crc >>> 0 !== entry.crc >>> 0) throw new ZipError(`zip entry ${label} fails its CRC check`);
 }
 
-/** `sinkFor` may take an entry's bytes as they are checked (one inflate, not two). */
 export async function verifyZip(
   path: string,
   signal?: AbortSignal,
