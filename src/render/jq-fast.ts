@@ -1,14 +1,9 @@
-// A subset of jq 1.7 compiled to a JS function over the rows prs already parsed (docs/performance.md);
-// jq-web runs the rest. Rows hold no arrays and their keys are names, so indexes, `.[]`, `map`, `keys`
-// and `."k"` are left to it.
+// A subset of jq 1.7 compiled to a JS function over the rows prs already parsed (docs/performance.md):
+// paths, `select`, comparisons, `and`/`or`/`not`, literals, strings with `\(…)`, arrays and objects. jq-web
+// runs the rest (`//`, `if`, `length` and other builtins, arithmetic, indexes, `.[]` inside a filter).
 
-import { JsonNumber } from '../domain.js';
-import { compareDecimal, decimalSpelling, plain } from '../json/decimal.js';
-
-/** A number jq computed: a double, printed and compared as one (a literal keeps its digits). */
-class Computed {
-  constructor(readonly n: number) {}
-}
+import { isJsonNumeric, JsonNumber } from '../domain.js';
+import { compareDecimal, decimalSpelling } from '../json/decimal.js';
 
 /** Where a filter reads `.key`; `id` and `hint` are the Lazy's, kept from row to row. */
 export interface Site {
@@ -40,18 +35,16 @@ export type Filter = (input: unknown, emit: (v: unknown) => void) => void;
  */
 type Gen = (x: string, k: (v: string) => string) => string;
 
-const isNumber = (v: unknown) => typeof v === 'number' || v instanceof JsonNumber || v instanceof Computed;
 const truthy = (v: unknown) => v !== null && v !== false;
 const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !isNumber(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !isJsonNumeric(v);
 
 /** jq's order of kinds: null, false, true, numbers, strings, arrays, objects. */
 function kind(v: unknown): number {
   if (v === null || typeof v === 'boolean') return v === null ? 0 : v ? 2 : 1;
-  if (isNumber(v)) return 3;
+  if (isJsonNumeric(v)) return 3;
   return typeof v === 'string' ? 4 : Array.isArray(v) ? 5 : 6;
 }
-const TYPE = ['null', 'boolean', 'boolean', 'number', 'string', 'array', 'object'];
 
 /** Strings in code point order (jq compares UTF-8 bytes): a surrogate sorts above U+E000–U+FFFF. */
 function compareStrings(a: string, b: string): number {
@@ -67,17 +60,15 @@ function compareStrings(a: string, b: string): number {
 
 const keysOf = (o: Record<string, unknown>) => Object.keys(o).sort(compareStrings);
 
-/** jq's `jv_cmp`: two literals compare exactly (decNumber), anything computed as a double. */
+/** jq's `jv_cmp` on literals: numbers compare exactly (decNumber). */
 function compare(left: unknown, right: unknown): number {
   const [a, b] = [real(left), real(right)];
   const k = kind(a);
   if (k !== kind(b)) return k - kind(b);
   if (k === 3) {
-    const x = a instanceof Computed ? a.n : Number(a);
-    const y = b instanceof Computed ? b.n : Number(b);
+    const [x, y] = [Number(a), Number(b)];
     // A literal's double is its value rounded, which keeps order: only equal doubles need its digits.
-    const literals = !(a instanceof Computed || b instanceof Computed);
-    if (x === y && literals && (a instanceof JsonNumber || b instanceof JsonNumber))
+    if (x === y && (a instanceof JsonNumber || b instanceof JsonNumber))
       return compareDecimal(String(a), String(b)) ?? 0;
     return x < y ? -1 : x === y ? 0 : 1;
   }
@@ -102,33 +93,16 @@ function compare(left: unknown, right: unknown): number {
   );
 }
 
-/** A computed double as jq prints it (David Gay's g_fmt: `1e-07`, `1e+17`, infinities as ±DBL_MAX). */
-function jqDouble(n: number): string {
-  const d = Math.max(-Number.MAX_VALUE, Math.min(Number.MAX_VALUE, n));
-  const [mantissa, e] = Math.abs(d).toExponential().split('e') as [string, string];
-  const digits = mantissa.replace('.', '');
-  const point = Number(e) + 1;
-  let text: string;
-  if (d === 0) text = '0';
-  else if (point <= -4 || point > digits.length + 15) {
-    const exp = Number(e);
-    text = `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  } else text = plain({ units: BigInt(digits), exp: point - digits.length });
-  return (d < 0 || Object.is(d, -0) ? '-' : '') + text;
-}
-
 /** DEL escaped too; a lone surrogate never gets this far (jq.ts). */
 function quote(s: string): string {
   return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
 }
 
-/** Compact JSON, a literal through `literal` (its text as sent, or jq's spelling for tostring). */
+/** Compact JSON, a number through `literal` (its text as sent, or jq's spelling for tostring). */
 function dump(value: unknown, literal: (raw: string) => string): string {
   const v = real(value);
   if (typeof v === 'string') return quote(v);
-  if (typeof v === 'number') return literal(String(v));
-  if (v instanceof JsonNumber) return literal(v.raw);
-  if (v instanceof Computed) return jqDouble(v.n);
+  if (isJsonNumeric(v)) return literal(String(v));
   let text = '';
   if (Array.isArray(v)) {
     for (const x of v) text += `,${dump(x, literal)}`;
@@ -150,20 +124,8 @@ function index(v: unknown, site: Site): unknown {
   throw new JqError();
 }
 
-function length(value: unknown): Computed {
-  const x = real(value);
-  if (typeof x === 'boolean') throw new JqError();
-  if (isNumber(x)) return new Computed(Math.abs(x instanceof Computed ? x.n : Number(x)));
-  if (x === null) return new Computed(0);
-  if (typeof x === 'string') return new Computed([...x].length);
-  return new Computed(Array.isArray(x) ? x.length : Object.keys(x as object).length);
-}
-
 /** What the generated code calls, by these names. */
-const HELPERS = { index, compare, truthy, tostring, length, type: (x: unknown) => TYPE[kind(x)] };
-
-/** The builtins without arguments: the helper each calls (`empty` has no output). */
-const BUILTINS = { empty: undefined, not: '!truthy', type: 'type', tostring: 'tostring', length: 'length' };
+const HELPERS = { index, compare, truthy, tostring };
 
 const COMPARE = { '==': '===', '!=': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
@@ -177,7 +139,7 @@ function literalNumber(text: string): number | JsonNumber {
 type Token = string | { str: (string | Token[])[] };
 
 const LEX =
-  /\s+|(\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![.\w])|==|!=|<=|>=|\/\/(?!=)|[.[\]{}(,:|<>-](?![=|]))|(")|(\))/y;
+  /\s+|(\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![.\w])|==|!=|<=|>=|[.[\]{}(,:|<>](?![=|]))|(")|(\))/y;
 
 /** Tokens from `at` to the end (or to the `)` closing an interpolation): `end` is where it stopped. */
 function lex(src: string, at: number, nested: boolean): { tokens: Token[]; end: number } {
@@ -240,7 +202,6 @@ const MAX_FUNCTIONS = 200;
 
 function parse(tokens: Token[], code: Code): Gen {
   let p = 0;
-  const peek = () => tokens[p];
   const eat = (t: string) => tokens[p] === t && ++p > 0;
   const outside = (): never => {
     throw new Outside();
@@ -277,23 +238,12 @@ function parse(tokens: Token[], code: Code): Gen {
     return eat('|') ? then(left, pipe()) : left;
   }
   function comma(): Gen {
-    const fs = [alternative()];
-    while (eat(',')) fs.push(alternative());
+    const fs = [or()];
+    while (eat(',')) fs.push(or());
     if (fs.length === 1) return fs[0]!;
     return (x, k) => {
       const [declare, each] = shared(k);
       return declare + fs.map((f) => f(x, each)).join(' ');
-    };
-  }
-  function alternative(): Gen {
-    const a = or();
-    if (!eat('//')) return a;
-    const b = alternative();
-    return (x, k) => {
-      const [declare, each] = shared(k);
-      const any = fresh();
-      const first = a(x, (v) => `if (truthy(${v})) { ${any} = true; ${each(v)} }`);
-      return `${declare} let ${any} = false; ${first} if (!${any}) { ${b(x, each)} }`;
     };
   }
   /** `and` / `or`: the left side's outputs outermost; the right one is run only where it decides. */
@@ -316,7 +266,7 @@ function parse(tokens: Token[], code: Code): Gen {
   const and = () => logical('and', comparison);
   function comparison(): Gen {
     const a = postfix();
-    const op = Object.hasOwn(COMPARE, peek() as string) && COMPARE[peek() as keyof typeof COMPARE];
+    const op = Object.hasOwn(COMPARE, tokens[p] as string) && COMPARE[tokens[p] as keyof typeof COMPARE];
     if (!op) return a;
     p++;
     const b = postfix();
@@ -327,11 +277,8 @@ function parse(tokens: Token[], code: Code): Gen {
   }
   /** A term and its `.key`s; a `[` or `."key"` after it is left unread, so the filter is jq-web's. */
   function postfix(): Gen {
-    // `if` and `-1` are no terms in jq 1.7's grammar: nothing indexes them.
-    const start = peek();
     let f = term();
-    if (start === 'if' || start === '-') return f;
-    for (let t = peek(); typeof t === 'string' && t.length > 1 && t[0] === '.'; t = peek()) {
+    for (let t = tokens[p]; typeof t === 'string' && t.length > 1 && t[0] === '.'; t = tokens[p]) {
       p++;
       f = then(f, field(t.slice(1)));
     }
@@ -347,7 +294,6 @@ function parse(tokens: Token[], code: Code): Gen {
     }
     if (/^0\d/.test(t)) throw new Outside();
     if (/^\d/.test(t)) return literal(constant(literalNumber(t)));
-    if (t === '-' && /^\d/.test(String(peek()))) return literal(constant(new Computed(-Number(tokens[p++]))));
     if (t === '(') {
       const f = pipe();
       need(')');
@@ -363,12 +309,9 @@ function parse(tokens: Token[], code: Code): Gen {
       };
     }
     if (t === '{') return object();
-    if (t === 'if') return conditional();
     if (t === 'true' || t === 'false' || t === 'null') return (_, k) => k(t);
-    if (Object.hasOwn(BUILTINS, t)) {
-      const call = BUILTINS[t as keyof typeof BUILTINS];
-      return (x, k) => (call ? value(`${call}(${x})`, k) : '');
-    }
+    if (t === 'not' || t === 'tostring') return (x, k) => value(`${t === 'not' ? '!truthy' : t}(${x})`, k);
+    if (t === 'empty') return () => '';
     if (t === 'select' && eat('(')) {
       const f = pipe();
       need(')');
@@ -398,10 +341,9 @@ function parse(tokens: Token[], code: Code): Gen {
       if (!/^[A-Za-z_]/.test(typeof t === 'object' ? 'a' : key) || /^(0|[1-9]\d*)$|^__proto__$/.test(key))
         throw new Outside();
       if (eat(':')) {
-        // A value is a term, `-` one or terms piped (jq's ExpD), not a comma nor an `if`.
-        const value = () => (peek() === 'if' ? outside() : postfix());
-        let f = value();
-        while (eat('|')) f = then(f, value());
+        // A value is a term or terms piped (jq's ExpD), not a comma.
+        let f = postfix();
+        while (eat('|')) f = then(f, postfix());
         pairs.push([key, f]);
       } else pairs.push([key, field(key)]);
     }
@@ -416,23 +358,6 @@ function parse(tokens: Token[], code: Code): Gen {
               return build(i + 1);
             });
       return build(0);
-    };
-  }
-  function conditional(): Gen {
-    const cond = pipe();
-    need('then');
-    const yes = pipe();
-    let no: Gen = (x, k) => k(x);
-    if (eat('elif')) {
-      tokens[--p] = 'if';
-      no = term();
-    } else {
-      if (eat('else')) no = pipe();
-      need('end');
-    }
-    return (x, k) => {
-      const [declare, each] = shared(k);
-      return `${declare} ${cond(x, (v) => `if (truthy(${v})) { ${yes(x, each)} } else { ${no(x, each)} }`)}`;
     };
   }
 

@@ -32,39 +32,30 @@ const FAST = [
   '.[] | .nested.a',
   '.[] | {isin, w: .indexWeighting, "n": .name}',
   '.[] | [.isin, .price]',
-  '.[] | "\\(.isin)\\t\\(.price) \\(.tags)"',
   '.[] | select(.name == "A" or .price >= 1000) | .name',
-  '.[] | select(.isin != null and (.tags | length) > 0) | .isin',
-  '.[] | length, (.name | length), (.price | length)',
-  '.[] | .nested // "none"',
-  '.[] | if .price > 100 then "big" elif .price > 1 then "mid" else "small" end',
-  '.[] | if .isin then 1 end',
-  '.[] | (.tags | length == 0) | not',
   'map(.isin)',
   'map(select(.indexWeighting > 0.01))',
   '[.[] | .price]',
-  '.[] | type, (.nested | type)',
-  '.[] | tostring',
-  '.[] | [.nested, .tags] | tostring',
-  '.[] | select(.price > -1) | .price',
   '.[] | empty',
   '.[] | .price == 1234567.123456789012, .price < 1234567.123456789013',
   '.[] | .name < "B", .name >= "😀", [.tags, .nested] < [.tags, null]',
   // jq-web would give a constant the input's spelling of the same number (render/jq.ts respell).
-  '.[] | .price, 1e3, 1.0, -1, 0.5, 100000000000000000001, "s", null, true, []',
+  '.[] | .price, 1e3, 1.0, 0.5, 100000000000000000001, "s", null, true, []',
   '.[] | {a: (1, 2), b: (.isin, .name)}',
   '.[] | .a, .b, .c, .d, .e, .f, .g, .h',
-  '.[] | [.a, .b, .g] | tostring',
-  '.[] | .f > 0.01, .f == 0.01, (.f | length) == 0.01, .e > 9007199254740992, .h < -1e300',
   '.[] | .s, [.s], .k, .k > "10", .tags',
-  '.[] | {a: .price | tostring, t: .tags | length}',
-  '.[] | .nested | .a // .b',
-  '.[] | select((.tags | length) > 1 and .price > 100) | .name',
-  '.[] | "a\\(1, 2)b\\("x", "y")\\u00e9"',
   '.[] | .name.x',
   '.[] | .tags.x',
-  '.[] | true | length',
   '.[] | .never_sent',
+  '.[] | .f > 0.01, .f == 0.01, .e > 9007199254740992, .h < 1e300',
+  '.[] | (.tags == []) | not',
+  '.[] | select(.price.x)',
+  '.[] | {isin, n: .nested.a} | select(.n != null and .isin != "x")',
+  '.[] | "\\(.isin)\\t\\(.price) \\(.tags)"',
+  '.[] | tostring',
+  '.[] | [.nested, .tags] | tostring',
+  '.[] | [.a, .b, .g] | tostring',
+  '.[] | "a\\(1, 2)b\\("x", "y")\\u00e9"',
   // Errors at run time: a number or a string indexed.
   '.[] | .price.currency',
   '.[] | .isin, .nested.a.b',
@@ -97,6 +88,21 @@ const SLOW = [
   '.[] | .tags[1:]',
   '.[] | .price # a comment',
   '.[] | .a | test("x")',
+  // `//`, `if`, `length` and other builtins, arithmetic and negative numbers.
+  '.[] | select(.isin != null and (.tags | length) > 0) | .isin',
+  '.[] | length, (.name | length), (.price | length)',
+  '.[] | .nested // "none"',
+  '.[] | if .price > 100 then "big" elif .price > 1 then "mid" else "small" end',
+  '.[] | if .isin then 1 end',
+  '.[] | (.tags | length == 0) | not',
+  '.[] | type, (.nested | type)',
+  '.[] | select(.price > -1) | .price',
+  '.[] | .f > 0.01, .f == 0.01, (.f | length) == 0.01, .e > 9007199254740992, .h < -1e300',
+  '.[] | {a: .price | tostring, t: .tags | length}',
+  '.[] | .nested | .a // .b',
+  '.[] | select((.tags | length) > 1 and .price > 100) | .name',
+  '.[] | true | length',
+  '.[] | -1',
   '.[] | 01',
   'map(.a) | map(.b)',
   '[.[] | .a], [.[] | .b]',
@@ -150,7 +156,7 @@ describe('--jq’s fast path gives what jq-web gives, byte for byte', () => {
   it('the cases are not vacuous: rows printed, errors raised', async () => {
     const results = await Promise.all(FAST.map((f) => outcome(f, BODIES[0]!, true)));
     expect(results.filter((r) => r.startsWith('error: --jq: ')).length).toBeGreaterThan(4);
-    expect(results.filter((r) => r.split('\n').length > 3).length).toBeGreaterThan(20);
+    expect(results.filter((r) => r.split('\n').length > 3).length).toBeGreaterThan(15);
   });
 
   it('holds a failed answer’s error back until the answer is done; a dropped one does not count', async () => {
@@ -172,25 +178,17 @@ const { filter: randomFilter } = fc.letrec<{ filter: string }>((tie) => ({
   filter: fc.oneof(
     { depthSize: 'small' },
     fc.constantFrom(
-      ...['.', '.isin', '.price', '.tags', '.nested', '.name', '.a', '.f', '1', '0.01', '-1', '1e3', '"x"'],
-      ...['null', 'true', 'length', 'type', 'tostring', 'not', 'empty', '{isin}', '[]', '{}', '.nested.a'],
+      ...['.', '.isin', '.price', '.tags', '.nested', '.name', '.a', '.f', '1', '0.01', '1e3', '"x"'],
+      ...['null', 'true', 'not', 'tostring', 'empty', '{isin}', '[]', '{}', '.nested.a'],
     ),
     fc
-      .tuple(
-        tie('filter'),
-        fc.constantFrom('|', ',', '//', '==', '!=', '<', '>=', 'and', 'or'),
-        tie('filter'),
-      )
+      .tuple(tie('filter'), fc.constantFrom('|', ',', '==', '!=', '<', '>=', 'and', 'or'), tie('filter'))
       .map(([a, op, b]) => `${a} ${op} ${b}`),
     tie('filter').map((f) => `(${f})`),
     tie('filter').map((f) => `[${f}]`),
     tie('filter').map((f) => `select(${f})`),
     tie('filter').map((f) => `{a: ${f}, "b": .name}`),
     tie('filter').map((f) => `"s\\(${f})t"`),
-    fc
-      .tuple(tie('filter'), tie('filter'), tie('filter'))
-      .map(([c, a, b]) => `if ${c} then ${a} else ${b} end`),
-    fc.tuple(tie('filter'), tie('filter')).map(([c, a]) => `if ${c} then ${a} elif ${a} then ${c} end`),
   ),
 }));
 
@@ -342,11 +340,11 @@ describe('loneSurrogate: escapes read left to right', () => {
 });
 
 describe('a filter nested deeper than the fast path’s compiler recurses', () => {
-  it('is left to jq-web (a label per ISIN, as a script builds it), not an internal error', async () => {
-    const branches = Array.from({ length: 1000 }, (_, i) => `elif .isin == "X${i + 1}" then ${i + 1}`);
-    const filter = `.[] | if .isin == "X0" then 0 ${branches.join(' ')} else .name end`;
+  it('is left to jq-web (a test per ISIN, as a script builds it), not an internal error', async () => {
+    const tests = Array.from({ length: 1000 }, (_, i) => `.isin == "X${i}"`);
+    const filter = `.[] | select(${tests.join(' or ')}) | .name`;
     const body = '[{"isin":"A","name":"EUR"},{"isin":"X7","name":"x"}]';
     const fast = (await compileJq(filter)).writer !== undefined;
-    expect(await outcome(filter, body, fast)).toBe('EUR\n7\n');
+    expect(await outcome(filter, body, fast)).toBe('x\n');
   });
 });
