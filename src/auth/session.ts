@@ -1,5 +1,5 @@
-// CLI.md "Session". A profile's renewals are serialised across processes by a lock; inside it the stored
-// session is read again, so the race's loser uses the winner's token (a rotated refresh token is spent once).
+// Renewals are serialised across processes by a lock inside which the stored session is read again:
+// the race's loser uses the winner's token (a rotated refresh token is spent once).
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';
@@ -176,7 +176,6 @@ export function createSession(d: SessionDeps): Session {
 
   const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
     if (service(s)) {
-      // A refusal leaves the stored session: a corrected secret simply signs in again.
       const secret = serviceAccountSecret(s, stored);
       if (!secret)
         throw notLoggedIn(
@@ -196,8 +195,7 @@ export function createSession(d: SessionDeps): Session {
         return await keep(await grantToken(secret, refresh, cur), cur.bound);
       } catch (err) {
         if (!(err instanceof TokenRefusedError)) throw err;
-        // Only a refusal of the token itself ends the session; a refused client (a wrong
-        // PRS_CLIENT_SECRET) is fixed by correcting it, and the session must still be there then.
+        // A refused client (a wrong PRS_CLIENT_SECRET) is fixed by correcting it: the session stays.
         if (err.error !== 'invalid_grant') {
           if (!secret && (err.error === 'invalid_client' || err.error === 'unauthorized_client'))
             throw notLoggedIn(

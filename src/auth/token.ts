@@ -1,5 +1,4 @@
-// The token-endpoint client (spec §5) of a Keycloak realm. The response body holds the tokens: it is
-// never printed or put into an error message.
+// The response body holds the tokens: it is never printed or put into an error message.
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
 import { AuthError, HttpError, NetworkError, ServiceError } from '../errors.js';
@@ -58,7 +57,6 @@ function seconds(v: unknown): number | undefined {
 /** Without expires_in a token is trusted this long; a 401 still triggers a renewal. */
 const UNKNOWN_LIFETIME_MS = 60_000;
 
-/** A token response → the session; `previous` supplies a refresh token the answer did not rotate. */
 function sessionFromResponse(body: unknown, now: number, previous?: StoredSession): StoredSession {
   const b = body as Record<string, unknown> | null;
   if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '')

@@ -130,7 +130,6 @@ function scan(root: string, profiles = listDir(root)) {
     return listDir(join(root, profile)).flatMap((name) => {
       const path = join(root, profile, name);
       const st = name.endsWith(EXT) && statSync(path, { throwIfNoEntry: false });
-      // Removed meanwhile by another process: gone from the count too.
       return st ? [{ path, profile, size: st.size, mtimeMs: st.mtimeMs }] : [];
     });
   });

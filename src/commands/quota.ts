@@ -2,7 +2,7 @@
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { planRequests } from '../run/plan.js';
-import { spanOf } from '../service/limiter.js';
+import { counted } from '../service/limiter.js';
 import { peekLimiter } from '../service/service.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
@@ -15,19 +15,16 @@ function assessQuota(
   rate: RateLimit,
   limiter: { kind: 'file' | 'redis'; where: string },
 ) {
-  const horizon = now + spanOf(rate);
-  const used = state.stamps.filter((t) => t > now - rate.windowMs && t <= horizon).length;
-  const inFlight = (state.open ?? []).filter((t) => t > now - spanOf(rate) && t <= horizon).length;
+  const { until, stamps, open } = counted(state, now, rate);
   const next = planRequests(1, state, now, rate).firstAt;
-  const paused = state.until !== undefined && state.until > now && state.until <= horizon;
   return {
     rateLimit: { limit: rate.limit, windowMs: rate.windowMs },
     limiter,
-    used,
-    inFlight,
+    used: stamps.length,
+    inFlight: open.length,
     nextSlotAt: isoSeconds(next),
     nextSlotInMs: next - now,
-    pausedUntil: paused ? isoSeconds(state.until!) : null,
+    pausedUntil: until === undefined ? null : isoSeconds(until),
   };
 }
 

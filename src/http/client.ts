@@ -1,5 +1,4 @@
-// One keep-alive undici dispatcher (through HTTP(S)_PROXY when set), timeouts, -v lines with secrets
-// redacted, transport errors mapped. undici is loaded at the first request: hostOf costs no one its load.
+// undici is loaded at the first request: importing this module for hostOf costs no one its load.
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
@@ -13,7 +12,7 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   form?: string;
-  /** Counted in the run's metrics by this name (the logout call is not). */
+  /** The run's metrics count it by this name. */
   endpoint?: Endpoint;
   signal?: AbortSignal;
 }
@@ -37,13 +36,11 @@ interface HttpOptions {
   dispatcher?: Dispatcher;
 }
 
-// Explicit on every TLS connection (origin, proxy tunnel, HTTPS proxy): NODE_TLS_REJECT_UNAUTHORIZED=0
-// cannot switch verification off. A private CA is trusted through NODE_EXTRA_CA_CERTS.
+// Every TLS connection (origin, tunnel, HTTPS proxy): NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn it off.
 const VERIFY = { rejectUnauthorized: true } as const;
 
 export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: number): Promise<Dispatcher> {
-  // maxHeaderSize given so undici never loads node:http to read Node's default; allowH2 off: the
-  // build leaves undici's HTTP/2 client out.
+  // maxHeaderSize: undici would load node:http to read Node's default; the build leaves HTTP/2 out.
   const agentOpts = {
     connectTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -52,7 +49,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     allowH2: false,
   };
   if (proxy.httpProxy || proxy.httpsProxy) {
-    // The whole index: the proxy agent needs the methods it installs. Bundled, exports sit on `default`.
+    // The whole index: the proxy agent needs the methods it installs.
     const undici = await import('undici');
     const { EnvHttpProxyAgent } = (undici as unknown as { default?: typeof undici }).default ?? undici;
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, requestTls: VERIFY, proxyTls: VERIFY });
@@ -111,7 +108,6 @@ export function createHttp(o: HttpOptions): Http {
       }
     },
     async close() {
-      // Nothing is in flight at the end of a run: destroy() drops keep-alive sockets without waiting.
       if (!o.dispatcher && dispatcher) await (await dispatcher).destroy();
     },
   };
@@ -146,7 +142,6 @@ export function watchProgress(body: Readable, timeoutMs: number): void {
   }
 }
 
-/** undici, socket and TLS failures → NetworkError (InterruptedError for Ctrl-C; no HTTP at all: ServiceError). */
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -180,7 +175,6 @@ export function transportError(
     const why = overflow ? 'its headers exceed 16 kB' : message;
     return new ServiceError(`malformed response from ${host}: ${why}`, { cause: err });
   }
-  // An https:// URL for a port that speaks plain HTTP.
   if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {
     return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
       hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,

@@ -1,4 +1,3 @@
-// The retry rule (as ky's): the one pure function that decides after a failed attempt.
 import type { WaitReason } from '../domain.js';
 import type { LogFields } from '../log.js';
 
@@ -58,7 +57,7 @@ export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
   return [`~ waiting ${(ms / 1000).toFixed(1)} s (${reason})`, { event, waitMs: Math.round(ms), reason }];
 }
 
-/** 1 s * 2^(attempt-1), at most 30 s, with "equal jitter" into [½, 1] of that. */
+/** Equal jitter: [½, 1] of 1 s * 2^(attempt-1), at most 30 s. */
 export function backoff(attempt: number, random: () => number): number {
   const ceiling = Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling * (0.5 + random() * 0.5));

@@ -1,15 +1,53 @@
 // The watchers of a report/export run: the JSON log's entries, the metrics file and the pings. They
-// never change the run: whatever goes wrong with them is one warning.
+// never change the run: whatever goes wrong with them is one warning. The ping URL is a secret.
+import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.js';
 import type { RunCommand } from '../domain.js';
 import type { ItemStatus, RunEvent } from '../events.js';
-import { createDispatcher } from '../http/client.js';
+import { createDispatcher, request } from '../http/client.js';
 import { waitLine } from '../http/retry.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
 import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
-import { PING_TIMEOUT_MS, type PingKind, pingRequest, sendPing } from './ping.js';
+
+export const PING_TIMEOUT_MS = 5_000;
+export const PING_BODY_MAX = 10_000;
+
+type PingKind = 'start' | 'success' | 'failure';
+
+export type PingRequest = { method: 'GET' | 'POST'; url: string; body?: string };
+
+export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = ''): PingRequest {
+  const url = base.replace(/\/+$/, '');
+  if (kind === 'start') return { method: 'GET', url: `${url}/start` };
+  const text = body.length > PING_BODY_MAX ? `${body.slice(0, PING_BODY_MAX)}\n…` : body;
+  return { method: 'POST', url: kind === 'success' ? url : `${url}/${exitCode}`, body: text };
+}
+
+async function sendPing(dispatcher: Dispatcher, req: PingRequest): Promise<void> {
+  try {
+    const res = await request(dispatcher, req.url, {
+      method: req.method,
+      headers: {
+        'user-agent': 'prs',
+        ...(req.body !== undefined ? { 'content-type': 'text/plain; charset=utf-8' } : {}),
+      },
+      body: req.body,
+      signal: AbortSignal.timeout(PING_TIMEOUT_MS),
+      timeoutMs: PING_TIMEOUT_MS,
+    });
+    await res.body.dump().catch(() => {});
+    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
+  } catch (err) {
+    const e = err as Error & { code?: string; cause?: { code?: string } };
+    const why =
+      e.name === 'TimeoutError' || e.name === 'AbortError'
+        ? `no answer within ${PING_TIMEOUT_MS / 1000} s`
+        : (e.cause?.code ?? e.code ?? e.message);
+    throw new Error(`${redactPingUrl(req.url)}: ${why}`);
+  }
+}
 
 export interface RunObserver {
   /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
@@ -55,28 +93,23 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
 }
 
 function entryOf(e: RunEvent): LogEntry | undefined {
-  switch (e.event) {
-    case 'start': {
-      const { event, command, ...counts } = e;
-      return {
-        level: 'info',
-        event,
-        message: `${command}: ${e.items} items, ${e.requests} requests`,
-        ...counts,
-      };
-    }
-    case 'wait': {
-      const [line, fields] = waitLine(e.waitMs, e.reason);
-      return { level: 'info', message: line.replace(/^~ /, ''), ...fields, ...e.item };
-    }
-    case 'item': {
-      const { event, item, message, ...fields } = e;
-      const said = `${itemLabel(item)}: ${e.status}${message ? `: ${message}` : ''}`;
-      return { level: e.status === 'failed' ? 'error' : 'info', event, message: said, ...item, ...fields };
-    }
-    default:
-      return undefined;
+  if (e.event === 'start') {
+    const { event, command, ...counts } = e;
+    return {
+      level: 'info',
+      event,
+      message: `${command}: ${e.items} items, ${e.requests} requests`,
+      ...counts,
+    };
   }
+  if (e.event === 'wait') {
+    const [line, fields] = waitLine(e.waitMs, e.reason);
+    return { level: 'info', message: line.replace(/^~ /, ''), ...fields, ...e.item };
+  }
+  if (e.event !== 'item') return undefined;
+  const { event, item, message, ...fields } = e;
+  const said = `${itemLabel(item)}: ${e.status}${message ? `: ${message}` : ''}`;
+  return { level: e.status === 'failed' ? 'error' : 'info', event, message: said, ...item, ...fields };
 }
 
 export async function watchRun(
@@ -100,7 +133,7 @@ export async function watchRun(
   });
   const warn = (what: string, err: unknown) => io.warn(`prs: warning: ${what}: ${(err as Error).message}`);
 
-  let dispatcher: Promise<import('undici').Dispatcher> | undefined;
+  let dispatcher: Promise<Dispatcher> | undefined;
   let pingWarned = false;
   const ping = async (kind: PingKind, exitCode?: number, body?: string) => {
     if (!s.pingUrl) return;
@@ -117,8 +150,8 @@ export async function watchRun(
 
   let finished = false;
   const writeMetrics = async (exitCode: number, now: number) => {
-    if (!s.metricsFile) return;
     const file = s.metricsFile;
+    if (!file) return;
     await writeMetricsFile(file, {
       ...tally,
       command,

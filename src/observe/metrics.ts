@@ -33,7 +33,7 @@ function labels(pairs: Record<string, string>): string {
 /** Seconds with at most millisecond precision, never in exponent notation. */
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
-/** A sample line as prs writes it: the metric's name, then its command and profile labels first. */
+/** A sample line as prs writes it: command and profile are its first labels. */
 const SAMPLE =
   /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{command="(?:[^"\\\n]|\\.)*",profile="(?:[^"\\\n]|\\.)*")[,}].* \S+$/;
 

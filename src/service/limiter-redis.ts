@@ -7,8 +7,7 @@ import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
 
-/** Redis's time (ms), the state and its digest: the compare-and-set compares the digest, as the
- * text read may not be the bytes held (a damaged key that is not UTF-8 would never compare equal). */
+/** Redis's time (ms), the state and its digest: text that is not UTF-8 would never compare equal. */
 const READ = `local t = redis.call('TIME')
 local v = redis.call('GET', KEYS[1]) or ''
 return {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), v, redis.sha1hex(v)}`;
@@ -71,8 +70,7 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   };
 
   const run = async (script: string, argv: string[]): Promise<unknown> => {
-    // Loading the library is this machine's work, no answer of Redis's: a burst of runs starting at
-    // once takes longer than the bound for it.
+    // Loading the library is no answer of Redis's: not bounded by its timeout.
     library ??= import('@redis/client');
     await library;
     client ??= connect();

@@ -2,7 +2,7 @@
 // dir, or Redis). A slot is `open` from its send time and moves to `stamps` at its answer.
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { FileError, fileError } from '../errors.js';
+import { fileError } from '../errors.js';
 import { readText, updateFile } from '../fs/atomic.js';
 import { fnv1a } from '../fs/temp-names.js';
 import type { RateLimit } from '../settings.js';
@@ -13,18 +13,24 @@ export const spanOf = (rate: RateLimit) => Math.max(rate.windowMs, 2 * 60_000);
 
 const KEPT = 32;
 
+/** What of a state counts at `now`: a pause in force, the stamps kept and those in the window, open slots. */
+export function counted(state: LimiterState, now: number, rate: RateLimit) {
+  const span = spanOf(rate);
+  const current = (t: number) => t > now - span && t <= now + span;
+  const recent = state.stamps.filter(current).sort((a, b) => a - b);
+  const kept = recent.slice(-Math.max(KEPT, rate.limit));
+  const paused = state.until !== undefined && state.until > now && current(state.until);
+  const stamps = kept.filter((t) => t > now - rate.windowMs);
+  return { until: paused ? state.until : undefined, kept, stamps, open: (state.open ?? []).filter(current) };
+}
+
 export function decide(
   state: LimiterState,
   now: number,
   rate: RateLimit,
 ): { ok: true; state: LimiterState } | { ok: false; waitMs: number } {
-  const horizon = now + spanOf(rate);
-  if (state.until !== undefined && state.until > now && state.until <= horizon)
-    return { ok: false, waitMs: state.until - now };
-  const recent = state.stamps.filter((t) => t > now - spanOf(rate) && t <= horizon).sort((a, b) => a - b);
-  const kept = recent.slice(-Math.max(KEPT, rate.limit));
-  const stamps = kept.filter((t) => t > now - rate.windowMs);
-  const open = (state.open ?? []).filter((t) => t > now - spanOf(rate) && t <= horizon);
+  const { until, kept, stamps, open } = counted(state, now, rate);
+  if (until !== undefined) return { ok: false, waitMs: until - now };
   const excess = stamps.length + open.length - rate.limit;
   if (excess < 0) return { ok: true, state: { stamps: kept, open: [...open, now] } };
   // An open slot completes later, so it leaves no earlier than a window from now.
@@ -134,10 +140,10 @@ export function fileSlots(o: FileSlotsOptions): Slots {
     return { write: write ?? (seed && seeded(state)), result };
   };
   const unusable = (err: unknown) => {
-    const { message } = fileError(err, file!, 'cannot use the rate-limit state');
-    if (!o.warn)
-      throw new FileError(message, { cause: err, hint: 'set PRS_CACHE_DIR to a writable directory' });
-    o.warn(`prs: warning: ${message}; counting this process's requests alone`);
+    // Two writes that failed together warn once.
+    if (file === undefined) return;
+    const { message } = fileError(err, file, 'cannot use the rate-limit state');
+    o.warn?.(`prs: warning: ${message}; counting this process's requests alone`);
     file = undefined;
   };
   return {

@@ -1,5 +1,3 @@
-// The two endpoints of spec §4 behind one request loop: headers, a limiter slot (JSON endpoint only),
-// one re-authentication on 401, retries (http/retry.ts), the final failure mapped (errors.ts).
 import { identityOf } from '../auth/identity.js';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { SessionDeps } from '../auth/session.js';
@@ -33,7 +31,6 @@ const ERROR_BODY_MAX = 16 * 1024;
 
 export function createService(d: ServiceDeps): Service {
   let limiter: Limiter | undefined;
-  const random = d.random ?? Math.random;
 
   async function call<T>(
     q: ReportQuery & { format?: ExportFormat },
@@ -57,6 +54,7 @@ export function createService(d: ServiceDeps): Service {
       d.io.debug(...waitLine(ms, reason));
       hooks.onWait?.(ms, reason);
     };
+    const headers = { 'x-client-id': tenant, accept, 'accept-encoding': ACCEPT_ENCODING };
     // The token first: a refresh (or a refusal) should come before a limiter slot is taken.
     let token = await d.session.token();
     const limiter = limited ? getLimiter() : undefined;
@@ -65,18 +63,8 @@ export function createService(d: ServiceDeps): Service {
       const sent = await limiter?.acquire({ onWait, signal });
       // A limiter wait can outlast the token's margin: a token that ran out meanwhile is renewed now.
       if (sent !== undefined) token = await d.session.token();
-      const req = {
-        method: 'GET' as const,
-        url,
-        endpoint,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'x-client-id': tenant,
-          accept,
-          'accept-encoding': ACCEPT_ENCODING,
-        },
-        signal,
-      };
+      const sentHeaders = { authorization: `Bearer ${token}`, ...headers };
+      const req = { method: 'GET' as const, url, endpoint, headers: sentHeaders, signal };
       let outcome: AttemptFailure;
       let failure: PrsError;
       // A 200 whose body broke off: retried, but in the end a corrupt response (exit 8), not exit 9.
@@ -106,7 +94,7 @@ export function createService(d: ServiceDeps): Service {
         failure = err;
         outcome = { kind: 'network', code: networkCodeOf(err) };
       }
-      const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), random);
+      const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), d.random);
       if (next.action === 'give-up') {
         if (next.retryAfterMs !== undefined && failure instanceof HttpError)
           throw tooLongToWait(failure, next.retryAfterMs, d.clock.now());
@@ -133,7 +121,6 @@ export function createService(d: ServiceDeps): Service {
         let read = false;
         const answer: ReportResponse = {
           read(sink) {
-            if (read) throw new Error('internal: an answer read twice');
             read = true;
             return readAnswer(res.body, sink, (m) =>
               malformedResponse(m.why, contentType, d.settings.baseUrl!, m.broken),
@@ -170,11 +157,7 @@ function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
   );
 }
 
-interface LimiterDeps {
-  clock: Clock;
-  signal?: AbortSignal;
-  io: Pick<IO, 'warn' | 'debug'>;
-}
+type LimiterDeps = { clock: Clock; signal?: AbortSignal; io: Pick<IO, 'warn' | 'debug'> };
 
 function openLimiter(s: Settings, d: LimiterDeps) {
   const { baseUrl, tenant } = target(s);
@@ -188,7 +171,6 @@ function openLimiter(s: Settings, d: LimiterDeps) {
   return { limiter: limiterOver(slots, rate, d.clock, d.signal), file };
 }
 
-/** Where the state is kept: the file (also when Redis was unusable), or the Redis URL without its password. */
 export async function peekLimiter(s: Settings, d: LimiterDeps) {
   const { limiter, file } = openLimiter(s, d);
   try {

@@ -8,7 +8,6 @@ export interface ReportQuery {
   date: string;
 }
 
-/** A report answer, read once through the row stream: the number of rows, or its ServiceError/NetworkError. */
 export interface ReportResponse {
   read(sink: RowSink): Promise<number>;
 }

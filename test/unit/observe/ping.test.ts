@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PING_BODY_MAX, type PingRequest, pingRequest } from '../../../src/observe/ping.js';
+import { PING_BODY_MAX, type PingRequest, pingRequest } from '../../../src/observe/index.js';
 import { redactPingUrl } from '../../../src/redact.js';
 
 const URL = 'https://hc-ping.com/5f2c-uuid';
