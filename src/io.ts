@@ -86,7 +86,7 @@ export function createIO(opts: IOOptions) {
   let stdinTTY: boolean | undefined;
   const isStdinTTY = () => (stdinTTY ??= !!stdin().isTTY);
   const prompter = opts.prompter ?? createPrompter();
-  const showProgress = opts.spinner ?? ((text: string, color: boolean) => spinner(stderr, text, color));
+  const showProgress = opts.spinner ?? spinner;
   const line = (kind: LineKind, text: string, fields?: LogFields) => {
     if (json) stderr.write(formatLogLine(entryFromText(kind, text, fields), now()));
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -124,7 +124,8 @@ export function createIO(opts: IOOptions) {
     quiet,
     prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
     readStdin: async () => (await import('node:stream/consumers')).text(stdin()),
-    // A terminal that says it has 0 columns (a pty nobody sized, e.g. under `script`) has no room for it.
+    // A terminal that says it has 0 columns (a pty nobody sized, e.g. under `script`) gets none: ora
+    // divides by the width and would redraw forever.
     progress: (text: string): Progress =>
       isStderrTTY && stderr.columns !== 0 && !quiet && !json ? showProgress(text, colorWanted) : noProgress,
     flush: () => Promise.all([guard.idle(), drain(stdout), drain(stderr)]).then(() => undefined),
@@ -177,26 +178,27 @@ function drain(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }):
   });
 }
 
-const FRAMES = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
-
-/** One line, redrawn in place; cut to the terminal's width, as a wrapped line could not be erased. */
-function spinner(stderr: IOStreams['stderr'], text: string, color: boolean): Progress {
-  let frame = 0;
-  const draw = () => {
-    const glyph = FRAMES[frame++ % FRAMES.length]!;
-    const shown = text.slice(0, (stderr.columns ?? 80) - 3);
-    stderr.write(`\r\x1b[2K${color ? `\x1b[36m${glyph}\x1b[39m` : glyph} ${shown}`);
-  };
-  const timer = setInterval(draw, 80).unref();
-  draw();
+function spinner(text: string, color: boolean): Progress {
+  let stopped = false;
+  let current = text;
+  let instance: { text: string; stop(): void } | undefined;
+  void import('ora').then(({ default: ora }) => {
+    if (stopped) return;
+    instance = ora({
+      text: current,
+      stream: process.stderr,
+      color: color ? 'cyan' : false,
+      discardStdin: false,
+    }).start();
+  });
   return {
     update(t) {
-      text = t;
-      draw();
+      current = t;
+      if (instance) instance.text = t;
     },
     stop() {
-      clearInterval(timer);
-      stderr.write('\r\x1b[2K');
+      stopped = true;
+      instance?.stop();
     },
   };
 }

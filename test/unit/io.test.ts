@@ -88,7 +88,7 @@ describe('progress on a terminal', () => {
   it.each([
     [80, true],
     [undefined, true],
-    [0, false], // a pty nobody sized: no room for a line
+    [0, false], // a pty nobody sized: ora would divide by 0 columns and redraw forever
   ])('stderr of %j columns → spinner %j', (columns, shown) => {
     let started = 0;
     const io = createIO({
