@@ -208,28 +208,36 @@ writePack('cli.pack', [...start]);
  * of features few runs use (APART: a proxy, Redis, Parquet, a terminal's spinner and prompt), which
  * stay files of their own. The loader reads a pack when its command's chunk is first required. A
  * member a run never requires costs its share of one read; each cache holds what a run compiled.
+ * dist/program.pack is the commander program (src/cli.ts and what it requires), which a plain report
+ * never loads (src/main.ts): only its static requires, not every command's body.
  */
-const PACKED_COMMANDS = ['report', 'diff', 'export'];
+const PACKED = {
+  report: 'commands/report',
+  diff: 'commands/diff',
+  export: 'commands/export',
+  program: 'cli',
+};
 const APART = /^node_modules\/(undici\/index\.js|@redis\/|hyparquet|ora\/|read\/)/;
 const chunkOf = Object.fromEntries(
   Object.entries(split.metafile.outputs).map(([path, o]) => [path.slice(out.length + 1), o]),
 );
-const isCommand = (file) => /^src\/commands\/[^/]+\.ts$/.test(chunkOf[file]?.entryPoint ?? '');
-const forAnyCommand = [...start].flatMap((file) => requiredBy(file, true)).filter((f) => !isCommand(f));
+const isEntry = (file) => /^src\/(commands\/[^/]+|cli)\.ts$/.test(chunkOf[file]?.entryPoint ?? '');
+const forAnyCommand = [...start].flatMap((file) => requiredBy(file, true)).filter((f) => !isEntry(f));
 const packs = {};
-for (const command of PACKED_COMMANDS) {
-  const [entry] = Object.keys(chunkOf).filter((f) => chunkOf[f].entryPoint === `src/commands/${command}.ts`);
-  if (!entry) throw new Error(`build: no chunk holds src/commands/${command}.ts`);
+for (const [name, source] of Object.entries(PACKED)) {
+  const [entry] = Object.keys(chunkOf).filter((f) => chunkOf[f].entryPoint === `src/${source}.ts`);
+  if (!entry) throw new Error(`build: no chunk holds src/${source}.ts`);
+  const lazy = name !== 'program';
   const members = new Set();
   const reach = (file) => {
     if (members.has(file) || start.has(file)) return;
     if (Object.keys(chunkOf[file]?.inputs ?? {}).some((input) => APART.test(input))) return;
     members.add(file);
-    for (const chunk of requiredBy(file, true)) reach(chunk);
+    for (const chunk of requiredBy(file, lazy)) reach(chunk);
   };
-  for (const file of [entry, ...forAnyCommand]) reach(file);
-  writePack(`${command}.pack`, [...members]);
-  packs[entry] = `${command}.pack`;
+  for (const file of [entry, ...(lazy ? forAnyCommand : [])]) reach(file);
+  writePack(`${name}.pack`, [...members]);
+  packs[entry] = `${name}.pack`;
 }
 
 /**

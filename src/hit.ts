@@ -1,83 +1,16 @@
 /** A one-portfolio, one-date report to a pipe or file answered from the answer cache before the CLI loads. */
+
+import { type ReportArgv, readArgv } from './argv.js';
 import { openStore } from './auth/store.js';
 import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
 import { entryChunks } from './cache/store.js';
-import { spelling } from './commands/flags.js';
-import { defaultFormat, REPORT_FLAGS, type ReportFlags, reportOptions } from './commands/report.flags.js';
+import { defaultFormat, reportOptions } from './commands/report.flags.js';
 import { ExitCode, SIGNAL_EXITS } from './errors.js';
 import { reportWriter } from './render/index.js';
 import { Spool } from './render/spool.js';
 import { readAnswer } from './rows/answer.js';
-import {
-  type Env,
-  fieldOf,
-  GLOBAL_FLAGS,
-  type GlobalOptions,
-  isDebug,
-  resolveDirs,
-  settingRow,
-  settingsFrom,
-} from './settings.js';
+import { type Env, isDebug, resolveDirs, settingsFrom } from './settings.js';
 import { stdoutIsTerminal, stdoutWriter } from './stdout.js';
-
-interface FastArgv {
-  ids: string[];
-  flags: ReportFlags;
-  globals: GlobalOptions;
-}
-
-type Reading = { into: 'globals' | 'flags'; field: string; takesValue: boolean; on: boolean };
-
-/** Report's flags, the global flags with a value, and the switches that change nothing here but stderr. */
-const SPELLINGS: Map<string, Reading> = (() => {
-  const map = new Map<string, Reading>();
-  const add = (flag: string, into: Reading['into'], field: string) => {
-    const s = spelling(flag);
-    const reading = { into, field, takesValue: s.value, on: !s.negated };
-    for (const name of [s.short, s.long]) if (name) map.set(name, reading);
-  };
-  for (const name of GLOBAL_FLAGS) {
-    const { flag } = settingRow(name);
-    if (spelling(flag!).value || name === 'quiet' || name === 'color') add(flag!, 'globals', fieldOf(name));
-  }
-  for (const [field, row] of Object.entries(REPORT_FLAGS)) add(row.flag, 'flags', field);
-  return map;
-})();
-
-/** argv as commander reads it (`--cache -q` is the max-age "-q"); undefined for anything uncertain. */
-export function readArgv(args: readonly string[]): FastArgv | undefined {
-  const ids: string[] = [];
-  const flags: Record<string, unknown> = {};
-  const globals: Record<string, unknown> = {};
-  const seen = new Set<string>();
-  let command = false;
-  // A repeat is left to commander.
-  const set = (into: Record<string, unknown>, field: string, value: unknown) => {
-    if (seen.has(field)) return false;
-    seen.add(field);
-    into[field] = value;
-    return true;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (!arg.startsWith('-') || arg === '-') {
-      if (!command) {
-        if (arg !== 'report') return undefined;
-        command = true;
-      } else ids.push(arg);
-      continue;
-    }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const reading = SPELLINGS.get(eq > 0 ? arg.slice(0, eq) : arg);
-    const nextValue = () => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
-    if (!reading || (reading.into === 'flags' && !command)) return undefined;
-    const into = reading.into === 'globals' ? globals : flags;
-    const value = reading.takesValue ? nextValue() : eq > 0 ? undefined : reading.on;
-    if (value === undefined || !set(into, reading.field, value)) return undefined;
-  }
-  if (!command) return undefined;
-  return { ids, flags: flags as ReportFlags, globals: globals as GlobalOptions };
-}
 
 export async function answerFromCache(argv: readonly string[], env: Env): Promise<number | undefined> {
   const read = readArgv(argv.slice(2));
@@ -138,10 +71,12 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
   }
 }
 
-async function storedHit(read: FastArgv, env: Env) {
+async function storedHit(read: ReportArgv, env: Env) {
   const now = Date.now();
+  // -v's lines are the CLI's to say.
+  if (read.globals.verbose) return undefined;
   try {
-    const o = reportOptions(read.ids, read.flags, new Date(now));
+    const o = reportOptions(read.ids, read.flags, new Date(now), read.globals);
     if (o.portfolioIds.length !== 1 || o.dates.length !== 1 || o.cache !== 'use') return undefined;
     if (o.output !== undefined || o.fields || o.raw || o.dryRun) return undefined;
     if (stdoutIsTerminal()) return undefined;

@@ -1,7 +1,8 @@
 /** The only try/catch that decides exit codes and the only process.exit. */
-import { type Command, CommanderError } from 'commander';
-import { buildProgram } from './cli.js';
+import type { Command, CommanderError } from 'commander';
+import { readArgv } from './argv.js';
 import type { Runner } from './commands/define.js';
+import { reportOptions } from './commands/report.flags.js';
 import { createDeps, type Deps } from './deps.js';
 import { isRunCommand } from './domain.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError, SIGNAL_EXITS } from './errors.js';
@@ -14,9 +15,13 @@ import { redactText } from './redact.js';
 import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
 import { VERSION } from './version.js';
 
+/** By its code: commander loads only for what the direct report path leaves to it. */
+const isCommanderError = (err: unknown): err is CommanderError =>
+  /^commander\./.test(String((err as CommanderError | undefined)?.code));
+
 /** Commander's errors here (help and version are 0, the rest usage), prs's errors their class's. */
 export function processExitCode(err: unknown): number {
-  if (err instanceof CommanderError)
+  if (isCommanderError(err))
     return err.exitCode === 0 || err.code === 'commander.help' ? ExitCode.ok : ExitCode.usage;
   return exitCodeFor(err);
 }
@@ -32,7 +37,7 @@ export function printable(s: string): string {
 }
 
 export function errorLines(err: unknown, debug: boolean): string[] {
-  if (err instanceof CommanderError) {
+  if (isCommanderError(err)) {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
     const text = err.message.replace(/^error: /, '');
     const suggestion = /\n\(Did you mean (?:one of )?([^\n]*)\?\)$/.exec(text);
@@ -60,6 +65,8 @@ export function errorLines(err: unknown, debug: boolean): string[] {
   lines.push(debug && e?.stack ? e.stack : 'run again with PRS_DEBUG=1 for details, and please report it');
   return lines;
 }
+
+const REPORT = { name: 'report', load: async () => (await import('./commands/report.js')).report };
 
 export type OwnedSignal = keyof typeof SIGNAL_EXITS;
 
@@ -138,12 +145,18 @@ export async function main(argv: string[], env: Env): Promise<number> {
     await (await implementation)(options, deps);
   };
 
-  const program = throwInsteadOfExit(buildProgram({ version: VERSION, run }));
-
   // Every write handed to stdout, and its error if one came (an 'error' event comes a tick later).
   const written = () => stdout.idle().then(() => new Promise((resolve) => setImmediate(resolve)));
   try {
-    await program.parseAsync(argv);
+    // A plain report skips building the commander program; anything else (help, errors) gets it.
+    const direct = readArgv(argv.slice(2));
+    if (direct) {
+      const { ids, flags, globals } = direct;
+      await run(REPORT, reportOptions(ids, flags, new Date(), globals), globals);
+    } else {
+      const { buildProgram } = await import('./cli.js');
+      await throwInsteadOfExit(buildProgram({ version: VERSION, run })).parseAsync(argv);
+    }
     await written();
     if (stdout.gone.aborted) throw stdout.gone.reason;
     await observer?.finish(ExitCode.ok, []);

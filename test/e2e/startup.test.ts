@@ -1,8 +1,8 @@
 /**
  * Start-up stays lazy (the BUILT binary: `npm run build` first). Every command's definition (flags,
  * typed options) is on the start-up path, its body is not: `prs --help`, a command's --help and every
- * bad input refused while parsing load commander and the definitions only, never a command module
- * nor what it pulls in (undici, conf, ora). Which dist/ files a run loaded is read from Node's module
+ * bad input refused while parsing load commander and the definitions only (a report read from its
+ * flag table not even those), never a command module nor what it pulls in (undici, conf, ora). Which dist/ files a run loaded is read from Node's module
  * cache at exit (test/e2e/fixtures/loaded-chunks.cjs); which source files those hold, from the source
  * map the build writes beside each (a body bundled into a start-up chunk is caught as well).
  */
@@ -56,8 +56,21 @@ describe('start-up loads no command body', () => {
   ])('%s: exit %i, no command module loaded', (_name, code, args) => {
     const r = loadedBy(args);
     expect(r.code).toBe(code);
-    expect(r.sources).toContain('src/commands/define.ts');
+    expect(r.sources).toContain('src/main.ts');
     expect(r.sources.filter((f) => BODY.test(f))).toEqual([]);
+  });
+
+  it('a report read from its flag table builds no commander program; anything else does', () => {
+    const bad = loadedBy(['report', 'abc', '-t', 'index', '-d', '2024-05-01']);
+    expect(bad.code).toBe(2);
+    expect(
+      bad.sources.filter((f) =>
+        /^(src\/cli\.ts|src\/commands\/define\.ts|node_modules\/commander\/)/.test(f),
+      ),
+    ).toEqual([]);
+    expect(loadedBy(['report', 'abc', '-t', 'index', '-d', '2024-05-01', '--bogus']).sources).toContain(
+      'src/commands/define.ts',
+    );
   });
 
   it('only `prs report` with the cache possibly on loads the answer cache’s fast path, and first', () => {

@@ -1,13 +1,13 @@
-// The answer cache's fast path reads argv without commander (src/hit.ts). What it accepts it must
-// read exactly as commander does: the same report options and the same global flags. Held here by a
-// table of the argvs scripts write and by generated argvs over the flags' vocabulary, each compared
-// with commander's own parse (the CLI's definitions, buildProgram); and what it does not know for
-// certain it must leave to the CLI.
+// A report's argv read without commander (src/argv.ts: main.ts's direct path, and the answer cache's
+// in src/hit.ts). What it accepts it must read exactly as commander does: the same report options and
+// the same global flags. Held here by a table of the argvs scripts write and by generated argvs over
+// the flags' vocabulary, each compared with commander's own parse (the CLI's definitions,
+// buildProgram); and what it does not know for certain it must leave to commander.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readArgv } from '../../src/argv.js';
 import { buildProgram } from '../../src/cli.js';
 import { reportOptions } from '../../src/commands/report.flags.js';
-import { readArgv } from '../../src/hit.js';
 import { type GlobalOptions, globalSettingValues } from '../../src/settings.js';
 
 const NOW = new Date(2024, 4, 6, 9);
@@ -40,18 +40,20 @@ function fastReads(argv: string[]): { options: unknown; globals: GlobalOptions }
   const read = readArgv(argv);
   if (!read) return undefined;
   try {
-    return { options: reportOptions(read.ids, read.flags, NOW), globals: read.globals };
+    return { options: reportOptions(read.ids, read.flags, NOW, read.globals), globals: read.globals };
   } catch (err) {
     return err as Error;
   }
 }
 
-/** What the run depends on among the globals: the setting values, the profile, -q, --no-color. */
+/** What the run depends on among the globals: the setting values, the profile, the switches. */
 const settingsOf = (g: GlobalOptions) => ({
   values: globalSettingValues(g),
   profile: g.profile,
   quiet: !!g.quiet,
+  verbose: !!g.verbose,
   color: g.color !== false,
+  noCache: !!g.noCache,
 });
 
 /** A random selection, in random order, of one value of each arbitrary. */
@@ -67,8 +69,9 @@ async function expectSameReading(argv: string[]) {
   if (!(fast instanceof Error)) compared++;
   const cli = await commanderReads(argv);
   if (fast instanceof Error) {
-    // A flag value the options refuse: the CLI refuses it too (the fast path then leaves it to the CLI).
+    // A flag value the options refuse: commander's run refuses it with the same error.
     expect(cli, argv.join(' ')).toBeInstanceOf(Error);
+    expect((cli as Error).message, argv.join(' ')).toBe(fast.message);
     return;
   }
   expect(cli, argv.join(' ')).not.toBeInstanceOf(Error);
@@ -105,6 +108,11 @@ describe('readArgv: what it accepts, commander reads the same way', () => {
     ['a bad portfolio id', ['report', 'abc', '-t', 'index', '-d', '2024-05-01']],
     ['a bad type', ['report', '42', '-t', 'indx', '-d', '2024-05-01']],
     ['--json with -f csv', [...base, '--json', '-f', 'csv']],
+    ['-v', [...base, '-v']],
+    ['--verbose before the command', ['--verbose', ...base]],
+    ['--no-cache after the command', [...base, '--no-cache']],
+    ['--no-cache before the command', ['--no-cache', ...base]],
+    ['--no-cache with --refresh', [...base, '--no-cache', '--refresh']],
   ])('%s', async (_name, argv) => {
     expect(readArgv(argv)).toBeDefined();
     await expectSameReading(argv);
@@ -128,6 +136,7 @@ describe('readArgv: what it accepts, commander reads the same way', () => {
         ['1', 'json'],
       ),
       flag('-q', '--quiet'),
+      flag('-v', '--verbose'),
       flag('--no-color'),
     ]);
     // -t and -d nearly always (else nothing is compared), the rest some of the time; in any order.
@@ -183,12 +192,11 @@ describe('readArgv: what it accepts, commander reads the same way', () => {
   });
 });
 
-describe('readArgv: what it leaves to the CLI', () => {
+describe('readArgv: what it leaves to commander', () => {
   it.each([
     ['another command', ['export', '42', '-t', 'index', '-d', '2024-05-01']],
     ['no command', ['--cache', '7d']],
-    ['-v', [...base, '-v']],
-    ['--verbose', ['--verbose', ...base]],
+    ['no portfolio id', ['report', '-t', 'index', '-d', '2024-05-01']],
     ['--help', [...base, '--help']],
     ['-h', ['report', '-h']],
     ['--', [...base, '--', '43']],
@@ -197,9 +205,7 @@ describe('readArgv: what it leaves to the CLI', () => {
     ['a repeated flag (commander keeps the last)', [...base, '-d', '2024-05-02']],
     ['a switch given a value', [...base, '--json=1']],
     ['an unknown flag', [...base, '--bogus']],
-    // A global switch that asks for more than a hit: the CLI's path (no cache at all).
-    ['--no-cache after the command', [...base, '--no-cache']],
-    ['--no-cache before the command', ['--no-cache', ...base]],
+    ['--cache and --no-cache (commander keeps the last)', ['--cache', '7d', ...base, '--no-cache']],
     ['report flags before the command', ['-t', 'index', 'report', '42', '-d', '2024-05-01']],
     ['a flag missing its value', [...base, '-f']],
     ['a second command word', ['help', 'report']],
