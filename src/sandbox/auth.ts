@@ -3,6 +3,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { ResolvedOptions, SandboxServiceClient } from './options.js';
 
 type TokenAnswer = { status: number; body: Record<string, unknown> };
+type Session = { claims: Record<string, unknown> };
 
 export function signJwt(claims: object, key: Buffer): string {
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -28,8 +29,6 @@ const oauthError = (status: number, error: string, description: string): TokenAn
   status,
   body: { error, error_description: description },
 });
-const badClient = () =>
-  oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
 const badGrant = (description: string) => oauthError(400, 'invalid_grant', description);
 
 type BearerCheck =
@@ -58,15 +57,13 @@ export class TokenIssuer {
     if (!['password', 'refresh_token', 'client_credentials'].includes(grant))
       return oauthError(400, 'unsupported_grant_type', 'Unsupported grant_type');
     const client = this.client(form);
-    if (!client || 'status' in client) return client ?? badClient();
+    if ('status' in client) return client;
     // A client's flows are set apart: the CLI's client has no service account, a service client no users.
     if (grant === 'client_credentials') {
       if (!('tenant' in client))
         return oauthError(400, 'unauthorized_client', 'Client not enabled to retrieve service account');
-      return this.issue(
-        { username: `service-account-${client.clientId}`, tenant: client.tenant },
-        client.clientId,
-      );
+      const account = { username: `service-account-${client.clientId}`, tenant: client.tenant };
+      return this.issue(account, client.clientId);
     }
     if ('tenant' in client) {
       return grant === 'password'
@@ -85,33 +82,29 @@ export class TokenIssuer {
     const session = this.session(form, client.clientId, false);
     if (!('claims' in session)) return session;
     const user = this.o.users.find((u) => u.username === session.claims.preferred_username);
-    return user
-      ? this.issue(user, this.o.clientId, String(session.claims.sid))
-      : badGrant('Invalid refresh token');
+    if (!user) return badGrant('Invalid refresh token');
+    return this.issue(user, this.o.clientId, String(session.claims.sid));
   }
 
   /** Ends the session (its refresh tokens); issued access tokens live out their time, as in Keycloak. */
   logout(form: URLSearchParams): TokenAnswer {
     const client = this.client(form);
-    if (!client || 'status' in client) return client ?? badClient();
+    if ('status' in client) return client;
     const session = this.session(form, client.clientId, true);
     if (!('claims' in session)) return session;
     this.ended.add(String(session.claims.sid));
     return { status: 204, body: {} };
   }
 
-  private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer | undefined {
+  private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer {
     const [id, secret] = [form.get('client_id'), form.get('client_secret')];
     if (!id) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
     const c = id === this.o.clientId ? this.o : this.o.serviceClients.find((sc) => sc.clientId === id);
-    return c && secret === c.clientSecret ? c : undefined;
+    if (c && secret === c.clientSecret) return c;
+    return oauthError(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
   }
 
-  private session(
-    form: URLSearchParams,
-    clientId: string,
-    logout: boolean,
-  ): { claims: Record<string, unknown> } | TokenAnswer {
+  private session(form: URLSearchParams, clientId: string, logout: boolean): Session | TokenAnswer {
     const token = form.get('refresh_token');
     const missing = logout ? 'refresh_token not passed in request' : 'Missing parameter: refresh_token';
     if (!token) return oauthError(400, 'invalid_request', missing);

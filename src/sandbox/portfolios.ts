@@ -9,6 +9,7 @@ export function decimal(units: bigint | number, decimals: number): string {
   const frac = s.slice(s.length - decimals).replace(/0+$/, '');
   return `${units < 0 ? '-' : ''}${s.slice(0, s.length - decimals)}${frac ? `.${frac}` : ''}`;
 }
+const dec = (units: bigint, decimals: number) => num(decimal(units, decimals));
 
 export function mix(...parts: number[]): number {
   let h = 0x9e3779b9;
@@ -66,13 +67,7 @@ function chars(alphabet: string, n: number, ...parts: number[]): string {
 }
 
 export function uuid(...parts: number[]): string {
-  const hex = [1, 2, 3, 4]
-    .map((k) =>
-      mix(...parts, k)
-        .toString(16)
-        .padStart(8, '0'),
-    )
-    .join('');
+  const hex = [1, 2, 3, 4].map((k) => (2 ** 32 + mix(...parts, k)).toString(16).slice(1)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -124,12 +119,25 @@ const indexVariants = (pid: number, name: string, ccy: string) => ({
 });
 type IndexVariants = ReturnType<typeof indexVariants>;
 
-const shareSet = (text: string): Row => ({ Price: num(text), Total: num(text), Net: num(text) });
+const shareSet = (units: bigint): Row => ({ Price: dec(units, 6), Total: dec(units, 6), Net: dec(units, 6) });
 
+/** An event's shares and price before and after it, in 1e-6 and 1e-5 units, and its cash per share. */
 type Change = { shares: bigint[]; prices: bigint[]; cash: bigint };
 
+/** A split, bonus or rights issue resizes shares and price; any other event pays `cashPerMille` of the price. */
+function changeOf(type: string, shares: bigint, price: bigint, mul: bigint, cashPerMille: bigint): Change {
+  const resize: Record<string, bigint[]> = {
+    'Stock Split': [mul, 1n, 1n, mul],
+    'Bonus Issue': [11n, 10n, 10n, 11n],
+    'Rights Issue': [6n, 5n, 95n, 100n],
+  };
+  const [sm, sd, pm, pd] = resize[type] ?? [1n, 1n, 1n, 1n];
+  const cash = resize[type] ? 0n : (price * cashPerMille) / 1000n;
+  return { shares: [shares, (shares * sm) / sd], prices: [price, (price * pm) / pd - cash], cash };
+}
+
 function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Change, event: Row): Row {
-  const ratio = (a: bigint, b: bigint) => num(decimal(b === 0n ? 10n ** 10n : (a * 10n ** 10n) / b, 10));
+  const ratio = (a: bigint, b: bigint) => dec(b === 0n ? 10n ** 10n : (a * 10n ** 10n) / b, 10);
   return {
     indexId: v.ids,
     indexName: v.names,
@@ -139,13 +147,13 @@ function actionRow(v: IndexVariants, sec: Security, { shares, prices, cash }: Ch
     securityRic: sec.ric,
     currency: sec.currency,
     ...event,
-    oldShares: shareSet(decimal(shares[0], 6)),
-    newShares: shareSet(decimal(shares[1], 6)),
-    oldPrice: num(decimal(prices[0], 5)),
-    newPrice: num(decimal(prices[1], 5)),
+    oldShares: shareSet(shares[0]),
+    newShares: shareSet(shares[1]),
+    oldPrice: dec(prices[0], 5),
+    newPrice: dec(prices[1], 5),
     paf: ratio(prices[1], prices[0]),
     saf: ratio(shares[1], shares[0]),
-    cashFlowPerShare: num(decimal(cash, 5)),
+    cashFlowPerShare: dec(cash, 5),
     cashFlowPerShareCurrency: sec.currency,
   };
 }
@@ -161,18 +169,7 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
   const [type, sub = null] = events[h % events.length].split('/');
   const exDate = proforma ? nextBusinessDay(eff, 1 + (h % 3)) : eff;
   const oldPrice = BigInt(scale(sec.priceUnits, jitter(3000, pid, k, day)));
-  const shares = BigInt(sec.sharesUnits);
-  let [newPrice, newShares, cash] = [oldPrice, shares, 0n];
-  if (type === 'Stock Split' || type === 'Bonus Issue') {
-    const [mul, div] = type === 'Stock Split' ? [BigInt(2 + (h % 3)), 1n] : [11n, 10n];
-    [newShares, newPrice] = [(shares * mul) / div, (oldPrice * div) / mul];
-  } else if (type === 'Rights Issue') {
-    [newShares, newPrice] = [(shares * 6n) / 5n, (oldPrice * 95n) / 100n];
-  } else {
-    cash = (oldPrice * BigInt(1 + (h % 40))) / 1000n;
-    newPrice = oldPrice - cash;
-  }
-  const change = { shares: [shares, newShares], prices: [oldPrice, newPrice], cash };
+  const change = changeOf(type, BigInt(sec.sharesUnits), oldPrice, BigInt(2 + (h % 3)), BigInt(1 + (h % 40)));
   return actionRow(v, sec, change, {
     eventId: `CA-${pid}-${eff.replaceAll('-', '')}-${proforma ? 'P' : 'C'}${k + 1}`,
     eventType: type,
@@ -182,38 +179,31 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
     announceDate: h % 3 === 0 ? null : addDays(exDate, -14 - (h % 10)),
     exDate,
     recordDate: h % 4 === 0 ? null : nextBusinessDay(exDate),
-    payDate: h % 5 === 0 || cash === 0n ? null : addDays(exDate, 10 + (h % 20)),
+    payDate: h % 5 === 0 || change.cash === 0n ? null : addDays(exDate, 10 + (h % 20)),
     effectiveDate: eff,
     rebalanceDate: h % 2 === 0 ? null : addDays(eff, -1),
   });
 }
 
-/** An index row from close, open, divisor and open divisor in 1e-6 units; market value = value × 10,000. */
-function indexFields(eff: string, id: string, name: string, ccy: string, units: bigint[]): Row {
-  const [close, open, divisor, openDivisor] = units;
-  return {
-    effectiveDate: eff,
-    indexId: id,
-    indexName: `${name} ${ccy}`,
-    indexValue: num(decimal(close, 6)),
-    currency: ccy,
-    closeMarketValue: num(String(close / 100n)),
-    openMarketValue: num(String(open / 100n)),
-    closeDivisor: num(decimal(divisor, 6)),
-    openDivisor: num(decimal(openDivisor, 6)),
-  };
+/** An index row; `values` are the texts of its value, close and open market values and divisors. */
+function indexFields(eff: string, id: string, name: string, ccy: string, values: string[]): Row {
+  const [indexValue, closeMarketValue, openMarketValue, closeDivisor, openDivisor] = values.map(num);
+  const head = { effectiveDate: eff, indexId: id, indexName: `${name} ${ccy}`, indexValue, currency: ccy };
+  return { ...head, closeMarketValue, openMarketValue, closeDivisor, openDivisor };
 }
 
+/** Close, open, divisor and open divisor in 1e-6 units; market value = value × 10,000. */
+function indexValues(units: bigint[]): string[] {
+  const [value, , divisor, openDivisor] = units.map((u) => decimal(u, 6));
+  return [value, `${units[0] / 100n}`, `${units[1] / 100n}`, divisor, openDivisor];
+}
 function indexRow(pid: number, name: string, ccy: string, v: number, eff: string, extras: Row = {}) {
   const day = dayNumber(eff);
   const base = between(mix(pid, v, 21), 800_000_000, 3_000_000_000);
   const value = (d: number) => BigInt(scale(base, jitter(4000, pid, v, d)));
   const divisor = BigInt(between(mix(pid, v, 22), 1_000_000_000, 90_000_000_000)) * 1000n;
-  const openDivisor = divisor + BigInt(mix(pid, v, day) % 1000);
-  return {
-    ...indexFields(eff, uuid(pid, v, 31), name, ccy, [value(day), value(day - 1), divisor, openDivisor]),
-    ...extras,
-  };
+  const values = [value(day), value(day - 1), divisor, divisor + BigInt(mix(pid, v, day) % 1000)];
+  return { ...indexFields(eff, uuid(pid, v, 31), name, ccy, indexValues(values)), ...extras };
 }
 
 export interface Portfolio {
@@ -288,12 +278,12 @@ const EXAMPLE_INDEX = [
   ['EUR', 1302917413n, 10000000000000n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f601'],
   ['JPY', 204584097214n, 1366099984339n, 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f602'],
 ] as const;
-// isin|name (its last word the currency)|ticker|price (1e-5 units)|shares (1e-6 units)|weighting
+// isin|name (its last word the currency)|ticker|price (1e-5 units)|shares|weighting
 const EXAMPLE_CONSTITUENTS = [
-  'EU0009654569|STOXX Example 600 OIL & GAS NET EUR|SXER Index|99657944|6549996509|0.500998',
-  'CH0102878927|STOXX EXAMPLE 600 OIL & GAS GROSS EUR|SXEGR Index|24276633|13417402222|0.25',
-  'EU000A0C3QF0|STOXX Example 600 OIL & GAS PRICE EUR|SXEP Index|40122871|5560118832|0.149001',
-  'XS0000000009|STOXX Example 600 OIL & GAS NET USD|SXEUSDR Index|108740212|1509270011|0.100001',
+  'EU0009654569|STOXX Example 600 OIL & GAS NET EUR|SXER Index|99657944|6549.996509|0.500998',
+  'CH0102878927|STOXX EXAMPLE 600 OIL & GAS GROSS EUR|SXEGR Index|24276633|13417.402222|0.25',
+  'EU000A0C3QF0|STOXX Example 600 OIL & GAS PRICE EUR|SXEP Index|40122871|5560.118832|0.149001',
+  'XS0000000009|STOXX Example 600 OIL & GAS NET USD|SXEUSDR Index|108740212|1509.270011|0.100001',
 ].map((row) => row.split('|'));
 const EXAMPLE_VARIANTS = indexVariants(42, 'Example 600 OG', 'EUR');
 
@@ -305,7 +295,7 @@ const EXAMPLE_600: Portfolio = {
   index: (eff) =>
     EXAMPLE_INDEX.map(([ccy, units, divisor, id], v) => {
       const value = anchored(units, eff, ANCHOR, 42, v);
-      return indexFields(eff, id, 'Example 600 OG', ccy, [value, value, divisor, divisor]);
+      return indexFields(eff, id, 'Example 600 OG', ccy, indexValues([value, value, divisor, divisor]));
     }),
   actions: (eff, proforma) =>
     [0, 1].map((k) =>
@@ -319,12 +309,7 @@ const EXAMPLE_600: Portfolio = {
       const currency = name.slice(-3);
       const fx = currency === 'EUR' ? '1' : decimal(anchored(916784n, eff, anchor, 42, 99), 6);
       const closing = decimal(anchored(BigInt(price), eff, anchor, 42, i, salt), 5);
-      return constituent(eff, { isin, name, ticker, currency }, [
-        closing,
-        fx,
-        decimal(BigInt(shares), 6),
-        weight,
-      ]);
+      return constituent(eff, { isin, name, ticker, currency }, [closing, fx, shares, weight]);
     }),
 };
 
@@ -343,6 +328,8 @@ const PRECISION_CONSTITUENTS: [string, Row][] = [
     { exchangeCode: '' },
   ],
 ];
+const PRECISION_INDEX =
+  '1234567.123456789012 12345678901234567890 98765432109876543210 0.000000000000000001 6.02214076E+23';
 
 /** Portfolio 13: literals a double cannot hold, written verbatim, and text that needs CSV quoting. */
 const PRECISION: Portfolio = {
@@ -351,15 +338,7 @@ const PRECISION: Portfolio = {
   inception: '2020-01-02',
   index: (eff) => [
     {
-      effectiveDate: eff,
-      indexId: uuid(13, 1),
-      indexName: 'Précision Stress EUR',
-      indexValue: num('1234567.123456789012'),
-      currency: 'EUR',
-      closeMarketValue: num('12345678901234567890'),
-      openMarketValue: num('98765432109876543210'),
-      closeDivisor: num('0.000000000000000001'),
-      openDivisor: num('6.02214076E+23'),
+      ...indexFields(eff, uuid(13, 1), 'Précision Stress', 'EUR', PRECISION_INDEX.split(' ')),
       dailyReturn: num('-0.0001234567890123456789'),
       isProvisional: false,
       revision: { source: 'sandbox', number: num('3') },
@@ -400,11 +379,10 @@ function rebalanceDate(p: number): string {
   return `${year}-${String(month).padStart(2, '0')}-${firstFriday + 17}`;
 }
 
+/** How many rebalances took effect by `eff`. */
 function periodOf(eff: string): number {
-  let p = Math.max(0, (Number(eff.slice(0, 4)) - FIRST_YEAR) * 4 - 1);
-  while (rebalanceDate(p + 1) <= eff) p++;
-  while (p > 0 && rebalanceDate(p) > eff) p--;
-  return p;
+  const p = (Number(eff.slice(0, 4)) - FIRST_YEAR) * 4 + Math.floor(Number(eff.slice(5, 7)) / 3);
+  return Math.max(0, p > 0 && rebalanceDate(p) > eff ? p - 1 : p);
 }
 
 /** The day member `i` splits 2-for-1: two business days after rebalance i-3 (none for i < 4). */
@@ -442,11 +420,12 @@ const VARIANTS = indexVariants(ID, NAME, 'EUR');
 function corporateActions(eff: string, proforma: boolean): Row[] {
   const event = proforma ? nextBusinessDay(eff) : eff;
   const p = periodOf(event);
-  const action = (m: Member, id: string, kind: [string, string | null], change: Change) =>
-    actionRow(VARIANTS, m.sec, change, {
+  const action = (m: Member, id: string, [type, sub]: [string, string | null], day: string) => {
+    const change = changeOf(type, BigInt(sharesOf(m, p, day)), BigInt(priceOf(m, day, 1, day)), 2n, 10n);
+    return actionRow(VARIANTS, m.sec, change, {
       eventId: `CA-${ID}-${event.replaceAll('-', '')}-${id}`,
-      eventType: kind[0],
-      eventSubType: kind[1],
+      eventType: type,
+      eventSubType: sub,
       mandVol: 'MAND',
       status: proforma ? 'Announced' : 'Confirmed',
       announceDate: addDays(event, -14),
@@ -456,21 +435,13 @@ function corporateActions(eff: string, proforma: boolean): Row[] {
       effectiveDate: eff,
       rebalanceDate: null,
     });
-  const holding = (m: Member, day: string) => [sharesOf(m, p, day), priceOf(m, day, 1, day)].map(BigInt);
-  const out: Row[] = [];
+  };
   const splitting = members(p).find((m) => splitDate(m.i) === event);
-  if (splitting) {
-    const [shares, price] = holding(splitting, addDays(event, -1));
-    const split = { shares: [shares, shares * 2n], prices: [price, price / 2n], cash: 0n };
-    out.push(action(splitting, 'S1', ['Stock Split', null], split));
-  }
-  if (weekday(event) === 5) {
-    const m = members(p)[dayNumber(event) % MEMBERS];
-    const [shares, price] = holding(m, event);
-    const dividend = { shares: [shares, shares], prices: [price, price - price / 100n], cash: price / 100n };
-    out.push(action(m, 'D1', ['Cash Dividend', 'Regular'], dividend));
-  }
-  return out;
+  const paying = weekday(event) === 5 ? members(p)[dayNumber(event) % MEMBERS] : undefined;
+  return [
+    ...(splitting ? [action(splitting, 'S1', ['Stock Split', null], addDays(event, -1))] : []),
+    ...(paying ? [action(paying, 'D1', ['Cash Dividend', 'Regular'], event)] : []),
+  ];
 }
 
 const REBALANCE: Portfolio = {

@@ -1,6 +1,7 @@
 // Checked in the service's order: 401, 403, 400, 404, 429. Spring Boot's error bodies, without the timestamp.
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import { unescape as percentDecode } from 'node:querystring';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
@@ -31,14 +32,15 @@ export function createRoutes(o: ResolvedOptions) {
     rec.status = status;
     stats.record(rec);
     o.log?.(`${rec.method} ${rec.path} ${status}${rec.user ? ` (${rec.user})` : ''}`);
-    res.writeHead(status, headers);
+    return res.writeHead(status, headers);
   }
 
   function json(x: Exchange, status: number, body: unknown, headers: Headers = {}) {
     const data = JSON.stringify(body);
     x.rec.bytes = Buffer.byteLength(data);
-    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': x.rec.bytes, ...headers });
-    x.res.end(data);
+    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': x.rec.bytes, ...headers }).end(
+      data,
+    );
   }
 
   /** An error in the endpoint's own shape: OAuth's for the token endpoints, else Spring Boot's. */
@@ -65,9 +67,8 @@ export function createRoutes(o: ResolvedOptions) {
     x.rec.user = form.get('username') ?? undefined;
     x.rec.grant = form.get('grant_type') ?? undefined;
     const answer = logout ? issuer.logout(form) : issuer.token(form);
-    if (answer.status !== 204) return json(x, answer.status, answer.body);
-    head(x, 204, {});
-    x.res.end();
+    if (answer.status === 204) head(x, 204, {}).end();
+    else json(x, answer.status, answer.body);
   }
 
   async function report(x: Exchange, url: URL, id: string) {
@@ -108,10 +109,7 @@ export function createRoutes(o: ResolvedOptions) {
       const body = cached(`${p.id}|${q.reportType}|${eff}`, () => jsonChunks(rows(), open, ']}', o.spaced));
       return stream(x, { 'Content-Type': 'application/json' }, body, fault);
     }
-    if (rows()[Symbol.iterator]().next().done) {
-      head(x, 200, { 'Content-Length': 0 });
-      return void x.res.end();
-    }
+    if (rows()[Symbol.iterator]().next().done) return void head(x, 200, { 'Content-Length': 0 }).end();
     const zip = fault?.zip;
     const ext = q.format === 'csv' || zip ? 'zip' : 'json';
     const disposition = fault?.contentDisposition ?? contentDisposition(exportFileName(eff, p.name, ext));
@@ -171,7 +169,7 @@ export function createRoutes(o: ResolvedOptions) {
     const api =
       url.pathname.startsWith(API_PREFIX) &&
       /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
-    if (auth && safeDecode(auth[1]) === o.realm) {
+    if (auth && percentDecode(auth[1]) === o.realm) {
       x.rec.endpoint = 'token';
       if (x.req.method !== 'POST') return error(x, 405, 'Method Not Allowed', { Allow: 'POST' });
       return token(x, auth[2] === 'logout');
@@ -185,14 +183,8 @@ export function createRoutes(o: ResolvedOptions) {
   const listener: RequestListener = (req, res) => {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    const rec: RequestRecord = {
-      endpoint: 'other',
-      method: req.method ?? '',
-      path: req.url ?? '',
-      status: 0,
-      bytes: 0,
-      at: o.now(),
-    };
+    const [method, path] = [req.method ?? '', req.url ?? ''];
+    const rec: RequestRecord = { endpoint: 'other', method, path, status: 0, bytes: 0, at: o.now() };
     const x: Exchange = { req, res, rec, gone: gone.signal };
     route(x).catch((err) => {
       o.log?.(`sandbox: internal error: ${(err as Error)?.message ?? err}`);
@@ -231,7 +223,7 @@ function bodyCache(entries: number, maxChars: number) {
 type Query = Exclude<ReturnType<typeof parseQuery>, { error: string }>;
 
 function parseQuery(id: string, params: URLSearchParams, isExport: boolean) {
-  const decoded = safeDecode(id);
+  const decoded = percentDecode(id);
   if (!/^[+-]?\d{1,10}$/.test(decoded) || Math.abs(Number(decoded)) > 2_147_483_647) {
     return { error: `Invalid value '${decoded}' for path variable 'portfolioId': must be an integer` };
   }
@@ -247,14 +239,6 @@ function parseQuery(id: string, params: URLSearchParams, isExport: boolean) {
   if (format !== 'json' && format !== 'csv')
     return { error: `Invalid format '${format}': expected json or csv` };
   return { portfolioId: Number(decoded), reportType: reportType as ReportType, date, format };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 function* filler(z: NonNullable<Fault['zip']>): Generator<string> {

@@ -46,16 +46,13 @@ export const csvChunks = (type: ReportType, rows: Iterable<Row>) =>
 
 /** [header, key, nested key]; the header is the key in words ("closingFx" → "Closing Fx"). */
 type Columns = readonly (readonly [string, string, string?])[];
-const ACRONYMS = new Set(['Id', 'Isin', 'Sedol', 'Ric', 'Paf', 'Saf']);
+const ACRONYM = /\b(Id|Isin|Sedol|Ric|Paf|Saf)\b/g;
+const upper = (word: string) => word.toUpperCase();
 const columns = (paths: string): Columns =>
   paths.split(/\s+/).map((path) => {
     const [key, sub] = path.split('.') as [string, string?];
-    const words = path
-      .replace(/([a-z])([A-Z.])/g, '$1 $2')
-      .replace('.', '')
-      .split(' ');
-    const cap = words.map((w) => w[0]!.toUpperCase() + w.slice(1));
-    return [cap.map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w)).join(' '), key, sub];
+    const words = path.replace(/([a-z])([A-Z])/g, '$1 $2').replace('.', ' ');
+    return [words.replace(/\b[a-z]/g, upper).replace(ACRONYM, upper), key, sub];
   });
 const nested = (key: string, subs: string) => subs.replace(/\w+/g, `${key}.$&`);
 
