@@ -35,16 +35,11 @@ type BearerCheck =
   | { ok: true; claims: { preferred_username: string; tenant: string } }
   | { ok: false; reason: 'missing' | 'invalid' | 'expired'; description: string };
 
-type IssuerOptions = Pick<
-  ResolvedOptions,
-  'clientId' | 'clientSecret' | 'users' | 'serviceClients' | 'tokenTtl' | 'refreshTtl' | 'now'
->;
-
 export class TokenIssuer {
   private accessKey = randomBytes(32);
   private refreshKey = randomBytes(32);
   private readonly ended = new Set<string>();
-  constructor(private readonly o: IssuerOptions) {}
+  constructor(private readonly o: ResolvedOptions) {}
 
   revoke(opts: { refresh?: boolean } = {}): void {
     this.accessKey = randomBytes(32);
@@ -96,7 +91,7 @@ export class TokenIssuer {
     return { status: 204, body: {} };
   }
 
-  private client(form: URLSearchParams): IssuerOptions | SandboxServiceClient | TokenAnswer {
+  private client(form: URLSearchParams): ResolvedOptions | SandboxServiceClient | TokenAnswer {
     const [id, secret] = [form.get('client_id'), form.get('client_secret')];
     if (!id) return oauthError(400, 'invalid_request', 'Missing parameter: client_id');
     const c = id === this.o.clientId ? this.o : this.o.serviceClients.find((sc) => sc.clientId === id);
@@ -117,7 +112,6 @@ export class TokenIssuer {
     return { claims };
   }
 
-  /** Tokens for `who`; a service account (no `sid`) gets no refresh token and no session, as by default. */
   private issue(who: { username: string; tenant: string }, azp: string, sid?: string): TokenAnswer {
     const now = this.o.now();
     // Rounded up, so a token lives at least its advertised expires_in, never a fraction less.

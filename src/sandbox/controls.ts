@@ -21,11 +21,9 @@ export interface Fault {
   retryAfter?: number;
   delayMs?: number;
   truncate?: boolean;
-  /** Part of the body, then a pause (or until the client goes), then the rest. */
   stallMs?: number;
   count?: number;
   contentDisposition?: string;
-  /** A zip of one deflated member of `bytes` NUL bytes or CSV lines (a zip bomb, a CSV not text). */
   zip?: { bytes: number; fill: 'nul' | 'text' };
 }
 

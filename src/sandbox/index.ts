@@ -27,7 +27,6 @@ export async function startSandbox(options: SandboxOptions = {}) {
     authUrl: url,
     port,
     stats,
-    /** Makes every access token issued so far answer 401 (with `refresh`, refresh tokens too). */
     revokeTokens: (opts?: { refresh?: boolean }) => issuer.revoke(opts),
     injectFault: (f: Fault) => faults.push(f),
     close: () =>

@@ -17,7 +17,6 @@ export function loginArgs(
   return user ? ['login', ...flags, '--password-stdin'] : ['login', '--client-credentials', ...flags];
 }
 
-/** Every option of `startSandbox` with its default; `prs sandbox --help` shows them through its flag table. */
 export const SANDBOX_DEFAULTS = {
   port: 0,
   host: '127.0.0.1',
@@ -40,7 +39,6 @@ export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[numb
 
 export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
   gzip?: boolean;
-  /** Milliseconds since the epoch: a fake one expires tokens and slides the window. */
   clock?: () => number;
   /** One line per request (method, path, status, user), never a secret. */
   log?: (line: string) => void;

@@ -121,7 +121,6 @@ type IndexVariants = ReturnType<typeof indexVariants>;
 
 const shareSet = (units: bigint): Row => ({ Price: dec(units, 6), Total: dec(units, 6), Net: dec(units, 6) });
 
-/** An event's shares and price before and after it, in 1e-6 and 1e-5 units, and its cash per share. */
 type Change = { shares: bigint[]; prices: bigint[]; cash: bigint };
 
 /** A split, bonus or rights issue resizes shares and price; any other event pays `cashPerMille` of the price. */
@@ -185,7 +184,6 @@ function corporateActionRow(v: IndexVariants, sec: Security, k: number, eff: str
   });
 }
 
-/** An index row; `values` are the texts of its value, close and open market values and divisors. */
 function indexFields(eff: string, id: string, name: string, ccy: string, values: string[]): Row {
   const [indexValue, closeMarketValue, openMarketValue, closeDivisor, openDivisor] = values.map(num);
   const head = { effectiveDate: eff, indexId: id, indexName: `${name} ${ccy}`, indexValue, currency: ccy };
@@ -379,7 +377,6 @@ function rebalanceDate(p: number): string {
   return `${year}-${String(month).padStart(2, '0')}-${firstFriday + 17}`;
 }
 
-/** How many rebalances took effect by `eff`. */
 function periodOf(eff: string): number {
   const p = (Number(eff.slice(0, 4)) - FIRST_YEAR) * 4 + Math.floor(Number(eff.slice(5, 7)) / 3);
   return Math.max(0, p > 0 && rebalanceDate(p) > eff ? p - 1 : p);

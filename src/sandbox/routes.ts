@@ -14,12 +14,11 @@ import type { ResolvedOptions } from './options.js';
 import { createCatalog, type Portfolio, rowsOf } from './portfolios.js';
 import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } from './wire.js';
 
-const API_PREFIX = '/api/v1/report-service/report/generate/portfolio/';
+const API_PATH = /^\/api\/v1\/report-service\/report\/generate\/portfolio\/([^/]+)(\/export)?$/;
 type Headers = Record<string, string | number>;
 
 type Exchange = { req: IncomingMessage; res: ServerResponse; rec: RequestRecord; gone: AbortSignal };
 
-/** The listener, and the parts of its state that tests control and read. */
 export function createRoutes(o: ResolvedOptions) {
   const stats = createStats();
   const faults = createFaults();
@@ -38,12 +37,10 @@ export function createRoutes(o: ResolvedOptions) {
   function json(x: Exchange, status: number, body: unknown, headers: Headers = {}) {
     const data = JSON.stringify(body);
     x.rec.bytes = Buffer.byteLength(data);
-    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': x.rec.bytes, ...headers }).end(
-      data,
-    );
+    head(x, status, { 'Content-Type': 'application/json', 'Content-Length': x.rec.bytes, ...headers });
+    x.res.end(data);
   }
 
-  /** An error in the endpoint's own shape: OAuth's for the token endpoints, else Spring Boot's. */
   function error(x: Exchange, status: number, message: string, headers: Headers = {}) {
     if (x.rec.endpoint === 'token')
       return json(x, status, { error: 'server_error', error_description: message }, headers);
@@ -76,11 +73,9 @@ export function createRoutes(o: ResolvedOptions) {
     if (await injected(x, fault)) return;
     const bearer = issuer.checkBearer(x.req.headers.authorization);
     if (!bearer.ok) {
-      const why =
-        bearer.reason === 'missing'
-          ? ''
-          : `, error="invalid_token", error_description="${bearer.description}"`;
-      return error(x, 401, bearer.description, { 'WWW-Authenticate': `Bearer realm="${o.realm}"${why}` });
+      const why = `, error="invalid_token", error_description="${bearer.description}"`;
+      const challenge = `Bearer realm="${o.realm}"${bearer.reason === 'missing' ? '' : why}`;
+      return error(x, 401, bearer.description, { 'WWW-Authenticate': challenge });
     }
     x.rec.user = bearer.claims.preferred_username;
     const tenant = x.req.headers['x-client-id'];
@@ -166,9 +161,7 @@ export function createRoutes(o: ResolvedOptions) {
   async function route(x: Exchange) {
     const url = new URL(x.req.url ?? '/', 'http://sandbox');
     const auth = /^\/realms\/([^/]+)\/protocol\/openid-connect\/(token|logout)$/.exec(url.pathname);
-    const api =
-      url.pathname.startsWith(API_PREFIX) &&
-      /^([^/]+)(\/export)?$/.exec(url.pathname.slice(API_PREFIX.length));
+    const api = API_PATH.exec(url.pathname);
     if (auth && percentDecode(auth[1]) === o.realm) {
       x.rec.endpoint = 'token';
       if (x.req.method !== 'POST') return error(x, 405, 'Method Not Allowed', { Allow: 'POST' });
@@ -200,22 +193,19 @@ export function createRoutes(o: ResolvedOptions) {
 function bodyCache(entries: number, maxChars: number) {
   const map = new Map<string, Buffer>();
   return function* (key: string, make: () => Iterable<string>): Generator<string | Buffer> {
-    let body = map.get(key);
-    if (body) yield body;
-    else {
-      let kept: string[] | undefined = [];
-      let size = 0;
-      for (const chunk of make()) {
-        size += chunk.length;
-        kept = size > maxChars ? undefined : kept;
-        kept?.push(chunk);
-        yield chunk;
-      }
-      if (!kept) return;
-      body = Buffer.from(kept.join(''));
+    const hit = map.get(key);
+    const kept: string[] = [];
+    let size = 0;
+    for (const chunk of hit ? [] : make()) {
+      size += chunk.length;
+      if (size <= maxChars) kept.push(chunk);
+      else kept.length = 0;
+      yield chunk;
     }
+    if (hit) yield hit;
+    else if (size > maxChars) return;
     map.delete(key);
-    map.set(key, body);
+    map.set(key, hit ?? Buffer.from(kept.join('')));
     if (map.size > entries) map.delete(map.keys().next().value!);
   };
 }
@@ -224,14 +214,12 @@ type Query = Exclude<ReturnType<typeof parseQuery>, { error: string }>;
 
 function parseQuery(id: string, params: URLSearchParams, isExport: boolean) {
   const decoded = percentDecode(id);
-  if (!/^[+-]?\d{1,10}$/.test(decoded) || Math.abs(Number(decoded)) > 2_147_483_647) {
+  if (!/^[+-]?\d{1,10}$/.test(decoded) || Math.abs(Number(decoded)) > 2_147_483_647)
     return { error: `Invalid value '${decoded}' for path variable 'portfolioId': must be an integer` };
-  }
   const reportType = params.get('reportType');
   if (reportType === null) return { error: "Required request parameter 'reportType' is not present" };
-  if (!(REPORT_TYPES as readonly string[]).includes(reportType)) {
+  if (!(REPORT_TYPES as readonly string[]).includes(reportType))
     return { error: `Invalid reportType '${reportType}': expected one of ${REPORT_TYPES.join(', ')}` };
-  }
   const date = params.get('date');
   if (date === null) return { error: "Required request parameter 'date' is not present" };
   if (!isIsoDate(date)) return { error: `Invalid date '${date}': expected YYYY-MM-DD` };

@@ -89,10 +89,8 @@ export const csvHeader = (type: ReportType): string => `${csvColumns(type).map((
 export const csvLine = (type: ReportType, row: Row): string =>
   `${csvColumns(type).map(([, key, sub]) => csvCell(cellText(row, key, sub)))}\n`;
 
-export function* zipChunks(
-  text: Iterable<string>,
-  o: { member: string; date: string; store?: boolean },
-): Generator<Uint8Array> {
+type ZipEntry = { member: string; date: string; store?: boolean };
+export function* zipChunks(text: Iterable<string>, o: ZipEntry): Generator<Uint8Array> {
   const out: Uint8Array[] = [];
   // Called synchronously within push and end: an error is thrown from there.
   const zip = new Zip((err, data) => {

@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signJwt, TokenIssuer, verifyJwt } from '../../../src/sandbox/auth.js';
+import { resolveOptions } from '../../../src/sandbox/options.js';
 
+/** The sandbox's defaults (users demo and other, prs-cli, 300 s and 1800 s tokens) on a clock of its own. */
 function issuer(start = Date.UTC(2024, 4, 1, 6, 0, 0)) {
   let t = start;
-  const i = new TokenIssuer({
-    clientId: 'prs-cli',
-    clientSecret: 's3cret',
-    users: [
-      { username: 'demo', password: 'demo', tenant: 'demo-tenant' },
-      { username: 'other', password: 'other', tenant: 'other-tenant' },
-    ],
-    serviceClients: [{ clientId: 'robot', clientSecret: 'r0bot', tenant: 'demo-tenant' }],
-    tokenTtl: 300,
-    refreshTtl: 1800,
-    now: () => t,
-  });
+  const serviceClients = [{ clientId: 'robot', clientSecret: 'r0bot', tenant: 'demo-tenant' }];
+  const i = new TokenIssuer(resolveOptions({ clientSecret: 's3cret', serviceClients, clock: () => t }));
   return { i, advance: (ms: number) => (t += ms) };
 }
 const form = (o: Record<string, string>) => new URLSearchParams(o);
