@@ -72,12 +72,7 @@ export async function cache(
 
 /** 604800000 → "7d": the largest unit that divides the max-age exactly (as --cache takes it). */
 function ageText(ms: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-  ] as const) {
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${Math.round(ms / 1000)}s`;
+  const units = { d: 86_400_000, h: 3_600_000, m: 60_000 };
+  const [unit, size] = Object.entries(units).find(([, size]) => ms % size === 0) ?? ['s', 1000];
+  return `${Math.round(ms / size)}${unit}`;
 }

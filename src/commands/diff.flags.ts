@@ -24,18 +24,14 @@ export const DIFF_FLAGS = {
   against: flag(
     '--against <type>',
     'with -d: the report type compared with --type (e.g. constituent.proforma)',
-    {
-      complete: ITEM_FLAGS.type.complete,
-    },
+    { complete: ITEM_FLAGS.type.complete },
   ),
   key: flag('--key <a,b>', 'the fields that identify a row (default by type: isin, eventId, indexId)'),
   fields: flag('--fields <a,b>', 'compare only these fields (default: all but the key and effectiveDate)'),
   format: flag(
     '-f, --format <fmt>',
     'table | json | ndjson | csv | tsv (default: table on a terminal, else json)',
-    {
-      complete: { values: REPORT_FORMATS, descriptions: REPORT_FLAGS.format.complete.descriptions },
-    },
+    { complete: { values: REPORT_FORMATS, descriptions: REPORT_FLAGS.format.complete.descriptions } },
   ),
   jq: flag(
     '--jq <filter>',

@@ -45,8 +45,8 @@ function jsonStyle(v: string): 'compact' | 'spaced' {
 }
 
 export function startBanner(
-  s: Pick<Sandbox, 'url' | 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'users'> &
-    Pick<Sandbox, 'serviceClients' | 'rateLimit' | 'tokenTtl' | 'bigExportRows'>,
+  s: Pick<Sandbox, 'url' | 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'users' | 'serviceClients'> &
+    Pick<Sandbox, 'rateLimit' | 'tokenTtl' | 'bigExportRows'>,
 ): string[] {
   const [demo, other] = s.users;
   const second = other

@@ -20,15 +20,8 @@ export function exportItemKey(
 ): string {
   const template = run.nameTemplate ?? settings.nameTemplate;
   const { baseUrl = '', tenant = '' } = settings;
-  const key = [
-    baseUrl,
-    tenant,
-    item.portfolioId,
-    run.type,
-    item.date,
-    run.format,
-    run.extract ? 'extract' : '',
-  ];
+  const extract = run.extract ? 'extract' : '';
+  const key = [baseUrl, tenant, item.portfolioId, run.type, item.date, run.format, extract];
   return (template === undefined ? key : [...key, template]).join('|');
 }
 

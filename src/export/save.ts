@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { addAbortSignal, type Readable, Transform, type Writable } from 'node:stream';
+import { addAbortSignal, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
@@ -100,18 +100,14 @@ async function download(
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
+  async function* meter(body: AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
       bytes += chunk.length;
-      try {
-        onChunk?.(chunk);
-      } catch (err) {
-        return done(err as Error);
-      }
+      onChunk?.(chunk);
       c.onBytes?.(bytes);
-      done(null, chunk);
-    },
-  });
+      yield chunk;
+    }
+  }
   try {
     await pipeline(res.body, meter, dest, { signal: c.signal });
   } catch (err) {
