@@ -1,7 +1,4 @@
-/**
- * Number texts as exact decimals (units × 10^exp), never through a double: the diff's deltas, jq's
- * spelling and order of literals, Parquet's DECIMAL values (big.js would do, at 6 kB more).
- */
+// Number texts as exact decimals (units × 10^exp), never through a double (big.js would do, at 6 kB more).
 
 interface Decimal {
   units: bigint;
@@ -22,7 +19,7 @@ export function decimalParts(text: string): { negative: boolean; digits: string;
   return { negative: m[1] === '-', digits: (m[2] + frac).replace(/^0+(?=\d)/, ''), exp };
 }
 
-/** A JSON number's text as units × 10^exp; undefined when it is not one (or out of range). */
+/** Undefined when `text` is not a number (or out of range). */
 export function parseDecimal(text: string): Decimal | undefined {
   const p = decimalParts(text);
   if (!p || !Number.isSafeInteger(p.exp) || Math.abs(p.exp) > MAX_EXP || p.digits.length > MAX_EXP)
@@ -65,10 +62,7 @@ function shortPlain(t: string): number {
   return int === 0 || frac === 0 || int + Math.max(frac, 0) > 15 ? -1 : Math.max(frac, 0);
 }
 
-/**
- * The usual report value, without BigInt: two plain decimals of at most 15 digits, scaled to one
- * integer each below 10^15 (< 2^53, exact in a double), and so is their difference.
- */
+/** The usual report values without BigInt: scaled to integers below 10^15, exact in a double. */
 function subtractShort(to: string, from: string): string | undefined {
   const ft = shortPlain(to);
   const ff = shortPlain(from);
@@ -93,7 +87,7 @@ function scaled(t: string, frac: number, f: number): number | undefined {
   return Math.abs(n) < 1e15 ? n : undefined;
 }
 
-/** `to − from`; undefined when either is not a number text (or out of range). */
+/** `to − from`; undefined when either is not a number (or out of range). */
 export function subtract(to: string, from: string): string | undefined {
   const short = subtractShort(to, from);
   if (short !== undefined) return short;
@@ -102,7 +96,7 @@ export function subtract(to: string, from: string): string | undefined {
   return a && b ? plain(minus(a, b)) : undefined;
 }
 
-/** The sign of `a − b` for two number texts; undefined when either is not one (or out of range). */
+/** The sign of `a − b`; undefined when either is not a number (or out of range). */
 export function compareDecimal(a: string, b: string): number | undefined {
   const x = parseDecimal(a);
   const y = parseDecimal(b);
@@ -116,10 +110,7 @@ export function sameNumber(a: string, b: string): boolean {
   return a === b || compareDecimal(a, b) === 0;
 }
 
-/**
- * A number literal as jq 1.7 prints it when passed through: decNumber's to-scientific-string (the
- * General Decimal Arithmetic spec) of its coefficient and exponent (`1e5` as `1E+5`, `100E-2` as `1.00`).
- */
+/** A number literal as jq 1.7 prints it: decNumber's to-scientific-string (`1e5` as `1E+5`). */
 export function decimalSpelling(raw: string): string {
   const p = decimalParts(raw);
   if (!p) return raw;

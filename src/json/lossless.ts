@@ -1,7 +1,7 @@
 /** Lossless JSON out: a JsonNumber is written as its raw text, the rest as JSON.stringify does. */
 import { JsonNumber } from '../domain.js';
 
-/** JSON.stringify(value, null, indent) of a JSON value (a row's), with JsonNumbers written verbatim. */
+/** JSON.stringify(value, null, indent) of a JSON value, with JsonNumbers written verbatim. */
 export function stringifyLossless(value: unknown, indent?: number): string {
   const gap = typeof indent === 'number' && indent >= 1 ? ' '.repeat(Math.min(10, Math.floor(indent))) : '';
   return write(value, gap, '') as string;

@@ -10,7 +10,7 @@ export class Bytes {
     this.buf = grown;
   }
 
-  /** `src[start, end)`: short ranges by hand, which costs less than a native call. */
+  /** Short ranges by hand: a native call costs more. */
   copy(src: Uint8Array, start: number, end: number): void {
     this.room(end - start);
     const buf = this.buf;

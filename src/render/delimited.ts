@@ -1,10 +1,7 @@
-/**
- * CSV (RFC 4180 quoting, records end with LF as jq's @csv) and TSV (backslash, tab, LF and CR escaped,
- * as jq's @tsv and PostgreSQL's text format), from the rows' bytes where they can be copied.
- */
+// CSV (RFC 4180 quoting, LF as jq's @csv) and TSV (escapes as jq's @tsv and PostgreSQL's text format).
 import type { Row } from '../domain.js';
 import { F, keys, type RowBatch } from '../rows/tape.js';
-import { type FastRows, loadFast } from '../rows/tokenizer.js';
+import { borrowFast, FREE } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, cellText, isNested, valueAt } from './columns.js';
 
@@ -35,10 +32,7 @@ export interface Lead {
   text: string;
 }
 
-/**
- * Absent and null values are empty cells. True when every row's leaves were the columns, in order and
- * nothing else (then no row has a column outside them).
- */
+/** Absent and null values are empty cells. True when every row's leaves were the columns, in order. */
 export function writeDelimited(
   out: Bytes,
   batch: RowBatch,
@@ -61,14 +55,12 @@ export function writeDelimited(
   const lines = linesOf(batch, ids, sep, leadCells, lead?.ids ?? []);
   let exact = true;
   for (let r = lines(out, 0); r < batch.length; r = lines(out, r + 1)) {
-    // Any other row as its object: {...lead, ...row}.
     exact = false;
     const line = out.n;
     const row = batch.object(r, lead?.row);
     for (let c = 0; c < n; c++) {
       if (c > 0) out.byte(sep);
-      // A nested object's leaves are their own columns: a column it extends (`name` beside
-      // `name.Price`) is empty, as fast-rows.wat and a piece written before the column was seen have it.
+      // A nested object's leaves are their own columns: a column it extends (`name` beside `name.Price`) is empty.
       const v = valueAt(row, columns[c]!.path);
       if (!isNested(v) || Object.keys(v).length === 0) out.text(cell(cellText(v)));
     }
@@ -79,13 +71,7 @@ export function writeDelimited(
   return exact;
 }
 
-let fast: FastRows | undefined;
-
-/**
- * The usual rows (their leaves the columns in order, and the lead's cells where it has them) written
- * by fast-rows.wat over a copy of the batch's bytes and tape: `lines(out, r)` writes rows from `r` on
- * and gives the first it did not.
- */
+/** The usual rows by fast-rows.wat: `lines(out, r)` writes rows from `r` on and gives the first it did not. */
 function linesOf(
   batch: RowBatch,
   ids: Int32Array,
@@ -94,27 +80,26 @@ function linesOf(
   leadIds: readonly number[],
 ) {
   const { b, tape: t, at } = batch;
-  fast ??= loadFast();
-  const w = fast;
+  const w = borrowFast();
   const first = at[0]!;
   const entries = t[at[at.length - 1]! + F.NEXT]! - first;
   const from = t[first + F.START]!;
   const bytes = t[at[at.length - 1]! + F.END]! - from;
   let leadBytes = 0;
   for (const c of leadCells) leadBytes += c?.length ?? 0;
-  const rowsAt = 4 * entries;
+  const rowsAt = FREE + 4 * entries;
   const idsAt = rowsAt + 4 * at.length;
   const fixedAt = idsAt + 4 * ids.length;
   const leadIdsAt = fixedAt + 8 * ids.length;
   const cellsAt = leadIdsAt + 4 * leadIds.length;
   const bodyAt = cellsAt + leadBytes;
   const outAt = (bodyAt + bytes + 7) & ~7;
-  // 16 bytes to spare past the output (fast-rows.wat copies 16 at a time).
+  // 16 bytes to spare past the output: fast-rows.wat copies 16 at a time.
   const grow = outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes) + 16 - w.memory.buffer.byteLength;
   if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
   const memory = w.memory.buffer;
   const u8 = new Uint8Array(memory);
-  new Int32Array(memory, 0, entries).set(t.subarray(first, first + entries));
+  new Int32Array(memory, FREE, entries).set(t.subarray(first, first + entries));
   new Int32Array(memory, rowsAt, at.length).set(at);
   new Int32Array(memory, idsAt, ids.length).set(ids);
   const fixed = new Int32Array(memory, fixedAt, 2 * ids.length);
@@ -131,7 +116,7 @@ function linesOf(
     const done = w.delimited(
       rowsAt + 4 * r,
       at.length - r,
-      -4 * first,
+      FREE - 4 * first,
       bodyAt - from,
       idsAt,
       ids.length,

@@ -7,9 +7,8 @@ import { createWriter, type RowWriter } from './writer.js';
 export interface ReportWriterOptions {
   type: ReportType;
   format: ReportFormat;
-  /** --fields: columns to keep, in this order. */
   fields?: readonly string[];
-  /** Several portfolios: `portfolioId` leads (also in the header of an empty CSV). */
+  /** Several portfolios: `portfolioId` leads. */
   multi: boolean;
   color: boolean;
   /** JSON is indented, the table fitted to `width`. */
@@ -26,7 +25,6 @@ export function columnsOf(
 ): Column[] {
   const all = columnsFor(r.type, r.rows, order, r.multi);
   if (!r.fields) return all;
-  // Without rows there is nothing to check the names against: keep them as asked.
   const picked = r.rows.length === 0 ? r.fields.map(columnOf) : selectFields(all, r.fields, r.type);
   // With several portfolios every row starts with portfolioId (CLI.md), unless --fields places it.
   return r.multi && !picked.some((c) => c.name === PORTFOLIO_COLUMN)

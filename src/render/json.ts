@@ -2,20 +2,19 @@
 import type { Row } from '../domain.js';
 import { quote, stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
-import { type FastRows, loadFast } from '../rows/tokenizer.js';
+import { borrowFast, FREE } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
 import type { Lead } from './delimited.js';
 
-// Read once: across the bundle's chunks `keys.json` in the loop would be a getter call.
+// Read once: across the bundle's chunks `keys.json` would be a getter call.
 const keyJson = keys.json;
 
 /** A row with escapes or behind a lead member by member; an object where JS orders or merges keys. */
 export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): void {
   const { b, tape: t } = batch;
   const e = batch.at[i]!;
-  const flags = t[e + F.FLAGS]!;
-  if (flags & Flag.ODD || (lead && hasKey(t, e, lead.ids))) {
+  if (t[e + F.FLAGS]! & Flag.ODD || (lead && hasKey(t, e, lead.ids))) {
     out.text(stringifyLossless(batch.object(i, lead?.row)));
     return;
   }
@@ -27,12 +26,11 @@ export function writeRow(out: Bytes, batch: RowBatch, i: number, lead?: Lead): v
 
 /**
  * Rows from `i` on that the body had compact and plain, one right after the other (`{…},{…}`): copied
- * at once, `sep` between them. The index after them; `i` (nothing written) for fewer than two.
+ * at once, `sep` between them. The index after them; `i` for fewer than two.
  */
 export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
   if (t[at[i]! + F.FLAGS]! & (Flag.GAP | Flag.ESC | Flag.ODD)) return i;
-  // The tokenizer found the usual batch so: no look at its rows.
   const j = i === 0 && batch.flags === 0 ? at.length : runEnd(t, at, i);
   if (j - i < 2 && batch.flags !== 0) return i;
   const start = t[at[i]! + F.START]!;
@@ -42,8 +40,7 @@ export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): n
   return j;
 }
 
-// The loops over rows are functions of their own: V8 optimises what runs hot, and a small function
-// costs it less to compile than the caller around it.
+// The loops over rows are small functions of their own: V8 optimises what runs hot.
 
 /** The end of the run of compact plain rows from `i`, each right after the one before. */
 function runEnd(t: Int32Array, at: Int32Array, i: number): number {
@@ -57,7 +54,7 @@ function runEnd(t: Int32Array, at: Int32Array, i: number): number {
   return j;
 }
 
-/** `sep` over the comma after each row from `i` but the last before `j` (body positions + `shift`). */
+/** `sep` over the comma after each row from `i` to `j - 1` (at body positions + `shift`). */
 function separate(
   buf: Buffer,
   shift: number,
@@ -70,30 +67,25 @@ function separate(
   for (let k = i; k < j - 1; k++) buf[shift + t[at[k]! + F.END]!] = sep;
 }
 
-let fast: FastRows | undefined;
-/** Where the rows go in the module's memory: past its tables. */
-const SPACED = 24 * 1024;
-
 /**
- * Rows from `i` on without escapes and nothing odd: written without the whitespace between their tokens
- * by fast-rows.wat (which is what JSON.stringify writes of them), `sep` between them. The index after
- * them (`i`: none).
+ * Rows from `i` on without escapes and nothing odd, written by fast-rows.wat without the whitespace
+ * between their tokens (as JSON.stringify writes them), `sep` between them. The index after them.
  */
 export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number): number {
   const { b, tape: t, at } = batch;
   const j = i === 0 && !(batch.flags & (Flag.ESC | Flag.ODD)) ? at.length : plainEnd(t, at, i);
   if (j === i) return i;
-  fast ??= loadFast();
+  const fast = borrowFast();
   const from = t[at[i]! + F.START]!;
   const bytes = t[at[j - 1]! + F.END]! - from;
-  const ranges = SPACED + ((bytes + 7) & ~7);
+  const ranges = FREE + ((bytes + 7) & ~7);
   const output = ranges + 8 * (j - i);
-  // 16 bytes to spare past the output (the loop stores 16 at a time).
+  // 16 bytes to spare past the output: the loop stores 16 at a time.
   const grow = output + bytes + (j - i) + 16 - fast.memory.buffer.byteLength;
   if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
   const memory = fast.memory.buffer;
-  new Uint8Array(memory).set(b.subarray(from, from + bytes), SPACED);
-  rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from - SPACED);
+  new Uint8Array(memory).set(b.subarray(from, from + bytes), FREE);
+  rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from - FREE);
   const end = fast.compact(ranges, j - i, output, sep);
   out.room(end - output);
   out.buf.set(new Uint8Array(memory, output, end - output), out.n);
@@ -129,39 +121,19 @@ function hasKey(t: Int32Array, e: number, ids: readonly number[]): boolean {
 }
 
 function members(out: Bytes, b: Buffer, t: Int32Array, e: number, comma: boolean): void {
-  let buf = out.buf;
-  let o = out.n;
   for (let m = e + F.W; m < t[e + F.NEXT]!; m = t[m + F.NEXT]!) {
-    const key = keyJson[t[m + F.KEY]!]!;
-    const kind = t[m]!;
-    // Strings (with their quotes), numbers and literals copied as they came, in this one loop.
-    const quoted = kind === Kind.STR || kind === Kind.STRU ? 1 : 0;
-    const from = t[m + F.START]! - quoted;
-    const to = t[m + F.END]! + quoted;
-    if (o + key.length + (to - from) + 1 > buf.length) {
-      out.n = o;
-      out.room(key.length + (to - from) + 1);
-      buf = out.buf;
-    }
-    if (comma) buf[o++] = 44;
+    if (comma) out.byte(44);
     comma = true;
-    for (let i = 0; i < key.length; i++) buf[o++] = key[i]!;
-    if (kind === Kind.STRX || kind >= Kind.OBJ) {
-      out.n = o;
-      value(out, b, t, m);
-      buf = out.buf;
-      o = out.n;
-    } else for (let p = from; p < to; p++) buf[o++] = b[p]!;
+    const key = keyJson[t[m + F.KEY]!]!;
+    out.copy(key, 0, key.length);
+    value(out, b, t, m);
   }
-  out.n = o;
 }
 
+/** Strings without escapes (with their quotes), numbers and literals copied as they came. */
 function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {
+  const quoted = t[e] === Kind.STR || t[e] === Kind.STRU ? 1 : 0;
   switch (t[e]) {
-    case Kind.STR:
-    case Kind.STRU:
-      out.copy(b, t[e + F.START]! - 1, t[e + F.END]! + 1);
-      return;
     case Kind.STRX:
       out.text(quote(entryValue(b, t, e) as string));
       return;
@@ -179,7 +151,7 @@ function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {
       out.byte(93);
       return;
     default:
-      out.copy(b, t[e + F.START]!, t[e + F.END]!);
+      out.copy(b, t[e + F.START]! - quoted, t[e + F.END]! + quoted);
   }
 }
 

@@ -10,7 +10,7 @@ import type { Sink } from './sink.js';
 import { widen } from './union.js';
 import type { Chunk, Widened } from './writer.js';
 
-/** The bytes held in memory: the whole of a small answer; a larger one goes to its file in pieces this size. */
+/** Held in memory: a small answer whole, a larger one's last piece. */
 const PIECE = 256 * 1024;
 
 export class Spool {
@@ -55,13 +55,9 @@ export class Spool {
     this.n = 0;
   }
 
-  /**
-   * Everything held, in order, to `sink` (rewritten as `widened` says, when given); then the spool is
-   * empty (and its file gone).
-   */
+  /** Everything held to `sink` (rewritten as `widened` says); then the spool is empty. */
   async copyTo(sink: Pick<Sink, 'write'>, widened?: Widened): Promise<void> {
-    // A turn of the event loop before each chunk: reading here and writing to a pipe are synchronous,
-    // and a signal is only handled in a turn (else a SIGTERM that came meanwhile went unseen, exit 0).
+    // A turn of the event loop before each chunk: a signal is only handled in a turn.
     const write = async (chunk: Buffer) => {
       await new Promise(setImmediate);
       await sink.write(chunk);
@@ -76,7 +72,6 @@ export class Spool {
 
   private async *chunks(): AsyncGenerator<Buffer> {
     if (this.fd !== undefined) {
-      // One buffer for the whole read-back: a sink's write resolves once it took the bytes.
       const buf = Buffer.allocUnsafe(Math.min(PIECE, this.fileBytes));
       for (let pos = 0; pos < this.fileBytes; ) {
         const n = readSync(this.fd, buf, 0, buf.length, pos);

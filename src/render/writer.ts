@@ -1,7 +1,5 @@
-/**
- * One writer per output format over a report's answers or a diff's rows. An answer's output counts
- * once `done` is called (a malformed one is dropped by not calling it). Columns are fixed by the first rows.
- */
+// One writer per output format over a report's answers or a diff's rows. An answer's output counts once
+// `done` is called; columns are fixed by the first rows.
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
@@ -47,7 +45,7 @@ export interface WriterEnd {
 export interface Widened {
   kind: 'csv' | 'tsv';
   header: string;
-  /** One per answer with rows: its bytes, and its lines' columns. */
+  /** One per answer with rows: its bytes and its lines' columns. */
   pieces: { bytes: number; columns: number }[];
   columns: number;
 }
@@ -83,7 +81,6 @@ export function createWriter(o: WriterOptions): RowWriter {
   return {
     answer(label, leadRow) {
       let n = 0;
-      // Tentative until done().
       const held: Row[] = [];
       let mine: Column[] | undefined;
       const own = new Set<string>();
@@ -99,7 +96,7 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (batch.length === 0) return '';
           if (format === 'table') {
             const rows = batch.objects(leadRow);
-            // Checked on the first rows, as the streamed formats do; drawn at the end with all columns.
+            // Checked on the first rows, as the streamed formats do; drawn at the end.
             if (table.length === 0 && n === 0) columnsFor(rows, 'spec');
             for (const row of rows) held.push(row);
             n += rows.length;
@@ -113,7 +110,6 @@ export function createWriter(o: WriterOptions): RowWriter {
           const first = count === 0 && n === 0;
           n += batch.length;
           if (delimited) {
-            // Written first: a batch whose rows were all the columns has no new one to look for.
             const mark = out.n;
             const exact = writeDelimited(out, batch, cols()!, delimited, lead);
             if (!exact && !picking && !o.project) {
@@ -134,16 +130,14 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (o.project || o.indent) {
             const rows = batch.objects(leadRow);
             const shown = o.project ? project(rows, cols()!) : rows;
-            if (format === 'ndjson') for (const row of shown) out.text(`${stringifyLossless(row)}\n`);
-            else if (!o.indent)
-              for (let i = 0; i < shown.length; i++)
-                out.text((first && i === 0 ? '[' : ',') + stringifyLossless(shown[i]));
-            // As stringifyLossless(allRows, 2) would: JSON text holds no raw newline inside a string.
-            else
-              for (let i = 0; i < shown.length; i++)
-                out.text(
-                  `${first && i === 0 ? '[\n' : ',\n'}  ${stringifyLossless(shown[i], 2).replaceAll('\n', '\n  ')}`,
-                );
+            const indent = o.indent && format === 'json';
+            for (let i = 0; i < shown.length; i++) {
+              // As stringifyLossless(allRows, 2): JSON text holds no raw newline in a string.
+              const text = indent
+                ? `\n  ${stringifyLossless(shown[i], 2).replaceAll('\n', '\n  ')}`
+                : stringifyLossless(shown[i]);
+              out.text(format === 'ndjson' ? `${text}\n` : `${first && i === 0 ? '[' : ','}${text}`);
+            }
             return out.take();
           }
           for (let i = 0; i < batch.length; ) {
@@ -172,7 +166,7 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (mypieces.length === 0) return undefined;
           firstColumns ||= mypieces[0]!.columns;
           if (o.union) pieces.push(...mypieces);
-          // To stdout the first answer's columns are all of its rows': its own output is rewritten.
+          // To stdout the first answer's columns are all of its rows': its output is rewritten.
           else if (columns!.length > mypieces[0]!.columns) return widening(mypieces);
           return undefined;
         },
@@ -211,7 +205,7 @@ export function createWriter(o: WriterOptions): RowWriter {
   };
 }
 
-/** As objects, the rows that may have columns the rows before them lack: a row laid out as the one before adds none. */
+/** As objects, the rows that may have columns the rows before them lack (not laid out as the one before). */
 function layouts(batch: RowBatch, lead: Row | undefined): Row[] {
   const { tape: t, at } = batch;
   const out: Row[] = [];
@@ -221,7 +215,7 @@ function layouts(batch: RowBatch, lead: Row | undefined): Row[] {
   return out;
 }
 
-/** The same keys and nesting, entry by entry (values and arrays' contents aside). */
+/** The same keys and nesting, entry by entry. */
 function sameLayout(t: Int32Array, a: number, b: number): boolean {
   const aEnd = t[a + F.NEXT]!;
   const bEnd = t[b + F.NEXT]!;

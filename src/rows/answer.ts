@@ -13,10 +13,7 @@ export interface RowSink {
   bytes?(chunk: Buffer): void;
 }
 
-/**
- * The number of rows, once the whole body is a report; else rejects with `malformed(why)`'s error, or
- * the read's failure. A body found wrong beyond repair is read no further (an HTML page).
- */
+/** The number of rows, once the whole body is a report; else rejects with `malformed`'s error or the read's. */
 export async function readAnswer(
   chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Readable,
   sink: RowSink,
@@ -39,7 +36,7 @@ export async function readAnswer(
     return true;
   };
   try {
-    // A stream, told by its shape (node:stream is not loaded for an instanceof: the cache's fast path).
+    // A stream, told by its shape: the cache's fast path does not load node:stream.
     if (typeof (chunks as Readable).on === 'function') await eachChunk(chunks as Readable, take);
     else for await (const chunk of chunks as Iterable<Uint8Array>) if (!take(chunk)) break;
     emit(t.end());
@@ -50,44 +47,27 @@ export async function readAnswer(
 }
 
 /**
- * A stream's chunks as 'data' events, each taken at once: async iteration would hand over what piled
- * up meanwhile joined into a new buffer, a copy for nothing. `take` returning false ends the read.
+ * A stream's chunks as 'data' events, each taken at once: async iteration would join what piled up
+ * meanwhile into a new buffer. `take` returning false ends the read.
  */
 function eachChunk(body: Readable, take: (chunk: Uint8Array) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
-    const done = (err?: Error | null) => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', done);
-      body.off('close', onClose);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onData = (chunk: Uint8Array) => {
+    let stopped = false;
+    process.getBuiltinModule('node:stream').finished(body, (err) => {
+      if (!err || stopped) resolve();
+      // Closed without an end (undici errors first; this is for a stream that does not).
+      else reject(err.code === 'ERR_STREAM_PREMATURE_CLOSE' ? new Error('the body ended early') : err);
+    });
+    body.on('data', (chunk: Uint8Array) => {
       let go: boolean;
       try {
         go = take(chunk);
       } catch (err) {
-        stop();
-        return done(err as Error);
+        return void body.destroy(err as Error);
       }
-      if (!go) {
-        stop();
-        done();
-      }
-    };
-    // Destroyed by us: its abort error (undici's) goes nowhere.
-    const stop = () => {
-      body.on('error', () => {});
-      body.destroy();
-    };
-    const onEnd = () => done();
-    // Closed without an end: cut off (undici errors first; this is for a stream that does not).
-    const onClose = () => done(body.readableEnded ? null : new Error('the body ended early'));
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', done);
-    body.on('close', onClose);
+      stopped = !go;
+      if (stopped) body.destroy();
+    });
   });
 }
 
@@ -101,10 +81,7 @@ export async function collectRows(res: { read(sink: RowSink): Promise<number> })
   return all;
 }
 
-/**
- * An export's JSON checked as it downloads: one array, whole. Counts its elements and hands each row's
- * `indexName` texts (a string, or an object's strings) to `name`.
- */
+/** An export's JSON checked as it downloads: one array, whole; each row's `indexName` texts to `name`. */
 export class ExportCheck {
   private readonly t = new RowTokenizer();
   private readonly id = keys.id(0, 'indexName');

@@ -16,9 +16,9 @@ export enum Kind {
 }
 
 /**
- * Fields of an entry (W of them; the kind at 0): the value's range (a string's without its quotes),
- * its key's id (-1: none or not interned) and range, the offset past its own entries, a row's flags.
- * (Enums: the build inlines them, where an exported const is a getter call across chunks.)
+ * Fields of an entry (the kind at 0): the value's range (a string's without its quotes), its key's id
+ * (-1: none or not interned) and range, the index past its own entries, a row's flags. Enums: the
+ * build inlines them.
  */
 export enum F {
   W = 8,
@@ -41,7 +41,7 @@ export enum Flag {
 
 export const MAX_KEYS = 1 << 16;
 
-/** Every key path seen (the row itself is 0), interned for the process: answers share their keys. */
+/** Every key path seen (the row itself is 0), interned for the process. */
 class KeyTable {
   readonly names: string[] = [''];
   /** `"name":` as JSON.stringify writes it. */
@@ -78,8 +78,8 @@ class KeyTable {
 export const keys = new KeyTable();
 
 /**
- * The rows one push of the tokenizer completed: valid until its next push (bytes and tape are reused).
- * `flags`: its rows' together, APART when one was not right after the comma behind the one before.
+ * The rows one push of the tokenizer completed, valid until its next push. `flags`: its rows' together,
+ * APART when one was not right after the comma behind the one before.
  */
 export class RowBatch {
   constructor(
@@ -109,7 +109,7 @@ export class RowBatch {
 
 export const NO_ROWS = new RowBatch(Buffer.alloc(0), new Int32Array(0), new Int32Array(0));
 
-/** "__proto__" is an ordinary own key in JSON (as JSON.parse makes it), not the prototype. */
+/** "__proto__" is an ordinary own key in JSON (as JSON.parse makes it). */
 function put(o: Row, k: string, v: unknown): void {
   if (k === '__proto__')
     Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -154,15 +154,16 @@ export function entryValue(b: Buffer, t: Int32Array, e: number, into?: Row): unk
   }
 }
 
-const ESCAPED: Record<number, string> = {
-  34: '"',
-  92: '\\',
-  47: '/',
-  98: '\b',
-  102: '\f',
-  110: '\n',
-  114: '\r',
-  116: '\t',
+/** What JSON's short escapes stand for, by the character after the backslash. */
+export const ESCAPED: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
 };
 
 export function hex(h: number): number {
@@ -177,8 +178,7 @@ export function decodeString(b: Buffer, start: number, end: number): string {
     if (p > from) parts.push(b.toString('utf8', from, p));
     const e = b[p + 1]!;
     if (e === 117) {
-      // One UTF-16 code unit each: a surrogate pair's two escapes make one character when joined,
-      // and a lone surrogate stays what JSON.parse makes of it.
+      // One UTF-16 code unit each: a surrogate pair's two escapes join into one character.
       parts.push(
         String.fromCharCode(
           (hex(b[p + 2]!) << 12) | (hex(b[p + 3]!) << 8) | (hex(b[p + 4]!) << 4) | hex(b[p + 5]!),
@@ -186,7 +186,7 @@ export function decodeString(b: Buffer, start: number, end: number): string {
       );
       p += 5;
     } else {
-      parts.push(ESCAPED[e]!);
+      parts.push(ESCAPED[String.fromCharCode(e)]!);
       p++;
     }
     from = p + 1;
@@ -210,9 +210,8 @@ export function numberAt(b: Buffer, start: number, end: number): number | JsonNu
     intLen++;
     p++;
   }
-  // The common case without a string: at most 15 significant digits, no trailing fraction zero, not
-  // -0, not below 1e-6 (where JS prints an exponent). Then m / 10^k is the correctly rounded double
-  // of the text (m and 10^k are exact), and the shortest text that prints it is the text itself.
+  // Without a string: ≤ 15 significant digits, no trailing fraction zero, not -0, not below 1e-6
+  // (JS prints an exponent): then m / 10^k is the correctly rounded double of the text, which prints it.
   if (p === end) {
     if (intLen <= 15 && !(neg && first === 48)) return neg ? -m : m;
   } else if (b[p] === 46) {

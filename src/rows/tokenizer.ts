@@ -1,12 +1,11 @@
 // The one row stream: a body's bytes in as they arrive, its rows out as a tape over them (tape.ts).
 import { isUtf8 } from 'node:buffer';
 import { FAST_ROWS_WASM } from './fast-rows.js';
-import { decodeString, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
+import { decodeString, ESCAPED, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
-// Read once: across the bundle's chunks every `keys.x` in a hot loop would be a getter call.
+// Read once: across the bundle's chunks `keys.x` in a hot loop would be a getter call.
 const { numeric } = keys;
 
-/** Far past a report row's nesting (and what renderers' recursion takes). */
 const MAX_ROW_DEPTH = 64;
 
 const NOT_JSON = 'the body is not JSON';
@@ -20,10 +19,9 @@ const MAX_STEP = 64 * 1024 * 1024;
 const TOO_LARGE = `a value in the body is larger than ${MAX_STEP / 1024 / 1024} MiB`;
 const ABYSS_DEPTH = 1024;
 
-/** Why a body is not a report (the malformed-response ServiceError says it, exit 8). */
+/** Why a body is not a report; `broken`: JSON gone wrong, which no other base URL would mend. */
 export class MalformedBody extends Error {
   override name = 'MalformedBody';
-  /** JSON gone wrong (cut short, broken, absurdly deep), which no other base URL would mend. */
   constructor(
     readonly why: string,
     readonly broken: boolean,
@@ -32,10 +30,10 @@ export class MalformedBody extends Error {
   }
 }
 
-// Thrown inside a step (constants, not Errors: no stack is captured).
+// Thrown inside a step (not Errors: no stack is captured).
 const NEED = 0; // the step ran past the bytes at hand
-const SYNTAX = 1; // not JSON
-const DEEP = 2; // a row nests deeper than MAX_ROW_DEPTH
+const SYNTAX = 1;
+const DEEP = 2; // a row deeper than MAX_ROW_DEPTH
 const ABYSS = 3; // deeper than ABYSS_DEPTH: measured no further
 
 // Phases between steps.
@@ -45,13 +43,13 @@ const WRAP_KEY = 2; // after `,` in the wrapper
 const WRAP_NEXT = 3; // after a wrapper value: `,` or `}`
 const ROWS_FIRST = 4; // after `[`: a row or `]`
 const ROW = 5;
-const TOP_VALUE = 6; // a top-level value that is neither object nor array
+const TOP_VALUE = 6; // neither object nor array
 const AFTER_END = 7;
-const FAILED = 8; // measured no further
+const FAILED = 8;
 
 const EMPTY = Buffer.alloc(0);
 
-/** fast-rows.wat's exports; the tokenizer's memory: the tables, the bytes at hand, the tape, the template. */
+/** fast-rows.wat's exports. */
 export interface FastRows {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(...args: number[]): number;
@@ -63,40 +61,39 @@ export interface FastRows {
   loose: { value: number };
   why: { value: number };
 }
-// Node's types declare only part of it.
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: unknown };
 };
-const BODY = 1024;
+/** Where the module's memory is free: past its tables. */
+export const FREE = 24 * 1024;
 /** Tape entries' ints per call (the loop is called again when they filled up). */
 const TAPE = 64 * 1024;
 /** Bytes at hand beyond this (a huge value) take the general descent. */
 const MAX_FAST = 4 * 1024 * 1024;
 let fast: FastRows | undefined;
-/** What the module's memory holds now (tokenizers take turns with it). */
+/** What the module's memory holds now (tokenizers and writers take turns with it). */
 let loadedBody: Uint8Array | undefined;
 let loadedTemplate: Uint8Array | undefined;
 
-/** An instance of its own (a memory of its own). */
-export function loadFast(): FastRows {
-  const module = new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64'));
-  return new WebAssembly.Instance(module).exports as FastRows;
+const instance = () =>
+  (fast ??= new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64')))
+    .exports as FastRows);
+
+/** The one instance, for a writer: what a tokenizer left in its memory is then gone. */
+export function borrowFast(): FastRows {
+  loadedBody = loadedTemplate = undefined;
+  return instance();
 }
 
-const TRUE_TEXT = Buffer.from('true');
-const FALSE_TEXT = Buffer.from('false');
-const NULL_TEXT = Buffer.from('null');
 /** Per object: the serial it stamped on its keys' ids (a key seen twice in one object). */
 const stamps = new Int32Array(MAX_KEYS);
 let serial = 0;
 
 /**
  * `{"report": [row, …]}` or a bare `[row, …]` in any RFC 8259 JSON, else MalformedBody with the reason a
- * whole-body parse would give (invalid JSON anywhere wins over a wrong shape, that over a row too deep),
- * wherever the chunks were cut. A recursive descent over the bytes at hand: a step (a row, a value
- * outside the rows) that runs past them is taken again once at least as many more came (linear time),
- * and no step holds more than MAX_STEP bytes: memory is one chunk and one row.
+ * whole-body parse would give, wherever the chunks were cut. A step (a row, a value outside the rows)
+ * that runs past the bytes at hand is taken again once at least as many more came (linear time).
  */
 export class RowTokenizer {
   private b: Buffer = EMPTY;
@@ -108,7 +105,7 @@ export class RowTokenizer {
   private wait = 0;
   private phase = BEGIN;
   private started = false;
-  /** The first byte that is not whitespace (a body starting `[` or `{` that breaks is broken JSON). */
+  /** The first byte that is not whitespace. */
   first = -1;
   /** Depth of the rows: 1 in a bare array, 2 in the wrapper. */
   private base = 1;
@@ -124,18 +121,14 @@ export class RowTokenizer {
   elements = 0;
   private tape = new Int32Array(F.W * 1024);
   private n = 0;
-  /** The rows' entries (tape indexes) read by this push. */
+  /** This push's rows (tape indexes) and their RowBatch.flags. */
   private rows = new Int32Array(1024);
   private nRows = 0;
-  /** RowBatch.flags of this push's rows. */
   private flags = 0;
   private lastEnd = 0;
-  /** The row being read: its flags (tape.ts Flag.GAP, Flag.ESC, Flag.ODD). */
-  private gap = false;
-  private esc = false;
-  private odd = false;
-  /** The last row read whole, as a template for the next (fastRows): its members' keys and the bytes
-   * around its values (`{"a":`, `,"b":`, … `}`), 0 members when there is none. */
+  /** The row being read's Flag.GAP, ESC and ODD. */
+  private rowFlags = 0;
+  /** The last row read whole, as a template for the next: its members' keys and the bytes around its values. */
   private tplN = 0;
   private tplKeys = new Int32Array(0);
   private tplLit: Uint8Array = EMPTY;
@@ -164,7 +157,7 @@ export class RowTokenizer {
     return rows;
   }
 
-  /** The body is found wrong beyond repair: nothing more needs reading before end() says why. */
+  /** Found wrong beyond repair: nothing more needs reading before end() says why. */
   get failed(): boolean {
     return this.phase === FAILED;
   }
@@ -189,12 +182,11 @@ export class RowTokenizer {
   private run(): RowBatch {
     const rest = this.b.length - this.at;
     if (this.pending.length === 1 && rest === 0) {
-      // Read in place: the chunk is ours until the next push.
       const c = this.pending[0]!;
       this.b = Buffer.from(c.buffer, c.byteOffset, c.length);
       this.at = 0;
     } else if (this.pending.length > 0) {
-      // The stuck step's bytes, then the new ones, in one buffer kept from chunk to chunk.
+      // The stuck step's bytes, then the new ones, in one buffer kept from push to push.
       const need = rest + this.pendingBytes;
       let space = this.space;
       if (space.length < need) space = Buffer.allocUnsafe(Math.max(need, 2 * space.length, 64 * 1024));
@@ -235,7 +227,7 @@ export class RowTokenizer {
         }
         if (e === SYNTAX) this.fail(NOT_JSON);
         else if (e === DEEP) {
-          // Checked to the end without being recorded: a later syntax error or wrong shape still wins.
+          // Checked on unrecorded: a later syntax error or wrong shape still wins.
           this.deepRow = true;
           this.bodyDeep = true;
           this.build = false;
@@ -258,7 +250,7 @@ export class RowTokenizer {
     switch (this.phase) {
       case BEGIN: {
         if (!this.started) {
-          // A UTF-8 byte order mark (RFC 8259 §8.1: a parser may ignore it).
+          // A UTF-8 byte order mark (RFC 8259 §8.1).
           if (n < 3 && !this.last && b[0] === 0xef && (n < 2 || b[1] === 0xbb)) throw NEED;
           if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) this.at = 3;
           this.started = true;
@@ -309,18 +301,16 @@ export class RowTokenizer {
       case ROW: {
         if (this.tplN > 0 && this.build) {
           if (this.fastRows()) return true;
-          // Stuck in a row like the template: wait for more bytes, as NEED does.
           if (this.wait > 0) return false;
         }
         const c = this.ws();
         let row = -1;
         if (c !== 123) this.wrongShape(NOT_OBJECTS);
         if (this.build) {
-          this.gap = this.esc = this.odd = false;
+          this.rowFlags = 0;
           row = this.entry(0, 0, 0);
           this.object(1, 0, row);
-          this.tape[row + F.FLAGS] =
-            (this.gap ? Flag.GAP : 0) | (this.esc ? Flag.ESC : 0) | (this.odd ? Flag.ODD : 0);
+          this.tape[row + F.FLAGS] = this.rowFlags;
           this.template(row);
         } else this.value(this.base, -1, 0, 0);
         const d = this.ws();
@@ -343,7 +333,7 @@ export class RowTokenizer {
     }
   }
 
-  /** Makes row `e` (just read) the template of the next rows when it is flat and its keys plain. */
+  /** Row `e` (just read) as the template of the next rows, when it is flat and its keys plain. */
   private template(e: number): void {
     const t = this.tape;
     const b = this.b;
@@ -374,7 +364,6 @@ export class RowTokenizer {
     this.tplAt[n] = at;
     this.tplAt[n + 1] = at + t[e + F.END]! - from;
     const lit = Buffer.concat(parts);
-    // Outside the values only whitespace and a key's escape need marking.
     for (const c of lit) {
       if (c === 32 || c === 10 || c === 13 || c === 9) flags |= Flag.GAP;
       else if (c === 92) flags |= Flag.ESC;
@@ -385,19 +374,16 @@ export class RowTokenizer {
   }
 
   /**
-   * Rows with the template's keys in its order and scalar values without escapes, read by
-   * fast-rows.wat. Stops before the first row that is otherwise; false when it read none, `wait` set
-   * when the bytes ran out in a row like the template (at the end: the general descent says what it is).
+   * Rows like the template with scalar values without escapes, read by fast-rows.wat; false when it read
+   * none, `wait` set when the bytes ran out in a row like it (at the end the general descent says why).
    */
   private fastRows(): boolean {
     const b = this.b;
     if (b.length > MAX_FAST) return false;
-    fast ??= loadFast();
-    const w = fast;
+    const w = instance();
     const members = this.tplN;
     const per = (members + 1) * F.W;
-    const tapeAt = (BODY + b.length + 7) & ~7;
-    // The rows' entries, one int each: a row has at least two entries of F.W ints.
+    const tapeAt = (FREE + b.length + 7) & ~7;
     const rowsAt = tapeAt + 4 * TAPE;
     const tplAt = rowsAt + (4 * TAPE) / (2 * F.W);
     if (loadedBody !== b || loadedTemplate !== this.tplLit) {
@@ -405,7 +391,7 @@ export class RowTokenizer {
       const grow = tplAt + lit.length + 8 * (members + 2) + 16 - w.memory.buffer.byteLength;
       if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
       const u8 = new Uint8Array(w.memory.buffer);
-      u8.set(b, BODY);
+      u8.set(b, FREE);
       const at = (tplAt + lit.length + 3) & ~3;
       u8.set(lit, tplAt);
       new Int32Array(w.memory.buffer, at, members + 2).set(this.tplAt.subarray(0, members + 2));
@@ -417,8 +403,8 @@ export class RowTokenizer {
     let any = false;
     for (;;) {
       const end = w.rows(
-        BODY + this.at,
-        BODY + b.length,
+        FREE + this.at,
+        FREE + b.length,
         tplAt,
         litAt,
         litAt + 4 * (members + 2),
@@ -426,7 +412,7 @@ export class RowTokenizer {
         this.tplFlags,
         tapeAt,
         tapeAt + 4 * TAPE,
-        -BODY,
+        -FREE,
         this.n,
         rowsAt,
       );
@@ -446,12 +432,11 @@ export class RowTokenizer {
         this.n += count * per;
         this.elements += count;
         any ||= count > 0;
-        // A row whose strings are not UTF-8 is the general descent's to fail.
         if (count < w.count.value) {
           this.at = t[this.n + F.START]!;
           return any;
         }
-        this.at = end - BODY;
+        this.at = end - FREE;
         if (why === 3) this.phase = this.base === 2 ? WRAP_NEXT : AFTER_END;
       }
       if (why !== 2) {
@@ -478,7 +463,7 @@ export class RowTokenizer {
     this.nRows = need;
   }
 
-  /** How many of the `count` rows just read have only valid UTF-8 in their strings. */
+  /** How many of the `count` rows just read have valid UTF-8 strings. */
   private validUtf8(count: number, per: number): number {
     const t = this.tape;
     for (let r = 0, e = this.n; r < count; r++, e += per)
@@ -487,7 +472,7 @@ export class RowTokenizer {
     return count;
   }
 
-  /** A key of the wrapper object, its `:` and what follows: the rows' `[`, or a value taken whole. */
+  /** A key of the wrapper, its `:` and what follows: the rows' `[`, or a value taken whole. */
   private wrapperKey(): boolean {
     if (this.b[this.at] !== 34) throw SYNTAX;
     const from = this.at + 1;
@@ -526,7 +511,7 @@ export class RowTokenizer {
     this.build = false;
   }
 
-  /** Skips whitespace; the byte there (NEED when the bytes ran out). */
+  /** The byte after any whitespace. */
   private ws(): number {
     const c = this.b[this.at];
     return c !== undefined && c > 32 ? c : this.gapWs();
@@ -535,7 +520,7 @@ export class RowTokenizer {
   private gapWs(): number {
     const from = this.at;
     if (!this.skipWsOrEnd()) throw NEED;
-    if (this.at !== from) this.gap = true;
+    if (this.at !== from) this.rowFlags |= Flag.GAP;
     return this.b[this.at]!;
   }
 
@@ -592,13 +577,13 @@ export class RowTokenizer {
         this.array(depth + 1, this.build ? this.entry(key, ks, ke) : -1);
         return;
       case 116:
-        kind = this.word(TRUE_TEXT, Kind.TRUE);
+        kind = this.word('true', Kind.TRUE);
         break;
       case 102:
-        kind = this.word(FALSE_TEXT, Kind.FALSE);
+        kind = this.word('false', Kind.FALSE);
         break;
       case 110:
-        kind = this.word(NULL_TEXT, Kind.NULL);
+        kind = this.word('null', Kind.NULL);
         break;
       default:
         if (c === 45 || (c !== undefined && c >= 48 && c <= 57)) kind = this.number();
@@ -614,18 +599,18 @@ export class RowTokenizer {
     t[e + F.NEXT] = e + F.W;
   }
 
-  private word(w: Buffer, kind: number): number {
+  private word(w: string, kind: number): number {
     const b = this.b;
     const p = this.at;
     const end = Math.min(p + w.length, b.length);
-    for (let i = p; i < end; i++) if (b[i] !== w[i - p]) throw SYNTAX;
+    for (let i = p; i < end; i++) if (b[i] !== w.charCodeAt(i - p)) throw SYNTAX;
     if (end < p + w.length) throw NEED;
     this.at = end;
     this.delimited();
     return kind;
   }
 
-  /** A scalar must be followed by a delimiter before we know it ended (`truex` is no literal). */
+  /** A scalar ended only at a delimiter (`truex` is no literal). */
   private delimited(): void {
     const c = this.b[this.at];
     if (c === undefined) {
@@ -636,7 +621,7 @@ export class RowTokenizer {
       throw SYNTAX;
   }
 
-  /** An object; `id` is its key path's (tape.ts keys), -1 when its keys are not interned (in an array). */
+  /** `id`: its key path's (tape.ts keys), -1 when its keys are not interned (in an array). */
   private object(depth: number, id: number, e: number): void {
     const build = this.build;
     this.enter(depth);
@@ -651,7 +636,7 @@ export class RowTokenizer {
         let key = -1;
         if (build && id >= 0) key = this.key(id);
         else this.scanString();
-        if (build && (key < 0 || stamps[key] === mine || numeric[key])) this.odd = true;
+        if (build && (key < 0 || stamps[key] === mine || numeric[key])) this.rowFlags |= Flag.ODD;
         else if (key >= 0) stamps[key] = mine;
         const ke = this.at - 1;
         if (this.ws() !== 58) throw SYNTAX;
@@ -689,7 +674,6 @@ export class RowTokenizer {
     if (e >= 0) this.close(e, Kind.ARR, start, this.at);
   }
 
-  /** The id of the key at hand in an object at key path `parent`. */
   private key(parent: number): number {
     const from = this.at + 1;
     const kind = this.scanString();
@@ -725,7 +709,7 @@ export class RowTokenizer {
     }
     this.at = p + 1;
     if (escaped) {
-      this.esc = true;
+      this.rowFlags |= Flag.ESC;
       return Kind.STRX;
     }
     return high ? Kind.STRU : Kind.STR;
@@ -744,8 +728,7 @@ export class RowTokenizer {
       for (let i = p + 2; i < p + 6; i++) if (hex(b[i]!) < 0) throw SYNTAX;
       return p + 6;
     }
-    if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116)
-      return p + 2;
+    if (Object.hasOwn(ESCAPED, String.fromCharCode(e))) return p + 2;
     throw SYNTAX;
   }
 

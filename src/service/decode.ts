@@ -1,5 +1,4 @@
-// A 200's body with its Content-Encoding undone, as a stream (CLI.md "Answers on the wire"), and the
-// errors of a 200 whose body is not a report.
+// A 200's body with its Content-Encoding undone, and the errors of a 200 whose body is not a report.
 import type { Readable } from 'node:stream';
 import { ServiceError } from '../errors.js';
 
@@ -24,7 +23,7 @@ export function malformedResponse(
 /** br is read when sent, never asked for: its decoder is slower. */
 export const ACCEPT_ENCODING = 'gzip, deflate';
 
-/** `body` decoded (a list undone last first); an encoding prs cannot read is a malformed answer. */
+/** `body` decoded (a list undone last first). */
 export function decodedBody(body: Readable, contentEncoding: string | undefined): Readable {
   const codings = (contentEncoding ?? '')
     .split(',')
