@@ -1,4 +1,3 @@
-/** Lossless JSON out: a JsonNumber is written as its raw text, the rest as JSON.stringify does. */
 import { JsonNumber } from '../domain.js';
 
 /** JSON.stringify(value, null, indent) of a JSON value, with JsonNumbers written verbatim. */

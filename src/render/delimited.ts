@@ -60,7 +60,7 @@ export function writeDelimited(
     const row = batch.object(r, lead?.row);
     for (let c = 0; c < n; c++) {
       if (c > 0) out.byte(sep);
-      // A nested object's leaves are their own columns: a column it extends (`name` beside `name.Price`) is empty.
+      // A nested object's leaves are their own columns: one it extends (`name` beside `name.Price`) is empty.
       const v = valueAt(row, columns[c]!.path);
       if (!isNested(v) || Object.keys(v).length === 0) out.text(cell(cellText(v)));
     }
@@ -71,7 +71,7 @@ export function writeDelimited(
   return exact;
 }
 
-/** The usual rows by fast-rows.wat: `lines(out, r)` writes rows from `r` on and gives the first it did not. */
+/** The usual rows by fast-rows.wat: `lines(out, r)` writes rows from `r` on, gives the first it did not. */
 function linesOf(
   batch: RowBatch,
   ids: Int32Array,

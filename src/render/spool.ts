@@ -1,5 +1,4 @@
-// One answer's output until the whole answer checked out: in memory up to a bound, then in a temporary
-// file that has no name: removed as soon as it is open, it goes with the process however that ends.
+// One answer's output until the whole answer checked out, then in a temporary file unlinked once open.
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

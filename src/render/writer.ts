@@ -1,5 +1,4 @@
-// One writer per output format over a report's answers or a diff's rows. An answer's output counts once
-// `done` is called; columns are fixed by the first rows.
+// One writer per output format: an answer's output counts once `done` is called; first rows fix the columns.
 import type { Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
@@ -16,7 +15,6 @@ export interface WriterOptions {
   format: WriterFormat;
   /** The columns for the first rows (may throw: an unknown --fields name). Default: seenColumns. */
   columns?(rows: readonly Row[], order: 'seen' | 'spec'): Column[];
-  /** The header of an empty CSV/TSV. */
   emptyColumns?(): Column[];
   /** JSON/NDJSON rows reduced to the columns (--fields). */
   project?: boolean;

@@ -13,7 +13,7 @@ export interface RowSink {
   bytes?(chunk: Buffer): void;
 }
 
-/** The number of rows, once the whole body is a report; else rejects with `malformed`'s error or the read's. */
+/** The number of rows, once the whole body is a report; else rejects (`malformed`'s error, or the read's). */
 export async function readAnswer(
   chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Readable,
   sink: RowSink,
@@ -46,10 +46,7 @@ export async function readAnswer(
   return count;
 }
 
-/**
- * A stream's chunks as 'data' events, each taken at once: async iteration would join what piled up
- * meanwhile into a new buffer. `take` returning false ends the read.
- */
+/** 'data' events, each taken at once (async iteration joins chunks that piled up); `take` false stops. */
 function eachChunk(body: Readable, take: (chunk: Uint8Array) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     let stopped = false;

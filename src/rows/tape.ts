@@ -17,8 +17,7 @@ export enum Kind {
 
 /**
  * Fields of an entry (the kind at 0): the value's range (a string's without its quotes), its key's id
- * (-1: none or not interned) and range, the index past its own entries, a row's flags. Enums: the
- * build inlines them.
+ * (-1: none or not interned) and range, the index past its own entries, a row's flags.
  */
 export enum F {
   W = 8,
@@ -77,10 +76,7 @@ class KeyTable {
 
 export const keys = new KeyTable();
 
-/**
- * The rows one push of the tokenizer completed, valid until its next push. `flags`: its rows' together,
- * APART when one was not right after the comma behind the one before.
- */
+/** One push's rows, valid until the next; `flags` theirs together, APART when one did not follow the last. */
 export class RowBatch {
   constructor(
     readonly b: Buffer,

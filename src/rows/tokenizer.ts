@@ -86,6 +86,14 @@ export function borrowFast(): FastRows {
   return instance();
 }
 
+/** `a`, or a larger copy of its first `keep` ints that holds `need`. */
+function room(a: Int32Array<ArrayBuffer>, need: number, keep = a.length): Int32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const grown = new Int32Array(Math.max(2 * a.length, need));
+  grown.set(a.subarray(0, keep));
+  return grown;
+}
+
 /** Per object: the serial it stamped on its keys' ids (a key seen twice in one object). */
 const stamps = new Int32Array(MAX_KEYS);
 let serial = 0;
@@ -128,7 +136,7 @@ export class RowTokenizer {
   private lastEnd = 0;
   /** The row being read's Flag.GAP, ESC and ODD. */
   private rowFlags = 0;
-  /** The last row read whole, as a template for the next: its members' keys and the bytes around its values. */
+  /** The last row read whole as a template for the next: its members' keys, the bytes around its values. */
   private tplN = 0;
   private tplKeys = new Int32Array(0);
   private tplLit: Uint8Array = EMPTY;
@@ -272,24 +280,18 @@ export class RowTokenizer {
         return true;
       }
       case WRAP_FIRST:
-        if (this.ws() === 125) {
-          this.at++;
-          if (!this.seenReport) this.wrongShape(NOT_REPORT);
-          this.phase = AFTER_END;
-          return true;
-        }
-        return this.wrapperKey();
+        if (this.ws() !== 125) return this.wrapperKey();
+        this.at++;
+        return this.wrapperEnd();
       case WRAP_KEY:
         this.ws();
         return this.wrapperKey();
       case WRAP_NEXT: {
         const c = this.ws();
         this.at++;
-        if (c === 44) this.phase = WRAP_KEY;
-        else if (c === 125) {
-          if (!this.seenReport) this.wrongShape(NOT_REPORT);
-          this.phase = AFTER_END;
-        } else throw SYNTAX;
+        if (c === 125) return this.wrapperEnd();
+        if (c !== 44) throw SYNTAX;
+        this.phase = WRAP_KEY;
         return true;
       }
       case ROWS_FIRST:
@@ -419,13 +421,9 @@ export class RowTokenizer {
       let count = w.count.value;
       const why = w.why.value;
       if (count > 0) {
-        let t = this.tape;
         const entries = count * per;
-        if (this.n + entries > t.length) {
-          const grown = new Int32Array(Math.max(t.length * 2, this.n + entries));
-          grown.set(t);
-          this.tape = t = grown;
-        }
+        this.tape = room(this.tape, this.n + entries);
+        const t = this.tape;
         t.set(new Int32Array(w.memory.buffer, tapeAt, entries), this.n);
         if (w.high.value > 0) count = this.validUtf8(count, per);
         this.addRows(new Int32Array(w.memory.buffer, rowsAt, count), w.loose.value === 1);
@@ -454,11 +452,7 @@ export class RowTokenizer {
     if (loose || (this.nRows > 0 && t[e + F.START] !== this.lastEnd + 1)) this.flags |= Flag.APART;
     this.lastEnd = t[entries[entries.length - 1]! + F.END]!;
     const need = this.nRows + entries.length;
-    if (need > this.rows.length) {
-      const grown = new Int32Array(Math.max(2 * this.rows.length, need));
-      grown.set(this.rows.subarray(0, this.nRows));
-      this.rows = grown;
-    }
+    this.rows = room(this.rows, need, this.nRows);
     this.rows.set(entries, this.nRows);
     this.nRows = need;
   }
@@ -506,6 +500,12 @@ export class RowTokenizer {
     return true;
   }
 
+  private wrapperEnd(): boolean {
+    if (!this.seenReport) this.wrongShape(NOT_REPORT);
+    this.phase = AFTER_END;
+    return true;
+  }
+
   private wrongShape(why: string): void {
     this.shape ??= why;
     this.build = false;
@@ -538,13 +538,9 @@ export class RowTokenizer {
   }
 
   private entry(key: number, ks: number, ke: number): number {
-    let t = this.tape;
     const e = this.n;
-    if (e + F.W > t.length) {
-      const grown = new Int32Array(t.length * 2);
-      grown.set(t);
-      this.tape = t = grown;
-    }
+    this.tape = room(this.tape, e + F.W);
+    const t = this.tape;
     t[e + F.KEY] = key;
     t[e + F.KSTART] = ks;
     t[e + F.KEND] = ke;
