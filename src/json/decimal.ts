@@ -80,7 +80,6 @@ function subtractShort(to: string, from: string): string | undefined {
   return `${d < 0 ? '-' : ''}${s.slice(0, cut)}${end > cut ? `.${s.slice(cut, end)}` : ''}`;
 }
 
-/** A plain decimal text with `frac` fraction digits as the integer text × 10^f, if below 10^15. */
 function scaled(t: string, frac: number, f: number): number | undefined {
   const digits = t.replace('.', '') + '0'.repeat(f - frac);
   const n = Number(digits); // an integer text: exact below 2^53

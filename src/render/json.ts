@@ -42,7 +42,6 @@ export function writeRun(out: Bytes, batch: RowBatch, i: number, sep: number): n
 
 // The loops over rows are small functions of their own: V8 optimises what runs hot.
 
-/** The end of the run of compact plain rows from `i`, each right after the one before. */
 function runEnd(t: Int32Array, at: Int32Array, i: number): number {
   let j = i + 1;
   while (
@@ -93,14 +92,12 @@ export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number)
   return j;
 }
 
-/** The end of the run of rows from `i` without escapes and nothing odd. */
 function plainEnd(t: Int32Array, at: Int32Array, i: number): number {
   let j = i;
   while (j < at.length && !(t[at[j]! + F.FLAGS]! & (Flag.ESC | Flag.ODD))) j++;
   return j;
 }
 
-/** Rows `i` to `j`'s byte ranges, less `from`. */
 function rowRanges(
   into: Int32Array,
   t: Int32Array,

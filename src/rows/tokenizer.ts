@@ -36,7 +36,6 @@ const SYNTAX = 1;
 const DEEP = 2; // a row deeper than MAX_ROW_DEPTH
 const ABYSS = 3; // deeper than ABYSS_DEPTH: measured no further
 
-// Phases between steps.
 const BEGIN = 0;
 const WRAP_FIRST = 1; // after `{`: a key or `}`
 const WRAP_KEY = 2; // after `,` in the wrapper
@@ -49,7 +48,6 @@ const FAILED = 8;
 
 const EMPTY = Buffer.alloc(0);
 
-/** fast-rows.wat's exports. */
 export interface FastRows {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(...args: number[]): number;
@@ -86,7 +84,6 @@ export function borrowFast(): FastRows {
   return instance();
 }
 
-/** `a`, or a larger copy of its first `keep` ints that holds `need`. */
 function room(a: Int32Array<ArrayBuffer>, need: number, keep = a.length): Int32Array<ArrayBuffer> {
   if (need <= a.length) return a;
   const grown = new Int32Array(Math.max(2 * a.length, need));
@@ -134,7 +131,6 @@ export class RowTokenizer {
   private nRows = 0;
   private flags = 0;
   private lastEnd = 0;
-  /** The row being read's Flag.GAP, ESC and ODD. */
   private rowFlags = 0;
   /** The last row read whole as a template for the next: its members' keys, the bytes around its values. */
   private tplN = 0;
@@ -457,7 +453,6 @@ export class RowTokenizer {
     this.nRows = need;
   }
 
-  /** How many of the `count` rows just read have valid UTF-8 strings. */
   private validUtf8(count: number, per: number): number {
     const t = this.tape;
     for (let r = 0, e = this.n; r < count; r++, e += per)
@@ -511,7 +506,6 @@ export class RowTokenizer {
     this.build = false;
   }
 
-  /** The byte after any whitespace. */
   private ws(): number {
     const c = this.b[this.at];
     return c !== undefined && c > 32 ? c : this.gapWs();
