@@ -74,7 +74,6 @@ export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
 
 export const PORTFOLIO_COLUMN = 'portfolioId';
 
-/** A nested object that flattens into dotted columns (not an array, not a lossless number). */
 export function isNested(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 }
@@ -111,10 +110,7 @@ export function seenColumns(rows: readonly Row[]): Column[] {
 
 export const columnOf = (name: string): Column => ({ name, path: name.split('.') });
 
-/**
- * `seen`: the rows' own, in first-seen order; `spec`: the spec's present in the rows, in its order, then
- * the rest; no rows: the spec's. `portfolioId` leads when present (without rows, when `multi`).
- */
+/** `spec`: the spec's present in the rows in its order, then the rest; no rows: the spec's. portfolioId first. */
 export function columnsFor(
   type: ReportType,
   rows: readonly Row[],
@@ -132,10 +128,7 @@ export function columnsFor(
   return [...lead, ...spec, ...rest.filter((c) => !specNames.has(c.name))];
 }
 
-/**
- * `--fields`: a column or a prefix of nested ones, in the given order. A name the data lacks is an empty
- * column when the spec lists it for the type, else a UsageError listing what there is.
- */
+/** `--fields`: a column or a prefix of nested ones; one the data lacks is empty if the spec lists it, else an error. */
 export function selectFields(
   columns: readonly Column[],
   fields: readonly string[],
@@ -178,7 +171,6 @@ export function own(o: Record<string, unknown>, k: string): unknown {
   return k === '__proto__' && !Object.hasOwn(o, k) ? undefined : o[k];
 }
 
-/** Null and absent: ''; numbers with their exact digits; arrays and objects as JSON. */
 export function cellText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === null || v === undefined) return '';

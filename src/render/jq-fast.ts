@@ -29,17 +29,13 @@ class Outside extends Error {}
 
 export type Filter = (input: unknown, emit: (v: unknown) => void) => void;
 
-/**
- * A filter as code: its statements for the input in JS variable `x`, each output handed to `k`, which
- * gives the statements that take it (`v`: a variable or a literal, free to read more than once).
- */
+/** A filter as code: statements on input `x`, each output `v` (a variable or literal) handed to `k`. */
 type Gen = (x: string, k: (v: string) => string) => string;
 
 const truthy = (v: unknown) => v !== null && v !== false;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !isJsonNumeric(v);
 
-/** jq's order of kinds: null, false, true, numbers, strings, arrays, objects. */
 function kind(v: unknown): number {
   if (v === null || typeof v === 'boolean') return v === null ? 0 : v ? 2 : 1;
   if (isJsonNumeric(v)) return 3;
@@ -93,7 +89,7 @@ function compare(left: unknown, right: unknown): number {
   );
 }
 
-/** DEL escaped too; a lone surrogate never gets this far (jq.ts). */
+// DEL escaped too; a lone surrogate never gets this far (jq.ts).
 function quote(s: string): string {
   return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
 }
@@ -124,7 +120,6 @@ function index(v: unknown, site: Site): unknown {
   throw new JqError();
 }
 
-/** What the generated code calls, by these names. */
 const HELPERS = { index, compare, truthy, tostring };
 
 const COMPARE = { '==': '===', '!=': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
@@ -178,7 +173,7 @@ function lex(src: string, at: number, nested: boolean): { tokens: Token[]; end: 
   return { tokens, end: src.length };
 }
 
-/** One JS function, which the engine optimizes as a whole, not a closure per step; none outside the subset. */
+/** One JS function, which V8 optimizes as a whole; undefined outside the subset. */
 export function compileFast(filter: string): Filter | undefined {
   const code: Code = { constants: [], vars: 0, functions: 0 };
   try {
@@ -194,7 +189,6 @@ export function compileFast(filter: string): Filter | undefined {
   }
 }
 
-/** The values the code reads (`c0`, …), its variables (`v0`, …) and functions so far. */
 type Code = { constants: unknown[]; vars: number; functions: number };
 
 /** A row's evaluation may call through all the functions nested: past this many, it is jq-web's. */
@@ -213,12 +207,11 @@ function parse(tokens: Token[], code: Code): Gen {
     (name: string): Gen =>
     (_, k) =>
       k(name);
-  /** `expr` computed once, then taken by `k`. */
   const value = (expr: string, k: (v: string) => string) => {
     const v = fresh();
     return `const ${v} = ${expr}; ${k(v)}`;
   };
-  /** `k` written once as a function, for a filter that hands outputs to it from several places. */
+  /** `k` as a function, for a filter that hands it outputs from several places. */
   const shared = (k: (v: string) => string): [string, (v: string) => string] => {
     const [name, v] = [fresh(), fresh()];
     code.functions++;

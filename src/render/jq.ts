@@ -1,5 +1,4 @@
-// `--jq`: jq-fast.ts's subset on the rows themselves, else jq 1.7 (jq-web, WebAssembly) over their exact
-// JSON text; printed as GitHub CLI's `--jq` prints (`jq -r -c`). See docs/performance.md.
+// `--jq`: jq-fast.ts's subset on the rows, else jq 1.7 (jq-web) over their JSON text; printed as `jq -r -c`.
 
 import { createRequire } from 'node:module';
 import { JsonNumber, type Row } from '../domain.js';
@@ -20,7 +19,6 @@ interface JqWeb {
 }
 
 export interface JqProgram {
-  /** The filter is in jq-fast.ts's subset: it runs on the rows themselves, its output to `collect`. */
   readonly writer?: () => RowWriter;
   /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row. */
   readonly format: 'json' | 'ndjson';
@@ -31,11 +29,7 @@ export interface JqProgram {
 
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-/**
- * jq-web's stdout, or jq's first error line. jq (emscripten) sets process.exitCode: prs's own stays. Over
- * several inputs jq goes on after a row's error and exits 0 if the last row passes, its stderr handed to
- * console.warn: an error there fails the run as exit 5 would.
- */
+/** jq-web's stdout, or jq's first error line, also one it hands console.warn (it goes on after an error). */
 function raw(jq: JqWeb, input: string | Buffer, filter: string, flags: string[]) {
   const before = process.exitCode;
   const warn = console.warn;
@@ -90,7 +84,6 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
   // rows go to jq a batch at a time. Not when `f` reads inputs itself or stops jq (`halt`).
   const each = eachForm?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
-  /** Set once the rows go through the fast path: the first failed row, for jq-web to name its error. */
   let fastRun: { failed?: string } | undefined;
   const program: JqProgram = {
     format: perRow === undefined ? 'json' : 'ndjson',
@@ -105,7 +98,6 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
       let size = 0;
       let out = '';
       let failed: unknown;
-      // The whole lines gathered so far (all of them at the end) through the filter; the rest waits.
       const filterLines = (all: boolean) => {
         const text = Buffer.concat(parts.splice(0));
         const cut = all ? text.length : text.lastIndexOf(10) + 1;
@@ -147,13 +139,11 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
       const { out, error } = raw(jq!, input, perRow ?? filter, ['-c', '-M']);
       if (error !== undefined) throw new UsageError(`--jq: ${error}`);
       if (out === undefined || out === '') return '';
-      // Looked for only once the output may hold a literal jq spells otherwise (an `E`), or when the
-      // input has one with an exponent (`100E-2` prints as `1.00`).
+      // Only where jq may have respelled a literal: an `E` out, or an exponent in (`100E-2` prints `1.00`).
       const source = input.toString();
       let spelling = /\d[eE][+-]?\d/.test(source) ? spellings(source) : undefined;
       let text = '';
       for (const line of out.split('\n')) {
-        // A string prints raw (`jq -r`); anything else as compact JSON.
         if (line.startsWith('"')) text += `${JSON.parse(line) as string}\n`;
         else {
           if (spelling === undefined && line.includes('E')) spelling = spellings(source);
@@ -193,17 +183,22 @@ class TapeRow extends Lazy {
     return this.row;
   }
 
-  /** jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD: only an escape makes one. */
+  /** jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD: only a `\u` escape makes one. */
   loneSurrogate(): boolean {
     const { b, tape: t } = this.batch;
     const e = this.batch.at[this.i]!;
-    if (!(t[e + F.FLAGS]! & Flag.ESC)) return false;
-    const lone = loneSurrogate(b.toString('latin1', t[e + F.START]!, t[e + F.END]!));
-    if (lone === 'low') {
-      this.row = wellFormed(this.batch.object(this.i, this.lead)) as Row;
+    if (
+      !(t[e + F.FLAGS]! & Flag.ESC) ||
+      !SURROGATE.test(b.toString('latin1', t[e + F.START]!, t[e + F.END]!))
+    )
+      return false;
+    const lone = { high: false, any: false };
+    const row = wellFormed(this.batch.object(this.i, this.lead), lone) as Row;
+    if (lone.any && !lone.high) {
+      this.row = row;
       this.mended = true;
     }
-    return lone === 'high';
+    return lone.high;
   }
 
   /** -f json's row from the bytes; jq writes DEL escaped. */
@@ -233,29 +228,22 @@ class TapeRow extends Lazy {
   }
 }
 
-/** `high`: a high half without its low half next, else `low`: a low half alone; `\\ud800` is no escape. */
-export function loneSurrogate(text: string): 'high' | 'low' | undefined {
-  let pending = -1; // where a high half's low half must start
-  let lowAlone = false;
-  for (const m of text.matchAll(/\\(?:u([0-9a-f]{4})|.)/gis)) {
-    const unit = m[1] === undefined ? -1 : Number.parseInt(m[1], 16);
-    const low = unit >= 0xdc00 && unit <= 0xdfff;
-    if (pending >= 0 && !(low && m.index === pending)) return 'high';
-    if (pending < 0 && low) lowAlone = true;
-    pending = pending < 0 && unit >= 0xd800 && unit <= 0xdbff ? m.index + 6 : -1;
+/** A surrogate's escape, or text that looks like one (`\\ud800`): only then are the row's strings read. */
+const SURROGATE = /\\u[dD][89a-fA-F]/;
+const HIGH = /[\ud800-\udbff](?![\udc00-\udfff])/;
+
+/** A JSON value with every string's (and key's) lone surrogate made U+FFFD, as `lone` notes. */
+function wellFormed(v: unknown, lone: { high: boolean; any: boolean }): unknown {
+  if (typeof v === 'string') {
+    if (v.isWellFormed()) return v;
+    lone.any = true;
+    lone.high ||= HIGH.test(v);
+    return v.toWellFormed();
   }
-  return pending >= 0 ? 'high' : lowAlone ? 'low' : undefined;
-}
-
-const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** A JSON value with every string's (and key's) lone surrogate made U+FFFD. */
-function wellFormed(v: unknown): unknown {
-  if (typeof v === 'string') return v.replace(LONE, '\ufffd');
-  if (Array.isArray(v)) return v.map(wellFormed);
+  if (Array.isArray(v)) return v.map((x) => wellFormed(x, lone));
   if (typeof v !== 'object' || v === null || v instanceof JsonNumber) return v;
   // fromEntries defines own properties: `__proto__` stays a key.
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(LONE, '\ufffd'), wellFormed(x)]));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k, lone), wellFormed(x, lone)]));
 }
 
 /** Each result a line (a string raw), or `,` and its JSON when gathered; an answer's failure counts once done. */
@@ -300,13 +288,9 @@ function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): 
   };
 }
 
-/** A JSON text's strings (left as they are) and number tokens. */
 const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
-/**
- * The literals jq 1.7 prints in another spelling (decNumber's: `1e5` as `1E+5`, `100E-2` as `1.00`), by that
- * spelling. A computed number prints as a double, never in these forms: only literals passed through match.
- */
+/** The literals jq 1.7 prints in decNumber's spelling (`1e5` as `1E+5`), by that spelling (never a double's). */
 function spellings(text: string): Map<string, string> {
   const map = new Map<string, string>();
   for (const [raw] of text.matchAll(TOKENS)) {

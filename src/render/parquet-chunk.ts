@@ -26,7 +26,7 @@ const GZIP = 2;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const digit = (c = 0) => (c >= 48 && c <= 57 ? c - 48 : Number.NaN);
 
-/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` at b[start, end) (year 100 on), else undefined. */
+/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD` at b[start, end) (year 100 on). */
 export function epochDay(b: Buffer, start = 0, end = b.length): number | undefined {
   if (end - start !== 10 || b[start + 4] !== 45 || b[start + 7] !== 45) return undefined;
   const y =
@@ -40,7 +40,7 @@ export function epochDay(b: Buffer, start = 0, end = b.length): number | undefin
 
 const NUMBER = { negative: false, digits: 0, value: 0, exp: 0 };
 
-/** The JSON number at b[start, end): ±value × 10^exp, of `digits` significant digits (`value` exact up to 15). */
+/** The JSON number at b[start, end): ±value × 10^exp, `digits` significant (`value` exact up to 15). */
 export function numberAt(b: Buffer, start: number, end: number): typeof NUMBER {
   const n = NUMBER;
   n.negative = b[start] === 45;
@@ -130,7 +130,7 @@ export class ColumnChunk {
     this.reset();
   }
 
-  /** Row `row`'s value (rows before it without one are null): its tape Kind, a number's or string's b[start, end). */
+  /** Row `row`'s value (rows before it without one are null): its tape Kind, its text at b[start, end). */
   add(row: number, kind: Kind, b: Buffer, start: number, end: number): void {
     this.pad(row);
     if (kind === Kind.TRUE || kind === Kind.FALSE)
@@ -177,7 +177,7 @@ export class ColumnChunk {
     this.rows = row + 1;
   }
 
-  /** The chunk of `rows` rows appended to `file`; its ColumnChunk for the footer. Then empty. */
+  /** The chunk appended to `file`; its ColumnChunk for the footer. */
   flush(file: ByteWriter, rows: number) {
     this.pad(rows);
     const start = file.offset;
@@ -259,14 +259,17 @@ export class ColumnChunk {
     }
   }
 
+  /** A copy: the footer is written after `values` has been reused. */
   private bound(at: number): Uint8Array {
     const b = this.values.buf;
     const string = this.type === TYPE.BYTE_ARRAY;
-    return b.slice(at + (string ? 4 : 0), at + (string ? 4 + b.readUInt32LE(at) : this.width));
+    return new Uint8Array(
+      b.subarray(at + (string ? 4 : 0), at + (string ? 4 + b.readUInt32LE(at) : this.width)),
+    );
   }
 }
 
-/** A page appended to `file`: its header, `levels`, `body` compressed. Its uncompressed size, header included. */
+/** A page appended to `file`: header, `levels`, `body` gzipped; its uncompressed size, header included. */
 function page(file: ByteWriter, body: Uint8Array, type: number, header: object, levels = new Uint8Array(0)) {
   const compressed = gzipSync(body);
   const headerStart = file.offset;

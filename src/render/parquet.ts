@@ -18,14 +18,14 @@ import { ColumnChunk, epochDay, numberAt, type ParquetColumn } from './parquet-c
 
 const NODE_20 = process.versions.node.split('.')[0] === '20';
 
-/** The most digits a DECIMAL column may have: what the warehouses and DuckDB read as a decimal. */
+/** What the warehouses and DuckDB read as a decimal. */
 const MAX_PRECISION = 38;
 
 /** A column's kinds of values as bits: one kind is that type, several (or none: nulls) strings. */
 const KINDS = { decimal: 1, date: 2, boolean: 4, string: 8 };
 const KIND_OF: Record<number, ParquetColumn['kind']> = { 1: 'decimal', 2: 'date', 4: 'boolean' };
 
-/** A decimal column's most fraction and integer digits; `widest`: the value that set them last. */
+/** `widest`: the value that last widened a decimal column. */
 interface ColumnStats {
   column: number;
   kinds: number;
@@ -41,7 +41,7 @@ function widen(s: ColumnStats, scale: number, integerDigits: number): boolean {
   return true;
 }
 
-/** The columns, first seen first, and what their values need (DECIMAL: the digits seen, never rounded). */
+/** The columns, first seen first, and what their values need (DECIMAL: every digit seen). */
 class ColumnPlan {
   private readonly byColumn: ColumnStats[] = [];
   private readonly order: ColumnStats[] = [];
@@ -121,7 +121,7 @@ function putUint(out: Bytes, n: number): void {
 const cell = { column: 0, kind: Kind.NULL, start: 0, end: 0 };
 let uint = 0;
 
-/** The spooled cell at b[p] read into `cell`; where the next one starts. */
+/** The spooled cell at b[p] read into `cell`; returns where the next one starts. */
 function nextCell(b: Buffer, p: number): number {
   p = getUint(b, p);
   cell.column = Math.floor(uint / 8);
@@ -143,26 +143,17 @@ function getUint(b: Buffer, p: number): number {
 
 const PAR1 = 0x31524150;
 
-/** FileMetaData: the row groups are bytes since each was written (`groups`), so that no object outlives it. */
-function footer(file: ByteWriter, elements: Record<string, unknown>[], rows: number, groups: Uint8Array[]) {
+/** FileMetaData: version 2, the schema, the row groups, created_by, TYPE_DEFINED_ORDER for each column. */
+function footer(file: ByteWriter, elements: Record<string, unknown>[], rows: number, groups: object[]) {
   const start = file.offset;
-  const schema = [{ field_4: 'root', field_5: elements.length }, ...elements];
-  serializeTCompactProtocol(file, { field_1: 2, field_2: schema, field_3: BigInt(rows) });
-  // Back over its STOP: field 4 (row_groups) by hand; then 6 (created_by) and 7 (column_orders:
-  // TYPE_DEFINED_ORDER, so readers use the statistics), the first id a delta from 4.
-  file.index--;
-  file.offset--;
-  file.appendUint8(0x19);
-  if (groups.length > 14) {
-    file.appendUint8(0xfc);
-    file.appendVarInt(groups.length);
-  } else file.appendUint8((groups.length << 4) | 12);
-  for (const g of groups) file.appendBytes(g);
-  const tail = new ByteWriter();
-  serializeTCompactProtocol(tail, { field_6: 'prs', field_7: elements.map(() => ({ field_1: {} })) });
-  const bytes = tail.getBytes();
-  bytes[0] = (bytes[0]! & 15) | (2 << 4);
-  file.appendBytes(bytes);
+  serializeTCompactProtocol(file, {
+    field_1: 2,
+    field_2: [{ field_4: 'root', field_5: elements.length }, ...elements],
+    field_3: BigInt(rows),
+    field_4: groups,
+    field_6: 'prs',
+    field_7: elements.map(() => ({ field_1: {} })),
+  });
   file.appendUint32(file.offset - start);
   file.appendUint32(PAR1);
 }
@@ -280,7 +271,7 @@ export class ParquetSpool {
     return c;
   }
 
-  /** The file's columns: first seen first, or --fields' order; a decimal past 38 digits is a UsageError. */
+  /** First seen first, or --fields' order. */
   columns(): ParquetColumn[] {
     const columns = this.plan.columns();
     const fields = this.o.fields;
@@ -304,7 +295,7 @@ export class ParquetSpool {
     });
     const file = new ByteWriter();
     file.appendUint32(PAR1);
-    const groups: Uint8Array[] = [];
+    const groups: object[] = [];
     let count = 0;
     let rows = 0;
     // Each row group goes out as soon as it is encoded: memory holds one, never the file.
@@ -318,10 +309,12 @@ export class ParquetSpool {
       const start = file.offset;
       const chunks = columns.map((c) => c.flush(file, count));
       const size = chunks.reduce((n, c) => n + c.field_3.field_6, 0n);
-      const group = new ByteWriter(256);
-      const sizes = { field_2: size, field_3: BigInt(count), field_6: BigInt(file.offset - start) };
-      serializeTCompactProtocol(group, { field_1: chunks, ...sizes });
-      groups.push(group.getBytes().slice());
+      groups.push({
+        field_1: chunks,
+        field_2: size,
+        field_3: BigInt(count),
+        field_6: BigInt(file.offset - start),
+      });
       rows += count;
       count = 0;
       await flush();

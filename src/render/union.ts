@@ -9,7 +9,7 @@ import type { Widened } from './writer.js';
 const LF = 0x0a;
 const QUOTE = 0x22;
 
-/** A record ends at a LF outside quotes (TSV escapes LF in a cell). */
+// A record ends at a LF outside quotes (TSV escapes LF in a cell).
 export async function widen(
   source: AsyncIterable<Buffer>,
   w: Widened,

@@ -4,17 +4,15 @@ import { columnOf } from '../../../src/render/columns.js';
 import {
   displayWidth,
   isNumericColumn,
-  printable,
-  renderTable,
-  truncate,
-} from '../../../src/render/table.js';
-import {
   type LayoutColumn,
   minWidth,
   planTable,
+  printable,
   priorities,
+  renderTable,
   rowWidth,
-} from '../../../src/render/table-layout.js';
+  truncate,
+} from '../../../src/render/table.js';
 
 describe('table helpers', () => {
   it.each([
