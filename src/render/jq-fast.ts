@@ -2,32 +2,29 @@
 // paths, `select`, comparisons, `and`/`or`/`not`, literals, strings with `\(…)`, arrays and objects. jq-web
 // runs the rest (`//`, `if`, `length` and other builtins, arithmetic, indexes, `.[]` inside a filter).
 
-import { isJsonNumeric, JsonNumber } from '../domain.js';
+import { isJsonNumeric, JsonNumber, type Row } from '../domain.js';
 import { compareDecimal, decimalSpelling } from '../json/decimal.js';
+import { stringifyLossless } from '../json/lossless.js';
+import { entryValue, F, Flag, Kind, keys, numberAt, type RowBatch } from '../rows/tape.js';
+import { Bytes } from './bytes.js';
+import { writeRow } from './json.js';
+import type { RowWriter } from './writer.js';
 
-/** Where a filter reads `.key`; `id` and `hint` are the Lazy's, kept from row to row. */
-export interface Site {
+/** Where a filter reads `.key`; `id` and `hint` are TapeRow's, kept from row to row. */
+interface Site {
   readonly key: string;
   id: number;
   hint: number;
 }
 
-/** An object read key by key, made whole only when needed whole (jq.ts: a row on the tape). */
-export abstract class Lazy {
-  abstract get(site: Site): unknown;
-  abstract whole(): Record<string, unknown>;
-  /** Its compact JSON as `json` prints it, if that can be had without making it whole. */
-  abstract text(): string | undefined;
-}
-
-const real = (v: unknown) => (v instanceof Lazy ? v.whole() : v);
+const real = (v: unknown) => (v instanceof TapeRow ? v.whole() : v);
 
 /** A run-time error of the filter: jq-web is asked for its message. */
-export class JqError extends Error {}
+class JqError extends Error {}
 
 class Outside extends Error {}
 
-export type Filter = (input: unknown, emit: (v: unknown) => void) => void;
+type Filter = (input: unknown, emit: (v: unknown) => void) => void;
 
 /** A filter as code: statements on input `x`, each output `v` (a variable or literal) handed to `k`. */
 type Gen = (x: string, k: (v: string) => string) => string;
@@ -89,7 +86,7 @@ function compare(left: unknown, right: unknown): number {
   );
 }
 
-// DEL escaped too; a lone surrogate never gets this far (jq.ts).
+// jq escapes DEL too; a lone surrogate never gets this far (TapeRow).
 function quote(s: string): string {
   return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
 }
@@ -109,13 +106,13 @@ function dump(value: unknown, literal: (raw: string) => string): string {
   return `{${text.slice(1)}}`;
 }
 
-export const json = (v: unknown) => (v instanceof Lazy ? v.text() : undefined) ?? dump(v, (raw) => raw);
+const json = (v: unknown) => (v instanceof TapeRow ? v.text() : undefined) ?? dump(v, (raw) => raw);
 
 const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
 
 function index(v: unknown, site: Site): unknown {
   if (v === null) return null;
-  if (v instanceof Lazy) return v.get(site);
+  if (v instanceof TapeRow) return v.get(site);
   if (isObject(v)) return Object.hasOwn(v, site.key) ? v[site.key] : null;
   throw new JqError();
 }
@@ -130,7 +127,6 @@ function literalNumber(text: string): number | JsonNumber {
   return String(Number(spelled)) === spelled ? Number(spelled) : new JsonNumber(spelled);
 }
 
-/** A string token's pieces: text, or the tokens of a `\(…)`. */
 type Token = string | { str: (string | Token[])[] };
 
 const LEX =
@@ -211,7 +207,6 @@ function parse(tokens: Token[], code: Code): Gen {
     const v = fresh();
     return `const ${v} = ${expr}; ${k(v)}`;
   };
-  /** `k` as a function, for a filter that hands it outputs from several places. */
   const shared = (k: (v: string) => string): [string, (v: string) => string] => {
     const [name, v] = [fresh(), fresh()];
     code.functions++;
@@ -357,4 +352,132 @@ function parse(tokens: Token[], code: Code): Gen {
   const f = pipe();
   if (p !== tokens.length) throw new Outside();
   return f;
+}
+
+const rowBytes = new Bytes();
+const own = (o: Row, key: string) => (Object.hasOwn(o, key) ? o[key] : null);
+
+/** A batch's rows in turn (`at`), read from the tape by key, made objects only when needed whole. */
+class TapeRow {
+  private i = 0;
+  private row?: Row;
+  private mended = false;
+  constructor(
+    private readonly batch: RowBatch,
+    private readonly lead?: Row,
+  ) {}
+
+  at(i: number): void {
+    this.i = i;
+    this.row = undefined;
+    this.mended = false;
+  }
+
+  whole(): Row {
+    this.row ??= this.batch.object(this.i, this.lead);
+    return this.row;
+  }
+
+  /** jq 1.7 fails on a lone high half and reads a lone low half as U+FFFD: only a `\u` escape makes one. */
+  loneSurrogate(): boolean {
+    const { b, tape: t } = this.batch;
+    const e = this.batch.at[this.i]!;
+    if (
+      !(t[e + F.FLAGS]! & Flag.ESC) ||
+      !SURROGATE.test(b.toString('latin1', t[e + F.START]!, t[e + F.END]!))
+    )
+      return false;
+    const lone = { high: false, any: false };
+    const row = wellFormed(this.batch.object(this.i, this.lead), lone) as Row;
+    if (lone.any && !lone.high) {
+      this.row = row;
+      this.mended = true;
+    }
+    return lone.high;
+  }
+
+  /** -f json's row from the bytes (jq writes DEL escaped), as `json` prints it. */
+  text(): string | undefined {
+    if (this.lead || this.mended) return undefined;
+    writeRow(rowBytes, this.batch, this.i);
+    return rowBytes.take().toString().replaceAll('\x7f', '\\u007f');
+  }
+
+  get(site: Site): unknown {
+    const { b, tape: t } = this.batch;
+    const e = this.batch.at[this.i]!;
+    // Where JS's object decides (a key twice, an integer key, one not interned), it is asked.
+    if (this.mended || t[e + F.FLAGS]! & Flag.ODD) return own(this.whole(), site.key);
+    const end = t[e + F.NEXT]!;
+    // A key never interned is in no row; the hint may land on a nested entry (another path's id).
+    if (site.id < 0) site.id = keys.path([site.key]);
+    if (site.id < 0) return this.lead ? own(this.lead, site.key) : null;
+    let m = e + site.hint;
+    if (site.hint === 0 || m >= end || t[m + F.KEY] !== site.id) {
+      for (m = e + F.W; m < end && t[m + F.KEY] !== site.id; m = t[m + F.NEXT]!);
+      site.hint = m - e;
+    }
+    // A number read here keeps entryValue, which makes any value, cold (V8 then optimizes less).
+    if (m < end) return t[m] === Kind.NUM ? numberAt(b, t[m + F.START]!, t[m + F.END]!) : entryValue(b, t, m);
+    return this.lead ? own(this.lead, site.key) : null;
+  }
+}
+
+/** A surrogate's escape, or text that looks like one (`\\ud800`): only then are the row's strings read. */
+const SURROGATE = /\\u[dD][89a-fA-F]/;
+const HIGH = /[\ud800-\udbff](?![\udc00-\udfff])/;
+
+function wellFormed(v: unknown, lone: { high: boolean; any: boolean }): unknown {
+  if (typeof v === 'string') {
+    if (v.isWellFormed()) return v;
+    lone.any = true;
+    lone.high ||= HIGH.test(v);
+    return v.toWellFormed();
+  }
+  if (Array.isArray(v)) return v.map((x) => wellFormed(x, lone));
+  if (typeof v !== 'object' || v === null || v instanceof JsonNumber) return v;
+  // fromEntries defines own properties: `__proto__` stays a key.
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k, lone), wellFormed(x, lone)]));
+}
+
+/** Each result a line (a string raw), or `,` and its JSON when gathered; an answer's failure counts once done. */
+export function fastWriter(filter: Filter, gather: boolean, run: { failed?: string }): RowWriter {
+  let rows = 0;
+  return {
+    answer(_label, lead) {
+      let n = 0;
+      let failed: string | undefined;
+      return {
+        rows(batch) {
+          let text = '';
+          const emit = (v: unknown) => {
+            text += gather ? `,${json(v)}` : `${typeof v === 'string' ? v : json(v)}\n`;
+          };
+          const row = new TapeRow(batch, lead);
+          for (let i = 0; i < batch.length && failed === undefined; i++, n++) {
+            row.at(i);
+            try {
+              if (row.loneSurrogate()) throw new JqError();
+              filter(row, emit);
+            } catch (err) {
+              // A stack overflow (the generated code recursing too deep) is the filter's failure too.
+              if (!(err instanceof JqError || err instanceof RangeError)) throw err;
+              failed = stringifyLossless(row.whole());
+            }
+          }
+          return text;
+        },
+        done() {
+          rows += n;
+          if (failed !== undefined) run.failed ??= failed;
+          return undefined;
+        },
+      };
+    },
+    end: () => ({ text: '', notes: [], warnings: [] }),
+    widened: () => undefined,
+    get rows() {
+      return rows;
+    },
+  };
 }

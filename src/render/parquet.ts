@@ -192,8 +192,7 @@ export class ParquetSpool {
     let count = 0;
     return {
       rows: (rows: RowBatch) => {
-        // From the first rows (code compiled under other flags misses its cache), memory before speed
-        // (docs/performance.md, Parquet).
+        // Memory before speed (docs/performance.md), from the first rows: code compiled before keeps its cache.
         if (this.rows + count === 0) {
           setFlagsFromString('--heap-growing-percent=50');
           if (!NODE_20) setFlagsFromString('--optimize-for-size');

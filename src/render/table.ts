@@ -1,6 +1,5 @@
-// The table: numbers right-aligned and never cut. On a terminal, in order until it fits: every column at
-// its natural width; long text shortened; columns left out, least important first (never a key or a
-// --fields one); else one block per record.
+// The table: numbers right-aligned, never cut. On a terminal, until it fits: long text shortened; columns
+// left out, least important first (never a key or a --fields one); else one block per record.
 import { eastAsianWidth } from 'get-east-asian-width';
 import { isJsonNumeric, type ReportType, type Row } from '../domain.js';
 import { type Column, cellText, PORTFOLIO_COLUMN, valueAt } from './columns.js';
