@@ -122,10 +122,9 @@ export function columnsFor(
   const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);
   const rest = seen.filter((c) => c.name !== PORTFOLIO_COLUMN);
   if (order === 'seen') return [...lead, ...rest];
-  const byName = new Map(rest.map((c) => [c.name, c]));
-  const spec = SPEC_COLUMNS[type].filter((n) => byName.has(n)).map((n) => byName.get(n)!);
-  const specNames = new Set(spec.map((c) => c.name));
-  return [...lead, ...spec, ...rest.filter((c) => !specNames.has(c.name))];
+  const spec = SPEC_COLUMNS[type];
+  const place = (c: Column) => (spec.includes(c.name) ? spec.indexOf(c.name) : spec.length);
+  return [...lead, ...rest.sort((a, b) => place(a) - place(b))];
 }
 
 /** `--fields`: a column or a prefix of nested ones; one the data lacks is empty if the spec lists it, else an error. */

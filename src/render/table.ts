@@ -72,30 +72,24 @@ export function renderTable(
       return numeric[i] ? text : printable(text);
     }),
   );
-  const cells =
-    o.width === undefined
-      ? texts
-      : texts.map((r) => r.map((t, i) => (numeric[i] ? t : truncate(t, MAX_TEXT_WIDTH))));
+  const width = o.width ?? Number.POSITIVE_INFINITY;
+  const cap = o.width === undefined ? width : MAX_TEXT_WIDTH;
+  const cells = texts.map((r) => r.map((t, i) => (numeric[i] ? t : truncate(t, cap))));
   const natural = names.map((name, i) =>
     cells.reduce((w, r) => Math.max(w, displayWidth(r[i])), displayWidth(name)),
   );
-  const all = columns.map((_, i) => i);
-  if (o.width === undefined)
-    return { text: drawTable(names, cells, numeric, all, natural, o.color), notes: [] };
   const { rank, keep } = priorities(names, o.type, o.picked === true);
   const layout = planTable(
     names.map((name, i) => ({ name, natural: natural[i], numeric: numeric[i], header: displayWidth(name) })),
-    o.width,
+    width,
     rank,
     keep,
   );
   if (layout.kind === 'records')
-    return { text: drawRecords(names, texts, numeric, o.width, o.color), notes: [] };
+    return { text: drawRecords(names, texts, numeric, width, o.color), notes: [] };
   const widthOf = new Map(layout.shown.map((i, k) => [i, layout.widths[k]]));
   const fitted = texts.map((r) =>
-    r.map((t, i) =>
-      numeric[i] || !widthOf.has(i) ? t : truncate(t, Math.min(MAX_TEXT_WIDTH, widthOf.get(i)!)),
-    ),
+    r.map((t, i) => (numeric[i] || !widthOf.has(i) ? t : truncate(t, Math.min(cap, widthOf.get(i)!)))),
   );
   const hidden = layout.hidden.map((i) => columns[i].name);
   const notes = hidden.length > 0 ? [hiddenNote(hidden, columns.length)] : [];
