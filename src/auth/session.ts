@@ -130,14 +130,12 @@ export function createSession(d: SessionDeps): Session {
       onWait: (ms, reason) => d.io.debug(...waitLine(ms, reason)),
     });
   const signIn = (secret: string, creds?: Credentials): Promise<StoredSession> => {
-    d.io.debug(
-      creds
-        ? `auth: signing in as ${creds.username} (grant_type=password)`
-        : `auth: signing in as service account ${s.clientId} (grant_type=client_credentials)`,
-    );
     const grant: Grant = creds
       ? { type: 'password', username: creds.username, password: creds.password }
       : { type: 'client_credentials' };
+    d.io.debug(
+      `auth: signing in as ${creds?.username ?? `service account ${s.clientId}`} (grant_type=${grant.type})`,
+    );
     return grantToken(secret, grant);
   };
 
@@ -177,13 +175,8 @@ export function createSession(d: SessionDeps): Session {
   const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
     if (service(s)) {
       const secret = serviceAccountSecret(s, stored);
-      if (!secret)
-        throw notLoggedIn(
-          s,
-          s.ci
-            ? undefined
-            : 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs',
-        );
+      const unattended = 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs';
+      if (!secret) throw notLoggedIn(s, s.ci ? undefined : unattended);
       return keep(await signIn(secret), bindingOf(s));
     }
     const creds = availableCredentials(s, stored);

@@ -123,12 +123,9 @@ async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: G
   const host = hostOf(url);
   const form = formOf(ep, grantFields(grant));
   const res = await http.send({ method: 'POST', url, form, signal: o.signal, endpoint: 'token' });
-  let text: string;
-  try {
-    text = await res.body.text();
-  } catch (err) {
+  const text = await res.body.text().catch((err) => {
     throw new ServiceError(`the token endpoint at ${host} broke off its answer`, { cause: err });
-  }
+  });
   const type = header(res, 'content-type');
   let json: { error?: unknown } | undefined;
   try {

@@ -23,9 +23,8 @@ export function answerKey(
   q: ReportQuery,
 ): AnswerKey | undefined {
   if (!s.baseUrl || !s.tenant) return undefined;
-  const { portfolioId, reportType, date } = q;
   const { baseUrl, tenant, realm = '', clientId = '' } = s;
-  return { baseUrl, realm, clientId, identity: identityOf(s), tenant, portfolioId, reportType, date };
+  return { baseUrl, realm, clientId, identity: identityOf(s), tenant, ...q };
 }
 
 /** Strictly before today (UTC): today's answer can still change. */
@@ -66,19 +65,18 @@ export function cachedService(o: CachedServiceOptions): Service {
         use({
           async read(sink) {
             const entry = o.store.writer(profile, key);
-            let rows: number;
-            try {
-              rows = await res.read({
+            const rows = await res
+              .read({
                 rows: sink.rows && ((r) => sink.rows!(r)),
                 bytes(chunk) {
                   entry.write(chunk);
                   sink.bytes?.(chunk);
                 },
+              })
+              .catch((err) => {
+                entry.abort();
+                throw err;
               });
-            } catch (err) {
-              entry.abort();
-              throw err;
-            }
             try {
               entry.commit();
             } catch (err) {

@@ -23,7 +23,6 @@ import { writeAll } from '../stdout.js';
 
 // node:crypto at the first use: the cache's fast path (hit.ts) loads this module at its start.
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');
-const sha256 = (data: string | Buffer) => hasher().update(data).digest('hex');
 
 export interface CachedAnswer {
   path: string;
@@ -54,7 +53,7 @@ export type AnswerKey = Record<Exclude<(typeof KEY_FIELDS)[number], 'portfolioId
 export const keyText = (k: AnswerKey): string => JSON.stringify(KEY_FIELDS.map((f) => k[f]));
 
 export function entryName(k: AnswerKey): string {
-  return `${sha256(keyText(k))}${EXT}`;
+  return `${hasher().update(keyText(k)).digest('hex')}${EXT}`;
 }
 
 function entryHead(k: AnswerKey, length: number, digest: string, storedAt: number): Buffer {
@@ -307,8 +306,8 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
         profiles[f.profile] = { entries: p.entries + 1, bytes: p.bytes + f.size };
       }
       const times = found.map((f) => storedAtOf(f.path)).filter((t) => t !== undefined);
-      const oldest = times.length ? times.reduce((a, b) => Math.min(a, b)) : undefined;
-      const newest = times.length ? times.reduce((a, b) => Math.max(a, b)) : undefined;
+      times.sort((a, b) => a - b);
+      const [oldest, newest] = [times[0], times.at(-1)];
       return { directory: root, entries: found.length, bytes: sizeOf(found), profiles, oldest, newest };
     },
   };

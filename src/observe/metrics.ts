@@ -47,57 +47,45 @@ function otherSeries(previous: string, command: string, profile: string): Map<st
   return out;
 }
 
-export function metricsText(m: RunMetrics, previous = ''): string {
-  const base = { command: m.command, profile: m.profile };
-  const others = otherSeries(previous, m.command, m.profile);
-  const out: string[] = [];
-  const family = (
-    name: string,
-    type: 'gauge' | 'counter',
-    help: string,
-    series: [Record<string, string>, string][],
-  ) => {
-    const kept = others.get(name) ?? [];
-    if (!series.length && !kept.length) return;
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...kept);
-    for (const [extra, value] of series) out.push(`${name}${labels({ ...base, ...extra })} ${value}`);
-  };
-  family(
-    'prs_last_run_exit_code',
-    'gauge',
-    'Exit code of the last run (0 success, see prs help exit-codes).',
-    [[{}, String(m.exitCode)]],
-  );
-  family('prs_last_run_timestamp_seconds', 'gauge', 'When the last run ended, in seconds since the epoch.', [
-    [{}, seconds(m.endedAt)],
-  ]);
-  family(
-    'prs_last_success_timestamp_seconds',
-    'gauge',
+/** The families in the file's order; a name ending in _total is a counter, the others are gauges. */
+const HELP: Record<string, string> = {
+  prs_last_run_exit_code: 'Exit code of the last run (0 success, see prs help exit-codes).',
+  prs_last_run_timestamp_seconds: 'When the last run ended, in seconds since the epoch.',
+  prs_last_success_timestamp_seconds:
     'When the last successful run ended, in seconds since the epoch (kept across failed runs).',
-    m.lastSuccessAt === undefined ? [] : [[{}, seconds(m.lastSuccessAt)]],
-  );
-  family('prs_run_duration_seconds', 'gauge', 'How long the last run took.', [[{}, seconds(m.durationMs)]]);
-  family(
-    'prs_items',
-    'gauge',
-    'Items (portfolio x date) of the last run by outcome.',
-    ITEM_STATUSES.map((status) => [{ status }, String(m.items[status])]),
-  );
-  family(
-    'prs_requests_total',
-    'counter',
-    'HTTP requests of the last run by endpoint and status code (0: no answer).',
-    [...m.requests]
+  prs_run_duration_seconds: 'How long the last run took.',
+  prs_items: 'Items (portfolio x date) of the last run by outcome.',
+  prs_requests_total: 'HTTP requests of the last run by endpoint and status code (0: no answer).',
+  prs_rate_limit_wait_seconds: 'Time the last run waited for the rate limit.',
+  prs_bytes_written: 'Bytes the last run wrote (files or stdout).',
+};
+
+export function metricsText(m: RunMetrics, previous = ''): string {
+  const others = otherSeries(previous, m.command, m.profile);
+  const series: Record<string, [Record<string, string>, string][]> = {
+    prs_last_run_exit_code: [[{}, String(m.exitCode)]],
+    prs_last_run_timestamp_seconds: [[{}, seconds(m.endedAt)]],
+    prs_last_success_timestamp_seconds: m.lastSuccessAt === undefined ? [] : [[{}, seconds(m.lastSuccessAt)]],
+    prs_run_duration_seconds: [[{}, seconds(m.durationMs)]],
+    prs_items: ITEM_STATUSES.map((status) => [{ status }, String(m.items[status])]),
+    prs_requests_total: [...m.requests]
       .sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.code - b.code)
       .map((r) => [{ endpoint: r.endpoint, code: String(r.code) }, String(r.count)]),
-  );
-  family('prs_rate_limit_wait_seconds', 'gauge', 'Time the last run waited for the rate limit.', [
-    [{}, seconds(m.rateLimitWaitMs)],
-  ]);
-  family('prs_bytes_written', 'gauge', 'Bytes the last run wrote (files or stdout).', [
-    [{}, String(m.bytesWritten)],
-  ]);
+    prs_rate_limit_wait_seconds: [[{}, seconds(m.rateLimitWaitMs)]],
+    prs_bytes_written: [[{}, String(m.bytesWritten)]],
+  };
+  const out: string[] = [];
+  for (const [name, help] of Object.entries(HELP)) {
+    const kept = others.get(name) ?? [];
+    if (!series[name]!.length && !kept.length) continue;
+    out.push(
+      `# HELP ${name} ${help}`,
+      `# TYPE ${name} ${name.endsWith('_total') ? 'counter' : 'gauge'}`,
+      ...kept,
+    );
+    for (const [extra, value] of series[name]!)
+      out.push(`${name}${labels({ command: m.command, profile: m.profile, ...extra })} ${value}`);
+  }
   return `${out.join('\n')}\n`;
 }
 

@@ -2,7 +2,7 @@
 // on Redis's clock by compare-and-set. Redis unusable: one warning, the file limiter for the rest of the run.
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
-import { type Change, parseState, type Slots, spanOf } from './limiter.js';
+import { parseState, type Slots, spanOf } from './limiter.js';
 import type { LimiterState } from './types.js';
 
 const REDIS_TIMEOUT_MS = 2000;
@@ -89,27 +89,33 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
     const [now, text, digest] = (await run(READ, [])) as [number, string, string];
     return { now: Number(now), text, digest };
   };
-  const update = async <T>(fn: Change<T>): Promise<T> => {
-    for (;;) {
-      const { now, text, digest } = await read();
-      const state = parseState(text);
-      const { write, result } = fn(state, now);
-      const ttl = String(spanOf(o.rate));
-      if (!write || Number(await run(REPLACE, [digest, JSON.stringify(write), ttl])) === 1) {
-        held = write ?? state;
-        return result;
+  const remote: Slots = {
+    async update(fn) {
+      for (;;) {
+        const { now, text, digest } = await read();
+        const state = parseState(text);
+        const { write, result } = fn(state, now);
+        const ttl = String(spanOf(o.rate));
+        if (!write || Number(await run(REPLACE, [digest, JSON.stringify(write), ttl])) === 1) {
+          held = write ?? state;
+          return result;
+        }
       }
-    }
+    },
+    async peek() {
+      const { now, text } = await read();
+      return { state: parseState(text), now };
+    },
   };
   const close = async () => {
     const c = client;
     client = undefined;
     await c?.then((c) => c.destroy()).catch(() => {});
   };
-  const viaRedis = async <T>(f: () => Promise<T>, local: (file: Slots) => Promise<T>): Promise<T> => {
+  const viaRedis = async <T>(op: (slots: Slots) => Promise<T>): Promise<T> => {
     if (!fallback)
       try {
-        return await f();
+        return await op(remote);
       } catch (err) {
         if (!fallback) {
           o.warn(
@@ -119,23 +125,13 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
           void close();
         }
       }
-    return local(fallback!);
+    return op(fallback!);
   };
 
   return {
-    update: (fn) =>
-      viaRedis(
-        () => update(fn),
-        (file) => file.update(fn),
-      ),
+    update: (fn) => viaRedis((slots) => slots.update(fn)),
     peek: () =>
-      viaRedis(
-        async () => {
-          const { now, text } = await read();
-          return { state: parseState(text), now };
-        },
-        async (file) => ({ ...(await file.peek()), local: true }),
-      ),
+      viaRedis(async (slots) => ({ ...(await slots.peek()), ...(slots !== remote && { local: true }) })),
     close,
   };
 }
