@@ -1,5 +1,4 @@
-// Renewals are serialised across processes by a lock inside which the stored session is read again:
-// the race's loser uses the winner's token (a rotated refresh token is spent once).
+// Renewals are serialised across processes by a lock, inside which the stored session is read again.
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { AuthError, FileError, UsageError } from '../errors.js';

@@ -1,5 +1,4 @@
-// The credential store: `config.json` (0600 in 0700) with every profile, replaced whole under a lock;
-// every read goes to the disk. A corrupt file is a UsageError naming the repair, never a crash.
+// `config.json` (0600 in 0700) holds every profile, replaced whole under a lock and read anew each time.
 import {
   chmodSync,
   closeSync,
@@ -197,7 +196,6 @@ export async function openStore(
     return parsed.data;
   };
 
-  // Tab-indented, as conf wrote it.
   const write = (data: StoreData) => {
     ensurePrivate(configDir, path, holdsSecrets(data));
     try {

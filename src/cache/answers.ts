@@ -1,20 +1,12 @@
-// The answer cache in front of the service: a past date's fresh entry answers with no token, slot or
-// request; a miss asks the real service (built only then) and keeps a body the row stream found a report.
-
+// A past date's fresh entry answers with no token, slot or request; the real service is built on a miss.
 import { identityOf } from '../auth/identity.js';
 import { type Clock, isoSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { readAnswer } from '../rows/answer.js';
-import type { ReportQuery, ReportResponse, Service } from '../service/types.js';
+import type { ReportQuery, Service } from '../service/types.js';
 import type { Settings } from '../settings.js';
-import {
-  type AnswerKey,
-  type CachedAnswer,
-  type CacheStore,
-  createCacheStore,
-  entryChunks,
-} from './store.js';
+import { type AnswerKey, type CacheStore, createCacheStore, entryChunks } from './store.js';
 
 export type CacheUse = 'use' | 'refresh' | 'off';
 
@@ -56,7 +48,13 @@ export function cachedService(o: CachedServiceOptions): Service {
           o.io.debug(
             `cache hit: portfolio ${q.portfolioId} ${q.reportType} ${q.date} (stored ${isoSeconds(hit.storedAt)})`,
           );
-          return use(fromCache(hit, () => o.store.remove(profile, key)));
+          const drop = (m: { why: string }) => {
+            o.store.remove(profile, key);
+            return new ServiceError(`a cached answer is not a report (${m.why}); it was removed`, {
+              hint: 'run the command again to ask the service',
+            });
+          };
+          return use({ read: (sink) => readAnswer(entryChunks(hit), sink, drop) });
         }
       }
       const real = await o.real();
@@ -90,18 +88,5 @@ export function cachedService(o: CachedServiceOptions): Service {
     },
     exportReport: async (q, hooks, save) => (await o.real()).exportReport(q, hooks, save),
     async close() {},
-  };
-}
-
-function fromCache(hit: CachedAnswer, drop: () => void): ReportResponse {
-  return {
-    read(sink) {
-      return readAnswer(entryChunks(hit), sink, (m) => {
-        drop();
-        return new ServiceError(`a cached answer is not a report (${m.why}); it was removed`, {
-          hint: 'run the command again to ask the service',
-        });
-      });
-    },
   };
 }

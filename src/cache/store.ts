@@ -89,7 +89,6 @@ function headOf(fd: number) {
   return { length: Number(m[1]), digest: m[2]!, storedAt: Number(m[3]), key, offset: second + 1 };
 }
 
-/** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
 function withFile<T>(path: string, fn: (fd: number) => T): T {
   const fd = openSync(path, 'r');
   try {
@@ -99,6 +98,7 @@ function withFile<T>(path: string, fn: (fd: number) => T): T {
   }
 }
 
+/** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
 function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
   try {
     return withFile(path, (fd) => {

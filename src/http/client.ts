@@ -12,7 +12,6 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   form?: string;
-  /** The run's metrics count it by this name. */
   endpoint?: Endpoint;
   signal?: AbortSignal;
 }

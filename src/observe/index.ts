@@ -1,5 +1,4 @@
-// The watchers of a report/export run: the JSON log's entries, the metrics file and the pings. They
-// never change the run: whatever goes wrong with them is one warning. The ping URL is a secret.
+// A run's watchers (JSON log, metrics file, pings) never change it: a failure is one warning.
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.js';
 import type { RunCommand } from '../domain.js';
@@ -81,7 +80,6 @@ export function count(t: Tally, e: RunEvent): void {
 
 const requestCount = (t: Tally) => [...t.requests.values()].reduce((n, r) => n + r.count, 0);
 
-/** "prs export: exit 0 after 1.2 s; 2 written, 1 skipped; 3 requests": the success ping and summary entry. */
 export function summaryLine(command: RunCommand, t: Tally, exitCode: number, durationMs: number): string {
   const items = ITEM_STATUSES.filter((s) => t.items[s] > 0).map((s) => `${t.items[s]} ${s}`);
   const requests = requestCount(t);

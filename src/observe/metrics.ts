@@ -1,5 +1,4 @@
-// `--metrics-file`: the Prometheus text exposition of the last run per command and profile, for
-// node_exporter's textfile collector; a failed run carries the last success over.
+// `--metrics-file`: Prometheus text for node_exporter's textfile collector, per command and profile.
 import type { RunCommand } from '../domain.js';
 import type { Endpoint, ItemStatus } from '../events.js';
 import { updateFile } from '../fs/atomic.js';

@@ -136,8 +136,7 @@ export function redisSlots(o: RedisLimiterOptions): Slots {
   };
 }
 
-// Without the URL (it may hold the password). `handshake`: a rediss:// connection never completed (a
-// plain Redis port stays silent at a TLS hello).
+// Never the URL (it may hold a password). `handshake`: a rediss:// connection never completed.
 export function reasonOf(err: unknown, timeoutMs: number, handshake = false): string {
   const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
   const code = e?.code ?? e?.errors?.[0]?.code;

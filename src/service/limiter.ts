@@ -67,7 +67,7 @@ export const limiterKey = (baseUrl: string, tenant: string, identity: string): s
 
 export interface Limiter {
   acquire(hooks?: CallHooks): Promise<number>;
-  /** Written in the background; the next acquire() waits for it (and its error). */
+  /** Written in the background; the next acquire() waits for it. */
   settle(sent: number): void;
   idle(): Promise<void>;
   block(ms: number): Promise<void>;

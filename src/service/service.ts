@@ -11,7 +11,6 @@ import {
   MAX_RETRY_AFTER_MS,
   networkCodeOf,
   nextDelay,
-  type RetryPolicy,
   waitLine,
 } from '../http/retry.js';
 import type { IO } from '../io.js';
@@ -46,7 +45,7 @@ export function createService(d: ServiceDeps): Service {
     const { reportType, date, format } = q;
     const query = new URLSearchParams(format ? { reportType, date, format } : { reportType, date });
     const url = `${baseUrl}${API_PATH}/${q.portfolioId}${limited ? '' : '/export'}?${query}`;
-    const policy: RetryPolicy = {
+    const policy = {
       limit: d.settings.retries,
       rateLimitWaitMs: limited ? d.settings.rateLimit.windowMs : undefined,
     };
@@ -96,8 +95,13 @@ export function createService(d: ServiceDeps): Service {
       }
       const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), d.random);
       if (next.action === 'give-up') {
-        if (next.retryAfterMs !== undefined && failure instanceof HttpError)
-          throw tooLongToWait(failure, next.retryAfterMs, d.clock.now());
+        if (next.retryAfterMs !== undefined && failure instanceof HttpError) {
+          const at = isoSeconds(d.clock.now() + next.retryAfterMs);
+          throw new HttpError(
+            `${failure.message} — the service asks to wait ${durationText(next.retryAfterMs)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
+            { status: failure.status, cause: failure, hint: `run it again after ${at}` },
+          );
+        }
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
           const what = `the response from ${new URL(url).host} broke off before its end (${failure.message})`;
           const again =
@@ -147,14 +151,6 @@ export function createService(d: ServiceDeps): Service {
       await limiter?.idle();
     },
   };
-}
-
-function tooLongToWait(failure: HttpError, ms: number, now: number): HttpError {
-  const at = isoSeconds(now + ms);
-  return new HttpError(
-    `${failure.message} — the service asks to wait ${durationText(ms)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
-    { status: failure.status, cause: failure, hint: `run it again after ${at}` },
-  );
 }
 
 type LimiterDeps = { clock: Clock; signal?: AbortSignal; io: Pick<IO, 'warn' | 'debug'> };
