@@ -48,11 +48,7 @@ async function sendPing(dispatcher: Dispatcher, req: PingRequest): Promise<void>
   }
 }
 
-export interface RunObserver {
-  /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
-  finish(exitCode: number, errorLines: readonly string[]): Promise<void>;
-  finishNow(exitCode: number): void;
-}
+export type RunObserver = Awaited<ReturnType<typeof watchRun>>;
 
 export const emptyTally = () => ({
   items: { written: 0, skipped: 0, empty: 0, failed: 0 } as Record<ItemStatus, number>,
@@ -110,11 +106,7 @@ function entryOf(e: RunEvent): LogEntry | undefined {
   return { level: e.status === 'failed' ? 'error' : 'info', event, message: said, ...item, ...fields };
 }
 
-export async function watchRun(
-  deps: Deps,
-  command: RunCommand,
-  run: { type?: string } = {},
-): Promise<RunObserver> {
+export async function watchRun(deps: Deps, command: RunCommand, run: { type?: string } = {}) {
   // Settings that do not resolve (a bad PRS_RATE_LIMIT): those that do still record and ping exit 2.
   const s = await deps.settings().catch((err) =>
     deps.settings(undefined, { allowNewProfile: true, lenient: true }).catch(() => {
@@ -162,7 +154,8 @@ export async function watchRun(
   };
 
   return {
-    async finish(exitCode, errorLines) {
+    /** Emits `end`, writes the metrics, sends the last ping. Never throws. `errorLines`: main's error. */
+    async finish(exitCode: number, errorLines: readonly string[]) {
       if (finished) return;
       finished = true;
       const now = deps.clock.now();
@@ -185,7 +178,7 @@ export async function watchRun(
       else await ping('failure', exitCode, [...tally.failures, ...errorLines, summary].join('\n'));
       await dispatcher?.then((d) => d.destroy()).catch(() => {});
     },
-    finishNow(exitCode) {
+    finishNow(exitCode: number) {
       if (finished) return;
       finished = true;
       void writeMetrics(exitCode, deps.clock.now());

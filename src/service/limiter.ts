@@ -65,27 +65,21 @@ export function limiterFile(cacheDir: string, baseUrl: string, tenant: string, i
 export const limiterKey = (baseUrl: string, tenant: string, identity: string): string =>
   fnv1a(`${baseUrl}|${tenant}|${identity}`);
 
-export interface Limiter {
-  acquire(hooks?: CallHooks): Promise<number>;
-  /** Written in the background; the next acquire() waits for it. */
-  settle(sent: number): void;
-  idle(): Promise<void>;
-  block(ms: number): Promise<void>;
-  peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
-}
-
 /** One change of the state, decided at `now` on the state's clock; no `write` leaves the state as it is. */
 export type Change<T> = (state: LimiterState, now: number) => { write?: LimiterState; result: T };
 
-export interface Slots extends Pick<Limiter, 'peek'> {
+export interface Slots {
   update<T>(fn: Change<T>): Promise<T>;
+  peek(): Promise<{ state: LimiterState; now: number; local?: true }>;
   close?(): Promise<void>;
 }
 
-export function limiterOver(slots: Slots, rate: RateLimit, clock: Clock, signal?: AbortSignal): Limiter {
+export type Limiter = ReturnType<typeof limiterOver>;
+
+export function limiterOver(slots: Slots, rate: RateLimit, clock: Clock, signal?: AbortSignal) {
   let pending: Promise<unknown> | undefined;
   return {
-    async acquire(hooks = {}) {
+    async acquire(hooks: CallHooks = {}): Promise<number> {
       // A settle still being written lands first: its slot counts from the later time.
       const writing = pending;
       pending = undefined;
@@ -101,7 +95,8 @@ export function limiterOver(slots: Slots, rate: RateLimit, clock: Clock, signal?
         await clock.sleep(r.waitMs, hooks.signal ?? signal);
       }
     },
-    settle(sent) {
+    /** Written in the background; the next acquire() waits for it. */
+    settle(sent: number) {
       const written = slots.update((state, now) => ({ write: settle(state, sent, now), result: undefined }));
       pending = Promise.all([pending, written]);
       pending.catch(() => {});
@@ -110,7 +105,7 @@ export function limiterOver(slots: Slots, rate: RateLimit, clock: Clock, signal?
       await pending?.catch(() => {});
       await slots.close?.();
     },
-    block: (ms) =>
+    block: (ms: number) =>
       slots.update((state, now) => ({
         write: { ...state, until: Math.max(state.until ?? 0, now + ms) },
         result: undefined,
