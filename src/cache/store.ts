@@ -253,7 +253,10 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
             const f = file ?? open();
             size += chunk.length;
             // An answer larger than the whole store would only push everything out, then itself.
-            if (placeholder.length + size > o.maxBytes) return abandon();
+            if (placeholder.length + size > o.maxBytes) {
+              abandon();
+              return;
+            }
             hash.update(chunk);
             writeAll(f.fd, chunk);
           } catch {
