@@ -194,13 +194,7 @@ export function header(res: Pick<HttpResponse, 'headers'>, name: string): string
   return Array.isArray(v) ? v[0] : v;
 }
 
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
+export const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : url);
 
 const MAX_MESSAGE = 200;
 
@@ -221,14 +215,9 @@ export function shortMessage(body: string, contentType?: string): string | undef
 function fromJson(v: unknown): string | undefined {
   if (typeof v === 'string') return clean(v);
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
   for (const key of ['message', 'error_description', 'error', 'detail', 'title', 'errorMessage']) {
-    const value = o[key];
-    if (typeof value === 'string' && value.trim()) return clean(value);
-    if (value && typeof value === 'object') {
-      const inner = fromJson(value);
-      if (inner) return inner;
-    }
+    const said = fromJson((v as Record<string, unknown>)[key]);
+    if (said) return said;
   }
   return undefined;
 }

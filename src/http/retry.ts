@@ -68,8 +68,6 @@ export function parseRetryAfter(value: string, now: number): number | undefined 
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   // Only date-looking text: Date.parse accepts odd things like "1.5" or "-1".
-  if (!/[a-z]{3}/i.test(v)) return undefined;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
+  const at = /[a-z]{3}/i.test(v) ? Date.parse(v) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
