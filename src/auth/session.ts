@@ -180,7 +180,7 @@ export function createSession(d: SessionDeps): Session {
     }
     const creds = availableCredentials(s, stored);
     const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
-    if (cur && refreshUsable(cur, now())) {
+    if (cur && refreshUsable(cur, now()))
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
         const refresh = { type: 'refresh_token', refreshToken: cur.refreshToken! } as const;
@@ -199,7 +199,6 @@ export function createSession(d: SessionDeps): Session {
         d.io.debug('auth: refresh refused (invalid_grant)');
         await save((p) => withSession(p, undefined));
       }
-    }
     if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s));
 
     let hint: string | undefined;
@@ -247,11 +246,10 @@ export function createSession(d: SessionDeps): Session {
       return accessUsable(cur, now()) && !foreignTo(s, stored) ? use(cur) : obtain(undefined);
     },
     async renew(rejected) {
-      if (s.token) {
+      if (s.token)
         throw new AuthError('the service rejected the token in PRS_TOKEN (401)', {
           hint: 'PRS_TOKEN is used as is: set a fresh one, or unset it to use the stored session',
         });
-      }
       if (memo?.accessToken === rejected) memo = undefined;
       return obtain(rejected);
     },

@@ -19,12 +19,10 @@ export type Grant =
   | { type: 'client_credentials' };
 
 export class TokenRefusedError extends AuthError {
-  constructor(
-    message: string,
-    readonly error: string,
-    hint?: string,
-  ) {
+  readonly error: string;
+  constructor(message: string, error: string, hint?: string) {
     super(message, { hint });
+    this.error = error;
   }
 }
 
@@ -132,12 +130,11 @@ async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: G
     json = JSON.parse(text);
   } catch {}
   if (res.status >= 200 && res.status < 300) {
-    if (json === undefined) {
+    if (json === undefined)
       throw new ServiceError(
         `the token endpoint at ${host} answered HTTP ${res.status} with ${type || 'a body'} that is not JSON`,
         { hint: 'check --auth-url: it should be the Keycloak base URL, before /realms' },
       );
-    }
     return sessionFromResponse(json, o.clock.now(), o.previous);
   }
   const error = json?.error;
@@ -149,11 +146,10 @@ async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: G
       refusalHint(error, res.status, grant.type),
     );
   }
-  if (res.status === 404) {
+  if (res.status === 404)
     throw new ServiceError(`no token endpoint at ${url} (HTTP 404)`, {
       hint: 'check --auth-url (the Keycloak base URL, before /realms) and --realm',
     });
-  }
   if (res.status < 500 && res.status !== 429)
     throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`);
   return { status: res.status, retryAfter: header(res, 'retry-after') };

@@ -174,18 +174,16 @@ export function transportError(
     const why = overflow ? 'its headers exceed 16 kB' : message;
     return new ServiceError(`malformed response from ${host}: ${why}`, { cause: err });
   }
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message)) {
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message))
     return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
       hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,
       cause: err,
     });
-  }
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) {
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code))
     return new NetworkError(`TLS certificate of ${host} not trusted (${code})`, {
       hint: 'if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS at its PEM file',
       cause: err,
     });
-  }
   return new NetworkError(`request to ${host} failed: ${message}${code ? ` (${code})` : ''}`, { cause: err });
 }
 
@@ -201,13 +199,12 @@ const MAX_MESSAGE = 200;
 export function shortMessage(body: string, contentType?: string): string | undefined {
   const text = body.trim();
   if (!text) return undefined;
-  if (/^[{[]/.test(text) || /json/i.test(contentType ?? '')) {
+  if (/^[{[]/.test(text) || /json/i.test(contentType ?? ''))
     try {
       return fromJson(JSON.parse(text));
     } catch {
       return undefined;
     }
-  }
   if (/html|xml/i.test(contentType ?? '') || text.startsWith('<')) return undefined;
   return clean(text.split('\n')[0]!);
 }

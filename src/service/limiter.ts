@@ -143,7 +143,7 @@ export function fileSlots(o: FileSlotsOptions): Slots {
   };
   return {
     async update(fn) {
-      if (file !== undefined) {
+      if (file !== undefined)
         try {
           const result = await updateFile(
             file,
@@ -158,7 +158,6 @@ export function fileSlots(o: FileSlotsOptions): Slots {
         } catch (err) {
           unusable(err);
         }
-      }
       const { write, result } = apply(memory, fn);
       seed = undefined;
       if (write) memory = write;
