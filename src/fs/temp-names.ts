@@ -1,11 +1,10 @@
-import { readdirSync, readlinkSync, unlinkSync } from 'node:fs';
+import { readdirSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-// This machine and pid namespace in 4 hex digits: on NFS or in containers others' pids mean nothing here.
+// This machine in 4 hex digits: in a shared directory other machines' pids mean nothing here.
 let hostTag: string | undefined;
-const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
-const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+const hostTagOf = () => (hostTag ??= fnv1a(hostname()).slice(-4));
 
 /** 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto). */
 export function fnv1a(text: string): string {
@@ -14,17 +13,10 @@ export function fnv1a(text: string): string {
   return h.toString(16).padStart(16, '0');
 }
 
-function pidNamespace(): string {
-  try {
-    return readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return '';
-  }
-}
-
 /** `.<name>.<pid>.<host tag><4 random hex>.tmp`: hidden, and telling whose it is. */
 export function tempNameFor(name: string): string {
-  return `.${name}.${process.pid}.${hostTagOf()}${hex4(Math.floor(Math.random() * 0x10000))}.tmp`;
+  const random = (0x10000 + Math.floor(Math.random() * 0x10000)).toString(16).slice(1);
+  return `.${name}.${process.pid}.${hostTagOf()}${random}.tmp`;
 }
 
 const TEMP_NAME = /^\..+\.(\d{1,7})\.([0-9a-f]{4})[0-9a-f]{4}\.tmp$/;
