@@ -36,7 +36,6 @@ export function createDeps(
   const profile = async (po: { allowNew?: boolean } = {}) =>
     storedProfile(await store(), profileName(), po.allowNew);
   const resolved = new Map<string, Promise<Settings>>();
-  /** config.json is read and checked once per set of arguments. */
   const settings = async (
     extra?: SettingValues,
     so: { allowNewProfile?: boolean; lenient?: boolean } = {},
@@ -56,28 +55,15 @@ export function createDeps(
     const { createHttp } = await import('./http/client.js');
     return createHttp({ timeoutMs: s.timeoutMs, proxy: s.proxy, io, events });
   });
+  const context = async () => ({ clock, io, signal, settings: await settings(), http: await http() });
   const session = once(async () => {
     const { createSession } = await import('./auth/session.js');
-    return createSession({
-      settings: await settings(),
-      store: await store(),
-      http: await http(),
-      clock,
-      io,
-      signal,
-    });
+    return createSession({ ...(await context()), store: await store() });
   });
   let serviceInstance: Service | undefined;
   const realService = once(async () => {
     const { createService } = await import('./service/service.js');
-    serviceInstance = createService({
-      settings: await settings(),
-      session: await session(),
-      http: await http(),
-      clock,
-      io,
-      signal,
-    });
+    serviceInstance = createService({ ...(await context()), session: await session() });
     return serviceInstance;
   });
   let answers: CacheStore | undefined;

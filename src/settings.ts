@@ -1,4 +1,3 @@
-/** The one place that reads the environment; precedence: flag > environment > profile > default. */
 import { type Env, resolveDirs } from './dirs.js';
 import { UsageError } from './errors.js';
 import { checkNameTemplate } from './fs/file-name.js';
@@ -161,7 +160,6 @@ export type SettingValues = Partial<Record<SettingKey, string>>;
 
 const names = Object.keys(SETTINGS) as Name[];
 const isSwitch = (row: SettingRow) => row.flag !== undefined && !row.flag.includes('<');
-/** A row with its environment variable, if any. */
 export const settingRow = (name: Name): SettingRow & { env?: string } => {
   const r: SettingRow = SETTINGS[name];
   return isSwitch(r) ? r : { ...r, env: `PRS_${name.toUpperCase().replaceAll('-', '_')}` };
@@ -269,9 +267,7 @@ export function storedProfile<P>(store: ProfileStore<P>, name: string, allowNew 
 export function resolveProfileName(flag: string | undefined, env: Env): string {
   const name = flag ?? (env[row('profile').env!] || undefined) ?? SETTINGS.profile.default;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-    throw new UsageError(`invalid profile name "${name}"`, {
-      hint: 'use letters, digits, ".", "_" or "-"',
-    });
+    throw new UsageError(`invalid profile name "${name}"`, { hint: 'use letters, digits, ".", "_" or "-"' });
   }
   return name;
 }
