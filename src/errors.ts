@@ -29,7 +29,6 @@ export const ExitCode = Object.fromEntries(Object.entries(EXITS).map(([name, [co
   readonly [K in keyof Exits]: Exits[K][0];
 };
 
-/** The exit each ends in; that exit's name is also what prs says. */
 export const SIGNAL_EXITS = { SIGINT: 'interrupted', SIGTERM: 'terminated' } as const;
 
 export const EXIT_CODES = Object.values(EXITS).map(([code, short, meaning]) => ({ code, short, meaning }));
@@ -37,7 +36,6 @@ export const EXIT_CODES = Object.values(EXITS).map(([code, short, meaning]) => (
 interface ErrorDetails {
   hint?: string;
   cause?: unknown;
-  /** The exit code says it all (`auth status -q`). */
   silent?: boolean;
 }
 
@@ -123,7 +121,7 @@ export class StdoutClosedError extends endingIn('ok') {
   }
 }
 
-/** Anything but prs's own errors is a defect (commander's errors are main.ts's). */
+/** Anything but prs's own errors is a defect. */
 export function exitCodeFor(err: unknown): number {
   return err instanceof PrsError ? err.exitCode : ExitCode.internal;
 }

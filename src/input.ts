@@ -33,7 +33,6 @@ export function isClose(input: string, candidate: string): boolean {
   return editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
 }
 
-/** A prefix or last dotted part first, then the earliest of equals. */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
   const lower = input.toLowerCase();
   const score = (c: string) =>

@@ -1,7 +1,6 @@
 const SECRET_FIELDS = new Set(['password', 'client_secret', 'refresh_token', 'access_token', 'id_token']);
 const MASK = '***';
 
-/** An Authorization header keeps its scheme. */
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out = { ...headers };
   for (const k of Object.keys(out)) {

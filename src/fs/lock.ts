@@ -1,14 +1,12 @@
-// A cross-process lock on a file: a `<file>.lock` made with O_EXCL whose mtime the holder refreshes, so
-// a crashed holder's lock goes stale and is taken over. proper-lockfile's protocol with an empty file
-// for its directory: a directory's block made and freed (a discard on SSDs) made each lock cost
-// milliseconds of waiting. Taking and releasing are synchronous, only waiting is not.
+// proper-lockfile's protocol without its load time: a `<file>.lock` made with O_EXCL (an empty file: a
+// directory's block made and freed cost each lock milliseconds) whose mtime the holder refreshes, so a
+// crashed holder's lock goes stale and is taken over. Taking and releasing are synchronous, waiting is not.
 import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimes } from 'node:fs';
 import { dirname } from 'node:path';
 import { FileError, fileError } from '../errors.js';
 
 export interface LockOptions {
   waitMs?: number;
-  /** Create the file's directory (0700) when missing; default true. */
   createDir?: boolean;
   /** True: no lock can be made here at all (`code`: EACCES, EROFS, …), so `fn` runs without one. */
   unlockable?: (code: string) => boolean;
