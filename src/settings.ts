@@ -190,11 +190,8 @@ export function switchInArgv(argv: readonly string[], name: Name): boolean {
   // Every letter of a short group before this one must be a switch (`-oq` is `-o q`).
   const switches = names.map((n) => /^-(\w), --[\w-]+$/.exec(row(n).flag ?? '')?.[1] ?? '').join('');
   const group = short ? new RegExp(`^-[${switches}hV]*${short}`) : undefined;
-  for (const arg of argv) {
-    if (arg === '--') return false;
-    if (arg === longFlag(name) || group?.test(arg)) return true;
-  }
-  return false;
+  const end = argv.indexOf('--');
+  return argv.slice(0, end < 0 ? argv.length : end).some((arg) => arg === longFlag(name) || group?.test(arg));
 }
 
 /** By flag (the last before `--`) or variable, before commander and the settings have read them. */
