@@ -1,5 +1,5 @@
 import { boundOf, loggedIn } from '../auth/store.js';
-import { requestToken, TokenRefusedError } from '../auth/token.js';
+import { type Grant, requestToken, TokenRefusedError } from '../auth/token.js';
 import type { ProfileData, SessionBinding, StoredSession } from '../auth/types.js';
 import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
@@ -42,7 +42,7 @@ const LOGIN_FIELDS: readonly LoginField[] = [
   setting('tenant', 'tenant'),
 ];
 
-/** Wrong answers to one prompt before login gives up (exit 2), as sudo does. */
+/** Wrong answers to one prompt (or refused passwords) before login gives up, as sudo does. */
 const PROMPT_TRIES = 3;
 
 function checkAnswer(f: LoginField, answer: string): string {
@@ -155,18 +155,16 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
     signal: deps.signal,
     onWait: (ms: number, reason: WaitReason) => io.debug(...waitLine(ms, reason)),
   };
-  if (service) session = await requestToken(http, endpoint, { type: 'client_credentials' }, call);
+  const grant = (): Grant =>
+    service
+      ? { type: 'client_credentials' }
+      : { type: 'password', username: username!, password: secrets.password! };
   for (let attempt = 1; !session; attempt++) {
     try {
-      session = await requestToken(
-        http,
-        endpoint,
-        { type: 'password', username: username!, password: secrets.password! },
-        call,
-      );
+      session = await requestToken(http, endpoint, grant(), call);
     } catch (err) {
       const wrongPassword = err instanceof TokenRefusedError && err.error === 'invalid_grant';
-      if (!wrongPassword || !passwordPrompted || attempt >= 3) throw err;
+      if (!wrongPassword || !passwordPrompted || attempt >= PROMPT_TRIES) throw err;
       io.err('Sorry, try again.');
       const again = await io.prompt('Password: ', { hidden: true });
       if (again === '') throw new UsageError('no password given');
