@@ -1,8 +1,9 @@
 // Checked in the service's order: 401, 403, 400, 404, 429. Spring Boot's error bodies, without the timestamp.
-import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { unescape as percentDecode } from 'node:querystring';
+import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { REPORT_TYPES, type ReportType } from '../domain.js';
@@ -17,7 +18,7 @@ import { contentDisposition, csvChunks, exportFileName, jsonChunks, zipChunks } 
 const API_PATH = /^\/api\/v1\/report-service\/report\/generate\/portfolio\/([^/]+)(\/export)?$/;
 type Headers = Record<string, string | number>;
 
-type Exchange = { req: IncomingMessage; res: ServerResponse; rec: RequestRecord; gone: AbortSignal };
+type Exchange = { req: IncomingMessage; res: ServerResponse; rec: RequestRecord };
 
 export function createRoutes(o: ResolvedOptions) {
   const stats = createStats();
@@ -124,9 +125,8 @@ export function createRoutes(o: ResolvedOptions) {
     const first: Buffer[] = [];
     let next = it.next();
     for (let size = 0; !gzip && !next.done && size < 1024 * 1024; next = it.next()) {
-      const b = Buffer.from(next.value);
-      first.push(b);
-      size += b.length;
+      first.push(Buffer.from(next.value));
+      size += first.at(-1)!.length;
     }
     const body = Buffer.concat(first);
     const small = !gzip && next.done;
@@ -135,27 +135,23 @@ export function createRoutes(o: ResolvedOptions) {
       ...(gzip && { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }),
       ...(small && { 'Content-Length': body.length }),
     });
-    const gz = gzip ? createGzip() : undefined;
-    const sink = gz ?? x.res;
-    x.gone.addEventListener('abort', () => gz?.destroy());
-    gz?.pipe(x.res);
-    gz?.on('data', (d: Buffer) => {
-      x.rec.bytes += d.length;
-    });
-    const write = async (chunk: string | Uint8Array) => {
-      if (!gz) x.rec.bytes += Buffer.byteLength(chunk);
-      if (!sink.write(chunk)) await once(sink, 'drain', { signal: x.gone }).catch(() => {});
-    };
-    const cut = small && (fault?.truncate || fault?.stallMs) ? Math.floor(body.length / 2) : body.length;
-    await write(body.subarray(0, cut));
-    if (fault?.truncate) {
-      await tick();
-      return void x.res.destroy();
+    const faulty = fault?.truncate || fault?.stallMs;
+    const cut = !faulty ? 0 : small ? Math.floor(body.length / 2) : body.length;
+    if (faulty) {
+      x.rec.bytes += cut;
+      x.res.write(body.subarray(0, cut));
+      if (fault.truncate) return void tick().then(() => x.res.destroy());
+      await sleep(fault.stallMs, undefined, { ref: false });
     }
-    if (fault?.stallMs) await sleep(fault.stallMs, undefined, { signal: x.gone }).catch(() => {});
-    if (cut < body.length && !x.gone.aborted) await write(body.subarray(cut));
-    for (; !next.done && !x.gone.aborted; next = it.next()) await write(next.value);
-    if (!x.gone.aborted) sink.end();
+    const rest = function* () {
+      yield body.subarray(cut);
+      for (; !next.done; next = it.next()) yield next.value;
+    };
+    const last = gzip ? createGzip() : new PassThrough();
+    last.on('data', (chunk: Buffer) => {
+      x.rec.bytes += chunk.length;
+    });
+    await pipeline(Readable.from(rest()), last, x.res).catch(() => {});
   }
 
   async function route(x: Exchange) {
@@ -174,11 +170,9 @@ export function createRoutes(o: ResolvedOptions) {
   }
 
   const listener: RequestListener = (req, res) => {
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
     const [method, path] = [req.method ?? '', req.url ?? ''];
     const rec: RequestRecord = { endpoint: 'other', method, path, status: 0, bytes: 0, at: o.now() };
-    const x: Exchange = { req, res, rec, gone: gone.signal };
+    const x: Exchange = { req, res, rec };
     route(x).catch((err) => {
       o.log?.(`sandbox: internal error: ${(err as Error)?.message ?? err}`);
       x.rec.endpoint = 'other';
