@@ -362,8 +362,7 @@ const PRECISION: Portfolio = {
     }),
 };
 
-// Portfolio 77, an index whose composition changes, for `prs diff` (README). Pro forma shows the next
-// business day's composition and events at this day's prices.
+// Portfolio 77 changes composition (`prs diff`); pro forma is the next business day's at today's prices.
 const ID = 77;
 const NAME = 'Rebalance Demo';
 const FIRST_YEAR = 2020;

@@ -117,8 +117,7 @@ export function createRoutes(o: ResolvedOptions) {
     return stream(x, headers, zipChunks(text, entry), fault);
   }
 
-  // Up to 1 MiB is sent whole with Content-Length, a bigger (or gzipped) body chunked. A truncate or
-  // stall fault cuts a small body in half, a big one after its first MiB.
+  // Up to 1 MiB goes whole with Content-Length, more (or gzip) chunked; a fault cuts at half or after 1 MiB.
   async function stream(x: Exchange, headers: Headers, chunks: Iterable<string | Uint8Array>, fault?: Fault) {
     const gzip = o.gzip && !fault && /\bgzip\b/i.test(String(x.req.headers['accept-encoding'] ?? ''));
     const it = chunks[Symbol.iterator]();
