@@ -1,4 +1,3 @@
-// The writer for a report's rows with the report's columns: spec order, --fields, portfolioId.
 import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { type Column, columnOf, columnsFor, PORTFOLIO_COLUMN, selectFields } from './columns.js';
 import { renderTable } from './table.js';

@@ -213,7 +213,6 @@ function layouts(batch: RowBatch, lead: Row | undefined): Row[] {
   return out;
 }
 
-/** The same keys and nesting, entry by entry. */
 function sameLayout(t: Int32Array, a: number, b: number): boolean {
   const aEnd = t[a + F.NEXT]!;
   const bEnd = t[b + F.NEXT]!;

@@ -1,4 +1,3 @@
-// One report answer read from its body's chunks through the tokenizer.
 import type { Readable } from 'node:stream';
 import type { Row } from '../domain.js';
 import { entryValue, F, keys, type RowBatch } from './tape.js';

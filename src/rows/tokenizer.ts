@@ -724,35 +724,26 @@ export class RowTokenizer {
 
   private number(): number {
     const b = this.b;
-    const n = b.length;
     let p = this.at;
     if (b[p] === 45) p++;
-    if (p >= n) throw NEED;
-    const first = b[p]!;
-    if (first === 48) p++;
-    else if (first >= 49 && first <= 57) while (p < n && b[p]! >= 48 && b[p]! <= 57) p++;
+    if (p >= b.length) throw NEED;
+    if (b[p] === 48) p++;
+    else if (b[p]! >= 49 && b[p]! <= 57) p = this.digits(p);
     else throw SYNTAX;
-    if (p < n && b[p] === 46) {
-      const digits = ++p;
-      while (p < n && b[p]! >= 48 && b[p]! <= 57) p++;
-      if (p === digits) {
-        if (p >= n) throw NEED;
-        throw SYNTAX;
-      }
-    }
-    if (p < n && (b[p] === 101 || b[p] === 69)) {
-      p++;
-      if (p < n && (b[p] === 43 || b[p] === 45)) p++;
-      const digits = p;
-      while (p < n && b[p]! >= 48 && b[p]! <= 57) p++;
-      if (p === digits) {
-        if (p >= n) throw NEED;
-        throw SYNTAX;
-      }
-    }
-    if (p >= n && !this.last) throw NEED;
+    if (b[p] === 46) p = this.digits(p + 1);
+    if (b[p] === 101 || b[p] === 69) p = this.digits(b[p + 1] === 43 || b[p + 1] === 45 ? p + 2 : p + 1);
+    if (p >= b.length && !this.last) throw NEED;
     this.at = p;
     this.delimited();
     return Kind.NUM;
+  }
+
+  /** Past the digits from `p`, at least one. */
+  private digits(p: number): number {
+    const b = this.b;
+    let q = p;
+    while (q < b.length && b[q]! >= 48 && b[q]! <= 57) q++;
+    if (q === p) throw q >= b.length ? NEED : SYNTAX;
+    return q;
   }
 }
