@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileError } from '../../../src/errors.js';
 import { decide, limiterFile, parseState, settle } from '../../../src/service/limiter.js';
 import type { LimiterState } from '../../../src/service/types.js';
 import { FakeClock } from '../../helpers/clock.js';
