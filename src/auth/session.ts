@@ -201,14 +201,11 @@ export function createSession(d: SessionDeps): Session {
       }
     if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s));
 
-    let hint: string | undefined;
-    if (cur?.refreshToken)
-      hint =
-        'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
-    else if (!s.ci && !stored?.session)
-      hint =
-        'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, a service account (PRS_GRANT=client_credentials), or PRS_TOKEN';
-    throw notLoggedIn(s, hint);
+    const lasting =
+      'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';
+    const unattendedUse =
+      'for unattended use set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET, a service account (PRS_GRANT=client_credentials), or PRS_TOKEN';
+    throw notLoggedIn(s, cur?.refreshToken ? lasting : !s.ci && !stored?.session ? unattendedUse : undefined);
   };
 
   const obtain = (rejected: string | undefined): Promise<string> =>

@@ -159,11 +159,6 @@ export async function openStore(
   o: { warn?: (line: string) => void } = {},
 ): Promise<Store> {
   const path = join(configDir, CONFIG_FILE);
-  const privateSecrets = (fileMode: number) => {
-    if ((fileMode & 0o077) === 0 && (statSync(configDir).mode & 0o077) === 0) return;
-    if (!o.warn) throw new FileError(`${path} holds secrets others can read`);
-    ensurePrivate(configDir, path, true, o.warn);
-  };
   const ensureDir = () => {
     try {
       mkdirSync(configDir, { recursive: true, mode: 0o700 });
@@ -192,7 +187,11 @@ export async function openStore(
     }
     const parsed = parseStoreText(text);
     if ('error' in parsed) throw corruptStoreError(path, parsed.error);
-    if (holdsSecrets(parsed.data)) privateSecrets(mode);
+    const loose = () => (mode & 0o077) !== 0 || (statSync(configDir).mode & 0o077) !== 0;
+    if (holdsSecrets(parsed.data) && loose()) {
+      if (!o.warn) throw new FileError(`${path} holds secrets others can read`);
+      ensurePrivate(configDir, path, true, o.warn);
+    }
     return parsed.data;
   };
 

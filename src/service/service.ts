@@ -20,7 +20,7 @@ import type { Settings } from '../settings.js';
 import { ACCEPT_ENCODING, decodedBody, decodeFailure, malformedResponse } from './decode.js';
 import { fileSlots, type Limiter, limiterFile, limiterKey, limiterOver } from './limiter.js';
 import { redisSlots } from './limiter-redis.js';
-import type { CallHooks, LimiterState, ReportQuery, ReportResponse, Service } from './types.js';
+import type { CallHooks, LimiterState, ReportQuery, Service } from './types.js';
 
 type ServiceDeps = Omit<SessionDeps, 'store' | 'lock'> & { session: Session };
 
@@ -123,17 +123,14 @@ export function createService(d: ServiceDeps): Service {
       call(q, hooks, 'report', 'application/json', (res) => {
         const contentType = header(res, 'content-type');
         let read = false;
-        const answer: ReportResponse = {
+        return use({
           read(sink) {
             read = true;
             return readAnswer(res.body, sink, (m) =>
               malformedResponse(m.why, contentType, d.settings.baseUrl!, m.broken),
             );
           },
-        };
-        return use(answer).finally(() => {
-          if (!read) res.body.destroy();
-        });
+        }).finally(() => read || res.body.destroy());
       }),
     exportReport: (q, hooks, save) =>
       call(q, hooks, 'export', `application/${q.format === 'csv' ? 'zip' : 'json'}, */*;q=0.5`, (res) => {
