@@ -118,7 +118,7 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 // Build beside dist/ and swap it in, so tests running the binary meanwhile never see a half-built tree.
 const out = `dist.build-${process.pid}`;
 const split = await build({
-  entryPoints: { main: 'src/entry.ts', sandbox: 'src/sandbox/index.ts' },
+  entryPoints: { main: 'src/main.ts', sandbox: 'src/sandbox/index.ts' },
   outdir: out,
   bundle: true,
   splitting: true,
@@ -169,7 +169,7 @@ for (const file of readdirSync(out, { recursive: true })) {
     rmSync(out, { recursive: true, force: true });
     throw new Error(`build: ${file} does not convert to CommonJS cleanly`);
   }
-  // Node reads the map only when source maps are enabled (src/entry.ts does so under PRS_DEBUG=1, for
+  // Node reads the map only when source maps are enabled (src/boot.ts does so under PRS_DEBUG=1, for
   // stack traces that name src/*.ts lines); otherwise the comment costs nothing.
   writeFileSync(path, `${result.code}//# sourceMappingURL=${basename(path)}.map\n`);
   writeFileSync(`${path}.map`, result.map);
@@ -177,9 +177,9 @@ for (const file of readdirSync(out, { recursive: true })) {
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 
 /**
- * The CLI's start (main.js, src/main.ts's chunk, which it always imports, and every chunk they
- * require as they load: the same files for every command) in one file, dist/cli.pack, which the loader (src/boot.ts) reads and compiles as one script: one
- * read and one code cache instead of one per chunk. The chunks stay on disk for PRS_DEBUG.
+ * The CLI's start (main.js, src/main.ts, and every chunk it requires as it loads: the same files for
+ * every command) in one file, dist/cli.pack, which the loader (src/boot.ts) reads and compiles as one
+ * script: one read and one code cache instead of one per chunk. The chunks stay on disk for PRS_DEBUG.
  */
 /** The chunks `file` requires: `lazy`, also those it imports lazily (a require in a promise). */
 const requiredBy = (file, lazy) => {
@@ -195,7 +195,6 @@ const visit = (file) => {
   for (const chunk of requiredBy(file, false)) visit(chunk);
 };
 visit('main.js');
-visit(`chunks/${readdirSync(join(out, 'chunks')).find((f) => /^main-\w+\.js$/.test(f))}`); // src/main.ts
 const wrap = (file) =>
   `${JSON.stringify(file)}: function (exports, require, module, __filename, __dirname) {${readFileSync(join(out, file), 'utf8')}\n}`;
 const writePack = (name, files) => writeFileSync(join(out, name), `({\n${files.map(wrap).join(',\n')}\n})\n`);

@@ -1,8 +1,5 @@
-/**
- * The CLI's loader (in dist/fast.js): each script (a pack of chunks, or a chunk outside them) compiled
- * by vm.Script with the bytecode an earlier run left in `<cache dir>/code/<build>-<node>-<arch>/`,
- * written after the run (src/entry.ts) so that it holds what the run compiled lazily.
- */
+// The CLI's loader (in dist/fast.js): each script compiled with the bytecode an earlier run left in
+// `<cache dir>/code/<build>-<node>-<arch>/`, written after the run so that it holds what it compiled lazily.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
@@ -10,11 +7,8 @@ declare const __PRS_BUILD__: string;
 /** JSON: a command's chunk → the pack holding its body (scripts/build.mjs). */
 declare const __PRS_PACKS__: string;
 
-/**
- * Set before anything compiles (V8 takes a cache only under the flags it was made with): WebAssembly
- * in the baseline tier, a function compiled when first called; a young generation that does not grow
- * (peak memory); a checksum in each cache, without which release V8 takes a damaged one.
- */
+// Set before anything compiles (V8 takes a cache only under its flags); without the checksum release
+// V8 takes a damaged cache.
 const V8_FLAGS = [
   '--no-wasm-tier-up',
   '--no-wasm-dynamic-tiering',
@@ -23,10 +17,7 @@ const V8_FLAGS = [
   '--verify-snapshot-checksum',
 ];
 
-/**
- * Node's builtins' compiled code is refused once the flags are set: what a run requires is required
- * before (node:net also when stdout is a file; an export's when argv holds the word).
- */
+/** Node's builtins' compiled code is refused once the flags are set: what a run requires comes before. */
 const BUILTINS = ['process', 'timers/promises', 'net', 'diagnostics_channel', 'module', 'vm'];
 const EXPORT_BUILTINS = ['fs/promises', 'crypto', 'zlib'];
 
@@ -80,7 +71,6 @@ const readOrUndefined = (file: string) => {
   }
 };
 
-/** A chunk as CommonJS runs it: called with (exports, require, module, __filename, __dirname). */
 type Wrapper = (...args: unknown[]) => void;
 const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 
@@ -92,7 +82,6 @@ function codeLoader(dist: string, dir: string | undefined) {
   const nodeRequires = new Map<string, NodeJS.Require>();
   const scripts: [string, InstanceType<typeof Script>][] = [];
   let unsaved = 0;
-  /** The value of `from`/`id`'s source as `script` makes it one, compiled with its cache if V8 takes it. */
   const compile = (from: string, id: string, script: (source: string) => string): unknown => {
     const file = join(from, id);
     let source: string;

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { EXIT_CODES, UsageError } from './errors.js';
 import { suggest } from './input.js';
 
-/** `prs help <topic>` beside the commands, with what each shows. */
 export const HELP_TOPICS = { 'exit-codes': 'every exit code and what it means' };
 
 export function helpTarget(program: Command, topic: string[]): Command {

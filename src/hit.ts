@@ -44,10 +44,8 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
       spool.drop();
       return undefined;
     }
-    // CSV/TSV whose columns grew after the first batch: rewritten with every column, as the CLI does.
     const widened = answer.done();
-    // Node's stdout stream makes a pipe non-blocking: a write that would wait hands over to the stream,
-    // where a signal still ends the run (`--version`'s few bytes go without it).
+    // A write that would wait hands over to Node's stream, where a signal still ends the run.
     void process.stdout;
     const out = stdoutWriter({ flag: read.globals.color, env });
     // From the first byte on this path owns the run.

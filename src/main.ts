@@ -1,6 +1,7 @@
-/** The only try/catch that decides exit codes and the only process.exit. */
+/** The bundle's entry (dist/main.js); the only try/catch that decides exit codes and the only process.exit. */
 import type { Command, CommanderError } from 'commander';
 import { readArgv } from './argv.js';
+import type { CodeCache } from './boot.js';
 import type { Runner } from './commands/define.js';
 import { reportOptions } from './commands/report.flags.js';
 import { createDeps, type Deps } from './deps.js';
@@ -85,6 +86,19 @@ export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
   };
 }
 
+/** Started by the loader (src/boot.ts): the run, then the code it compiled kept for the next. */
+export function start(cache?: CodeCache): void {
+  void main(process.argv, process.env).then(async (code) => {
+    if (cache?.unsaved) {
+      const { replaceFile } = await import('./fs/atomic.js');
+      try {
+        cache.save((path, data) => replaceFile(path, data, { mode: 0o600, durable: false }));
+      } catch {}
+    }
+    process.exit(code);
+  });
+}
+
 export async function main(argv: string[], env: Env): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
@@ -114,7 +128,6 @@ export async function main(argv: string[], env: Env): Promise<number> {
   let observer: RunObserver | undefined;
   const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
-  /** main's lines to stderr: one JSON entry, or the first in red and the rest unless -q. */
   const say = (lines: string[], code: number) => {
     if (json()) return process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
     // Before a command ran (a parse or usage error) the flags are read from argv.
@@ -135,8 +148,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
       logFormat: jsonLogWanted(argv, env) ? 'json' : 'text',
     });
     deps = createDeps(io, env, globals, controller.signal);
-    // A dry run is not a run: no metrics file, no pings. The watchers load when one is asked for, or
-    // when the settings do not resolve (observe/index.ts).
+    // A dry run is not a run: no metrics file, no pings.
     const o = options as { dryRun?: boolean; type?: string };
     const watched = isRunCommand(command.name) && !o.dryRun ? command.name : undefined;
     const s = watched && (await deps.settings().catch(() => undefined));
