@@ -66,9 +66,8 @@ export function parseOutput(v: string | undefined, formats: readonly string[]): 
 }
 
 export function parsePortfolioId(v: string): number {
-  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647) {
+  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647)
     throw new UsageError(`invalid portfolio id "${v}": expected a whole number from 1 to 2147483647`);
-  }
   return Number(v);
 }
 
@@ -131,9 +130,8 @@ export function dateRange(from: string, to: string, weekends = false): string[] 
   const start = Date.parse(`${from}T00:00:00Z`);
   const end = Date.parse(`${to}T00:00:00Z`);
   if (end < start) throw new UsageError(`--from ${from} is after --to ${to}`);
-  if ((end - start) / 86_400_000 + 1 > MAX_RANGE_DAYS) {
+  if ((end - start) / 86_400_000 + 1 > MAX_RANGE_DAYS)
     throw new UsageError(`date range ${from}..${to} is longer than ${MAX_RANGE_DAYS} days`);
-  }
   const out: string[] = [];
   for (let t = start; t <= end; t += 86_400_000) {
     const iso = formatDate(new Date(t));
@@ -151,9 +149,8 @@ export function resolveDates(
   o: { date?: string; from?: string; to?: string; weekends?: boolean },
   now: Date = new Date(),
 ): string[] {
-  if (o.date !== undefined && (o.from !== undefined || o.to !== undefined)) {
+  if (o.date !== undefined && (o.from !== undefined || o.to !== undefined))
     throw new UsageError('use either --date or --from/--to, not both');
-  }
   if (o.from !== undefined || o.to !== undefined) {
     if (o.from === undefined || o.to === undefined) throw new UsageError('--from and --to go together');
     return dateRange(parseDate(o.from, now), parseDate(o.to, now), o.weekends);

@@ -92,9 +92,7 @@ export function createIO(opts: IOOptions) {
     else stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   return {
-    out: (text: string | Uint8Array) => {
-      guard.stream.write(text);
-    },
+    out: (text: string | Uint8Array) => void guard.stream.write(text),
     /** For raw bytes with backpressure (`export -o -`). */
     stdout: guard.stream,
     stdoutGone: guard.gone,
@@ -141,10 +139,8 @@ export function createIO(opts: IOOptions) {
     page: async (text: string, o?: { pager?: boolean }) => {
       const command = pagerCommand(env);
       const tall = (stdout.rows ?? 0) > 0 && (text.match(/\n/g)?.length ?? 0) >= stdout.rows!;
-      if (!stdout.isTTY || o?.pager === false || command === undefined || !tall) {
-        guard.stream.write(text);
-        return;
-      }
+      if (!stdout.isTTY || o?.pager === false || command === undefined || !tall)
+        return void guard.stream.write(text);
       await guard.idle();
       if (!(await runPager(command, text))) guard.stream.write(text);
     },

@@ -263,9 +263,8 @@ export function storedProfile<P>(store: ProfileStore<P>, name: string, allowNew 
 
 export function resolveProfileName(flag: string | undefined, env: Env): string {
   const name = flag ?? (env[row('profile').env!] || undefined) ?? SETTINGS.profile.default;
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name))
     throw new UsageError(`invalid profile name "${name}"`, { hint: 'use letters, digits, ".", "_" or "-"' });
-  }
   return name;
 }
 
@@ -404,13 +403,11 @@ export function parseLimiterUrl(value: string): string {
   if (!URL.canParse(value))
     throw new Error(`invalid limiter URL "${shown}": expected redis://[user:password@]host:port[/db]`);
   const u = new URL(value);
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
     throw new Error(`invalid limiter URL "${shown}": it must start with redis:// or rediss://`);
-  }
   if (!u.hostname) throw new Error(`invalid limiter URL "${shown}": no host`);
-  if (!/^(\/\d{0,5})?$/.test(u.pathname)) {
+  if (!/^(\/\d{0,5})?$/.test(u.pathname))
     throw new Error(`invalid limiter URL "${shown}": the path must be a database number, e.g. /0`);
-  }
   const query = [...u.searchParams];
   const seconds = ([k, v]: string[]) => k === 'timeout' && /^\d{1,5}(\.\d{1,3})?$/.test(v!) && Number(v) > 0;
   if (u.hash || !query.every(seconds) || (u.search && query.length === 0))
@@ -442,9 +439,8 @@ export function parseMaxAge(value: string): number | undefined {
   if (v === 'off') return undefined;
   const m = /^(\d{1,6})(s|m|h|d|w)$/.exec(v);
   const ms = m ? Number(m[1]) * MS[m[2] as 's'] : 0;
-  if (!(ms > 0)) {
+  if (!(ms > 0))
     throw new Error(`invalid cache max-age "${value}": expected a duration such as 30m, 12h or 7d, or off`);
-  }
   return ms;
 }
 
@@ -453,9 +449,8 @@ export function parseSize(value: string): number {
   const power = m?.[2] ? 'kmgt'.indexOf(m[2].toLowerCase()) + 1 : 0;
   const base = m?.[3]?.toLowerCase() === 'b' ? 1000 : 1024;
   const bytes = m ? Math.floor(Number(m[1]) * base ** power) : 0;
-  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) {
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes))
     throw new Error(`invalid cache size "${value}": expected a size such as 1GiB, 500MiB or 64KiB`);
-  }
   return bytes;
 }
 
@@ -473,9 +468,8 @@ export function parseTimeout(value: string): number {
 }
 
 export function parseRetries(value: string): number {
-  if (!/^\s*\d{1,3}\s*$/.test(value) || Number(value) > 100) {
+  if (!/^\s*\d{1,3}\s*$/.test(value) || Number(value) > 100)
     throw new Error(`invalid retries "${value}": expected a whole number from 0 to 100`);
-  }
   return Number(value);
 }
 

@@ -49,9 +49,8 @@ const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
 export function checkNameTemplate(template: string): string {
   const unknown = /\{([^{}]*)\}/g;
   for (const m of template.matchAll(unknown)) {
-    if (!(TEMPLATE_FIELDS as readonly string[]).includes(m[1]!)) {
+    if (!(TEMPLATE_FIELDS as readonly string[]).includes(m[1]!))
       throw new Error(`unknown placeholder {${m[1]}}: use ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(' ')}`);
-    }
   }
   if (/[{}]/.test(template.replace(unknown, ''))) throw new Error('a brace without its pair');
   if (/[/\\]/.test(template)) throw new Error('a file name, not a path: use --dir for the directory');
