@@ -24,7 +24,6 @@ export interface SettingRow {
   default?: string;
   parse?: (value: string) => unknown;
   mask?: (value: string) => string;
-  /** Settings' field, when not the key in camelCase. */
   field?: string;
   help: string;
   complete?: Completion;

@@ -45,7 +45,6 @@ export function truncateUtf8(s: string, max: number): string {
 
 const TEMPLATE_FIELDS = ['date', 'name', 'type', 'portfolio'] as const;
 
-/** Known placeholders, paired braces, a file name and not a path. */
 export function checkNameTemplate(template: string): string {
   const unknown = /\{([^{}]*)\}/g;
   for (const m of template.matchAll(unknown)) {

@@ -48,7 +48,6 @@ export interface Position {
   n: number;
   total: number;
   item: Item;
-  /** When the run's last request may go (epoch ms). */
   etaAt?: number;
 }
 
