@@ -177,7 +177,7 @@ export class ColumnChunk {
     this.rows = row + 1;
   }
 
-  /** The chunk appended to `file`; its ColumnChunk for the footer. */
+  /** Returns its ColumnChunk for the footer. */
   flush(file: ByteWriter, rows: number) {
     this.pad(rows);
     const start = file.offset;

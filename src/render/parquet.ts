@@ -270,7 +270,6 @@ export class ParquetSpool {
     return c;
   }
 
-  /** First seen first, or --fields' order. */
   columns(): ParquetColumn[] {
     const columns = this.plan.columns();
     const fields = this.o.fields;
