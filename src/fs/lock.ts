@@ -47,7 +47,7 @@ async function waitFor(lock: string, deadline: number): Promise<void> {
   do {
     if (Date.now() >= deadline)
       throw new FileError(`another prs process holds ${lock}`, {
-        hint: 'if no other prs is running, remove that directory',
+        hint: 'if no other prs is running, remove it',
       });
     await new Promise((r) => setTimeout(r, 10 + Math.random() * 30));
   } while (!tryLock(lock));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmdirSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withLock } from '../../../src/fs/lock.js';
@@ -14,7 +14,7 @@ afterEach(() => dir.cleanup());
 describe.each([
   ['withLock, async fn', ((file, fn, o) => withLock(file, async () => fn(), o)) as typeof withLock],
   ['withLock, synchronous fn', withLock],
-])('%s (a <file>.lock directory)', (_name, withLock) => {
+])('%s (<file>.lock)', (_name, withLock) => {
   it('creates the directory of the file, holds <file>.lock while fn runs, returns its result', async () => {
     const file = join(dir.path, 'sub', 'state.json');
     const result = await withLock(file, () => {
@@ -35,34 +35,46 @@ describe.each([
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it('a lock held by another process (fresh) → a FileError naming it once waitMs is over', async () => {
-    const file = join(dir.path, 'state.json');
-    mkdirSync(`${file}.lock`);
-    let ran = false;
-    const err = await withLock(
-      file,
-      () => {
-        ran = true;
-      },
-      { waitMs: 100 },
-    ).catch((e) => e);
-    expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
-    expect(ran).toBe(false);
-    expect(existsSync(`${file}.lock`)).toBe(true); // not ours to remove
-  });
+  // A lock is an O_EXCL file; an older prs's is a directory, honoured the same way.
+  const holdLock = {
+    file: (path: string) => writeFileSync(path, ''),
+    "an older prs's directory": (path: string) => mkdirSync(path),
+  };
 
-  it('a stale lock (not refreshed for 10 s) is taken over', async () => {
-    const file = join(dir.path, 'state.json');
-    mkdirSync(`${file}.lock`);
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(`${file}.lock`, old, old);
-    expect(await withLock(file, () => 'took over', { waitMs: 1000 })).toBe('took over');
-    expect(existsSync(`${file}.lock`)).toBe(false);
-  });
+  it.each(Object.entries(holdLock))(
+    'a lock held by another process (fresh, %s) → a FileError naming it once waitMs is over',
+    async (_kind, hold) => {
+      const file = join(dir.path, 'state.json');
+      hold(`${file}.lock`);
+      let ran = false;
+      const err = await withLock(
+        file,
+        () => {
+          ran = true;
+        },
+        { waitMs: 100 },
+      ).catch((e) => e);
+      expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
+      expect(err.hint).toBe('if no other prs is running, remove it');
+      expect(ran).toBe(false);
+      expect(existsSync(`${file}.lock`)).toBe(true); // not ours to remove
+    },
+  );
+
+  it.each(Object.entries(holdLock))(
+    'a stale lock (%s, not refreshed for 10 s) is taken over',
+    async (_kind, hold) => {
+      const file = join(dir.path, 'state.json');
+      hold(`${file}.lock`);
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(`${file}.lock`, old, old);
+      expect(await withLock(file, () => 'took over', { waitMs: 1000 })).toBe('took over');
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    },
+  );
 
   it('a directory that cannot be created is a FileError with the fs error as its cause', async () => {
     const file = join(dir.path, 'missing', 'state.json');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir.path, 'missing'), '');
     const err = await withLock(file, () => 1).catch((e) => e);
     // mkdir -p reports a file in the way as EEXIST (ENOTDIR on some systems).
