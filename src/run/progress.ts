@@ -77,10 +77,7 @@ export function runProgress(io: IO, now: () => number = Date.now) {
         return;
       }
       quiet();
-      if (!p) {
-        show(words(1, ms, reason));
-        return;
-      }
+      if (!p) return show(words(1, ms, reason));
       const end = now() + ms;
       const tick = () => {
         const left = end - now();
@@ -91,9 +88,7 @@ export function runProgress(io: IO, now: () => number = Date.now) {
         }
       };
       tick();
-      if (!io.quiet && ms > 1000) {
-        ticker = setInterval(tick, 1000).unref();
-      }
+      if (!io.quiet && ms > 1000) ticker = setInterval(tick, 1000).unref();
     },
     stop() {
       quiet();
