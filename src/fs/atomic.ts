@@ -9,7 +9,6 @@ import {
   // A getter: node:fs/promises loads only on the paths that use it, not for every request's state writes.
   promises as fsp,
   fsyncSync,
-  ftruncateSync,
   openSync,
   readFileSync,
   renameSync,
@@ -101,17 +100,6 @@ export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceO
   r.commit();
 }
 
-function rewriteFile(path: string, text: string, o: ReplaceOptions): void {
-  const data = Buffer.from(text);
-  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, o.mode ?? 0o644);
-  try {
-    writeAll(fd, data, 0);
-    ftruncateSync(fd, data.length);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -121,21 +109,17 @@ export function readText(path: string): string {
   }
 }
 
-/**
- * Under the file's lock; `fn`'s undefined text leaves the file as it is. `inPlace`: state read only
- * under the lock and cheap to lose (torn, it reads as absent) is rewritten where it is: a file made
- * and renamed over the old one costs a request milliseconds of waiting on a disk that discards.
- */
+/** Under the file's lock; `fn`'s undefined text leaves the file as it is. */
 export function updateFile<T>(
   path: string,
   fn: (text: string) => { text?: string; result: T },
-  o: ReplaceOptions & LockOptions & { inPlace?: boolean } = {},
+  o: ReplaceOptions & LockOptions = {},
 ): Promise<T> {
   return withLock(
     path,
     () => {
       const { text, result } = fn(readText(path));
-      if (text !== undefined) (o.inPlace ? rewriteFile : replaceFile)(path, text, o);
+      if (text !== undefined) replaceFile(path, text, o);
       return result;
     },
     o,

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { fileError } from '../errors.js';
-import { updateFile } from '../fs/atomic.js';
+import { readText, updateFile } from '../fs/atomic.js';
 import { fnv1a } from '../fs/temp-names.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks, LimiterState } from './types.js';
@@ -151,7 +151,7 @@ export function fileSlots(o: FileSlotsOptions): Slots {
               const { write, result } = apply(parseState(text), fn);
               return { text: write && `${JSON.stringify({ v: 1, ...write })}\n`, result };
             },
-            { mode: 0o600, inPlace: true },
+            { mode: 0o600, durable: false },
           );
           seed = undefined;
           return result;
@@ -167,13 +167,7 @@ export function fileSlots(o: FileSlotsOptions): Slots {
       let state = memory;
       if (file !== undefined)
         try {
-          // Under the lock (the state is rewritten in place); no directory yet: no state.
-          const missing = (code: string) => code === 'ENOENT';
-          const text = await updateFile(file, (t) => ({ result: t }), {
-            createDir: false,
-            unlockable: missing,
-          });
-          state = parseState(text);
+          state = parseState(readText(file));
         } catch (err) {
           unusable(err);
         }

@@ -13,13 +13,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/errors.js';
-import {
-  assertWritableDir,
-  createAtomicFile,
-  openReplacement,
-  replaceFile,
-  updateFile,
-} from '../../../src/fs/atomic.js';
+import { assertWritableDir, createAtomicFile, openReplacement, replaceFile } from '../../../src/fs/atomic.js';
 import { tempNameFor } from '../../../src/fs/temp-names.js';
 import { tempDir } from '../../helpers/run.js';
 
@@ -119,30 +113,6 @@ describe('replaceFile', () => {
     mkdirSync(p);
     expect(() => replaceFile(p, 'x')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
     expect(readdirSync(dir.path)).toEqual(['d']);
-  });
-});
-
-describe('updateFile, inPlace', () => {
-  it('rewrites the file where it is (same inode, shorter text cut), makes a missing one; no temporary left', async () => {
-    const p = join(dir.path, 'state.json');
-    await updateFile(p, (text) => ({ text: `${text}made`, result: undefined }), {
-      mode: 0o600,
-      inPlace: true,
-    });
-    expect([readFileSync(p, 'utf8'), statSync(p).mode & 0o777]).toEqual(['made', 0o600]);
-    writeFileSync(p, 'old and longer');
-    const inode = statSync(p).ino;
-    const seen = await updateFile(p, (text) => ({ text: 'new', result: text }), { inPlace: true });
-    expect([seen, readFileSync(p, 'utf8'), statSync(p).ino]).toEqual(['old and longer', 'new', inode]);
-    expect(readdirSync(dir.path)).toEqual(['state.json']);
-  });
-  it('never writes through a link', async () => {
-    const target = join(dir.path, 'target');
-    writeFileSync(target, 'keep');
-    symlinkSync(target, join(dir.path, 'a'));
-    const write = updateFile(join(dir.path, 'a'), () => ({ text: 'x', result: 0 }), { inPlace: true });
-    await expect(write).rejects.toThrow(/ELOOP/);
-    expect(readFileSync(target, 'utf8')).toBe('keep');
   });
 });
 
