@@ -36,6 +36,8 @@ export async function cli(env: Env): Promise<void> {
 
 /** A quick over-estimate of whether the answer cache is on (spelt as settings.ts: fast.test.ts checks). */
 export function cacheMayBeOn(args: readonly string[], env: Env, configDir: string): boolean {
+  // --no-cache turns even --cache off: no answer is read this run, so no config file here.
+  if (args.includes('--no-cache')) return false;
   if (env.PRS_CACHE || args.some((a) => a === '--cache' || a.startsWith('--cache='))) return true;
   try {
     return readFileSync(join(configDir, CONFIG_FILE), 'utf8').includes('"cache"');

@@ -31,6 +31,7 @@ describe('cacheMayBeOn', () => {
       JSON.stringify({ profiles: { default: { settings: { cache: '7d' } } } }),
     );
     expect(cacheMayBeOn(report, {}, dir)).toBe(true);
+    expect(cacheMayBeOn([...report, '--no-cache'], {}, dir)).toBe(false);
   });
 
   it.each([
@@ -39,6 +40,8 @@ describe('cacheMayBeOn', () => {
     ['PRS_CACHE', report, { PRS_CACHE: '1d' }, true],
     ['an empty PRS_CACHE is unset', report, { PRS_CACHE: '' }, false],
     ['--no-cache alone', [...report, '--no-cache'], {}, false],
+    ['--no-cache over PRS_CACHE', [...report, '--no-cache'], { PRS_CACHE: '1d' }, false],
+    ['--no-cache over --cache', [...report, '--cache=7d', '--no-cache'], {}, false],
     ['nothing', report, {}, false],
   ])('%s', (_name, args, extra, want) => {
     expect(cacheMayBeOn(args, extra, join(tmp.path, 'empty'))).toBe(want);
