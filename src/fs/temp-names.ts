@@ -1,16 +1,25 @@
-import { readdirSync, unlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-// This machine in 4 hex digits: in a shared directory other machines' pids mean nothing here.
+// This machine and pid namespace in 4 hex digits: in a shared directory others' pids mean nothing here
+// (a container on the host's network has the host's name, not its pids).
 let hostTag: string | undefined;
-const hostTagOf = () => (hostTag ??= fnv1a(hostname()).slice(-4));
+const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
 
 /** 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto). */
 export function fnv1a(text: string): string {
   let h = 0xcbf29ce484222325n;
   for (const byte of Buffer.from(text)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return h.toString(16).padStart(16, '0');
+}
+
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
 }
 
 /** `.<name>.<pid>.<host tag><4 random hex>.tmp`: hidden, and telling whose it is. */
