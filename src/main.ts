@@ -89,12 +89,12 @@ export function ownSignals(handler: (signal: OwnedSignal) => void): () => void {
 /** Started by the loader (src/boot.ts): the run, then the code it compiled kept for the next. */
 export function start(cache?: CodeCache): void {
   void main(process.argv, process.env).then(async (code) => {
-    if (cache?.unsaved) {
-      const { replaceFile } = await import('./fs/atomic.js');
+    // Best effort: a cache that cannot be written (or a missing chunk) must not change the run's code.
+    if (cache?.unsaved)
       try {
+        const { replaceFile } = await import('./fs/atomic.js');
         cache.save((path, data) => replaceFile(path, data, { mode: 0o600, durable: false }));
       } catch {}
-    }
     process.exit(code);
   });
 }

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -185,6 +186,24 @@ describe('the code cache', () => {
     expect([r2.code, r2.stderr, r2.stdout]).toEqual([0, '', r.stdout]);
     expect(cacheFiles().length).toBe(scriptsOf(r2.compiled).length);
     expect(statSync(join(codeDir(), 'cli.pack')).isDirectory()).toBe(true);
+  });
+
+  it('a build whose cache writer cannot load (its chunk gone): the run’s own exit code, nothing on stderr', async () => {
+    const copy = join(tmp.path, 'broken-build');
+    rmSync(copy, { recursive: true, force: true });
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    for (const part of ['bin', 'dist', 'package.json'])
+      cpSync(join(root, part), join(copy, part), { recursive: true });
+    const writer = readdirSync(join(copy, 'dist', 'chunks')).filter((f) => /^atomic-\w+\.js$/.test(f));
+    expect(writer).toHaveLength(1);
+    rmSync(join(copy, 'dist', 'chunks', writer[0]!));
+    const child = spawn(process.execPath, [join(copy, 'bin', 'prs.js'), 'config', 'path'], {
+      env: baseEnv(env),
+    });
+    child.stdin.end();
+    const r = await collect(child).done;
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain('config.json');
   });
 
   it('PRS_DEBUG=1 compiles as Node does (its stack traces need the source maps): no cache', async () => {
