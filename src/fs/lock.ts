@@ -60,9 +60,33 @@ function tryLock(lock: string): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  const mtimeMs = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-  if (mtimeMs !== undefined && Date.now() - mtimeMs > STALE_MS) release(lock);
+  if (isStale(lock)) takeOver(lock);
   return false;
+}
+
+function isStale(path: string): boolean {
+  const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+  return mtimeMs !== undefined && Date.now() - mtimeMs > STALE_MS;
+}
+
+/**
+ * For a lock found stale: two processes that found it so must not both remove it (the later would remove
+ * the lock the first made meanwhile), so the remover holds `<lock>.claim` (O_EXCL) and looks again under
+ * it. A claim goes stale only if its taker died in that instant.
+ */
+export function takeOver(lock: string): void {
+  const claim = `${lock}.claim`;
+  try {
+    closeSync(openSync(claim, 'wx', 0o600));
+  } catch {
+    if (isStale(claim)) release(claim);
+    return;
+  }
+  try {
+    if (isStale(lock)) release(lock);
+  } finally {
+    release(claim);
+  }
 }
 
 /** Also an older prs's `<file>.lock` directory, once stale. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withLock } from '../../../src/fs/lock.js';
+import { takeOver, withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };
@@ -106,6 +106,46 @@ describe('withLock, synchronous fn', () => {
     setTimeout(() => rmdirSync(`${file}.lock`), 50);
     await done;
     expect(ran).toBe(true);
+  });
+});
+
+describe('a stale lock taken over', () => {
+  const staleAt = (path: string) => {
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path, old, old);
+  };
+
+  it('by two processes that both found it stale: the later leaves the lock the first made meanwhile', async () => {
+    const file = join(dir.path, 'state.json');
+    writeFileSync(`${file}.lock`, '');
+    staleAt(`${file}.lock`);
+    // The first took it over and holds a lock of its own; the second acts on what it found a moment ago.
+    await withLock(file, async () => {
+      takeOver(`${file}.lock`);
+      expect(existsSync(`${file}.lock`)).toBe(true);
+    });
+    expect(existsSync(`${file}.lock.claim`)).toBe(false);
+  });
+
+  it('while another process is taking it over (its claim fresh): left to that one', async () => {
+    const file = join(dir.path, 'state.json');
+    writeFileSync(`${file}.lock`, '');
+    staleAt(`${file}.lock`);
+    writeFileSync(`${file}.lock.claim`, '');
+    const err = await withLock(file, () => 'took over', { waitMs: 100 }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
+    expect(existsSync(`${file}.lock`)).toBe(true);
+  });
+
+  it('a claim whose taker died (stale too) is removed, and the lock taken over', async () => {
+    const file = join(dir.path, 'state.json');
+    writeFileSync(`${file}.lock`, '');
+    staleAt(`${file}.lock`);
+    writeFileSync(`${file}.lock.claim`, '');
+    staleAt(`${file}.lock.claim`);
+    expect(await withLock(file, () => 'took over', { waitMs: 1000 })).toBe('took over');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(existsSync(`${file}.lock.claim`)).toBe(false);
   });
 });
 
