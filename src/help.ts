@@ -74,11 +74,6 @@ $ prs logout
 $ prs --profile prod logout
 # every profile
 $ prs logout --all
-[auth]
-# is the session usable? (exit 0 yes, 4 no)
-$ prs auth status
-# a token for curl
-$ prs auth token
 [auth status]
 # profile, URLs, user, tenant and token expiry
 $ prs auth status
@@ -89,21 +84,8 @@ $ prs auth status -q || prs login
 [auth token]
 # call the API with curl
 $ curl -H "Authorization: Bearer $(prs auth token)" -H "X-CLIENT-ID: $(prs config get tenant)" "$(prs config get base-url)/api/v1/report-service/report/generate/portfolio/42?reportType=index&date=2024-05-02"
-[config]
-# every setting and where it comes from
-$ prs config list
-# set the service URL of the default profile
-$ prs config set base-url https://api.example.com
-# set the tenant of another profile
-$ prs --profile prod config set tenant T123
-# a gentler client-side rate limit
-$ prs config set rate-limit 2/60s
-# back to the default
-$ prs config unset rate-limit
-# where the config file is
-$ prs config path
 [config list]
-# settings with their source (flag, env, profile, default)
+# every setting and where it comes from (flag, env, profile, default)
 $ prs config list
 # as JSON
 $ prs config list --json | jq .
@@ -111,13 +93,17 @@ $ prs config list --json | jq .
 # one value, for scripts
 $ prs config get base-url
 [config set]
-# store a setting
-$ prs config set tenant T123
-# in a named profile
-$ prs --profile prod config set base-url https://api.example.com
+# set the service URL of the default profile
+$ prs config set base-url https://api.example.com
+# set the tenant of another profile
+$ prs --profile prod config set tenant T123
+# a gentler client-side rate limit
+$ prs config set rate-limit 2/60s
+# keep report answers for past dates for a week (see prs cache)
+$ prs config set cache 7d
 [config unset]
 # remove a setting (back to env or default)
-$ prs config unset timeout
+$ prs config unset rate-limit
 [config path]
 # open the config file
 $ "$EDITOR" "$(prs config path)"
@@ -151,13 +137,6 @@ $ prs export 42 -t index -d 2024-05-02 -o - | jq length
 $ prs export 42 1 -t constituent.close --from 2024-01-01 --to 2024-12-31 -f csv --dir 2024 --parallel 4 --skip-existing
 # crontab line: weekdays 06:00, the previous weekday, after \`prs login --profile nightly --save-password\`; a rerun fetches only what is missing; exit 3 (no data: a holiday) is no failure
 ${CRON_LINE}
-[cache]
-# keep answers for past dates for a week, in this profile
-$ prs config set cache 7d
-# what the cache holds
-$ prs cache info
-# forget this profile's answers
-$ prs cache clear
 [cache info]
 # directory, entries, size, oldest and newest
 $ prs cache info
@@ -205,6 +184,11 @@ let examples: Example[] = [];
 for (const [, path, comment, line] of EXAMPLE_TEXT.matchAll(/^\[(.*)\]$|^# (.*)\n(.*)$/gm)) {
   if (path !== undefined) EXAMPLES[path] = examples = [];
   else examples.push(line!.startsWith('$ ') ? [comment!, line!.slice(2)] : [comment!, line!, 'crontab']);
+}
+// A group's help (`prs config --help`) shows its commands' examples.
+for (const [path, list] of Object.entries(EXAMPLES)) {
+  const group = path.split(' ')[0]!;
+  if (group !== path) EXAMPLES[group] = [...(EXAMPLES[group] ?? []), ...list];
 }
 
 export function exitCodesText(): string {

@@ -56,8 +56,10 @@ function define<T extends Record<string, FlagRow>, O>(
   const cmd = parent.command(d.spelling, { hidden: d.hidden }).description(d.description);
   for (const arg of d.args ?? []) cmd.addArgument(arg);
   // A default shown as written (`default: 0`), as the help texts spell defaults themselves.
-  for (const row of Object.values<FlagRow>(d.flags ?? {}))
-    cmd.addOption(new Option(row.flag, row.help).default(row.default, row.default));
+  for (const row of Object.values<FlagRow>(d.flags ?? {})) {
+    const option = new Option(row.flag, row.help).default(row.default, row.default);
+    cmd.addOption(Object.assign(option, { complete: row.complete }));
+  }
   return cmd.action(async (...values: unknown[]) => {
     const globals = globalsOf(values.at(-1) as Command);
     const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, globals);

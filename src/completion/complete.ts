@@ -13,12 +13,14 @@ const described = (entries: [string, string][]): Completion => ({
   descriptions: Object.fromEntries(entries),
 });
 
+/** What define.ts and cli.ts attach to an option from its table row, else its choices. */
+const optionValue = (o: (Option & { complete?: Completion }) | undefined): Completion | undefined =>
+  o?.complete ?? (o?.argChoices && { values: o.argChoices });
+
 /** `prefix`: `--format=` when typed with its flag. */
 export function complete(
   program: Command,
   words: readonly string[],
-  /** By "<command path> <long flag>", else by the long flag. */
-  values: Readonly<Record<string, Completion>>,
 ): { complete?: Completion; prefix?: string } {
   const help = program.createHelp();
   const globals = help.visibleOptions(program).filter((o) => o.long !== '--version');
@@ -27,15 +29,9 @@ export function complete(
     const own = help.visibleOptions(cmd);
     return [...own, ...globals.filter((g) => !own.some((o) => o.long === g.long))];
   };
-  const optionValue = (o: Option | undefined, path: string[]): Completion | undefined => {
-    if (!o?.long) return undefined;
-    const choices = o.argChoices && { values: o.argChoices };
-    return values[[...path, o.long].join(' ')] ?? values[o.long] ?? choices;
-  };
 
   let cmd = program;
   let parent = program;
-  const path: string[] = [];
   const args: string[] = [];
   // Bash passes "--opt=value" as three words ("=" is in COMP_WORDBREAKS).
   const cur = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
@@ -46,13 +42,12 @@ export function complete(
       const o = optionsOf(cmd).find((x) => x.long === word || x.short === word);
       if (!o || !(o.required || o.optional)) continue;
       i += before[i + 1] === '=' ? 2 : 1;
-      if (i >= before.length) return { complete: optionValue(o, path) };
+      if (i >= before.length) return { complete: optionValue(o) };
       continue;
     }
     const sub = help.visibleCommands(cmd).find((c) => c.name() === word);
     if (sub) {
       [parent, cmd] = [cmd, sub];
-      path.push(word);
       args.length = 0;
     } else args.push(word);
   }
@@ -60,7 +55,7 @@ export function complete(
   const inline = /^(--[^=]+)=/.exec(cur);
   if (inline) {
     const o = optionsOf(cmd).find((x) => x.long === inline[1]);
-    return { complete: optionValue(o, path), prefix: inline[0] };
+    return { complete: optionValue(o), prefix: inline[0] };
   }
   if (cur.startsWith('-'))
     return {

@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { addAbortSignal, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
@@ -98,6 +98,7 @@ async function download(
   c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
   where: string,
   onChunk?: (chunk: Buffer) => void,
+  end = true,
 ): Promise<number> {
   let bytes = 0;
   async function* meter(body: AsyncIterable<Buffer>) {
@@ -109,7 +110,7 @@ async function download(
     }
   }
   try {
-    await pipeline(res.body, meter, dest, { signal: c.signal });
+    await pipeline(res.body, meter, dest, { signal: c.signal, end });
   } catch (err) {
     discard(res.body);
     throw classifyStreamError(err, c, where, bytes);
@@ -306,30 +307,11 @@ async function write(stream: Writable, chunk: Uint8Array, signal?: AbortSignal):
 }
 
 /** `-o -`: raw bytes, unchecked; a body that breaks off still ends in a non-zero exit. 0 = no data. */
-export async function streamExport(
+export const streamExport = (
   res: ExportResponse,
   out: Writable,
   c: Pick<SaveContext, 'portfolioId' | 'date' | 'signal' | 'onBytes'>,
-): Promise<number> {
-  let bytes = 0;
-  const body: Readable = addAbortSignal(c.signal, res.body);
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      c.onBytes?.(bytes);
-      await write(out, chunk, c.signal);
-    }
-  } catch (err) {
-    discard(res.body);
-    throw classifyStreamError(err, c, '-', bytes);
-  }
-  if (res.contentLength !== undefined && bytes !== res.contentLength) {
-    throw new ServiceError(
-      `the download of ${label(c)} broke off after ${bytes} of ${res.contentLength} bytes`,
-    );
-  }
-  return bytes;
-}
+) => download(res, out, c, '-', undefined, false);
 
 /** `--extract -o -`: the zip checked whole in a private directory, then each CSV member to `out`. */
 export async function extractToStdout(

@@ -1,13 +1,16 @@
 // `prs __complete`'s walk of the commander program: the words typed → what TAB offers.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
-import { OPTION_VALUES } from '../../../src/commands/completion.js';
+import { DIFF_FLAGS } from '../../../src/commands/diff.flags.js';
+import { EXPORT_FLAGS } from '../../../src/commands/export.flags.js';
+import { spelling } from '../../../src/commands/flags.js';
+import { REPORT_FLAGS } from '../../../src/commands/report.flags.js';
 import { complete } from '../../../src/completion/complete.js';
 import { EXPORT_FORMATS, REPORT_FORMATS, REPORT_TYPES } from '../../../src/domain.js';
-import { SETTING_KEYS } from '../../../src/settings.js';
+import { SETTING_KEYS, SETTINGS } from '../../../src/settings.js';
 
 const program = buildProgram({ version: '1.0.0', run: async () => {} });
-const at = (line: string) => complete(program, line.split(' '), OPTION_VALUES);
+const at = (line: string) => complete(program, line.split(' '));
 /** The words offered (or "file", "dir", "profiles"), with the prefix each carries. */
 const offered = (line: string) => {
   const { complete: c, prefix = '' } = at(line);
@@ -76,16 +79,21 @@ describe('complete', () => {
     },
   );
 
-  it('every value hint names a real option (renaming one must not silently drop it)', () => {
-    for (const key of Object.keys(OPTION_VALUES)) {
-      const words = key.split(' ');
-      const flag = words.pop()!;
-      const line = `${words.map((w) => `${w} `).join('')}${flag} `;
-      const where = words.length ? [line] : ['', 'report 1 '].map((p) => `${p}${flag} `);
-      expect(
-        where.some((l) => at(l).complete === OPTION_VALUES[key]),
-        key,
-      ).toBe(true);
-    }
+  it("every table row's value hint reaches its option", () => {
+    const tables = {
+      '': SETTINGS,
+      'report 1 ': REPORT_FLAGS,
+      'diff 1 ': DIFF_FLAGS,
+      'export 1 ': EXPORT_FLAGS,
+    };
+    let checked = 0;
+    for (const [before, table] of Object.entries(tables))
+      for (const row of Object.values(table as Record<string, { flag?: string; complete?: unknown }>)) {
+        if (!row.flag || !row.complete) continue;
+        const line = `${before}${spelling(row.flag).long} `;
+        expect(at(line).complete, line).toBe(row.complete);
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(10);
   });
 });
