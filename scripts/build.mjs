@@ -258,7 +258,7 @@ const noTable = {
   name: 'no-table',
   setup(b) {
     b.onResolve({ filter: /^\.\/table\.js$/ }, (args) =>
-      args.importer.endsWith('src/render/index.ts') ? { path: 'table', namespace: 'prs-stub' } : undefined,
+      args.importer.endsWith('src/render/writer.ts') ? { path: 'table', namespace: 'prs-stub' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'prs-stub' }, (args) => ({
       contents: STUBBED[args.path],

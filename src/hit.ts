@@ -6,8 +6,8 @@ import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
 import { entryChunks } from './cache/store.js';
 import { defaultFormat, reportOptions } from './commands/report.flags.js';
 import { ExitCode, SIGNAL_EXITS } from './errors.js';
-import { reportWriter } from './render/index.js';
 import { Spool } from './render/spool.js';
+import { createWriter } from './render/writer.js';
 import { readAnswer } from './rows/answer.js';
 import { type Env, isDebug, resolveDirs, settingsFrom } from './settings.js';
 import { stdoutIsTerminal, stdoutWriter } from './stdout.js';
@@ -16,7 +16,7 @@ export async function answerFromCache(argv: readonly string[], env: Env): Promis
   const read = readArgv(argv.slice(2));
   const hit = read && (await storedHit(read, env));
   if (!hit) return undefined;
-  const writer = reportWriter({
+  const writer = createWriter({
     type: hit.options.type,
     format: hit.format,
     multi: false,

@@ -48,7 +48,7 @@ async function spoolTarget(o: ReportOptions, deps: Deps, out: Output): Promise<T
   const writer = o.raw
     ? undefined
     : (out.writer?.() ??
-      (await import('../render/index.js')).reportWriter({
+      (await import('../render/writer.js')).createWriter({
         ...out,
         type: o.type,
         fields: o.fields,

@@ -110,13 +110,25 @@ export function seenColumns(rows: readonly Row[]): Column[] {
 
 export const columnOf = (name: string): Column => ({ name, path: name.split('.') });
 
-/** `spec`: the spec's present in the rows in its order, then the rest; no rows: the spec's. portfolioId first. */
-export function columnsFor(
-  type: ReportType,
-  rows: readonly Row[],
+/**
+ * A writer's columns: `seen` in the rows' order; `spec` the spec's present in the rows in its order, then
+ * the rest; no rows: the spec's. portfolioId first. Without a type the rows' own. `--fields` picks (an
+ * unknown name is a UsageError, decided on the data).
+ */
+export function columnsOf(
+  r: { type?: ReportType; rows: readonly Row[]; fields?: readonly string[]; multi?: boolean },
   order: 'spec' | 'seen',
-  multi = false,
 ): Column[] {
+  const { type, rows, fields, multi } = r;
+  if (type === undefined) return seenColumns(rows);
+  if (fields) {
+    const picked =
+      rows.length === 0 ? fields.map(columnOf) : selectFields(columnsOf({ type, rows }, order), fields, type);
+    // With several portfolios every row starts with portfolioId (CLI.md), unless --fields places it.
+    return multi && !picked.some((c) => c.name === PORTFOLIO_COLUMN)
+      ? [columnOf(PORTFOLIO_COLUMN), ...picked]
+      : picked;
+  }
   if (rows.length === 0) return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
   const seen = seenColumns(rows);
   const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);

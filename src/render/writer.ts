@@ -1,27 +1,33 @@
 // One writer per output format: an answer's output counts once `done` is called; first rows fix the columns.
-import type { Row } from '../domain.js';
+import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
-import { type Column, seenColumns } from './columns.js';
+import { type Column, columnsOf } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
 import { project, writeRow, writeRun, writeSpaced } from './json.js';
+import { renderTable } from './table.js';
 
-export type WriterFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
+export type WriterFormat = Exclude<ReportFormat, 'parquet'>;
 
 export type Chunk = string | Uint8Array;
 
 export interface WriterOptions {
   format: WriterFormat;
-  /** The columns for the first rows (may throw: an unknown --fields name). Default: seenColumns. */
-  columns?(rows: readonly Row[], order: 'seen' | 'spec'): Column[];
-  emptyColumns?(): Column[];
-  /** JSON/NDJSON rows reduced to the columns (--fields). */
-  project?: boolean;
-  indent?: boolean;
+  /** Spec order for the table and the empty CSV's header; without it the rows' own columns. */
+  type?: ReportType;
+  /** JSON/NDJSON rows reduced to these columns (an unknown name throws on the first rows). */
+  fields?: readonly string[];
+  /** Several portfolios: `portfolioId` leads. */
+  multi?: boolean;
+  color?: boolean;
+  /** JSON is indented, the table fitted to `width`. */
+  terminal?: boolean;
+  width?: number;
   /** CSV/TSV into a file that appears at the end: later columns join instead of being left out. */
   union?: boolean;
-  table?(rows: Row[], columns: Column[]): { text: string; notes: string[] };
+  /** Fixed columns instead of the rows' (tests that hold all the rows). */
+  columns?(rows: readonly Row[], order: 'seen' | 'spec'): Column[];
 }
 
 export interface AnswerWriter {
@@ -59,8 +65,13 @@ export interface RowWriter {
 export function createWriter(o: WriterOptions): RowWriter {
   const { format } = o;
   const delimited = format === 'csv' || format === 'tsv' ? format : undefined;
-  const needsColumns = delimited !== undefined || (o.project === true && format !== 'table');
-  const columnsFor = o.columns ?? ((rows: readonly Row[]) => seenColumns(rows));
+  const picked = o.fields !== undefined;
+  const union = o.union && !picked;
+  const needsColumns = delimited !== undefined || (picked && format !== 'table');
+  const columnsFor =
+    o.columns ??
+    ((rows: readonly Row[], order: 'seen' | 'spec') =>
+      columnsOf({ type: o.type, rows, fields: o.fields, multi: o.multi }, order));
   let count = 0;
   let columns: Column[] | undefined;
   let firstColumns = 0;
@@ -110,11 +121,13 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (delimited) {
             const mark = out.n;
             const exact = writeDelimited(out, batch, cols()!, delimited, lead);
-            if (!exact && !picking && !o.project) {
+            if (!exact && !picking && !picked) {
               const names = new Set(cols()!.map((c) => c.name));
-              const more = seenColumns(layouts(batch, leadRow)).filter((c) => !names.has(c.name));
+              const more = columnsOf({ rows: layouts(batch, leadRow) }, 'seen').filter(
+                (c) => !names.has(c.name),
+              );
               if (more.length > 0) {
-                if (o.union || !columns) {
+                if (union || !columns) {
                   mine = [...cols()!, ...more];
                   out.n = mark;
                   writeDelimited(out, batch, cols()!, delimited, lead);
@@ -122,13 +135,13 @@ export function createWriter(o: WriterOptions): RowWriter {
               }
             }
             const chunk = out.take();
-            if (o.union || !columns) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
+            if (union || !columns) mypieces.push({ bytes: chunk.length, columns: cols()!.length });
             return chunk;
           }
-          if (o.project || o.indent) {
+          if (picked || o.terminal) {
             const rows = batch.objects(leadRow);
-            const shown = o.project ? project(rows, cols()!) : rows;
-            const indent = o.indent && format === 'json';
+            const shown = picked ? project(rows, cols()!) : rows;
+            const indent = o.terminal && format === 'json';
             for (let i = 0; i < shown.length; i++) {
               // As stringifyLossless(allRows, 2): JSON text holds no raw newline in a string.
               const text = indent
@@ -163,7 +176,7 @@ export function createWriter(o: WriterOptions): RowWriter {
           count += n;
           if (mypieces.length === 0) return undefined;
           firstColumns ||= mypieces[0]!.columns;
-          if (o.union) pieces.push(...mypieces);
+          if (union) pieces.push(...mypieces);
           // To stdout the first answer's columns are all of its rows': its output is rewritten.
           else if (columns!.length > mypieces[0]!.columns) return widening(mypieces);
           return undefined;
@@ -171,7 +184,7 @@ export function createWriter(o: WriterOptions): RowWriter {
       };
     },
     widened() {
-      if (!o.union || !delimited || !columns || columns.length === firstColumns) return undefined;
+      if (!union || !delimited || !columns || columns.length === firstColumns) return undefined;
       return widening(pieces);
     },
     end() {
@@ -188,10 +201,15 @@ export function createWriter(o: WriterOptions): RowWriter {
         );
       }
       let text = '';
-      if (format === 'json') text = count === 0 ? '[]\n' : o.indent ? '\n]\n' : ']\n';
-      else if (delimited && count === 0) text = `${delimitedHeader(o.emptyColumns?.() ?? [], delimited)}\n`;
-      else if (format === 'table' && table.length > 0 && o.table) {
-        const drawn = o.table(table, columnsFor(table, 'spec'));
+      if (format === 'json') text = count === 0 ? '[]\n' : o.terminal ? '\n]\n' : ']\n';
+      else if (delimited && count === 0) text = `${delimitedHeader(columnsFor([], 'seen'), delimited)}\n`;
+      else if (format === 'table' && table.length > 0) {
+        const drawn = renderTable(table, columnsFor(table, 'spec'), {
+          color: o.color === true,
+          width: o.terminal ? o.width : undefined,
+          type: o.type,
+          picked,
+        });
         text = drawn.text;
         notes.push(...drawn.notes);
       }

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { Row } from '../../src/domain.js';
 import { stringifyLossless } from '../../src/json/lossless.js';
 import { type Column, seenColumns } from '../../src/render/columns.js';
-import { type ReportWriterOptions, reportWriter } from '../../src/render/index.js';
-import { createWriter, type WriterFormat } from '../../src/render/writer.js';
+import { createWriter, type WriterFormat, type WriterOptions } from '../../src/render/writer.js';
 import { NO_ROWS, type RowBatch } from '../../src/rows/tape.js';
 import { MalformedBody, RowTokenizer } from '../../src/rows/tokenizer.js';
 
@@ -40,11 +39,11 @@ export function rowsOf(body: string | Uint8Array): Row[] | string {
   }
 }
 
-export type RenderRequest = ReportWriterOptions & { rows: readonly Row[] };
+export type RenderRequest = WriterOptions & { rows: readonly Row[] };
 
 /** All of `r.rows` as one answer through the report's writer: the output, and the notes for stderr. */
 export function render(r: RenderRequest): { text: string; notes: string[] } {
-  const w = reportWriter(r);
+  const w = createWriter(r);
   const a = w.answer();
   const text = a.rows(batchOf(r.rows));
   a.done();
@@ -58,7 +57,7 @@ export function renderDelimited(
   columns: readonly Column[],
   kind: 'csv' | 'tsv',
 ): string {
-  const w = createWriter({ format: kind, columns: () => [...columns], emptyColumns: () => [...columns] });
+  const w = createWriter({ format: kind, columns: () => [...columns] });
   const a = w.answer();
   const text = String(a.rows(batchOf(rows)));
   a.done();

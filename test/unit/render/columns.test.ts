@@ -3,7 +3,7 @@ import { JsonNumber } from '../../../src/domain.js';
 import { UsageError } from '../../../src/errors.js';
 import {
   cellText,
-  columnsFor,
+  columnsOf,
   flatten,
   SPEC_COLUMNS,
   seenColumns,
@@ -54,7 +54,7 @@ describe('seenColumns', () => {
   });
 });
 
-describe('columnsFor', () => {
+describe('columnsOf', () => {
   const rows = [{ currency: 'EUR', extra: 1, effectiveDate: '2024-05-03', indexValue: 1 }];
   it.each([
     ['seen order', 'index', rows, 'seen', false, ['currency', 'extra', 'effectiveDate', 'indexValue']],
@@ -84,7 +84,7 @@ describe('columnsFor', () => {
       ['portfolioId', ...SPEC_COLUMNS['constituent.close']],
     ],
   ] as const)('%s', (_n, type, rs, order, multi, want) => {
-    expect(names(columnsFor(type, rs, order, multi))).toEqual(want);
+    expect(names(columnsOf({ type, rows: rs, multi }, order))).toEqual(want);
   });
 
   it('flattens corporate actions in spec order', () => {
@@ -93,7 +93,7 @@ describe('columnsFor', () => {
       isin: 'X',
       indexId: { Total: 't', Net: 'n', Price: 'p' },
     };
-    expect(names(columnsFor('constituent.corporateactions', [row], 'spec'))).toEqual([
+    expect(names(columnsOf({ type: 'constituent.corporateactions', rows: [row] }, 'spec'))).toEqual([
       'indexId.Net',
       'indexId.Price',
       'indexId.Total',
@@ -105,7 +105,7 @@ describe('columnsFor', () => {
   });
 
   it('no rows, corporate actions: flattened spec columns', () => {
-    const cols = names(columnsFor('constituent.proformacorporateactions', [], 'seen'));
+    const cols = names(columnsOf({ type: 'constituent.proformacorporateactions', rows: [] }, 'seen'));
     expect(cols.slice(0, 4)).toEqual(['indexId.Net', 'indexId.Price', 'indexId.Total', 'indexName.Net']);
     expect(cols).toContain('newShares.Net');
     expect(cols).not.toContain('oldShares');
@@ -113,9 +113,8 @@ describe('columnsFor', () => {
 });
 
 describe('selectFields', () => {
-  const cols = columnsFor(
-    'constituent.corporateactions',
-    [{ isin: 'X', indexId: { Net: 'n', Price: 'p' }, x: 1 }],
+  const cols = columnsOf(
+    { type: 'constituent.corporateactions', rows: [{ isin: 'X', indexId: { Net: 'n', Price: 'p' }, x: 1 }] },
     'seen',
   );
   it.each([

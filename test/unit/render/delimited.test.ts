@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
-import { columnOf, columnsFor } from '../../../src/render/columns.js';
+import { columnOf, columnsOf } from '../../../src/render/columns.js';
 import { csvCell, tsvCell } from '../../../src/render/delimited.js';
 import { renderDelimited } from '../../helpers/rows.js';
 
@@ -51,7 +51,7 @@ describe('renderDelimited', () => {
     },
     { isin: 'X2', name: 'multi\nline', price: 1, extra: true, id: { Net: 'n2' } },
   ];
-  const cols = columnsFor('index', rows, 'seen');
+  const cols = columnsOf({ type: 'index', rows }, 'seen');
 
   it('writes a header, flattened columns, empty cells for null and absent, exact digits', () => {
     expect(renderDelimited(rows, cols, 'csv')).toBe(
@@ -69,7 +69,7 @@ describe('renderDelimited', () => {
       { name: 's', a: 2 },
       { name: { P: 2 }, a: 3 },
     ];
-    expect(renderDelimited(mixed, columnsFor('index', mixed, 'seen'), 'csv')).toBe(
+    expect(renderDelimited(mixed, columnsOf({ type: 'index', rows: mixed }, 'seen'), 'csv')).toBe(
       'a,name.P,name\n1,1,\n2,,s\n3,2,\n',
     );
   });

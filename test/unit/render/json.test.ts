@@ -8,7 +8,7 @@ import { batchOf } from '../../helpers/rows.js';
 
 /** All rows as one answer through the JSON/NDJSON writer. */
 function written(format: 'json' | 'ndjson', rs: Row[], indent = false): string {
-  const w = createWriter({ format, indent });
+  const w = createWriter({ format, terminal: indent });
   const a = w.answer();
   const text = a.rows(batchOf(rs));
   a.done();

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReportFormat, Row } from '../../../src/domain.js';
 import { JsonNumber } from '../../../src/domain.js';
 import { stringifyLossless } from '../../../src/json/lossless.js';
-import { columnsOf, reportWriter } from '../../../src/render/index.js';
+import { columnsOf } from '../../../src/render/columns.js';
 import { project } from '../../../src/render/json.js';
 import { Spool } from '../../../src/render/spool.js';
 import { renderTable } from '../../../src/render/table.js';
@@ -52,7 +52,7 @@ function reference(run: Run, rows: Row[]): string {
 
 /** Answers of batches of rows through the report's writer; `drop` answers are begun, then dropped. */
 function written(run: Run, answers: { id: number; batches: Row[][]; drop?: boolean }[]) {
-  const w = reportWriter({ ...base, ...run });
+  const w = createWriter({ ...base, ...run });
   let text = '';
   for (const a of answers) {
     const aw = w.answer(`portfolio ${a.id}`);
@@ -70,7 +70,7 @@ function written(run: Run, answers: { id: number; batches: Row[][]; drop?: boole
   return { text: text + (end.text as string), notes: end.notes, warnings: end.warnings, rows: w.rows };
 }
 
-describe('reportWriter', () => {
+describe('the report writer', () => {
   const num = fc.oneof(
     fc.integer().map((n) => n),
     fc.constantFrom(new JsonNumber('1.10'), new JsonNumber('5E-13'), new JsonNumber('1234567.123456789012')),
