@@ -32,14 +32,14 @@ export interface Lead {
   text: string;
 }
 
-/** Absent and null values are empty cells. True when every row's leaves were the columns, in order. */
+/** Absent and null values are empty cells. The rows whose leaves were not the columns in order, as objects. */
 export function writeDelimited(
   out: Bytes,
   batch: RowBatch,
   columns: readonly Column[],
   kind: 'csv' | 'tsv',
   lead?: Lead,
-): boolean {
+): Row[] {
   const csv = kind === 'csv';
   const sep = csv ? 44 : 9;
   const cell = csv ? csvCell : tsvCell;
@@ -51,13 +51,13 @@ export function writeDelimited(
       ? Buffer.from(cell(cellText(lead.row[c.name])))
       : undefined,
   );
-  if (batch.length === 0) return true;
+  const odd: Row[] = [];
+  if (batch.length === 0) return odd;
   const lines = linesOf(batch, ids, sep, leadCells, lead?.ids ?? []);
-  let exact = true;
   for (let r = lines(out, 0); r < batch.length; r = lines(out, r + 1)) {
-    exact = false;
     const line = out.n;
     const row = batch.object(r, lead?.row);
+    odd.push(row);
     for (let c = 0; c < n; c++) {
       if (c > 0) out.byte(sep);
       // A nested object's leaves are their own columns: one it extends (`name` beside `name.Price`) is empty.
@@ -68,7 +68,7 @@ export function writeDelimited(
     if (csv && n === 1 && out.n === line) out.text('""');
     out.byte(10);
   }
-  return exact;
+  return odd;
 }
 
 /** The usual rows by fast-rows.wat: `lines(out, r)` writes rows from `r` on, gives the first it did not. */

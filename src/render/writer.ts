@@ -1,9 +1,9 @@
 // One writer per output format: an answer's output counts once `done` is called; first rows fix the columns.
 import type { ReportFormat, ReportType, Row } from '../domain.js';
 import { stringifyLossless } from '../json/lossless.js';
-import { F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
-import { type Column, columnsOf } from './columns.js';
+import { type Column, columnsOf, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
 import { project, writeRow, writeRun, writeSpaced } from './json.js';
 import { renderTable } from './table.js';
@@ -112,24 +112,27 @@ export function createWriter(o: WriterOptions): RowWriter {
             return '';
           }
           const picking = needsColumns && !cols();
-          if (picking) {
-            mine = columnsFor(layouts(batch, leadRow), 'seen');
-            if (delimited) out.text(`${delimitedHeader(mine, delimited)}\n`);
-          }
+          // --fields are checked on all the first rows; else the first row's, and below the rows left over.
+          if (picking)
+            mine = columnsFor(picked ? batch.objects(leadRow) : [batch.object(0, leadRow)], 'seen');
           const first = count === 0 && n === 0;
           n += batch.length;
           if (delimited) {
             const mark = out.n;
-            const exact = writeDelimited(out, batch, cols()!, delimited, lead);
-            if (!exact && !picking && !picked) {
+            const header = () => picking && out.text(`${delimitedHeader(mine!, delimited)}\n`);
+            header();
+            const odd = writeDelimited(out, batch, cols()!, delimited, lead);
+            // Only a row the fast writer left can have columns the others lack.
+            if (odd.length > 0 && !picked) {
               const names = new Set(cols()!.map((c) => c.name));
-              const more = columnsOf({ rows: layouts(batch, leadRow) }, 'seen').filter(
-                (c) => !names.has(c.name),
-              );
+              const more = seenColumns(odd).filter((c) => !names.has(c.name));
               if (more.length > 0) {
                 if (union || !columns) {
-                  mine = [...cols()!, ...more];
+                  mine = picking
+                    ? columnsFor([batch.object(0, leadRow), ...odd], 'seen')
+                    : [...cols()!, ...more];
                   out.n = mark;
+                  header();
                   writeDelimited(out, batch, cols()!, delimited, lead);
                 } else for (const c of more) own.add(c.name);
               }
@@ -219,37 +222,4 @@ export function createWriter(o: WriterOptions): RowWriter {
       return count;
     },
   };
-}
-
-/** As objects, the rows that may have columns the rows before them lack (not laid out as the one before). */
-function layouts(batch: RowBatch, lead: Row | undefined): Row[] {
-  const { tape: t, at } = batch;
-  const out: Row[] = [];
-  for (let i = 0; i < at.length; i++)
-    if (i === 0 || t[at[i]! + F.FLAGS]! & Flag.ODD || !sameLayout(t, at[i - 1]!, at[i]!))
-      out.push(batch.object(i, lead));
-  return out;
-}
-
-function sameLayout(t: Int32Array, a: number, b: number): boolean {
-  const aEnd = t[a + F.NEXT]!;
-  const bEnd = t[b + F.NEXT]!;
-  let m = a + F.W;
-  let k = b + F.W;
-  for (
-    ;
-    m < aEnd && k < bEnd;
-    m = t[m] === Kind.ARR ? t[m + F.NEXT]! : m + F.W, k = t[k] === Kind.ARR ? t[k + F.NEXT]! : k + F.W
-  ) {
-    const kind = t[m]!;
-    const other = t[k]!;
-    if (
-      t[m + F.KEY]! < 0 ||
-      t[m + F.KEY] !== t[k + F.KEY] ||
-      (kind === Kind.OBJ) !== (other === Kind.OBJ) ||
-      (kind === Kind.ARR) !== (other === Kind.ARR)
-    )
-      return false;
-  }
-  return m === aEnd && k === bEnd;
 }
