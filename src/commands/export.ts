@@ -67,7 +67,7 @@ async function exportFiles(
   const template = o.nameTemplate ?? settings.nameTemplate;
   const keyOf = (item: Item) => exportItemKey(settings, o, item);
   const manifest = total > 1 || o.skipExisting ? await openManifest(dir) : undefined;
-  const { runItems, runWith } = await import('../run/engine.js');
+  const { runItems } = await import('../run/engine.js');
   const { HolidayFilter } = await import('../run/holidays.js');
 
   const written = new Set<string>();
@@ -125,7 +125,8 @@ async function exportFiles(
   };
 
   const run = await runItems(items, exportItem, {
-    ...runWith(deps, 'export'),
+    ...deps,
+    command: 'export',
     parallel: o.parallel,
     failFast: o.failFast,
     onOutcome: (r) => {
@@ -178,7 +179,7 @@ function jsonOf(r: Outcome, o: ExportOptions): Record<string, unknown> {
 async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): Promise<string[]> {
   const { io } = deps;
   const { extractToStdout, streamExport } = await import('../export/save.js');
-  const { runItems, runWith } = await import('../run/engine.js');
+  const { runItems } = await import('../run/engine.js');
   const items = itemsOf(o.portfolioIds, o.dates);
   const what = itemLabel(items[0]!);
   const run = await runItems(
@@ -198,7 +199,7 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
       });
       return { status: bytes === 0 ? 'empty' : 'written', bytes };
     },
-    runWith(deps, 'export'),
+    { ...deps, command: 'export' },
   );
   if (run.stopped) throw run.stopped;
   if (run.outcomes[0]?.status === 'empty') throw new NoDataError(`no data for ${what}`);

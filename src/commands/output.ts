@@ -115,9 +115,9 @@ export async function outputRun(
       return rows;
     },
     async runOptions(service, count, parallel) {
-      const { runWith } = await import('../run/engine.js');
       return {
-        ...runWith(deps, command.name),
+        ...deps,
+        command: command.name,
         failFast: o.failFast,
         parallel,
         rate: count > 1 ? (await deps.settings()).rateLimit : undefined,

@@ -1,11 +1,11 @@
 // The one run engine of report and export: items in, `work` per item, outcomes out in item order
 // however many are in flight. Item failures go on, run-level ones (and --fail-fast) stop the run.
 import pLimit from 'p-limit';
+import { type Clock, systemClock } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { Item, RunCommand, WaitReason } from '../domain.js';
 import { exitCodeFor, InterruptedError } from '../errors.js';
-import type { ItemStatus, RunEvents } from '../events.js';
-import type { IO } from '../io.js';
+import type { ItemStatus } from '../events.js';
 import type { LimiterState } from '../service/types.js';
 import type { RateLimit } from '../settings.js';
 import { type Failure, isItemFailure, itemFailureReporter, itemLabel } from './outcomes.js';
@@ -37,12 +37,10 @@ export interface ItemContext {
   progress: { show(text: string): void; stop(): void };
 }
 
-export interface RunOptions {
+/** The run's part of Deps (`{ ...deps, command }`). */
+export interface RunOptions extends Pick<Deps, 'io' | 'events' | 'signal'> {
   command: RunCommand;
-  io: IO;
-  events: RunEvents;
-  signal: AbortSignal;
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
   parallel?: number;
   failFast?: boolean;
   /** report's: the ETA and the 10-minute notice. */
@@ -53,20 +51,13 @@ export interface RunOptions {
   onOutcome?(o: Outcome): void | Promise<void>;
 }
 
-export function runWith(
-  deps: Pick<Deps, 'io' | 'events' | 'signal' | 'clock'>,
-  command: RunCommand,
-): RunOptions {
-  return { command, io: deps.io, events: deps.events, signal: deps.signal, now: () => deps.clock.now() };
-}
-
 export async function runItems(
   items: readonly Item[],
   work: (item: Item, ctx: ItemContext) => Promise<ItemDone>,
   o: RunOptions,
 ) {
   const { io } = o;
-  const now = o.now ?? Date.now;
+  const now = () => (o.clock ?? systemClock).now();
   const total = items.length;
   const stopOnAny = !!o.failFast || total === 1;
   const outside = AbortSignal.any([o.signal, io.stdoutGone]);

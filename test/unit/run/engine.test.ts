@@ -220,7 +220,7 @@ describe('runItems', () => {
       io,
       events: bus,
       signal: new AbortController().signal,
-      now: () => now,
+      clock: { now: () => now },
       rate: { limit: 1, windowMs: 600_000 },
     });
     await vi.runAllTimersAsync();
@@ -256,7 +256,7 @@ describe('runItems', () => {
         io,
         events: bus,
         signal: new AbortController().signal,
-        now: () => now,
+        clock: { now: () => now },
         rate: { limit: 2, windowMs: 660_000 },
         limiterState: async () => {
           peeks++;
@@ -281,7 +281,7 @@ describe('runItems', () => {
         io,
         events: createRunEvents(),
         signal: new AbortController().signal,
-        now: () => new Date(2024, 4, 2, 6, 0, 0).getTime(),
+        clock: { now: () => new Date(2024, 4, 2, 6, 0, 0).getTime() },
         rate: { limit: 1, windowMs: 600_000 },
         limiterState: () => Promise.reject(new Error('redis gone')),
       },
