@@ -10,7 +10,7 @@ import type { Settings } from '../settings.js';
 import { notLoggedIn } from './not-logged-in.js';
 import { boundOf, tokenRefused, withSession } from './store.js';
 import { type Grant, requestToken, TokenRefusedError } from './token.js';
-import type { ProfileData, Session, SessionBinding, Store, StoredSession } from './types.js';
+import type { ProfileData, SessionBinding, Store, StoredSession } from './types.js';
 
 /** Renew 30 s before expiry, but at most half-way through a short-lived token's life. */
 export function renewMargin(s: StoredSession): number {
@@ -99,7 +99,9 @@ export interface SessionDeps {
   random?: () => number;
 }
 
-export function createSession(d: SessionDeps): Session {
+export type Session = ReturnType<typeof createSession>;
+
+export function createSession(d: SessionDeps) {
   const s = d.settings;
   const profile = s.profile;
   const now = () => d.clock.now();
@@ -242,7 +244,7 @@ export function createSession(d: SessionDeps): Session {
       const cur = stored?.session;
       return accessUsable(cur, now()) && !foreignTo(s, stored) ? use(cur) : obtain(undefined);
     },
-    async renew(rejected) {
+    async renew(rejected: string) {
       if (s.token)
         throw new AuthError('the service rejected the token in PRS_TOKEN (401)', {
           hint: 'PRS_TOKEN is used as is: set a fresh one, or unset it to use the stored session',

@@ -33,8 +33,3 @@ export interface Store {
   update(profile: string, fn: (current: ProfileData | undefined) => ProfileData | undefined): Promise<void>;
   reset?(): Promise<{ movedTo?: string }>;
 }
-
-export interface Session {
-  token(): Promise<string>;
-  renew(rejected: string): Promise<string>;
-}

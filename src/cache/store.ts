@@ -24,12 +24,7 @@ import { writeAll } from '../stdout.js';
 // node:crypto at the first use: the cache's fast path (hit.ts) loads this module at its start.
 const hasher = () => process.getBuiltinModule('node:crypto').createHash('sha256');
 
-export interface CachedAnswer {
-  path: string;
-  offset: number;
-  length: number;
-  storedAt: number;
-}
+export type CachedAnswer = Exclude<ReturnType<typeof checkFile>, string>;
 
 export type CacheStore = ReturnType<typeof createCacheStore>;
 
@@ -99,7 +94,7 @@ function withFile<T>(path: string, fn: (fd: number) => T): T {
 }
 
 /** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
-function checkFile(path: string, k: AnswerKey): CachedAnswer | 'missing' | 'corrupt' | 'other key' {
+function checkFile(path: string, k: AnswerKey) {
   try {
     return withFile(path, (fd) => {
       const h = headOf(fd);

@@ -1,7 +1,6 @@
 import { identityOf } from '../auth/identity.js';
 import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
-import type { SessionDeps } from '../auth/session.js';
-import type { Session } from '../auth/types.js';
+import type { Session, SessionDeps } from '../auth/session.js';
 import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, httpFailure, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';

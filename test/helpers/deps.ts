@@ -1,5 +1,6 @@
 /** Hand-built Deps for unit tests of commands: every dependency is a fake the test controls. */
-import type { ProfileData, Session, Store } from '../../src/auth/types.js';
+import type { Session } from '../../src/auth/session.js';
+import type { ProfileData, Store } from '../../src/auth/types.js';
 import type { Deps } from '../../src/deps.js';
 import { createRunEvents } from '../../src/events.js';
 import type { Http } from '../../src/http/client.js';

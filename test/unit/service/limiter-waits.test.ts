@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Session } from '../../../src/auth/types.js';
+import type { Session } from '../../../src/auth/session.js';
 import { exitCodeFor, HttpError } from '../../../src/errors.js';
 import { createHttp } from '../../../src/http/client.js';
 import { limiterFile } from '../../../src/service/limiter.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Session } from '../../../src/auth/types.js';
+import type { Session } from '../../../src/auth/session.js';
 import {
   AuthError,
   exitCodeFor,
