@@ -33,22 +33,13 @@ export function dropCurrency(words: readonly string[]): string[] {
   return words.length > 1 && /^[A-Z]{3}$/.test(words[words.length - 1]) ? words.slice(0, -1) : [...words];
 }
 
-/** The common leading words of names seen one at a time, in constant memory. */
-export class CommonWords {
-  private common: string[] | undefined;
-  add(name: string): void {
-    const words = nameWords(name);
-    if (this.common === undefined) {
-      this.common = words;
-      return;
-    }
-    let i = 0;
-    while (i < this.common.length && i < words.length && this.common[i] === words[i]) i++;
-    if (i < this.common.length) this.common = this.common.slice(0, i);
-  }
-  words(): string[] | undefined {
-    return this.common && [...this.common];
-  }
+/** The leading words `words` (the names so far) share with `name`: the name's own for the first one. */
+export function commonWords(words: string[] | undefined, name: string): string[] {
+  const next = nameWords(name);
+  if (words === undefined) return next;
+  let i = 0;
+  while (i < words.length && i < next.length && words[i] === next[i]) i++;
+  return i < words.length ? words.slice(0, i) : words;
 }
 
 /** The requested format alone decides, never the answer's content type or name. */

@@ -23,7 +23,7 @@ import { MalformedBody } from '../rows/tokenizer.js';
 import type { ExportResponse } from '../service/types.js';
 import { sha256File } from './manifest.js';
 import {
-  CommonWords,
+  commonWords,
   disambiguate,
   type ExportKind,
   exportKind,
@@ -135,8 +135,13 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     });
     files.push(file);
 
-    const names = new CommonWords();
-    const scanner = kind === 'json' ? new ExportCheck((name) => names.add(name)) : undefined;
+    let indexWords: string[] | undefined;
+    const scanner =
+      kind === 'json'
+        ? new ExportCheck((name) => {
+            indexWords = commonWords(indexWords, name);
+          })
+        : undefined;
     const hash = createHash('sha256');
     const bytes = await download(res, file.stream, c, early ?? dir, (chunk) => {
       hash.update(chunk);
@@ -145,11 +150,9 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     if (bytes === 0) return { kind: 'empty' };
 
     const extracted: { out: AtomicFile; hash: Hash; bytes: number }[] = [];
-    let indexWords: string[] | undefined;
     let entries: ZipEntry[] = [];
     if (scanner) {
       if (scanner.end() === 0) return { kind: 'empty' };
-      indexWords = names.words();
     } else {
       const extractInto = async (entry: ZipEntry) => {
         if (!isCsvEntry(entry)) return undefined;

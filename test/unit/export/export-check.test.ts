@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CommonWords } from '../../../src/export/naming.js';
+import { commonWords } from '../../../src/export/naming.js';
 import { ExportCheck } from '../../../src/rows/answer.js';
 
 /** An export body through the check, cut at these byte offsets: its rows and index words, or the reason. */
 function check(body: string | Uint8Array, cuts: number[] = []) {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  const names = new CommonWords();
-  const c = new ExportCheck((n) => names.add(n));
+  let indexWords: string[] | undefined;
+  const c = new ExportCheck((n) => {
+    indexWords = commonWords(indexWords, n);
+  });
   try {
     let at = 0;
     for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -15,7 +17,7 @@ function check(body: string | Uint8Array, cuts: number[] = []) {
       at = cut;
     }
     c.push(bytes.subarray(at));
-    return { rows: c.end(), indexWords: names.words() };
+    return { rows: c.end(), indexWords };
   } catch (err) {
     return (err as Error).message;
   }
