@@ -3,7 +3,7 @@
 // turned into CommonJS (see the end of this file).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join, posix } from 'node:path';
 import { build, transform } from 'esbuild';
 
 /**
@@ -181,11 +181,14 @@ writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
  * every command) in one file, dist/cli.pack, which the loader (src/boot.ts) reads and compiles as one
  * script: one read and one code cache instead of one per chunk. The chunks stay on disk for PRS_DEBUG.
  */
-/** The chunks `file` requires: `lazy`, also those it imports lazily (a require in a promise). */
+/**
+ * The chunks `file` requires: `lazy`, also those it imports lazily (a require in a promise). Named by
+ * their path under dist/ with `/` on any system, as the loader (src/boot.ts) keys them.
+ */
 const requiredBy = (file, lazy) => {
   const pattern = lazy ? /require\("(\.\/[^"]+)"\)/g : /[\w$]=require\("(\.\/[^"]+)"\)/g;
   return [...readFileSync(join(out, file), 'utf8').matchAll(pattern)].map(([, id]) =>
-    join(dirname(file), id),
+    posix.join(posix.dirname(file), id),
   );
 };
 const start = new Set();

@@ -1,7 +1,7 @@
 // The CLI's loader (in dist/fast.js): each script compiled with the bytecode an earlier run left in
 // `<cache dir>/code/<build>-<node>-<arch>/`, written after the run so that it holds what it compiled lazily.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 
 declare const __PRS_BUILD__: string;
 /** JSON: a command's chunk → the pack holding its body (scripts/build.mjs). */
@@ -49,8 +49,8 @@ export function boot(cacheDir: string | undefined, debug: boolean): void {
   let dir = cacheDir && join(cacheDir, 'code', `${__PRS_BUILD__}-${process.version}-${process.arch}`);
   if (dir && !mayUse(dir)) dir = undefined;
   const loader = codeLoader(__dirname, dir);
-  loader.pack('./cli.pack');
-  (loader.load(__dirname, './main.js') as Entry).start(loader);
+  loader.pack('cli.pack');
+  (loader.load('', './main.js') as Entry).start(loader);
 }
 
 /** Missing (made 0700 on the first write), or this user's and not writable by others: bytecode is code. */
@@ -74,23 +74,30 @@ const readOrUndefined = (file: string) => {
 type Wrapper = (...args: unknown[]) => void;
 const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 
+// Modules are keyed by their path under dist/ with `/` (`chunks/x.js`, as scripts/build.mjs names them),
+// joined as strings: ~200 requires a run made path.join hot enough for TurboFan, CPU on V8's threads.
 function codeLoader(dist: string, dir: string | undefined) {
   const { Script } = process.getBuiltinModule('node:vm');
   const { createRequire } = process.getBuiltinModule('node:module');
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
-  const nodeRequires = new Map<string, NodeJS.Require>();
+  /** Per directory key: Node's require from there (it resolves a name alike for every file) and its path. */
+  const dirs = new Map<string, { node: NodeJS.Require; path: string }>();
   const scripts: [string, InstanceType<typeof Script>][] = [];
+  const fileOf = (key: string) => `${dist}${sep}${sep === '/' ? key : key.replaceAll('/', sep)}`;
   let unsaved = 0;
-  const compile = (from: string, id: string, script: (source: string) => string): unknown => {
-    const file = join(from, id);
+  const compile = (key: string, script: (source: string) => string): unknown => {
+    const file = fileOf(key);
     let source: string;
     try {
       source = readFileSync(file, 'utf8');
     } catch (err) {
-      throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND', cause: err });
+      throw Object.assign(new Error(`Cannot find module './${key}'`), {
+        code: 'MODULE_NOT_FOUND',
+        cause: err,
+      });
     }
-    const cacheFile = dir && join(dir, relative(dist, file).replaceAll(sep, '~'));
+    const cacheFile = dir && `${dir}${sep}${key.replaceAll('/', '~')}`;
     const cachedData = cacheFile ? readOrUndefined(cacheFile) : undefined;
     const compiled = new Script(script(source), { filename: file, cachedData });
     if (cacheFile) {
@@ -99,33 +106,33 @@ function codeLoader(dist: string, dir: string | undefined) {
     }
     return compiled.runInThisContext();
   };
-  const packOf = new Map(
-    Object.entries<string>(JSON.parse(__PRS_PACKS__)).map(([chunk, pack]) => [join(dist, chunk), pack]),
-  );
+  const packOf = new Map(Object.entries<string>(JSON.parse(__PRS_PACKS__)));
+  /** `id` (`./x.js`) required from the directory `from` (a key's: `` or `chunks`). */
   const load = (from: string, id: string): unknown => {
-    const file = join(from, id);
-    let module = modules.get(file);
+    const key = from ? `${from}/${id.slice(2)}` : id.slice(2);
+    let module = modules.get(key);
     if (module) return module.exports;
-    const body = packOf.get(file);
+    const body = packOf.get(key);
     if (body) {
-      packOf.delete(file);
-      pack(`./${body}`);
+      packOf.delete(key);
+      pack(body);
     }
-    const wrapper = packed.get(file) ?? (compile(from, id, wrap) as Wrapper);
+    const wrapper = packed.get(key) ?? (compile(key, wrap) as Wrapper);
     module = { exports: {} };
-    modules.set(file, module);
-    const here = dirname(file);
-    // Node resolves a name the same way from every file of one directory.
-    const node = nodeRequires.get(here) ?? createRequire(file);
-    nodeRequires.set(here, node);
-    const require = (id: string) => (id.startsWith('./') ? load(here, id) : node(id));
-    wrapper.call(module.exports, module.exports, require, module, file, here);
+    modules.set(key, module);
+    const slash = key.lastIndexOf('/');
+    const here = slash < 0 ? '' : key.slice(0, slash);
+    const file = fileOf(key);
+    const d = dirs.get(here) ?? { node: createRequire(file), path: here ? fileOf(here) : dist };
+    dirs.set(here, d);
+    const require = (id: string) => (id.startsWith('./') ? load(here, id) : d.node(id));
+    wrapper.call(module.exports, module.exports, require, module, file, d.path);
     return module.exports;
   };
-  /** A file of wrappers by path (scripts/build.mjs: dist/cli.pack, dist/<command>.pack), compiled as one script. */
-  const pack = (id: string) => {
-    for (const [file, wrapper] of Object.entries(compile(dist, id, (s) => s) as Record<string, Wrapper>))
-      packed.set(join(dist, file), wrapper);
+  /** A file of wrappers by key (scripts/build.mjs: dist/cli.pack, dist/<command>.pack), compiled as one script. */
+  const pack = (key: string) => {
+    for (const [member, wrapper] of Object.entries(compile(key, (s) => s) as Record<string, Wrapper>))
+      packed.set(member, wrapper);
   };
   return {
     load,
