@@ -69,11 +69,8 @@ function isStale(path: string): boolean {
   return mtimeMs !== undefined && Date.now() - mtimeMs > STALE_MS;
 }
 
-/**
- * For a lock found stale: two processes that found it so must not both remove it (the later would remove
- * the lock the first made meanwhile), so the remover holds `<lock>.claim` (O_EXCL) and looks again under
- * it. A claim goes stale only if its taker died in that instant.
- */
+// Two processes that found one lock stale must not both remove it (the later would remove the lock the
+// first made meanwhile): the remover holds `<lock>.claim` (O_EXCL) and looks again under it.
 export function takeOver(lock: string): void {
   const claim = `${lock}.claim`;
   try {

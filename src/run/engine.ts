@@ -129,13 +129,7 @@ export async function runItems(
       progress.onWait(total > 1 ? at : undefined, label)(ms, reason);
     };
     try {
-      const r = await work(item, {
-        index,
-        signal,
-        onWait,
-        turn,
-        progress,
-      });
+      const r = await work(item, { index, signal, onWait, turn, progress });
       return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes };
     } catch (error) {
       if (outside.aborted) {

@@ -154,11 +154,10 @@ type LimiterDeps = { clock: Clock; signal?: AbortSignal; io: Pick<IO, 'warn' | '
 function openLimiter(s: Settings, d: LimiterDeps) {
   const { baseUrl, tenant } = target(s);
   const { rateLimit: rate, limiter: url } = s;
-  const warn = (line: string) => d.io.warn(line);
+  const { warn, debug } = d.io;
   const file = limiterFile(s.cacheDir, baseUrl, tenant, identityOf(s));
   const fallback = (seed?: LimiterState) => fileSlots({ file, clock: d.clock, warn, seed });
   const hash = limiterKey(baseUrl, tenant, identityOf(s));
-  const debug = (line: string) => d.io.debug(line);
   const slots = url ? redisSlots({ url, hash, rate, fallback, warn, debug }) : fallback();
   return { limiter: limiterOver(slots, rate, d.clock, d.signal), file };
 }
