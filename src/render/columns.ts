@@ -20,7 +20,7 @@ const CONSTITUENT = [
   'indexWeighting',
 ];
 
-const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
+export const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
 const PRICE_TOTAL_NET = (k: string) => [`${k}.Price`, `${k}.Total`, `${k}.Net`];
 
 const CORPORATE_ACTIONS = [

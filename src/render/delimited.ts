@@ -80,7 +80,6 @@ function linesOf(
   leadIds: readonly number[],
 ) {
   const { b, tape: t, at } = batch;
-  const w = borrowFast();
   const first = at[0]!;
   const entries = t[at[at.length - 1]! + F.NEXT]! - first;
   const from = t[first + F.START]!;
@@ -94,9 +93,7 @@ function linesOf(
   const cellsAt = leadIdsAt + 4 * leadIds.length;
   const bodyAt = cellsAt + leadBytes;
   const outAt = (bodyAt + bytes + 7) & ~7;
-  // 16 bytes to spare past the output: fast-rows.wat copies 16 at a time.
-  const grow = outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes) + 16 - w.memory.buffer.byteLength;
-  if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
+  const w = borrowFast(outAt + bytes + at.length * (3 * ids.length + 1 + leadBytes));
   const memory = w.memory.buffer;
   const u8 = new Uint8Array(memory);
   new Int32Array(memory, FREE, entries).set(t.subarray(first, first + entries));
@@ -126,10 +123,7 @@ function linesOf(
       leadIdsAt,
       leadIds.length,
     );
-    const end = w.end.value;
-    out.room(end - outAt);
-    out.buf.set(new Uint8Array(memory, outAt, end - outAt), out.n);
-    out.n += end - outAt;
+    out.copy(u8, outAt, w.end.value);
     return r + done;
   };
 }

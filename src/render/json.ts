@@ -74,21 +74,15 @@ export function writeSpaced(out: Bytes, batch: RowBatch, i: number, sep: number)
   const { b, tape: t, at } = batch;
   const j = i === 0 && !(batch.flags & (Flag.ESC | Flag.ODD)) ? at.length : plainEnd(t, at, i);
   if (j === i) return i;
-  const fast = borrowFast();
   const from = t[at[i]! + F.START]!;
   const bytes = t[at[j - 1]! + F.END]! - from;
   const ranges = FREE + ((bytes + 7) & ~7);
   const output = ranges + 8 * (j - i);
-  // 16 bytes to spare past the output: the loop stores 16 at a time.
-  const grow = output + bytes + (j - i) + 16 - fast.memory.buffer.byteLength;
-  if (grow > 0) fast.memory.grow(Math.ceil(grow / 65536));
+  const fast = borrowFast(output + bytes + (j - i));
   const memory = fast.memory.buffer;
   new Uint8Array(memory).set(b.subarray(from, from + bytes), FREE);
   rowRanges(new Int32Array(memory, ranges, 2 * (j - i)), t, at, i, j, from - FREE);
-  const end = fast.compact(ranges, j - i, output, sep);
-  out.room(end - output);
-  out.buf.set(new Uint8Array(memory, output, end - output), out.n);
-  out.n += end - output;
+  out.copy(new Uint8Array(memory), output, fast.compact(ranges, j - i, output, sep));
   return j;
 }
 

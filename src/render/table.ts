@@ -2,7 +2,7 @@
 // left out, least important first (never a key or a --fields one); else one block per record.
 import { eastAsianWidth } from 'get-east-asian-width';
 import { isJsonNumeric, type ReportType, type Row } from '../domain.js';
-import { type Column, cellText, PORTFOLIO_COLUMN, valueAt } from './columns.js';
+import { type Column, cellText, NET_PRICE_TOTAL, PORTFOLIO_COLUMN, valueAt } from './columns.js';
 
 export interface TableOptions {
   color: boolean;
@@ -100,8 +100,6 @@ export function renderTable(
 const SHORT_TEXT_WIDTH = 16;
 const MIN_TEXT_WIDTH = 10;
 
-const triple = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
-
 /** A report's columns, most important first: the first `key` of them must stay. */
 const INDEX = {
   key: 2,
@@ -156,10 +154,10 @@ const ACTIONS = {
     'sedol',
     'securityRic',
     'rebalanceDate',
-    ...triple('newShares'),
-    ...triple('oldShares'),
-    ...triple('indexName'),
-    ...triple('indexId'),
+    ...NET_PRICE_TOTAL('newShares'),
+    ...NET_PRICE_TOTAL('oldShares'),
+    ...NET_PRICE_TOTAL('indexName'),
+    ...NET_PRICE_TOTAL('indexId'),
   ],
 };
 

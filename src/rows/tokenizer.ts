@@ -78,10 +78,13 @@ const instance = () =>
   (fast ??= new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(FAST_ROWS_WASM, 'base64')))
     .exports as FastRows);
 
-/** The one instance, for a writer: what a tokenizer left in its memory is then gone. */
-export function borrowFast(): FastRows {
+/** The one instance with `bytes` of memory, 16 to spare (the module stores 16 at a time); what was in it is gone. */
+export function borrowFast(bytes: number): FastRows {
   loadedBody = loadedTemplate = undefined;
-  return instance();
+  const w = instance();
+  const grow = bytes + 16 - w.memory.buffer.byteLength;
+  if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
+  return w;
 }
 
 function room(a: Int32Array<ArrayBuffer>, need: number, keep = a.length): Int32Array<ArrayBuffer> {
@@ -386,8 +389,7 @@ export class RowTokenizer {
     const tplAt = rowsAt + (4 * TAPE) / (2 * F.W);
     if (loadedBody !== b || loadedTemplate !== this.tplLit) {
       const lit = this.tplLit;
-      const grow = tplAt + lit.length + 8 * (members + 2) + 16 - w.memory.buffer.byteLength;
-      if (grow > 0) w.memory.grow(Math.ceil(grow / 65536));
+      borrowFast(tplAt + lit.length + 8 * (members + 2));
       const u8 = new Uint8Array(w.memory.buffer);
       u8.set(b, FREE);
       const at = (tplAt + lit.length + 3) & ~3;
