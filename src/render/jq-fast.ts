@@ -86,29 +86,20 @@ function compare(left: unknown, right: unknown): number {
   );
 }
 
-// jq escapes DEL too; a lone surrogate never gets this far (TapeRow).
-function quote(s: string): string {
-  return JSON.stringify(s).replaceAll('\x7f', '\\u007f');
-}
+/** A JSON text's strings and numbers. */
+export const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
-/** Compact JSON, a number through `literal` (its text as sent, or jq's spelling for tostring). */
-function dump(value: unknown, literal: (raw: string) => string): string {
-  const v = real(value);
-  if (typeof v === 'string') return quote(v);
-  if (isJsonNumeric(v)) return literal(String(v));
-  let text = '';
-  if (Array.isArray(v)) {
-    for (const x of v) text += `,${dump(x, literal)}`;
-    return `[${text.slice(1)}]`;
-  }
-  if (!isObject(v)) return String(v);
-  for (const k of Object.keys(v)) text += `,${quote(k)}:${dump(v[k], literal)}`;
-  return `{${text.slice(1)}}`;
-}
+/** Compact JSON, numbers as sent; jq escapes DEL too (a lone surrogate never gets this far: TapeRow). */
+const json = (v: unknown) =>
+  (v instanceof TapeRow ? v.text() : undefined) ?? stringifyLossless(real(v)).replaceAll('\x7f', '\\u007f');
 
-const json = (v: unknown) => (v instanceof TapeRow ? v.text() : undefined) ?? dump(v, (raw) => raw);
-
-const tostring = (v: unknown) => (typeof v === 'string' ? v : dump(v, decimalSpelling));
+/** Numbers as jq 1.7 spells them (decNumber: `1e5` as `1E+5`). */
+const tostring = (v: unknown) =>
+  typeof v === 'string'
+    ? v
+    : isJsonNumeric(v)
+      ? decimalSpelling(String(v))
+      : json(v).replace(TOKENS, (t) => (t.startsWith('"') ? t : decimalSpelling(t)));
 
 function index(v: unknown, site: Site): unknown {
   if (v === null) return null;
@@ -117,7 +108,8 @@ function index(v: unknown, site: Site): unknown {
   throw new JqError();
 }
 
-const HELPERS = { index, compare, truthy, tostring };
+// A row (`.`) is made an object where a filter puts it in an array or object.
+const HELPERS = { index, compare, truthy, tostring, real };
 
 const COMPARE = { '==': '===', '!=': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
 
@@ -293,7 +285,7 @@ function parse(tokens: Token[], code: Code): Gen {
       need(']');
       return (x, k) => {
         const out = fresh();
-        return `const ${out} = []; ${f(x, (v) => `${out}.push(${v});`)} ${k(out)}`;
+        return `const ${out} = []; ${f(x, (v) => `${out}.push(real(${v}));`)} ${k(out)}`;
       };
     }
     if (t === '{') return object();
@@ -340,7 +332,7 @@ function parse(tokens: Token[], code: Code): Gen {
       const got: string[] = [];
       const build = (i: number): string =>
         i === pairs.length
-          ? value(`{ ${pairs.map(([key], j) => `${JSON.stringify(key)}: ${got[j]}`).join(', ')} }`, k)
+          ? value(`{ ${pairs.map(([key], j) => `${JSON.stringify(key)}: real(${got[j]})`).join(', ')} }`, k)
           : pairs[i]![1](x, (v) => {
               got[i] = v;
               return build(i + 1);

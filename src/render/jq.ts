@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
-import { compileFast, fastWriter } from './jq-fast.js';
+import { compileFast, fastWriter, TOKENS } from './jq-fast.js';
 import type { RowWriter } from './writer.js';
 
 declare const __filename: string;
@@ -147,8 +147,6 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
   };
   return program;
 }
-
-const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** The literals jq 1.7 prints in decNumber's spelling (`1e5` as `1E+5`), by that spelling (never a double's). */
 function spellings(text: string): Map<string, string> {

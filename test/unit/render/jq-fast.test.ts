@@ -55,6 +55,8 @@ const FAST = [
   '.[] | tostring',
   '.[] | [.nested, .tags] | tostring',
   '.[] | [.a, .b, .g] | tostring',
+  // A row inside an array or object: written whole, its numbers as sent (or as jq spells them for tostring).
+  '.[] | [., .isin], {r: .}, ([.] | tostring)',
   '.[] | "a\\(1, 2)b\\("x", "y")\\u00e9"',
   // Errors at run time: a number or a string indexed.
   '.[] | .price.currency',
