@@ -150,45 +150,9 @@ export function entryValue(b: Buffer, t: Int32Array, e: number, into?: Row): unk
   }
 }
 
-/** What JSON's short escapes stand for, by the character after the backslash. */
-export const ESCAPED: Record<string, string> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-};
-
-export function hex(h: number): number {
-  return h >= 48 && h <= 57 ? h - 48 : h >= 65 && h <= 70 ? h - 55 : h >= 97 && h <= 102 ? h - 87 : -1;
-}
-
+/** A string with escapes the tokenizer checked, between its quotes (a lone surrogate's escape stays one). */
 export function decodeString(b: Buffer, start: number, end: number): string {
-  const parts: string[] = [];
-  let from = start;
-  for (let p = start; p < end; p++) {
-    if (b[p] !== 92) continue;
-    if (p > from) parts.push(b.toString('utf8', from, p));
-    const e = b[p + 1]!;
-    if (e === 117) {
-      // One UTF-16 code unit each: a surrogate pair's two escapes join into one character.
-      parts.push(
-        String.fromCharCode(
-          (hex(b[p + 2]!) << 12) | (hex(b[p + 3]!) << 8) | (hex(b[p + 4]!) << 4) | hex(b[p + 5]!),
-        ),
-      );
-      p += 5;
-    } else {
-      parts.push(ESCAPED[String.fromCharCode(e)]!);
-      p++;
-    }
-    from = p + 1;
-  }
-  if (end > from) parts.push(b.toString('utf8', from, end));
-  return parts.join('');
+  return JSON.parse(b.toString('utf8', start - 1, end + 1)) as string;
 }
 
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);

@@ -1,7 +1,7 @@
 // The one row stream: a body's bytes in as they arrive, its rows out as a tape over them (tape.ts).
 import { isUtf8 } from 'node:buffer';
 import { FAST_ROWS_WASM } from './fast-rows.js';
-import { decodeString, ESCAPED, F, Flag, hex, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
+import { decodeString, F, Flag, Kind, keys, MAX_KEYS, NO_ROWS, RowBatch } from './tape.js';
 
 // Read once: across the bundle's chunks `keys.x` in a hot loop would be a getter call.
 const { numeric } = keys;
@@ -47,6 +47,8 @@ const AFTER_END = 7;
 const FAILED = 8;
 
 const EMPTY = Buffer.alloc(0);
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102);
 
 export interface FastRows {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -714,13 +716,13 @@ export class RowTokenizer {
     const e = b[p + 1]!;
     if (e === 117) {
       if (p + 6 > n) {
-        for (let i = p + 2; i < n; i++) if (hex(b[i]!) < 0) throw SYNTAX;
+        for (let i = p + 2; i < n; i++) if (!isHex(b[i]!)) throw SYNTAX;
         throw NEED;
       }
-      for (let i = p + 2; i < p + 6; i++) if (hex(b[i]!) < 0) throw SYNTAX;
+      for (let i = p + 2; i < p + 6; i++) if (!isHex(b[i]!)) throw SYNTAX;
       return p + 6;
     }
-    if (Object.hasOwn(ESCAPED, String.fromCharCode(e))) return p + 2;
+    if ('"\\/bfnrt'.includes(String.fromCharCode(e))) return p + 2;
     throw SYNTAX;
   }
 
