@@ -65,11 +65,15 @@ export function parseOutput(v: string | undefined, formats: readonly string[]): 
   });
 }
 
-export function parsePortfolioId(v: string): number {
-  if (!/^\d{1,10}$/.test(v) || Number(v) < 1 || Number(v) > 2_147_483_647)
-    throw new UsageError(`invalid portfolio id "${v}": expected a whole number from 1 to 2147483647`);
-  return Number(v);
+/** At most as many digits as `max` has (spaces around them where `trim`). */
+export function wholeNumber(what: string, v: string, min: number, max: number, trim = true): number {
+  const digits = trim ? v.trim() : v;
+  if (!new RegExp(`^\\d{1,${String(max).length}}$`).test(digits) || +digits < min || +digits > max)
+    throw new UsageError(`invalid ${what} "${v}": expected a whole number from ${min} to ${max}`);
+  return Number(digits);
 }
+
+export const parsePortfolioId = (v: string) => wholeNumber('portfolio id', v, 1, 2_147_483_647, false);
 
 export function parsePortfolioIds(values: readonly string[]): number[] {
   if (values.length === 0) throw new UsageError('missing portfolio id');

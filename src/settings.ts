@@ -1,6 +1,7 @@
 import { type Env, resolveDirs } from './dirs.js';
 import { UsageError } from './errors.js';
 import { checkNameTemplate } from './fs/file-name.js';
+import { wholeNumber } from './input.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
 export { isDebug, resolveDirs } from './dirs.js';
@@ -151,6 +152,9 @@ export type GlobalOptions = {
     ? Camel<K>
     : never]?: TakesValue<K> extends true ? string : boolean;
 };
+
+/** `prs login`'s flags of the settings it stores. */
+export type LoginFlags = { [K in Name as Rows[K] extends { on: 'login' } ? Camel<K> : never]?: string };
 
 export type SettingKey = {
   [K in Name]: TakesValue<K> extends true ? (Rows[K] extends { config: false } ? never : K) : never;
@@ -467,9 +471,7 @@ export function parseTimeout(value: string): number {
 }
 
 export function parseRetries(value: string): number {
-  if (!/^\s*\d{1,3}\s*$/.test(value) || Number(value) > 100)
-    throw new Error(`invalid retries "${value}": expected a whole number from 0 to 100`);
-  return Number(value);
+  return wholeNumber('retries', value, 0, 100);
 }
 
 export function parseUrl(value: string): string {

@@ -1,6 +1,6 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
-import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates } from '../input.js';
+import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates, wholeNumber } from '../input.js';
 import { asUsage, type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
@@ -65,7 +65,7 @@ export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, no
     force: !!o.force,
     extract: !!o.extract,
     skipExisting: !!o.skipExisting,
-    parallel: parseParallel(o.parallel),
+    parallel: wholeNumber('--parallel', o.parallel, 1, 8),
     failFast: !!o.failFast,
     json: !!o.json,
     dryRun: !!o.dryRun,
@@ -77,8 +77,3 @@ const checkedTemplate = (t: string) =>
     () => checkNameTemplate(t),
     (m) => `invalid --name-template "${t}": ${m}`,
   );
-
-function parseParallel(v: string): number {
-  if (!/^[1-8]$/.test(v.trim())) throw usage(`invalid --parallel "${v}"`, 'use a whole number from 1 to 8');
-  return Number(v.trim());
-}

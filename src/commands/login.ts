@@ -5,17 +5,11 @@ import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { waitLine } from '../http/retry.js';
+import type { LoginFlags } from '../settings.js';
 import { checkSetting, longFlag, type SettingKey, type SettingValues, settingRow } from '../settings.js';
 
-export interface LoginOptions {
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  username?: string;
-  passwordStdin?: boolean;
-  savePassword?: boolean;
-  clientCredentials?: boolean;
-}
+export type LoginOptions = LoginFlags &
+  Partial<Record<'passwordStdin' | 'savePassword' | 'clientCredentials', boolean>>;
 
 interface LoginField {
   key?: SettingKey;

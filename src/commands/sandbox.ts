@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Deps } from '../deps.js';
 import { UsageError } from '../errors.js';
+import { wholeNumber } from '../input.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { loginArgs, type SandboxOptions } from '../sandbox/options.js';
 import { parseRateLimit } from '../settings.js';
@@ -11,13 +12,6 @@ export type SandboxCommandOptions = FlagsOf<typeof SANDBOX_FLAGS>;
 
 const MAX_TTL = 10 * 365 * 86_400;
 const MAX_BIG_ROWS = 100_000_000;
-
-function wholeNumber(flag: string, v: string, min: number, max: number): number {
-  if (!/^\s*\d{1,12}\s*$/.test(v) || Number(v) < min || Number(v) > max) {
-    throw new UsageError(`invalid ${flag} "${v}": expected a whole number from ${min} to ${max}`);
-  }
-  return Number(v);
-}
 
 export function parseSandboxOptions(o: SandboxCommandOptions): SandboxOptions {
   const host = o.host.trim();
