@@ -4,14 +4,11 @@ import type { WaitReason } from '../domain.js';
 import { AuthError, HttpError, NetworkError, ServiceError } from '../errors.js';
 import { type Http, header, hostOf, shortMessage } from '../http/client.js';
 import { type AttemptFailure, MAX_RETRY_AFTER_MS, networkCodeOf, nextDelay } from '../http/retry.js';
-import type { StoredSession } from './types.js';
+import type { SessionBinding, StoredSession } from './types.js';
 
-export interface TokenEndpoint {
-  authUrl: string;
-  realm: string;
-  clientId: string;
+export type TokenEndpoint = Pick<SessionBinding, 'authUrl' | 'realm' | 'clientId'> & {
   clientSecret?: string;
-}
+};
 
 export type Grant =
   | { type: 'password'; username: string; password: string }

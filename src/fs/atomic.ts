@@ -14,7 +14,6 @@ import {
   renameSync,
   rmSync,
   utimesSync,
-  type WriteStream,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -23,15 +22,6 @@ import { writeAll } from '../stdout.js';
 import { type LockOptions, withLock } from './lock.js';
 import { removeStaleTemporaries, tempNameFor } from './temp-names.js';
 import { temporaries } from './temporaries.js';
-
-export interface AtomicFile {
-  readonly tempPath: string;
-  readonly path: string;
-  readonly stream: WriteStream;
-  /** `finalPath`: a name beside `path` decided after writing. */
-  commit(finalPath?: string): Promise<void>;
-  abort(): Promise<void>;
-}
 
 const tempPathFor = (path: string) => join(dirname(path), tempNameFor(basename(path)));
 
@@ -47,19 +37,15 @@ function syncDir(dir: string): void {
   } catch {}
 }
 
-export interface Replacement {
-  readonly fd: number;
-  commit(mtimeMs?: number): void;
-  abort(): void;
-}
-
 interface ReplaceOptions {
   mode?: number;
   /** false: no fsync, for state checked when read and cheap to lose (on every request's path). */
   durable?: boolean;
 }
 
-export function openReplacement(path: string, o: ReplaceOptions = {}): Replacement {
+export type Replacement = ReturnType<typeof openReplacement>;
+
+export function openReplacement(path: string, o: ReplaceOptions = {}) {
   const durable = o.durable !== false;
   const temp = tempPathFor(path);
   const fd = openSync(temp, 'wx', o.mode ?? 0o644);
@@ -71,7 +57,7 @@ export function openReplacement(path: string, o: ReplaceOptions = {}): Replaceme
   };
   return {
     fd,
-    commit(mtimeMs) {
+    commit(mtimeMs?: number) {
       try {
         if (durable) fsyncSync(fd);
         open = false;
@@ -191,14 +177,13 @@ export async function assertWritableTarget(path: string, force: boolean): Promis
   return !!s && !s.isFile();
 }
 
-export async function createAtomicFile(
-  path: string,
-  o: { force: boolean; mode?: number },
-): Promise<AtomicFile> {
+export type AtomicFile = Awaited<ReturnType<typeof createAtomicFile>>;
+
+export async function createAtomicFile(path: string, o: { force: boolean }) {
   // A special file is written in place at commit, from a temporary outside /dev.
   const special = await assertWritableTarget(path, o.force);
   const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
-  const stream = createWriteStream(tempPath, { flags: 'wx', mode: o.mode ?? 0o644, flush: true });
+  const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o644, flush: true });
   try {
     await once(stream, 'open');
   } catch (err) {
@@ -206,7 +191,7 @@ export async function createAtomicFile(
   }
   temporaries.add(tempPath);
   let done = false;
-  const abort = async () => {
+  const abort = async (): Promise<void> => {
     if (done) return;
     done = true;
     if (!stream.closed) {
@@ -222,7 +207,8 @@ export async function createAtomicFile(
       return path;
     },
     stream,
-    async commit(finalPath = path) {
+    /** `finalPath`: a name beside `path` decided after writing. */
+    async commit(finalPath = path): Promise<void> {
       if (dirname(finalPath) !== dirname(path)) throw new Error(`commit: ${finalPath} is not beside ${path}`);
       path = finalPath;
       try {

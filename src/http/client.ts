@@ -22,11 +22,6 @@ export interface HttpResponse {
   body: Readable & { text(): Promise<string>; dump(): Promise<void> };
 }
 
-export interface Http {
-  send(req: HttpRequest): Promise<HttpResponse>;
-  close(): Promise<void>;
-}
-
 interface HttpOptions {
   timeoutMs: number;
   proxy: Settings['proxy'];
@@ -70,13 +65,15 @@ export async function request(
   return request.call(dispatcher, { origin, path: `${pathname}${search}`, ...rest, ...timeouts });
 }
 
-export function createHttp(o: HttpOptions): Http {
+export type Http = ReturnType<typeof createHttp>;
+
+export function createHttp(o: HttpOptions) {
   const answered = (endpoint: Endpoint | undefined, status: number, durationMs: number) => {
     if (endpoint) o.events?.emit({ event: 'response', endpoint, status, durationMs });
   };
   let dispatcher: Promise<Dispatcher> | undefined;
   return {
-    async send(req) {
+    async send(req: HttpRequest): Promise<HttpResponse> {
       const started = Date.now();
       const headers: Record<string, string> = { 'user-agent': 'prs', ...(req.headers ?? {}) };
       if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -106,7 +103,7 @@ export function createHttp(o: HttpOptions): Http {
         throw transportError(err, req, o.timeoutMs);
       }
     },
-    async close() {
+    async close(): Promise<void> {
       if (!o.dispatcher && dispatcher) await (await dispatcher).destroy();
     },
   };
