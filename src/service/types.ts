@@ -1,12 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { ExportFormat, ReportType, WaitReason } from '../domain.js';
+import type { ExportFormat, Item, ReportType, WaitReason } from '../domain.js';
 import type { RowSink } from '../rows/answer.js';
 
-export interface ReportQuery {
-  portfolioId: number;
-  reportType: ReportType;
-  date: string;
-}
+export type ReportQuery = Item & { reportType: ReportType };
 
 export interface ReportResponse {
   read(sink: RowSink): Promise<number>;
