@@ -52,7 +52,6 @@ export function writeDelimited(
       : undefined,
   );
   const odd: Row[] = [];
-  if (batch.length === 0) return odd;
   const lines = linesOf(batch, ids, sep, leadCells, lead?.ids ?? []);
   for (let r = lines(out, 0); r < batch.length; r = lines(out, r + 1)) {
     const line = out.n;

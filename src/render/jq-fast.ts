@@ -7,6 +7,7 @@ import { compareDecimal, decimalSpelling } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { entryValue, F, Flag, Kind, keys, numberAt, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
+import { isNested } from './columns.js';
 import { writeRow } from './json.js';
 import type { RowWriter } from './writer.js';
 
@@ -30,8 +31,6 @@ type Filter = (input: unknown, emit: (v: unknown) => void) => void;
 type Gen = (x: string, k: (v: string) => string) => string;
 
 const truthy = (v: unknown) => v !== null && v !== false;
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !isJsonNumeric(v);
 
 function kind(v: unknown): number {
   if (v === null || typeof v === 'boolean') return v === null ? 0 : v ? 2 : 1;
@@ -104,7 +103,7 @@ const tostring = (v: unknown) =>
 function index(v: unknown, site: Site): unknown {
   if (v === null) return null;
   if (v instanceof TapeRow) return v.get(site);
-  if (isObject(v)) return Object.hasOwn(v, site.key) ? v[site.key] : null;
+  if (isNested(v)) return Object.hasOwn(v, site.key) ? v[site.key] : null;
   throw new JqError();
 }
 

@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { decimalSpelling } from '../json/decimal.js';
 import { compileFast, fastWriter, TOKENS } from './jq-fast.js';
-import type { RowWriter } from './writer.js';
 
 declare const __filename: string;
 
@@ -13,14 +12,7 @@ interface JqWeb {
   raw(input: string | Buffer, filter: string, flags?: string[]): string | undefined;
 }
 
-export interface JqProgram {
-  readonly writer?: () => RowWriter;
-  /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row. */
-  readonly format: 'json' | 'ndjson';
-  run(input: string | Buffer): string;
-  /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
-  collect(): { write(chunk: string | Uint8Array): void; end(): Promise<string> };
-}
+export type JqProgram = Awaited<ReturnType<typeof compileJq>>;
 
 const BATCH_BYTES = 8 * 1024 * 1024;
 
@@ -53,7 +45,7 @@ function raw(jq: JqWeb, input: string | Buffer, filter: string, flags: string[])
 }
 
 /** A filter that does not compile is exit 2 before any request; one in the fast subset is jq that does. */
-export async function compileJq(filter: string, o: { fast?: boolean } = {}): Promise<JqProgram> {
+export async function compileJq(filter: string, o: { fast?: boolean } = {}) {
   const eachForm = /^\s*\.\[\]\s*(?:\|(.*))?$/s.exec(filter);
   const gatherForm = eachForm ? null : /^\s*(?:map\((.*)\)|\[\s*\.\[\]\s*\|(.*)\])\s*$/s.exec(filter);
   const gather = gatherForm !== null;
@@ -77,14 +69,16 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
   const each = eachForm?.[1];
   const perRow = each !== undefined && !/input|halt/.test(each) ? each : undefined;
   let fastRun: { failed?: string } | undefined;
-  const program: JqProgram = {
-    format: perRow === undefined ? 'json' : 'ndjson',
+  const program = {
+    /** `ndjson` (one row a line) for a filter `.[] | f`, which runs as `f` on each row. */
+    format: perRow === undefined ? ('json' as const) : ('ndjson' as const),
     writer:
       fast &&
       (() => {
         fastRun = {};
         return fastWriter(fast, gather, fastRun);
       }),
+    /** The rows' text as it is written; `end` gives the output, or throws the filter's first error. */
     collect() {
       const parts: Buffer[] = [];
       let size = 0;
@@ -102,7 +96,7 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
         }
       };
       return {
-        write(chunk) {
+        write(chunk: string | Uint8Array) {
           if (failed !== undefined) return;
           // Copied: a spool's read-back reuses its buffer.
           const copy = Buffer.from(chunk);
@@ -126,7 +120,7 @@ export async function compileJq(filter: string, o: { fast?: boolean } = {}): Pro
         },
       };
     },
-    run(input) {
+    run(input: string | Buffer): string {
       // Compact JSON, one result per line: the lines are then given back the service's spelling.
       const { out, error } = raw(jq!, input, perRow ?? filter, ['-c', '-M']);
       if (error !== undefined) throw new UsageError(`--jq: ${error}`);

@@ -154,10 +154,7 @@ const ACTIONS = {
     'sedol',
     'securityRic',
     'rebalanceDate',
-    ...NET_PRICE_TOTAL('newShares'),
-    ...NET_PRICE_TOTAL('oldShares'),
-    ...NET_PRICE_TOTAL('indexName'),
-    ...NET_PRICE_TOTAL('indexId'),
+    ...['newShares', 'oldShares', 'indexName', 'indexId'].flatMap(NET_PRICE_TOTAL),
   ],
 };
 
