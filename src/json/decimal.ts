@@ -35,9 +35,9 @@ function minus(a: Decimal, b: Decimal): Decimal {
   return { units: a.units * pow10(a.exp - exp) - b.units * pow10(b.exp - exp), exp };
 }
 
-/** units × 10^exp in plain notation, without trailing fractional zeros; 0 is "0". */
-export function plain(d: Decimal): string {
-  const neg = d.units < 0n;
+/** units × 10^exp in plain notation, without trailing fractional zeros; 0 is "0" (units a number while exact). */
+export function plain(d: { units: bigint | number; exp: number }): string {
+  const neg = d.units < 0;
   const digits = (neg ? -d.units : d.units).toString();
   if (digits === '0') return '0';
   const sign = neg ? '-' : '';
@@ -71,13 +71,7 @@ function subtractShort(to: string, from: string): string | undefined {
   const a = scaled(to, ft, f);
   const b = scaled(from, ff, f);
   if (a === undefined || b === undefined) return undefined;
-  const d = a - b;
-  if (d === 0) return '0';
-  const s = String(Math.abs(d)).padStart(f + 1, '0');
-  const cut = s.length - f;
-  let end = s.length;
-  while (end > cut && s.charCodeAt(end - 1) === 48) end--;
-  return `${d < 0 ? '-' : ''}${s.slice(0, cut)}${end > cut ? `.${s.slice(cut, end)}` : ''}`;
+  return plain({ units: a - b, exp: -f });
 }
 
 function scaled(t: string, frac: number, f: number): number | undefined {
