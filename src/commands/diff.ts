@@ -45,11 +45,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
     items,
     async (item, ctx): Promise<ItemDone> => {
       const type = o.steps[ctx.index % o.steps.length]!.type;
-      const rows = await service.report(
-        { portfolioId: item.portfolioId, reportType: type, date: item.date },
-        { signal: ctx.signal, onWait: ctx.onWait },
-        collectRows,
-      );
+      const rows = await service.report({ ...item, reportType: type }, ctx, collectRows);
       // No rows is no data, except for corporate actions, where it is a day without events.
       if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
       // In item order from here (the next item's request may be in flight meanwhile).

@@ -89,7 +89,7 @@ async function exportFiles(
     }
     let repeatOf: { date: string; paths: string[] } | undefined;
     const result = await service.exportReport(
-      { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
+      { ...item, reportType: o.type, format: o.format },
       { signal, onWait },
       (res) =>
         saveExport(res, {
@@ -187,8 +187,8 @@ async function exportToStdout(o: ExportOptions, deps: Deps, service: Service): P
     async (item, ctx): Promise<ItemDone> => {
       ctx.progress.show(`exporting ${what}`);
       const res = await service.exportReport(
-        { portfolioId: item.portfolioId, reportType: o.type, date: item.date, format: o.format },
-        { signal: ctx.signal, onWait: ctx.onWait },
+        { ...item, reportType: o.type, format: o.format },
+        ctx,
         // Out of the retry loop: bytes written to stdout cannot be asked for again.
         async (res) => res,
       );

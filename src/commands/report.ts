@@ -123,8 +123,7 @@ async function reportRows(
   const run = await runItems(
     items,
     async (item, ctx): Promise<ItemDone> => {
-      const query = { portfolioId: item.portfolioId, reportType: o.type, date: item.date };
-      const got = await service.report(query, { signal: ctx.signal, onWait: ctx.onWait }, async (res) => {
+      const got = await service.report({ ...item, reportType: o.type }, ctx, async (res) => {
         const answer = target.answer(itemLabel(item), multi ? { portfolioId: item.portfolioId } : undefined);
         let first: unknown;
         try {
