@@ -1,8 +1,6 @@
 /** In UTF-8 bytes: 255 less room for the temporary's `.<name>.<pid>.<8 hex>.tmp`. */
 export const MAX_NAME_BYTES = 200;
 
-// Controls, separators and format characters (bidi overrides make `\u202Enosj.exe` show as "exe.json").
-const UNSAFE_CHARS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 // Illegal on Windows or special to shells.
 const RESERVED_CHARS = /[<>:"|?*]/g;
 
@@ -19,7 +17,9 @@ export function sanitizeFileName(raw: string): string | undefined {
 function cleanSegment(segment: string): string {
   return trimEnds(
     segment
-      .replace(UNSAFE_CHARS, '')
+      // Controls, separators and format characters (bidi overrides make `\u202Enosj.exe` show as "exe.json"),
+      // built at first use, not when every run loads this file: a Unicode property class is costly to build.
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '')
       .replace(RESERVED_CHARS, '_')
       // After the removals, so that a second pass composes nothing more.
       .normalize('NFC')

@@ -284,12 +284,11 @@ function drawRecords(
 /** Control characters (ESC would let data drive the terminal) become spaces. */
 export const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
-
 function charWidth(ch: string): number {
   const cp = ch.codePointAt(0)!;
   if (cp < 0x300) return 1;
-  if (ZERO_WIDTH.test(ch)) return 0;
+  // Built at first use, not when a run loads this file: a Unicode property class is costly to build.
+  if (/^[\p{Mn}\p{Me}\p{Cf}]$/u.test(ch)) return 0;
   return eastAsianWidth(cp);
 }
 
