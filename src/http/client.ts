@@ -22,9 +22,7 @@ export interface HttpResponse {
   body: Readable & { text(): Promise<string>; dump(): Promise<void> };
 }
 
-interface HttpOptions {
-  timeoutMs: number;
-  proxy: Settings['proxy'];
+interface HttpOptions extends Pick<Settings, 'timeoutMs' | 'proxy'> {
   io: Pick<IO, 'debug'>;
   events?: Pick<RunEvents, 'emit'>;
   dispatcher?: Dispatcher;
