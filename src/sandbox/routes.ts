@@ -2,7 +2,6 @@
 import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import { unescape as percentDecode } from 'node:querystring';
 import { PassThrough, Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
@@ -58,7 +57,8 @@ export function createRoutes(o: ResolvedOptions) {
 
   async function token(x: Exchange, logout: boolean) {
     if (await injected(x, faults.take('token'))) return;
-    const raw = await text(x.req);
+    const raw = await bodyText(x.req, 64 * 1024);
+    if (raw === undefined) return error(x, 413, 'Request Entity Too Large');
     // Keycloak reads only form fields: any other body looks like a request with no fields at all.
     const isForm = /^application\/x-www-form-urlencoded\b/i.test(x.req.headers['content-type'] ?? '');
     const form = new URLSearchParams(isForm ? raw : '');
@@ -201,6 +201,17 @@ function bodyCache(entries: number, maxChars: number) {
     map.set(key, hit ?? Buffer.from(kept.join('')));
     if (map.size > entries) map.delete(map.keys().next().value!);
   };
+}
+
+/** The body's text, or undefined past `max` bytes: the rest is read and dropped, never held. */
+async function bodyText(req: IncomingMessage, max: number): Promise<string | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= max) parts.push(chunk);
+  }
+  return size > max ? undefined : Buffer.concat(parts).toString();
 }
 
 type Query = Exclude<ReturnType<typeof parseQuery>, { error: string }>;

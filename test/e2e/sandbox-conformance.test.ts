@@ -276,6 +276,20 @@ describe('token endpoint (Keycloak)', () => {
     expect(await res.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('a form past 64 KiB → 413 (read, never held whole); the next request is answered', async () => {
+    const res = await fetch(`${sb.authUrl}/realms/${sb.realm}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...passwordGrant(sb), pad: 'x'.repeat(65 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({
+      error: 'server_error',
+      error_description: 'Request Entity Too Large',
+    });
+    expect((await tokenRequest(sb, passwordGrant(sb))).status).toBe(200);
+  });
+
   it('another realm in the token URL → 404', async () => {
     const res = await tokenRequest(sb, passwordGrant(sb), 'nope');
     expect(res.status).toBe(404);
