@@ -163,9 +163,13 @@ export type SettingValues = Partial<Record<SettingKey, string>>;
 
 const names = Object.keys(SETTINGS) as Name[];
 const isSwitch = (row: SettingRow) => row.flag !== undefined && !row.flag.includes('<');
+// Made once per name: a report reads rows some 150 times.
+const rows = new Map<Name, SettingRow & { env?: string }>();
 export const settingRow = (name: Name): SettingRow & { env?: string } => {
   const r: SettingRow = SETTINGS[name];
-  return isSwitch(r) ? r : { ...r, env: `PRS_${name.toUpperCase().replaceAll('-', '_')}` };
+  if (!rows.has(name))
+    rows.set(name, isSwitch(r) ? r : { ...r, env: `PRS_${name.toUpperCase().replaceAll('-', '_')}` });
+  return rows.get(name)!;
 };
 const row = settingRow;
 export const SETTING_KEYS = names.filter((k) => !isSwitch(row(k)) && row(k).config !== false) as SettingKey[];
