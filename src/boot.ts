@@ -18,7 +18,7 @@ const V8_FLAGS = [
 ];
 
 /** Node's builtins' compiled code is refused once the flags are set: what a run requires comes before. */
-const BUILTINS = ['process', 'timers/promises', 'net', 'diagnostics_channel', 'module', 'vm'];
+const BUILTINS = ['process', 'timers/promises', 'net', 'diagnostics_channel', 'vm'];
 const EXPORT_BUILTINS = ['fs/promises', 'crypto', 'zlib'];
 
 export interface CodeCache {
@@ -78,11 +78,10 @@ const wrap = (source: string) => `(function (exports, require, module, __filenam
 // joined as strings: ~200 requires a run made path.join hot enough for TurboFan, CPU on V8's threads.
 function codeLoader(dist: string, dir: string | undefined) {
   const { Script } = process.getBuiltinModule('node:vm');
-  const { createRequire } = process.getBuiltinModule('node:module');
   const modules = new Map<string, { exports: unknown }>();
   const packed = new Map<string, Wrapper>();
   /** Per directory key: Node's require from there (it resolves a name alike for every file) and its path. */
-  const dirs = new Map<string, { node: NodeJS.Require; path: string }>();
+  const dirs = new Map<string, { node?: NodeJS.Require; path: string }>();
   const scripts: [string, InstanceType<typeof Script>][] = [];
   const fileOf = (key: string) => `${dist}${sep}${sep === '/' ? key : key.replaceAll('/', sep)}`;
   let unsaved = 0;
@@ -123,9 +122,17 @@ function codeLoader(dist: string, dir: string | undefined) {
     const slash = key.lastIndexOf('/');
     const here = slash < 0 ? '' : key.slice(0, slash);
     const file = fileOf(key);
-    const d = dirs.get(here) ?? { node: createRequire(file), path: here ? fileOf(here) : dist };
+    const d = dirs.get(here) ?? { path: here ? fileOf(here) : dist };
     dirs.set(here, d);
-    const require = (id: string) => (id.startsWith('./') ? load(here, id) : d.node(id));
+    // Built-ins straight from Node, whose require costs far more per call (a report makes ~40); a
+    // package (jq-web) through a require made at its first use.
+    const require = (id: string) => {
+      if (id.startsWith('./')) return load(here, id);
+      const builtin = process.getBuiltinModule(id);
+      if (builtin) return builtin;
+      d.node ??= process.getBuiltinModule('node:module').createRequire(file);
+      return d.node(id);
+    };
     wrapper.call(module.exports, module.exports, require, module, file, d.path);
     return module.exports;
   };
