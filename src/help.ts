@@ -137,6 +137,9 @@ $ prs export 42 -t index -d 2024-05-02 -o - | jq length
 $ prs export 42 1 -t constituent.close --from 2024-01-01 --to 2024-12-31 -f csv --dir 2024 --parallel 4 --skip-existing
 # crontab line: weekdays 06:00, the previous weekday, after \`prs login --profile nightly --save-password\`; a rerun fetches only what is missing; exit 3 (no data: a holiday) is no failure
 ${CRON_LINE}
+[cache]
+# turn it on: keep answers for past dates for a week, in this profile
+$ prs config set cache 7d
 [cache info]
 # directory, entries, size, oldest and newest
 $ prs cache info
