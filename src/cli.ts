@@ -1,8 +1,8 @@
 /** The commander program: the global flags, then every command's definition (commands/define.ts). */
-import { Command, Option } from 'commander';
-import { defineCommands, type Runner } from './commands/define.js';
+import { Command } from 'commander';
+import { addFlags, defineCommands, type Runner } from './commands/define.js';
 import { addHelpTexts } from './help.js';
-import { flagHelp, GLOBAL_FLAGS, settingRow } from './settings.js';
+import { GLOBAL_FLAGS, settingFlag } from './settings.js';
 
 export interface BuildOptions {
   version: string;
@@ -17,10 +17,7 @@ export function buildProgram({ version, run, now = () => new Date() }: BuildOpti
     )
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help');
-  for (const name of GLOBAL_FLAGS) {
-    const option = new Option(settingRow(name).flag!, flagHelp(name));
-    program.addOption(Object.assign(option, { complete: settingRow(name).complete }));
-  }
+  addFlags(program, GLOBAL_FLAGS.map(settingFlag));
   program.showSuggestionAfterError(true).configureHelp({ sortSubcommands: false });
   defineCommands(program, { run, now });
   addHelpTexts(program);

@@ -1,13 +1,12 @@
 import type { CacheUse } from './cache/answers.js';
 import type { CacheStore } from './cache/store.js';
 import { type Clock, systemClock } from './clock.js';
+import { type Env, resolveDirs } from './dirs.js';
 import { createRunEvents } from './events.js';
 import type { IO } from './io.js';
 import type { Service } from './service/types.js';
 import {
-  type Env,
   type GlobalOptions,
-  resolveDirs,
   resolveProfileName,
   type Settings,
   type SettingValues,

@@ -5,11 +5,12 @@ import { openStore } from './auth/store.js';
 import { answerKey, cacheableDate, storeFor } from './cache/answers.js';
 import { entryChunks } from './cache/store.js';
 import { defaultFormat, reportOptions } from './commands/report.flags.js';
+import { type Env, isDebug, resolveDirs } from './dirs.js';
 import { ExitCode, SIGNAL_EXITS } from './errors.js';
 import { Spool } from './render/spool.js';
 import { createWriter } from './render/writer.js';
 import { readAnswer } from './rows/answer.js';
-import { type Env, isDebug, resolveDirs, settingsFrom } from './settings.js';
+import { settingsFrom } from './settings.js';
 import { stdoutIsTerminal, stdoutWriter } from './stdout.js';
 
 export async function answerFromCache(argv: readonly string[], env: Env): Promise<number | undefined> {

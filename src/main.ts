@@ -5,6 +5,7 @@ import type { CodeCache } from './boot.js';
 import type { Runner } from './commands/define.js';
 import { reportOptions } from './commands/report.flags.js';
 import { createDeps, type Deps } from './deps.js';
+import { type Env, isDebug } from './dirs.js';
 import { isRunCommand } from './domain.js';
 import { ExitCode, exitCodeFor, InterruptedError, PrsError, SIGNAL_EXITS } from './errors.js';
 import { temporaries } from './fs/temporaries.js';
@@ -13,7 +14,7 @@ import { createIO, guardStdout, type IO } from './io.js';
 import { errorEntry, formatLogLine } from './log.js';
 import type { RunObserver } from './observe/index.js';
 import { redactText } from './redact.js';
-import { type Env, isDebug, jsonLogWanted, switchInArgv } from './settings.js';
+import { jsonLogWanted, switchInArgv } from './settings.js';
 import { VERSION } from './version.js';
 
 /** By its code: commander loads only for what the direct report path leaves to it. */

@@ -4,9 +4,6 @@ import { checkNameTemplate } from './fs/file-name.js';
 import { wholeNumber } from './input.js';
 import { redactPingUrl, redactUrlPassword } from './redact.js';
 
-export { isDebug, resolveDirs } from './dirs.js';
-export type { Env };
-
 export type Completion =
   | 'file'
   | 'dir'
@@ -179,11 +176,12 @@ export const LOGIN_FLAGS = names.filter((k) => row(k).on === 'login');
 export const longFlag = (name: Name): string => /--[\w-]+/.exec(row(name).flag ?? '')![0];
 export const fieldOf = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
-export function flagHelp(name: Name): string {
+/** A flag's row as commander shows it: the help names the variable and the default. */
+export function settingFlag(name: Name): { flag: string; help: string; complete?: Completion } {
   const r = row(name);
   const fallback = r.default && `default ${/^\d+$/.test(r.default) ? r.default : `"${r.default}"`}`;
   const tail = [r.env && `env ${r.env}`, fallback].filter(Boolean).join('; ');
-  return tail ? `${r.help} (${tail})` : r.help;
+  return { flag: r.flag!, help: tail ? `${r.help} (${tail})` : r.help, complete: r.complete };
 }
 
 export function shownValue(key: Name, value: string): string {

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { clearAnswers, createCacheStore } from '../cache/store.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
+import { resolveDirs } from '../dirs.js';
 import { fileError } from '../errors.js';
-import { resolveDirs } from '../settings.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 

@@ -4,7 +4,7 @@ import { Argument, type Command, Option } from 'commander';
 import type { Shell } from '../completion/scripts.js';
 import type { Deps } from '../deps.js';
 import { exitCodesText, HELP_TOPICS, helpTarget } from '../help.js';
-import { fieldOf, flagHelp, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingRow } from '../settings.js';
+import { fieldOf, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingFlag } from '../settings.js';
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
 import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
@@ -37,6 +37,15 @@ const globalsOf = (cmd: Command): GlobalOptions => {
   };
 };
 
+/** Each row as a commander option, its completion values attached for the completion scripts. */
+export function addFlags(cmd: Command, rows: readonly FlagRow[]): void {
+  // A default shown as written (`default: 0`), as the help texts spell defaults themselves.
+  for (const row of rows) {
+    const option = new Option(row.flag, row.help).default(row.default, row.default);
+    cmd.addOption(Object.assign(option, { complete: row.complete }));
+  }
+}
+
 interface Definition<T extends Record<string, FlagRow>, O> {
   /** Commander's spelling: the name, then any arguments without a description (`set <key> <value>`). */
   spelling: string;
@@ -55,11 +64,7 @@ function define<T extends Record<string, FlagRow>, O>(
 ): Command {
   const cmd = parent.command(d.spelling, { hidden: d.hidden }).description(d.description);
   for (const arg of d.args ?? []) cmd.addArgument(arg);
-  // A default shown as written (`default: 0`), as the help texts spell defaults themselves.
-  for (const row of Object.values<FlagRow>(d.flags ?? {})) {
-    const option = new Option(row.flag, row.help).default(row.default, row.default);
-    cmd.addOption(Object.assign(option, { complete: row.complete }));
-  }
+  addFlags(cmd, Object.values<FlagRow>(d.flags ?? {}));
   return cmd.action(async (...values: unknown[]) => {
     const globals = globalsOf(values.at(-1) as Command);
     const options = d.options(values.slice(0, -2), values.at(-2) as FlagsOf<T>, globals);
@@ -72,9 +77,7 @@ const JSON_FLAG = { json: { flag: '--json', help: 'machine-readable output' } } 
 const json = (_: unknown[], o: { json?: boolean }) => ({ json: !!o.json });
 
 const LOGIN_TABLE = {
-  ...Object.fromEntries(
-    LOGIN_FLAGS.map((name) => [fieldOf(name), { flag: settingRow(name).flag!, help: flagHelp(name) }]),
-  ),
+  ...Object.fromEntries(LOGIN_FLAGS.map((name) => [fieldOf(name), settingFlag(name)])),
   passwordStdin: { flag: '--password-stdin', help: 'read the password from stdin' },
   savePassword: {
     flag: '--save-password',

@@ -5,9 +5,9 @@ import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
+import { resolveDirs } from '../dirs.js';
 import { fileError, UsageError } from '../errors.js';
 import { hostOf } from '../http/client.js';
-import { resolveDirs } from '../settings.js';
 
 const END_SESSION_BUDGET_MS = 5_000;
 

@@ -201,25 +201,28 @@ export async function createAtomicFile(path: string, o: { force: boolean }) {
     await fsp.unlink(tempPath).catch(() => {});
     temporaries.delete(tempPath);
   };
+  /** The stream ended and closed (a pipeline may have done so already); its error thrown as it came. */
+  const close = async (): Promise<void> => {
+    if (!stream.closed && !stream.errored) {
+      const closed = once(stream, 'close');
+      stream.end();
+      await closed;
+    }
+    if (stream.errored) throw stream.errored;
+  };
   return {
     tempPath,
     get path() {
       return path;
     },
     stream,
+    close,
     /** `finalPath`: a name beside `path` decided after writing. */
     async commit(finalPath = path): Promise<void> {
       if (dirname(finalPath) !== dirname(path)) throw new Error(`commit: ${finalPath} is not beside ${path}`);
       path = finalPath;
       try {
-        if (stream.errored) throw stream.errored;
-        // A pipeline may have ended (and so closed) the stream already.
-        if (!stream.closed) {
-          const closed = once(stream, 'close');
-          stream.end();
-          await closed;
-        }
-        if (stream.errored) throw stream.errored;
+        await close();
         if (special) {
           const { pipeline } = await import('node:stream/promises');
           await pipeline(createReadStream(tempPath), createWriteStream(path, { flags: 'w' }));

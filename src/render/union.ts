@@ -1,5 +1,4 @@
 // CSV/TSV whose columns grew after it was begun: written again with the final header, lines padded.
-import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { fileError } from '../errors.js';
 import type { AtomicFile } from '../fs/atomic.js';
@@ -59,12 +58,9 @@ export async function commitWidened(
 ): Promise<void> {
   const wide = await open();
   try {
-    if (!file.stream.closed) {
-      const closed = once(file.stream, 'close');
-      file.stream.end();
-      await closed;
-    }
-    if (file.stream.errored) throw fileError(file.stream.errored, file.path);
+    await file.close().catch((err) => {
+      throw fileError(err, file.path);
+    });
     const out = fileSink(wide);
     await widen(createReadStream(file.tempPath), w, (chunk) => out.write(chunk));
     await wide.commit();

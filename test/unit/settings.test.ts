@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveDirs } from '../../src/dirs.js';
 import {
   parseGrant,
   parseRateLimit,
@@ -6,7 +7,6 @@ import {
   parseTimeout,
   parseUrl,
   rateText,
-  resolveDirs,
   resolveProfileName,
   resolveSettings,
 } from '../../src/settings.js';
