@@ -87,6 +87,7 @@ export function cachedService(o: CachedServiceOptions): Service {
       );
     },
     exportReport: async (q, hooks, save) => (await o.real()).exportReport(q, hooks, save),
+    limiterState: async () => (await o.real()).limiterState?.(),
     async close() {},
   };
 }

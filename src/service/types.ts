@@ -37,6 +37,6 @@ export interface Service {
     hooks: CallHooks,
     save: (res: ExportResponse) => Promise<T>,
   ): Promise<T>;
-  limiterState?(): Promise<{ state: LimiterState; now: number }>;
+  limiterState?(): Promise<{ state: LimiterState; now: number } | undefined>;
   close(): Promise<void>;
 }

@@ -2,10 +2,13 @@
  * The cache in front of the service (src/cache/answers.ts cachedService): a hit never builds or calls
  * the real service; a miss asks it and keeps what may be kept; --refresh asks and updates.
  */
+import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { identityOf } from '../../../src/auth/identity.js';
 import { cachedService } from '../../../src/cache/answers.js';
 import { type CacheStore, createCacheStore } from '../../../src/cache/store.js';
 import { ServiceError } from '../../../src/errors.js';
+import { limiterFile } from '../../../src/service/limiter.js';
 import type { ReportQuery, Service } from '../../../src/service/types.js';
 import { resolveSettings } from '../../../src/settings.js';
 import { answerOf, readWhole } from '../../helpers/answers.js';
@@ -134,6 +137,24 @@ describe('deps.service({cache})', () => {
     const svc = await deps.service({ cache: 'use' });
     expect((await readWhole(svc, Q)).bytes.toString()).toBe('{"report":[]}');
     expect(io.stderrText()).not.toMatch(/^> /m);
+    await deps.close();
+  });
+
+  it("the ETA counts the shared limiter's slots, as without the cache", async () => {
+    const { createDeps } = await import('../../../src/deps.js');
+    const env = {
+      PRS_CONFIG_DIR: `${tmp.path}/config`,
+      PRS_CACHE_DIR: tmp.path,
+      PRS_BASE_URL: 'http://127.0.0.1:9',
+      PRS_TENANT: 'T1',
+      PRS_USERNAME: 'demo',
+    };
+    const deps = createDeps(createTestIO(), env, { cache: '7d' }, new AbortController().signal, { clock });
+    const s = await deps.settings();
+    const file = limiterFile(s.cacheDir, s.baseUrl!, s.tenant!, identityOf(s));
+    writeFileSync(file, JSON.stringify({ v: 1, stamps: [clock.now() - 1000] }));
+    const svc = await deps.service({ cache: 'use' });
+    expect((await svc.limiterState?.())?.state.stamps).toEqual([clock.now() - 1000]);
     await deps.close();
   });
 });
