@@ -4,9 +4,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { fileError } from '../errors.js';
-import { replaceFile } from '../fs/atomic.js';
-import { withLock } from '../fs/lock.js';
+import { FileError, fileError } from '../errors.js';
+import { updateFile } from '../fs/atomic.js';
 
 export const MANIFEST_NAME = '.prs-manifest.jsonl';
 
@@ -61,20 +60,17 @@ export async function openManifest(dir: string) {
     },
     async record(key: string, files: ManifestFile[]) {
       // Read again under the lock: another export into this directory may have recorded since.
-      await withLock(
+      await updateFile(
         path,
-        () => {
-          const text = readOwn(path);
-          // A last line cut short must not swallow the next one.
-          const next = `${text === '' || text.endsWith('\n') ? text : `${text}\n`}${JSON.stringify({ key, files })}\n`;
-          try {
-            replaceFile(path, next);
-          } catch (err) {
-            throw fileError(err, path);
-          }
-        },
-        { createDir: false },
-      );
+        // A last line cut short must not swallow the next one.
+        (text) => ({
+          text: `${text === '' || text.endsWith('\n') ? text : `${text}\n`}${JSON.stringify({ key, files })}\n`,
+          result: undefined,
+        }),
+        { createDir: false, read: readOwn },
+      ).catch((err) => {
+        throw err instanceof FileError ? err : fileError(err, path);
+      });
       entries.set(key, files);
     },
   };

@@ -41,6 +41,8 @@ interface ReplaceOptions {
   mode?: number;
   /** false: no fsync, for state checked when read and cheap to lose (on every request's path). */
   durable?: boolean;
+  /** Asked just before the rename: false (the lock written under was lost) leaves the file as it is. */
+  held?: () => boolean;
 }
 
 export type Replacement = ReturnType<typeof openReplacement>;
@@ -57,25 +59,31 @@ export function openReplacement(path: string, o: ReplaceOptions = {}) {
   };
   return {
     fd,
-    commit(mtimeMs?: number) {
+    /** False: not renamed into place, as `held` said. */
+    commit(mtimeMs?: number): boolean {
       try {
         if (durable) fsyncSync(fd);
         open = false;
         closeSync(fd);
         if (mtimeMs !== undefined) utimesSync(temp, mtimeMs / 1000, mtimeMs / 1000);
+        if (o.held?.() === false) {
+          abort();
+          return false;
+        }
         renameSync(temp, path);
       } catch (err) {
         abort();
         throw err;
       }
       if (durable) syncDir(dirname(path));
+      return true;
     },
     abort,
   };
 }
 
-/** Synchronous: a second Ctrl-C writes the metrics on the way out. */
-export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceOptions = {}): void {
+/** Synchronous: a second Ctrl-C writes the metrics on the way out. False: not written, as `held` said. */
+export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceOptions = {}): boolean {
   const r = openReplacement(path, o);
   try {
     writeAll(r.fd, typeof data === 'string' ? Buffer.from(data) : data);
@@ -83,7 +91,7 @@ export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceO
     r.abort();
     throw err;
   }
-  r.commit();
+  return r.commit();
 }
 
 export function readText(path: string): string {
@@ -95,21 +103,27 @@ export function readText(path: string): string {
   }
 }
 
-/** Under the file's lock; `fn`'s undefined text leaves the file as it is. */
-export function updateFile<T>(
+/**
+ * Under the file's lock; `fn`'s undefined text leaves the file as it is. A lock lost before the write (this
+ * process stalled past its stale time, and another took it over and maybe wrote) is never written under:
+ * the file is read and `fn` decides again under a new lock, as a transaction is retried.
+ */
+export async function updateFile<T>(
   path: string,
   fn: (text: string) => { text?: string; result: T },
-  o: ReplaceOptions & LockOptions = {},
+  o: ReplaceOptions & LockOptions & { read?: (path: string) => string } = {},
 ): Promise<T> {
-  return withLock(
-    path,
-    () => {
-      const { text, result } = fn(readText(path));
-      if (text !== undefined) replaceFile(path, text, o);
-      return result;
-    },
-    o,
-  );
+  for (;;) {
+    const done = await withLock(
+      path,
+      (held) => {
+        const { text, result } = fn((o.read ?? readText)(path));
+        return text === undefined || replaceFile(path, text, { ...o, held }) ? { result } : undefined;
+      },
+      o,
+    );
+    if (done) return done.result;
+  }
 }
 
 const statOf = (path: string) => fsp.stat(path).catch(() => undefined);

@@ -1,7 +1,12 @@
-import { existsSync, mkdirSync, rmdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeOver, withLock } from '../../../src/fs/lock.js';
+import { updateFile } from '../../../src/fs/atomic.js';
+import { withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
 
 let dir: { path: string; cleanup: () => void };
@@ -12,13 +17,16 @@ afterEach(() => dir.cleanup());
 
 // The same protocol with an async critical section and a synchronous one.
 describe.each([
-  ['withLock, async fn', ((file, fn, o) => withLock(file, async () => fn(), o)) as typeof withLock],
+  ['withLock, async fn', ((file, fn, o) => withLock(file, async (held) => fn(held), o)) as typeof withLock],
   ['withLock, synchronous fn', withLock],
 ])('%s (<file>.lock)', (_name, withLock) => {
-  it('creates the directory of the file, holds <file>.lock while fn runs, returns its result', async () => {
+  it('creates the directory of the file, holds <file>.lock (naming its owner) while fn runs, returns its result', async () => {
     const file = join(dir.path, 'sub', 'state.json');
-    const result = await withLock(file, () => {
-      expect(existsSync(`${file}.lock`)).toBe(true);
+    const result = await withLock(file, (held) => {
+      expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(
+        new RegExp(`^${process.pid} ${hostname()} \\w+\n$`),
+      );
+      expect(held()).toBe(true);
       return 42;
     });
     expect(result).toBe(42);
@@ -109,24 +117,13 @@ describe('withLock, synchronous fn', () => {
   });
 });
 
+const ageBy = (path: string, ms: number) => {
+  const at = new Date(Date.now() - ms);
+  utimesSync(path, at, at);
+};
+const staleAt = (path: string) => ageBy(path, 60_000);
+
 describe('a stale lock taken over', () => {
-  const staleAt = (path: string) => {
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(path, old, old);
-  };
-
-  it('by two processes that both found it stale: the later leaves the lock the first made meanwhile', async () => {
-    const file = join(dir.path, 'state.json');
-    writeFileSync(`${file}.lock`, '');
-    staleAt(`${file}.lock`);
-    // The first took it over and holds a lock of its own; the second acts on what it found a moment ago.
-    await withLock(file, async () => {
-      takeOver(`${file}.lock`);
-      expect(existsSync(`${file}.lock`)).toBe(true);
-    });
-    expect(existsSync(`${file}.lock.claim`)).toBe(false);
-  });
-
   it('while another process is taking it over (its claim fresh): left to that one', async () => {
     const file = join(dir.path, 'state.json');
     writeFileSync(`${file}.lock`, '');
@@ -137,15 +134,111 @@ describe('a stale lock taken over', () => {
     expect(existsSync(`${file}.lock`)).toBe(true);
   });
 
-  it('a claim whose taker died (stale too) is removed, and the lock taken over', async () => {
+  // A claim lives for a stat and an unlink; two takers that find it stale must not both remove it (the
+  // later would remove the claim a third made meanwhile): it is removed under its own claim.
+  it("a stale claim while another process removes it (the claim's claim fresh): left to that one", async () => {
+    const file = join(dir.path, 'state.json');
+    for (const p of [`${file}.lock`, `${file}.lock.claim`]) {
+      writeFileSync(p, '');
+      staleAt(p);
+    }
+    writeFileSync(`${file}.lock.claim.claim`, '');
+    const err = await withLock(file, () => 'took over', { waitMs: 100 }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
+    expect(existsSync(`${file}.lock.claim`)).toBe(true);
+  });
+
+  // A claim left by a taker that died: older than a second (not the lock's ten), or further ahead than
+  // that (a clock set back, a touch); a lock further ahead than its stale time likewise.
+  it.each([
+    ['a claim a few seconds old', `.lock.claim`, -3000],
+    ['a claim a minute ahead', `.lock.claim`, 60_000],
+    ['a claim that is stale too', `.lock.claim`, -60_000],
+    ['a stale claim with a stale claim of its own', `.lock.claim.claim`, -60_000],
+  ])('%s: removed, and the lock taken over', async (_name, claimed, ms) => {
+    const file = join(dir.path, 'state.json');
+    for (let p = `${file}.lock`; p.length <= `${file}${claimed}`.length; p += '.claim') {
+      writeFileSync(p, '');
+      ageBy(p, p === `${file}.lock` ? 60_000 : -ms);
+    }
+    expect(await withLock(file, () => 'took over', { waitMs: 5000 })).toBe('took over');
+    for (const p of ['.lock', '.lock.claim', '.lock.claim.claim'])
+      expect(existsSync(`${file}${p}`)).toBe(false);
+  });
+
+  it('a lock a minute ahead (a clock set back, a touch) is stale', async () => {
     const file = join(dir.path, 'state.json');
     writeFileSync(`${file}.lock`, '');
-    staleAt(`${file}.lock`);
-    writeFileSync(`${file}.lock.claim`, '');
-    staleAt(`${file}.lock.claim`);
-    expect(await withLock(file, () => 'took over', { waitMs: 1000 })).toBe('took over');
-    expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(existsSync(`${file}.lock.claim`)).toBe(false);
+    ageBy(`${file}.lock`, -60_000);
+    expect(await withLock(file, () => 'took over', { waitMs: 5000 })).toBe('took over');
+  });
+
+  it('a lock a few seconds ahead (clocks a little apart) is not', async () => {
+    const file = join(dir.path, 'state.json');
+    writeFileSync(`${file}.lock`, '');
+    ageBy(`${file}.lock`, -5000);
+    const err = await withLock(file, () => 'took over', { waitMs: 100 }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'FileError', message: `another prs process holds ${file}.lock` });
+  });
+
+  it("a live holder's lock names it in the hint", async () => {
+    const file = join(dir.path, 'state.json');
+    writeFileSync(`${file}.lock`, '4242 build-7 k2j5d\n');
+    const err = await withLock(file, () => 1, { waitMs: 100 }).catch((e) => e);
+    expect(err.hint).toBe('if no other prs is running (pid 4242 on build-7 holds it), remove it');
+  });
+});
+
+// A holder whose event loop was blocked past the stale time, so that another process took its lock over.
+describe('a lock lost while held', () => {
+  it("its holder learns it (held() false) and leaves the next holder's lock in place", async () => {
+    const file = join(dir.path, 'state.json');
+    const lock = `${file}.lock`;
+    let entered = () => {};
+    let leave = () => {};
+    const inside = new Promise<void>((r) => {
+      entered = r;
+    });
+    let next: Promise<void> | undefined;
+    await withLock(file, async (held) => {
+      staleAt(lock);
+      // Another process takes the stale lock over, and is still inside when this one finishes.
+      next = withLock(
+        file,
+        () =>
+          new Promise<void>((r) => {
+            leave = r;
+            entered();
+          }),
+      );
+      await inside;
+      expect(held()).toBe(false);
+    });
+    expect(existsSync(lock)).toBe(true);
+    leave();
+    await next;
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('updateFile writes nothing under it: it reads the file again and decides anew (as a transaction is retried)', async () => {
+    const file = join(dir.path, 'state.json');
+    const lock = `${file}.lock`;
+    writeFileSync(file, 'a');
+    const seen: string[] = [];
+    const result = await updateFile(file, (text) => {
+      seen.push(text);
+      if (seen.length === 1) {
+        // Meanwhile another process took the stale lock over, wrote, and (soon) leaves.
+        rmSync(lock);
+        writeFileSync(lock, '4242 elsewhere k2j5d\n');
+        writeFileSync(file, 'ab');
+        setTimeout(() => rmSync(lock), 0);
+      }
+      return { text: `${text}c`, result: seen.length };
+    });
+    expect(seen).toEqual(['a', 'ab']);
+    expect(result).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('abc');
   });
 });
 
@@ -166,3 +259,39 @@ describe('withLock', () => {
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });
+
+// Real processes, each counting under the lock from a start where a dead process left it stale and a
+// dead taker left its claim stale: every count lands once, and nothing is left behind.
+it('processes contending for a stale lock and a stale claim lose no update', async () => {
+  const file = join(dir.path, 'count');
+  const script = join(dir.path, 'worker.mjs');
+  await build({
+    stdin: {
+      contents: `
+        import { updateFile } from ${JSON.stringify(join(process.cwd(), 'src/fs/atomic.ts'))};
+        const [file, n] = process.argv.slice(2);
+        for (let i = 0; i < Number(n); i++)
+          await updateFile(file, (t) => ({ text: String(Number(t || 0) + 1), result: undefined }));
+      `,
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: script,
+    logLevel: 'silent',
+  });
+  for (const p of [`${file}.lock`, `${file}.lock.claim`]) {
+    writeFileSync(p, '');
+    staleAt(p);
+  }
+  const workers = Array.from({ length: 4 }, () =>
+    spawn(process.execPath, [script, file, '25'], { stdio: 'inherit' }),
+  );
+  const codes = await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]));
+  expect(codes).toEqual([0, 0, 0, 0]);
+  expect(readFileSync(file, 'utf8')).toBe('100');
+  for (const p of ['.lock', '.lock.claim', '.lock.claim.claim'])
+    expect(existsSync(`${file}${p}`)).toBe(false);
+}, 60_000);
