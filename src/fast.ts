@@ -34,10 +34,14 @@ export async function cli(env: Env): Promise<void> {
   boot(cacheDir, isDebug(env));
 }
 
-/** A quick over-estimate of whether the answer cache is on (spelt as settings.ts: fast.test.ts checks). */
+/**
+ * A quick over-estimate of whether the answer cache is on, spelt as settings.ts (fast.test.ts checks): the
+ * settings table would cost every report its loading here. hit.ts reads argv by the flag tables.
+ */
 export function cacheMayBeOn(args: readonly string[], env: Env, configDir: string): boolean {
-  // --no-cache turns even --cache off: no answer is read this run, so no config file here.
-  if (args.includes('--no-cache')) return false;
+  // --no-cache turns even --cache off: no answer is read this run, so no config file here. After another
+  // option it may be that option's value (`--tenant --no-cache`).
+  if (args.some((a, i) => a === '--no-cache' && !args[i - 1]?.startsWith('-'))) return false;
   if (env.PRS_CACHE || args.some((a) => a === '--cache' || a.startsWith('--cache='))) return true;
   try {
     return readFileSync(join(configDir, CONFIG_FILE), 'utf8').includes('"cache"');

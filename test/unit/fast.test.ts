@@ -41,7 +41,11 @@ describe('cacheMayBeOn', () => {
     ['an empty PRS_CACHE is unset', report, { PRS_CACHE: '' }, false],
     ['--no-cache alone', [...report, '--no-cache'], {}, false],
     ['--no-cache over PRS_CACHE', [...report, '--no-cache'], { PRS_CACHE: '1d' }, false],
-    ['--no-cache over --cache', [...report, '--cache=7d', '--no-cache'], {}, false],
+    ['--no-cache over --cache', [...report, '--no-cache', '--cache=7d'], {}, false],
+    ['--no-cache before the command', ['--no-cache', ...report], { PRS_CACHE: '1d' }, false],
+    // hit.ts, which reads argv by the flag tables, decides: here --no-cache is the tenant's name.
+    ['--no-cache after an option', ['--tenant', '--no-cache', ...report], { PRS_CACHE: '1d' }, true],
+    ['--no-cache after --cache=<age>', [...report, '--cache=7d', '--no-cache'], {}, true],
     ['nothing', report, {}, false],
   ])('%s', (_name, args, extra, want) => {
     expect(cacheMayBeOn(args, extra, join(tmp.path, 'empty'))).toBe(want);
