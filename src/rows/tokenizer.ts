@@ -383,25 +383,26 @@ export class RowTokenizer {
   private fastRows(): boolean {
     const b = this.b;
     if (b.length > MAX_FAST) return false;
-    const w = instance();
     const members = this.tplN;
     const per = (members + 1) * F.W;
     const tapeAt = (FREE + b.length + 7) & ~7;
     const rowsAt = tapeAt + 4 * TAPE;
     const tplAt = rowsAt + (4 * TAPE) / (2 * F.W);
-    if (loadedBody !== b || loadedTemplate !== this.tplLit) {
-      const lit = this.tplLit;
-      borrowFast(tplAt + lit.length + 8 * (members + 2));
+    const lit = this.tplLit;
+    const litAt = (tplAt + lit.length + 3) & ~3;
+    const loaded = loadedBody === b && loadedTemplate === lit;
+    const w = loaded ? instance() : borrowFast(tplAt + lit.length + 8 * (members + 2));
+    if (!loaded) {
       const u8 = new Uint8Array(w.memory.buffer);
       u8.set(b, FREE);
-      const at = (tplAt + lit.length + 3) & ~3;
       u8.set(lit, tplAt);
-      new Int32Array(w.memory.buffer, at, members + 2).set(this.tplAt.subarray(0, members + 2));
-      new Int32Array(w.memory.buffer, at + 4 * (members + 2), members).set(this.tplKeys.subarray(0, members));
+      new Int32Array(w.memory.buffer, litAt, members + 2).set(this.tplAt.subarray(0, members + 2));
+      new Int32Array(w.memory.buffer, litAt + 4 * (members + 2), members).set(
+        this.tplKeys.subarray(0, members),
+      );
       loadedBody = b;
       loadedTemplate = lit;
     }
-    const litAt = (tplAt + this.tplLit.length + 3) & ~3;
     let any = false;
     for (;;) {
       const end = w.rows(
