@@ -1,3 +1,4 @@
+// Each format's text for one set of rows, through the writers (src/render/writer.ts).
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../../src/domain.js';
 import { UsageError } from '../../../src/errors.js';
