@@ -111,12 +111,10 @@ export function diffOptions(
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const format = o.format === undefined ? undefined : parseReportFormat(o.format);
-  if (o.jq !== undefined && o.format !== undefined)
-    throw usage(
-      '--jq cannot be combined with --format',
-      'the filter decides the output, e.g. --jq \'.[] | select(.change == "added") | .isin\'',
-    );
-  const shared = outputOptions(o, !!globals.noCache);
+  const shared = outputOptions(o, !!globals.noCache, {
+    shaping: { '--format': o.format },
+    example: ', e.g. --jq \'.[] | select(.change == "added") | .isin\'',
+  });
   return {
     portfolioIds,
     type,

@@ -76,8 +76,16 @@ type OutputFlags = Partial<
 /** A format left undefined is chosen by the -o file's extension, else table on a terminal and json in a pipe. */
 export type OutputOptions = ReturnType<typeof outputOptions> & { format?: ReportFormat; fields?: string[] };
 
-export function outputOptions(o: OutputFlags, noCache: boolean) {
+type Given = Record<string, string | boolean | undefined>;
+export const firstGiven = (flags: Given) =>
+  Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
+
+/** `jq.shaping`: the flags that shape the output as a filter does (one with --jq is a usage error). */
+export function outputOptions(o: OutputFlags, noCache: boolean, jq: { shaping: Given; example: string }) {
   if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
+  const other = o.jq === undefined ? undefined : firstGiven(jq.shaping);
+  if (other)
+    throw usage(`--jq cannot be combined with ${other}`, `the filter decides the output${jq.example}`);
   const output =
     o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS);
   if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');

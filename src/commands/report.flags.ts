@@ -2,7 +2,16 @@
 import { REPORT_FORMATS, type ReportFormat } from '../domain.js';
 import { parseFields, parsePortfolioIds, parseReportFormat, resolveDates } from '../input.js';
 import type { GlobalOptions } from '../settings.js';
-import { type FlagRow, type FlagsOf, flag, ITEM_FLAGS, outputOptions, requireType, usage } from './flags.js';
+import {
+  type FlagRow,
+  type FlagsOf,
+  firstGiven,
+  flag,
+  ITEM_FLAGS,
+  outputOptions,
+  requireType,
+  usage,
+} from './flags.js';
 
 export type ReportOptions = ReturnType<typeof reportOptions>;
 
@@ -69,7 +78,6 @@ export function reportOptions(
   }
   if (o.raw && (format !== undefined || o.fields !== undefined))
     throw usage('--raw cannot be combined with --format or --fields');
-  if (o.jq !== undefined) checkJq(o);
   return {
     portfolioIds,
     type,
@@ -77,13 +85,13 @@ export function reportOptions(
     format,
     fields: o.fields === undefined ? undefined : parseFields(o.fields),
     raw: !!o.raw,
-    ...outputOptions(o, !!globals.noCache),
+    ...outputOptions(o, !!globals.noCache, {
+      shaping: { '--raw': o.raw, '--json': o.json, '--format': o.format, '--fields': o.fields },
+      example: ": pick fields in it, e.g. --jq '.[] | {isin, indexWeighting}'",
+    }),
     ...(parquet && { parquet }),
   };
 }
-
-const firstGiven = (flags: Record<string, string | boolean | undefined>) =>
-  Object.keys(flags).find((flag) => flags[flag] !== undefined && flags[flag] !== false);
 
 function checkParquet(o: ReportFlags): void {
   if (o.output === undefined || o.output === '-') {
@@ -94,16 +102,6 @@ function checkParquet(o: ReportFlags): void {
   }
   const other = firstGiven({ '--raw': o.raw, '--json': o.json, '--jq': o.jq });
   if (other) throw usage(`-f parquet cannot be combined with ${other}`);
-}
-
-function checkJq(o: ReportFlags): void {
-  const other = firstGiven({ '--raw': o.raw, '--json': o.json, '--format': o.format, '--fields': o.fields });
-  if (other) {
-    throw usage(
-      `--jq cannot be combined with ${other}`,
-      "the filter decides the output: pick fields in it, e.g. --jq '.[] | {isin, indexWeighting}'",
-    );
-  }
 }
 
 /** The format when none was asked for: by an -o file's extension (never a table), else by stdout. */
