@@ -13,6 +13,19 @@ export function sizeText(n: number): string {
   return u === 0 ? `${n} B` : `${Number((n / 1024 ** u).toFixed(1))} ${['KiB', 'MiB', 'GiB', 'TiB'][u - 1]}`;
 }
 
+/** The profile's (`all`: every profile's) cached answers removed, and a line saying so (clear, logout). */
+export function clearCache(deps: Deps, all: boolean) {
+  const { cacheDir } = resolveDirs(deps.env);
+  const whose = all ? undefined : deps.profileName();
+  try {
+    const { entries, bytes } = clearAnswers(cacheDir, whose);
+    const said = `✓ Removed ${entries} cached answer${entries === 1 ? '' : 's'} (${sizeText(bytes)}; ${whose ? `profile ${whose}` : 'every profile'})`;
+    return { entries, bytes, said };
+  } catch (err) {
+    throw fileError(err, join(cacheDir, 'answers'), 'cannot clear the answer cache in');
+  }
+}
+
 export async function cache(
   o: { action: 'info' | 'clear'; json?: boolean; all?: boolean },
   deps: Deps,
@@ -20,16 +33,8 @@ export async function cache(
   const { io } = deps;
   const name = deps.profileName();
   if (o.action === 'clear') {
-    const { cacheDir } = resolveDirs(deps.env);
-    let removed: { entries: number; bytes: number };
-    try {
-      removed = clearAnswers(cacheDir, o.all ? undefined : name);
-    } catch (err) {
-      throw fileError(err, join(cacheDir, 'answers'), 'cannot clear the answer cache in');
-    }
-    io.note(
-      `✓ Removed ${removed.entries} cached answer${removed.entries === 1 ? '' : 's'} (${sizeText(removed.bytes)}; ${o.all ? 'every profile' : `profile ${name}`})`,
-    );
+    const { said, ...removed } = clearCache(deps, !!o.all);
+    io.note(said);
     return removed;
   }
   const s = await deps.settings();

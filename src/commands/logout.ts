@@ -3,11 +3,10 @@
 import { boundOf, forgotten, holdsSession } from '../auth/store.js';
 import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
-import { clearAnswers } from '../cache/store.js';
 import type { Deps } from '../deps.js';
-import { resolveDirs } from '../dirs.js';
-import { fileError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { hostOf } from '../http/client.js';
+import { clearCache } from './cache.js';
 
 const END_SESSION_BUDGET_MS = 5_000;
 
@@ -45,12 +44,11 @@ async function endRemotely(targets: EndAt[], deps: Deps): Promise<void> {
 export async function logout(o: { all: boolean }, deps: Deps): Promise<void> {
   const { io } = deps;
   // The cached answers are the tenant's data: they go with the session, best effort.
-  const { cacheDir } = resolveDirs(deps.env);
   try {
-    const cleared = clearAnswers(cacheDir, o.all ? undefined : deps.profileName()).entries;
-    if (cleared > 0) io.err(`✓ Removed ${cleared} cached answer${cleared === 1 ? '' : 's'}`);
+    const cleared = clearCache(deps, o.all);
+    if (cleared.entries > 0) io.err(cleared.said);
   } catch (err) {
-    io.note(`prs: note: ${fileError(err, cacheDir, 'could not remove the cached answers in').message}`);
+    io.note(`prs: note: ${(err as Error).message}`);
   }
   const store = await deps.store();
   const name = deps.profileName();

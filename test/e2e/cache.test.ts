@@ -336,7 +336,7 @@ describe('prs cache info / clear, and logout', () => {
       // logout of profile two takes its entries with the session.
       const out = await runPrs(['--profile', 'two', 'logout'], { env: e });
       expect(out.code).toBe(0);
-      expect(out.stderr).toMatch(/^✓ Removed 1 cached answer$/m);
+      expect(out.stderr).toMatch(/^✓ Removed 1 cached answer \(.*; profile two\)$/m);
       expect(JSON.parse((await runPrs(['cache', 'info', '--json'], { env: e })).stdout).entries).toBe(0);
 
       await runPrs(report('42', '2024-05-06'), { env: e });
