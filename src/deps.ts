@@ -4,7 +4,7 @@ import { type Clock, systemClock } from './clock.js';
 import { type Env, resolveDirs } from './dirs.js';
 import { createRunEvents } from './events.js';
 import type { IO } from './io.js';
-import type { Service } from './service/types.js';
+import type { ReportService, Service } from './service/types.js';
 import {
   type GlobalOptions,
   resolveProfileName,
@@ -66,13 +66,15 @@ export function createDeps(
     return serviceInstance;
   });
   let answers: CacheStore | undefined;
-  const service = async (so: { cache?: CacheUse } = {}): Promise<Service> => {
+  function service(): Promise<Service>;
+  function service(so: { cache: CacheUse }): Promise<ReportService>;
+  async function service(so: { cache?: CacheUse } = {}): Promise<ReportService> {
     const s = await settings();
     if (so.cache === undefined || so.cache === 'off' || s.cacheMaxAgeMs === undefined) return realService();
     const { cachedService, storeFor } = await import('./cache/answers.js');
     answers ??= storeFor(s, clock)!;
     return cachedService({ settings: s, use: so.cache, store: answers, clock, io, real: realService });
-  };
+  }
   return {
     io,
     env,

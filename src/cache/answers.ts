@@ -4,7 +4,7 @@ import { type Clock, isoSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IO } from '../io.js';
 import { readAnswer } from '../rows/answer.js';
-import type { ReportQuery, Service } from '../service/types.js';
+import type { ReportQuery, ReportService, Service } from '../service/types.js';
 import type { Settings } from '../settings.js';
 import { type AnswerKey, type CacheStore, createCacheStore, entryChunks } from './store.js';
 
@@ -36,7 +36,7 @@ interface CachedServiceOptions {
   real: () => Promise<Service>;
 }
 
-export function cachedService(o: CachedServiceOptions): Service {
+export function cachedService(o: CachedServiceOptions): ReportService {
   const maxAgeMs = o.settings.cacheMaxAgeMs ?? 0;
   const profile = o.settings.profile;
   return {
@@ -86,7 +86,6 @@ export function cachedService(o: CachedServiceOptions): Service {
         }),
       );
     },
-    exportReport: async (q, hooks, save) => (await o.real()).exportReport(q, hooks, save),
     limiterState: async () => (await o.real()).limiterState?.(),
     async close() {},
   };

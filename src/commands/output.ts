@@ -7,7 +7,7 @@ import type { RowWriter, Widened } from '../render/writer.js';
 import type { RunEnd, RunOptions } from '../run/engine.js';
 import type { HolidayFilter } from '../run/holidays.js';
 import { runFailure } from '../run/outcomes.js';
-import type { Service } from '../service/types.js';
+import type { ReportService } from '../service/types.js';
 import type { OutputOptions } from './flags.js';
 import { defaultFormat } from './report.flags.js';
 
@@ -21,7 +21,7 @@ export interface Output {
   /** Stdout, the -o file (a temporary until the end), or memory for --jq. */
   sink(): Promise<Sink>;
   file(): Promise<AtomicFile>;
-  runOptions(service: Service, count: number, parallel?: number): Promise<RunOptions>;
+  runOptions(service: ReportService, count: number, parallel?: number): Promise<RunOptions>;
   /** `text` is paged if a table's; `nothing`: an empty table; `widened`: a CSV/TSV file's union columns. */
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }

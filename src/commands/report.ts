@@ -5,7 +5,7 @@ import { NoDataError, UsageError } from '../errors.js';
 import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemLabel, itemsOf } from '../run/outcomes.js';
-import type { Service } from '../service/types.js';
+import type { ReportService } from '../service/types.js';
 import { endRun, type Output, outputRun } from './output.js';
 import type { ReportOptions } from './report.flags.js';
 
@@ -110,7 +110,7 @@ async function parquetTarget(o: ReportOptions, out: Output): Promise<Target> {
 async function reportRows(
   o: ReportOptions,
   deps: Deps,
-  service: Service,
+  service: ReportService,
   out: Output,
   target: Target,
 ): Promise<void> {

@@ -40,3 +40,6 @@ export interface Service {
   limiterState?(): Promise<{ state: LimiterState; now: number } | undefined>;
   close(): Promise<void>;
 }
+
+/** What report and diff use: the answer cache stands in front of it. */
+export type ReportService = Omit<Service, 'exportReport'>;
