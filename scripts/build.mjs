@@ -146,6 +146,13 @@ const split = await build({
  * source at every start. Measured: a small report and `prs --help` ~8% faster on Node 20.
  * "use strict" keeps the semantics the code was bundled with (ES modules are strict).
  */
+/**
+ * A chunk's exports as esbuild's CommonJS gives them (`__toCommonJS`) are a copy of its exports object,
+ * a getter over each getter, and an import() of a chunk (`__toESM`) copies them once more: ~90 modules'
+ * worth of copies and double getters at every start. Here the chunk's own exports object is marked as
+ * an ES module and handed out as it is, and an import() of a chunk (always so marked) takes it as it is.
+ */
+const EXPORTS_HELPERS = 'var __prsExports=m=>Object.defineProperty(m,"__esModule",{value:!0}),__prsESM=m=>m;';
 for (const file of readdirSync(out, { recursive: true })) {
   if (!file.endsWith('.js')) continue;
   const path = join(out, file);
@@ -156,7 +163,7 @@ for (const file of readdirSync(out, { recursive: true })) {
     supported: { 'dynamic-import': false },
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: "'use strict';",
+    banner: `'use strict';${EXPORTS_HELPERS}`,
     sourcefile: basename(file), // what the map names for code the conversion adds: the chunk itself
     // The input's inline map (TypeScript → bundle) is chained into this one (TypeScript → chunk).
     sourcemap: 'external',
@@ -169,9 +176,17 @@ for (const file of readdirSync(out, { recursive: true })) {
     rmSync(out, { recursive: true, force: true });
     throw new Error(`build: ${file} does not convert to CommonJS cleanly`);
   }
+  // Same-length names, so the map's columns still hold (checked: a chunk's exports must take this form).
+  const code = result.code
+    .replace('module.exports=__toCommonJS(', 'module.exports=__prsExports(')
+    .replaceAll('__toESM(require("./', '__prsESM(require("./');
+  if (!code.includes('module.exports=__prsExports(')) {
+    rmSync(out, { recursive: true, force: true });
+    throw new Error(`build: ${file} no longer sets its exports with __toCommonJS; see EXPORTS_HELPERS`);
+  }
   // Node reads the map only when source maps are enabled (src/boot.ts does so under PRS_DEBUG=1, for
   // stack traces that name src/*.ts lines); otherwise the comment costs nothing.
-  writeFileSync(path, `${result.code}//# sourceMappingURL=${basename(path)}.map\n`);
+  writeFileSync(path, `${code}//# sourceMappingURL=${basename(path)}.map\n`);
   writeFileSync(`${path}.map`, result.map);
 }
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');

@@ -4,8 +4,10 @@ const MASK = '***';
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out = { ...headers };
   for (const k of Object.keys(out)) {
-    if (/^(proxy-)?authorization$/i.test(k)) out[k] = out[k]!.replace(/^(\S+ )?.*/s, `$1${MASK}`);
-    else if (/^cookie$/i.test(k)) out[k] = MASK;
+    const name = k.toLowerCase();
+    if (name === 'authorization' || name === 'proxy-authorization')
+      out[k] = out[k]!.replace(/^(\S+ )?.*/s, `$1${MASK}`);
+    else if (name === 'cookie') out[k] = MASK;
   }
   return out;
 }

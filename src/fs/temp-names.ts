@@ -7,11 +7,20 @@ import { join } from 'node:path';
 let hostTag: string | undefined;
 const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
 
-/** 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto). */
+/**
+ * 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto).
+ * In two 32-bit halves (the prime is 2^40 + 0x1b3), exact in doubles: BigInt steps cost every run.
+ */
 export function fnv1a(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(text)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h.toString(16).padStart(16, '0');
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (const byte of Buffer.from(text)) {
+    const x = (lo ^ byte) >>> 0;
+    const low = x * 0x1b3;
+    lo = low >>> 0;
+    hi = (hi * 0x1b3 + Math.floor(low / 2 ** 32) + ((x << 8) >>> 0)) >>> 0;
+  }
+  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
 }
 
 function pidNamespace(): string {

@@ -25,6 +25,19 @@ describe('temporaries', () => {
   });
 });
 
+// Limiter state files and temporary names are named by it: the values must never change.
+describe('fnv1a', () => {
+  it.each([
+    ['', 'cbf29ce484222325'],
+    ['a', 'af63dc4c8601ec8c'],
+    ['foobar', '85944171f73967e8'],
+    ['http://127.0.0.1:8080|acme|alice', '119697113dbce2b8'],
+    ['\u00e9\u0000', '5feb231c1dfafbb3'],
+  ])('%j is the 64-bit FNV-1a of its UTF-8 bytes', (text, hash) => {
+    expect(fnv1a(text)).toBe(hash);
+  });
+});
+
 /** A process id that is certainly gone: a child that has exited (and been reaped). */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
