@@ -25,17 +25,14 @@ export function entryFromText(kind: LineKind, line: string, fields?: LogFields):
   return { level: LEVEL[event] ?? 'info', event, message, ...fields };
 }
 
-/** main's `prs: …` and `hint: …` lines as one entry, so a log query for errors sees both. */
-export function errorEntry(lines: readonly string[], exitCode: number): LogEntry {
-  const [first = '', ...rest] = lines;
-  const hint = rest.find((l) => l.startsWith('hint: '));
-  const detail = rest.filter((l) => l !== hint);
-  return {
-    level: 'error',
-    event: 'error',
-    message: first.replace(ANSI, '').replace(/^prs: |\s+$/g, ''),
-    exitCode,
-    hint: hint?.slice('hint: '.length),
-    detail: detail.length ? detail.join('\n') : undefined,
-  };
+/** main's error: its message, a hint, and anything more (commander's suggestion, a stack trace). */
+export interface ErrorReport {
+  message: string;
+  hint?: string;
+  detail?: string;
+}
+
+/** One entry, so a log query for errors sees the hint too. */
+export function errorEntry(e: ErrorReport, exitCode: number): LogEntry {
+  return { level: 'error', event: 'error', message: e.message, exitCode, hint: e.hint, detail: e.detail };
 }

@@ -11,7 +11,7 @@ import { ExitCode, exitCodeFor, InterruptedError, PrsError, SIGNAL_EXITS } from 
 import { temporaries } from './fs/temporaries.js';
 import { isClose } from './input.js';
 import { createIO, guardStdout, type IO } from './io.js';
-import { errorEntry, formatLogLine } from './log.js';
+import { type ErrorReport, errorEntry, formatLogLine } from './log.js';
 import type { RunObserver } from './observe/index.js';
 import { redactText } from './redact.js';
 import { jsonLogWanted, switchInArgv } from './settings.js';
@@ -38,7 +38,11 @@ export function printable(s: string): string {
   );
 }
 
-export function errorLines(err: unknown, debug: boolean): string[] {
+/** As stderr shows it: `prs: <message>`, `hint: <hint>`, the rest. */
+export const errorLines = ({ message, hint, detail }: ErrorReport): string[] =>
+  [`prs: ${message}`, hint && `hint: ${hint}`, detail].filter((line): line is string => !!line);
+
+export function errorReport(err: unknown, debug: boolean): ErrorReport {
   if (isCommanderError(err)) {
     // Commander puts its suggestion on a line of its own; any other newline came from the user.
     const text = err.message.replace(/^error: /, '');
@@ -49,23 +53,22 @@ export function errorLines(err: unknown, debug: boolean): string[] {
     const close = (suggestion?.[1] ?? '').split(', ').filter((c) => c && isClose(word, c.replace(/^-+/, '')));
     // `--password=hunter2` is not an option; say so without echoing the value into logs.
     if (err.code === 'commander.unknownOption') first = first.replace(/'(--?[^=']+)=[^']*'/, "'$1=…'");
-    return [
-      `prs: ${printable(first)}`,
-      close.length
+    return {
+      message: printable(first),
+      detail: close.length
         ? printable(`did you mean ${close.join(' or ')}?`)
         : `run \`${(err as { command?: string }).command ?? 'prs'} --help\` for usage`,
-    ];
+    };
   }
   if (err instanceof PrsError) {
-    const lines = [`prs: ${printable(redactText(err.message))}`];
-    if (err.hint) lines.push(`hint: ${printable(err.hint)}`);
-    if (debug && err.stack) lines.push(err.stack);
-    return lines;
+    const hint = err.hint ? printable(err.hint) : undefined;
+    return { message: printable(redactText(err.message)), hint, detail: debug ? err.stack : undefined };
   }
   const e = err as Error;
-  const lines = [`prs: internal error: ${printable(redactText(e?.message ?? String(err)))}`];
-  lines.push(debug && e?.stack ? e.stack : 'run again with PRS_DEBUG=1 for details, and please report it');
-  return lines;
+  return {
+    message: `internal error: ${printable(redactText(e?.message ?? String(err)))}`,
+    detail: debug && e?.stack ? e.stack : 'run again with PRS_DEBUG=1 for details, and please report it',
+  };
 }
 
 const REPORT = { name: 'report', load: async () => (await import('./commands/report.js')).report };
@@ -103,13 +106,13 @@ export function start(cache?: CodeCache): void {
 export async function main(argv: string[], env: Env): Promise<number> {
   const controller = new AbortController();
   let received: OwnedSignal | undefined;
-  const signalLine = () => `prs: ${SIGNAL_EXITS[received ?? 'SIGINT']}`;
+  const signalReport = () => ({ message: SIGNAL_EXITS[received ?? 'SIGINT'] });
   let said = false;
   const leaveNow = () => {
     temporaries.removeAllSync();
     const code = ExitCode[SIGNAL_EXITS[received ?? 'SIGINT']];
     observer?.finishNow(code);
-    if (!said) say([signalLine()], code);
+    if (!said) say(signalReport(), code);
     process.exit(code);
   };
   const releaseSignals = ownSignals((signal) => {
@@ -129,8 +132,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
   let observer: RunObserver | undefined;
   const json = () => (io ? io.logFormat === 'json' : jsonLogWanted(argv, env));
   const debug = isDebug(env);
-  const say = (lines: string[], code: number) => {
-    if (json()) return process.stderr.write(formatLogLine(errorEntry(lines, code), Date.now()));
+  const say = (report: ErrorReport, code: number) => {
+    if (json()) return process.stderr.write(formatLogLine(errorEntry(report, code), Date.now()));
+    const lines = errorLines(report);
     // Before a command ran (a parse or usage error) the flags are read from argv.
     const errIo = io ?? createIO({ color: switchInArgv(argv, 'color') ? false : undefined, env });
     const quiet = io ? io.quiet : switchInArgv(argv, 'quiet');
@@ -181,12 +185,12 @@ export async function main(argv: string[], env: Env): Promise<number> {
     // Once a signal came, whatever the command threw on its way out is the interrupt.
     const code = received ? ExitCode[SIGNAL_EXITS[received]] : processExitCode(err);
     const silent = code === ExitCode.ok || (!received && err instanceof PrsError && err.silent);
-    const lines = silent ? [] : received ? [signalLine()] : errorLines(err, debug);
-    if (lines.length > 0) {
+    const report = silent ? undefined : received ? signalReport() : errorReport(err, debug);
+    if (report) {
       said = received !== undefined;
-      say(lines, code);
+      say(report, code);
     }
-    await observer?.finish(code, lines);
+    await observer?.finish(code, report ? errorLines(report) : []);
     return code;
   } finally {
     releaseSignals();

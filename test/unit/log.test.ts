@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { waitLine } from '../../src/http/retry.js';
-import { entryFromText, errorEntry, formatLogLine, type LineKind, type LogEntry } from '../../src/log.js';
+import {
+  type ErrorReport,
+  entryFromText,
+  errorEntry,
+  formatLogLine,
+  type LineKind,
+  type LogEntry,
+} from '../../src/log.js';
 import { jsonLogWanted } from '../../src/settings.js';
 import { createTestIO } from '../helpers/io.js';
 
@@ -39,19 +46,19 @@ describe('entryFromText: each line as its producer classed it', () => {
   ])('%s %j', (kind, line, want) => expect(entryFromText(kind, line)).toMatchObject(want));
 });
 
-describe('errorEntry: main’s error lines as one object', () => {
-  it.each<[string[], number, Partial<LogEntry>]>([
-    [['prs: not found'], 6, { level: 'error', event: 'error', message: 'not found', exitCode: 6 }],
+describe('errorEntry: main’s error as one object', () => {
+  it.each<[ErrorReport, number, Partial<LogEntry>]>([
+    [{ message: 'not found' }, 6, { level: 'error', event: 'error', message: 'not found', exitCode: 6 }],
     [
-      ['prs: forbidden (403)', 'hint: check the tenant'],
+      { message: 'forbidden (403)', hint: 'check the tenant' },
       5,
       { message: 'forbidden (403)', hint: 'check the tenant', exitCode: 5 },
     ],
-    [['prs: interrupted\n'], 130, { message: 'interrupted', exitCode: 130 }],
-  ])('%j', (lines, code, want) => {
-    const e = errorEntry(lines, code);
+    [{ message: 'interrupted' }, 130, { message: 'interrupted', exitCode: 130 }],
+  ])('%j', (report, code, want) => {
+    const e = errorEntry(report, code);
     expect(e).toMatchObject(want);
-    if (!want.hint) expect(e.hint).toBeUndefined();
+    if (!want.hint) expect(JSON.parse(formatLogLine(e, 0))).not.toHaveProperty('hint');
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorLines, ownSignals } from '../../src/main.js';
+import { errorLines, errorReport, ownSignals } from '../../src/main.js';
 
 const tick = () => new Promise((r) => process.nextTick(r));
 let release: (() => void) | undefined;
@@ -45,7 +45,9 @@ describe("commander's suggestion, kept only when close (issue 18 defect 7)", () 
     ["unknown option '--forse=1'", '--force', 'did you mean --force?'],
   ])('%s, commander says %s → %s', (message, guess, hint) => {
     const code = message.includes('command') ? 'commander.unknownCommand' : 'commander.unknownOption';
-    const lines = errorLines(unknown(code, `error: ${message}\n(Did you mean ${guess}?)`), false);
+    const lines = errorLines(
+      errorReport(unknown(code, `error: ${message}\n(Did you mean ${guess}?)`), false),
+    );
     expect(lines[1]).toBe(hint);
   });
 });

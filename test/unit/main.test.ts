@@ -17,7 +17,7 @@ import {
   ServiceError,
   UsageError,
 } from '../../src/errors.js';
-import { errorLines, processExitCode } from '../../src/main.js';
+import { errorLines, errorReport, processExitCode } from '../../src/main.js';
 import { switchInArgv } from '../../src/settings.js';
 
 const http = (status: number) => new HttpError('x', { status });
@@ -117,30 +117,31 @@ describe("processExitCode: commander's own errors", () => {
 
 describe('errorLines', () => {
   it('a message and a hint', () =>
-    expect(errorLines(new HttpError('forbidden', { status: 403, hint: 'check the tenant' }), false)).toEqual([
-      'prs: forbidden',
-      'hint: check the tenant',
-    ]));
+    expect(
+      errorLines(errorReport(new HttpError('forbidden', { status: 403, hint: 'check the tenant' }), false)),
+    ).toEqual(['prs: forbidden', 'hint: check the tenant']));
   it('commander errors become one line plus the suggestion', () =>
     expect(
       errorLines(
-        new CommanderError(
-          1,
-          'commander.unknownCommand',
-          "error: unknown command 'reprot'\n(Did you mean report?)",
+        errorReport(
+          new CommanderError(
+            1,
+            'commander.unknownCommand',
+            "error: unknown command 'reprot'\n(Did you mean report?)",
+          ),
+          false,
         ),
-        false,
       ),
     ).toEqual(["prs: unknown command 'reprot'", 'did you mean report?']));
   it('no stack trace unless debugging', () => {
-    const lines = errorLines(new TypeError('boom'), false);
+    const lines = errorLines(errorReport(new TypeError('boom'), false));
     expect(lines.join('\n')).not.toMatch(/at .*\.ts/);
     expect(lines[0]).toBe('prs: internal error: boom');
   });
   it('tokens in messages are masked', () =>
-    expect(errorLines(new AuthError('bad token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln'), false)[0]).toBe(
-      'prs: bad token ***',
-    ));
+    expect(
+      errorLines(errorReport(new AuthError('bad token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln'), false))[0],
+    ).toBe('prs: bad token ***'));
 });
 
 describe("switchInArgv(argv, 'quiet') (before commander has parsed the flags)", () => {

@@ -7,7 +7,7 @@ import type { Command, Option } from 'commander';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli.js';
-import { errorLines } from '../../../src/main.js';
+import { errorLines, errorReport } from '../../../src/main.js';
 
 function allOptions(cmd: Command, path: string[] = []): { path: string; option: Option }[] {
   const here = cmd.options.map((option) => ({ path: [...path, cmd.name()].join(' '), option }));
@@ -39,7 +39,7 @@ describe('secrets and argv', () => {
       'commander.unknownOption',
       "error: unknown option '--password=hunter2'",
     );
-    const lines = errorLines(err, false);
+    const lines = errorLines(errorReport(err, false));
     expect(lines[0]).toBe("prs: unknown option '--password=…'");
     expect(lines.join('\n')).not.toContain('hunter2');
   });

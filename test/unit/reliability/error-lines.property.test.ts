@@ -6,7 +6,7 @@ import { CommanderError } from 'commander';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FileError, UsageError } from '../../../src/errors.js';
-import { errorLines, printable } from '../../../src/main.js';
+import { errorLines, errorReport, printable } from '../../../src/main.js';
 
 const OBEYED = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const hostile = fc.string({
@@ -33,7 +33,7 @@ describe('error lines', () => {
                 : kind === 'internal'
                   ? new TypeError(msg)
                   : new CommanderError(1, 'commander.unknownOption', `error: unknown option '${msg}'`);
-          const lines = errorLines(err, false);
+          const lines = errorLines(errorReport(err, false));
           expect(lines.length).toBeGreaterThanOrEqual(1);
           expect(lines.length).toBeLessThanOrEqual(2);
           expect(lines[0]!.startsWith('prs: ')).toBe(true);
