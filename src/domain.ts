@@ -7,6 +7,9 @@ export const REPORT_TYPES = [
   'constituent.proformacorporateactions',
 ] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
+/** The rows a type gives (their columns, key and ranking in a table): two types compare only within one. */
+export const familyOf = (t: ReportType) =>
+  t === 'index' ? 'index' : t.endsWith('corporateactions') ? 'corporate actions' : 'constituents';
 
 export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

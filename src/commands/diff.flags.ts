@@ -1,4 +1,4 @@
-import { REPORT_FORMATS, type ReportType } from '../domain.js';
+import { familyOf, REPORT_FORMATS, type ReportType } from '../domain.js';
 import {
   dateRange,
   parseDate,
@@ -48,10 +48,6 @@ export const DIFF_FLAGS = {
 
 export type DiffFlags = FlagsOf<typeof DIFF_FLAGS>;
 
-/** The family of rows a type gives: two types compare only within one (same rows, same key). */
-const family = (t: ReportType) =>
-  t === 'index' ? 'index' : t.endsWith('corporateactions') ? 'corporate actions' : 'constituents';
-
 /** The requests per portfolio, oldest first: two (--from/--to, -d/--against) or a range (--each). */
 function steps(o: DiffFlags, type: ReportType, now: Date): { steps: Step[]; against?: ReportType } {
   const range = o.from !== undefined || o.to !== undefined;
@@ -61,7 +57,7 @@ function steps(o: DiffFlags, type: ReportType, now: Date): { steps: Step[]; agai
     if (o.date === undefined) throw usage('--against needs -d <date>');
     const against = parseReportType(o.against);
     if (against === type) throw usage(`--against ${against} is the --type itself: name another type`);
-    if (family(against) !== family(type) && o.key === undefined)
+    if (familyOf(against) !== familyOf(type) && o.key === undefined)
       throw usage(
         `${type} and ${against} have different rows: they cannot be compared`,
         'compare constituent types with each other, corporate actions with corporate actions (or choose --key)',

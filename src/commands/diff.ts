@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { anyChange, countsText, diffBatches } from '../diff/compare.js';
 import { chooseKey, defaultKey } from '../diff/keys.js';
 import { diffWriter } from '../diff/output.js';
-import type { Item, ReportType, Row } from '../domain.js';
+import { familyOf, type Item, type ReportType, type Row } from '../domain.js';
 import { ChangesFoundError, NoDataError } from '../errors.js';
 import { collectRows } from '../rows/answer.js';
 import type { ItemDone } from '../run/engine.js';
@@ -47,7 +47,7 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
       const type = o.steps[ctx.index % o.steps.length]!.type;
       const rows = await service.report({ ...item, reportType: type }, ctx, collectRows);
       // No rows is no data, except for corporate actions, where it is a day without events.
-      if (rows.length === 0 && !type.endsWith('corporateactions')) return { status: 'empty' };
+      if (rows.length === 0 && familyOf(type) !== 'corporate actions') return { status: 'empty' };
       // In item order from here (the next item's request may be in flight meanwhile).
       await ctx.turn();
       const effective = rows[0]?.effectiveDate;

@@ -1,10 +1,11 @@
-import type { ReportType, Row } from '../domain.js';
+import { familyOf, type ReportType, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { cellText, columnOf, valueAt } from '../render/columns.js';
 
 export function defaultKey(type: ReportType): { first: string; second: string } {
-  if (type === 'index') return { first: 'indexId', second: 'indexName' };
-  if (type.endsWith('corporateactions')) return { first: 'eventId', second: 'isin' };
+  const family = familyOf(type);
+  if (family === 'index') return { first: 'indexId', second: 'indexName' };
+  if (family === 'corporate actions') return { first: 'eventId', second: 'isin' };
   return { first: 'isin', second: 'securityTicker' };
 }
 

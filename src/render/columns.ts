@@ -1,5 +1,5 @@
 // Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`).
-import { JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
+import { familyOf, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 
@@ -8,52 +8,11 @@ export interface Column {
   path: string[];
 }
 
-const CONSTITUENT = [
-  'effectiveDate',
-  'isin',
-  'securityName',
-  'securityTicker',
-  'closingPrice',
-  'currency',
-  'closingFx',
-  'indexShares',
-  'indexWeighting',
-];
-
 export const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
 const PRICE_TOTAL_NET = (k: string) => [`${k}.Price`, `${k}.Total`, `${k}.Net`];
 
-const CORPORATE_ACTIONS = [
-  ...NET_PRICE_TOTAL('indexId'),
-  ...NET_PRICE_TOTAL('indexName'),
-  'isin',
-  'sedol',
-  'securityTicker',
-  'securityRic',
-  'currency',
-  'eventId',
-  'eventType',
-  'eventSubType',
-  'mandVol',
-  'status',
-  'announceDate',
-  'exDate',
-  'recordDate',
-  'payDate',
-  'effectiveDate',
-  'rebalanceDate',
-  ...PRICE_TOTAL_NET('oldShares'),
-  ...PRICE_TOTAL_NET('newShares'),
-  'oldPrice',
-  'newPrice',
-  'paf',
-  'saf',
-  'cashFlowPerShare',
-  'cashFlowPerShareCurrency',
-];
-
-/** Spec §2: the fields of each report type, in order. */
-export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
+/** Spec §2: the fields of each family of report types, in order. */
+const SPEC: Record<ReturnType<typeof familyOf>, readonly string[]> = {
   index: [
     'effectiveDate',
     'indexId',
@@ -65,12 +24,47 @@ export const SPEC_COLUMNS: Record<ReportType, readonly string[]> = {
     'closeDivisor',
     'openDivisor',
   ],
-  'constituent.close': CONSTITUENT,
-  'constituent.open': CONSTITUENT,
-  'constituent.proforma': CONSTITUENT,
-  'constituent.corporateactions': CORPORATE_ACTIONS,
-  'constituent.proformacorporateactions': CORPORATE_ACTIONS,
+  constituents: [
+    'effectiveDate',
+    'isin',
+    'securityName',
+    'securityTicker',
+    'closingPrice',
+    'currency',
+    'closingFx',
+    'indexShares',
+    'indexWeighting',
+  ],
+  'corporate actions': [
+    ...NET_PRICE_TOTAL('indexId'),
+    ...NET_PRICE_TOTAL('indexName'),
+    'isin',
+    'sedol',
+    'securityTicker',
+    'securityRic',
+    'currency',
+    'eventId',
+    'eventType',
+    'eventSubType',
+    'mandVol',
+    'status',
+    'announceDate',
+    'exDate',
+    'recordDate',
+    'payDate',
+    'effectiveDate',
+    'rebalanceDate',
+    ...PRICE_TOTAL_NET('oldShares'),
+    ...PRICE_TOTAL_NET('newShares'),
+    'oldPrice',
+    'newPrice',
+    'paf',
+    'saf',
+    'cashFlowPerShare',
+    'cashFlowPerShareCurrency',
+  ],
 };
+export const specColumns = (type: ReportType) => SPEC[familyOf(type)];
 
 export const PORTFOLIO_COLUMN = 'portfolioId';
 
@@ -129,12 +123,12 @@ export function columnsOf(
       ? [columnOf(PORTFOLIO_COLUMN), ...picked]
       : picked;
   }
-  if (rows.length === 0) return [...(multi ? [PORTFOLIO_COLUMN] : []), ...SPEC_COLUMNS[type]].map(columnOf);
+  if (rows.length === 0) return [...(multi ? [PORTFOLIO_COLUMN] : []), ...specColumns(type)].map(columnOf);
   const seen = seenColumns(rows);
   const lead = seen.filter((c) => c.name === PORTFOLIO_COLUMN);
   const rest = seen.filter((c) => c.name !== PORTFOLIO_COLUMN);
   if (order === 'seen') return [...lead, ...rest];
-  const spec = SPEC_COLUMNS[type];
+  const spec = specColumns(type);
   const place = (c: Column) => (spec.includes(c.name) ? spec.indexOf(c.name) : spec.length);
   return [...lead, ...rest.sort((a, b) => place(a) - place(b))];
 }
@@ -147,7 +141,7 @@ export function selectFields(
 ): Column[] {
   const out: Column[] = [];
   const unknown: string[] = [];
-  const spec = new Set([PORTFOLIO_COLUMN, ...SPEC_COLUMNS[type]]);
+  const spec = new Set([PORTFOLIO_COLUMN, ...specColumns(type)]);
   for (const f of fields) {
     const found = [
       columns.filter((c) => c.name === f),

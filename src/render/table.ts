@@ -1,8 +1,8 @@
 // The table: numbers right-aligned, never cut. On a terminal, until it fits: long text shortened; columns
 // left out, least important first (never a key or a --fields one); else one block per record.
 import { eastAsianWidth } from 'get-east-asian-width';
-import { isJsonNumeric, type ReportType, type Row } from '../domain.js';
-import { type Column, cellText, NET_PRICE_TOTAL, PORTFOLIO_COLUMN, valueAt } from './columns.js';
+import { familyOf, isJsonNumeric, type ReportType, type Row } from '../domain.js';
+import { type Column, cellText, NET_PRICE_TOTAL, PORTFOLIO_COLUMN, specColumns, valueAt } from './columns.js';
 
 export interface TableOptions {
   color: boolean;
@@ -100,62 +100,56 @@ export function renderTable(
 const SHORT_TEXT_WIDTH = 16;
 const MIN_TEXT_WIDTH = 10;
 
-/** A report's columns, most important first: the first `key` of them must stay. */
-const INDEX = {
-  key: 2,
-  rank: [
-    'indexName',
-    'indexValue',
-    'effectiveDate',
-    'currency',
-    'closeMarketValue',
-    'openMarketValue',
-    'indexId',
-    'closeDivisor',
-    'openDivisor',
-  ],
-};
-const CONSTITUENT = {
-  key: 4,
-  rank: [
-    'isin',
-    'securityTicker',
-    'closingPrice',
-    'indexWeighting',
-    'securityName',
-    'currency',
-    'effectiveDate',
-    'indexShares',
-    'closingFx',
-  ],
-};
-const ACTIONS = {
-  key: 5,
-  rank: [
-    'isin',
-    'securityTicker',
-    'eventType',
-    'exDate',
-    'status',
-    'effectiveDate',
-    'currency',
-    'eventSubType',
-    'mandVol',
-    'payDate',
-    'recordDate',
-    'announceDate',
-    'paf',
-    'saf',
-    'oldPrice',
-    'newPrice',
-    'cashFlowPerShare',
-    'cashFlowPerShareCurrency',
-    'eventId',
-    'sedol',
-    'securityRic',
-    'rebalanceDate',
-    ...['newShares', 'oldShares', 'indexName', 'indexId'].flatMap(NET_PRICE_TOTAL),
-  ],
+/**
+ * Each family's columns, most important first (the first `key` of them must stay); those not named rank
+ * after them in spec order.
+ */
+const RANKS: Record<ReturnType<typeof familyOf>, { key: number; rank: string[] }> = {
+  index: {
+    key: 2,
+    rank: ['indexName', 'indexValue', 'effectiveDate', 'currency', 'closeMarketValue', 'openMarketValue'],
+  },
+  constituents: {
+    key: 4,
+    rank: [
+      'isin',
+      'securityTicker',
+      'closingPrice',
+      'indexWeighting',
+      'securityName',
+      'currency',
+      'effectiveDate',
+      'indexShares',
+    ],
+  },
+  'corporate actions': {
+    key: 5,
+    rank: [
+      'isin',
+      'securityTicker',
+      'eventType',
+      'exDate',
+      'status',
+      'effectiveDate',
+      'currency',
+      'eventSubType',
+      'mandVol',
+      'payDate',
+      'recordDate',
+      'announceDate',
+      'paf',
+      'saf',
+      'oldPrice',
+      'newPrice',
+      'cashFlowPerShare',
+      'cashFlowPerShareCurrency',
+      'eventId',
+      'sedol',
+      'securityRic',
+      'rebalanceDate',
+      ...['newShares', 'oldShares', 'indexName', 'indexId'].flatMap(NET_PRICE_TOTAL),
+    ],
+  },
 };
 
 export interface LayoutColumn {
@@ -178,8 +172,8 @@ export function priorities(
   const all = names.map((_, i) => i);
   if (picked) return { rank: all, keep: all.length };
   if (type === undefined) return { rank: all, keep: Math.min(1, all.length) };
-  const { key, rank } = type === 'index' ? INDEX : type.endsWith('corporateactions') ? ACTIONS : CONSTITUENT;
-  const order = [PORTFOLIO_COLUMN, ...rank];
+  const { key, rank } = RANKS[familyOf(type)];
+  const order = [PORTFOLIO_COLUMN, ...rank, ...specColumns(type).filter((c) => !rank.includes(c))];
   const place = (n: string) => {
     const i = order.indexOf(n);
     return i < 0 ? order.length : i;

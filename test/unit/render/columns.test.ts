@@ -5,9 +5,9 @@ import {
   cellText,
   columnsOf,
   flatten,
-  SPEC_COLUMNS,
   seenColumns,
   selectFields,
+  specColumns,
   valueAt,
 } from '../../../src/render/columns.js';
 
@@ -74,14 +74,14 @@ describe('columnsOf', () => {
       true,
       ['portfolioId', 'currency', 'extra'],
     ],
-    ['no rows: the spec columns', 'index', [], 'seen', false, [...SPEC_COLUMNS.index]],
+    ['no rows: the spec columns', 'index', [], 'seen', false, [...specColumns('index')]],
     [
       'no rows, several portfolios',
       'constituent.close',
       [],
       'seen',
       true,
-      ['portfolioId', ...SPEC_COLUMNS['constituent.close']],
+      ['portfolioId', ...specColumns('constituent.close')],
     ],
   ] as const)('%s', (_n, type, rs, order, multi, want) => {
     expect(names(columnsOf({ type, rows: rs, multi }, order))).toEqual(want);
