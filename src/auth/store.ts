@@ -195,10 +195,11 @@ export async function openStore(
     return parsed.data;
   };
 
-  const write = (data: StoreData) => {
+  /** False: not written, its lock lost meanwhile (`held`). */
+  const write = (data: StoreData, held: () => boolean) => {
     ensurePrivate(configDir, path, holdsSecrets(data));
     try {
-      replaceFile(path, JSON.stringify(data, undefined, '\t'), { mode: 0o600 });
+      return replaceFile(path, JSON.stringify(data, undefined, '\t'), { mode: 0o600, held });
     } catch (err) {
       throw fileError(err, path);
     }
@@ -210,15 +211,17 @@ export async function openStore(
     get: (profile) => read().profiles[profile],
     update: async (profile, fn) => {
       ensureDir();
-      return withLock(path, () => {
+      // A lock taken over while this process stalled: read and decide again, as updateFile does.
+      const once = (held: () => boolean) => {
         const data = read();
         const current = data.profiles[profile];
         const next = fn(current);
-        if (next === undefined && current === undefined) return;
+        if (next === undefined && current === undefined) return true;
         if (next === undefined) delete data.profiles[profile];
         else data.profiles[profile] = next;
-        write(data);
-      });
+        return write(data, held);
+      };
+      while (!(await withLock(path, once)));
     },
     reset: async () => {
       ensureDir();

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -180,6 +180,27 @@ describe('openStore', () => {
     expect(b.get('default')?.settings.realm).toBe('r1');
     await b.update('default', (p) => ({ ...p!, settings: { ...p!.settings, tenant: 't' } }));
     expect(a.get('default')?.settings).toEqual({ realm: 'r1', tenant: 't' });
+  });
+
+  it("update() whose lock was taken over meanwhile writes nothing under it: the other's profile stays", async () => {
+    const store = await openStore(dir.path);
+    await store.update('theirs', () => ({ settings: { tenant: 't' } }));
+    const theirs = readFileSync(store.path, 'utf8');
+    await store.update('theirs', () => undefined);
+    const lock = `${store.path}.lock`;
+    let calls = 0;
+    await store.update('mine', () => {
+      if (++calls === 1) {
+        // This process stalled past the stale time; another took the lock over, wrote, and (soon) leaves.
+        rmSync(lock);
+        writeFileSync(lock, '4242 elsewhere k2j5d\n');
+        writeFileSync(store.path, theirs);
+        setTimeout(() => rmSync(lock), 0);
+      }
+      return { settings: { tenant: 'm' } };
+    });
+    expect(calls).toBe(2);
+    expect(store.profileNames()).toEqual(['mine', 'theirs']);
   });
 
   it('update() returning undefined deletes the profile; get() hands out copies', async () => {
