@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Item } from '../domain.js';
-import { FileExistsError, NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
+import { NoDataError, PrsError, StdoutClosedError, UsageError } from '../errors.js';
 import {
   assertWritableTarget,
   type createAtomicFile,
@@ -36,10 +36,7 @@ export async function exportCommand(
   }
   const created = toStdout ? undefined : await prepareExportTarget(o.dir, o.output);
   if (o.output !== undefined && !toStdout && !o.skipExisting)
-    await assertWritableTarget(o.output, o.force).catch(async (err) => {
-      const { existsHint } = await import('../export/save.js');
-      throw err instanceof FileExistsError ? new FileExistsError(err.path, existsHint()) : err;
-    });
+    await assertWritableTarget(o.output, o.force, (await import('../export/save.js')).existsHint());
   try {
     const service = await deps.service();
     if (toStdout) return await exportToStdout(o, deps, service);

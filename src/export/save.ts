@@ -10,7 +10,6 @@ import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
   FileExistsError,
-  FORCE_HINT,
   fileError,
   InterruptedError,
   NetworkError,
@@ -130,9 +129,12 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   try {
     // A known name fails on an existing file before the download; --skip-existing compares at the end.
     const early = c.skipExisting ? undefined : (c.output ?? knownPath(res, c, kind, dir));
-    const file = await openFile(early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`), {
-      force: c.force,
-    });
+    // A file in the way gets export's hint (with --skip-existing, keptTargets's says how it compares).
+    const opening = { force: c.force, exists: c.skipExisting ? undefined : existsHint() };
+    const file = await openFile(
+      early ?? join(dir, `prs-export-${process.pid}-${Date.now()}.${kind}`),
+      opening,
+    );
     files.push(file);
 
     let indexWords: string[] | undefined;
@@ -156,9 +158,7 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
     } else {
       const extractInto = async (entry: ZipEntry) => {
         if (!isCsvEntry(entry)) return undefined;
-        const out = await openFile(join(dir, `prs-export-${process.pid}-${extracted.length}.csv`), {
-          force: c.force,
-        });
+        const out = await openFile(join(dir, `prs-export-${process.pid}-${extracted.length}.csv`), opening);
         files.push(out);
         const member = { out, hash: createHash('sha256'), bytes: 0 };
         extracted.push(member);
@@ -215,8 +215,6 @@ export async function saveExport(res: ExportResponse, c: SaveContext): Promise<S
   } catch (err) {
     discard(res.body);
     if (c.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError();
-    if (err instanceof FileExistsError && !c.skipExisting && err.hint === FORCE_HINT)
-      throw new FileExistsError(err.path, existsHint());
     throw asCorrupt(err, c);
   } finally {
     await Promise.all(files.map((f) => f.abort()));

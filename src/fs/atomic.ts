@@ -183,19 +183,19 @@ export async function assertWritableDir(path: string, clean = false): Promise<vo
 const isADirectory = (path: string, cause?: unknown) =>
   new FileError(`cannot write ${path}: it is a directory`, { cause });
 
-/** True for a special file: it is written in place, and never "exists". */
-export async function assertWritableTarget(path: string, force: boolean): Promise<boolean> {
+/** True for a special file: it is written in place, and never "exists" (`exists`: that error's hint). */
+export async function assertWritableTarget(path: string, force: boolean, exists?: string): Promise<boolean> {
   const s = await statOf(path); // none: the write itself will say why
   if (s?.isDirectory()) throw isADirectory(path);
-  if (s?.isFile() && !force) throw new FileExistsError(path);
+  if (s?.isFile() && !force) throw new FileExistsError(path, exists);
   return !!s && !s.isFile();
 }
 
 export type AtomicFile = Awaited<ReturnType<typeof createAtomicFile>>;
 
-export async function createAtomicFile(path: string, o: { force: boolean }) {
+export async function createAtomicFile(path: string, o: { force: boolean; exists?: string }) {
   // A special file is written in place at commit, from a temporary outside /dev.
-  const special = await assertWritableTarget(path, o.force);
+  const special = await assertWritableTarget(path, o.force, o.exists);
   const tempPath = special ? tempPathFor(join(tmpdir(), basename(path))) : tempPathFor(path);
   const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o644, flush: true });
   try {
@@ -254,7 +254,7 @@ export async function createAtomicFile(path: string, o: { force: boolean }) {
       } catch (err) {
         await abort();
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') throw new FileExistsError(path);
+        if (code === 'EEXIST') throw new FileExistsError(path, o.exists);
         if (code === 'EISDIR') throw isADirectory(path, err);
         throw fileError(err, path);
       }
