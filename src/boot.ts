@@ -10,8 +10,10 @@ declare const __PRS_PACKS__: string;
 // Set before anything compiles (V8 takes a cache only under its flags); without the checksum release
 // V8 takes a damaged cache. A regular expression is compiled to machine code at its second run by
 // default: a start runs some ten of them a few times each, for nothing; a hot one still is, later.
+// Its bytecode's peephole pass costs more than it saves for the few runs a start makes of each.
 const V8_FLAGS = [
   '--regexp-tier-up-ticks=100',
+  '--no-regexp-peephole-optimization',
   '--no-wasm-tier-up',
   '--no-wasm-dynamic-tiering',
   '--wasm-lazy-compilation',

@@ -391,7 +391,7 @@ function parseAuthUrl(value: string): string {
 
 /** Keycloak allows odd realm names (URL-encoded into the path), but a URL there is a slip at the prompt. */
 function parseRealm(value: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value === '')
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(value) || value === '')
     throw new Error(`invalid realm "${value}": a realm is a name such as "acme", not a URL`);
   return value;
 }
@@ -450,7 +450,7 @@ export function parseMaxAge(value: string): number | undefined {
 }
 
 export function parseSize(value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:b|([kmgt])(ib|b)?)?\s*$/i.exec(value);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[bB]|([kmgtKMGT])([iI][bB]|[bB])?)?\s*$/.exec(value);
   const power = m?.[2] ? 'kmgt'.indexOf(m[2].toLowerCase()) + 1 : 0;
   const base = m?.[3]?.toLowerCase() === 'b' ? 1000 : 1024;
   const bytes = m ? Math.floor(Number(m[1]) * base ** power) : 0;

@@ -58,9 +58,10 @@ export function reportOptions(
   now: Date,
   globals: Pick<GlobalOptions, 'noCache'> = {},
 ) {
+  const file = o.output?.toLowerCase();
   const parquet =
     o.format?.trim().toLowerCase() === 'parquet' ||
-    (o.format === undefined && !o.json && o.jq === undefined && /\.parquet$/i.test(o.output ?? ''));
+    (o.format === undefined && !o.json && o.jq === undefined && !!file?.endsWith('.parquet'));
   if (parquet) checkParquet(o);
   const format = o.json
     ? 'json'

@@ -60,9 +60,15 @@ export async function runItems(
   const now = () => (o.clock ?? systemClock).now();
   const total = items.length;
   const stopOnAny = !!o.failFast || total === 1;
-  const outside = AbortSignal.any([o.signal, io.stdoutGone]);
+  // The items' signal: a run-level failure aborts it (halt), and so does an interrupt or a stdout
+  // gone (outside), forwarded by hand: AbortSignal.any's first call is a cost of every start.
   const stop = new AbortController();
-  const signal = AbortSignal.any([outside, stop.signal]);
+  const signal = stop.signal;
+  const outside = [o.signal, io.stdoutGone];
+  const outsideAborted = () => outside.some((s) => s.aborted);
+  const forward = () => stop.abort(outside.find((s) => s.aborted)!.reason);
+  for (const s of outside) s.addEventListener('abort', forward);
+  if (outsideAborted()) forward();
   let stopped: { error: unknown; last: number } | undefined;
   const halt = (error: unknown, last: number) => {
     stopped ??= { error, last };
@@ -132,7 +138,7 @@ export async function runItems(
       const r = await work(item, { index, signal, onWait, turn, progress });
       return { item, index, status: r.status, paths: r.paths ?? [], bytes: r.bytes };
     } catch (error) {
-      if (outside.aborted) {
+      if (outsideAborted()) {
         halt(outsideError(), -1);
         return undefined;
       }
@@ -161,7 +167,7 @@ export async function runItems(
   } finally {
     progress.stop();
   }
-  if (!stopped && outside.aborted) stopped = { error: outsideError(), last: -1 };
+  if (!stopped && outsideAborted()) stopped = { error: outsideError(), last: -1 };
   const failures: Failure[] = outcomes.filter((r) => r.status === 'failed');
   return { outcomes, failures, stopped: stopped?.error as unknown };
 }

@@ -39,7 +39,7 @@ export function createService(d: ServiceDeps): Service {
   ): Promise<T> {
     const { baseUrl, tenant } = target(d.settings);
     const asked = { portfolioId: q.portfolioId, tenant, baseUrl, ci: d.settings.ci };
-    const signal = hooks.signal ? AbortSignal.any([d.signal, hooks.signal]) : d.signal;
+    const signal = hooks.signal ?? d.signal;
     const limited = endpoint === 'report';
     const { reportType, date, format } = q;
     const query = new URLSearchParams(format ? { reportType, date, format } : { reportType, date });

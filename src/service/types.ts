@@ -25,6 +25,7 @@ export interface LimiterState {
 
 export interface CallHooks {
   onWait?(ms: number, reason: WaitReason): void;
+  /** The item's (runItems' ctx.signal), which follows the run's; else the run's signal. */
   signal?: AbortSignal;
 }
 
