@@ -130,10 +130,18 @@ export const isWeekend = (iso: string): boolean => {
 /** A typo (2024 vs 2042) must not queue thousands of requests. */
 const MAX_RANGE_DAYS = 366;
 
+/** --from and --to: both given, in order. */
+export function parseRange(o: { from?: string; to?: string }, now: Date): [from: string, to: string] {
+  if (o.from === undefined || o.to === undefined) throw new UsageError('--from and --to go together');
+  const [from, to] = [parseDate(o.from, now), parseDate(o.to, now)];
+  if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+  return [from, to];
+}
+
+/** `from` not after `to` (parseRange). */
 export function dateRange(from: string, to: string, weekends = false): string[] {
   const start = Date.parse(`${from}T00:00:00Z`);
   const end = Date.parse(`${to}T00:00:00Z`);
-  if (end < start) throw new UsageError(`--from ${from} is after --to ${to}`);
   if ((end - start) / 86_400_000 + 1 > MAX_RANGE_DAYS)
     throw new UsageError(`date range ${from}..${to} is longer than ${MAX_RANGE_DAYS} days`);
   const out: string[] = [];
@@ -155,10 +163,7 @@ export function resolveDates(
 ): string[] {
   if (o.date !== undefined && (o.from !== undefined || o.to !== undefined))
     throw new UsageError('use either --date or --from/--to, not both');
-  if (o.from !== undefined || o.to !== undefined) {
-    if (o.from === undefined || o.to === undefined) throw new UsageError('--from and --to go together');
-    return dateRange(parseDate(o.from, now), parseDate(o.to, now), o.weekends);
-  }
+  if (o.from !== undefined || o.to !== undefined) return dateRange(...parseRange(o, now), o.weekends);
   if (o.date === undefined)
     throw new UsageError('missing --date (or --from/--to)', {
       hint: 'e.g. --date 2024-05-01, --date yesterday',

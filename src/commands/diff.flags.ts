@@ -4,6 +4,7 @@ import {
   parseDate,
   parseFields,
   parsePortfolioIds,
+  parseRange,
   parseReportFormat,
   parseReportType,
 } from '../input.js';
@@ -80,10 +81,7 @@ function steps(o: DiffFlags, type: ReportType, now: Date): { steps: Step[]; agai
   }
   if (!range)
     throw usage('missing --from/--to (or -d with --against)', 'e.g. --from 2024-03-15 --to 2024-03-18');
-  if (o.from === undefined || o.to === undefined) throw usage('--from and --to go together');
-  const from = parseDate(o.from, now);
-  const to = parseDate(o.to, now);
-  if (from > to) throw usage(`--from ${from} is after --to ${to}`);
+  const [from, to] = parseRange(o, now);
   if (from === to) throw usage(`--from and --to are the same date (${from}): nothing to compare`);
   if (!o.each) {
     if (o.weekends) throw usage('--weekends goes with --each (a range)');
