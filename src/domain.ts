@@ -1,12 +1,14 @@
-export const REPORT_TYPES = [
-  'index',
-  'constituent.close',
-  'constituent.open',
-  'constituent.proforma',
-  'constituent.corporateactions',
-  'constituent.proformacorporateactions',
-] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
+/** The report types, in the spec's order, and what each one's rows hold (completions show it). */
+export const REPORT_TYPE_DESCRIPTIONS = {
+  index: 'index values and market values',
+  'constituent.close': 'constituents at the close',
+  'constituent.open': 'constituents at the open',
+  'constituent.proforma': 'pro-forma constituents',
+  'constituent.corporateactions': 'corporate actions of the constituents',
+  'constituent.proformacorporateactions': 'pro-forma corporate actions',
+} as const;
+export type ReportType = keyof typeof REPORT_TYPE_DESCRIPTIONS;
+export const REPORT_TYPES = Object.keys(REPORT_TYPE_DESCRIPTIONS) as readonly ReportType[];
 /** The rows a type gives (their columns, key and ranking in a table): two types compare only within one. */
 export const familyOf = (t: ReportType) =>
   t === 'index' ? 'index' : t.endsWith('corporateactions') ? 'corporate actions' : 'constituents';

@@ -1,5 +1,11 @@
 /** Flag tables and the option pieces several commands share, without commander (src/hit.ts uses them). */
-import { REPORT_FORMATS, REPORT_TYPES, type ReportFormat, type ReportType } from '../domain.js';
+import {
+  REPORT_FORMATS,
+  REPORT_TYPE_DESCRIPTIONS,
+  REPORT_TYPES,
+  type ReportFormat,
+  type ReportType,
+} from '../domain.js';
 import { UsageError } from '../errors.js';
 import { DATE_WORDS, parseOutput, parseReportType } from '../input.js';
 import type { Completion } from '../settings.js';
@@ -35,14 +41,6 @@ export const flag = <F extends string, M extends Omit<FlagRow, 'flag' | 'help'> 
   more?: M,
 ) => ({ flag: spelling, help, ...more }) as { flag: F; help: string } & M;
 
-const REPORT_TYPE_DESCRIPTIONS: Record<ReportType, string> = {
-  index: 'index values and market values',
-  'constituent.close': 'constituents at the close',
-  'constituent.open': 'constituents at the open',
-  'constituent.proforma': 'pro-forma constituents',
-  'constituent.corporateactions': 'corporate actions of the constituents',
-  'constituent.proformacorporateactions': 'pro-forma corporate actions',
-};
 const DATES: Completion = { values: Object.keys(DATE_WORDS), descriptions: DATE_WORDS };
 
 export const ITEM_FLAGS = {
