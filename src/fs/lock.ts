@@ -1,8 +1,8 @@
 // proper-lockfile's protocol without its load time: a `<file>.lock` made with O_EXCL (a file, not a
 // directory: a directory's block made and freed cost each lock milliseconds) whose mtime the holder
 // refreshes, so a crashed holder's lock goes stale and is taken over. It names its owner (pid, host, a
-// token of this taking): a holder taken over knows it, and leaves the next one's lock. Taking and
-// releasing are synchronous, waiting is not.
+// token of this taking): a holder taken over knows it, and leaves the next one's lock; one that died on
+// this machine is taken over at once. Taking and releasing are synchronous, waiting is not.
 import {
   closeSync,
   mkdirSync,
@@ -17,6 +17,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { FileError, fileError } from '../errors.js';
+import { hostTagOf, processAlive } from './temp-names.js';
 
 export interface LockOptions {
   waitMs?: number;
@@ -99,10 +100,16 @@ function tryLock(path: string, owner: string, staleMs: number): boolean {
   return true;
 }
 
-/** Not refreshed for `staleMs`, or as far ahead (a clock set back, or touched by hand). */
+/**
+ * Not refreshed for `staleMs`, or as far ahead (a clock set back, or touched by hand), or its holder gone:
+ * one on this machine and pid namespace (its tag: see temp-names) whose pid is not running.
+ */
 function isStale(path: string, staleMs: number): boolean {
   const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-  return mtimeMs !== undefined && Math.abs(Date.now() - mtimeMs) > staleMs;
+  if (mtimeMs === undefined) return false;
+  if (Math.abs(Date.now() - mtimeMs) > staleMs) return true;
+  const [pid, , tag] = ownerOf(path)?.split(' ') ?? [];
+  return tag === hostTagOf() && !processAlive(Number(pid));
 }
 
 // Two processes that found one lock stale must not both remove it (the later would remove the lock the
@@ -119,7 +126,7 @@ function takeOver(path: string, staleMs: number): void {
   }
 }
 
-const newOwner = () => `${process.pid} ${hostname()} ${Math.random().toString(36).slice(2)}\n`;
+const newOwner = () => `${process.pid} ${hostname()} ${hostTagOf()} ${Math.random().toString(36).slice(2)}\n`;
 
 const ownerOf = (lock: string): string | undefined => {
   try {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 // This machine and pid namespace in 4 hex digits: in a shared directory others' pids mean nothing here
 // (a container on the host's network has the host's name, not its pids).
 let hostTag: string | undefined;
-const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
+export const hostTagOf = () => (hostTag ??= fnv1a(`${hostname()}\0${pidNamespace()}`).slice(-4));
 
 /**
  * 64-bit FNV-1a in 16 hex digits, a stable short name for text that is not secret (no node:crypto).

@@ -24,7 +24,7 @@ describe.each([
     const file = join(dir.path, 'sub', 'state.json');
     const result = await withLock(file, (held) => {
       expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(
-        new RegExp(`^${process.pid} ${hostname()} \\w+\n$`),
+        new RegExp(`^${process.pid} ${hostname()} [0-9a-f]{4} \\w+\n$`),
       );
       expect(held()).toBe(true);
       return 42;
@@ -260,18 +260,16 @@ describe('withLock', () => {
   });
 });
 
-// Real processes, each counting under the lock from a start where a dead process left it stale and a
-// dead taker left its claim stale: every count lands once, and nothing is left behind.
-it('processes contending for a stale lock and a stale claim lose no update', async () => {
-  const file = join(dir.path, 'count');
+/** A script for plain node children (they cannot import TypeScript) running `code` with `src/fs/*`. */
+async function worker(code: string): Promise<string> {
   const script = join(dir.path, 'worker.mjs');
   await build({
     stdin: {
       contents: `
         import { updateFile } from ${JSON.stringify(join(process.cwd(), 'src/fs/atomic.ts'))};
+        import { withLock } from ${JSON.stringify(join(process.cwd(), 'src/fs/lock.ts'))};
         const [file, n] = process.argv.slice(2);
-        for (let i = 0; i < Number(n); i++)
-          await updateFile(file, (t) => ({ text: String(Number(t || 0) + 1), result: undefined }));
+        ${code}
       `,
       resolveDir: process.cwd(),
       loader: 'ts',
@@ -282,14 +280,34 @@ it('processes contending for a stale lock and a stale claim lose no update', asy
     outfile: script,
     logLevel: 'silent',
   });
+  return script;
+}
+
+const exitOf = async (...args: string[]) =>
+  (await once(spawn(process.execPath, args, { stdio: 'inherit' }), 'exit'))[0];
+
+it('a fresh lock whose holder on this machine died (killed inside) is taken over at once', async () => {
+  const file = join(dir.path, 'state.json');
+  expect(
+    await exitOf(await worker('await withLock(file, () => process.kill(process.pid, "SIGKILL"));'), file),
+  ).toBe(null);
+  expect(existsSync(`${file}.lock`)).toBe(true);
+  expect(await withLock(file, () => 'took over', { waitMs: 5000 })).toBe('took over');
+});
+
+// Real processes, each counting under the lock from a start where a dead process left it stale and a
+// dead taker left its claim stale: every count lands once, and nothing is left behind.
+it('processes contending for a stale lock and a stale claim lose no update', async () => {
+  const file = join(dir.path, 'count');
+  const script = await worker(`
+    for (let i = 0; i < Number(n); i++)
+      await updateFile(file, (t) => ({ text: String(Number(t || 0) + 1), result: undefined }));
+  `);
   for (const p of [`${file}.lock`, `${file}.lock.claim`]) {
     writeFileSync(p, '');
     staleAt(p);
   }
-  const workers = Array.from({ length: 4 }, () =>
-    spawn(process.execPath, [script, file, '25'], { stdio: 'inherit' }),
-  );
-  const codes = await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]));
+  const codes = await Promise.all(Array.from({ length: 4 }, () => exitOf(script, file, '25')));
   expect(codes).toEqual([0, 0, 0, 0]);
   expect(readFileSync(file, 'utf8')).toBe('100');
   for (const p of ['.lock', '.lock.claim', '.lock.claim.claim'])
