@@ -64,7 +64,7 @@ function ownerOf(stored: ProfileData): string {
 }
 
 /** The environment's, else the one kept with the session: never sent for another user or client. */
-const secretOf = (s: Settings, stored: ProfileData | undefined, key: 'password' | 'clientSecret') =>
+export const secretOf = (s: Settings, stored: ProfileData | undefined, key: 'password' | 'clientSecret') =>
   s[key] ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.[key]);
 
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
@@ -73,10 +73,6 @@ export function availableCredentials(s: Settings, stored: ProfileData | undefine
   const password = secretOf(s, stored, 'password');
   const clientSecret = secretOf(s, stored, 'clientSecret');
   return username && password && clientSecret ? { username, password, clientSecret } : undefined;
-}
-
-export function serviceAccountSecret(s: Settings, stored: ProfileData | undefined): string | undefined {
-  return service(s) ? secretOf(s, stored, 'clientSecret') : undefined;
 }
 
 function endpointOf(s: Settings, clientSecret: string | undefined) {
@@ -175,13 +171,13 @@ export function createSession(d: SessionDeps) {
 
   const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
     if (service(s)) {
-      const secret = serviceAccountSecret(s, stored);
+      const secret = secretOf(s, stored, 'clientSecret');
       const unattended = 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs';
       if (!secret) throw notLoggedIn(s, s.ci ? undefined : unattended);
       return keep(await signIn(secret), bindingOf(s));
     }
     const creds = availableCredentials(s, stored);
-    const secret = s.clientSecret ?? stored?.secrets?.clientSecret;
+    const secret = secretOf(s, stored, 'clientSecret');
     if (cur && refreshUsable(cur, now()))
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');

@@ -1,13 +1,7 @@
 // Status never contacts the network (a health check runs it): "ready" means a call would need no
 // prompt by what is stored and set.
 import { notLoggedIn } from '../auth/not-logged-in.js';
-import {
-  accessUsable,
-  availableCredentials,
-  foreignTo,
-  refreshUsable,
-  serviceAccountSecret,
-} from '../auth/session.js';
+import { accessUsable, availableCredentials, foreignTo, refreshUsable, secretOf } from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
@@ -33,7 +27,7 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
   const refreshValid = refreshUsable(session, now);
   const canSignIn = !!(s.authUrl && s.realm && s.clientId);
   // The service's clients are confidential: renewing needs the secret as much as signing in.
-  const secret = !!(s.clientSecret ?? (foreign ? undefined : stored?.secrets?.clientSecret));
+  const secret = !!secretOf(s, stored, 'clientSecret');
   const creds = canSignIn ? availableCredentials(s, stored) : undefined;
   const envCredentials = [
     s.sources.grant === 'env' ? 'PRS_GRANT' : '',
@@ -42,9 +36,10 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
     s.clientSecret ? 'PRS_CLIENT_SECRET' : '',
   ].filter(Boolean);
   const fromEnv = !!(creds && s.password && s.clientSecret);
-  const renewable = refreshValid && canSignIn && secret;
   const service = s.grant === 'client_credentials';
-  const serviceReady = service && canSignIn && !!serviceAccountSecret(s, stored);
+  // As the session does: a service account signs in afresh, never by a refresh token.
+  const renewable = refreshValid && canSignIn && secret && !service;
+  const serviceReady = service && canSignIn && secret;
   const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
   // A report's order; a token near its expiry that cannot be renewed is still used until it expires.
   const ways: [ReadyVia, unknown][] = [

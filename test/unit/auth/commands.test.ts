@@ -442,6 +442,16 @@ describe('prs auth status', () => {
     ],
     ['an expired token with a refresh token but no secret', {}, p({ session: sess(-1, 600_000) }), null],
     [
+      'a service account with an expiring token and a refresh token: signs in afresh, as the session does',
+      {},
+      {
+        settings: { ...SETTINGS, username: undefined, grant: 'client_credentials' },
+        session: sess(10_000, 600_000),
+        secrets: { clientSecret: 's' },
+      },
+      'client credentials',
+    ],
+    [
       'a session of another user',
       { PRS_USERNAME: 'other' },
       p({ session: sess(60_000, 600_000), secrets: { clientSecret: 's' } }),
