@@ -2,6 +2,7 @@ import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates, wholeNumber } from '../input.js';
 import { asUsage, type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
+import { REPORT_FLAGS } from './report.flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
   json: 'the rows as one JSON file (the default)',
@@ -35,7 +36,7 @@ export const EXPORT_FLAGS = {
   ),
   skipExisting: flag('--skip-existing', 'skip items already exported here and unchanged (resume a run)'),
   parallel: flag('--parallel <n>', 'exports in flight at once, 1-8', { default: '1' }),
-  failFast: flag('--fail-fast', 'stop at the first item that fails'),
+  failFast: REPORT_FLAGS.failFast,
   json: flag('--json', 'print a JSON array, one object per item, instead of paths'),
   dryRun: flag('--dry-run', 'send nothing: print the plan (items, requests after --skip-existing, ETA)'),
 } satisfies Record<string, FlagRow>;
