@@ -206,3 +206,33 @@ describe('the report writer', () => {
     expect(same.widened()).toBeUndefined();
   });
 });
+
+describe('Spool', () => {
+  // Spools in turn share their in-memory pieces: each answer's bytes come back whole, whichever
+  // answers before it were delivered or dropped, from memory alone or through the temporary file.
+  it.each([
+    ['small answers', [1_000, 20, 5_000]],
+    ['answers past one piece (file and read-back)', [600_000, 300_000, 262_144, 700_001]],
+    ['mixed, with dropped answers between', [400_000, -300_000, 10, -5, 900_000]],
+  ])('%s: each answer delivered as written', async (_name, sizes) => {
+    for (const [k, size] of sizes.entries()) {
+      const bytes = Buffer.alloc(Math.abs(size), `answer ${k}|`);
+      const spool = new Spool();
+      // Written in uneven writes, as the writer hands them over.
+      for (let at = 0; at < bytes.length; at += 70_001) spool.write(bytes.subarray(at, at + 70_001));
+      expect(spool.size).toBe(bytes.length);
+      if (size < 0) {
+        spool.drop();
+        continue;
+      }
+      const got: Buffer[] = [];
+      await spool.copyTo({
+        async write(c) {
+          got.push(Buffer.from(c));
+        },
+      });
+      expect(Buffer.concat(got).equals(bytes)).toBe(true);
+      expect(spool.size).toBe(0);
+    }
+  });
+});
