@@ -3,7 +3,8 @@
 // turned into CommonJS (see the end of this file).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, posix } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, join, posix, resolve } from 'node:path';
 import { build, transform } from 'esbuild';
 
 /**
@@ -28,10 +29,41 @@ const REWRITES = {
   ],
   'node_modules/undici/lib/core/util.js': [
     ["const { tree } = require('./tree')", 'const tree = { lookup: () => null }'],
+    // Likewise its record of those names lower-cased (~190 keys made at every start): a miss is lower-cased.
+    [
+      "const { headerNameLowerCasedRecord } = require('./constants')",
+      'const headerNameLowerCasedRecord = { __proto__: null }',
+    ],
     ["const { IncomingMessage } = require('node:http')", `const __prsHttp = ${LAZY}`],
     ['.constructor === IncomingMessage)', '.constructor === __prsHttp.IncomingMessage)'],
   ],
+  'node_modules/undici/lib/core/request.js': [
+    [
+      "const { headerNameLowerCasedRecord } = require('./constants')",
+      'const headerNameLowerCasedRecord = { __proto__: null }',
+    ],
+  ],
 };
+/**
+ * undici's HTTP/1.1 client reads two of llhttp's constant tables (the parser type, the error codes);
+ * their module builds some thirty more (methods, statuses, character classes) at every start. The two
+ * are taken from it here, at build time, unless the client reads any other.
+ */
+const H1 = 'node_modules/undici/lib/dispatcher/client-h1.js';
+const h1Reads = new Set(
+  [...readFileSync(H1, 'utf8').matchAll(/(?<![\w/.'"])constants\.(\w+)/g)].map(([, name]) => name),
+);
+if ([...h1Reads].every((name) => name === 'TYPE' || name === 'ERROR')) {
+  const { TYPE, ERROR } = createRequire(import.meta.url)(
+    resolve('node_modules/undici/lib/llhttp/constants.js'),
+  );
+  REWRITES[H1] = [
+    [
+      "const constants = require('../llhttp/constants.js')",
+      `const constants = ${JSON.stringify({ TYPE, ERROR })}`,
+    ],
+  ];
+} else console.warn(`build: ${H1} reads llhttp constants other than TYPE and ERROR; bundled as it is`);
 const LAZY_HELPER =
   'function __prsLazy(load) { let m; const get = () => (m ??= load()); return new Proxy(function () {}, ' +
   '{ get: (_, k) => get()[k], has: (_, k) => k in get(), apply: (_, self, args) => Reflect.apply(get(), self, args) }); }\n';
