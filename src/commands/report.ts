@@ -165,11 +165,10 @@ async function reportRows(
 
 /**
  * From a range's second answer on, V8 scavenges its young generation on an idle turn once a fifth of it
- * is used (its default: four fifths). Each body arrives in 64 KiB socket buffers that only a scavenge
- * frees, and the row stream allocates so little that up to ~8 MiB of them waited for one (Node 24's
- * 40-answer range peaked at ~89 MiB in some runs, ~78 in others). Not for one answer (a small report
- * paid ~2% for the extra scavenge), and set back after the run: V8 keys the code caches written at
- * exit by its flags.
+ * is used (its default: four fifths). Each body arrives in socket buffers that only a scavenge frees, and
+ * the row stream allocates so little JS that many of them waited for one, so a range's peak depended on
+ * when scavenges fell (docs/performance.md). Not for one answer (a small report pays for the extra
+ * scavenge), and set back after the run: V8 keys the code caches written at exit by its flags.
  */
 function scavengeWhenIdle(on: boolean): void {
   process.getBuiltinModule('node:v8').setFlagsFromString(`--minor-gc-task-trigger=${on ? 20 : 80}`);

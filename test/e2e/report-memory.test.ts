@@ -61,10 +61,10 @@ describe.skipIf(process.env.PRS_SKIP_MEMORY_TEST === '1')('report memory', () =>
       // 2024-05-01 .. 2024-05-14: ten weekdays.
       const ten = await peakOf(report('--from', '2024-05-01', '--to', '2024-05-14'), env);
       expect(one).toBeLessThan(80);
-      // Node 24 keeps ~10 MiB more over a range (spaced bodies 87 here): held to issue 30's 90 for a range.
+      // Node 24 keeps more over a range than Node 20: held to issue 30's 90 for a range.
       expect(ten).toBeLessThan(NODE_MAJOR === 20 ? 85 : 90);
-      // V8 lets its old generation gather ~20 MiB of the rows' garbage before its first full collection,
-      // and stays there: 40 answers peak where ten do (npm run bench, docs/performance.md).
+      // A range keeps what V8 has not collected yet above one answer's peak, and stays there: 40 answers
+      // peak where ten do (npm run bench, docs/performance.md).
       expect(ten - one).toBeLessThan(25);
     }
   });
