@@ -77,7 +77,8 @@ async function storedHit(read: ReportArgv, env: Env) {
   try {
     const o = reportOptions(read.ids, read.flags, new Date(now), read.globals);
     if (o.portfolioIds.length !== 1 || o.dates.length !== 1 || o.cache !== 'use') return undefined;
-    if (o.output !== undefined || o.fields || o.raw || o.dryRun) return undefined;
+    // A filter is the CLI's to run (jq-fast or jq-web): the stored answer goes through it there.
+    if (o.output !== undefined || o.fields || o.raw || o.dryRun || o.jq !== undefined) return undefined;
     if (stdoutIsTerminal()) return undefined;
     const format = o.format ?? defaultFormat(undefined, false);
     if (format === 'table') return undefined;

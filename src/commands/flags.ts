@@ -80,10 +80,10 @@ export const firstGiven = (flags: Given) =>
 
 /** `jq.shaping`: the flags that shape the output as a filter does (one with --jq is a usage error). */
 export function outputOptions(o: OutputFlags, noCache: boolean, jq: { shaping: Given; example: string }) {
-  if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
   const other = o.jq === undefined ? undefined : firstGiven(jq.shaping);
   if (other)
     throw usage(`--jq cannot be combined with ${other}`, `the filter decides the output${jq.example}`);
+  if (o.jq?.trim() === '') throw usage("--jq needs a filter, e.g. --jq '.[].isin'");
   const output =
     o.output === undefined || o.output === '-' ? undefined : parseOutput(o.output, REPORT_FORMATS);
   if (o.refresh && noCache) throw usage('--refresh conflicts with --no-cache');

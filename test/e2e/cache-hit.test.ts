@@ -94,6 +94,19 @@ describe('a hit is answered before the CLI loads, with the CLI’s bytes', () =>
     },
   );
 
+  it('--jq goes to the CLI, which runs the filter over the stored answer (the fast path printed it unfiltered)', async () => {
+    const args = on('2024-04-10', report('42', 'index', '--jq', '.[0].indexName'));
+    const first = await prs(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^Example .+\n$/);
+    sandbox.stats.reset();
+    const again = await prs(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.loaded).toContain('main.js');
+    expect(again.stdout).toBe(first.stdout);
+    expect(requests()).toBe(0);
+  });
+
   it('--raw goes to the CLI and prints the stored bytes, which the fast path’s JSON came from', async () => {
     const raw = await prs(report('42', 'index', '--raw'));
     expect(raw.code, raw.stderr).toBe(0);

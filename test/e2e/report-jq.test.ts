@@ -142,6 +142,8 @@ describe('report --jq', () => {
     [['--jq', '.[]', '--json'], /^prs: --jq cannot be combined with --json/],
     [['--jq', '.[]', '--fields', 'isin'], /^prs: --jq cannot be combined with --fields/],
     [['--jq', '  '], /^prs: --jq needs a filter/],
+    // A conflict is named before an empty filter, as before the checks were one.
+    [['--jq', '', '--raw'], /^prs: --jq cannot be combined with --raw/],
   ])('refuses %j before any request (exit 2)', async (args, message) => {
     const before = requests();
     const r = await prs(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', 'index', '-d', DATE, ...args]);
