@@ -5,6 +5,7 @@ import {
   chmodSync,
   closeSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -306,6 +307,9 @@ export function clearAnswers(cacheDir: string, profile?: string): { entries: num
   const root = join(cacheDir, 'answers');
   markCleared(cacheDir, profile);
   const found = scan(root, profile === undefined ? undefined : [profile]);
-  rmSync(profile === undefined ? root : join(root, profile), { recursive: true, force: true });
+  const target = profile === undefined ? root : join(root, profile);
+  // Under an `answers` that is a file: ENOTDIR, which Node 24's rmSync (unlike Node 20's) passes over.
+  lstatSync(target, { throwIfNoEntry: false });
+  rmSync(target, { recursive: true, force: true });
   return { entries: found.length, bytes: sizeOf(found) };
 }

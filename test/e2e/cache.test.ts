@@ -233,6 +233,28 @@ describe('PRS_CACHE_DIR unusable: the run goes on', () => {
   );
 });
 
+describe('`answers` in the cache dir a regular file', () => {
+  it('cache clear: not a directory, exit 10; logout: a note, and the logout goes on (Node 20 and 24 alike)', async () => {
+    const place = tempDir('prs-cache-answers-file-');
+    try {
+      const dirs = { PRS_CONFIG_DIR: join(place.path, 'config'), PRS_CACHE_DIR: join(place.path, 'cache') };
+      mkdirSync(dirs.PRS_CACHE_DIR);
+      writeFileSync(join(dirs.PRS_CACHE_DIR, 'answers'), 'x');
+      const because = `cannot clear the answer cache in ${join(dirs.PRS_CACHE_DIR, 'answers')}: not a directory`;
+      const clear = await runPrs(['cache', 'clear'], { env: dirs });
+      expect([clear.code, clear.stderr]).toEqual([10, `prs: ${because}\n`]);
+      const out = await runPrs(['logout'], { env: dirs });
+      expect([out.code, out.stderr]).toEqual([
+        0,
+        `prs: note: ${because}\nNot logged in (profile default); nothing to forget\n`,
+      ]);
+      expect(readFileSync(join(dirs.PRS_CACHE_DIR, 'answers'), 'utf8')).toBe('x');
+    } finally {
+      place.cleanup();
+    }
+  });
+});
+
 describe('cache-size', () => {
   it('the store stays under the bound: the least recently used answers go first', async () => {
     const root = tempDir('prs-cache-size-');

@@ -314,6 +314,14 @@ describe('the store', () => {
     expect(s.peek('default', KEY, DAY)).toBe(false);
   });
 
+  it('`answers` a regular file: clearing a profile is ENOTDIR on every Node; clearing all removes the file', () => {
+    writeFileSync(join(tmp.path, 'answers'), 'x');
+    expect(() => clearAnswers(tmp.path, 'default')).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(readFileSync(join(tmp.path, 'answers'), 'utf8')).toBe('x');
+    expect(clearAnswers(tmp.path)).toEqual({ entries: 0, bytes: 0 });
+    expect(existsSync(join(tmp.path, 'answers'))).toBe(false);
+  });
+
   it('an unreadable clear-marks directory: the store still opens, and misses', () => {
     symlinkSync('answers.cleared', join(tmp.path, 'answers.cleared'));
     expect(open().peek('default', KEY, DAY)).toBe(false);
