@@ -136,6 +136,11 @@ export function watchProgress(body: Readable, timeoutMs: number): void {
   }
 }
 
+// A connection's error code or message: the far end spoke no TLS (a plain port behind https:// or
+// rediss://), or else TLS failed, most often on a certificate not trusted.
+export const NOT_TLS = /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i;
+export const TLS_FAILED = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i;
+
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -169,12 +174,12 @@ export function transportError(
     const why = overflow ? 'its headers exceed 16 kB' : message;
     return new ServiceError(`malformed response from ${host}: ${why}`, { cause: err });
   }
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/i.test(code) || /wrong version number/i.test(message))
+  if (NOT_TLS.test(code) || NOT_TLS.test(message))
     return new NetworkError(`${host} did not speak TLS (${code || 'no TLS handshake'})`, {
       hint: `check the scheme: the server at ${host} may speak plain http://, not https://`,
       cause: err,
     });
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code))
+  if (TLS_FAILED.test(code))
     return new NetworkError(`TLS certificate of ${host} not trusted (${code})`, {
       hint: 'if your organisation uses its own CA, point NODE_EXTRA_CA_CERTS at its PEM file',
       cause: err,

@@ -1,5 +1,6 @@
 // The limiter's state in Redis for machines sharing an account: one JSON key, changed by limiter.ts's rule
 // on Redis's clock by compare-and-set. Redis unusable: one warning, the file limiter for the rest of the run.
+import { NOT_TLS, TLS_FAILED } from '../http/client.js';
 import { redactText, redactUrlPassword } from '../redact.js';
 import type { RateLimit } from '../settings.js';
 import { parseState, type Slots, spanOf } from './limiter.js';
@@ -146,15 +147,14 @@ export function reasonOf(err: unknown, timeoutMs: number, handshake = false): st
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message))
     return 'authentication failed: wrong user or password';
   const scheme = 'for a plain Redis port use redis://, not rediss://';
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i.test(`${code} ${message}`))
-    return `it did not speak TLS; ${scheme}`;
+  if (NOT_TLS.test(`${code} ${message}`)) return `it did not speak TLS; ${scheme}`;
   if (/timeout|no answer/i.test(message)) {
     const secs = `${timeoutMs / 1000} s`;
     return handshake
       ? `no TLS handshake within ${secs}: it does not speak TLS; ${scheme}`
       : `no answer within ${secs}`;
   }
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(`${code} ${message}`))
+  if (TLS_FAILED.test(`${code} ${message}`))
     return `TLS: ${message.split('\n')[0]}; trust a private CA with NODE_EXTRA_CA_CERTS`;
   const closed = /client is closed|socket closed unexpectedly|connection is closed/i.test(message);
   if (closed || code === 'ECONNRESET' || code === 'EPIPE')
