@@ -225,20 +225,26 @@ export async function openStore(
     },
     reset: async () => {
       ensureDir();
-      return withLock(path, () => {
+      // A lock taken over meanwhile: the file is looked at again (the other may have replaced it).
+      const once = (held: () => boolean) => {
         try {
           read();
           return { movedTo: undefined };
         } catch (err) {
           if (!(err instanceof UsageError)) throw err;
         }
+        if (!held()) return undefined;
         try {
           renameSync(path, `${path}.corrupt`);
         } catch (e) {
           throw fileError(e, path, 'cannot move aside');
         }
         return { movedTo: `${path}.corrupt` };
-      });
+      };
+      for (;;) {
+        const done = await withLock(path, once);
+        if (done) return done;
+      }
     },
   };
 }

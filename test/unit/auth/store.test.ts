@@ -1,8 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   forgotten,
   holdsSession,
@@ -14,6 +14,20 @@ import {
 } from '../../../src/auth/store.js';
 import { exitCodeFor, UsageError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/run.js';
+
+// What another process does while this one is inside the lock, between its read of a file and what follows.
+const afterNextRead = vi.hoisted(() => ({ run: undefined as (() => void) | undefined }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => {
+    const text = fs.readFileSync(...args);
+    const run = afterNextRead.run;
+    afterNextRead.run = undefined;
+    run?.();
+    return text;
+  }) as typeof fs.readFileSync;
+  return { ...fs, readFileSync, default: { ...fs, readFileSync } };
+});
 
 let dir: { path: string; cleanup: () => void };
 beforeEach(() => {
@@ -252,6 +266,24 @@ describe('openStore', () => {
     expect(store.profileNames()).toEqual([]);
     await store.update('default', () => ({ settings: {} }));
     expect(mode(store.path)).toBe(0o600);
+  });
+
+  it("reset() whose lock was taken over meanwhile moves nothing under it: the other's repaired file stays", async () => {
+    const store = await openStore(dir.path);
+    writeFileSync(store.path, 'garbage');
+    const repaired = JSON.stringify({ profiles: { theirs: { settings: { tenant: 't' } } } });
+    const lock = `${store.path}.lock`;
+    afterNextRead.run = () => {
+      // This process stalled past the stale time; another took the lock over, wrote a sound file, and
+      // (soon) leaves.
+      rmSync(lock);
+      writeFileSync(lock, '4242 elsewhere k2j5d\n');
+      writeFileSync(store.path, repaired);
+      setTimeout(() => rmSync(lock), 0);
+    };
+    expect(await store.reset!()).toEqual({ movedTo: undefined });
+    expect(readFileSync(store.path, 'utf8')).toBe(repaired);
+    expect(existsSync(`${store.path}.corrupt`)).toBe(false);
   });
 
   it('a config directory that cannot be created is a file error (exit 10), not a crash', async () => {
