@@ -1,5 +1,5 @@
 // Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`).
-import { familyOf, JsonNumber, numberText, type ReportType, type Row } from '../domain.js';
+import { familyOf, JsonNumber, numberText, type ReportType, type Row, SPEC_FIELDS } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 
@@ -9,62 +9,7 @@ export interface Column {
 }
 
 export const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
-const PRICE_TOTAL_NET = (k: string) => [`${k}.Price`, `${k}.Total`, `${k}.Net`];
-
-/** Spec §2: the fields of each family of report types, in order. */
-const SPEC: Record<ReturnType<typeof familyOf>, readonly string[]> = {
-  index: [
-    'effectiveDate',
-    'indexId',
-    'indexName',
-    'indexValue',
-    'currency',
-    'closeMarketValue',
-    'openMarketValue',
-    'closeDivisor',
-    'openDivisor',
-  ],
-  constituents: [
-    'effectiveDate',
-    'isin',
-    'securityName',
-    'securityTicker',
-    'closingPrice',
-    'currency',
-    'closingFx',
-    'indexShares',
-    'indexWeighting',
-  ],
-  'corporate actions': [
-    ...NET_PRICE_TOTAL('indexId'),
-    ...NET_PRICE_TOTAL('indexName'),
-    'isin',
-    'sedol',
-    'securityTicker',
-    'securityRic',
-    'currency',
-    'eventId',
-    'eventType',
-    'eventSubType',
-    'mandVol',
-    'status',
-    'announceDate',
-    'exDate',
-    'recordDate',
-    'payDate',
-    'effectiveDate',
-    'rebalanceDate',
-    ...PRICE_TOTAL_NET('oldShares'),
-    ...PRICE_TOTAL_NET('newShares'),
-    'oldPrice',
-    'newPrice',
-    'paf',
-    'saf',
-    'cashFlowPerShare',
-    'cashFlowPerShareCurrency',
-  ],
-};
-export const specColumns = (type: ReportType) => SPEC[familyOf(type)];
+export const specColumns = (type: ReportType) => SPEC_FIELDS[familyOf(type)];
 
 export const PORTFOLIO_COLUMN = 'portfolioId';
 

@@ -1,13 +1,10 @@
 import formatDisposition from 'content-disposition';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import type { ReportType } from '../domain.js';
+import { familyOf, JsonNumber, type ReportType, SPEC_FIELDS } from '../domain.js';
 
 /** A JSON number as the exact text to send: rows may hold literals a double cannot represent. */
-export class Num {
-  constructor(readonly num: string) {}
-}
-export const num = (text: string): Num => new Num(text);
-export type Val = string | null | boolean | Num | Row;
+export const num = (text: string): JsonNumber => new JsonNumber(text);
+export type Val = string | null | boolean | JsonNumber | Row;
 export type Row = { readonly [key: string]: Val };
 
 // Most strings need no escaping; skipping JSON.stringify for them makes big exports much faster.
@@ -18,7 +15,7 @@ const quote = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) :
 export function toJson(v: Val, spaced = false): string {
   if (v === null || typeof v === 'boolean') return String(v);
   if (typeof v === 'string') return quote(v);
-  if (v instanceof Num) return v.num;
+  if (v instanceof JsonNumber) return v.raw;
   let s = '';
   for (const k in v)
     s += `${s ? (spaced ? ', ' : ',') : ''}${quote(k)}${spaced ? ': ' : ':'}${toJson(v[k]!, spaced)}`;
@@ -48,40 +45,33 @@ export const csvChunks = (type: ReportType, rows: Iterable<Row>) =>
 type Columns = readonly (readonly [string, string, string?])[];
 const ACRONYM = /\b(Id|Isin|Sedol|Ric|Paf|Saf)\b/g;
 const upper = (word: string) => word.toUpperCase();
-const columns = (paths: string): Columns =>
-  paths.split(/\s+/).map((path) => {
+const columns = (paths: readonly string[]): Columns =>
+  paths.map((path) => {
     const [key, sub] = path.split('.') as [string, string?];
     const words = path.replace(/([a-z])([A-Z])/g, '$1 $2').replace('.', ' ');
     return [words.replace(/\b[a-z]/g, upper).replace(ACRONYM, upper), key, sub];
   });
-const nested = (key: string, subs: string) => subs.replace(/\w+/g, `${key}.$&`);
 
-/** The spec's columns for constituent types; the others are the row's spec fields in spec order. */
-const CONSTITUENT = columns(
-  'effectiveDate isin securityName securityTicker exchangeCode closingPrice currency closingFx indexShares indexWeighting',
-);
-const INDEX = columns(
-  'effectiveDate indexId indexName indexValue currency closeMarketValue openMarketValue closeDivisor openDivisor',
-);
-const CORPORATE_ACTIONS = columns(
-  `${nested('indexId', 'Net Price Total')} ${nested('indexName', 'Net Price Total')} isin sedol securityTicker
-  securityRic currency eventId eventType eventSubType mandVol status announceDate exDate recordDate payDate
-  effectiveDate rebalanceDate ${nested('oldShares', 'Price Total Net')} ${nested('newShares', 'Price Total Net')}
-  oldPrice newPrice paf saf cashFlowPerShare cashFlowPerShareCurrency`,
-);
+/** The spec's fields, and in a constituent CSV the exchange code after the ticker. */
+const CSV_COLUMNS = {
+  index: columns(SPEC_FIELDS.index),
+  constituents: columns(
+    SPEC_FIELDS.constituents.flatMap((f) => (f === 'securityTicker' ? [f, 'exchangeCode'] : f)),
+  ),
+  'corporate actions': columns(SPEC_FIELDS['corporate actions']),
+};
 
-export const csvColumns = (type: ReportType): Columns =>
-  type === 'index' ? INDEX : type.endsWith('corporateactions') ? CORPORATE_ACTIONS : CONSTITUENT;
+export const csvColumns = (type: ReportType): Columns => CSV_COLUMNS[familyOf(type)];
 
 export const csvCell = (text: string): string =>
   /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 
-const isRow = (v: Val | undefined): v is Row => !!v && typeof v === 'object' && !(v instanceof Num);
+const isRow = (v: Val | undefined): v is Row => !!v && typeof v === 'object' && !(v instanceof JsonNumber);
 
 /** Null, a missing field and an object where a value was expected are empty cells. */
 function cellText(row: Row, key: string, sub?: string): string {
   const v = sub === undefined ? row[key] : isRow(row[key]) ? row[key][sub] : undefined;
-  return v instanceof Num ? v.num : v === undefined || v === null || isRow(v) ? '' : String(v);
+  return v instanceof JsonNumber ? v.raw : v === undefined || v === null || isRow(v) ? '' : String(v);
 }
 
 export const csvHeader = (type: ReportType): string => `${csvColumns(type).map(([h]) => csvCell(h))}\n`;
