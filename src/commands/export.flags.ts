@@ -2,7 +2,7 @@ import { EXPORT_FORMATS, type ExportFormat } from '../domain.js';
 import { checkNameTemplate } from '../fs/file-name.js';
 import { parseExportFormat, parseOutput, parsePortfolioIds, resolveDates, wholeNumber } from '../input.js';
 import { asUsage, type FlagRow, type FlagsOf, flag, ITEM_FLAGS, requireType, usage } from './flags.js';
-import { REPORT_FLAGS } from './report.flags.js';
+import { oneItem, REPORT_FLAGS } from './report.flags.js';
 
 const EXPORT_FORMAT_DESCRIPTIONS: Record<ExportFormat, string> = {
   json: 'the rows as one JSON file (the default)',
@@ -48,9 +48,7 @@ export function exportOptions(ids: string[], o: FlagsOf<typeof EXPORT_FLAGS>, no
   const type = requireType(o.type);
   const format = parseExportFormat(o.format);
   const dates = resolveDates(o, now);
-  if (o.output !== undefined && (portfolioIds.length > 1 || dates.length > 1)) {
-    throw usage('--output takes one portfolio and one date; use --dir for several files');
-  }
+  if (o.output !== undefined) oneItem('--output', portfolioIds, dates, '; use --dir for several files');
   if (o.extract && format !== 'csv') throw usage('--extract goes with --format csv');
   if (o.json && o.output === '-') throw usage('--json cannot be used with --output -');
   if (o.name !== undefined && !/[\p{L}\p{N}]/u.test(o.name)) throw usage(`invalid --name "${o.name}"`);

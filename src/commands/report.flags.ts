@@ -74,9 +74,7 @@ export function reportOptions(
   const portfolioIds = parsePortfolioIds(ids);
   const type = requireType(o.type);
   const dates = resolveDates(o, now);
-  if (o.raw && (portfolioIds.length > 1 || dates.length > 1)) {
-    throw usage('--raw takes one portfolio and one date');
-  }
+  if (o.raw) oneItem('--raw', portfolioIds, dates);
   if (o.raw && (format !== undefined || o.fields !== undefined))
     throw usage('--raw cannot be combined with --format or --fields');
   return {
@@ -92,6 +90,12 @@ export function reportOptions(
     }),
     ...(parquet && { parquet }),
   };
+}
+
+/** `flag` writes one answer as received (report's --raw, export's -o): one portfolio and one date. */
+export function oneItem(flag: string, portfolioIds: unknown[], dates: unknown[], more = ''): void {
+  if (portfolioIds.length > 1 || dates.length > 1)
+    throw usage(`${flag} takes one portfolio and one date${more}`);
 }
 
 function checkParquet(o: ReportFlags): void {
