@@ -5,13 +5,13 @@
 // this machine is taken over at once. Taking and releasing are synchronous, waiting is not.
 import {
   closeSync,
+  futimesSync,
   mkdirSync,
   openSync,
   readFileSync,
   rmdirSync,
   statSync,
   unlinkSync,
-  utimes,
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -51,8 +51,7 @@ export async function withLock<T>(
     const result = fn(held);
     if (!(result instanceof Promise)) return result as Awaited<T>;
     refresh = setInterval(() => {
-      const now = new Date();
-      utimes(lock, now, now, () => {});
+      if (!refreshOurs(lock, owner)) clearInterval(refresh);
     }, STALE_MS / 2).unref();
     return await result;
   } finally {
@@ -135,6 +134,25 @@ const ownerOf = (lock: string): string | undefined => {
     return undefined;
   }
 };
+
+/**
+ * Its mtime made now if it is still ours. Read and touched through one open file: a lock that another
+ * process took over between the two is never kept fresh by us (ours, removed meanwhile, is touched unseen).
+ */
+function refreshOurs(path: string, owner: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    if (readFileSync(fd, 'utf8') !== owner) return false;
+    const now = new Date();
+    futimesSync(fd, now, now);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Only our own: one taken over meanwhile is the next holder's. */
 function release(path: string, owner: string): void {

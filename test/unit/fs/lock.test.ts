@@ -1,10 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { updateFile } from '../../../src/fs/atomic.js';
 import { withLock } from '../../../src/fs/lock.js';
 import { tempDir } from '../../helpers/run.js';
@@ -239,6 +248,48 @@ describe('a lock lost while held', () => {
     expect(seen).toEqual(['a', 'ab']);
     expect(result).toBe(2);
     expect(readFileSync(file, 'utf8')).toBe('abc');
+  });
+});
+
+// Every half of the stale time while an async fn runs: on a fake clock, one refresh is one step of it.
+describe('the refresh of a lock held', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  });
+  afterEach(() => vi.useRealTimers());
+  const mtimeOf = (path: string) => statSync(path).mtimeMs;
+  const settled = () => Promise.resolve();
+
+  it('keeps its own lock fresh', async () => {
+    const file = join(dir.path, 'state.json');
+    const lock = `${file}.lock`;
+    await withLock(file, async () => {
+      await settled(); // the refresh starts once fn has returned its promise
+      ageBy(lock, 8000);
+      vi.advanceTimersByTime(5000);
+      expect(Math.abs(mtimeOf(lock) - Date.now())).toBeLessThan(1000);
+      expect(vi.getTimerCount()).toBe(1);
+    });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('never touches a lock another process took over, and stops', async () => {
+    const file = join(dir.path, 'state.json');
+    const lock = `${file}.lock`;
+    await withLock(file, async (held) => {
+      await settled();
+      expect(vi.getTimerCount()).toBe(1);
+      // This one stalled past the stale time; another took the lock over and has not refreshed it yet.
+      rmSync(lock);
+      writeFileSync(lock, '4242 elsewhere k2j5d\n');
+      ageBy(lock, 8000);
+      const taken = mtimeOf(lock);
+      vi.advanceTimersByTime(5000);
+      expect(mtimeOf(lock)).toBe(taken);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(held()).toBe(false);
+    });
+    expect(readFileSync(lock, 'utf8')).toBe('4242 elsewhere k2j5d\n');
   });
 });
 
