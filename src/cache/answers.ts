@@ -39,9 +39,15 @@ interface CachedServiceOptions {
 export function cachedService(o: CachedServiceOptions): ReportService {
   const maxAgeMs = o.settings.cacheMaxAgeMs ?? 0;
   const profile = o.settings.profile;
+  const keyOf = (q: ReportQuery) =>
+    cacheableDate(q.date, o.clock.now()) ? answerKey(o.settings, q) : undefined;
   return {
+    asks(q) {
+      const key = o.use === 'use' && keyOf(q);
+      return !key || !o.store.likely(profile, key, maxAgeMs);
+    },
     async report(q, hooks, use) {
-      const key = cacheableDate(q.date, o.clock.now()) ? answerKey(o.settings, q) : undefined;
+      const key = keyOf(q);
       if (key && o.use === 'use') {
         const hit = o.store.get(profile, key, maxAgeMs);
         if (hit) {

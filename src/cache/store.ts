@@ -94,13 +94,17 @@ function withFile<T>(path: string, fn: (fd: number) => T): T {
   }
 }
 
-/** One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision). */
-function checkFile(path: string, k: AnswerKey) {
+/**
+ * One streaming pass over first line, key, length and SHA-256 ('other key': a hash collision);
+ * `whole` false: the body is not hashed.
+ */
+function checkFile(path: string, k: AnswerKey, whole = true) {
   try {
     return withFile(path, (fd) => {
       const h = headOf(fd);
       if (!h || fstatSync(fd).size - h.offset !== h.length) return 'corrupt';
       const entry = { path, offset: h.offset, length: h.length, storedAt: h.storedAt };
+      if (!whole) return h.key === keyText(k) ? entry : 'other key';
       const hash = hasher();
       for (const chunk of entryChunks(entry)) hash.update(chunk);
       if (hash.digest('hex') !== h.digest) return 'corrupt';
@@ -185,9 +189,9 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
   const loggedOut = () => new Error('the profile was logged out or its cache cleared during this run');
   const pathOf = (profile: string, k: AnswerKey) => join(root, profile, entryName(k));
 
-  const read = (profile: string, k: AnswerKey, maxAgeMs: number): CachedAnswer | undefined => {
+  const read = (profile: string, k: AnswerKey, maxAgeMs: number, whole = true): CachedAnswer | undefined => {
     const path = pathOf(profile, k);
-    const entry = checkFile(path, k);
+    const entry = checkFile(path, k, whole);
     if (entry === 'corrupt') unlinkQuiet(path);
     if (typeof entry === 'string') return undefined;
     // A stored-at time in the future (a clock set back) is no reason to trust the entry longer.
@@ -222,6 +226,10 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
     },
     peek(profile: string, k: AnswerKey, maxAgeMs: number): boolean {
       return read(profile, k, maxAgeMs) !== undefined;
+    },
+    /** As peek, reading the head alone: an estimate (a body damaged since is still a miss at get). */
+    likely(profile: string, k: AnswerKey, maxAgeMs: number): boolean {
+      return read(profile, k, maxAgeMs, false) !== undefined;
     },
     writer(profile: string, k: AnswerKey) {
       const path = pathOf(profile, k);

@@ -89,7 +89,11 @@ async function diffRun(o: DiffOptions, deps: Deps, out: Output): Promise<void> {
       io.note(`${multi ? `portfolio ${item.portfolioId}: ` : ''}${pair}: ${countsText(counts)}`);
       return { status: 'written', bytes };
     },
-    await out.runOptions(service, items.length, 2),
+    await out.runOptions(
+      service,
+      items.map((item, i) => ({ ...item, reportType: o.steps[i % o.steps.length]!.type })),
+      2,
+    ),
   );
   if (run.stopped) throw run.stopped;
   const end = writer.end(key);

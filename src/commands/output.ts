@@ -7,7 +7,7 @@ import type { RowWriter, Widened } from '../render/writer.js';
 import type { RunEnd, RunOptions } from '../run/engine.js';
 import type { HolidayFilter } from '../run/holidays.js';
 import { runFailure } from '../run/outcomes.js';
-import type { ReportService } from '../service/types.js';
+import type { ReportQuery, ReportService } from '../service/types.js';
 import type { OutputOptions } from './flags.js';
 import { defaultFormat } from './report.flags.js';
 
@@ -21,7 +21,7 @@ export interface Output {
   /** Stdout, the -o file (a temporary until the end), or memory for --jq. */
   sink(): Promise<Sink>;
   file(): Promise<AtomicFile>;
-  runOptions(service: ReportService, count: number, parallel?: number): Promise<RunOptions>;
+  runOptions(service: ReportService, queries: readonly ReportQuery[], parallel?: number): Promise<RunOptions>;
   /** `text` is paged if a table's; `nothing`: an empty table; `widened`: a CSV/TSV file's union columns. */
   finish(text: string, nothing: boolean, widened?: Widened): Promise<void>;
 }
@@ -114,14 +114,15 @@ export async function outputRun(
         : target;
       return rows;
     },
-    async runOptions(service, count, parallel) {
+    async runOptions(service, queries, parallel) {
       return {
         ...deps,
         command: command.name,
         failFast: o.failFast,
         parallel,
-        rate: count > 1 ? (await deps.settings()).rateLimit : undefined,
+        rate: queries.length > 1 ? (await deps.settings()).rateLimit : undefined,
         limiterState: service.limiterState && (() => service.limiterState!()),
+        asks: service.asks && ((index) => service.asks!(queries[index]!)),
       };
     },
     async finish(text, nothing, widened) {

@@ -153,7 +153,10 @@ async function reportRows(
       count += got.rows;
       return { status: got.rows === 0 ? 'empty' : 'written', bytes };
     },
-    await out.runOptions(service, items.length),
+    await out.runOptions(
+      service,
+      items.map((item) => ({ ...item, reportType: o.type })),
+    ),
   ).finally(() => scavengeWhenIdle(false));
   if (run.stopped) throw run.stopped;
   const written = run.outcomes.filter((r) => r.status === 'written').length;

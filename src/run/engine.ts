@@ -47,6 +47,8 @@ export interface RunOptions extends Pick<Deps, 'io' | 'events' | 'signal'> {
   rate?: RateLimit;
   /** So the ETA counts the shared limiter's slots already taken. */
   limiterState?: () => Promise<{ state: LimiterState; now: number } | undefined>;
+  /** False for an item that will send no request (a cache hit): the ETA counts only those that do. */
+  asks?: (index: number) => boolean;
   /** In item order; a promise holds the item's slot until it settles. */
   onOutcome?(o: Outcome): void | Promise<void>;
 }
@@ -83,14 +85,20 @@ export async function runItems(
 
   const progress = runProgress(io, now);
   const reportFailure = itemFailureReporter(io);
+  // The requests still to send from each item on (the last entry: none).
+  const toSend = new Array<number>(total + 1).fill(0);
+  for (let i = total - 1; i >= 0; i--) toSend[i] = toSend[i + 1]! + (o.asks?.(i) === false ? 0 : 1);
   const etaOf = async (requests: number) => {
     if (!o.rate) return undefined;
+    // Nothing to send, nothing to wait for: the limiter (and the service behind it) stays unbuilt.
+    if (requests === 0) return 0;
     const live = await o.limiterState?.().catch(() => undefined);
     return planRequests(requests, live?.state ?? { stamps: [] }, live?.now ?? now(), o.rate).waitMs;
   };
-  const eta = (await etaOf(total)) ?? 0;
-  o.events.emit({ event: 'start', command: o.command, items: total, requests: total, etaMs: eta });
-  const notice = o.rate && longRunNotice(total, o.rate, eta, now());
+  const requests = toSend[0]!;
+  const eta = (await etaOf(requests)) ?? 0;
+  o.events.emit({ event: 'start', command: o.command, items: total, requests, etaMs: eta });
+  const notice = o.rate && longRunNotice(requests, o.rate, eta, now());
   if (notice) io.note(notice);
 
   const limit = pLimit(Math.min(8, Math.max(1, o.parallel ?? 1)));
@@ -123,7 +131,7 @@ export async function runItems(
   const doOne = async (item: Item, index: number, turn: () => Promise<void>) => {
     if (signal.aborted) return undefined;
     const n = ++started;
-    const eta = await etaOf(total - index);
+    const eta = await etaOf(toSend[index]!);
     const at: Position = { n, total, item, etaAt: eta === undefined ? undefined : now() + eta };
     if (total > 1) progress.at(at);
     const onWait = (ms: number, reason: WaitReason) => {

@@ -43,4 +43,7 @@ export interface Service {
 }
 
 /** What report and diff use: the answer cache stands in front of it. */
-export type ReportService = Omit<Service, 'exportReport'>;
+export type ReportService = Omit<Service, 'exportReport'> & {
+  /** False when the answer cache will answer `q` (so the ETA leaves it out). */
+  asks?(q: ReportQuery): boolean;
+};

@@ -314,6 +314,20 @@ describe('a range', () => {
       const cached = await runPrs(range('2023-12-15'), { env: r, timeoutMs: 60_000 });
       expect(cached.stdout).toBe(whole.stdout);
       expect(requests()).toBe(0);
+      // At 1 request an hour, a range all from disk still plans no wait: no notice, a start event of 0.
+      const slow = { ...r, PRS_RATE_LIMIT: '1/3600s', PRS_LOG_FORMAT: 'json' };
+      const logged = await runPrs(range('2023-12-15').slice(1), { env: slow, timeoutMs: 60_000 });
+      expect(logged.code, logged.stderr).toBe(0);
+      expect(logged.stdout).toBe(whole.stdout);
+      const start = JSON.parse(logged.stderr.split('\n')[0]!);
+      expect(start).toMatchObject({ event: 'start', items: 250, requests: 0, etaMs: 0 });
+      expect(logged.stderr).not.toMatch(/"level":"(note|warn)/);
+      const plan = await runPrs([...range('2023-12-15'), '--dry-run'], {
+        env: { ...slow, PRS_LOG_FORMAT: 'text' },
+      });
+      expect(plan.stderr).toBe(
+        'dry run: 250 items, nothing sent\nanswered from the cache: 250\nrequests to send: 0\nwaits: none (rate limit 1/3600s)\n',
+      );
     } finally {
       root.cleanup();
     }

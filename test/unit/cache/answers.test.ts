@@ -107,6 +107,19 @@ describe('cachedService', () => {
     expect(hit.rows).toEqual([]);
   });
 
+  it('asks: false only for a fresh stored answer under --cache (what the ETA leaves out), building nothing', async () => {
+    expect(service().svc.asks?.(Q)).toBe(true);
+    await readWhole(service().svc, Q);
+    built = 0;
+    expect(service().svc.asks?.(Q)).toBe(false);
+    expect(service('refresh').svc.asks?.(Q)).toBe(true);
+    expect(service().svc.asks?.({ ...Q, portfolioId: 43 })).toBe(true);
+    expect(service().svc.asks?.({ ...Q, date: '2024-05-10' })).toBe(true); // today
+    clock.advance(7 * 86_400_000);
+    expect(service().svc.asks?.(Q)).toBe(true);
+    expect(built).toBe(0);
+  });
+
   it('--refresh asks again and replaces the entry; older than max-age is asked again', async () => {
     await readWhole(service().svc, Q);
     body = '{"report":[]}';

@@ -271,6 +271,50 @@ describe('runItems', () => {
     },
   );
 
+  it.each([
+    // which items send a request → the start event's requests and ETA, the notice, limiter peeks
+    ['two cache hits of four', [true, false, false, true], 2, 600_000, '', 5],
+    ['every item a cache hit', [false, false, false, false], 0, 0, '', 0],
+    [
+      'no hit',
+      [true, true, true, true],
+      4,
+      1_800_000,
+      '4 requests at 1/600s: about 30 min (until 06:30)\n',
+      5,
+    ],
+  ])(
+    'the ETA and the notice count only the items that send a request: %s',
+    async (_, asks, requests, etaMs, notice, peeks) => {
+      const io = createTestIO();
+      const events: RunEvent[] = [];
+      const bus = createRunEvents();
+      bus.on((e) => events.push(e));
+      const now = new Date(2024, 4, 2, 6, 0, 0).getTime();
+      let peeked = 0;
+      const items = asks.map((_, i) => ({ portfolioId: i + 1, date: '2024-05-02' }));
+      const p = runItems(items, async () => ({ status: 'written' }) as ItemDone, {
+        command: 'report',
+        io,
+        events: bus,
+        signal: new AbortController().signal,
+        clock: { now: () => now },
+        rate: { limit: 1, windowMs: 600_000 },
+        limiterState: async () => {
+          peeked++;
+          return { state: { stamps: [] }, now };
+        },
+        asks: (index) => asks[index]!,
+      });
+      await vi.runAllTimersAsync();
+      await p;
+      expect(io.stderrText()).toBe(notice);
+      expect(events[0]).toEqual({ event: 'start', command: 'report', items: 4, requests, etaMs });
+      // The start, then each item with a request still to come: none when every item is a hit.
+      expect(peeked).toBe(peeks);
+    },
+  );
+
   it('a limiter state that cannot be read plans from an empty window', async () => {
     const io = createTestIO();
     const p = runItems(
