@@ -3,7 +3,8 @@ import type { Item, RunCommand, WaitReason } from './domain.js';
 
 export type Endpoint = 'report' | 'export' | 'token';
 
-export type ItemStatus = 'written' | 'skipped' | 'empty' | 'failed';
+export const ITEM_STATUSES = ['written', 'skipped', 'empty', 'failed'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
 
 export type RunEvent =
   | { event: 'start'; command: RunCommand; items: number; requests: number; etaMs: number }

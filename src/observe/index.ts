@@ -2,13 +2,13 @@
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.js';
 import type { RunCommand } from '../domain.js';
-import type { ItemStatus, RunEvent } from '../events.js';
+import { ITEM_STATUSES, type ItemStatus, type RunEvent } from '../events.js';
 import { createDispatcher, request } from '../http/client.js';
 import { waitLine } from '../http/retry.js';
 import type { LogEntry } from '../log.js';
 import { redactPingUrl } from '../redact.js';
 import { itemLabel } from '../run/outcomes.js';
-import { ITEM_STATUSES, type RunMetrics, writeMetricsFile } from './metrics.js';
+import { type RunMetrics, writeMetricsFile } from './metrics.js';
 
 export const PING_TIMEOUT_MS = 5_000;
 export const PING_BODY_MAX = 10_000;
@@ -51,7 +51,7 @@ async function sendPing(dispatcher: Dispatcher, req: PingRequest): Promise<void>
 export type RunObserver = Awaited<ReturnType<typeof watchRun>>;
 
 export const emptyTally = () => ({
-  items: { written: 0, skipped: 0, empty: 0, failed: 0 } as Record<ItemStatus, number>,
+  items: Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as Record<ItemStatus, number>,
   requests: new Map<string, RunMetrics['requests'][number]>(),
   rateLimitWaitMs: 0,
   bytesWritten: 0,

@@ -1,9 +1,7 @@
 // `--metrics-file`: Prometheus text for node_exporter's textfile collector, per command and profile.
 import type { RunCommand } from '../domain.js';
-import type { Endpoint, ItemStatus } from '../events.js';
+import { type Endpoint, ITEM_STATUSES, type ItemStatus } from '../events.js';
 import { updateFile } from '../fs/atomic.js';
-
-export const ITEM_STATUSES: readonly ItemStatus[] = ['written', 'skipped', 'empty', 'failed'];
 
 export interface RunMetrics {
   command: RunCommand;
