@@ -89,8 +89,7 @@ export function createDeps(
     http,
     session,
     service,
-    // The HTTP client's idle keep-alive sockets are unref'd and go with the process: closing them
-    // would cost a run ~2 ms of CPU.
+    // The HTTP client's idle keep-alive sockets are unref'd and go with the process: closing them costs CPU.
     close: async () => {
       await serviceInstance?.close();
     },

@@ -160,7 +160,7 @@ export type SettingValues = Partial<Record<SettingKey, string>>;
 
 const names = Object.keys(SETTINGS) as Name[];
 const isSwitch = (row: SettingRow) => row.flag !== undefined && !row.flag.includes('<');
-// Made once per name: a report reads rows some 150 times.
+// Made once per name: a report reads the rows over and over.
 const rows = new Map<Name, SettingRow & { env?: string }>();
 export const settingRow = (name: Name): SettingRow & { env?: string } => {
   const r: SettingRow = SETTINGS[name];
