@@ -26,6 +26,9 @@ export function refreshUsable(s: StoredSession | undefined, now: number): boolea
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
 
+const sameSession = (a: StoredSession | undefined, b: StoredSession | undefined) =>
+  a?.accessToken === b?.accessToken && a?.refreshToken === b?.refreshToken;
+
 type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
 const service = (s: Pick<Settings, 'grant'>) => s.grant === 'client_credentials';
@@ -149,8 +152,18 @@ export function createSession(d: SessionDeps) {
     memo = next;
     return next.accessToken;
   };
-  const keep = async (next: StoredSession, bound: SessionBinding | undefined) => {
-    await save((p) => withSession(p, { ...next, bound }));
+  // A renewal's network call can outlast its lock (this process stalled, another took the lock over and
+  // renewed too) and a login or logout does not wait for it: what it got replaces only the session it
+  // started from, or none where a refused renewal dropped one (a logout drops the secrets too). A newer
+  // session stays stored, and this run uses its own.
+  const keep = async (
+    next: StoredSession,
+    bound: SessionBinding | undefined,
+    from: StoredSession | undefined,
+  ) => {
+    await save((p) =>
+      sameSession(p?.session, from) || (!p?.session && p?.secrets) ? withSession(p, { ...next, bound }) : p,
+    );
     return use(next);
   };
 
@@ -170,11 +183,12 @@ export function createSession(d: SessionDeps) {
   };
 
   const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
+    let from = cur;
     if (service(s)) {
       const secret = secretOf(s, stored, 'clientSecret');
       const unattended = 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs';
       if (!secret) throw notLoggedIn(s, s.ci ? undefined : unattended);
-      return keep(await signIn(secret), bindingOf(s));
+      return keep(await signIn(secret), bindingOf(s), from);
     }
     const creds = availableCredentials(s, stored);
     const secret = secretOf(s, stored, 'clientSecret');
@@ -182,7 +196,7 @@ export function createSession(d: SessionDeps) {
       try {
         d.io.debug('auth: renewing the session (grant_type=refresh_token)');
         const refresh = { type: 'refresh_token', refreshToken: cur.refreshToken! } as const;
-        return await keep(await grantToken(secret, refresh, cur), cur.bound);
+        return await keep(await grantToken(secret, refresh, cur), cur.bound, cur);
       } catch (err) {
         if (!(err instanceof TokenRefusedError)) throw err;
         // A refused client (a wrong PRS_CLIENT_SECRET) is fixed by correcting it: the session stays.
@@ -195,9 +209,21 @@ export function createSession(d: SessionDeps) {
           throw err;
         }
         d.io.debug('auth: refresh refused (invalid_grant)');
-        await save((p) => withSession(p, undefined));
+        // Dropped only if still stored: another process may have renewed meanwhile (rotating the refresh
+        // token this one sent), and its session is used.
+        let latest = stored;
+        await save((p) => {
+          latest = p;
+          return sameSession(p?.session, cur) ? withSession(p, undefined) : p;
+        });
+        const newer = latest?.session;
+        if (sameSession(newer, cur)) from = undefined;
+        else if (accessUsable(newer, now()) && !foreignTo(s, latest)) {
+          d.io.debug('auth: using the token another prs process renewed meanwhile');
+          return use(newer);
+        }
       }
-    if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s));
+    if (creds) return keep(await signIn(creds.clientSecret, creds), bindingOf(s), from);
 
     const lasting =
       'to renew without a prompt once the refresh token expires, log in with --save-password, or set PRS_USERNAME and PRS_PASSWORD (cron, CI)';

@@ -8,6 +8,7 @@ import {
   renewalWaitMs,
   renewMargin,
 } from '../../../src/auth/session.js';
+import { forgotten, withSession } from '../../../src/auth/store.js';
 import type { ProfileData, Store, StoredSession } from '../../../src/auth/types.js';
 import {
   AuthError,
@@ -535,6 +536,57 @@ describe('session.renew() after a 401', () => {
     await expect(s.renew('stored-access')).rejects.toBeInstanceOf(AuthError);
     expect(store.get('default')?.session?.expiresAt).toBe(0);
     await expect(s.token()).rejects.toBeInstanceOf(AuthError);
+    http.done();
+  });
+});
+
+// A renewal whose lock was lost while it waited for the token endpoint (this process stalled past the
+// stale time and another took the lock over), or that a login or logout did not wait for: what the
+// other process stores meanwhile, done here from inside the request.
+describe('another process changes the stored session during a renewal', () => {
+  const other: StoredSession = {
+    ...session(300_000),
+    accessToken: 'other-access',
+    refreshToken: 'other-refresh',
+  };
+  const kept = { clientSecret: 'kept' };
+  const meanwhile = (store: Store, fn: (p: ProfileData | undefined) => ProfileData | undefined) => () => {
+    void store.update('default', fn);
+  };
+
+  it('a refresh refused because the other renewed first (rotating the refresh token): its session is used and stays', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0), secrets: kept } });
+    http.queue({
+      expect: meanwhile(store, (p) => ({ ...p!, session: other })),
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Stale token' },
+    });
+    expect(await s.token()).toBe('other-access');
+    expect(store.get('default')?.session).toEqual(other);
+    http.done();
+  });
+
+  it('a renewal that got its tokens leaves a newer session the other stored, and uses its own', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0), secrets: kept } });
+    http.queue({ expect: meanwhile(store, (p) => ({ ...p!, session: other })), body: tokens(1) });
+    expect(await s.token()).toBe('access-1');
+    expect(store.get('default')?.session).toEqual(other);
+    http.done();
+  });
+
+  it('a logout meanwhile: the session is not stored back', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0), secrets: kept } });
+    http.queue({ expect: meanwhile(store, (p) => forgotten(p!)), body: tokens(1) });
+    expect(await s.token()).toBe('access-1');
+    expect(store.get('default')).toEqual({ settings: SETTINGS });
+    http.done();
+  });
+
+  it('the other refused and dropped it (the login kept): this renewal stores its own', async () => {
+    const { s, http, store } = setup({ profile: { settings: SETTINGS, session: session(0), secrets: kept } });
+    http.queue({ expect: meanwhile(store, (p) => withSession(p, undefined)), body: tokens(1) });
+    expect(await s.token()).toBe('access-1');
+    expect(store.get('default')?.session?.refreshToken).toBe('refresh-1');
     http.done();
   });
 });
