@@ -145,6 +145,15 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** 0 for a file that is not there (or cannot be looked at). */
+function sizeAt(path: string): number {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
 function unlinkQuiet(path: string): boolean {
   try {
     unlinkSync(path);
@@ -199,8 +208,18 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
     return age >= 0 && age < maxAgeMs ? entry : undefined;
   };
 
-  /** Least recently used first, until the store fits (each write scans it: a miss's cost). */
-  const evict = () => {
+  // The store's bytes as this store last scanned them plus what its writes added since: a scan at the
+  // first write and then only when that count is over the bound, where the scan decides which go. A
+  // removal elsewhere only makes the count high (a scan that finds nothing to do); another process's
+  // writes are counted at its own scans, and at this one's next.
+  let counted: number | undefined;
+
+  /** Least recently used first, until the store fits. */
+  const evict = (added: number) => {
+    if (counted !== undefined) {
+      counted += added;
+      if (counted <= o.maxBytes) return;
+    }
     const all = scan(root);
     let total = sizeOf(all);
     all.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
@@ -208,6 +227,7 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
       if (total <= o.maxBytes) break;
       if (unlinkQuiet(f.path)) total -= f.size;
     }
+    counted = total;
   };
 
   return {
@@ -236,6 +256,7 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
       const placeholder = entryHead(k, 0, '0'.repeat(64), 0);
       let file: Replacement | undefined;
       let size = 0;
+      let replaced = 0;
       const hash = hasher();
       let dead = false;
       const abandon = () => {
@@ -276,6 +297,7 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
             const head = entryHead(k, size, hash.digest('hex'), now);
             writeAll(f.fd, head, 0);
             file = undefined;
+            replaced = sizeAt(path);
             f.commit(now);
             if (clearedSince(profile)) {
               unlinkQuiet(path);
@@ -285,7 +307,7 @@ export function createCacheStore(o: { cacheDir: string; maxBytes: number; clock:
             abandon();
             throw err;
           }
-          evict();
+          evict(placeholder.length + size - replaced);
         },
         abort: abandon,
       };
