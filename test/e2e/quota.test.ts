@@ -78,16 +78,23 @@ describe('the file limiter', () => {
     // Fill the window (a stored state rewritten, not waited for): the oldest leaves in ~5 min.
     state.stamps = Array.from({ length: 10 }, (_, i) => now - 300_000 + i * 1000);
     writeFileSync(file, JSON.stringify({ v: 1, ...state }));
+    // prs's own clock read lies between t0 and t1, however long a busy machine takes to start it: the
+    // slot it names (its now + nextSlotInMs) is checked against those, not against a fixed slack.
+    let t0 = Date.now();
     const { json: full } = await quota();
+    let t1 = Date.now();
     expect(full.used).toBe(10);
-    expect(full.nextSlotInMs).toBeGreaterThan(290_000);
-    expect(full.nextSlotInMs).toBeLessThanOrEqual(300_000);
-    expect(Date.parse(full.nextSlotAt)).toBeGreaterThan(now + 289_000);
+    expect(t0 + full.nextSlotInMs).toBeLessThanOrEqual(now + 300_000);
+    expect(t1 + full.nextSlotInMs).toBeGreaterThanOrEqual(now + 300_000);
+    expect(Date.parse(full.nextSlotAt)).toBe(Math.floor((now + 300_000) / 1000) * 1000);
     const until = now + 30_000;
     writeFileSync(file, JSON.stringify({ v: 1, stamps: [], until }));
+    t0 = Date.now();
     const { json: paused } = await quota();
+    t1 = Date.now();
     expect(paused.pausedUntil).toBe(new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z'));
-    expect(paused.nextSlotInMs).toBeGreaterThan(25_000);
+    expect(t0 + paused.nextSlotInMs).toBeLessThanOrEqual(until);
+    expect(t1 + paused.nextSlotInMs).toBeGreaterThanOrEqual(until);
     const text = await runPrs(['quota'], { env });
     expect(text.stdout).toMatch(/^paused: {5}until .*Z \(the service answered 429 with Retry-After\)$/m);
     writeFileSync(file, JSON.stringify({ v: 1, stamps: [] }));
