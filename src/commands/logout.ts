@@ -62,11 +62,15 @@ export async function logout(o: { all: boolean }, deps: Deps): Promise<void> {
       names = store.profileNames();
     } catch (err) {
       if (!(err instanceof UsageError) || !store.reset) throw err;
+      // Another prs may have repaired or replaced the file since it was read: then there is nothing to move.
       const { movedTo } = await store.reset();
-      io.err(
-        `✓ Logged out: the unreadable config file was moved to ${movedTo}; settings start fresh (see \`prs config\`)`,
-      );
-      return;
+      if (movedTo) {
+        io.err(
+          `✓ Logged out: the unreadable config file was moved to ${movedTo}; settings start fresh (see \`prs config\`)`,
+        );
+        return;
+      }
+      names = store.profileNames();
     }
   }
   // PRS_CLIENT_SECRET is the current profile's.

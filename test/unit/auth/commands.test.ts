@@ -400,6 +400,27 @@ describe('prs logout', () => {
     expect(deps.io.stderrText()).toBe('✓ Logged out of profiles default, prod\n');
   });
 
+  it('--all over a config file another prs repaired meanwhile: nothing moved, every profile logged out', async () => {
+    const store = memoryStore({ default: full, prod: full });
+    let unreadable = true; // the first read fails; by reset's own look, the file is sound again
+    const profileNames = store.profileNames.bind(store);
+    const deps = fakeDeps({
+      store: Object.assign(store, {
+        profileNames: () => {
+          if (unreadable) throw new UsageError('config.json is not valid JSON');
+          return profileNames();
+        },
+        reset: async () => {
+          unreadable = false;
+          return { movedTo: undefined };
+        },
+      }),
+    });
+    await logout({ all: true }, deps);
+    for (const n of ['default', 'prod']) expect(store.get(n)).toEqual({ settings: { tenant: 't' } });
+    expect(deps.io.stderrText()).toBe('✓ Logged out of profiles default, prod\n');
+  });
+
   it('exit 0 when nothing was stored', async () => {
     const deps = fakeDeps({ store: memoryStore() });
     await logout({ all: false }, deps);
