@@ -1,9 +1,9 @@
 // The response body holds the tokens: it is never printed or put into an error message.
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
-import { AuthError, HttpError, NetworkError, ServiceError } from '../errors.js';
+import { AuthError, HttpError, ServiceError } from '../errors.js';
 import { type Http, header, hostOf, shortMessage } from '../http/client.js';
-import { type AttemptFailure, MAX_RETRY_AFTER_MS, networkCodeOf, nextDelay } from '../http/retry.js';
+import { failedOn, MAX_RETRY_AFTER_MS, withRetries } from '../http/retry.js';
 import type { SessionBinding, StoredSession } from './types.js';
 
 export type TokenEndpoint = Pick<SessionBinding, 'authUrl' | 'realm' | 'clientId'> & {
@@ -80,38 +80,26 @@ interface TokenCallOptions {
   onWait?: (ms: number, reason: WaitReason) => void;
 }
 
-export async function requestToken(http: Http, ep: TokenEndpoint, grant: Grant, o: TokenCallOptions) {
+export function requestToken(http: Http, ep: TokenEndpoint, grant: Grant, o: TokenCallOptions) {
   const url = tokenUrl(ep);
-  for (let attempt = 1; ; attempt++) {
-    let outcome: AttemptFailure;
-    let failure: NetworkError | undefined;
-    try {
-      const r = await tokenAttempt(http, url, ep, grant, o);
-      if ('accessToken' in r) return r;
-      outcome = { kind: 'status', ...r };
-    } catch (err) {
-      if (!(err instanceof NetworkError)) throw err;
-      failure = err;
-      outcome = { kind: 'network', code: networkCodeOf(err) };
-    }
-    const next = nextDelay({ limit: o.retries }, attempt, outcome, o.clock.now(), o.random);
-    if (next.action === 'wait') {
-      o.onWait?.(next.ms, next.reason);
-      await o.clock.sleep(next.ms, o.signal);
-      continue;
-    }
-    if (outcome.kind === 'network') throw failure;
-    const wait =
-      next.retryAfterMs === undefined
-        ? ''
-        : ` and asks to wait ${Math.ceil(next.retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
-    const message = `the token endpoint at ${hostOf(url)} answered HTTP ${outcome.status}${wait}`;
-    if (outcome.status === 429) {
-      const hint = 'the sign-in service limits how often it is asked; try again later';
-      throw new HttpError(message, { status: 429, hint });
-    }
-    throw new ServiceError(message, { hint: 'the sign-in service is having trouble; try again later' });
-  }
+  return withRetries<StoredSession>(
+    { policy: { limit: o.retries }, ...o },
+    () => tokenAttempt(http, url, ep, grant, o).catch(failedOn),
+    (ms, reason) => o.onWait?.(ms, reason),
+    ({ outcome, error }, retryAfterMs) => {
+      if (outcome.kind === 'network') return error!;
+      const wait =
+        retryAfterMs === undefined
+          ? ''
+          : ` and asks to wait ${Math.ceil(retryAfterMs / 1000)} s; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`;
+      const message = `the token endpoint at ${hostOf(url)} answered HTTP ${outcome.status}${wait}`;
+      if (outcome.status === 429) {
+        const hint = 'the sign-in service limits how often it is asked; try again later';
+        return new HttpError(message, { status: 429, hint });
+      }
+      return new ServiceError(message, { hint: 'the sign-in service is having trouble; try again later' });
+    },
+  );
 }
 
 async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: Grant, o: TokenCallOptions) {
@@ -132,7 +120,7 @@ async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: G
         `the token endpoint at ${host} answered HTTP ${res.status} with ${type || 'a body'} that is not JSON`,
         { hint: 'check --auth-url: it should be the Keycloak base URL, before /realms' },
       );
-    return sessionFromResponse(json, o.clock.now(), o.previous);
+    return { ok: sessionFromResponse(json, o.clock.now(), o.previous) };
   }
   const error = json?.error;
   if (res.status >= 400 && res.status < 500 && res.status !== 429 && typeof error === 'string') {
@@ -149,7 +137,7 @@ async function tokenAttempt(http: Http, url: string, ep: TokenEndpoint, grant: G
     });
   if (res.status < 500 && res.status !== 429)
     throw new ServiceError(`the token endpoint at ${host} answered HTTP ${res.status}`);
-  return { status: res.status, retryAfter: header(res, 'retry-after') };
+  return { outcome: { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') } } as const;
 }
 
 function refusalHint(error: string, status: number, grant: Grant['type']): string | undefined {

@@ -1,4 +1,6 @@
+import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
+import { NetworkError } from '../errors.js';
 import type { LogFields } from '../log.js';
 
 export interface RetryPolicy {
@@ -47,9 +49,33 @@ export function nextDelay(
   return { action: 'wait', ms: backoff(attempt, random), reason: 'backoff' };
 }
 
-export function networkCodeOf(err: { cause?: unknown }): string {
+export type Failed = { outcome: AttemptFailure; error?: Error };
+
+/**
+ * The one retry loop (the API, the token endpoint): `attempt(retries so far)` until it returns `{ ok }`; a
+ * failure it returns is tried again as nextDelay decides, else `giveUp` names the error thrown.
+ */
+export async function withRetries<T>(
+  o: { policy: RetryPolicy; clock: Clock; random?: () => number; signal?: AbortSignal },
+  attempt: (retries: number) => Promise<{ ok: T } | Failed>,
+  onWait: (ms: number, reason: WaitReason, outcome: AttemptFailure) => unknown,
+  giveUp: (failed: Failed, retryAfterMs: number | undefined, retries: number) => Error,
+): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    const r = await attempt(retries);
+    if ('ok' in r) return r.ok;
+    const next = nextDelay(o.policy, retries + 1, r.outcome, o.clock.now(), o.random);
+    if (next.action === 'give-up') throw giveUp(r, next.retryAfterMs, retries);
+    await onWait(next.ms, next.reason, r.outcome);
+    await o.clock.sleep(next.ms, o.signal);
+  }
+}
+
+/** A NetworkError as a failed attempt, tried again as nextDelay decides; any other error is thrown on. */
+export function failedOn(err: unknown): Failed {
+  if (!(err instanceof NetworkError)) throw err;
   const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
-  return cause?.code ?? cause?.cause?.code ?? '';
+  return { outcome: { kind: 'network', code: cause?.code ?? cause?.cause?.code ?? '' }, error: err };
 }
 
 export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {

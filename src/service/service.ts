@@ -5,13 +5,7 @@ import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
 import { HttpError, httpFailure, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
 import { type HttpResponse, header, shortMessage, transportError } from '../http/client.js';
-import {
-  type AttemptFailure,
-  MAX_RETRY_AFTER_MS,
-  networkCodeOf,
-  nextDelay,
-  waitLine,
-} from '../http/retry.js';
+import { type Failed, failedOn, MAX_RETRY_AFTER_MS, waitLine, withRetries } from '../http/retry.js';
 import type { IO } from '../io.js';
 import { redactUrlPassword } from '../redact.js';
 import { readAnswer } from '../rows/answer.js';
@@ -57,62 +51,65 @@ export function createService(d: ServiceDeps): Service {
     let token = await d.session.token();
     const limiter = limited ? getLimiter() : undefined;
     let renewed = false;
-    for (let retries = 0; ; retries++) {
+    // A 200 whose body broke off: retried, but in the end a corrupt response (exit 8), not exit 9.
+    let cutOff = false;
+    const attempt = async (retries: number): Promise<{ ok: T } | Failed> => {
       const sent = await limiter?.acquire({ onWait, signal });
       // A limiter wait can outlast the token's margin: a token that ran out meanwhile is renewed now.
       if (sent !== undefined) token = await d.session.token();
       const sentHeaders = { authorization: `Bearer ${token}`, ...headers };
       const req = { method: 'GET' as const, url, endpoint, headers: sentHeaders, signal };
-      let outcome: AttemptFailure;
-      let failure: PrsError;
-      // A 200 whose body broke off: retried, but in the end a corrupt response (exit 8), not exit 9.
-      let cutOff = false;
-      try {
+      cutOff = false;
+      const tried = async (): Promise<{ ok: T } | Failed | undefined> => {
         const res = await d.http.send(req).finally(() => sent !== undefined && limiter?.settle(sent));
         if (res.status === 200) {
           const body = decodedBody(res.body, header(res, 'content-encoding'));
-          return await onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
+          const ok = await onOk({ ...res, body: body as HttpResponse['body'] }).catch((err) => {
             err = decodeFailure(err);
             cutOff = !(err instanceof PrsError) || err instanceof NetworkError;
             throw err instanceof PrsError ? err : transportError(err, req, d.settings.timeoutMs);
           });
+          return { ok };
         }
         if (res.status === 401 && !renewed) {
           await res.body.dump().catch(() => {});
           renewed = true;
           token = await d.session.renew(token);
-          retries--; // the one re-authentication is not one of the --retries
-          continue;
+          return undefined;
         }
         const said = shortMessage(await readCapped(res.body, ERROR_BODY_MAX), header(res, 'content-type'));
-        failure = httpFailure({ ...asked, status: res.status, said, retries });
-        outcome = { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') };
-      } catch (err) {
-        if (!(err instanceof NetworkError)) throw err;
-        failure = err;
-        outcome = { kind: 'network', code: networkCodeOf(err) };
-      }
-      const next = nextDelay(policy, retries + 1, outcome, d.clock.now(), d.random);
-      if (next.action === 'give-up') {
-        if (next.retryAfterMs !== undefined && failure instanceof HttpError) {
-          const at = isoSeconds(d.clock.now() + next.retryAfterMs);
-          throw new HttpError(
-            `${failure.message} — the service asks to wait ${durationText(next.retryAfterMs)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
+        return {
+          error: httpFailure({ ...asked, status: res.status, said, retries }),
+          outcome: { kind: 'status', status: res.status, retryAfter: header(res, 'retry-after') },
+        };
+      };
+      // undefined: renewed after a 401, which is not one of the --retries
+      return (await tried().catch(failedOn)) ?? attempt(retries);
+    };
+    return withRetries(
+      { policy, clock: d.clock, random: d.random, signal },
+      attempt,
+      async (ms, reason, outcome) => {
+        if (outcome.kind === 'status' && outcome.status === 429) await limiter?.block(ms);
+        onWait(ms, reason);
+      },
+      ({ outcome, error: failure }, retryAfterMs, retries) => {
+        if (retryAfterMs !== undefined && failure instanceof HttpError) {
+          const at = isoSeconds(d.clock.now() + retryAfterMs);
+          return new HttpError(
+            `${failure.message} — the service asks to wait ${durationText(retryAfterMs)}, until ${at}; prs waits at most ${MAX_RETRY_AFTER_MS / 1000} s`,
             { status: failure.status, cause: failure, hint: `run it again after ${at}` },
           );
         }
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
-          const what = `the response from ${new URL(url).host} broke off before its end (${failure.message})`;
+          const what = `the response from ${new URL(url).host} broke off before its end (${failure!.message})`;
           const again =
             retries > 0 ? `the same happened on ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
-          throw new ServiceError(what, { cause: failure, hint: again || undefined });
+          return new ServiceError(what, { cause: failure, hint: again || undefined });
         }
-        throw failure;
-      }
-      if (outcome.kind === 'status' && outcome.status === 429) await limiter?.block(next.ms);
-      onWait(next.ms, next.reason);
-      await d.clock.sleep(next.ms, signal);
-    }
+        return failure!;
+      },
+    );
   }
 
   const getLimiter = () => (limiter ??= openLimiter(d.settings, d).limiter);

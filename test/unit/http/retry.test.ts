@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type AttemptFailure, backoff, nextDelay, parseRetryAfter } from '../../../src/http/retry.js';
+import { NetworkError, ServiceError } from '../../../src/errors.js';
+import {
+  type AttemptFailure,
+  backoff,
+  type Failed,
+  failedOn,
+  nextDelay,
+  parseRetryAfter,
+  withRetries,
+} from '../../../src/http/retry.js';
 
 const NOW = Date.UTC(2024, 4, 1, 6, 0, 0);
 const policy = { limit: 3 };
@@ -157,5 +166,69 @@ describe('parseRetryAfter', () => {
     ['tomorrow', undefined],
   ])('%j → %j', (value, want) => {
     expect(parseRetryAfter(value, NOW)).toBe(want);
+  });
+});
+
+describe('withRetries: the one retry loop', () => {
+  const ok = { ok: 'body' } as const;
+  const failed = (outcome: AttemptFailure): Failed => ({
+    outcome,
+    error: new Error(JSON.stringify(outcome)),
+  });
+  const run = async (answers: ({ ok: string } | Failed)[], limit = 2) => {
+    const log: string[] = [];
+    const clock = { now: () => NOW, sleep: async (ms: number) => void log.push(`sleep ${ms}`) };
+    const attempt = async (retries: number) => {
+      log.push(`attempt ${retries}`);
+      return answers.shift()!;
+    };
+    const onWait = (ms: number, reason: string) => void log.push(`wait ${ms} ${reason}`);
+    const giveUp = (f: Failed, retryAfterMs: number | undefined, retries: number) =>
+      new Error(`gave up after ${retries}: ${f.error?.message} ${retryAfterMs ?? ''}`.trim());
+    const r = await withRetries({ policy: { limit }, clock, random: min }, attempt, onWait, giveUp).catch(
+      (err: Error) => err.message,
+    );
+    return [r, log.join(', ')];
+  };
+
+  it.each([
+    ['an answer at once', [ok], ['body', 'attempt 0']],
+    [
+      'a 503, then an answer',
+      [failed(status(503)), ok],
+      ['body', 'attempt 0, wait 500 backoff, sleep 500, attempt 1'],
+    ],
+    [
+      'a reset every time',
+      [failed(net('ECONNRESET')), failed(net('ECONNRESET')), failed(net('ECONNRESET'))],
+      [
+        'gave up after 2: {"kind":"network","code":"ECONNRESET"}',
+        'attempt 0, wait 500 backoff, sleep 500, attempt 1, wait 1000 backoff, sleep 1000, attempt 2',
+      ],
+    ],
+    ['a 400', [failed(status(400))], ['gave up after 0: {"kind":"status","status":400}', 'attempt 0']],
+    [
+      'a 429 asking for 300 s',
+      [failed(status(429, '300'))],
+      ['gave up after 0: {"kind":"status","status":429,"retryAfter":"300"} 300000', 'attempt 0'],
+    ],
+  ])('%s', async (_name, answers, want) => expect(await run(answers)).toEqual(want));
+});
+
+describe('failedOn', () => {
+  it.each([
+    ['a NetworkError over a socket error', 'ECONNRESET', { kind: 'network', code: 'ECONNRESET' }],
+    ['a NetworkError over a wrapped one', 'UND_ERR_SOCKET', { kind: 'network', code: 'UND_ERR_SOCKET' }],
+    ['a NetworkError without a cause', undefined, { kind: 'network', code: '' }],
+  ])('%s', (name, code, outcome) => {
+    const inner = code && Object.assign(new Error(code), { code });
+    const cause = name.includes('wrapped') ? new Error('wrap', { cause: inner }) : inner;
+    const err = new NetworkError('down', { cause });
+    expect(failedOn(err)).toEqual({ outcome, error: err });
+  });
+
+  it('throws any other error on', () => {
+    const err = new ServiceError('broken');
+    expect(() => failedOn(err)).toThrow(err);
   });
 });
