@@ -1,5 +1,5 @@
 /** `prs report`'s argv read from the flag tables without commander: main.ts's direct path and hit.ts's. */
-import { spelling } from './commands/flags.js';
+import { cacheFlags, spelling } from './commands/flags.js';
 import { REPORT_FLAGS, type ReportFlags } from './commands/report.flags.js';
 import { fieldOf, GLOBAL_FLAGS, type GlobalOptions, settingRow } from './settings.js';
 
@@ -56,9 +56,6 @@ export function readArgv(args: readonly string[]): ReportArgv | undefined {
     if (value === undefined || !set(into, reading.field, value)) return undefined;
   }
   if (!command || ids.length === 0) return undefined;
-  if (globals.cache === false) {
-    delete globals.cache;
-    globals.noCache = true;
-  }
+  Object.assign(globals, cacheFlags(globals.cache));
   return { ids, flags: flags as ReportFlags, globals: globals as GlobalOptions };
 }

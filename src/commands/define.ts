@@ -8,7 +8,7 @@ import { fieldOf, type GlobalOptions, LOGIN_FLAGS, SETTING_KEYS, settingFlag } f
 import type { ConfigOptions } from './config.js';
 import { DIFF_FLAGS, diffOptions } from './diff.flags.js';
 import { EXPORT_FLAGS, exportOptions } from './export.flags.js';
-import type { FlagRow, FlagsOf } from './flags.js';
+import { cacheFlags, type FlagRow, type FlagsOf } from './flags.js';
 import type { LoginOptions } from './login.js';
 import { REPORT_FLAGS, reportOptions } from './report.flags.js';
 import { SANDBOX_FLAGS } from './sandbox.flags.js';
@@ -25,16 +25,11 @@ interface DefineContext {
   now: () => Date;
 }
 
-/** The global flags, before the command or after it; --cache and --no-cache share `cache` (false: --no-cache). */
+/** The global flags, before the command or after it. */
 const globalsOf = (cmd: Command): GlobalOptions => {
   let program = cmd;
   while (program.parent) program = program.parent;
-  const cache = program.opts().cache as string | false | undefined;
-  return {
-    ...cmd.optsWithGlobals(),
-    cache: cache === false ? undefined : cache,
-    noCache: cache === false ? true : undefined,
-  };
+  return { ...cmd.optsWithGlobals(), ...cacheFlags(program.opts().cache) };
 };
 
 /** Each row as a commander option, its completion values attached for the completion scripts. */

@@ -8,7 +8,7 @@ import {
 } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { DATE_WORDS, parseOutput, parseReportType } from '../input.js';
-import type { Completion } from '../settings.js';
+import type { Completion, GlobalOptions } from '../settings.js';
 
 export function usage(message: string, hint?: string): UsageError {
   return new UsageError(message, { hint });
@@ -52,6 +52,10 @@ export const ITEM_FLAGS = {
   to: flag('--to <date>', 'last date of an inclusive range', { complete: DATES }),
   weekends: flag('--weekends', 'include Saturdays and Sundays in a range'),
 } satisfies Record<string, FlagRow>;
+
+/** --cache <max-age> and --no-cache share commander's `cache`: false is --no-cache. */
+export const cacheFlags = (cache: unknown): GlobalOptions =>
+  cache === false ? { cache: undefined, noCache: true } : { cache: cache as string | undefined };
 
 export function spelling(flag: string): { short?: string; long: string; value: boolean; negated: boolean } {
   const m = /^(?:(-\w), )?(--[\w-]+)( [<[])?/.exec(flag)!;

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readArgv } from '../../src/argv.js';
 import { buildProgram } from '../../src/cli.js';
+import { cacheFlags } from '../../src/commands/flags.js';
 import { reportOptions } from '../../src/commands/report.flags.js';
 import { type GlobalOptions, globalSettingValues } from '../../src/settings.js';
 
@@ -212,4 +213,13 @@ describe('readArgv: what it leaves to commander', () => {
   ])('%s', (_name, argv) => {
     expect(readArgv(argv)).toBeUndefined();
   });
+});
+
+describe("cacheFlags: commander's `cache` as the globals' cache and noCache", () => {
+  it.each([
+    ['--no-cache', false, { cache: undefined, noCache: true }],
+    ['--cache 7d', '7d', { cache: '7d' }],
+    ['--cache off', 'off', { cache: 'off' }],
+    ['neither', undefined, { cache: undefined }],
+  ])('%s', (_name, cache, want) => expect(cacheFlags(cache)).toStrictEqual(want));
 });
