@@ -29,6 +29,10 @@ export function refreshUsable(s: StoredSession | undefined, now: number): boolea
 const sameSession = (a: StoredSession | undefined, b: StoredSession | undefined) =>
   a?.accessToken === b?.accessToken && a?.refreshToken === b?.refreshToken;
 
+/** A run's token sources in the order the session tries them; expiring: a token that cannot be renewed,
+ * still used until it expires. auth status names the first that is ready. */
+export const TOKEN_ORDER = ['PRS_TOKEN', 'access', 'service', 'refresh', 'credentials', 'expiring'] as const;
+
 type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
 const service = (s: Pick<Settings, 'grant'>) => s.grant === 'client_credentials';

@@ -1,7 +1,14 @@
 // Status never contacts the network (a health check runs it): "ready" means a call would need no
 // prompt by what is stored and set.
 import { notLoggedIn } from '../auth/not-logged-in.js';
-import { accessUsable, availableCredentials, foreignTo, refreshUsable, secretOf } from '../auth/session.js';
+import {
+  accessUsable,
+  availableCredentials,
+  foreignTo,
+  refreshUsable,
+  secretOf,
+  TOKEN_ORDER,
+} from '../auth/session.js';
 import type { ProfileData } from '../auth/types.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
@@ -41,16 +48,15 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
   const renewable = refreshValid && canSignIn && secret && !service;
   const serviceReady = service && canSignIn && secret;
   const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
-  // A report's order; a token near its expiry that cannot be renewed is still used until it expires.
-  const ways: [ReadyVia, unknown][] = [
-    ['PRS_TOKEN', s.token],
-    ['access token', accessValid],
-    ['refresh token', renewable],
-    ['client credentials', serviceReady],
-    [fromEnv ? 'env credentials' : 'saved credentials', creds],
-    ['access token', stillValid],
-  ];
-  const via = ways.find(([, ok]) => ok)?.[0] ?? null;
+  const ways: Record<(typeof TOKEN_ORDER)[number], [ReadyVia, unknown]> = {
+    PRS_TOKEN: ['PRS_TOKEN', s.token],
+    access: ['access token', accessValid],
+    service: ['client credentials', serviceReady],
+    refresh: ['refresh token', renewable],
+    credentials: [fromEnv ? 'env credentials' : 'saved credentials', creds],
+    expiring: ['access token', stillValid],
+  };
+  const via = TOKEN_ORDER.map((k) => ways[k]).find(([, ok]) => ok)?.[0] ?? null;
   return {
     profile: s.profile,
     configPath,
