@@ -142,12 +142,15 @@ interface HttpFailure {
   hint: (a: FailedAnswer) => string | undefined;
 }
 
+/** A count's noun as every message words it: one `one`, else `many`. */
+export const plural = (n: number, one: string, many = `${one}s`) => (n === 1 ? one : many);
+
 // node:http only here: loading it costs every request's start-up.
 const reason = (a: FailedAnswer) =>
   `${a.status} ${process.getBuiltinModule('node:http').STATUS_CODES[a.status] ?? 'Unknown Status'}`;
 const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
 const after = (a: FailedAnswer) =>
-  a.retries > 0 ? ` (after ${a.retries} ${a.retries === 1 ? 'retry' : 'retries'})` : '';
+  a.retries > 0 ? ` (after ${a.retries} ${plural(a.retries, 'retry', 'retries')})` : '';
 
 export const HTTP_FAILURES: Readonly<Record<400 | 401 | 403 | 404 | 429 | '5xx' | 'other', HttpFailure>> = {
   400: {

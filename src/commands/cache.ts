@@ -3,7 +3,7 @@ import { clearAnswers, createCacheStore } from '../cache/store.js';
 import { isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { resolveDirs } from '../dirs.js';
-import { fileError } from '../errors.js';
+import { fileError, plural } from '../errors.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : isoSeconds(ms));
 
@@ -19,7 +19,7 @@ export function clearCache(deps: Deps, all: boolean) {
   const whose = all ? undefined : deps.profileName();
   try {
     const { entries, bytes } = clearAnswers(cacheDir, whose);
-    const said = `✓ Removed ${entries} cached answer${entries === 1 ? '' : 's'} (${sizeText(bytes)}; ${whose ? `profile ${whose}` : 'every profile'})`;
+    const said = `✓ Removed ${entries} cached ${plural(entries, 'answer')} (${sizeText(bytes)}; ${whose ? `profile ${whose}` : 'every profile'})`;
     return { entries, bytes, said };
   } catch (err) {
     throw fileError(err, join(cacheDir, 'answers'), 'cannot clear the answer cache in');

@@ -4,7 +4,7 @@ import { boundOf, forgotten, holdsSession } from '../auth/store.js';
 import { endSession, type TokenEndpoint } from '../auth/token.js';
 import type { ProfileData } from '../auth/types.js';
 import type { Deps } from '../deps.js';
-import { UsageError } from '../errors.js';
+import { plural, UsageError } from '../errors.js';
 import { hostOf } from '../http/client.js';
 import { clearCache } from './cache.js';
 
@@ -90,7 +90,7 @@ export async function logout(o: { all: boolean }, deps: Deps): Promise<void> {
     !o.all
       ? `✓ Logged out (profile ${name})`
       : loggedOut.length
-        ? `✓ Logged out of ${loggedOut.length === 1 ? 'profile' : 'profiles'} ${loggedOut.join(', ')}`
+        ? `✓ Logged out of ${plural(loggedOut.length, 'profile')} ${loggedOut.join(', ')}`
         : 'Not logged in anywhere; nothing to forget',
   );
   await endRemotely(targets, deps);

@@ -1,7 +1,7 @@
 /** `prs report`: each answer's rows are held back (a spool) until the whole answer checked out. */
 import type { Deps } from '../deps.js';
 import type { Row } from '../domain.js';
-import { NoDataError, UsageError } from '../errors.js';
+import { NoDataError, plural, UsageError } from '../errors.js';
 import type { RowBatch } from '../rows/tape.js';
 import type { ItemContext, ItemDone } from '../run/engine.js';
 import { itemLabel, itemsOf } from '../run/outcomes.js';
@@ -161,7 +161,7 @@ async function reportRows(
   if (run.stopped) throw run.stopped;
   const written = run.outcomes.filter((r) => r.status === 'written').length;
   await target.end();
-  const wrote = o.output && `wrote ${count} row${count === 1 ? '' : 's'} to ${o.output}`;
+  const wrote = o.output && `wrote ${count} ${plural(count, 'row')} to ${o.output}`;
   const hint = `check the date (a weekend or holiday?) and the report type ${o.type}`;
   endRun(deps, run, holidays, [written, 'written'], wrote, (noData) => new NoDataError(noData!, { hint }));
 }

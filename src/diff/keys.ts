@@ -1,5 +1,5 @@
 import { familyOf, type ReportType, type Row } from '../domain.js';
-import { UsageError } from '../errors.js';
+import { plural, UsageError } from '../errors.js';
 import { cellText, columnOf, valueAt } from '../render/columns.js';
 
 export function defaultKey(type: ReportType): { first: string; second: string } {
@@ -56,7 +56,7 @@ export function chooseKey(
     );
     if (missing.length > 0)
       throw new UsageError(
-        `unknown --key field${missing.length > 1 ? 's' : ''} ${missing.map((f) => `"${f}"`).join(', ')} for ${type}`,
+        `unknown --key ${plural(missing.length, 'field')} ${missing.map((f) => `"${f}"`).join(', ')} for ${type}`,
         { hint: `the rows have: ${Object.keys(rows[0]!).join(', ')}` },
       );
     return check([...explicit]);

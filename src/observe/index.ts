@@ -2,6 +2,7 @@
 import type { Dispatcher } from 'undici';
 import type { Deps } from '../deps.js';
 import type { RunCommand } from '../domain.js';
+import { plural } from '../errors.js';
 import { ITEM_STATUSES, type ItemStatus, type RunEvent } from '../events.js';
 import { createDispatcher, request } from '../http/client.js';
 import { waitLine } from '../http/retry.js';
@@ -82,7 +83,7 @@ export function summaryLine(command: RunCommand, t: Tally, exitCode: number, dur
   return [
     `prs ${command}: exit ${exitCode} after ${(durationMs / 1000).toFixed(1)} s`,
     ...(items.length ? [items.join(', ')] : []),
-    `${requests} ${requests === 1 ? 'request' : 'requests'}`,
+    `${requests} ${plural(requests, 'request')}`,
   ].join('; ');
 }
 
@@ -92,7 +93,7 @@ function entryOf(e: RunEvent): LogEntry | undefined {
     return {
       level: 'info',
       event,
-      message: `${command}: ${e.items} items, ${e.requests} requests`,
+      message: `${command}: ${e.items} ${plural(e.items, 'item')}, ${e.requests} ${plural(e.requests, 'request')}`,
       ...counts,
     };
   }

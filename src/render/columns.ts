@@ -1,6 +1,6 @@
 // Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`).
 import { familyOf, JsonNumber, numberText, type ReportType, type Row, SPEC_FIELDS } from '../domain.js';
-import { UsageError } from '../errors.js';
+import { plural, UsageError } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 
 export interface Column {
@@ -100,7 +100,7 @@ export function selectFields(
   if (unknown.length > 0) {
     const available = columns.length > 0 ? columns.map((c) => c.name) : [...spec];
     throw new UsageError(
-      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')} for ${type}`,
+      `unknown ${plural(unknown.length, 'field')} ${unknown.map((f) => `"${f}"`).join(', ')} for ${type}`,
       { hint: `available: ${available.join(', ')}` },
     );
   }

@@ -1,5 +1,6 @@
 // One writer per output format: an answer's output counts once `done` is called; first rows fix the columns.
 import type { ReportFormat, ReportType, Row } from '../domain.js';
+import { plural } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
@@ -194,13 +195,12 @@ export function createWriter(o: WriterOptions): RowWriter {
       const notes: string[] = [];
       const warnings: string[] = [];
       if (extra.size > 0) {
-        const s = extra.size > 1 ? 's' : '';
         const of =
           leftOutOf.length > 3
             ? `${leftOutOf.slice(0, 3).join(', ')} and ${leftOutOf.length - 3} more`
             : leftOutOf.join(', ');
         warnings.push(
-          `warning: left out column${s} ${[...extra].join(', ')} of ${of}: not in the first answer, which set the ${format.toUpperCase()} header; write to a file with -o to keep every column, or choose them with --fields`,
+          `warning: left out ${plural(extra.size, 'column')} ${[...extra].join(', ')} of ${of}: not in the first answer, which set the ${format.toUpperCase()} header; write to a file with -o to keep every column, or choose them with --fields`,
         );
       }
       let text = '';

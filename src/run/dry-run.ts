@@ -2,6 +2,7 @@ import { answerKey, type CacheUse, cacheableDate, storeFor } from '../cache/answ
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import type { ExportFormat, ReportType, RunCommand } from '../domain.js';
+import { plural } from '../errors.js';
 import type { LimiterState } from '../service/types.js';
 import { type RateLimit, rateText } from '../settings.js';
 import { itemsOf } from './outcomes.js';
@@ -35,8 +36,7 @@ export function planRun(p: PlanInput) {
 }
 
 export function planLines(p: RunPlan): string[] {
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  const lines = [`dry run: ${plural(p.items, 'item')}, nothing sent`];
+  const lines = [`dry run: ${p.items} ${plural(p.items, 'item')}, nothing sent`];
   if (p.command !== 'export') lines.push(`answered from the cache: ${p.cached}`);
   else lines.push(`already exported (--skip-existing): ${p.skipped}`);
   lines.push(`requests to send: ${p.requests}`);

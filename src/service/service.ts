@@ -3,7 +3,15 @@ import { neverLoggedIn, neverLoggedInError } from '../auth/not-logged-in.js';
 import type { Session, SessionDeps } from '../auth/session.js';
 import { type Clock, durationText, isoSeconds } from '../clock.js';
 import type { ExportFormat } from '../domain.js';
-import { HttpError, httpFailure, NetworkError, PrsError, ServiceError, UsageError } from '../errors.js';
+import {
+  HttpError,
+  httpFailure,
+  NetworkError,
+  PrsError,
+  plural,
+  ServiceError,
+  UsageError,
+} from '../errors.js';
 import { type HttpResponse, header, shortMessage, transportError } from '../http/client.js';
 import { type Failed, failedOn, MAX_RETRY_AFTER_MS, waitLine, withRetries } from '../http/retry.js';
 import type { IO } from '../io.js';
@@ -104,7 +112,7 @@ export function createService(d: ServiceDeps): Service {
         if (cutOff && outcome.kind === 'network' && outcome.code !== 'UND_ERR_BODY_TIMEOUT') {
           const what = `the response from ${new URL(url).host} broke off before its end (${failure!.message})`;
           const again =
-            retries > 0 ? `the same happened on ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
+            retries > 0 ? `the same happened on ${retries} ${plural(retries, 'retry', 'retries')}` : '';
           return new ServiceError(what, { cause: failure, hint: again || undefined });
         }
         return failure!;

@@ -40,6 +40,22 @@ afterAll(async () => {
 });
 
 describe('watchRun', () => {
+  it.each([
+    [1, 1, 'report: 1 item, 1 request'],
+    [1, 0, 'report: 1 item, 0 requests'],
+    [2, 1, 'report: 2 items, 1 request'],
+  ])('the start entry words its counts: %i items, %i requests', async (items, requests, message) => {
+    const io = createTestIO({ logFormat: 'json' });
+    const deps = fakeDeps({
+      io,
+      env: { PRS_CONFIG_DIR: tmp.path, PRS_CACHE_DIR: tmp.path, PRS_LOG_FORMAT: 'json' },
+    });
+    const run = await watchRun(deps, 'report', { type: 'index' });
+    deps.events.emit({ event: 'start', command: 'report', items, requests, etaMs: 0 });
+    await run.finish(0, []);
+    expect(JSON.parse(io.stderrText().split('\n')[0]!)).toMatchObject({ event: 'start', message });
+  });
+
   it('an export of 4 items (2 written, 1 skipped, 1 failed): entries, metrics and the failure ping', async () => {
     const clock = new FakeClock(Date.UTC(2024, 4, 3, 6, 0, 0));
     const io = createTestIO({ logFormat: 'json', now: () => clock.now() });
@@ -82,6 +98,7 @@ describe('watchRun', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(entries.map((e) => e.event)).toEqual(['start', 'wait', 'item', 'item', 'item', 'item', 'summary']);
+    expect(entries[0].message).toBe('export: 4 items, 3 requests');
     expect(entries[1]).toMatchObject({ level: 'info', waitMs: 15_000, portfolioId: 1, date: '2024-05-03' });
     expect(entries[2]).toMatchObject({
       status: 'written',
