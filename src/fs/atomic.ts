@@ -43,16 +43,7 @@ interface ReplaceOptions {
   durable?: boolean;
   /** Asked just before the rename: false (the lock written under was lost) leaves the file as it is. */
   held?: () => boolean;
-  /**
-   * The file in place renamed to `asideOf(path)` first, removed once the new one is in: ext4 and btrfs
-   * write a file's data out within a rename that replaces another file, which is waited for on every
-   * request's state write. Read such a file with `readReplaced`: a process killed between the renames
-   * leaves the previous version aside.
-   */
-  aside?: boolean;
 }
-
-export const asideOf = (path: string) => `${path}.prev`;
 
 export type Replacement = ReturnType<typeof openReplacement>;
 
@@ -79,13 +70,11 @@ export function openReplacement(path: string, o: ReplaceOptions = {}) {
           abort();
           return false;
         }
-        if (o.aside) setAside(path);
         renameSync(temp, path);
       } catch (err) {
         abort();
         throw err;
       }
-      if (o.aside) rmSync(asideOf(path), { force: true });
       if (durable) syncDir(dirname(path));
       return true;
     },
@@ -105,32 +94,14 @@ export function replaceFile(path: string, data: string | Uint8Array, o: ReplaceO
   return r.commit();
 }
 
-/** None there: a version aside (a writer killed between its renames) is the file's. */
-function setAside(path: string): void {
-  try {
-    renameSync(path, asideOf(path));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
-
-const textOrUndefined = (path: string): string | undefined => {
+export function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw err;
   }
-};
-
-export const readText = (path: string): string => textOrUndefined(path) ?? '';
-
-/**
- * A file written with `aside`: the version aside when none is in place. Without the lock, a writer may
- * have put its new version in place between the two reads: the path is read once more.
- */
-export const readReplaced = (path: string): string =>
-  textOrUndefined(path) ?? textOrUndefined(asideOf(path)) ?? readText(path);
+}
 
 /**
  * Under the file's lock; `fn`'s undefined text leaves the file as it is. A lock lost before the write (this

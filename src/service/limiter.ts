@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { fileError } from '../errors.js';
-import { readReplaced, updateFile } from '../fs/atomic.js';
+import { readText, updateFile } from '../fs/atomic.js';
 import { fnv1a } from '../fs/temp-names.js';
 import type { RateLimit } from '../settings.js';
 import type { CallHooks, LimiterState } from './types.js';
@@ -151,7 +151,7 @@ export function fileSlots(o: FileSlotsOptions): Slots {
               const { write, result } = apply(parseState(text), fn);
               return { text: write && `${JSON.stringify({ v: 1, ...write })}\n`, result };
             },
-            { mode: 0o600, durable: false, aside: true, read: readReplaced },
+            { mode: 0o600, durable: false },
           );
           seed = undefined;
           return result;
@@ -167,7 +167,7 @@ export function fileSlots(o: FileSlotsOptions): Slots {
       let state = memory;
       if (file !== undefined)
         try {
-          state = parseState(readReplaced(file));
+          state = parseState(readText(file));
         } catch (err) {
           unusable(err);
         }
