@@ -26,13 +26,11 @@ export function redactText(text: string): string {
 }
 
 export function redactUrlPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = MASK;
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return url.replace(/\/\/[^/@]*@/, '//***@');
-  }
+  const u = URL.canParse(url) ? new URL(url) : undefined;
+  if (u?.password) u.password = MASK;
+  if (u?.host) return u.toString().replace(/\/$/, '');
+  // Not a URL with a host (`user:pw@proxy:3128` parses as the scheme `user:`): all before the last @.
+  return url.replace(/^([a-z][\w+.-]*:\/\/)?.*@/i, `$1${MASK}@`);
 }
 
 /** Whoever has a ping URL's path can ping: only the host is kept. */

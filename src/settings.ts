@@ -340,7 +340,7 @@ export function resolveSettings(
     password: env.PRS_PASSWORD || undefined,
     clientSecret: env.PRS_CLIENT_SECRET || undefined,
     ci: !!env.CI && env.CI !== 'false' && env.CI !== '0',
-    proxy: resolveProxy(env),
+    proxy: resolveProxy(env, lenient),
     sources,
   };
 }
@@ -398,9 +398,30 @@ function parseRealm(value: string): string {
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function resolveProxy(env: Env): Settings['proxy'] {
+/** A proxy the agent would refuse at the first request: refused here, before anything is sent. */
+function resolveProxy(env: Env, lenient: boolean): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
-  return { httpProxy: get('HTTP_PROXY'), httpsProxy: get('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
+  const proxy = (name: string) => {
+    const value = get(name);
+    if (!value || isProxyUrl(value)) return value;
+    if (lenient) return undefined;
+    const shown = redactUrlPassword(value);
+    const from = env[name] ? name : name.toLowerCase();
+    throw new UsageError(
+      `invalid proxy URL "${shown}": expected http://[user:password@]host:port (from ${from})`,
+    );
+  };
+  return { httpProxy: proxy('HTTP_PROXY'), httpsProxy: proxy('HTTPS_PROXY'), noProxy: get('NO_PROXY') };
+}
+
+/** What undici's proxy agent takes (socks: its experimental SOCKS5): an origin, no path. */
+function isProxyUrl(value: string): boolean {
+  const u = URL.canParse(value) ? new URL(value) : undefined;
+  return (
+    /^(https?|socks5?):$/.test(u?.protocol ?? '') &&
+    !!u?.hostname &&
+    /^\/?$/.test(u.pathname + u.search + u.hash)
+  );
 }
 
 export function parseLimiterUrl(value: string): string {

@@ -149,6 +149,24 @@ describe('proxies (the real binary)', () => {
     expect(proxied.connects.length + proxied.requests.length).toBe(1);
     expect(plain.seen).toHaveLength(2);
   });
+
+  it('[R-S10] a malformed proxy variable: exit 2 naming it, its password masked, nothing sent', async () => {
+    for (const [name, value, shown] of [
+      ['HTTPS_PROXY', 'not a url', 'not a url'],
+      ['https_proxy', 'http://ops:Secr3t-Proxy@[::1', 'http://***@[::1'],
+      ['HTTP_PROXY', 'ftp://proxy.example:2121', 'ftp://proxy.example:2121'],
+      ['http_proxy', 'ops:Secr3t-Proxy@proxy.example:3128', '***@proxy.example:3128'],
+      ['HTTP_PROXY', 'http://ops:Secr3t-Proxy@127.0.0.1:3128/path', 'http://ops:***@127.0.0.1:3128/path'],
+    ]) {
+      reset();
+      const r = await reportAt(plain.url, { [name!]: value!, PRS_RETRIES: '2' });
+      expectCleanFailure(r, 2);
+      expect(r.stderr).toBe(
+        `prs: invalid proxy URL "${shown}": expected http://[user:password@]host:port (from ${name})\n`,
+      );
+      expect(plain.seen.length + proxied.connects.length + proxied.requests.length).toBe(0);
+    }
+  });
 });
 
 describe('redirects', () => {

@@ -94,6 +94,9 @@ describe('redaction of a limiter URL', () => {
     ['rediss://ops:s3cret@h:6380', 'rediss://ops:***@h:6380'],
     ['redis://h:6379', 'redis://h:6379'],
     ['redis://ops@h:6379', 'redis://ops@h:6379'],
+    // Not URLs with a host: everything before the last @ is masked.
+    ['redis://ops:s3/cret@[::1', 'redis://***@[::1'],
+    ['ops:s3cret@h:6379', '***@h:6379'],
   ])('redactUrlPassword(%s) = %s', (url, shown) => expect(redactUrlPassword(url)).toBe(shown));
 
   it('redactText masks a password inside free text, not the usage pattern', () => {
