@@ -1,6 +1,6 @@
 // undici is loaded at the first request: importing this module for hostOf costs no one its load.
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { Endpoint, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
@@ -43,8 +43,19 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   if (proxy.httpProxy || proxy.httpsProxy) {
     // The whole index: the proxy agent needs the methods it installs.
     const undici = await import('undici');
-    const { EnvHttpProxyAgent } = (undici as unknown as { default?: typeof undici }).default ?? undici;
-    return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, requestTls: VERIFY, proxyTls: VERIFY });
+    const { EnvHttpProxyAgent, Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
+    // A connection to the proxy that fails says so: transportError names the proxy, not the service.
+    const clientFactory = (url: URL, { connect }: { connect: buildConnector.connector }) => {
+      const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+      return new Pool(url, {
+        connect: (co, done) =>
+          connect(co, (err, socket) =>
+            err ? done(Object.assign(err, { proxy: address }), null) : done(err, socket),
+          ),
+      });
+    };
+    const proxyTls = { ...VERIFY, timeout: timeoutMs };
+    return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, clientFactory, requestTls: VERIFY, proxyTls });
   }
   // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks.
   const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
@@ -148,26 +159,31 @@ export function transportError(
 ): Error {
   if (err instanceof InterruptedError || err instanceof NetworkError) return err;
   if (req.signal?.aborted) return new InterruptedError();
-  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  type Cause = NodeJS.ErrnoException & { proxy?: string };
+  const e = err as Cause & { cause?: Cause };
   const code = e?.code ?? e?.cause?.code ?? '';
-  const host = hostOf(req.url);
+  // Failed on the way to the proxy (marked by createDispatcher): named as curl does, the service unknown.
+  const proxy = e?.proxy ?? e?.cause?.proxy;
+  const host = proxy ? `proxy ${proxy}` : hostOf(req.url);
+  const named = proxy ? host : `host ${host}`;
   const secs = `${timeoutMs / 1000} s`;
   const slow = 'raise --timeout if the service is slow';
   const table: Record<string, [string, string?]> = {
     ECONNREFUSED: [`connection refused by ${host}`, 'is the service (or `prs sandbox`) running at that URL?'],
     ECONNRESET: [`connection reset by ${host}`],
     UND_ERR_SOCKET: [`connection to ${host} closed unexpectedly`],
-    ENOTFOUND: [`cannot resolve host ${host}`, 'check --base-url / --auth-url and your DNS or proxy'],
-    EAI_AGAIN: [`cannot resolve host ${host} (DNS temporarily unavailable)`],
+    ENOTFOUND: [`cannot resolve ${named}`, 'check --base-url / --auth-url and your DNS or proxy'],
+    EAI_AGAIN: [`cannot resolve ${named} (DNS temporarily unavailable)`],
     ETIMEDOUT: [`connection to ${host} timed out`],
     UND_ERR_CONNECT_TIMEOUT: [`connecting to ${host} timed out after ${secs}`],
     UND_ERR_HEADERS_TIMEOUT: [`${host} sent no response within ${secs}`, slow],
     UND_ERR_BODY_TIMEOUT: [`${host} sent less than 1 kB of the response in ${secs}`, slow],
-    EHOSTUNREACH: [`host ${host} unreachable`],
+    EHOSTUNREACH: [`${named} unreachable`],
     ENETUNREACH: [`network unreachable for ${host}`],
   };
   const known = table[code];
-  if (known) return new NetworkError(known[0], { hint: known[1], cause: err });
+  const hint = proxy ? 'check HTTPS_PROXY / HTTP_PROXY and NO_PROXY' : known?.[1];
+  if (known) return new NetworkError(known[0], { hint, cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
   const overflow = code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError';
   if (overflow || e?.name === 'HTTPParserError' || /^HPE_/.test(code)) {

@@ -6,6 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loginArgs } from '../../src/sandbox/index.js';
@@ -166,6 +168,35 @@ describe('proxies (the real binary)', () => {
       );
       expect(plain.seen.length + proxied.connects.length + proxied.requests.length).toBe(0);
     }
+  });
+  it('[R-S11] a proxy that refuses connections: exit 9 naming the proxy (no password), not the service; retried', async () => {
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((resolve) => dead.close(resolve));
+    reset();
+    const r = await runPrs(['-v', 'report', '1', '-t', 'index', '-d', DATE, '--json'], {
+      env: {
+        ...dirsEnv(join(tmp.path, 'token-runs')),
+        PRS_BASE_URL: plain.url,
+        PRS_TENANT: 'acme',
+        PRS_TOKEN: 'tok-reliability',
+        PRS_RETRIES: '1',
+        PRS_RATE_LIMIT: '100/1s',
+        HTTP_PROXY: `http://ops:Secr3t-Proxy@127.0.0.1:${port}`,
+      },
+    });
+    expect(r.code).toBe(9);
+    // As for any network failure: tried again after a backoff, then given up.
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(2);
+    expect(r.stderr).toMatch(/^~ waiting .* \(backoff\)$/m);
+    expect(r.stderr.split('\n').slice(-3)).toEqual([
+      `prs: connection refused by proxy 127.0.0.1:${port}`,
+      'hint: check HTTPS_PROXY / HTTP_PROXY and NO_PROXY',
+      '',
+    ]);
+    expect(r.stderr).not.toContain('Secr3t');
+    expect(plain.seen).toHaveLength(0);
   });
 });
 
