@@ -585,13 +585,7 @@ export class RowTokenizer {
         else if (c === undefined) throw NEED;
         else throw SYNTAX;
     }
-    if (!this.build) return;
-    const e = this.entry(key, ks, ke);
-    const t = this.tape;
-    t[e] = kind;
-    t[e + F.START] = start;
-    t[e + F.END] = c === 34 ? this.at - 1 : this.at;
-    t[e + F.NEXT] = e + F.W;
+    if (this.build) this.close(this.entry(key, ks, ke), kind, start, c === 34 ? this.at - 1 : this.at);
   }
 
   private word(w: string, kind: number): number {
@@ -716,11 +710,8 @@ export class RowTokenizer {
     if (p + 1 >= n) throw NEED;
     const e = b[p + 1]!;
     if (e === 117) {
-      if (p + 6 > n) {
-        for (let i = p + 2; i < n; i++) if (!isHex(b[i]!)) throw SYNTAX;
-        throw NEED;
-      }
-      for (let i = p + 2; i < p + 6; i++) if (!isHex(b[i]!)) throw SYNTAX;
+      for (let i = p + 2; i < p + 6 && i < n; i++) if (!isHex(b[i]!)) throw SYNTAX;
+      if (p + 6 > n) throw NEED;
       return p + 6;
     }
     if ('"\\/bfnrt'.includes(String.fromCharCode(e))) return p + 2;
