@@ -5,6 +5,7 @@ import { shift } from '../json/decimal.js';
 import { stringifyLossless } from '../json/lossless.js';
 import { type Column, cellText } from '../render/columns.js';
 import { csvCell, delimitedHeader, tsvCell } from '../render/delimited.js';
+import { jsonEnd, jsonRow } from '../render/json.js';
 import { displayWidth, renderTable } from '../render/table.js';
 
 const TAIL = ['field', 'from', 'to', 'delta'] as const;
@@ -67,23 +68,16 @@ export function diffTable(
 export function diffWriter(o: DiffWriterOptions) {
   const kept: Row[] = [];
   let count = 0;
-  const json = (row: Row) => {
-    if (o.format === 'ndjson') return `${stringifyLossless(row)}\n`;
-    const open = count++ === 0 ? '[' : ',';
-    if (!o.terminal) return open + stringifyLossless(row);
-    // As stringifyLossless(allRows, 2) would: JSON text holds no raw newline inside a string.
-    return `${open}\n  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`;
-  };
   return {
     add(rows: readonly Row[]): string {
-      if (o.format === 'json' || o.format === 'ndjson') return rows.map(json).join('');
+      if (o.format === 'json' || o.format === 'ndjson')
+        return rows.map((row) => jsonRow(row, o.format, count++ === 0, o.terminal)).join('');
       for (const r of rows) kept.push(r);
       return '';
     },
     /** `key`: the fields the pairs were joined by (the header of an empty CSV/TSV). */
     end(key: readonly string[]): { text: string; notes: string[] } {
-      if (o.format === 'json')
-        return { text: count === 0 ? '[]\n' : o.terminal ? '\n]\n' : ']\n', notes: [] };
+      if (o.format === 'json') return { text: jsonEnd(count, o.terminal), notes: [] };
       if (o.format === 'ndjson') return { text: '', notes: [] };
       if (o.format === 'table') return diffTable(kept, o);
       const columns = diffColumns(kept, o.lead, key);

@@ -1,7 +1,7 @@
 // JSON and NDJSON rows as JSON.stringify writes them, from their bytes; --fields rows reduced to the columns.
 import type { Row } from '../domain.js';
 import { quote, stringifyLossless } from '../json/lossless.js';
-import { entryValue, F, Flag, Kind, keys, type RowBatch } from '../rows/tape.js';
+import { entryValue, F, Flag, Kind, keys, put, type RowBatch } from '../rows/tape.js';
 import { borrowFast, FREE } from '../rows/tokenizer.js';
 import type { Bytes } from './bytes.js';
 import { type Column, valueAt } from './columns.js';
@@ -146,18 +146,24 @@ function value(out: Bytes, b: Buffer, t: Int32Array, e: number): void {
   }
 }
 
+/** A row as -f json writes it (after `[` or `,`; indented on a terminal), or as -f ndjson does. */
+export function jsonRow(row: Row, format: string, first: boolean, terminal?: boolean): string {
+  if (format === 'ndjson') return `${stringifyLossless(row)}\n`;
+  // As stringifyLossless(allRows, 2): JSON text holds no raw newline in a string.
+  const text = terminal
+    ? `\n  ${stringifyLossless(row, 2).replaceAll('\n', '\n  ')}`
+    : stringifyLossless(row);
+  return `${first ? '[' : ','}${text}`;
+}
+
+export const jsonEnd = (rows: number, terminal?: boolean) =>
+  rows === 0 ? '[]\n' : terminal ? '\n]\n' : ']\n';
+
 /** Rows keyed by the dotted column names (`{"indexId.Net": …}`), absent values null. */
 export function project(rows: readonly Row[], columns: readonly Column[]): Row[] {
   return rows.map((row) => {
     const out: Row = {};
-    for (const c of columns) {
-      const v = valueAt(row, c.path);
-      Object.defineProperty(out, c.name, {
-        value: v === undefined ? null : v,
-        enumerable: true,
-        writable: true,
-      });
-    }
+    for (const c of columns) put(out, c.name, valueAt(row, c.path) ?? null);
     return out;
   });
 }

@@ -6,7 +6,7 @@ import { keys, type RowBatch } from '../rows/tape.js';
 import { Bytes } from './bytes.js';
 import { type Column, columnsOf, seenColumns } from './columns.js';
 import { delimitedHeader, writeDelimited } from './delimited.js';
-import { project, writeRow, writeRun, writeSpaced } from './json.js';
+import { jsonEnd, jsonRow, project, writeRow, writeRun, writeSpaced } from './json.js';
 import { renderTable } from './table.js';
 
 export type WriterFormat = Exclude<ReportFormat, 'parquet'>;
@@ -145,14 +145,8 @@ export function createWriter(o: WriterOptions): RowWriter {
           if (picked || o.terminal) {
             const rows = batch.objects(leadRow);
             const shown = picked ? project(rows, cols()!) : rows;
-            const indent = o.terminal && format === 'json';
-            for (let i = 0; i < shown.length; i++) {
-              // As stringifyLossless(allRows, 2): JSON text holds no raw newline in a string.
-              const text = indent
-                ? `\n  ${stringifyLossless(shown[i], 2).replaceAll('\n', '\n  ')}`
-                : stringifyLossless(shown[i]);
-              out.text(format === 'ndjson' ? `${text}\n` : `${first && i === 0 ? '[' : ','}${text}`);
-            }
+            for (let i = 0; i < shown.length; i++)
+              out.text(jsonRow(shown[i]!, format, first && i === 0, o.terminal));
             return out.take();
           }
           for (let i = 0; i < batch.length; ) {
@@ -167,9 +161,9 @@ export function createWriter(o: WriterOptions): RowWriter {
           return out.take();
         },
         done() {
+          count += n;
           if (format === 'table') {
             for (const row of held) table.push(row);
-            count += n;
             return;
           }
           if (mine) columns = mine;
@@ -177,7 +171,6 @@ export function createWriter(o: WriterOptions): RowWriter {
             for (const c of own) extra.add(c);
             leftOutOf.push(label ?? `answer ${leftOutOf.length + 1}`);
           }
-          count += n;
           if (mypieces.length === 0) return undefined;
           firstColumns ||= mypieces[0]!.columns;
           if (union) pieces.push(...mypieces);
@@ -204,7 +197,7 @@ export function createWriter(o: WriterOptions): RowWriter {
         );
       }
       let text = '';
-      if (format === 'json') text = count === 0 ? '[]\n' : o.terminal ? '\n]\n' : ']\n';
+      if (format === 'json') text = jsonEnd(count, o.terminal);
       else if (delimited && count === 0) text = `${delimitedHeader(columnsFor([], 'seen'), delimited)}\n`;
       else if (format === 'table' && table.length > 0) {
         const drawn = renderTable(table, columnsFor(table, 'spec'), {

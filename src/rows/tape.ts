@@ -106,7 +106,7 @@ export class RowBatch {
 export const NO_ROWS = new RowBatch(Buffer.alloc(0), new Int32Array(0), new Int32Array(0));
 
 /** "__proto__" is an ordinary own key in JSON (as JSON.parse makes it). */
-function put(o: Row, k: string, v: unknown): void {
+export function put(o: Row, k: string, v: unknown): void {
   if (k === '__proto__')
     Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
