@@ -1,4 +1,4 @@
-// Number texts as exact decimals (units × 10^exp), never through a double (big.js would do, at 6 kB more).
+// Exact decimals (units × 10^exp) from number texts, never via a double (big.js: a dependency for one use).
 
 interface Decimal {
   units: bigint;

@@ -13,7 +13,7 @@ import type { Chunk, Widened } from './writer.js';
 const PIECE = 256 * 1024;
 
 // Pieces of spools done with them, for the next answer's: a range's answers share two instead of
-// each leaving its own to the collector (Node 24 let 40 answers' pile up to ~20 MiB before freeing them).
+// each leaving its own to the collector (Node 24 let a range's pile up before freeing them).
 const spare: Buffer[] = [];
 const pieceOf = (size: number) => (size === PIECE && spare.pop()) || Buffer.allocUnsafe(size);
 const giveBack = (buf: Buffer) => {

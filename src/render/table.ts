@@ -174,10 +174,7 @@ export function priorities(
   if (type === undefined) return { rank: all, keep: Math.min(1, all.length) };
   const { key, rank } = RANKS[familyOf(type)];
   const order = [PORTFOLIO_COLUMN, ...rank, ...specColumns(type).filter((c) => !rank.includes(c))];
-  const place = (n: string) => {
-    const i = order.indexOf(n);
-    return i < 0 ? order.length : i;
-  };
+  const place = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
   const ranked = [...all].sort((a, b) => place(names[a]) - place(names[b]));
   return { rank: ranked, keep: names.filter((n) => place(n) <= key).length };
 }
