@@ -114,7 +114,7 @@ async function download(
     discard(res.body);
     throw classifyStreamError(err, c, where, bytes);
   }
-  if (bytes > 0 && res.contentLength !== undefined && bytes !== res.contentLength) {
+  if (res.contentLength !== undefined && bytes !== res.contentLength) {
     throw corrupt(c, `received ${bytes} of ${res.contentLength} bytes`);
   }
   return bytes;

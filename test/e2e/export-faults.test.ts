@@ -97,6 +97,27 @@ describe('prs export against a faulty server', () => {
     expect(readdirSync(home.path).filter((f) => f.includes('escape'))).toEqual([]);
   });
 
+  // undici ends such a body with an error of its own, so this is the broken-off path (the in-process
+  // check of a clean short body is in test/unit/commands/export.test.ts); either way exit 8, not no data.
+  it('no bytes where Content-Length promised 1000: exit 8 whatever the target, nothing written', async () => {
+    for (const args of [
+      [],
+      ['-o', join(out, 'x.zip')],
+      ['-o', '-'],
+      ['--extract'],
+      ['--extract', '-o', '-'],
+    ]) {
+      server.respond({ headers: { ...zipType, connection: 'close' }, body: '', contentLength: 1000 });
+      const r = await prs(['-f', 'csv', ...args]);
+      expect([r.code, r.stdout, r.stderr.split('\n')[0]]).toEqual([
+        8,
+        '',
+        'prs: the download of portfolio 42 on 2024-05-01 broke off after 0 bytes',
+      ]);
+      expect(listing()).toEqual([]);
+    }
+  });
+
   it('a hostile Content-Disposition (../../x.json) stays inside --dir', async () => {
     server.respond({
       headers: { ...json, 'content-disposition': 'attachment; filename="../../x.json"' },

@@ -306,6 +306,13 @@ describe('prs export (unit)', () => {
       message: /received 3 of 10 bytes/,
     },
     {
+      // Not no data: the service said what it would send.
+      name: 'no bytes where Content-Length promised some',
+      replies: [{ body: '', contentLength: 10 }],
+      error: ServiceError,
+      message: /corrupt: received 0 of 10 bytes/,
+    },
+    {
       name: 'a body cut mid-stream',
       opts: { name: 'X' },
       replies: [{ body: cutBody(Buffer.from('[1,2,3,')) }],
@@ -580,6 +587,16 @@ describe('prs export (unit)', () => {
   it('-o - with no data exits 3', async () => {
     const { deps } = setup([{ body: '' }]);
     await expect(exportCommand(options({ output: '-' }), deps)).rejects.toThrow(NoDataError);
+  });
+
+  it('-o - (and --extract -o -) with no bytes where Content-Length promised some: corrupt, not no data', async () => {
+    for (const o of [{}, { format: 'csv' as const, extract: true }]) {
+      const { deps } = setup([{ body: '', contentLength: 10 }]);
+      await expect(exportCommand(options({ ...o, output: '-' }), deps)).rejects.toThrow(
+        /corrupt: received 0 of 10 bytes/,
+      );
+      expect(deps.io.stdoutText()).toBe('');
+    }
   });
 
   it('-o - with a body cut short fails after writing what came', async () => {
