@@ -40,6 +40,8 @@ export type SandboxServiceClient = (typeof SANDBOX_DEFAULTS.serviceClients)[numb
 export type SandboxOptions = Partial<typeof SANDBOX_DEFAULTS> & {
   gzip?: boolean;
   clock?: () => number;
+  /** JSON answers kept for the same request again (default 4): a test that reads many days twice. */
+  cachedAnswers?: number;
   /** One line per request (method, path, status, user), never a secret. */
   log?: (line: string) => void;
 };

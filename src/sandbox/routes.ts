@@ -25,7 +25,7 @@ export function createRoutes(o: ResolvedOptions) {
   const issuer = new TokenIssuer(o);
   const catalog = createCatalog(o.bigExportRows);
   const takeSlot = slidingWindow(o.limit);
-  const cached = bodyCache(4, 16 * 1024 * 1024);
+  const cached = bodyCache(o.cachedAnswers ?? 4, 16 * 1024 * 1024);
 
   function head({ rec, res }: Exchange, status: number, headers: Headers) {
     rec.status = status;
