@@ -145,6 +145,12 @@ interface HttpFailure {
 /** A count's noun as every message words it: one `one`, else `many`. */
 export const plural = (n: number, one: string, many = `${one}s`) => (n === 1 ? one : many);
 
+/** A system error's code, or its cause's (undici wraps the socket's error: `fetch failed`). */
+export function errnoCode(err: unknown): string {
+  const e = err as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
+  return e?.code ?? e?.cause?.code ?? '';
+}
+
 // node:http only here: loading it costs every request's start-up.
 const reason = (a: FailedAnswer) =>
   `${a.status} ${process.getBuiltinModule('node:http').STATUS_CODES[a.status] ?? 'Unknown Status'}`;

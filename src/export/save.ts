@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from '../domain.js';
 import {
+  errnoCode,
   FileExistsError,
   fileError,
   InterruptedError,
@@ -74,8 +75,8 @@ function classifyStreamError(
   if (c.signal.aborted) return new InterruptedError();
   if (err instanceof PrsError) return err;
   if (err instanceof MalformedBody) return corrupt(c, err.why);
-  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = e?.code ?? e?.cause?.code ?? '';
+  const e = err as NodeJS.ErrnoException;
+  const code = errnoCode(err);
   if (FS_SYSCALLS.includes(e?.syscall ?? '') || FS_CODES.includes(code)) return fileError(err, path);
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     return new NetworkError(`the download of ${label(c)} stalled after ${bytes} bytes`, { cause: err });

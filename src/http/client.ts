@@ -1,7 +1,7 @@
 // undici is loaded at the first request: importing this module for hostOf costs no one its load.
 import type { Readable } from 'node:stream';
 import type { buildConnector, Dispatcher } from 'undici';
-import { InterruptedError, NetworkError, ServiceError } from '../errors.js';
+import { errnoCode, InterruptedError, NetworkError, ServiceError } from '../errors.js';
 import type { Endpoint, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
@@ -161,7 +161,7 @@ export function transportError(
   if (req.signal?.aborted) return new InterruptedError();
   type Cause = NodeJS.ErrnoException & { proxy?: string };
   const e = err as Cause & { cause?: Cause };
-  const code = e?.code ?? e?.cause?.code ?? '';
+  const code = errnoCode(err);
   // Failed on the way to the proxy (marked by createDispatcher): named as curl does, the service unknown.
   const proxy = e?.proxy ?? e?.cause?.proxy;
   const host = proxy ? `proxy ${proxy}` : hostOf(req.url);

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { WaitReason } from '../domain.js';
-import { NetworkError } from '../errors.js';
+import { errnoCode, NetworkError } from '../errors.js';
 import type { LogFields } from '../log.js';
 
 export interface RetryPolicy {
@@ -74,8 +74,7 @@ export async function withRetries<T>(
 /** A NetworkError as a failed attempt, tried again as nextDelay decides; any other error is thrown on. */
 export function failedOn(err: unknown): Failed {
   if (!(err instanceof NetworkError)) throw err;
-  const cause = err.cause as (NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }) | undefined;
-  return { outcome: { kind: 'network', code: cause?.code ?? cause?.cause?.code ?? '' }, error: err };
+  return { outcome: { kind: 'network', code: errnoCode(err.cause) }, error: err };
 }
 
 export function waitLine(ms: number, reason: WaitReason): [string, LogFields] {
