@@ -37,6 +37,8 @@ function choice<T extends string>(what: string, ...values: T[]): (value: string)
 
 const parseLogFormat = choice('log format', 'text', 'json');
 export const parseGrant = choice('grant', 'password', 'client_credentials');
+/** A service account signs in by the client-credentials grant: no user, no refresh token. */
+export const isServiceAccount = (s: { grant?: unknown }) => s.grant === 'client_credentials';
 
 export const SETTINGS = {
   profile: {
@@ -325,7 +327,7 @@ export function resolveSettings(
   const fields: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) fields[row(key).field ?? fieldOf(key)] = value(key);
   // A service account has no user: a PRS_USERNAME left in the environment names nobody.
-  if (fields.grant === 'client_credentials') {
+  if (isServiceAccount(fields)) {
     fields.username = undefined;
     delete sources.username;
   }

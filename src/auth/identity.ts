@@ -1,5 +1,5 @@
 // A module of its own, without runtime imports: a cache hit keys its answer without the session.
-import type { Settings } from '../settings.js';
+import { isServiceAccount, type Settings } from '../settings.js';
 
 /** Whom the limiter and the cache count a request for: a digest of a token, never the token. */
 export function identityOf(
@@ -9,6 +9,6 @@ export function identityOf(
     const { createHash } = process.getBuiltinModule('node:crypto');
     return `token:${createHash('sha256').update(s.token).digest('hex').slice(0, 12)}`;
   }
-  if (s.grant === 'client_credentials' && s.clientId) return `client:${s.clientId}`;
+  if (isServiceAccount(s) && s.clientId) return `client:${s.clientId}`;
   return s.username ?? `profile:${s.profile}`;
 }

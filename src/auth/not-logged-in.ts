@@ -1,5 +1,5 @@
 import { AuthError } from '../errors.js';
-import type { Settings } from '../settings.js';
+import { isServiceAccount, type Settings } from '../settings.js';
 
 const login = (s: Pick<Settings, 'profile'>, flag = '') =>
   `\`prs login${s.profile === 'default' ? '' : ` --profile ${s.profile}`}${flag}\``;
@@ -8,7 +8,7 @@ export function notLoggedIn(
   s: Pick<Settings, 'ci' | 'profile'> & { grant?: Settings['grant'] },
   hint?: string,
 ): AuthError {
-  const service = s.grant === 'client_credentials';
+  const service = isServiceAccount(s);
   if (!s.ci)
     return new AuthError(
       `not logged in or session expired — run ${login(s, service ? ' --client-credentials' : '')}`,
@@ -26,8 +26,7 @@ export function neverLoggedIn(
   s: Pick<Settings, 'token' | 'username' | 'password' | 'clientSecret' | 'grant' | 'sources'>,
 ): boolean {
   if (s.token) return false;
-  if (s.grant === 'client_credentials' ? s.clientSecret : s.username && s.password && s.clientSecret)
-    return false;
+  if (isServiceAccount(s) ? s.clientSecret : s.username && s.password && s.clientSecret) return false;
   return !Object.values(s.sources).includes('profile');
 }
 

@@ -6,7 +6,7 @@ import { withLock } from '../fs/lock.js';
 import { type Http, hostOf } from '../http/client.js';
 import { MAX_RETRY_AFTER_MS, waitLine } from '../http/retry.js';
 import type { IO } from '../io.js';
-import type { Settings } from '../settings.js';
+import { isServiceAccount, type Settings } from '../settings.js';
 import { notLoggedIn } from './not-logged-in.js';
 import { boundOf, tokenRefused, withSession } from './store.js';
 import { type Grant, requestToken, TokenRefusedError } from './token.js';
@@ -35,11 +35,9 @@ export const TOKEN_ORDER = ['PRS_TOKEN', 'access', 'service', 'refresh', 'creden
 
 type Credentials = Record<'username' | 'password' | 'clientSecret', string>;
 
-const service = (s: Pick<Settings, 'grant'>) => s.grant === 'client_credentials';
-
 function bindingOf(s: Settings): SessionBinding {
   const { username, authUrl, realm, clientId, baseUrl } = s;
-  const grant = service(s) ? 'client_credentials' : undefined;
+  const grant = isServiceAccount(s) ? 'client_credentials' : undefined;
   return { username, grant, authUrl: authUrl!, realm: realm!, clientId: clientId!, baseUrl };
 }
 
@@ -75,7 +73,7 @@ export const secretOf = (s: Settings, stored: ProfileData | undefined, key: 'pas
   s[key] ?? (foreignTo(s, stored) ? undefined : stored?.secrets?.[key]);
 
 export function availableCredentials(s: Settings, stored: ProfileData | undefined): Credentials | undefined {
-  if (service(s)) return undefined;
+  if (isServiceAccount(s)) return undefined;
   const { username } = s;
   const password = secretOf(s, stored, 'password');
   const clientSecret = secretOf(s, stored, 'clientSecret');
@@ -172,14 +170,14 @@ export function createSession(d: SessionDeps) {
   };
 
   const signInForRun = async (stored: ProfileData, differ: string[]): Promise<string> => {
-    if (s.clientSecret && (service(s) || (s.username && s.password))) {
+    if (s.clientSecret && (isServiceAccount(s) || (s.username && s.password))) {
       d.io.debug(`auth: the stored session is not for this ${differ.join('/')}; signing in for this run`);
       return use(await signIn(s.clientSecret, availableCredentials(s, undefined)));
     }
     throw new AuthError(
       `the session stored in profile ${profile} is for ${ownerOf(stored)}; not used with another ${differ.join(', ')}`,
       {
-        hint: service(s)
+        hint: isServiceAccount(s)
           ? 'run `prs login --client-credentials` for these settings, or set PRS_CLIENT_SECRET for this run'
           : 'run `prs login` for these settings, or set PRS_USERNAME, PRS_PASSWORD and PRS_CLIENT_SECRET for this run',
       },
@@ -188,7 +186,7 @@ export function createSession(d: SessionDeps) {
 
   const renewStored = async (stored: ProfileData | undefined, cur: StoredSession | undefined) => {
     let from = cur;
-    if (service(s)) {
+    if (isServiceAccount(s)) {
       const secret = secretOf(s, stored, 'clientSecret');
       const unattended = 'or set PRS_CLIENT_SECRET (with PRS_GRANT=client_credentials) for unattended runs';
       if (!secret) throw notLoggedIn(s, s.ci ? undefined : unattended);

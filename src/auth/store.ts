@@ -14,7 +14,7 @@ import { CONFIG_FILE } from '../dirs.js';
 import { FileError, fileError, UsageError } from '../errors.js';
 import { replaceFile } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
-import { SETTING_KEYS, type SettingValues } from '../settings.js';
+import { isServiceAccount, SETTING_KEYS, type SettingValues } from '../settings.js';
 import type { ProfileData, SessionBinding, Store, StoredSession } from './types.js';
 
 type StoreData = { profiles: Record<string, ProfileData> };
@@ -111,7 +111,7 @@ export function boundOf(p: ProfileData): Partial<SessionBinding> {
   return (
     p.session?.bound ?? {
       username: st.username,
-      grant: st.grant === 'client_credentials' ? 'client_credentials' : undefined,
+      grant: isServiceAccount(st) ? 'client_credentials' : undefined,
       authUrl: st['auth-url'],
       realm: st.realm,
       clientId: st['client-id'],

@@ -13,7 +13,7 @@ import type { ProfileData } from '../auth/types.js';
 import { durationText, isoSeconds } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { AuthError } from '../errors.js';
-import { type Settings, shownValue } from '../settings.js';
+import { isServiceAccount, type Settings, shownValue } from '../settings.js';
 
 const READY_VIA = {
   PRS_TOKEN: 'uses PRS_TOKEN as is',
@@ -43,7 +43,7 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
     s.clientSecret ? 'PRS_CLIENT_SECRET' : '',
   ].filter(Boolean);
   const fromEnv = !!(creds && s.password && s.clientSecret);
-  const service = s.grant === 'client_credentials';
+  const service = isServiceAccount(s);
   // As the session does: a service account signs in afresh, never by a refresh token.
   const renewable = refreshValid && canSignIn && secret && !service;
   const serviceReady = service && canSignIn && secret;
@@ -128,10 +128,9 @@ function statusLines(st: AuthStatus, stored: ProfileData | undefined, now: numbe
     'saved password': 'signs in again with the saved password',
     'env credentials': `signs in again with ${envVars}`,
     'client secret': `a new client-credentials grant with ${st.envCredentials.includes('PRS_CLIENT_SECRET') ? 'PRS_CLIENT_SECRET' : 'the kept client secret'} (a service account has no refresh token)`,
-    login:
-      st.grant === 'client_credentials'
-        ? '`prs login --client-credentials` needed (or set PRS_CLIENT_SECRET)'
-        : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
+    login: isServiceAccount(st)
+      ? '`prs login --client-credentials` needed (or set PRS_CLIENT_SECRET)'
+      : `\`prs login\` needed (or log in with --save-password, or set ${envVars})`,
   }[st.afterThat];
   const renewal = st.renewableUntil
     ? `without a password until ${st.renewableUntil} (${durationText(Date.parse(st.renewableUntil) - now, 'down')} left); after that ${after}`

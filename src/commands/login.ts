@@ -5,8 +5,15 @@ import type { Deps } from '../deps.js';
 import type { WaitReason } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { waitLine } from '../http/retry.js';
-import type { LoginFlags } from '../settings.js';
-import { checkSetting, longFlag, type SettingKey, type SettingValues, settingRow } from '../settings.js';
+import {
+  checkSetting,
+  isServiceAccount,
+  type LoginFlags,
+  longFlag,
+  type SettingKey,
+  type SettingValues,
+  settingRow,
+} from '../settings.js';
 
 export type LoginOptions = LoginFlags &
   Partial<Record<'passwordStdin' | 'savePassword' | 'clientCredentials', boolean>>;
@@ -73,7 +80,7 @@ export async function login(o: LoginOptions, deps: Deps): Promise<void> {
   const extra: SettingValues = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   if (o.clientCredentials) extra.grant = 'client_credentials';
   const s = await deps.settings(extra, { allowNewProfile: true });
-  const service = s.grant === 'client_credentials';
+  const service = isServiceAccount(s);
   if (service && (o.passwordStdin || o.savePassword))
     throw new UsageError(
       `${o.passwordStdin ? '--password-stdin' : '--save-password'}: a service account has no password`,

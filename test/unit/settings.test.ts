@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveDirs } from '../../src/dirs.js';
 import {
+  isServiceAccount,
   parseGrant,
   parseRateLimit,
   parseRetries,
@@ -140,4 +141,12 @@ describe('value parsers', () => {
       /invalid grant "robot".*\(from PRS_GRANT\)/,
     );
   });
+});
+
+describe('isServiceAccount: the client-credentials grant', () => {
+  it.each<[{ grant?: string }, boolean]>([
+    [{ grant: 'client_credentials' }, true],
+    [{ grant: 'password' }, false],
+    [{}, false],
+  ])('%o: %s', (s, want) => expect(isServiceAccount(s)).toBe(want));
 });
