@@ -22,6 +22,11 @@ export function accessUsable(s: StoredSession | undefined, now: number): s is St
   return !!s && s.accessToken !== '' && s.expiresAt - now >= renewMargin(s);
 }
 
+/** Not expired yet: a token too near its end to be used by choice is still used when it cannot be renewed. */
+export function accessUnexpired(s: StoredSession | undefined, now: number): s is StoredSession {
+  return !!s && s.accessToken !== '' && s.expiresAt > now;
+}
+
 export function refreshUsable(s: StoredSession | undefined, now: number): boolean {
   return !!s?.refreshToken && (s.refreshExpiresAt === undefined || s.refreshExpiresAt > now);
 }
@@ -252,7 +257,7 @@ export function createSession(d: SessionDeps) {
         return await renewStored(stored, cur);
       } catch (err) {
         // A token with under 30 s left is still a token: when it cannot be renewed, use it to the end.
-        if (!cur || cur.accessToken === '' || cur.expiresAt <= now() || d.signal.aborted) throw err;
+        if (!accessUnexpired(cur, now()) || d.signal.aborted) throw err;
         d.io.note(
           `prs: note: could not renew the session (${(err as Error).message}); using the current token, valid ${Math.ceil((cur.expiresAt - now()) / 1000)} s more`,
         );

@@ -2,6 +2,7 @@
 // prompt by what is stored and set.
 import { notLoggedIn } from '../auth/not-logged-in.js';
 import {
+  accessUnexpired,
   accessUsable,
   availableCredentials,
   foreignTo,
@@ -47,14 +48,13 @@ export function assess(s: Settings, stored: ProfileData | undefined, configPath:
   // As the session does: a service account signs in afresh, never by a refresh token.
   const renewable = refreshValid && canSignIn && secret && !service;
   const serviceReady = service && canSignIn && secret;
-  const stillValid = !!session && session.accessToken !== '' && session.expiresAt > now;
   const ways: Record<(typeof TOKEN_ORDER)[number], [ReadyVia, unknown]> = {
     PRS_TOKEN: ['PRS_TOKEN', s.token],
     access: ['access token', accessValid],
     service: ['client credentials', serviceReady],
     refresh: ['refresh token', renewable],
     credentials: [fromEnv ? 'env credentials' : 'saved credentials', creds],
-    expiring: ['access token', stillValid],
+    expiring: ['access token', accessUnexpired(session, now)],
   };
   const via = TOKEN_ORDER.map((k) => ways[k]).find(([, ok]) => ok)?.[0] ?? null;
   return {

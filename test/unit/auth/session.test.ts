@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { identityOf } from '../../../src/auth/identity.js';
 import { notLoggedIn } from '../../../src/auth/not-logged-in.js';
 import {
+  accessUnexpired,
   accessUsable,
   createSession,
   refreshUsable,
@@ -93,6 +94,15 @@ describe('margins (pure)', () => {
   ])('access token with %i ms left usable: %s', (left, want) =>
     expect(accessUsable(session(left), T0)).toBe(want),
   );
+
+  it.each<[string, StoredSession | undefined, boolean]>([
+    ['inside the renewal margin', session(29_999), true],
+    ['1 ms left', session(1), true],
+    ['expiring now', session(0), false],
+    ['expired', session(-5), false],
+    ['an emptied token', { ...session(60_000), accessToken: '' }, false],
+    ['no session', undefined, false],
+  ])('access token %s, unexpired: %s', (_n, s, want) => expect(accessUnexpired(s, T0)).toBe(want));
 
   it.each([
     ['unknown expiry', session(0), true],
