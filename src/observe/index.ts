@@ -18,8 +18,8 @@ type PingKind = 'start' | 'success' | 'failure';
 
 export type PingRequest = { method: 'GET' | 'POST'; url: string; body?: string };
 
-export function pingRequest(base: string, kind: PingKind, exitCode = 0, body = ''): PingRequest {
-  const url = base.replace(/\/+$/, '');
+/** `url`: as the ping-url setting holds it, without a trailing slash. */
+export function pingRequest(url: string, kind: PingKind, exitCode = 0, body = ''): PingRequest {
   if (kind === 'start') return { method: 'GET', url: `${url}/start` };
   const text = body.length > PING_BODY_MAX ? `${body.slice(0, PING_BODY_MAX)}\n…` : body;
   return { method: 'POST', url: kind === 'success' ? url : `${url}/${exitCode}`, body: text };

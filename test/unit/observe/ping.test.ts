@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PING_BODY_MAX, type PingRequest, pingRequest } from '../../../src/observe/index.js';
 import { redactPingUrl } from '../../../src/redact.js';
+import { checkSetting } from '../../../src/settings.js';
 
 const URL = 'https://hc-ping.com/5f2c-uuid';
 
@@ -18,7 +19,11 @@ describe('pingRequest: Healthchecks’ protocol', () => {
       [URL, 'failure', 3, 'prs: no data'],
       { method: 'POST', url: `${URL}/3`, body: 'prs: no data' },
     ],
-    ['a trailing slash is not doubled', [`${URL}/`, 'start'], { method: 'GET', url: `${URL}/start` }],
+    [
+      'a trailing slash is not doubled (the setting drops it)',
+      [checkSetting('ping-url', `${URL}//`), 'start'],
+      { method: 'GET', url: `${URL}/start` },
+    ],
   ])('%s', (_name, args, want) => expect(pingRequest(...args)).toEqual(want));
 
   it('a long body is cut', () => {
