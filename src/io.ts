@@ -120,6 +120,7 @@ export function createIO(opts: IOOptions) {
     red: (text: string) => redIf(colorWanted && !json)(text),
     columns: stdout.columns || stderr.columns || 80,
     quiet,
+    verbose: !!opts.verbose,
     prompt: (question: string, o?: { hidden?: boolean }) => prompter(question, !!o?.hidden),
     readStdin: async () => (await import('node:stream/consumers')).text(stdin()),
     // A terminal that says it has 0 columns (a pty nobody sized, e.g. under `script`) gets none: ora

@@ -23,7 +23,7 @@ export interface HttpResponse {
 }
 
 interface HttpOptions extends Pick<Settings, 'timeoutMs' | 'proxy'> {
-  io: Pick<IO, 'debug'>;
+  io: Pick<IO, 'debug' | 'verbose'>;
   events?: Pick<RunEvents, 'emit'>;
   dispatcher?: Dispatcher;
 }
@@ -86,10 +86,11 @@ export function createHttp(o: HttpOptions) {
       const started = Date.now();
       const headers: Record<string, string> = { 'user-agent': 'prs', ...(req.headers ?? {}) };
       if (req.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-      o.io.debug(
-        `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
-        { event: 'request', method: req.method, url: req.url },
-      );
+      if (o.io.verbose)
+        o.io.debug(
+          `> ${req.method} ${req.url} ${JSON.stringify(redactHeaders(headers))}${req.form !== undefined ? ` ${redactForm(req.form)}` : ''}`,
+          { event: 'request', method: req.method, url: req.url },
+        );
       try {
         dispatcher ??= o.dispatcher ? Promise.resolve(o.dispatcher) : createDispatcher(o.proxy, o.timeoutMs);
         const res = await request(await dispatcher, req.url, {
@@ -102,10 +103,11 @@ export function createHttp(o: HttpOptions) {
         watchProgress(res.body, o.timeoutMs);
         const ms = Date.now() - started;
         answered(req.endpoint, res.statusCode, ms);
-        o.io.debug(
-          `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
-          { event: 'response', status: res.statusCode, method: req.method, url: req.url, durationMs: ms },
-        );
+        if (o.io.verbose)
+          o.io.debug(
+            `< ${res.statusCode} ${req.method} ${req.url} (${ms} ms) ${String(res.headers['content-type'] ?? '')}`,
+            { event: 'response', status: res.statusCode, method: req.method, url: req.url, durationMs: ms },
+          );
         return { status: res.statusCode, headers: res.headers, body: res.body as HttpResponse['body'] };
       } catch (err) {
         answered(req.endpoint, 0, Date.now() - started);
