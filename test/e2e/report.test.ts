@@ -12,14 +12,24 @@ import { flatten } from '../../src/render/columns.js';
 import { parseJson } from '../helpers/json.js';
 import { EMPTY_PORTFOLIO_ID, EXAMPLE_PORTFOLIO_ID, PRECISION_PORTFOLIO_ID } from '../helpers/portfolios.js';
 import { render } from '../helpers/rows.js';
-import { type RunOptions, runPrs, runPrsIntoClosedPipe } from '../helpers/run.js';
+import { type RunOptions, type RunResult, runPrs, runPrsIntoClosedPipe } from '../helpers/run.js';
 import { reportBody, useLoggedIn } from '../helpers/session.js';
 
 const DATE = '2024-05-03'; // a Friday
 const prs = (args: string[], o: RunOptions = {}) => runPrs(args, { ...o, env: { ...env, ...o.env } });
 const reportRequests = () => sandbox.stats.count({ endpoint: 'report' });
 
-const serviceBody = (id: number, type: string, date = DATE) => reportBody(sandbox, env, id, type, date);
+// A run (or a body) several tests read is made once: the tests of every type and format, of the body's
+// direct rendering and of number fidelity read the same `report <id> -t <type> -d DATE -f <format>`.
+const once = <T>(made: Map<string, Promise<T>>, key: string, make: () => Promise<T>) => {
+  if (!made.has(key)) made.set(key, make());
+  return made.get(key)!;
+};
+const runs = new Map<string, Promise<RunResult>>();
+const shared = (args: string[]) => once(runs, args.join(' '), () => prs(args));
+const bodies = new Map<string, Promise<string>>();
+const serviceBody = (id: number, type: string, date = DATE) =>
+  once(bodies, `${id} ${type} ${date}`, () => reportBody(sandbox, env, id, type, date));
 const rowsOf = (body: string) => (parseJson(body) as { report: Record<string, unknown>[] }).report;
 
 const { sandbox, tmp, env } = useLoggedIn('prs-report-e2e-', { rateLimit: '100/1s' });
@@ -32,7 +42,7 @@ describe('every type × format', () => {
       expect(expected.length).toBeGreaterThan(0);
     });
     const run = async (format: string) => {
-      const r = await prs(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', type, '-d', DATE, '-f', format]);
+      const r = await shared(['report', String(EXAMPLE_PORTFOLIO_ID), '-t', type, '-d', DATE, '-f', format]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       return r.stdout;
@@ -92,7 +102,7 @@ describe('number fidelity (portfolio 13)', () => {
   it.each(['json', 'ndjson', 'csv', 'tsv', 'table'])(
     '%s prints the digits the service sent',
     async (format) => {
-      const r = await prs([
+      const r = await shared([
         'report',
         String(PRECISION_PORTFOLIO_ID),
         '-t',
@@ -142,7 +152,7 @@ describe('csv, tsv, ndjson and piped json straight from the body (one request) e
   it.each(cases)('portfolio %i, %s', async (id, type) => {
     const rows = rowsOf(await serviceBody(id, type));
     for (const format of ['csv', 'tsv', 'ndjson', 'json'] as const) {
-      const r = await prs(['report', String(id), '-t', type, '-d', DATE, '-f', format]);
+      const r = await shared(['report', String(id), '-t', type, '-d', DATE, '-f', format]);
       expect(r.code).toBe(0);
       const want = render({ type, format, rows, multi: false, color: false, terminal: false, width: 80 });
       expect(r.stdout).toBe(want.text);
