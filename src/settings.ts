@@ -405,7 +405,10 @@ function resolveProxy(env: Env, lenient: boolean): Settings['proxy'] {
   const get = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
   const proxy = (name: string) => {
     const value = get(name);
-    if (!value || isProxyUrl(value)) return value;
+    if (!value) return undefined;
+    // `proxy.corp:3128`, as curl, Go and Python's requests take it: http://.
+    const url = value.includes('://') ? value : `http://${value}`;
+    if (isProxyUrl(url)) return url;
     if (lenient) return undefined;
     const shown = redactUrlPassword(value);
     const from = env[name] ? name : name.toLowerCase();

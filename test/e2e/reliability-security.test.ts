@@ -157,7 +157,7 @@ describe('proxies (the real binary)', () => {
       ['HTTPS_PROXY', 'not a url', 'not a url'],
       ['https_proxy', 'http://ops:Secr3t-Proxy@[::1', 'http://***@[::1'],
       ['HTTP_PROXY', 'ftp://proxy.example:2121', 'ftp://proxy.example:2121'],
-      ['http_proxy', 'ops:Secr3t-Proxy@proxy.example:3128', '***@proxy.example:3128'],
+      ['http_proxy', 'ops:Secr3t-Proxy@proxy.example:3128/path', '***@proxy.example:3128/path'],
       ['HTTP_PROXY', 'http://ops:Secr3t-Proxy@127.0.0.1:3128/path', 'http://ops:***@127.0.0.1:3128/path'],
     ]) {
       reset();
@@ -197,6 +197,22 @@ describe('proxies (the real binary)', () => {
     ]);
     expect(r.stderr).not.toContain('Secr3t');
     expect(plain.seen).toHaveLength(0);
+  });
+
+  it('[R-S12] a proxy without a scheme (host:port, user:password@host:port) is taken as http://', async () => {
+    const bare = proxied.url.replace('http://', '');
+    for (const [name, value, server] of [
+      ['HTTP_PROXY', bare, plain],
+      ['http_proxy', `ops:Secr3t-Proxy@${bare}`, plain],
+      ['HTTPS_PROXY', bare, secure],
+    ] as const) {
+      reset();
+      const r = await reportAt(server.url, { [name]: value, NODE_EXTRA_CA_CERTS: tls.caFile });
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(JSON.parse(r.stdout)).toEqual(okRows);
+      expect(proxied.connects).toEqual([server.url.replace(/^https?:\/\//, '')]);
+      expect(server.seen).toHaveLength(1);
+    }
   });
 });
 
