@@ -16,18 +16,22 @@ export const familyOf = (t: ReportType) =>
 const fields = (text: string) => text.trim().split(/\s+/);
 const nested = (key: string, subs: string) => subs.replace(/\w+/g, `${key}.$&`);
 
-/** Spec §2: each family's fields in order, a nested value by its dotted path (`indexId.Net`). */
-export const SPEC_FIELDS: Record<ReturnType<typeof familyOf>, readonly string[]> = {
-  index: fields(`effectiveDate indexId indexName indexValue currency closeMarketValue openMarketValue
-    closeDivisor openDivisor`),
-  constituents: fields(`effectiveDate isin securityName securityTicker closingPrice currency closingFx
-    indexShares indexWeighting`),
-  'corporate actions':
-    fields(`${nested('indexId', 'Net Price Total')} ${nested('indexName', 'Net Price Total')}
-    isin sedol securityTicker securityRic currency eventId eventType eventSubType mandVol status announceDate
-    exDate recordDate payDate effectiveDate rebalanceDate ${nested('oldShares', 'Price Total Net')}
-    ${nested('newShares', 'Price Total Net')} oldPrice newPrice paf saf cashFlowPerShare cashFlowPerShareCurrency`),
-};
+let spec: Record<ReturnType<typeof familyOf>, readonly string[]> | undefined;
+/** Spec §2: a family's fields in order, a nested value by its dotted path (`indexId.Net`); made on first use. */
+export function specFields(family: ReturnType<typeof familyOf>): readonly string[] {
+  spec ??= {
+    index: fields(`effectiveDate indexId indexName indexValue currency closeMarketValue openMarketValue
+      closeDivisor openDivisor`),
+    constituents: fields(`effectiveDate isin securityName securityTicker closingPrice currency closingFx
+      indexShares indexWeighting`),
+    'corporate actions':
+      fields(`${nested('indexId', 'Net Price Total')} ${nested('indexName', 'Net Price Total')}
+      isin sedol securityTicker securityRic currency eventId eventType eventSubType mandVol status announceDate
+      exDate recordDate payDate effectiveDate rebalanceDate ${nested('oldShares', 'Price Total Net')}
+      ${nested('newShares', 'Price Total Net')} oldPrice newPrice paf saf cashFlowPerShare cashFlowPerShareCurrency`),
+  };
+  return spec[family];
+}
 
 export const REPORT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

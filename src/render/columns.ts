@@ -1,5 +1,5 @@
 // Columns of report rows: nested objects flatten to dotted columns (`indexId.Net`).
-import { familyOf, JsonNumber, numberText, type ReportType, type Row, SPEC_FIELDS } from '../domain.js';
+import { familyOf, JsonNumber, numberText, type ReportType, type Row, specFields } from '../domain.js';
 import { plural, UsageError } from '../errors.js';
 import { stringifyLossless } from '../json/lossless.js';
 
@@ -9,7 +9,7 @@ export interface Column {
 }
 
 export const NET_PRICE_TOTAL = (k: string) => [`${k}.Net`, `${k}.Price`, `${k}.Total`];
-export const specColumns = (type: ReportType) => SPEC_FIELDS[familyOf(type)];
+export const specColumns = (type: ReportType) => specFields(familyOf(type));
 
 export const PORTFOLIO_COLUMN = 'portfolioId';
 

@@ -1,6 +1,6 @@
 import formatDisposition from 'content-disposition';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import { familyOf, JsonNumber, type ReportType, SPEC_FIELDS } from '../domain.js';
+import { familyOf, JsonNumber, type ReportType, specFields } from '../domain.js';
 
 /** A JSON number as the exact text to send: rows may hold literals a double cannot represent. */
 export const num = (text: string): JsonNumber => new JsonNumber(text);
@@ -54,11 +54,11 @@ const columns = (paths: readonly string[]): Columns =>
 
 /** The spec's fields, and in a constituent CSV the exchange code after the ticker. */
 const CSV_COLUMNS = {
-  index: columns(SPEC_FIELDS.index),
+  index: columns(specFields('index')),
   constituents: columns(
-    SPEC_FIELDS.constituents.flatMap((f) => (f === 'securityTicker' ? [f, 'exchangeCode'] : f)),
+    specFields('constituents').flatMap((f) => (f === 'securityTicker' ? [f, 'exchangeCode'] : f)),
   ),
-  'corporate actions': columns(SPEC_FIELDS['corporate actions']),
+  'corporate actions': columns(specFields('corporate actions')),
 };
 
 export const csvColumns = (type: ReportType): Columns => CSV_COLUMNS[familyOf(type)];
