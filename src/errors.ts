@@ -152,8 +152,9 @@ export function errnoCode(err: unknown): string {
 }
 
 // node:http only here: loading it costs every request's start-up.
-const reason = (a: FailedAnswer) =>
-  `${a.status} ${process.getBuiltinModule('node:http').STATUS_CODES[a.status] ?? 'Unknown Status'}`;
+export const statusLine = (status: number) =>
+  `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Unknown Status'}`;
+const reason = (a: FailedAnswer) => statusLine(a.status);
 const saying = (a: FailedAnswer) => (a.said ? `: ${a.said}` : '');
 const after = (a: FailedAnswer) =>
   a.retries > 0 ? ` (after ${a.retries} ${plural(a.retries, 'retry', 'retries')})` : '';

@@ -1,7 +1,7 @@
 // undici is loaded at the first request: importing this module for hostOf costs no one its load.
 import type { Readable } from 'node:stream';
 import type { buildConnector, Dispatcher } from 'undici';
-import { errnoCode, InterruptedError, NetworkError, ServiceError } from '../errors.js';
+import { errnoCode, InterruptedError, NetworkError, ServiceError, statusLine } from '../errors.js';
 import type { Endpoint, RunEvents } from '../events.js';
 import type { IO } from '../io.js';
 import { redactForm, redactHeaders } from '../redact.js';
@@ -47,11 +47,27 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     // A connection to the proxy that fails says so: transportError names the proxy, not the service.
     const clientFactory = (url: URL, { connect }: { connect: buildConnector.connector }) => {
       const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
-      return new Pool(url, {
+      const pool = new Pool(url, {
         connect: (co, done) =>
           connect(co, (err, socket) =>
             err ? done(Object.assign(err, { proxy: address }), null) : done(err, socket),
           ),
+      });
+      // A tunnel the proxy refuses (407, 502...): undici's error says neither the proxy nor its answer.
+      const tunnel = pool.connect.bind(pool) as (
+        o: Dispatcher.ConnectOptions,
+      ) => Promise<Dispatcher.ConnectData>;
+      return Object.assign(pool, {
+        async connect(o: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> {
+          const data = await tunnel(o);
+          if (data.statusCode === 200) return data;
+          data.socket.on('error', () => {}).destroy();
+          const { statusCode: status } = data;
+          // The proxy could not reach the service: retried as a refused connection to it would be.
+          const code = [502, 503, 504].includes(status) ? 'PROXY_TUNNEL_FAILED' : 'PROXY_TUNNEL_REFUSED';
+          const err = new Error(`proxy ${address} answered CONNECT with ${status}`);
+          throw Object.assign(err, { code, proxy: address, status, login: !!url.username });
+        },
       });
     };
     const proxyTls = { ...VERIFY, timeout: timeoutMs };
@@ -161,11 +177,13 @@ export function transportError(
 ): Error {
   if (err instanceof InterruptedError || err instanceof NetworkError) return err;
   if (req.signal?.aborted) return new InterruptedError();
-  type Cause = NodeJS.ErrnoException & { proxy?: string };
+  type Cause = NodeJS.ErrnoException & { proxy?: string; status?: number; login?: boolean };
   const e = err as Cause & { cause?: Cause };
   const code = errnoCode(err);
   // Failed on the way to the proxy (marked by createDispatcher): named as curl does, the service unknown.
   const proxy = e?.proxy ?? e?.cause?.proxy;
+  const tunnel = e?.status ?? e?.cause?.status ?? 0;
+  const login = e?.login ?? e?.cause?.login;
   const host = proxy ? `proxy ${proxy}` : hostOf(req.url);
   const named = proxy ? host : `host ${host}`;
   const secs = `${timeoutMs / 1000} s`;
@@ -182,9 +200,22 @@ export function transportError(
     UND_ERR_BODY_TIMEOUT: [`${host} sent less than 1 kB of the response in ${secs}`, slow],
     EHOSTUNREACH: [`${named} unreachable`],
     ENETUNREACH: [`network unreachable for ${host}`],
+    PROXY_TUNNEL_REFUSED: [
+      `${host} refused the tunnel: ${statusLine(tunnel)}`,
+      tunnel !== 407
+        ? 'check HTTPS_PROXY / HTTP_PROXY and NO_PROXY'
+        : login
+          ? 'the proxy refused the user:password in the proxy URL'
+          : 'put user:password in the proxy URL: http://user:password@host:port',
+    ],
+    PROXY_TUNNEL_FAILED: [
+      `${host} refused the tunnel: ${statusLine(tunnel)}`,
+      'the proxy could not reach the service: check --base-url / --auth-url, or list its host in NO_PROXY',
+    ],
   };
   const known = table[code];
-  const hint = proxy ? 'check HTTPS_PROXY / HTTP_PROXY and NO_PROXY' : known?.[1];
+  const ownHint = code.startsWith('PROXY_TUNNEL_');
+  const hint = proxy && !ownHint ? 'check HTTPS_PROXY / HTTP_PROXY and NO_PROXY' : known?.[1];
   if (known) return new NetworkError(known[0], { hint, cause: err });
   const message = (e?.message || String(err)).split('\n')[0];
   const overflow = code === 'UND_ERR_HEADERS_OVERFLOW' || e?.name === 'HeadersOverflowError';

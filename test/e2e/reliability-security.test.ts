@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createProxy } from 'proxy';
 import { describe, expect, it } from 'vitest';
 import { loginArgs } from '../../src/sandbox/index.js';
 import { startFaultServer } from '../helpers/fault-server.js';
@@ -212,6 +213,70 @@ describe('proxies (the real binary)', () => {
       expect(JSON.parse(r.stdout)).toEqual(okRows);
       expect(proxied.connects).toEqual([server.url.replace(/^https?:\/\//, '')]);
       expect(server.seen).toHaveLength(1);
+    }
+  });
+
+  it('[R-S13] a proxy refusing the tunnel: exit 9, 407 names the login (not retried), 502 the service (retried)', async () => {
+    // A real proxy that wants a login, and one that cannot reach the service (as a proxy answers then).
+    const login = `Basic ${Buffer.from('ops:Secr3t-Proxy').toString('base64')}`;
+    const guarded = createProxy(createServer());
+    guarded.authenticate = (req) => req.headers['proxy-authorization'] === login;
+    const cut = createServer().on('connect', (_req, socket) =>
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'),
+    );
+    const at = async (server: ReturnType<typeof createServer>) => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const [guardedAt, cutAt] = [await at(guarded), await at(cut)];
+    const run = (proxy: string) =>
+      runPrs(['-v', 'report', '1', '-t', 'index', '-d', DATE, '--json'], {
+        env: {
+          ...dirsEnv(join(tmp.path, 'token-runs')),
+          PRS_BASE_URL: plain.url,
+          PRS_TENANT: 'acme',
+          PRS_TOKEN: 'tok-reliability',
+          PRS_RETRIES: '1',
+          PRS_RATE_LIMIT: '100/1s',
+          HTTP_PROXY: proxy,
+        },
+      });
+    try {
+      reset();
+      for (const [proxy, hint] of [
+        [`http://${guardedAt}`, 'hint: put user:password in the proxy URL: http://user:password@host:port'],
+        [`http://ops:wrong-Pass@${guardedAt}`, 'hint: the proxy refused the user:password in the proxy URL'],
+      ]) {
+        const r = await run(proxy!);
+        expect(r.code, r.stderr).toBe(9);
+        // A login does not change by waiting: one attempt.
+        expect(r.stderr.match(/^> GET /gm)).toHaveLength(1);
+        expect(r.stderr.split('\n').slice(-3)).toEqual([
+          `prs: proxy ${guardedAt} refused the tunnel: 407 Proxy Authentication Required`,
+          hint,
+          '',
+        ]);
+        expect(r.stderr).not.toContain('wrong-Pass');
+      }
+      expect(plain.seen).toHaveLength(0);
+      const ok = await run(`ops:Secr3t-Proxy@${guardedAt}`);
+      expect([ok.code, JSON.parse(ok.stdout)]).toEqual([0, okRows]);
+
+      const r = await run(`http://${cutAt}`);
+      expect(r.code, r.stderr).toBe(9);
+      // As when the service refuses a connection: tried again after a backoff, then given up.
+      expect(r.stderr.match(/^> GET /gm)).toHaveLength(2);
+      expect(r.stderr).toMatch(/^~ waiting .* \(backoff\)$/m);
+      expect(r.stderr.split('\n').slice(-3)).toEqual([
+        `prs: proxy ${cutAt} refused the tunnel: 502 Bad Gateway`,
+        'hint: the proxy could not reach the service: check --base-url / --auth-url, or list its host in NO_PROXY',
+        '',
+      ]);
+    } finally {
+      for (const server of [guarded, cut]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     }
   });
 });

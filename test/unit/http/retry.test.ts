@@ -136,6 +136,22 @@ describe('nextDelay', () => {
     ['501 not in the list', policy, 1, status(501), min, { action: 'give-up' }],
     ['TLS failure is not retried', policy, 1, net('DEPTH_ZERO_SELF_SIGNED_CERT'), min, { action: 'give-up' }],
     ['DNS failure is not retried', policy, 1, net('ENOTFOUND'), min, { action: 'give-up' }],
+    [
+      "a proxy's 502/503/504 to CONNECT",
+      policy,
+      1,
+      net('PROXY_TUNNEL_FAILED'),
+      max,
+      { action: 'wait', ms: 1000, reason: 'backoff' },
+    ],
+    [
+      "a proxy's 407 (or 403) to CONNECT is not retried",
+      policy,
+      1,
+      net('PROXY_TUNNEL_REFUSED'),
+      min,
+      { action: 'give-up' },
+    ],
   ])('%s', (_name, p, attempt, outcome, random, want) => {
     expect(nextDelay(p, attempt, outcome, NOW, random)).toEqual(want);
   });
