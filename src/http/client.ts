@@ -47,9 +47,14 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     // A connection to the proxy that fails says so: transportError names the proxy, not the service.
     const clientFactory = (url: URL, { connect }: { connect: buildConnector.connector }) => {
       const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+      // An IP is no TLS server name (RFC 6066; Node warns on stderr), undici's proxy agent passes it:
+      // left out, the certificate is still checked against the IP.
+      const { isIP } = process.getBuiltinModule('node:net');
+      const named = (co: buildConnector.Options) =>
+        isIP(co.servername?.replace(/^\[|\]$/g, '') ?? '') ? { ...co, servername: undefined } : co;
       const pool = new Pool(url, {
         connect: (co, done) =>
-          connect(co, (err, socket) =>
+          connect(named(co), (err, socket) =>
             err ? done(Object.assign(err, { proxy: address }), null) : done(err, socket),
           ),
       });

@@ -5,13 +5,15 @@
  * Row ids in [brackets] are listed in docs/reliability.md (checked by test/unit/reliability/doc.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { describe, expect, it } from 'vitest';
 import { loginArgs } from '../../src/sandbox/index.js';
+import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
@@ -277,6 +279,33 @@ describe('proxies (the real binary)', () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
+    }
+  });
+
+  it('[R-S14] an https:// proxy named by its IP: tunnelled, no DEP0123 warning on stderr; its certificate still checked (else exit 9)', async () => {
+    const dir = join(tmp.path, 'https-proxy');
+    mkdirSync(dir, { recursive: true });
+    const certs = makeCertificates(dir);
+    const server = createProxy(createHttpsServer({ key: certs.key, cert: certs.cert }));
+    const connects: string[] = [];
+    server.on('connect', (req) => connects.push(req.url ?? ''));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      reset();
+      const proxy = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await reportAt(plain.url, { HTTP_PROXY: proxy, NODE_EXTRA_CA_CERTS: certs.caFile });
+      // Node's warning: a TLS server name set to an IP (RFC 6066).
+      expect(r.stderr).not.toContain('DEP0123');
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(JSON.parse(r.stdout)).toEqual(okRows);
+      expect(connects).toEqual([plain.url.replace('http://', '')]);
+      // Without the CA the proxy's certificate is refused: verification did not go with the name.
+      const untrusted = await reportAt(plain.url, { HTTP_PROXY: proxy });
+      expectCleanFailure(untrusted, 9, /^prs: TLS certificate of proxy 127\.0\.0\.1:\d+ not trusted \(/);
+      expect(plain.seen).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
