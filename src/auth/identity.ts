@@ -1,4 +1,4 @@
-// A module of its own, without runtime imports: a cache hit keys its answer without the session.
+// A module of its own: a cache hit keys its answer without loading the session (settings.ts it reads anyway).
 import { isServiceAccount, type Settings } from '../settings.js';
 
 /** Whom the limiter and the cache count a request for: a digest of a token, never the token. */
