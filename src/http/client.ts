@@ -76,7 +76,10 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
       });
     };
     const proxyTls = { ...VERIFY, timeout: timeoutMs };
-    return new EnvHttpProxyAgent({ ...agentOpts, ...proxy, clientFactory, requestTls: VERIFY, proxyTls });
+    // Left undefined, the agent reads http_proxy / HTTP_PROXY itself, even a value settings refused: '' is none.
+    const { httpProxy = '', httpsProxy = '', noProxy = '' } = proxy;
+    const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY, proxyTls };
+    return new EnvHttpProxyAgent({ ...agentOpts, ...proxies });
   }
   // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks.
   const { default: Agent } = await import('undici/lib/dispatcher/agent.js');

@@ -308,6 +308,23 @@ describe('proxies (the real binary)', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('[R-S15] a malformed HTTP_PROXY beside a good HTTPS_PROXY: exit 2, and the failure pinged directly, not through the proxy refused', async () => {
+    reset();
+    // The variable prs refused, left in the environment: the proxy agent must not read it back.
+    const r = await reportAt(plain.url, {
+      HTTPS_PROXY: proxied.url,
+      HTTP_PROXY: `${proxied.url}/path`,
+      PRS_PING_URL: `${plain.url}/ping/5f2c`,
+    });
+    expectCleanFailure(
+      r,
+      2,
+      /^prs: invalid proxy URL "http:\/\/127\.0\.0\.1:\d+\/path": .* \(from HTTP_PROXY\)$/,
+    );
+    expect(plain.seen.map((s) => s.url)).toEqual(['/ping/5f2c/start', '/ping/5f2c/2']);
+    expect(proxied.connects.length + proxied.requests.length).toBe(0);
+  });
 });
 
 describe('redirects', () => {
