@@ -75,15 +75,32 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
         },
       });
     };
-    const proxyTls = { ...VERIFY, timeout: timeoutMs };
     // Left undefined, the agent reads http_proxy / HTTP_PROXY itself, even a value settings refused: '' is none.
     const { httpProxy = '', httpsProxy = '', noProxy = '' } = proxy;
+    const schemes = `${httpProxy} ${httpsProxy}`;
+    const socks = /(^| )socks/i.test(schemes);
+    if (socks) quietSocksWarning();
+    // Given proxyTls, undici's SOCKS5 agent speaks TLS to its proxy, which then never answers: they are
+    // for an https:// proxy.
+    const proxyTls = socks && !/(^| )https:/i.test(schemes) ? undefined : { ...VERIFY, timeout: timeoutMs };
     const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY, proxyTls };
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxies });
   }
   // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks.
   const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
   return new Agent(agentOpts);
+}
+
+/** undici's SOCKS5 says on stderr, once a run, that it is experimental: README's proxy section says so instead. */
+let socksQuiet = false;
+function quietSocksWarning() {
+  if (socksQuiet) return;
+  socksQuiet = true;
+  const emit = process.emitWarning as (warning: unknown, ...rest: unknown[]) => void;
+  process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
+    const socks = warning === 'SOCKS5 proxy support is experimental and subject to change';
+    if (!(socks && rest[0] === 'ExperimentalWarning')) emit.call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 export async function request(

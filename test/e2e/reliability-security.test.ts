@@ -17,6 +17,7 @@ import { makeCertificates } from '../helpers/certs.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { baseEnv, PRS_BIN, type RunResult, runPrs } from '../helpers/run.js';
 import { dirsEnv, loginSandbox, useSandbox, useTempDir } from '../helpers/session.js';
+import { startSocks5 } from '../helpers/socks5.js';
 import { expectCleanFailure, readJson } from './reliability-helpers.js';
 import { startCountingServer, useNetwork } from './service-helpers.js';
 
@@ -324,6 +325,42 @@ describe('proxies (the real binary)', () => {
     );
     expect(plain.seen.map((s) => s.url)).toEqual(['/ping/5f2c/start', '/ping/5f2c/2']);
     expect(proxied.connects.length + proxied.requests.length).toBe(0);
+  });
+
+  it('[R-S16] a SOCKS5 proxy (with or without a login): HTTP and HTTPS through it, nothing on stderr; one that is down: exit 9', async () => {
+    const [open, guarded] = [await startSocks5(), await startSocks5('ops:Secr3t-Socks')];
+    try {
+      reset();
+      // By name: the proxy resolves it, and it is the TLS server name (an IP is none, and Node warns).
+      const named = secure.url.replace('127.0.0.1', 'localhost');
+      for (const [proxy, server, url] of [
+        [{ HTTP_PROXY: open.url }, plain, plain.url],
+        [
+          { HTTPS_PROXY: open.url.replace('socks5:', 'socks:'), NODE_EXTRA_CA_CERTS: tls.caFile },
+          secure,
+          named,
+        ],
+        [{ HTTP_PROXY: guarded.url.replace('//', '//ops:Secr3t-Socks@') }, plain, plain.url],
+      ] as const) {
+        const r = await reportAt(url, proxy);
+        // Node's ExperimentalWarning for undici's SOCKS5 would be two lines here.
+        expect([r.code, r.stderr]).toEqual([0, '']);
+        expect(JSON.parse(r.stdout)).toEqual(okRows);
+        expect(server.seen).toHaveLength(1);
+        reset();
+      }
+      expect(open.connects).toEqual([plain.url, named].map((u) => u.replace(/^https?:\/\//, '')));
+      expect([guarded.connects, guarded.logins]).toEqual([
+        [plain.url.replace('http://', '')],
+        ['ops:Secr3t-Socks'],
+      ]);
+      const port = Number(guarded.url.split(':').pop());
+      await guarded.close();
+      expectCleanFailure(await reportAt(plain.url, { HTTP_PROXY: `socks5://127.0.0.1:${port}` }), 9);
+      expect(plain.seen).toHaveLength(0);
+    } finally {
+      await Promise.all([open.close(), guarded.close()]);
+    }
   });
 });
 
