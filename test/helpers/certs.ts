@@ -1,4 +1,4 @@
-/** A throw-away CA and a server certificate for 127.0.0.1 / localhost, made with the openssl CLI. */
+/** A throw-away CA and a server certificate for 127.0.0.1, ::1 / localhost, made with the openssl CLI. */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ export function makeCertificates(dir: string): { key: Buffer; cert: Buffer; caFi
   openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
   writeFileSync(
     join(dir, 'ext.cnf'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+    'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
   );
   openssl([
     'x509',
