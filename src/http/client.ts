@@ -195,6 +195,15 @@ export function watchProgress(body: Readable, timeoutMs: number): void {
 export const NOT_TLS = /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number/i;
 export const TLS_FAILED = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i;
 
+/** undici's SOCKS5 agent marks nothing: a name not resolved, or a port refused, not the service's is its proxy's. */
+function socksProxy(err: unknown, url: string): string | undefined {
+  const e = err as { syscall?: string; hostname?: string; address?: string; port?: number } | undefined;
+  const u = new URL(url);
+  if (e?.syscall === 'getaddrinfo' && e.hostname !== u.hostname) return e.hostname;
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  if (e?.syscall === 'connect' && e.port !== undefined && e.port !== port) return `${e.address}:${e.port}`;
+}
+
 export function transportError(
   err: unknown,
   req: { method: string; url: string; signal?: AbortSignal },
@@ -206,7 +215,7 @@ export function transportError(
   const e = err as Cause & { cause?: Cause };
   const code = errnoCode(err);
   // Failed on the way to the proxy (marked by createDispatcher): named as curl does, the service unknown.
-  const proxy = e?.proxy ?? e?.cause?.proxy;
+  const proxy = e?.proxy ?? e?.cause?.proxy ?? socksProxy(err, req.url);
   const tunnel = e?.status ?? e?.cause?.status ?? 0;
   const login = e?.login ?? e?.cause?.login;
   const host = proxy ? `proxy ${proxy}` : hostOf(req.url);

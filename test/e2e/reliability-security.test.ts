@@ -359,7 +359,7 @@ describe('proxies (the real binary)', () => {
     expect(proxied.connects.length + proxied.requests.length).toBe(0);
   });
 
-  it('[R-S16] a SOCKS5 proxy (with or without a login): HTTP and HTTPS through it, nothing on stderr; one that is down: exit 9', async () => {
+  it('[R-S16] a SOCKS5 proxy (with or without a login): HTTP and HTTPS through it, nothing on stderr; one that is down: exit 9 naming it', async () => {
     const [open, guarded] = [await startSocks5(), await startSocks5('ops:Secr3t-Socks')];
     try {
       reset();
@@ -388,7 +388,11 @@ describe('proxies (the real binary)', () => {
       ]);
       const port = Number(guarded.url.split(':').pop());
       await guarded.close();
-      expectCleanFailure(await reportAt(plain.url, { HTTP_PROXY: `socks5://127.0.0.1:${port}` }), 9);
+      const down = await reportAt(plain.url, { HTTP_PROXY: `socks5://ops:Secr3t-Socks@127.0.0.1:${port}` });
+      expect([down.code, down.stderr]).toEqual([
+        9,
+        `prs: connection refused by proxy 127.0.0.1:${port}\nhint: check HTTPS_PROXY / HTTP_PROXY and NO_PROXY\n`,
+      ]);
       expect(plain.seen).toHaveLength(0);
     } finally {
       await Promise.all([open.close(), guarded.close()]);
