@@ -11,9 +11,6 @@ declare const __PRS_PACKS__: string;
 // V8 takes a damaged cache. A regular expression is compiled to machine code at its second run by
 // default: a start runs some ten of them a few times each, for nothing; a hot one still is, later.
 // Its bytecode's peephole pass costs more than it saves for the few runs a start makes of each.
-// The young generation is scavenged when full, not also as a task on an idle turn once four fifths
-// full: a small report's one wait on the service ran such a task, a scavenge its exit would not need.
-// A range turns the task back on from its second answer (commands/report.ts).
 const V8_FLAGS = [
   '--regexp-tier-up-ticks=100',
   '--no-regexp-peephole-optimization',
@@ -21,7 +18,6 @@ const V8_FLAGS = [
   '--no-wasm-dynamic-tiering',
   '--wasm-lazy-compilation',
   '--semi-space-growth-factor=1',
-  '--no-minor-gc-task',
   '--verify-snapshot-checksum',
 ];
 

@@ -168,16 +168,13 @@ async function reportRows(
 
 /**
  * From a range's second answer on, V8 scavenges its young generation on an idle turn once a fifth of it
- * is used (src/boot.ts turns such tasks off for every run). Each body arrives in socket buffers that only
- * a scavenge frees, and the row stream allocates so little JS that many of them waited for one, so a
- * range's peak depended on when scavenges fell (docs/performance.md). Not for one answer (a small report
- * pays for the extra scavenge), and set back after the run: V8 keys the code caches written at exit by
- * its flags.
+ * is used (its default: four fifths). Each body arrives in socket buffers that only a scavenge frees, and
+ * the row stream allocates so little JS that many of them waited for one, so a range's peak depended on
+ * when scavenges fell (docs/performance.md). Not for one answer (a small report pays for the extra
+ * scavenge), and set back after the run: V8 keys the code caches written at exit by its flags.
  */
 function scavengeWhenIdle(on: boolean): void {
-  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
-  setFlagsFromString(on ? '--minor-gc-task' : '--no-minor-gc-task');
-  setFlagsFromString(`--minor-gc-task-trigger=${on ? 20 : 80}`);
+  process.getBuiltinModule('node:v8').setFlagsFromString(`--minor-gc-task-trigger=${on ? 20 : 80}`);
 }
 
 async function assertParquetTarget(path: string): Promise<void> {
