@@ -46,7 +46,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     const { EnvHttpProxyAgent, Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
     // A connection to the proxy that fails says so: transportError names the proxy, not the service.
     const clientFactory = (url: URL, { connect }: { connect: buildConnector.connector }) => {
-      const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+      const address = `${url.hostname}:${portOf(url)}`;
       // An IP is no TLS server name (RFC 6066; Node warns on stderr), undici's proxy agent passes it:
       // left out, the certificate is still checked against the IP.
       const { isIP } = process.getBuiltinModule('node:net');
@@ -200,8 +200,8 @@ function socksProxy(err: unknown, url: string): string | undefined {
   const e = err as { syscall?: string; hostname?: string; address?: string; port?: number } | undefined;
   const u = new URL(url);
   if (e?.syscall === 'getaddrinfo' && e.hostname !== u.hostname) return e.hostname;
-  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-  if (e?.syscall === 'connect' && e.port !== undefined && e.port !== port) return `${e.address}:${e.port}`;
+  if (e?.syscall === 'connect' && e.port !== undefined && e.port !== portOf(u))
+    return `${e.address}:${e.port}`;
 }
 
 export function transportError(
@@ -276,6 +276,7 @@ export function header(res: Pick<HttpResponse, 'headers'>, name: string): string
 }
 
 export const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : url);
+const portOf = (u: URL) => Number(u.port || (u.protocol === 'https:' ? 443 : 80));
 
 const MAX_MESSAGE = 200;
 

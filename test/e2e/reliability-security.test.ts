@@ -31,9 +31,9 @@ const sandbox = useSandbox({
 });
 const { plain, secure, proxied, tls, reset } = useNetwork(tmp);
 
-/** `prs report` with a ready token against one of the counting servers. */
-const reportAt = (baseUrl: string, env: Record<string, string> = {}) =>
-  runPrs(['report', '1', '-t', 'index', '-d', DATE, '--json'], {
+/** `prs report` with a ready token against one of the counting servers; `globals` before the command (`-v`). */
+const reportAt = (baseUrl: string, env: Record<string, string> = {}, globals: string[] = []) =>
+  runPrs([...globals, 'report', '1', '-t', 'index', '-d', DATE, '--json'], {
     env: {
       ...dirsEnv(join(tmp.path, 'token-runs')),
       PRS_BASE_URL: baseUrl,
@@ -179,17 +179,8 @@ describe('proxies (the real binary)', () => {
     const port = (dead.address() as AddressInfo).port;
     await new Promise((resolve) => dead.close(resolve));
     reset();
-    const r = await runPrs(['-v', 'report', '1', '-t', 'index', '-d', DATE, '--json'], {
-      env: {
-        ...dirsEnv(join(tmp.path, 'token-runs')),
-        PRS_BASE_URL: plain.url,
-        PRS_TENANT: 'acme',
-        PRS_TOKEN: 'tok-reliability',
-        PRS_RETRIES: '1',
-        PRS_RATE_LIMIT: '100/1s',
-        HTTP_PROXY: `http://ops:Secr3t-Proxy@127.0.0.1:${port}`,
-      },
-    });
+    const proxy = `http://ops:Secr3t-Proxy@127.0.0.1:${port}`;
+    const r = await reportAt(plain.url, { PRS_RETRIES: '1', HTTP_PROXY: proxy }, ['-v']);
     expect(r.code).toBe(9);
     // As for any network failure: tried again after a backoff, then given up.
     expect(r.stderr.match(/^> GET /gm)).toHaveLength(2);
@@ -232,18 +223,7 @@ describe('proxies (the real binary)', () => {
       return `127.0.0.1:${(server.address() as AddressInfo).port}`;
     };
     const [guardedAt, cutAt] = [await at(guarded), await at(cut)];
-    const run = (proxy: string) =>
-      runPrs(['-v', 'report', '1', '-t', 'index', '-d', DATE, '--json'], {
-        env: {
-          ...dirsEnv(join(tmp.path, 'token-runs')),
-          PRS_BASE_URL: plain.url,
-          PRS_TENANT: 'acme',
-          PRS_TOKEN: 'tok-reliability',
-          PRS_RETRIES: '1',
-          PRS_RATE_LIMIT: '100/1s',
-          HTTP_PROXY: proxy,
-        },
-      });
+    const run = (proxy: string) => reportAt(plain.url, { PRS_RETRIES: '1', HTTP_PROXY: proxy }, ['-v']);
     try {
       reset();
       for (const [proxy, hint] of [
