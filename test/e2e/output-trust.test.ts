@@ -71,7 +71,7 @@ describe('any other stdout failure: exit 10, one line, no source', () => {
     ['report', ['report', '42', '-t', 'index', '-d', DATE, '-f', 'ndjson']],
     ['report, a range', ['report', '42', '-t', 'index', ...RANGE, '-f', 'ndjson']],
     ['export -o -', ['export', '42', '-t', 'index', '-d', DATE, '-o', '-']],
-    // Answered by bin/prs.js before the CLI loads: the same rule there.
+    // Written by bin/prs.js before anything loads; a write that fails goes to the fast entry's rules.
     ['--version', ['--version']],
     ['--help', ['--help']],
   ])('%s > /dev/full', async (_name, args) => {
