@@ -246,6 +246,15 @@ export function transportError(
       `${host} refused the tunnel: ${statusLine(tunnel)}`,
       'the proxy could not reach the service: check --base-url / --auth-url, or list its host in NO_PROXY',
     ],
+    // undici's SOCKS5 handshake: its errors say nothing of which proxy (HTTPS_PROXY / HTTP_PROXY names it).
+    UND_ERR_SOCKS5_AUTH_FAILED: [
+      'the SOCKS proxy refused the login in its URL',
+      'check user:password in HTTPS_PROXY / HTTP_PROXY',
+    ],
+    UND_ERR_SOCKS5_AUTH_REJECTED: [
+      'the SOCKS proxy wants a login',
+      'put user:password in the proxy URL: socks5://user:password@host:port',
+    ],
   };
   const known = table[code];
   const ownHint = code.startsWith('PROXY_TUNNEL_');

@@ -331,7 +331,7 @@ describe('proxies (the real binary)', () => {
     expect(proxied.connects.length + proxied.requests.length).toBe(0);
   });
 
-  it('[R-S16] a SOCKS5 proxy (with or without a login): HTTP and HTTPS through it, nothing on stderr; one that is down: exit 9 naming it', async () => {
+  it('[R-S16] a SOCKS5 proxy (with or without a login): HTTP and HTTPS through it, nothing on stderr; a login refused or missing, or the proxy down: exit 9 saying so', async () => {
     const [open, guarded] = [await startSocks5(), await startSocks5('ops:Secr3t-Socks')];
     try {
       reset();
@@ -358,6 +358,22 @@ describe('proxies (the real binary)', () => {
         [plain.url.replace('http://', '')],
         ['ops:Secr3t-Socks'],
       ]);
+      // A login refused, or none given to a proxy that wants one: exit 9, said as the proxy's answer.
+      for (const [proxy, stderr] of [
+        [
+          guarded.url.replace('//', '//ops:wrong@'),
+          'prs: the SOCKS proxy refused the login in its URL\nhint: check user:password in HTTPS_PROXY / HTTP_PROXY\n',
+        ],
+        [
+          guarded.url,
+          'prs: the SOCKS proxy wants a login\nhint: put user:password in the proxy URL: socks5://user:password@host:port\n',
+        ],
+      ]) {
+        const r = await reportAt(plain.url, { HTTP_PROXY: proxy });
+        expect([r.code, r.stderr]).toEqual([9, stderr]);
+      }
+      expect(guarded.logins).toEqual(['ops:Secr3t-Socks', 'ops:wrong']);
+      expect(plain.seen).toHaveLength(0);
       const port = Number(guarded.url.split(':').pop());
       await guarded.close();
       const down = await reportAt(plain.url, { HTTP_PROXY: `socks5://ops:Secr3t-Socks@127.0.0.1:${port}` });
