@@ -43,9 +43,13 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   if (proxy.httpProxy || proxy.httpsProxy) {
     // The whole index: the proxy agent needs the methods it installs.
     const undici = await import('undici');
-    const { EnvHttpProxyAgent, Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
+    const { EnvHttpProxyAgent, Pool, buildConnector } =
+      (undici as unknown as { default?: typeof undici }).default ?? undici;
+    // The connection to an HTTP(S) proxy is ours (an https:// proxy's TLS verified, --timeout): undici's
+    // proxyTls would go to a SOCKS proxy as well, whose agent then speaks TLS to it and never hears back.
+    const connect = buildConnector({ ...VERIFY, timeout: timeoutMs });
     // A connection to the proxy that fails says so: transportError names the proxy, not the service.
-    const clientFactory = (url: URL, { connect }: { connect: buildConnector.connector }) => {
+    const clientFactory = (url: URL) => {
       const address = `${url.hostname}:${portOf(url)}`;
       // An IP is no TLS server name (RFC 6066; Node warns on stderr), undici's proxy agent passes it:
       // left out, the certificate is still checked against the IP.
@@ -77,13 +81,8 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     };
     // Left undefined, the agent reads http_proxy / HTTP_PROXY itself, even a value settings refused: '' is none.
     const { httpProxy = '', httpsProxy = '', noProxy = '' } = proxy;
-    const schemes = `${httpProxy} ${httpsProxy}`;
-    const socks = /(^| )socks/i.test(schemes);
-    if (socks) quietSocksWarning();
-    // Given proxyTls, undici's SOCKS5 agent speaks TLS to its proxy, which then never answers: they are
-    // for an https:// proxy.
-    const proxyTls = socks && !/(^| )https:/i.test(schemes) ? undefined : { ...VERIFY, timeout: timeoutMs };
-    const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY, proxyTls };
+    if (/(^| )socks/i.test(`${httpProxy} ${httpsProxy}`)) quietSocksWarning();
+    const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY };
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxies });
   }
   // Deep imports: undici's index also loads fetch, WebSocket, caches and mocks.

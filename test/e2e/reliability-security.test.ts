@@ -5,7 +5,7 @@
  * Row ids in [brackets] are listed in docs/reliability.md (checked by test/unit/reliability/doc.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -384,6 +384,51 @@ describe('proxies (the real binary)', () => {
       expect(plain.seen).toHaveLength(0);
     } finally {
       await Promise.all([open.close(), guarded.close()]);
+    }
+  });
+
+  it('[R-S18] a SOCKS5 proxy beside an https:// proxy, in either variable: each carries the requests of its scheme, exit 0; the certificate of the https:// proxy still checked (else exit 9)', async () => {
+    const dir = join(tmp.path, 'https-proxy-beside-socks');
+    mkdirSync(dir, { recursive: true });
+    const certs = makeCertificates(dir);
+    // The https:// proxy's CA and the service's, for a run that meets both.
+    const both = join(dir, 'both-ca.pem');
+    writeFileSync(both, readFileSync(certs.caFile, 'utf8') + readFileSync(tls.caFile, 'utf8'));
+    const server = createProxy(createHttpsServer({ key: certs.key, cert: certs.cert }));
+    const tunnels: string[] = [];
+    server.on('connect', (req) => tunnels.push(req.url ?? ''));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const httpsProxy = `https://localhost:${(server.address() as AddressInfo).port}`;
+    const socks = await startSocks5();
+    const named = secure.url.replace('127.0.0.1', 'localhost');
+    // Before, both proxies got the https:// proxy's TLS options, and the SOCKS proxy was spoken TLS to: a
+    // hang until --timeout.
+    const run = (url: string, env: Record<string, string>) => reportAt(url, { PRS_TIMEOUT: '5', ...env });
+    try {
+      reset();
+      const one = { HTTP_PROXY: httpsProxy, HTTPS_PROXY: socks.url };
+      const other = { HTTP_PROXY: socks.url, HTTPS_PROXY: httpsProxy };
+      for (const [env, url, ca] of [
+        [one, plain.url, certs.caFile],
+        [one, named, tls.caFile],
+        [other, plain.url, certs.caFile],
+        [other, named, both],
+      ] as const) {
+        const r = await run(url, { ...env, NODE_EXTRA_CA_CERTS: ca });
+        expect([r.code, r.stderr]).toEqual([0, '']);
+        expect(JSON.parse(r.stdout)).toEqual(okRows);
+      }
+      const [http, https] = [plain.url, named].map((u) => u.replace(/^https?:\/\//, ''));
+      expect({ tunnels, socks: socks.connects }).toEqual({ tunnels: [http, https], socks: [https, http] });
+      expect([plain.seen.length, secure.seen.length]).toEqual([2, 2]);
+      // Without its CA the https:// proxy's certificate is refused: verification stays with prs's connector.
+      const untrusted = await run(plain.url, one);
+      expectCleanFailure(untrusted, 9, /^prs: TLS certificate of proxy localhost:\d+ not trusted \(/);
+      expect(plain.seen).toHaveLength(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await socks.close();
     }
   });
 });
