@@ -200,7 +200,7 @@ function socksProxy(err: unknown, url: string): string | undefined {
   const u = new URL(url);
   if (e?.syscall === 'getaddrinfo' && e.hostname !== u.hostname) return e.hostname;
   if (e?.syscall === 'connect' && e.port !== undefined && e.port !== portOf(u))
-    return `${e.address}:${e.port}`;
+    return `${e.address?.includes(':') ? `[${e.address}]` : e.address}:${e.port}`;
 }
 
 export function transportError(

@@ -22,6 +22,9 @@ describe('transportError: a SOCKS proxy (its errors unmarked) is told from the s
       'cannot resolve proxy socks.corp',
       PROXY_HINT,
     ]);
+    // An IPv6 address in brackets, as a URL writes it (`::1:1080` reads as one address).
+    const v6 = failed('ECONNREFUSED', 'connect', { address: '::1', port: 1080 });
+    expect(said(v6, 'https://api.example.com/x')[0]).toBe('connection refused by proxy [::1]:1080');
   });
 
   it("the service's own port or name (default or given): the service, as before", () => {
