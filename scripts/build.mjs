@@ -290,11 +290,12 @@ for (const [name, source] of Object.entries(PACKED)) {
 }
 
 /**
- * The fast entry (src/fast.ts: the answer cache's fast path, `--version` when bin's write failed), bin/prs.js's first stop,
- * and the cache's answer it loads only when the cache may be on (src/hit.ts): each one file,
- * everything it imports inside it, where the split chunks above would cost a hit resolving, reading and
- * compiling many files (docs/performance.md). What they share with the CLI is compiled a second time
- * only when they do not answer. Nothing in them may load heavy modules at their start (checked below).
+ * The fast entry (src/fast.ts: the answer cache's fast path, `--version` when bin's write failed),
+ * bin/prs.js's first stop, and the cache's answer it loads only when the cache may be on (src/hit.ts):
+ * each one file, everything it imports inside it, where the split chunks above would cost a hit
+ * resolving, reading and compiling many files (docs/performance.md). What they share with the CLI is
+ * compiled a second time only when they do not answer. Nothing in them may load heavy modules at their
+ * start (checked below).
  */
 /**
  * The fast path never draws a table (a terminal or `-f table` goes to the CLI): the renderer's table

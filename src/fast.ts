@@ -1,4 +1,7 @@
-/** dist/fast.js, bin/prs.js's first stop: cached reports (hit.ts), and `--version` that bin could not write, without the CLI. */
+/**
+ * dist/fast.js, bin/prs.js's first stop: cached reports (hit.ts), and `--version` that bin could not
+ * write, without the CLI.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_FILE, type Env, isDebug, resolveDirs } from './dirs.js';
