@@ -81,7 +81,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     };
     // Left undefined, the agent reads http_proxy / HTTP_PROXY itself, even a value settings refused: '' is none.
     const { httpProxy = '', httpsProxy = '', noProxy = '' } = proxy;
-    if (/(^| )socks/i.test(`${httpProxy} ${httpsProxy}`)) quietSocksWarning();
+    if (/(^| )socks/i.test(`${httpProxy} ${httpsProxy}`)) quietSocksWarnings();
     const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY };
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxies });
   }
@@ -90,15 +90,20 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
   return new Agent(agentOpts);
 }
 
-/** undici's SOCKS5 says on stderr, once a run, that it is experimental: README's proxy section says so instead. */
+/**
+ * undici's SOCKS5 says on stderr, once a run, that it is experimental (README's proxy section says so
+ * instead), and its TLS to a service named by an IP sends the IP as the server name, which Node warns of
+ * (DEP0123; the certificate is still checked against the IP).
+ */
 let socksQuiet = false;
-function quietSocksWarning() {
+function quietSocksWarnings() {
   if (socksQuiet) return;
   socksQuiet = true;
   const emit = process.emitWarning as (warning: unknown, ...rest: unknown[]) => void;
   process.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
     const socks = warning === 'SOCKS5 proxy support is experimental and subject to change';
-    if (!(socks && rest[0] === 'ExperimentalWarning')) emit.call(process, warning, ...rest);
+    const ipName = rest[0] === 'DeprecationWarning' && rest[1] === 'DEP0123';
+    if (!(socks && rest[0] === 'ExperimentalWarning') && !ipName) emit.call(process, warning, ...rest);
   }) as typeof process.emitWarning;
 }
 

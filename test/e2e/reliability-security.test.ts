@@ -344,6 +344,8 @@ describe('proxies (the real binary)', () => {
           secure,
           named,
         ],
+        // By its IP: Node's DEP0123 (an IP as the TLS server name, which undici's SOCKS5 sends) kept off stderr.
+        [{ HTTPS_PROXY: open.url, NODE_EXTRA_CA_CERTS: tls.caFile }, secure, secure.url],
         [{ HTTP_PROXY: guarded.url.replace('//', '//ops:Secr3t-Socks@') }, plain, plain.url],
       ] as const) {
         const r = await reportAt(url, proxy);
@@ -353,7 +355,7 @@ describe('proxies (the real binary)', () => {
         expect(server.seen).toHaveLength(1);
         reset();
       }
-      expect(open.connects).toEqual([plain.url, named].map((u) => u.replace(/^https?:\/\//, '')));
+      expect(open.connects).toEqual([plain.url, named, secure.url].map((u) => u.replace(/^https?:\/\//, '')));
       expect([guarded.connects, guarded.logins]).toEqual([
         [plain.url.replace('http://', '')],
         ['ops:Secr3t-Socks'],
