@@ -81,7 +81,7 @@ export async function createDispatcher(proxy: Settings['proxy'], timeoutMs: numb
     };
     // Left undefined, the agent reads http_proxy / HTTP_PROXY itself, even a value settings refused: '' is none.
     const { httpProxy = '', httpsProxy = '', noProxy = '' } = proxy;
-    if (/(^| )socks/i.test(`${httpProxy} ${httpsProxy}`)) quietSocksWarnings();
+    if ([httpProxy, httpsProxy].some((p) => /^socks5?:/i.test(p))) quietSocksWarnings();
     const proxies = { httpProxy, httpsProxy, noProxy, clientFactory, requestTls: VERIFY };
     return new EnvHttpProxyAgent({ ...agentOpts, ...proxies });
   }
