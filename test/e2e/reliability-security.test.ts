@@ -263,27 +263,42 @@ describe('proxies (the real binary)', () => {
     }
   });
 
+  /** An https:// proxy with a certificate of its own (its CA in `certs.caFile`), and the CONNECTs it saw. */
+  const startHttpsProxy = async (name: string, address: string) => {
+    const dir = join(tmp.path, name);
+    mkdirSync(dir, { recursive: true });
+    const certs = makeCertificates(dir);
+    const server = createProxy(createHttpsServer({ key: certs.key, cert: certs.cert }));
+    const connects: string[] = [];
+    server.on('connect', (req) => connects.push(req.url ?? ''));
+    const failed = await new Promise<Error | undefined>((resolve) =>
+      server.once('error', resolve).listen(0, address, () => resolve(undefined)),
+    );
+    return {
+      certs,
+      connects,
+      failed,
+      port: () => (server.address() as AddressInfo).port,
+      async close() {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  };
+
   // An https:// proxy named by an IP: no DEP0123 (no IP sent as the TLS server name), its certificate still
   // checked. IPv6's brackets stay in undici's hostname and must go before the IP check. Skipped, saying why,
   // where the machine cannot listen on the address.
   const httpsProxyByIp =
     (id: string, address: string, host: string, named: string) => async (ctx: { skip: () => void }) => {
-      const dir = join(tmp.path, `https-proxy-${id}`);
-      mkdirSync(dir, { recursive: true });
-      const certs = makeCertificates(dir);
-      const server = createProxy(createHttpsServer({ key: certs.key, cert: certs.cert }));
-      const connects: string[] = [];
-      server.on('connect', (req) => connects.push(req.url ?? ''));
-      const failed = await new Promise<Error | undefined>((resolve) =>
-        server.once('error', resolve).listen(0, address, () => resolve(undefined)),
-      );
+      const { certs, connects, failed, port, close } = await startHttpsProxy(`https-proxy-${id}`, address);
       if (failed) {
         console.warn(`${id} skipped: this machine cannot listen on ${address} (${failed.message})`);
         return ctx.skip();
       }
       try {
         reset();
-        const proxy = `https://${host}:${(server.address() as AddressInfo).port}`;
+        const proxy = `https://${host}:${port()}`;
         const r = await reportAt(plain.url, { HTTP_PROXY: proxy, NODE_EXTRA_CA_CERTS: certs.caFile });
         // Node's warning: a TLS server name set to an IP (RFC 6066).
         expect(r.stderr).not.toContain('DEP0123');
@@ -299,8 +314,7 @@ describe('proxies (the real binary)', () => {
         );
         expect(plain.seen).toHaveLength(1);
       } finally {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
+        await close();
       }
     };
 
@@ -390,17 +404,13 @@ describe('proxies (the real binary)', () => {
   });
 
   it('[R-S18] a SOCKS5 proxy beside an https:// proxy, in either variable: each carries the requests of its scheme, exit 0; the certificate of the https:// proxy still checked (else exit 9)', async () => {
-    const dir = join(tmp.path, 'https-proxy-beside-socks');
-    mkdirSync(dir, { recursive: true });
-    const certs = makeCertificates(dir);
+    const proxy = await startHttpsProxy('https-proxy-beside-socks', '127.0.0.1');
+    expect(proxy.failed).toBeUndefined();
+    const { certs, connects: tunnels } = proxy;
     // The https:// proxy's CA and the service's, for a run that meets both.
-    const both = join(dir, 'both-ca.pem');
+    const both = join(tmp.path, 'https-proxy-beside-socks', 'both-ca.pem');
     writeFileSync(both, readFileSync(certs.caFile, 'utf8') + readFileSync(tls.caFile, 'utf8'));
-    const server = createProxy(createHttpsServer({ key: certs.key, cert: certs.cert }));
-    const tunnels: string[] = [];
-    server.on('connect', (req) => tunnels.push(req.url ?? ''));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const httpsProxy = `https://localhost:${(server.address() as AddressInfo).port}`;
+    const httpsProxy = `https://localhost:${proxy.port()}`;
     const socks = await startSocks5();
     const named = secure.url.replace('127.0.0.1', 'localhost');
     // Before, both proxies got the https:// proxy's TLS options, and the SOCKS proxy was spoken TLS to: a
@@ -428,8 +438,7 @@ describe('proxies (the real binary)', () => {
       expectCleanFailure(untrusted, 9, /^prs: TLS certificate of proxy localhost:\d+ not trusted \(/);
       expect(plain.seen).toHaveLength(2);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await proxy.close();
       await socks.close();
     }
   });
